@@ -1,0 +1,3 @@
+module github.com/rdmatour/rdmatour
+
+go 1.26

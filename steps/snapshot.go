@@ -1,0 +1,153 @@
+package steps
+
+import (
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// Snapshot is an immutable copy of one side's state, made for rendering.
+// Nothing in it aliases the Session: the TUI may keep it as long as it likes.
+type Snapshot struct {
+	Role      Role
+	Notify    Notify
+	Lesson    string // "" for the plain tour
+	Backend   string // "rdma" or "sim"
+	Simulated bool   // true: the screen must say "simulated NIC"
+	Why       string // why this backend was chosen (from cmd)
+
+	Steps   []StepStatus // the whole tour, in order
+	Next    int          // index of the next step to run; len(Steps) when done
+	Running bool         // a step is in progress (waiting for the peer, a completion, ...)
+	Done    bool         // the tour finished (successfully or not)
+	Failed  bool
+	Err     string // the last error, as a learner should read it
+
+	Device  *DeviceState // nil until the CM id is bound to a device
+	CMID    *CMIDState
+	PD      *PDState
+	CQ      *CQState
+	QP      *QPState
+	MRs     []MRState
+	Data    BufferState // the 4096-byte data buffer (what RDMA WRITE lands in)
+	Doorbell *DoorbellState
+	Remote  *RemoteState // remote_info: sent (server) or received (client)
+
+	Timeline []TimelineEntry
+	Packets  []verbs.Packet // simulated NIC only: the last packets on the wire
+	Counters map[string]uint64
+	// CounterDelta is how much each counter moved during the last step.
+	CounterDelta map[string]uint64
+
+	// Result is filled when the tour ends on the server: what landed and how
+	// the server learned of it.
+	Result *Result
+}
+
+// StepStatus is one step as the steps pane shows it.
+type StepStatus struct {
+	ID    string
+	Title Text
+	Call  string // the C call, generic form
+	State RunState
+	// Outcome is filled once the step ran.
+	Outcome *Outcome
+}
+
+// RunState of a step.
+type RunState int
+
+const (
+	Pending RunState = iota
+	Active
+	Succeeded
+	FailedState
+)
+
+func (s RunState) String() string {
+	return [...]string{"pending", "running", "ok", "failed"}[s]
+}
+
+// DeviceState is the device and port the CM id is on.
+type DeviceState struct {
+	Info     verbs.DeviceInfo
+	Port     verbs.PortAttr
+	PortNum  uint8
+	GIDIndex int
+	GID      string
+}
+
+// CMIDState is the connection's rdma_cm_id.
+type CMIDState struct {
+	Local, Peer string
+	LastEvent   string // rdma_event_str of the last event
+	EventStatus int
+	Connected   bool
+	Listening   bool
+}
+
+// PDState is the protection domain.
+type PDState struct{ Handle uint32 }
+
+// CQState is the completion queue with every completion polled so far.
+type CQState struct {
+	CQE         int
+	Completions []verbs.WC
+}
+
+// QPState is the queue pair as ibv_query_qp last reported it.
+type QPState struct {
+	Num   uint32
+	Type  string
+	Attr  verbs.QPAttr
+	Query string // "" or why ibv_query_qp failed
+	// History is every state the QP has been seen in, oldest first.
+	History []verbs.QPState
+}
+
+// MRState is one row of the MR table.
+type MRState struct {
+	Name   string // "data", "doorbell", "recv", "send"
+	Addr   uint64
+	Len    int
+	LKey   uint32
+	RKey   uint32
+	Access verbs.Access
+}
+
+// BufferState is a copy of a registered buffer with change tracking.
+type BufferState struct {
+	Bytes []byte
+	// ChangedAt[i] is when byte i last changed (zero: never since the
+	// session started). The TUI highlights bytes changed in the last second.
+	ChangedAt []time.Time
+}
+
+// DoorbellState is the doorbell flag (big-endian u64 at offset 0).
+type DoorbellState struct {
+	Value     uint64
+	ChangedAt time.Time
+}
+
+// RemoteState is remote_info as sent in (server) or decoded from (client)
+// the accept private data, next to the raw bytes.
+type RemoteState struct {
+	Info RemoteInfo
+	Raw  []byte // the private data as it travelled (may be padded to 196)
+}
+
+// TimelineEntry is one message between the two sides.
+type TimelineEntry struct {
+	Time time.Time
+	// FromServer says which way the arrow points.
+	FromServer bool
+	Label      string // "REQ", "REP", "RTU", "RDMA WRITE 42B", "ACK", "SEND", ...
+	Detail     string
+}
+
+// Result is how the tour ended on the server.
+type Result struct {
+	Via     Notify // how the server learned the data was there
+	Message string // the bytes in the data buffer up to the first NUL
+	Notice  string // the SEND text, the doorbell value or the imm_data
+}

@@ -1,0 +1,160 @@
+package steps
+
+// The tours follow the seed program (shared/seed/rdma-write-demo.md) call
+// for call, so a learner can hold the C source next to the screen.
+
+func serverTour() []Step {
+	return []Step{
+		{ID: "create-event-channel", Side: Server,
+			Title: Text{"Create the CM event channel", "创建 CM 事件通道"},
+			Call:  "ec = rdma_create_event_channel()", run: stepCreateEventChannel},
+		{ID: "create-id", Side: Server,
+			Title: Text{"Create the listening CM id", "创建监听用的 CM id"},
+			Call:  "rdma_create_id(ec, &listener, NULL, RDMA_PS_TCP)", run: stepCreateID},
+		{ID: "bind-addr", Side: Server,
+			Title: Text{"Bind it to an address and port", "绑定地址和端口"},
+			Call:  "rdma_bind_addr(listener, addr)", run: stepBindAddr},
+		{ID: "listen", Side: Server,
+			Title: Text{"Listen for connection requests", "开始监听连接请求"},
+			Call:  "rdma_listen(listener, 1)", run: stepListen},
+		{ID: "get-connect-request", Side: Server, Waits: true,
+			Title: Text{"Wait for the client's connect request", "等待 client 的连接请求"},
+			Call:  "rdma_get_cm_event(ec, &event)  /* RDMA_CM_EVENT_CONNECT_REQUEST */", run: stepGetConnectRequest},
+		{ID: "alloc-pd", Side: Server,
+			Title: Text{"Allocate a protection domain", "分配保护域 PD"},
+			Call:  "pd = ibv_alloc_pd(id->verbs)", run: stepAllocPD},
+		{ID: "create-cq", Side: Server,
+			Title: Text{"Create a completion queue", "创建完成队列 CQ"},
+			Call:  "cq = ibv_create_cq(id->verbs, 16, NULL, NULL, 0)", run: stepCreateCQ},
+		{ID: "create-qp", Side: Server,
+			Title: Text{"Create the RC queue pair", "创建 RC 队列对 QP"},
+			Call:  "rdma_create_qp(id, pd, &attr)", run: stepCreateQP},
+		{ID: "reg-mr-data", Side: Server,
+			Title: Text{"Register the data buffer", "注册数据 buffer"},
+			Call:  "mr = ibv_reg_mr(pd, buf, 4096, LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ)", run: stepRegData},
+		{ID: "reg-mr-doorbell", Side: Server,
+			Title: Text{"Register the doorbell flag", "注册 doorbell 标志位"},
+			Call:  "doorbell_mr = ibv_reg_mr(pd, doorbell, 4096, LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ)", run: stepRegDoorbell},
+		{ID: "reg-mr-msg", Side: Server,
+			Title: Text{"Register the SEND/RECV buffers", "注册 SEND/RECV 消息 buffer"},
+			Call:  "recv_mr = ibv_reg_mr(pd, recv_buf, 128, LOCAL_WRITE); send_mr = ...", run: stepRegMsg},
+		{ID: "post-recv", Side: Server,
+			Title: Text{"Post a receive before accepting", "accept 之前先 post_recv"},
+			Call:  "ibv_post_recv(qp, &wr /* wr_id=100, 128 B */, &bad)", run: stepPostRecv},
+		{ID: "accept", Side: Server,
+			Title: Text{"Accept, handing out addr and rkey", "accept，并交出 addr 和 rkey"},
+			Call:  "rdma_accept(id, &param /* private_data = remote_info */)", run: stepAccept},
+		{ID: "get-established", Side: Server, Waits: true,
+			Title: Text{"Wait for ESTABLISHED", "等待 ESTABLISHED"},
+			Call:  "rdma_get_cm_event(ec, &event)  /* RDMA_CM_EVENT_ESTABLISHED */", run: stepGetEstablished},
+		{ID: "wait-notify", Side: Server, Waits: true,
+			Title: Text{"Wait for the client's notification", "等待 client 的完成通知"},
+			Call:  "ibv_poll_cq(cq, 1, &wc) || ntohll(*doorbell) == 1", run: stepWaitNotify},
+		{ID: "disconnect", Side: Server,
+			Title: Text{"Disconnect", "断开连接"},
+			Call:  "rdma_disconnect(id)", run: stepDisconnect},
+		{ID: "teardown", Side: Server,
+			Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
+			Call:  "rdma_destroy_qp; ibv_dereg_mr x4; ibv_destroy_cq; ibv_dealloc_pd; rdma_destroy_id; rdma_destroy_event_channel", run: stepTeardown},
+	}
+}
+
+func clientTour(n Notify) []Step {
+	tour := []Step{
+		{ID: "create-event-channel", Side: Client,
+			Title: Text{"Create the CM event channel", "创建 CM 事件通道"},
+			Call:  "ec = rdma_create_event_channel()", run: stepCreateEventChannel},
+		{ID: "create-id", Side: Client,
+			Title: Text{"Create the CM id", "创建 CM id"},
+			Call:  "rdma_create_id(ec, &id, NULL, RDMA_PS_TCP)", run: stepCreateID},
+		{ID: "resolve-addr", Side: Client, Waits: true,
+			Title: Text{"Resolve the server's address to a device", "把 server 地址解析到本地 RDMA 设备"},
+			Call:  "rdma_resolve_addr(id, src, dst, 2000); rdma_get_cm_event  /* ADDR_RESOLVED */", run: stepResolveAddr},
+		{ID: "alloc-pd", Side: Client,
+			Title: Text{"Allocate a protection domain", "分配保护域 PD"},
+			Call:  "pd = ibv_alloc_pd(id->verbs)", run: stepAllocPD},
+		{ID: "create-cq", Side: Client,
+			Title: Text{"Create a completion queue", "创建完成队列 CQ"},
+			Call:  "cq = ibv_create_cq(id->verbs, 16, NULL, NULL, 0)", run: stepCreateCQ},
+		{ID: "create-qp", Side: Client,
+			Title: Text{"Create the RC queue pair", "创建 RC 队列对 QP"},
+			Call:  "rdma_create_qp(id, pd, &attr)", run: stepCreateQP},
+		{ID: "reg-mr-data", Side: Client,
+			Title: Text{"Register the data buffer", "注册数据 buffer"},
+			Call:  "mr = ibv_reg_mr(pd, buf, 4096, LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ)", run: stepRegData},
+		{ID: "reg-mr-doorbell", Side: Client,
+			Title: Text{"Register the doorbell source", "注册 doorbell 源 buffer"},
+			Call:  "doorbell_mr = ibv_reg_mr(pd, doorbell, 4096, LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ)", run: stepRegDoorbell},
+		{ID: "reg-mr-msg", Side: Client,
+			Title: Text{"Register the SEND/RECV buffers", "注册 SEND/RECV 消息 buffer"},
+			Call:  "recv_mr = ibv_reg_mr(pd, recv_buf, 128, LOCAL_WRITE); send_mr = ...", run: stepRegMsg},
+		{ID: "resolve-route", Side: Client, Waits: true,
+			Title: Text{"Resolve the route", "解析路由"},
+			Call:  "rdma_resolve_route(id, 2000); rdma_get_cm_event  /* ROUTE_RESOLVED */", run: stepResolveRoute},
+		{ID: "connect", Side: Client,
+			Title: Text{"Send the connect request", "发出连接请求"},
+			Call:  "rdma_connect(id, &param)", run: stepConnect},
+		{ID: "get-established", Side: Client, Waits: true,
+			Title: Text{"Wait for ESTABLISHED and read remote_info", "等待 ESTABLISHED，读出 remote_info"},
+			Call:  "rdma_get_cm_event(ec, &event)  /* RDMA_CM_EVENT_ESTABLISHED */", run: stepGetEstablished},
+	}
+	if n == NotifyImm {
+		tour = append(tour,
+			Step{ID: "post-write-imm", Side: Client,
+				Title: Text{"RDMA WRITE with immediate", "带立即数的 RDMA WRITE"},
+				Call:  "ibv_post_send(qp, &wr /* IBV_WR_RDMA_WRITE_WITH_IMM */, &bad)", run: stepPostWriteImm},
+			Step{ID: "poll-write", Side: Client, Waits: true,
+				Title: Text{"Poll the WRITE's completion", "轮询 WRITE 的完成"},
+				Call:  "ibv_poll_cq(cq, 1, &wc)", run: stepPollWrite},
+		)
+	} else {
+		tour = append(tour,
+			Step{ID: "post-write", Side: Client,
+				Title: Text{"RDMA WRITE into the server's buffer", "RDMA WRITE 写入 server 的 buffer"},
+				Call:  "ibv_post_send(qp, &wr /* IBV_WR_RDMA_WRITE */, &bad)", run: stepPostWrite},
+			Step{ID: "poll-write", Side: Client, Waits: true,
+				Title: Text{"Poll the WRITE's completion", "轮询 WRITE 的完成"},
+				Call:  "ibv_poll_cq(cq, 1, &wc)", run: stepPollWrite},
+		)
+		if n == NotifySend {
+			tour = append(tour, Step{ID: "post-send", Side: Client,
+				Title: Text{"SEND \"RDMA_WRITE_DONE\"", "SEND \"RDMA_WRITE_DONE\" 通知"},
+				Call:  "ibv_post_send(qp, &wr /* IBV_WR_SEND */, &bad)", run: stepPostSend})
+		} else {
+			tour = append(tour, Step{ID: "post-doorbell", Side: Client,
+				Title: Text{"Ring the doorbell with a second WRITE", "再用一次 WRITE 敲 doorbell"},
+				Call:  "ibv_post_send(qp, &wr /* IBV_WR_RDMA_WRITE, 8 B */, &bad)", run: stepPostDoorbell})
+		}
+		tour = append(tour, Step{ID: "poll-notify", Side: Client, Waits: true,
+			Title: Text{"Poll the notification's completion", "轮询通知的完成"},
+			Call:  "ibv_poll_cq(cq, 1, &wc)", run: stepPollNotify})
+	}
+	return append(tour,
+		Step{ID: "disconnect", Side: Client,
+			Title: Text{"Disconnect", "断开连接"},
+			Call:  "rdma_disconnect(id)", run: stepDisconnect},
+		Step{ID: "teardown", Side: Client,
+			Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
+			Call:  "rdma_destroy_qp; ibv_dereg_mr x4; ibv_destroy_cq; ibv_dealloc_pd; rdma_destroy_id; rdma_destroy_event_channel", run: stepTeardown},
+	)
+}
+
+// AllStepIDs lists every step ID of every tour, once each: the set of pages
+// docs/en and docs/zh must have.
+func AllStepIDs() []string {
+	seen := map[string]bool{}
+	var ids []string
+	add := func(tour []Step) {
+		for _, st := range tour {
+			if !seen[st.ID] {
+				seen[st.ID] = true
+				ids = append(ids, st.ID)
+			}
+		}
+	}
+	add(serverTour())
+	for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
+		add(clientTour(n))
+	}
+	return ids
+}

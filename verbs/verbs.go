@@ -1,0 +1,336 @@
+// Package verbs is the Go face of libibverbs + librdmacm that rdmatour's
+// tour is written against. It mirrors the C API closely (one method per C
+// call, the same argument names) so that every step on screen maps 1:1 onto
+// the C a learner would write. Two backends implement it: verbs/rdmacore
+// (cgo over the real libraries) and verbs/sim (a simulated RNIC in pure Go).
+//
+// Memory that a NIC may access (MRs) is owned by the backend, never by the Go
+// heap; callers reach it only through MR.Read and MR.Write, which keeps every
+// access bounds-checked and free of data races with the (simulated) NIC.
+package verbs
+
+import (
+	"context"
+	"net/netip"
+	"time"
+)
+
+// Provider is one backend. It is the only thing cmd/ knows about: steps and
+// the TUI see nothing but this package's interfaces.
+type Provider interface {
+	// Name is "rdma" for real verbs, "sim" for the simulated NIC.
+	Name() string
+	// Simulated says whether this provider is the simulated NIC; the UI must
+	// say so on screen.
+	Simulated() bool
+	// Devices lists the RDMA devices this provider sees (ibv_get_device_list
+	// + ibv_query_device/port).
+	Devices() ([]DeviceInfo, error)
+	// CreateEventChannel is rdma_create_event_channel.
+	CreateEventChannel() (EventChannel, error)
+	// Live counts every resource still allocated through this provider (ids,
+	// PDs, CQs, QPs, MRs, channels), so tests can assert a clean teardown.
+	Live() ResourceCount
+}
+
+// ResourceCount is how many objects of each kind are alive.
+type ResourceCount struct {
+	EventChannels, IDs, PDs, CQs, QPs, MRs int
+}
+
+// Total sums all kinds.
+func (r ResourceCount) Total() int {
+	return r.EventChannels + r.IDs + r.PDs + r.CQs + r.QPs + r.MRs
+}
+
+// PortSpace is enum rdma_port_space.
+type PortSpace int
+
+const (
+	PSTCP PortSpace = 0x0106 // RDMA_PS_TCP: reliable connected, what the tour uses
+	PSUDP PortSpace = 0x0111
+)
+
+func (p PortSpace) String() string {
+	switch p {
+	case PSTCP:
+		return "RDMA_PS_TCP"
+	case PSUDP:
+		return "RDMA_PS_UDP"
+	}
+	return "RDMA_PS_?"
+}
+
+// EventChannel is struct rdma_event_channel.
+type EventChannel interface {
+	// CreateID is rdma_create_id(channel, &id, NULL, ps).
+	CreateID(ps PortSpace) (CMID, error)
+	// GetEvent is rdma_get_cm_event followed by rdma_ack_cm_event: the event
+	// is copied out (private data included) and acked before it is returned,
+	// so no event can leak. It returns ctx.Err() when ctx ends first.
+	GetEvent(ctx context.Context) (CMEvent, error)
+	// FD is the channel's file descriptor (-1 for the simulated NIC).
+	FD() int
+	// Destroy is rdma_destroy_event_channel.
+	Destroy() error
+}
+
+// ConnParam is struct rdma_conn_param.
+type ConnParam struct {
+	PrivateData        []byte
+	ResponderResources uint8
+	InitiatorDepth     uint8
+	RetryCount         uint8 // transport retries (0..7)
+	RNRRetryCount      uint8 // RNR NAK retries (0..7, 7 = retry forever)
+	FlowControl        uint8
+}
+
+// Private-data limits of rdma_cm over InfiniBand/RoCE (IB CM REQ and REP,
+// minus the 36-byte rdma_cm header on REQ). Exceeding them makes
+// rdma_connect / rdma_accept fail with EINVAL.
+const (
+	MaxConnectPrivateData = 56
+	MaxAcceptPrivateData  = 196
+	MaxRejectPrivateData  = 148
+)
+
+// CMEvent is a copy of struct rdma_cm_event.
+type CMEvent struct {
+	Type   CMEventType
+	Status int // event->status: errno (negative) or IB CM reject reason
+	// ID is event->id: the listener's new child id on CONNECT_REQUEST,
+	// otherwise the id the event is about.
+	ID CMID
+	// ListenID is event->listen_id on CONNECT_REQUEST.
+	ListenID CMID
+	// PrivateData is event->param.conn.private_data, copied. Over IB/RoCE
+	// the kernel pads it to the full CM message size (56 or 196 bytes).
+	PrivateData        []byte
+	ResponderResources uint8
+	InitiatorDepth     uint8
+	RNRRetryCount      uint8
+	QPNum              uint32 // event->param.conn.qp_num
+}
+
+// CMID is struct rdma_cm_id.
+type CMID interface {
+	// BindAddr is rdma_bind_addr.
+	BindAddr(addr netip.AddrPort) error
+	// Listen is rdma_listen.
+	Listen(backlog int) error
+	// ResolveAddr is rdma_resolve_addr; src may be the zero AddrPort.
+	ResolveAddr(src, dst netip.AddrPort, timeout time.Duration) error
+	// ResolveRoute is rdma_resolve_route.
+	ResolveRoute(timeout time.Duration) error
+	// Connect is rdma_connect.
+	Connect(p ConnParam) error
+	// Accept is rdma_accept.
+	Accept(p ConnParam) error
+	// Reject is rdma_reject.
+	Reject(privateData []byte) error
+	// Disconnect is rdma_disconnect (moves the QP to ERR, sends DREQ).
+	Disconnect() error
+	// Device is id->verbs: nil until the id is bound to a device (after
+	// bind on a device address, resolve_addr, or on a CONNECT_REQUEST id).
+	Device() Device
+	// PortNum is id->port_num.
+	PortNum() uint8
+	// CreateQP is rdma_create_qp: creates the QP and, like librdmacm, moves
+	// it to INIT. rdma_accept / the connect response move it to RTR and RTS.
+	CreateQP(pd PD, attr QPInitAttr) (QP, error)
+	// QP is id->qp (nil before CreateQP).
+	QP() QP
+	// DestroyQP is rdma_destroy_qp.
+	DestroyQP() error
+	// LocalAddr and PeerAddr are rdma_get_local_addr / rdma_get_peer_addr.
+	LocalAddr() netip.AddrPort
+	PeerAddr() netip.AddrPort
+	// Destroy is rdma_destroy_id.
+	Destroy() error
+}
+
+// Device is struct ibv_context (an opened device).
+type Device interface {
+	Info() DeviceInfo
+	// AllocPD is ibv_alloc_pd.
+	AllocPD() (PD, error)
+	// CreateCQ is ibv_create_cq(ctx, cqe, NULL, NULL, 0).
+	CreateCQ(cqe int) (CQ, error)
+	// QueryPort is ibv_query_port.
+	QueryPort(port uint8) (PortAttr, error)
+	// QueryGID is ibv_query_gid.
+	QueryGID(port uint8, index int) (netip.Addr, error)
+	// Counters reads the port's hardware counters (rxe's hw_counters in
+	// sysfs; the simulated NIC keeps its own). Empty when the device has none.
+	Counters(port uint8) (map[string]uint64, error)
+}
+
+// DeviceInfo describes a device and its ports (ibv_devinfo, short).
+type DeviceInfo struct {
+	Name      string // "rxe0", "mlx5_0", "sim0"
+	Transport string // "InfiniBand", "iWARP", "simulated"
+	NodeGUID  string
+	Netdevs   []string // the network interfaces the device sits on
+	Ports     []PortAttr
+}
+
+// PortAttr is the part of struct ibv_port_attr the tour shows.
+type PortAttr struct {
+	Num         uint8
+	State       PortState
+	ActiveMTU   int // bytes
+	MaxMTU      int // bytes
+	LinkLayer   string
+	GIDs        []GIDEntry
+	MaxMsgSize  uint32
+	ActiveSpeed string
+}
+
+// GIDEntry is one populated GID table entry.
+type GIDEntry struct {
+	Index int
+	GID   netip.Addr
+	Type  string // "RoCE v2", "RoCE v1", "IB", ""
+}
+
+// PD is struct ibv_pd.
+type PD interface {
+	Handle() uint32
+	// RegMR allocates page-aligned memory outside the Go heap
+	// (posix_memalign / mmap), zeroes it and registers it: ibv_reg_mr.
+	RegMR(length int, access Access) (MR, error)
+	// Dealloc is ibv_dealloc_pd.
+	Dealloc() error
+}
+
+// MR is struct ibv_mr plus the memory it covers.
+type MR interface {
+	Addr() uint64 // mr->addr: the virtual address remote peers use
+	Len() int
+	LKey() uint32
+	RKey() uint32
+	Access() Access
+	// Read copies n bytes at offset off (relative to Addr).
+	Read(off, n int) ([]byte, error)
+	// Write copies p into the MR at offset off, as the CPU would.
+	Write(off int, p []byte) error
+	// Dereg is ibv_dereg_mr; it also frees the memory.
+	Dereg() error
+}
+
+// CQ is struct ibv_cq.
+type CQ interface {
+	// CQE is the depth the provider granted (cq->cqe, may exceed the request).
+	CQE() int
+	// Poll is ibv_poll_cq: never blocks, returns at most max completions.
+	Poll(max int) ([]WC, error)
+	// Destroy is ibv_destroy_cq.
+	Destroy() error
+}
+
+// QPType is enum ibv_qp_type.
+type QPType int
+
+const (
+	QPTRC QPType = 2
+	QPTUC QPType = 3
+	QPTUD QPType = 4
+)
+
+func (t QPType) String() string {
+	switch t {
+	case QPTRC:
+		return "IBV_QPT_RC"
+	case QPTUC:
+		return "IBV_QPT_UC"
+	case QPTUD:
+		return "IBV_QPT_UD"
+	}
+	return "IBV_QPT_?"
+}
+
+// QPCap is struct ibv_qp_cap.
+type QPCap struct {
+	MaxSendWR, MaxRecvWR, MaxSendSGE, MaxRecvSGE, MaxInlineData uint32
+}
+
+// QPInitAttr is struct ibv_qp_init_attr.
+type QPInitAttr struct {
+	SendCQ, RecvCQ CQ
+	Type           QPType
+	Cap            QPCap
+	SigAll         bool
+}
+
+// QPAttr is the part of struct ibv_qp_attr that ibv_query_qp returns and
+// the tour shows.
+type QPAttr struct {
+	State          QPState
+	PathMTU        int // bytes
+	DestQPNum      uint32
+	RQPSN, SQPSN   uint32
+	QKey           uint32
+	AccessFlags    Access // qp_access_flags
+	MaxRdAtomic    uint8  // initiator depth
+	MaxDestRdAtom  uint8  // responder resources
+	MinRNRTimer    uint8
+	Timeout        uint8
+	RetryCnt       uint8
+	RNRRetry       uint8
+	PortNum        uint8
+	Cap            QPCap
+	OutstandingSQ  int // WRs posted to the send queue and not yet completed
+	OutstandingRQ  int // RECVs posted and not yet consumed
+	OutstandingSet bool
+}
+
+// QP is struct ibv_qp.
+type QP interface {
+	Num() uint32
+	Type() QPType
+	// PostSend is ibv_post_send (one WR at a time: the tour never chains).
+	PostSend(wr SendWR) error
+	// PostRecv is ibv_post_recv.
+	PostRecv(wr RecvWR) error
+	// Query is ibv_query_qp.
+	Query() (QPAttr, error)
+}
+
+// SGE is struct ibv_sge.
+type SGE struct {
+	Addr   uint64
+	Length uint32
+	LKey   uint32
+}
+
+// SendWR is struct ibv_send_wr (a single WR; next = NULL).
+type SendWR struct {
+	WRID       uint64
+	Opcode     WROpcode
+	SGList     []SGE
+	Flags      SendFlags
+	RemoteAddr uint64 // wr.rdma.remote_addr
+	RKey       uint32 // wr.rdma.rkey
+	// ImmData is the immediate value in host order; on the wire and in C
+	// (imm_data is __be32) it is big-endian.
+	ImmData uint32
+}
+
+// RecvWR is struct ibv_recv_wr.
+type RecvWR struct {
+	WRID   uint64
+	SGList []SGE
+}
+
+// WC is struct ibv_wc.
+type WC struct {
+	WRID      uint64
+	Status    WCStatus
+	Opcode    WCOpcode
+	VendorErr uint32
+	ByteLen   uint32
+	ImmData   uint32 // host order; valid when HasImm
+	HasImm    bool   // wc_flags & IBV_WC_WITH_IMM
+	QPNum     uint32
+	SrcQP     uint32
+}
