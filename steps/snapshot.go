@@ -23,15 +23,15 @@ type Snapshot struct {
 	Failed  bool
 	Err     string // the last error, as a learner should read it
 
-	Device  *DeviceState // nil until the CM id is bound to a device
-	CMID    *CMIDState
-	PD      *PDState
-	CQ      *CQState
-	QP      *QPState
-	MRs     []MRState
-	Data    BufferState // the 4096-byte data buffer (what RDMA WRITE lands in)
+	Device   *DeviceState // nil until the CM id is bound to a device
+	CMID     *CMIDState
+	PD       *PDState
+	CQ       *CQState
+	QP       *QPState
+	MRs      []MRState
+	Data     BufferState // the 4096-byte data buffer (what RDMA WRITE lands in)
 	Doorbell *DoorbellState
-	Remote  *RemoteState // remote_info: sent (server) or received (client)
+	Remote   *RemoteState // remote_info: sent (server) or received (client)
 
 	Timeline []TimelineEntry
 	Packets  []verbs.Packet // simulated NIC only: the last packets on the wire

@@ -1,0 +1,331 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// The seed's constants: wire compatibility depends on them.
+const (
+	BufSize       = 4096 // data buffer, RDMA WRITE target
+	MsgBufSize    = 128  // SEND/RECV control buffers
+	DoorbellSize  = 4096 // doorbell buffer (the flag is its first 8 bytes)
+	DoorbellValue = 1
+	CQDepth       = 16
+	DoneText      = "RDMA_WRITE_DONE"
+	// Work request ids the seed uses, so completions read the same.
+	WRIDRecv     = 100
+	WRIDSend     = 200
+	WRIDWrite    = 300
+	WRIDDoorbell = 400
+	// ImmValue is what the client puts in imm_data in notify=imm mode.
+	ImmValue = 0x1234abcd
+	// DefaultPort is rdma_cm's customary port (the seed takes it as argv).
+	DefaultPort = 7471
+	// resolveTimeout is the seed's TIMEOUT_MS for resolve_addr/route.
+	resolveTimeout = 2000 * time.Millisecond
+)
+
+// DefaultMessage is what the client writes when --message is not given.
+const DefaultMessage = "hello from rdmatour client via RDMA WRITE"
+
+// Config says what one side does.
+type Config struct {
+	Role     Role
+	Notify   Notify
+	Provider verbs.Provider
+	// BackendWhy explains the backend choice on screen.
+	BackendWhy string
+
+	// Bind is where the server listens (address may be unspecified).
+	Bind netip.AddrPort
+	// Server is the address the client connects to; Src optionally pins
+	// the client's source address (the seed's client_src_ip).
+	Server netip.AddrPort
+	Src    netip.Addr
+	// Message is what the client RDMA-WRITEs (default DefaultMessage).
+	Message string
+	// Timeout bounds every wait on the peer or the network after the
+	// connection request; 0 means 30 s.
+	Timeout time.Duration
+	// AcceptTimeout bounds the server's wait for a client; 0 = forever
+	// (the seed waits forever; Ctrl-C ends it).
+	AcceptTimeout time.Duration
+}
+
+// Session owns every resource of one side and runs the tour step by step.
+// All methods are safe to call from several goroutines: the TUI snapshots
+// while a step runs.
+type Session struct {
+	cfg  Config
+	tour []Step
+
+	// runMu serialises steps and teardown; mu guards the fields below and
+	// is never held across a blocking verbs call.
+	runMu sync.Mutex
+	mu    sync.Mutex
+
+	next     int
+	running  bool
+	done     bool
+	failed   bool
+	lastErr  string
+	outcomes []*Outcome
+	states   []RunState
+
+	ec       verbs.EventChannel
+	listener verbs.CMID
+	id       verbs.CMID
+	dev      verbs.Device
+	pd       verbs.PD
+	cq       verbs.CQ
+	qp       verbs.QP
+	mrData   verbs.MR
+	mrDoor   verbs.MR
+	mrRecv   verbs.MR
+	mrSend   verbs.MR
+
+	connected    bool
+	disconnected bool
+	lastEvent    string
+	eventStatus  int
+	remote       *RemoteState
+	completions  []verbs.WC
+	qpHistory    []verbs.QPState
+	timeline     []TimelineEntry
+	result       *Result
+	closed       bool
+
+	// Snapshot's change tracking.
+	prevData      []byte
+	changedAt     []time.Time
+	prevDoorbell  uint64
+	doorbellAt    time.Time
+	countersAt    map[string]uint64 // counters before the current step
+	counterDelta  map[string]uint64
+	lastPacketSeq uint64
+	packets       []verbs.Packet
+}
+
+// maxPackets bounds the wire history a session keeps for the wire pane.
+const maxPackets = 200
+
+// NewSession checks cfg and prepares the tour; no resource is allocated
+// until the first step runs.
+func NewSession(cfg Config) (*Session, error) {
+	if cfg.Provider == nil {
+		return nil, errors.New("steps: no verbs provider")
+	}
+	if cfg.Message == "" {
+		cfg.Message = DefaultMessage
+	}
+	if len(cfg.Message)+1 > BufSize {
+		return nil, fmt.Errorf("message is %d bytes; it must fit the %d-byte buffer with its NUL", len(cfg.Message), BufSize)
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	var tour []Step
+	switch cfg.Role {
+	case Server:
+		tour = serverTour()
+	case Client:
+		if !cfg.Server.IsValid() {
+			return nil, errors.New("steps: client needs a server address")
+		}
+		tour = clientTour(cfg.Notify)
+	default:
+		return nil, fmt.Errorf("steps: unknown role %d", cfg.Role)
+	}
+	s := &Session{
+		cfg:      cfg,
+		tour:     tour,
+		outcomes: make([]*Outcome, len(tour)),
+		states:   make([]RunState, len(tour)),
+	}
+	return s, nil
+}
+
+// Config returns the session's configuration (with defaults applied).
+func (s *Session) Config() Config { return s.cfg }
+
+// Steps returns the tour.
+func (s *Session) Steps() []Step { return append([]Step(nil), s.tour...) }
+
+// Next returns the index of the next step (len(Steps()) when finished).
+func (s *Session) Next() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.next
+}
+
+// Done reports whether the tour has ended, and whether it failed.
+func (s *Session) Done() (done, failed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done, s.failed
+}
+
+// ErrTourOver is returned by RunNext once the tour has ended.
+var ErrTourOver = errors.New("the tour is over")
+
+// RunNext runs the next step. On error the step is marked failed and the
+// tour ends; the caller should Close the session (teardown is safe from
+// any point).
+func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+
+	s.mu.Lock()
+	if s.done || s.closed || s.next >= len(s.tour) {
+		s.mu.Unlock()
+		return Outcome{}, ErrTourOver
+	}
+	idx := s.next
+	st := s.tour[idx]
+	s.running = true
+	s.states[idx] = Active
+	s.mu.Unlock()
+	s.markCounters()
+
+	out, err := st.run(ctx, s)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running = false
+	s.outcomes[idx] = &out
+	if err != nil {
+		s.states[idx] = FailedState
+		s.failed = true
+		s.done = true
+		s.lastErr = Explain(err)
+		return out, fmt.Errorf("step %s: %w", st.ID, err)
+	}
+	s.states[idx] = Succeeded
+	s.next++
+	if s.next == len(s.tour) {
+		s.done = true
+	}
+	return out, nil
+}
+
+// Close tears down everything still allocated, in reverse order of
+// creation. It is safe after any step, after an error, and twice. It
+// returns the C calls it made, one per line, and the first error.
+func (s *Session) Close() (string, error) {
+	// A running step holds runMu; Close must not wait forever behind a
+	// blocking wait, so callers cancel the step's context first.
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	return s.teardown()
+}
+
+func (s *Session) teardown() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", nil
+	}
+	s.closed = true
+	s.done = true
+	var calls []string
+	var firstErr error
+	do := func(call string, f func() error) {
+		err := f()
+		if err != nil {
+			call += " = " + err.Error()
+			if firstErr == nil {
+				firstErr = err
+			}
+		} else {
+			call += " = 0"
+		}
+		calls = append(calls, call)
+	}
+	if s.id != nil && s.connected && !s.disconnected {
+		// rdma_destroy_id would send the DREQ too; doing it explicitly
+		// makes the peer's DISCONNECTED prompt and visible.
+		do("rdma_disconnect(id)", s.id.Disconnect)
+		s.disconnected = true
+	}
+	if s.id != nil && s.qp != nil {
+		do("rdma_destroy_qp(id)", s.id.DestroyQP)
+		s.qp = nil
+	}
+	for _, m := range []struct {
+		name string
+		mr   *verbs.MR
+	}{{"send_mr", &s.mrSend}, {"recv_mr", &s.mrRecv}, {"doorbell_mr", &s.mrDoor}, {"mr", &s.mrData}} {
+		if *m.mr != nil {
+			mr := *m.mr
+			do("ibv_dereg_mr("+m.name+"); free(buf)", mr.Dereg)
+			*m.mr = nil
+		}
+	}
+	if s.cq != nil {
+		do("ibv_destroy_cq(cq)", s.cq.Destroy)
+		s.cq = nil
+	}
+	if s.pd != nil {
+		do("ibv_dealloc_pd(pd)", s.pd.Dealloc)
+		s.pd = nil
+	}
+	if s.id != nil {
+		do("rdma_destroy_id(id)", s.id.Destroy)
+		s.id = nil
+	}
+	if s.listener != nil {
+		do("rdma_destroy_id(listener)", s.listener.Destroy)
+		s.listener = nil
+	}
+	if s.ec != nil {
+		do("rdma_destroy_event_channel(ec)", s.ec.Destroy)
+		s.ec = nil
+	}
+	s.dev = nil
+	out := ""
+	for i, c := range calls {
+		if i > 0 {
+			out += "\n"
+		}
+		out += c
+	}
+	return out, firstErr
+}
+
+// addTimeline records a message between the sides.
+func (s *Session) addTimeline(fromServer bool, label, detail string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: fromServer, Label: label, Detail: detail})
+}
+
+// sent records a message this side sent; got one it received.
+func (s *Session) sent(label, detail string) { s.addTimeline(s.cfg.Role == Server, label, detail) }
+func (s *Session) got(label, detail string)  { s.addTimeline(s.cfg.Role != Server, label, detail) }
+
+func (s *Session) setEvent(ev verbs.CMEvent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastEvent = ev.Type.String()
+	s.eventStatus = ev.Status
+}
+
+func (s *Session) addCompletion(wc verbs.WC) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.completions = append(s.completions, wc)
+}
+
+// set runs f under the session lock: steps use it to publish resources.
+func (s *Session) set(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f()
+}

@@ -1,0 +1,211 @@
+package steps
+
+import (
+	"encoding/binary"
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// Snapshot copies the session's state for rendering. It reads live state
+// from the device (QP state, buffers, counters, packets) without blocking
+// on a running step, so the TUI can call it several times a second and see
+// the peer's bytes land with no keypress.
+func (s *Session) Snapshot() Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	snap := Snapshot{
+		Role: s.cfg.Role, Notify: s.cfg.Notify,
+		Backend: s.cfg.Provider.Name(), Simulated: s.cfg.Provider.Simulated(), Why: s.cfg.BackendWhy,
+		Next: s.next, Running: s.running, Done: s.done, Failed: s.failed, Err: s.lastErr,
+	}
+	for i, st := range s.tour {
+		ss := StepStatus{ID: st.ID, Title: st.Title, Call: st.Call, State: s.states[i]}
+		if o := s.outcomes[i]; o != nil {
+			c := *o
+			c.Results = append([]KV(nil), o.Results...)
+			ss.Outcome = &c
+		}
+		snap.Steps = append(snap.Steps, ss)
+	}
+	if s.closed {
+		snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
+		snap.setCompletions(s.completions)
+		snap.Result = copyResult(s.result)
+		snap.Packets = append([]verbs.Packet(nil), s.packets...)
+		snap.Remote = copyRemote(s.remote)
+		snap.setQPHistory(s.qpHistory)
+		return snap
+	}
+	if s.dev != nil {
+		ds := &DeviceState{Info: s.dev.Info(), PortNum: 1}
+		if s.id != nil && s.id.PortNum() != 0 {
+			ds.PortNum = s.id.PortNum()
+		}
+		if pa, err := s.dev.QueryPort(ds.PortNum); err == nil {
+			ds.Port = pa
+		}
+		snap.Device = ds
+		s.refreshCounters(&snap)
+		s.refreshPackets()
+	}
+	if s.id != nil || s.listener != nil {
+		cs := &CMIDState{LastEvent: s.lastEvent, EventStatus: s.eventStatus, Connected: s.connected && !s.disconnected}
+		if s.id != nil {
+			cs.Local, cs.Peer = s.id.LocalAddr().String(), s.id.PeerAddr().String()
+		} else {
+			cs.Local = s.listener.LocalAddr().String()
+			cs.Listening = s.next > 3
+		}
+		snap.CMID = cs
+	}
+	if s.pd != nil {
+		snap.PD = &PDState{Handle: s.pd.Handle()}
+	}
+	if s.cq != nil {
+		snap.CQ = &CQState{CQE: s.cq.CQE()}
+	}
+	snap.setCompletions(s.completions)
+	if s.qp != nil {
+		qs := &QPState{Num: s.qp.Num(), Type: s.qp.Type().String()}
+		if attr, err := s.qp.Query(); err == nil {
+			qs.Attr = attr
+			if n := len(s.qpHistory); n == 0 || s.qpHistory[n-1] != attr.State {
+				s.qpHistory = append(s.qpHistory, attr.State)
+			}
+		} else {
+			qs.Query = err.Error()
+		}
+		qs.History = append([]verbs.QPState(nil), s.qpHistory...)
+		snap.QP = qs
+	}
+	for _, m := range []struct {
+		name string
+		mr   verbs.MR
+	}{{"data", s.mrData}, {"doorbell", s.mrDoor}, {"recv", s.mrRecv}, {"send", s.mrSend}} {
+		if m.mr != nil {
+			snap.MRs = append(snap.MRs, MRState{Name: m.name, Addr: m.mr.Addr(), Len: m.mr.Len(), LKey: m.mr.LKey(), RKey: m.mr.RKey(), Access: m.mr.Access()})
+		}
+	}
+	if s.mrData != nil {
+		if b, err := s.mrData.Read(0, BufSize); err == nil {
+			s.trackData(b, now)
+			snap.Data = BufferState{Bytes: b, ChangedAt: append([]time.Time(nil), s.changedAt...)}
+		}
+	}
+	if s.mrDoor != nil {
+		if b, err := s.mrDoor.Read(0, 8); err == nil {
+			v := binary.BigEndian.Uint64(b)
+			if v != s.prevDoorbell {
+				s.prevDoorbell, s.doorbellAt = v, now
+			}
+			snap.Doorbell = &DoorbellState{Value: v, ChangedAt: s.doorbellAt}
+		}
+	}
+	snap.Remote = copyRemote(s.remote)
+	snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
+	snap.Packets = append([]verbs.Packet(nil), s.packets...)
+	snap.Result = copyResult(s.result)
+	return snap
+}
+
+// setCompletions copies wcs into the snapshot's CQ state.
+func (snap *Snapshot) setCompletions(wcs []verbs.WC) {
+	if snap.CQ == nil && len(wcs) == 0 {
+		return
+	}
+	if snap.CQ == nil {
+		snap.CQ = &CQState{}
+	}
+	snap.CQ.Completions = append([]verbs.WC(nil), wcs...)
+}
+
+// setQPHistory keeps the QP's state history after teardown.
+func (snap *Snapshot) setQPHistory(h []verbs.QPState) {
+	if len(h) == 0 {
+		return
+	}
+	snap.QP = &QPState{History: append([]verbs.QPState(nil), h...), Attr: verbs.QPAttr{State: h[len(h)-1]}}
+}
+
+func copyRemote(r *RemoteState) *RemoteState {
+	if r == nil {
+		return nil
+	}
+	return &RemoteState{Info: r.Info, Raw: append([]byte(nil), r.Raw...)}
+}
+
+func copyResult(r *Result) *Result {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	return &c
+}
+
+// trackData records which bytes of the data buffer changed and when.
+func (s *Session) trackData(b []byte, now time.Time) {
+	if s.prevData == nil {
+		s.prevData = make([]byte, len(b))
+		s.changedAt = make([]time.Time, len(b))
+	}
+	for i := range b {
+		if b[i] != s.prevData[i] {
+			s.prevData[i] = b[i]
+			s.changedAt[i] = now
+		}
+	}
+}
+
+// markCounters remembers the device counters before a step so the
+// snapshot can show what the step changed.
+func (s *Session) markCounters() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dev == nil {
+		s.countersAt = nil
+		return
+	}
+	c, err := s.dev.Counters(s.portNum())
+	if err != nil {
+		return
+	}
+	s.countersAt = c
+}
+
+func (s *Session) portNum() uint8 {
+	if s.id != nil && s.id.PortNum() != 0 {
+		return s.id.PortNum()
+	}
+	return 1
+}
+
+func (s *Session) refreshCounters(snap *Snapshot) {
+	c, err := s.dev.Counters(s.portNum())
+	if err != nil || len(c) == 0 {
+		return
+	}
+	snap.Counters = c
+	snap.CounterDelta = map[string]uint64{}
+	for k, v := range c {
+		if before, ok := s.countersAt[k]; ok && v > before {
+			snap.CounterDelta[k] = v - before
+		}
+	}
+}
+
+// refreshPackets pulls new packets from a device that can show them.
+func (s *Session) refreshPackets() {
+	tr, ok := s.dev.(verbs.PacketTracer)
+	if !ok {
+		return
+	}
+	for _, p := range tr.Packets(s.lastPacketSeq) {
+		s.packets = append(s.packets, p)
+		s.lastPacketSeq = p.Seq
+	}
+	if n := len(s.packets); n > maxPackets {
+		s.packets = append([]verbs.Packet(nil), s.packets[n-maxPackets:]...)
+	}
+}
