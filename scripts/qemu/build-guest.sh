@@ -30,7 +30,8 @@ fi
 mkdir -p "$CACHE"
 work=$(mktemp -d "$CACHE/build.XXXXXX")
 chmod 0755 "$work"
-trap 'rm -rf "$work"' EXIT
+dl=
+trap 'rm -rf "$work" ${dl:+"$dl"}' EXIT
 
 # linux-image-amd64 is a metapackage; the real kernel is the package it
 # depends on (e.g. linux-image-6.1.0-56-amd64 on bookworm).
@@ -48,12 +49,13 @@ deb=$(ls "$CACHE/$pkg"_*.deb 2>/dev/null | head -n1 || true)
 if [[ -z $deb ]]; then
     echo "build-guest: downloading $pkg (from the configured apt sources)" >&2
     # apt-get download writes to the cwd and, as root, drops privileges to
-    # _apt: download into a world-writable dir to avoid the sandbox warning.
-    mkdir -m 0777 "$work/dl"
-    ( cd "$work/dl" && apt-get download -qq "$pkg" ) || {
-        apt-get update -qq; ( cd "$work/dl" && apt-get download -qq "$pkg" ); }
+    # _apt, which usually cannot reach ~/.cache: use a world-writable dir in
+    # /tmp to avoid apt's "unsandboxed" warning.
+    dl=$(mktemp -d); chmod 0777 "$dl"
+    ( cd "$dl" && apt-get download -qq "$pkg" ) || {
+        apt-get update -qq; ( cd "$dl" && apt-get download -qq "$pkg" ); }
     rm -f "$CACHE"/linux-image-*.deb    # keep only the current kernel
-    mv "$work/dl"/*.deb "$CACHE/"
+    mv "$dl"/*.deb "$CACHE/"; rm -rf "$dl"
     deb=$(ls "$CACHE/$pkg"_*.deb | head -n1)
 fi
 dpkg-deb -x "$deb" "$work/k"

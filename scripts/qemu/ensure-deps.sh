@@ -12,7 +12,8 @@ set -euo pipefail
 
 PKGS=(qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core
       ibverbs-providers ibverbs-utils rdmacm-utils perftest
-      libibverbs-dev librdmacm-dev)
+      libibverbs-dev librdmacm-dev
+      gcc libc6-dev)   # build-seed.sh and the probes compile C on the host
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs every rdmatour test, installing what they need first:
+#   formatting and vet, unit + process tests (with -race), each fuzz target
+#   briefly, and the real-verbs tests on Soft-RoCE inside a QEMU guest.
+# Set RDMATOUR_SKIP_QEMU=1 to leave out the guest (it needs root).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+set +e
+
+passed=0
+failed=0
+failures=()
+stage() {
+	local name=$1
+	shift
+	local start=$SECONDS
+	echo "=== $name"
+	if "$@"; then
+		passed=$((passed + 1))
+		echo "--- ok   $name ($((SECONDS - start))s)"
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		echo "--- FAIL $name ($((SECONDS - start))s)"
+	fi
+}
+
+deps() { rdmatour_build_deps; }
+format() {
+	local bad
+	bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+	[ -z "$bad" ] || { echo "gofmt would change:"; echo "$bad"; return 1; }
+}
+vet() { go vet ./...; }
+unit() { go test -race -count=1 -timeout 15m ./...; }
+fuzz() {
+	local pkg target ok=0
+	for pkg in $(go list ./...); do
+		for target in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz'); do
+			echo "fuzz $pkg $target"
+			go test -run '^$' -fuzz "^${target}\$" -fuzztime "${RDMATOUR_FUZZTIME:-15s}" "$pkg" >/tmp/rdmatour-fuzz.log 2>&1 || { cat /tmp/rdmatour-fuzz.log; ok=1; }
+		done
+	done
+	return $ok
+}
+realverbs() {
+	if [ "${RDMATOUR_SKIP_QEMU:-}" = 1 ]; then
+		echo "skipped: RDMATOUR_SKIP_QEMU=1"
+		return 0
+	fi
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "skipped: the QEMU guest needs root"
+		return 0
+	fi
+	scripts/realverbs.sh
+}
+
+stage "install build dependencies" deps
+stage "gofmt" format
+stage "go vet" vet
+stage "unit and process tests (go test -race)" unit
+stage "fuzz targets" fuzz
+stage "real verbs on Soft-RoCE in a QEMU guest" realverbs
+
+echo
+[ ${#failures[@]} -eq 0 ] || printf 'failed: %s\n' "${failures[@]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
