@@ -48,17 +48,17 @@ func OpcodeName(op uint8) string {
 
 // AETH syndromes (IBA 9.7.5.2.2): the top 3 bits say ACK / RNR NAK / NAK.
 const (
-	SyndromeACK           uint8 = 0x1F // ACK, credit field "invalid" (0x1F)
-	SyndromeRNRNAKBase    uint8 = 0x20 // 001 + 5-bit RNR timer
-	SyndromeNAKPSNSeqErr  uint8 = 0x60 // 011 00000
-	SyndromeNAKInvReq     uint8 = 0x61
-	SyndromeNAKRemAccess  uint8 = 0x62
-	SyndromeNAKRemOpErr   uint8 = 0x63
-	SyndromeNAKInvRDReq   uint8 = 0x64
-	syndromeKindMask      uint8 = 0xE0
-	syndromeKindACK       uint8 = 0x00
-	syndromeKindRNR       uint8 = 0x20
-	syndromeKindNAK       uint8 = 0x60
+	SyndromeACK          uint8 = 0x1F // ACK, credit field "invalid" (0x1F)
+	SyndromeRNRNAKBase   uint8 = 0x20 // 001 + 5-bit RNR timer
+	SyndromeNAKPSNSeqErr uint8 = 0x60 // 011 00000
+	SyndromeNAKInvReq    uint8 = 0x61
+	SyndromeNAKRemAccess uint8 = 0x62
+	SyndromeNAKRemOpErr  uint8 = 0x63
+	SyndromeNAKInvRDReq  uint8 = 0x64
+	syndromeKindMask     uint8 = 0xE0
+	syndromeKindACK      uint8 = 0x00
+	syndromeKindRNR      uint8 = 0x20
+	syndromeKindNAK      uint8 = 0x60
 )
 
 // SyndromeName explains an AETH syndrome: "ACK", "RNR NAK (timer 12)",

@@ -1,0 +1,145 @@
+package sim
+
+import (
+	"bufio"
+	"net"
+	"sync"
+	"time"
+)
+
+// outItem is one thing to write: raw bytes (preamble, encoded CM) or a
+// packet whose payload is copied from MRs at encode time.
+type outItem struct {
+	raw []byte
+	pkt *packet
+}
+
+// conn is the TCP connection of one RC connection, with its writer
+// goroutine. Enqueuing never blocks, so the reader goroutine (which sends
+// ACKs and read responses) can never deadlock against the peer's reader.
+type conn struct {
+	p  *Provider
+	nc net.Conn
+	br *bufio.Reader
+
+	mu          sync.Mutex
+	cond        *sync.Cond
+	q           []outItem
+	closing     bool // close once the queue is written
+	closed      bool
+	localClosed bool // we closed it: the reader's error is not a peer loss
+}
+
+func newConn(p *Provider, nc net.Conn, br *bufio.Reader) *conn {
+	if br == nil {
+		br = bufio.NewReaderSize(nc, 256<<10)
+	}
+	c := &conn{p: p, nc: nc, br: br}
+	c.cond = sync.NewCond(&c.mu)
+	p.goStart(c.writeLoop)
+	return c
+}
+
+func (c *conn) send(it outItem) {
+	c.mu.Lock()
+	if !c.closed && !c.closing {
+		c.q = append(c.q, it)
+		c.cond.Signal()
+	}
+	c.mu.Unlock()
+}
+
+func (c *conn) sendCM(m *cmMsg) { c.send(outItem{raw: encodeCM(m)}) }
+
+// closeAfterFlush closes the connection once everything queued is written.
+func (c *conn) closeAfterFlush() {
+	// A peer that stops reading must not pin the writer forever.
+	c.nc.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	c.mu.Lock()
+	c.closing = true
+	c.localClosed = true
+	c.cond.Signal()
+	c.mu.Unlock()
+}
+
+// abort closes the connection now.
+func (c *conn) abort() {
+	c.mu.Lock()
+	c.localClosed = true
+	c.closed = true
+	c.q = nil
+	c.cond.Signal()
+	c.mu.Unlock()
+	c.nc.Close()
+}
+
+func (c *conn) isLocalClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.localClosed
+}
+
+func (c *conn) writeLoop() {
+	var batch []outItem
+	buf := make([]byte, 0, 256<<10)
+	for {
+		c.mu.Lock()
+		for len(c.q) == 0 && !c.closing && !c.closed {
+			c.cond.Wait()
+		}
+		if c.closed {
+			c.mu.Unlock()
+			return
+		}
+		if len(c.q) == 0 { // closing and drained
+			c.closed = true
+			c.mu.Unlock()
+			c.nc.Close()
+			return
+		}
+		batch, c.q = c.q, batch[:0]
+		c.mu.Unlock()
+
+		buf = buf[:0]
+		for i := range batch {
+			it := &batch[i]
+			if it.raw != nil {
+				buf = append(buf, it.raw...)
+			} else {
+				pk := it.pkt
+				buf = appendPacketHeader(buf, pk, pk.payloadLen())
+				if pk.Payload != nil {
+					buf = append(buf, pk.Payload...)
+				} else {
+					buf = appendSegs(buf, pk.segs)
+				}
+				c.p.dev.trace(pk, true)
+			}
+			batch[i] = outItem{}
+			// Write in chunks so a long queue does not build one huge buffer.
+			if len(buf) >= 192<<10 {
+				if _, err := c.nc.Write(buf); err != nil {
+					c.fail()
+					return
+				}
+				buf = buf[:0]
+			}
+		}
+		if len(buf) > 0 {
+			if _, err := c.nc.Write(buf); err != nil {
+				c.fail()
+				return
+			}
+		}
+	}
+}
+
+// fail closes the connection after a write error: unlike abort it leaves
+// localClosed alone, so the reader reports the peer as lost.
+func (c *conn) fail() {
+	c.mu.Lock()
+	c.closed = true
+	c.q = nil
+	c.mu.Unlock()
+	c.nc.Close()
+}

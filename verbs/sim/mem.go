@@ -1,0 +1,323 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"sync"
+	"syscall"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+const (
+	errEINVAL    = syscall.EINVAL
+	errEBUSY     = syscall.EBUSY
+	errENOMEM    = syscall.ENOMEM
+	errEOVERFLOW = syscall.EOVERFLOW
+)
+
+// pd is a protection domain.
+type pd struct {
+	dev    *device
+	handle uint32
+
+	mu   sync.Mutex
+	refs int // MRs and QPs using it: ibv_dealloc_pd fails with EBUSY
+	dead bool
+}
+
+// AllocPD is ibv_alloc_pd.
+func (d *device) AllocPD() (verbs.PD, error) {
+	d.mu.Lock()
+	h := d.nextPD
+	d.nextPD++
+	d.mu.Unlock()
+	d.p.count(func(r *verbs.ResourceCount) { r.PDs++ })
+	return &pd{dev: d, handle: h}, nil
+}
+
+func (p *pd) Handle() uint32 { return p.handle }
+
+func (p *pd) ref(delta int) {
+	p.mu.Lock()
+	p.refs += delta
+	p.mu.Unlock()
+}
+
+// Dealloc is ibv_dealloc_pd.
+func (p *pd) Dealloc() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dead {
+		return verbs.Errorf("ibv_dealloc_pd", errEINVAL, "PD %d already deallocated", p.handle)
+	}
+	if p.refs > 0 {
+		return verbs.Errorf("ibv_dealloc_pd", errEBUSY, "%d MRs/QPs still use PD %d", p.refs, p.handle)
+	}
+	p.dead = true
+	p.dev.p.count(func(r *verbs.ResourceCount) { r.PDs-- })
+	return nil
+}
+
+// mr is a memory region. buf is plain Go memory: the simulated NIC is the
+// only "DMA engine", and every access, local or remote, takes mu.
+type mr struct {
+	dev    *device
+	pd     *pd
+	addr   uint64
+	key    uint32
+	access verbs.Access
+
+	mu   sync.RWMutex
+	buf  []byte
+	dead bool
+}
+
+// RegMR is ibv_reg_mr over freshly allocated, zeroed memory.
+func (p *pd) RegMR(length int, access verbs.Access) (verbs.MR, error) {
+	if length <= 0 {
+		return nil, verbs.Errorf("ibv_reg_mr", errEINVAL, "length %d", length)
+	}
+	if length > 1<<30 {
+		return nil, verbs.Errorf("ibv_reg_mr", errENOMEM, "length %d exceeds the simulated NIC's 1 GiB limit", length)
+	}
+	// ibv_reg_mr(3): "If IBV_ACCESS_REMOTE_WRITE or IBV_ACCESS_REMOTE_ATOMIC
+	// is set, then IBV_ACCESS_LOCAL_WRITE must be set too."
+	if access&(verbs.AccessRemoteWrite|verbs.AccessRemoteAtomic) != 0 && access&verbs.AccessLocalWrite == 0 {
+		return nil, verbs.Errorf("ibv_reg_mr", errEINVAL, "%s requires IBV_ACCESS_LOCAL_WRITE", access)
+	}
+	if access&^(verbs.AccessLocalWrite|verbs.AccessRemoteWrite|verbs.AccessRemoteRead|verbs.AccessRemoteAtomic) != 0 {
+		return nil, verbs.Errorf("ibv_reg_mr", errEINVAL, "unsupported access flags %s", access)
+	}
+	p.mu.Lock()
+	if p.dead {
+		p.mu.Unlock()
+		return nil, verbs.Errorf("ibv_reg_mr", errEINVAL, "PD %d is deallocated", p.handle)
+	}
+	p.refs++
+	p.mu.Unlock()
+
+	d := p.dev
+	m := &mr{dev: d, pd: p, access: access, buf: make([]byte, length)}
+	d.mu.Lock()
+	idx := d.nextMR
+	d.nextMR++
+	// rxe: key = index << 8 | 8 random bits; lkey == rkey.
+	m.key = idx<<8 | uint32(rand.N(256))
+	m.addr = d.nextVA
+	// Leave at least a guard page between MRs so "one past the end" never
+	// lands in a neighbour.
+	d.nextVA += (uint64(length)+pageSize-1)/pageSize*pageSize + pageSize
+	d.mrs[idx] = m
+	d.mu.Unlock()
+	d.p.count(func(r *verbs.ResourceCount) { r.MRs++ })
+	return m, nil
+}
+
+func (m *mr) Addr() uint64         { return m.addr }
+func (m *mr) Len() int             { return len(m.buf) }
+func (m *mr) LKey() uint32         { return m.key }
+func (m *mr) RKey() uint32         { return m.key }
+func (m *mr) Access() verbs.Access { return m.access }
+
+// Read copies n bytes at off.
+func (m *mr) Read(off, n int) ([]byte, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.dead {
+		return nil, verbs.Errorf("mr_read", errEINVAL, "MR 0x%x is deregistered", m.key)
+	}
+	if off < 0 || n < 0 || off > len(m.buf) || n > len(m.buf)-off {
+		return nil, verbs.Errorf("mr_read", errEINVAL, "[%d,+%d) outside MR of %d bytes", off, n, len(m.buf))
+	}
+	return append([]byte(nil), m.buf[off:off+n]...), nil
+}
+
+// Write copies p into the MR at off.
+func (m *mr) Write(off int, p []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.dead {
+		return verbs.Errorf("mr_write", errEINVAL, "MR 0x%x is deregistered", m.key)
+	}
+	if off < 0 || off > len(m.buf) || len(p) > len(m.buf)-off {
+		return verbs.Errorf("mr_write", errEINVAL, "[%d,+%d) outside MR of %d bytes", off, len(p), len(m.buf))
+	}
+	copy(m.buf[off:], p)
+	return nil
+}
+
+// Dereg is ibv_dereg_mr.
+func (m *mr) Dereg() error {
+	m.mu.Lock()
+	if m.dead {
+		m.mu.Unlock()
+		return verbs.Errorf("ibv_dereg_mr", errEINVAL, "MR 0x%x already deregistered", m.key)
+	}
+	m.dead = true
+	m.mu.Unlock()
+	m.dev.mu.Lock()
+	delete(m.dev.mrs, m.key>>8)
+	m.dev.mu.Unlock()
+	m.pd.ref(-1)
+	m.dev.p.count(func(r *verbs.ResourceCount) { r.MRs-- })
+	return nil
+}
+
+// lookupMR finds a live MR by l/rkey (index and the random low byte).
+func (d *device) lookupMR(key uint32) *mr {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m := d.mrs[key>>8]
+	if m == nil || m.key != key {
+		return nil
+	}
+	return m
+}
+
+// memSeg is a checked range of an MR.
+type memSeg struct {
+	m   *mr
+	off int
+	n   int
+}
+
+// checkRange resolves [va, va+n) under key for pd with the needed access.
+// It is the single gate between a peer's numbers and our memory.
+func (d *device) checkRange(key uint32, va uint64, n uint64, p *pd, need verbs.Access) (memSeg, bool) {
+	m := d.lookupMR(key)
+	if m == nil || m.pd != p || m.access&need != need {
+		return memSeg{}, false
+	}
+	size := uint64(len(m.buf))
+	if va < m.addr || va-m.addr > size || n > size-(va-m.addr) {
+		return memSeg{}, false
+	}
+	return memSeg{m: m, off: int(va - m.addr), n: int(n)}, true
+}
+
+// writeSegs scatters src into segs starting at byte offset off of the
+// gathered range. Callers have checked that off+len(src) fits.
+func writeSegs(segs []memSeg, off int, src []byte) {
+	for _, s := range segs {
+		if len(src) == 0 {
+			return
+		}
+		if off >= s.n {
+			off -= s.n
+			continue
+		}
+		k := min(s.n-off, len(src))
+		s.m.mu.Lock()
+		if !s.m.dead {
+			copy(s.m.buf[s.off+off:s.off+off+k], src[:k])
+		}
+		s.m.mu.Unlock()
+		src = src[k:]
+		off = 0
+	}
+}
+
+// sliceSegs returns the part [off, off+n) of the gathered range.
+func sliceSegs(segs []memSeg, off, n int) []memSeg {
+	var out []memSeg
+	for _, s := range segs {
+		if n == 0 {
+			break
+		}
+		if off >= s.n {
+			off -= s.n
+			continue
+		}
+		k := min(s.n-off, n)
+		out = append(out, memSeg{m: s.m, off: s.off + off, n: k})
+		n -= k
+		off = 0
+	}
+	return out
+}
+
+// appendSegs appends the bytes of segs to b, reading each MR under its lock.
+func appendSegs(b []byte, segs []memSeg) []byte {
+	for _, s := range segs {
+		s.m.mu.RLock()
+		b = append(b, s.m.buf[s.off:s.off+s.n]...)
+		s.m.mu.RUnlock()
+	}
+	return b
+}
+
+// cq is a completion queue.
+type cq struct {
+	dev *device
+	cqe int
+
+	mu      sync.Mutex
+	entries []verbs.WC
+	overrun bool
+	refs    int // QPs attached
+	dead    bool
+}
+
+// CreateCQ is ibv_create_cq.
+func (d *device) CreateCQ(cqe int) (verbs.CQ, error) {
+	if cqe < 1 || cqe > 4096 {
+		return nil, verbs.Errorf("ibv_create_cq", errEINVAL, "cqe %d outside 1..4096", cqe)
+	}
+	d.p.count(func(r *verbs.ResourceCount) { r.CQs++ })
+	return &cq{dev: d, cqe: cqe}, nil
+}
+
+func (c *cq) CQE() int { return c.cqe }
+
+// push adds a completion; false means the CQ is (now) overrun and the
+// caller's QP must go to the error state, as a real RNIC does on CQ error.
+func (c *cq) push(wc verbs.WC) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.overrun || c.dead {
+		return false
+	}
+	if len(c.entries) >= c.cqe {
+		c.overrun = true
+		return false
+	}
+	c.entries = append(c.entries, wc)
+	return true
+}
+
+// Poll is ibv_poll_cq. After an overrun the CQ is unusable: every poll
+// fails with EOVERFLOW (real providers report a CQ error asynchronously;
+// a synchronous error is the closest thing this API can show).
+func (c *cq) Poll(max int) ([]verbs.WC, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead {
+		return nil, verbs.Errorf("ibv_poll_cq", errEINVAL, "CQ destroyed")
+	}
+	if c.overrun {
+		return nil, verbs.Errorf("ibv_poll_cq", errEOVERFLOW, "CQ overrun: more than %d completions were not polled; the CQ and its QPs are in error", c.cqe)
+	}
+	if max <= 0 || len(c.entries) == 0 {
+		return nil, nil
+	}
+	n := min(max, len(c.entries))
+	out := append([]verbs.WC(nil), c.entries[:n]...)
+	c.entries = append(c.entries[:0], c.entries[n:]...)
+	return out, nil
+}
+
+// Destroy is ibv_destroy_cq.
+func (c *cq) Destroy() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead {
+		return verbs.Errorf("ibv_destroy_cq", errEINVAL, "CQ already destroyed")
+	}
+	if c.refs > 0 {
+		return verbs.Errorf("ibv_destroy_cq", errEBUSY, "%d QPs still use this CQ", c.refs)
+	}
+	c.dead = true
+	c.entries = nil
+	c.dev.p.count(func(r *verbs.ResourceCount) { r.CQs-- })
+	return nil
+}

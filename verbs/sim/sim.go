@@ -1,0 +1,367 @@
+// Package sim is rdmatour's simulated RDMA NIC: a software RNIC with RC
+// semantics that implements the verbs API in pure Go. It is honest about
+// being one: the device is "sim0", its transport "simulated".
+//
+// Peers talk over TCP on the port rdma_cm would use. One TCP connection
+// carries one RC connection: first the CM handshake (REQ/REP/RTU, REJ,
+// DREQ/DREP), then InfiniBand-shaped transport packets with real BTH
+// opcodes, PSNs, RETH/AETH/ImmDt. Everything a peer sends is untrusted: the
+// decoders in wire.go never panic and every remote access is checked
+// against a registered MR before a byte is written.
+//
+// Threading: each connection has one reader goroutine (it runs the
+// responder and the requester's completer, both under the QP's mutex) and
+// one writer goroutine fed by an unbounded queue, so the reader never blocks
+// on a write (two readers blocked writing ACKs to each other would
+// deadlock). Payload bytes are copied out of the MR only when the writer
+// encodes the packet, so a queue of large WRITEs costs no extra memory.
+package sim
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// Options tunes the simulated NIC. The zero value is a sensible default.
+type Options struct {
+	// CMTimeout bounds the TCP dial and the wait for the peer's CM to answer
+	// a REQ (default 5 s). Exceeding it gives RDMA_CM_EVENT_UNREACHABLE with
+	// status -ETIMEDOUT, as an unanswered IB CM REQ does.
+	CMTimeout time.Duration
+	// DisconnectTimeout is how long rdma_disconnect waits for the DREP before
+	// delivering RDMA_CM_EVENT_DISCONNECTED anyway (default 1 s).
+	DisconnectTimeout time.Duration
+	// MinRNRTimer is the 5-bit IBA RNR timer code the responder puts in its
+	// RNR NAKs (qp_attr.min_rnr_timer). 0 means the default 12 (0.64 ms);
+	// the IBA value 0 (655.36 ms) is not selectable because it would make
+	// every RNR demo crawl.
+	MinRNRTimer uint8
+	// TraceWindow is how many packets the device remembers for the wire
+	// pane (default 512).
+	TraceWindow int
+	// Addr is the address whose IPv4-mapped form becomes GID 0. Default:
+	// the first non-loopback IPv4 address of the host, else 127.0.0.1.
+	Addr netip.Addr
+	// Logger receives debug messages about dropped frames and peers; nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// Provider is one process's simulated NIC. It implements verbs.Provider.
+type Provider struct {
+	opts Options
+	log  *slog.Logger
+	dev  *device
+
+	// wg counts every goroutine and pending timer of this provider, so tests
+	// can prove that a full teardown leaves nothing running.
+	wg sync.WaitGroup
+
+	mu   sync.Mutex
+	live verbs.ResourceCount
+}
+
+var _ verbs.Provider = (*Provider)(nil)
+
+// New creates a simulated NIC.
+func New(opts Options) *Provider {
+	if opts.CMTimeout <= 0 {
+		opts.CMTimeout = 5 * time.Second
+	}
+	if opts.DisconnectTimeout <= 0 {
+		opts.DisconnectTimeout = time.Second
+	}
+	if opts.MinRNRTimer == 0 || opts.MinRNRTimer > 31 {
+		opts.MinRNRTimer = 12
+	}
+	if opts.TraceWindow <= 0 {
+		opts.TraceWindow = 512
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	p := &Provider{opts: opts, log: log}
+	p.dev = newDevice(p)
+	return p
+}
+
+// Name is "sim".
+func (p *Provider) Name() string { return "sim" }
+
+// Simulated is true: the UI must say so.
+func (p *Provider) Simulated() bool { return true }
+
+// Devices lists the one simulated device.
+func (p *Provider) Devices() ([]verbs.DeviceInfo, error) {
+	return []verbs.DeviceInfo{p.dev.Info()}, nil
+}
+
+// Live counts the objects still allocated.
+func (p *Provider) Live() verbs.ResourceCount {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.live
+}
+
+func (p *Provider) count(f func(*verbs.ResourceCount)) {
+	p.mu.Lock()
+	f(&p.live)
+	p.mu.Unlock()
+}
+
+// goStart runs f on a goroutine tracked by p.wg.
+func (p *Provider) goStart(f func()) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		f()
+	}()
+}
+
+// afterFunc is time.AfterFunc tracked by p.wg; stop it with stopTimer.
+func (p *Provider) afterFunc(d time.Duration, f func()) *time.Timer {
+	p.wg.Add(1)
+	return time.AfterFunc(d, func() {
+		defer p.wg.Done()
+		f()
+	})
+}
+
+func (p *Provider) stopTimer(t *time.Timer) {
+	if t != nil && t.Stop() {
+		p.wg.Done()
+	}
+}
+
+// Counter indices; names are rxe's hw_counters where they apply.
+const (
+	cntSentPkts = iota
+	cntRcvdPkts
+	cntRDMASends
+	cntRDMARecvs
+	cntRcvdRNRErr
+	cntSendRNRErr
+	cntRetryExceeded
+	cntRetryRNRExceeded
+	cntRcvdSeqErr
+	cntDuplicateRequest
+	cntOutOfSeqRequest
+	cntCompleterRetryErr
+	cntSendErr
+	numCounters
+)
+
+var counterNames = [numCounters]string{
+	"sent_pkts", "rcvd_pkts", "rdma_sends", "rdma_recvs", "rcvd_rnr_err",
+	"send_rnr_err", "retry_exceeded_err", "retry_rnr_exceeded_err",
+	"rcvd_seq_err", "duplicate_request", "out_of_seq_request",
+	"completer_retry_err", "send_err",
+}
+
+const (
+	mtu      = 4096
+	pageSize = 4096
+)
+
+// device is sim0, the provider's single RNIC.
+type device struct {
+	p      *Provider
+	gid    netip.Addr
+	netdev string
+	guid   string
+
+	counters [numCounters]atomic.Uint64
+
+	mu       sync.Mutex
+	nextPD   uint32
+	mrs      map[uint32]*mr // by key index (key >> 8)
+	nextMR   uint32
+	nextVA   uint64
+	qps      map[uint32]*qp
+	traceMu  sync.Mutex
+	traceSeq uint64
+	ring     []verbs.Packet
+}
+
+var _ verbs.Device = (*device)(nil)
+var _ verbs.PacketTracer = (*device)(nil)
+
+func newDevice(p *Provider) *device {
+	addr, netdev := p.opts.Addr, "lo"
+	if !addr.IsValid() {
+		addr, netdev = hostIPv4()
+	}
+	g := netip.AddrFrom16(addr.Unmap().As16())
+	if addr.Unmap().Is4() {
+		a4 := addr.Unmap().As4()
+		g = netip.AddrFrom16([16]byte{10: 0xff, 11: 0xff, 12: a4[0], 13: a4[1], 14: a4[2], 15: a4[3]})
+	}
+	return &device{
+		p:      p,
+		gid:    g,
+		netdev: netdev,
+		guid:   fmt.Sprintf("%04x:%04x:%04x:%04x", 0x5eed, rand.N(1<<16), rand.N(1<<16), rand.N(1<<16)),
+		nextPD: 1,
+		mrs:    map[uint32]*mr{},
+		nextMR: 1,
+		// User virtual addresses live high (0x7fxx_xxxx_x000); randomising
+		// the base per provider keeps a learner from hard-coding one, and
+		// keeping it above 2^32 makes a 32-bit truncation (htonl on an
+		// address) land outside every MR.
+		nextVA: 0x7f00_0000_0000 + uint64(rand.N(0xf0))<<32 + uint64(rand.N(1<<20))*pageSize,
+		qps:    map[uint32]*qp{},
+		ring:   make([]verbs.Packet, p.opts.TraceWindow),
+	}
+}
+
+// hostIPv4 picks the address GID 0 shows: the first non-loopback IPv4
+// address, because that is what rxe on eth0 would show.
+func hostIPv4() (netip.Addr, string) {
+	ifs, err := net.Interfaces()
+	if err == nil {
+		for _, ifc := range ifs {
+			if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
+				continue
+			}
+			addrs, err := ifc.Addrs()
+			if err != nil {
+				continue
+			}
+			for _, a := range addrs {
+				if pn, ok := a.(*net.IPNet); ok {
+					if ip, ok := netip.AddrFromSlice(pn.IP); ok && ip.Unmap().Is4() {
+						return ip.Unmap(), ifc.Name
+					}
+				}
+			}
+		}
+	}
+	return netip.AddrFrom4([4]byte{127, 0, 0, 1}), "lo"
+}
+
+func (d *device) count(i int) { d.counters[i].Add(1) }
+
+func (d *device) portAttr() verbs.PortAttr {
+	return verbs.PortAttr{
+		Num:         1,
+		State:       verbs.PortActive,
+		ActiveMTU:   mtu,
+		MaxMTU:      mtu,
+		LinkLayer:   "Ethernet",
+		GIDs:        []verbs.GIDEntry{{Index: 0, GID: d.gid, Type: "RoCE v2"}},
+		MaxMsgSize:  1 << 31,
+		ActiveSpeed: "simulated",
+	}
+}
+
+// Info describes sim0.
+func (d *device) Info() verbs.DeviceInfo {
+	return verbs.DeviceInfo{
+		Name:      "sim0",
+		Transport: "simulated",
+		NodeGUID:  d.guid,
+		Netdevs:   []string{d.netdev},
+		Ports:     []verbs.PortAttr{d.portAttr()},
+	}
+}
+
+// QueryPort is ibv_query_port; sim0 has only port 1.
+func (d *device) QueryPort(port uint8) (verbs.PortAttr, error) {
+	if port != 1 {
+		return verbs.PortAttr{}, verbs.Errorf("ibv_query_port", errEINVAL, "port %d does not exist (sim0 has port 1)", port)
+	}
+	return d.portAttr(), nil
+}
+
+// QueryGID is ibv_query_gid; only index 0 is populated.
+func (d *device) QueryGID(port uint8, index int) (netip.Addr, error) {
+	if port != 1 || index != 0 {
+		return netip.Addr{}, verbs.Errorf("ibv_query_gid", errEINVAL, "port %d index %d not populated", port, index)
+	}
+	return d.gid, nil
+}
+
+// Counters returns the device's hw_counters.
+func (d *device) Counters(port uint8) (map[string]uint64, error) {
+	if port != 1 {
+		return nil, verbs.Errorf("ibv_query_port", errEINVAL, "port %d does not exist", port)
+	}
+	m := make(map[string]uint64, numCounters)
+	for i, n := range counterNames {
+		m[n] = d.counters[i].Load()
+	}
+	return m, nil
+}
+
+// trace records one transport packet in the bounded ring.
+func (d *device) trace(pk *packet, outbound bool) {
+	rec := verbs.Packet{
+		Time:       time.Now(),
+		Outbound:   outbound,
+		Opcode:     pk.Opcode,
+		DestQP:     pk.DestQP,
+		PSN:        pk.PSN,
+		AckReq:     pk.AckReq,
+		PayloadLen: pk.payloadLen(),
+	}
+	if pk.HasRETH {
+		r := pk.RETH
+		rec.RETH = &r
+	}
+	if pk.HasAETH {
+		a := pk.AETH
+		rec.AETH = &a
+	}
+	if pk.HasImm {
+		v := pk.Imm
+		rec.ImmDt = &v
+	}
+	if outbound {
+		d.count(cntSentPkts)
+	} else {
+		d.count(cntRcvdPkts)
+	}
+	d.traceMu.Lock()
+	d.traceSeq++
+	rec.Seq = d.traceSeq
+	d.ring[int(rec.Seq%uint64(len(d.ring)))] = rec
+	d.traceMu.Unlock()
+}
+
+// Packets implements verbs.PacketTracer.
+func (d *device) Packets(after uint64) []verbs.Packet {
+	d.traceMu.Lock()
+	defer d.traceMu.Unlock()
+	n := uint64(len(d.ring))
+	first := after + 1
+	if d.traceSeq >= n && first < d.traceSeq-n+1 {
+		first = d.traceSeq - n + 1
+	}
+	var out []verbs.Packet
+	for s := first; s <= d.traceSeq; s++ {
+		out = append(out, d.ring[int(s%n)])
+	}
+	return out
+}
+
+func (d *device) allocQPN(q *qp) uint32 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for {
+		n := uint32(rand.N(0xFFFFFF-0x11)) + 0x11 // 0 and 1 are special QPs in IB
+		if _, busy := d.qps[n]; !busy {
+			d.qps[n] = q
+			return n
+		}
+	}
+}
