@@ -1,0 +1,538 @@
+//go:build linux && cgo
+
+package rdmacore
+
+/*
+#include <stdlib.h>
+#include <errno.h>
+#include <sys/socket.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// pollSlice is how long one poll() on the event channel's fd may block
+// before GetEvent looks at its context again.
+const pollSlice = 50 // ms
+
+type eventChannel struct {
+	p *Provider
+
+	// mu guards ch against Destroy while a C call uses it; getMu makes
+	// GetEvent callers take turns.
+	mu    sync.RWMutex
+	getMu sync.Mutex
+	ch    *C.struct_rdma_event_channel
+	fd    int
+	ids   atomic.Int64 // live ids on this channel (children of listeners included)
+}
+
+var _ verbs.EventChannel = (*eventChannel)(nil)
+
+// CreateEventChannel is rdma_create_event_channel. The channel's fd is set
+// O_NONBLOCK so GetEvent can poll it and honour its context.
+func (p *Provider) CreateEventChannel() (verbs.EventChannel, error) {
+	ch, err := C.rt_create_event_channel(p.rt)
+	if ch == nil {
+		return nil, cErr("rdma_create_event_channel", err, "")
+	}
+	fd := int(C.rt_event_channel_fd(ch))
+	if rc := C.rt_set_nonblock(C.int(fd)); rc != 0 {
+		C.rt_destroy_event_channel(p.rt, ch)
+		return nil, rcErr("fcntl", rc, "O_NONBLOCK on the event channel")
+	}
+	p.count(func(c *verbs.ResourceCount) { c.EventChannels++ })
+	return &eventChannel{p: p, ch: ch, fd: fd}, nil
+}
+
+func (e *eventChannel) FD() int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.ch == nil {
+		return -1
+	}
+	return e.fd
+}
+
+func errDestroyed(fn, what string) error {
+	return &verbs.Error{Func: fn, Errno: syscall.EINVAL, Detail: what + " already destroyed"}
+}
+
+// CreateID is rdma_create_id(channel, &id, NULL, ps).
+func (e *eventChannel) CreateID(ps verbs.PortSpace) (verbs.CMID, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ch == nil {
+		return nil, errDestroyed("rdma_create_id", "event channel")
+	}
+	var id *C.struct_rdma_cm_id
+	if rc, err := C.rt_create_id(e.p.rt, e.ch, &id, C.int(ps)); rc != 0 {
+		return nil, cErr("rdma_create_id", err, ps.String())
+	}
+	e.ids.Add(1)
+	return e.p.register(id, e), nil
+}
+
+func (p *Provider) register(id *C.struct_rdma_cm_id, ch *eventChannel) *cmID {
+	c := &cmID{p: p, ch: ch, id: id}
+	p.mu.Lock()
+	p.ids[id] = c
+	p.live.IDs++
+	p.mu.Unlock()
+	return c
+}
+
+// GetEvent waits for the next CM event (poll on the fd in short slices,
+// checking ctx between them), copies it out and acks it.
+func (e *eventChannel) GetEvent(ctx context.Context) (verbs.CMEvent, error) {
+	e.getMu.Lock()
+	defer e.getMu.Unlock()
+	for {
+		if err := ctx.Err(); err != nil {
+			return verbs.CMEvent{}, err
+		}
+		ev, ok, err := e.tryGet()
+		if err != nil || ok {
+			return ev, err
+		}
+	}
+}
+
+func (e *eventChannel) tryGet() (verbs.CMEvent, bool, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.ch == nil {
+		return verbs.CMEvent{}, false, errDestroyed("rdma_get_cm_event", "event channel")
+	}
+	r := C.rt_wait_fd(C.int(e.fd), pollSlice)
+	if r < 0 {
+		return verbs.CMEvent{}, false, rcErr("poll", r, "event channel fd")
+	}
+	if r == 0 {
+		return verbs.CMEvent{}, false, nil
+	}
+	var ev C.struct_rt_event
+	rc := C.rt_get_event(e.p.rt, e.ch, &ev)
+	if rc == -C.EAGAIN || rc == -C.EINTR {
+		return verbs.CMEvent{}, false, nil
+	}
+	if rc < 0 {
+		return verbs.CMEvent{}, false, rcErr("rdma_get_cm_event", rc, "")
+	}
+	out := verbs.CMEvent{
+		Type:   verbs.CMEventType(ev._type),
+		Status: int(ev.status),
+	}
+	if ev.has_conn != 0 {
+		if n := int(ev.private_data_len); n > 0 {
+			out.PrivateData = C.GoBytes(unsafe.Pointer(&ev.private_data[0]), C.int(n))
+		}
+		out.ResponderResources = uint8(ev.responder_resources)
+		out.InitiatorDepth = uint8(ev.initiator_depth)
+		out.RNRRetryCount = uint8(ev.rnr_retry_count)
+		out.QPNum = uint32(ev.qp_num)
+	}
+	if out.Type == verbs.EventConnectRequest {
+		// A new id the listener spawned: it reports on this channel.
+		e.ids.Add(1)
+		out.ID = e.p.register(ev.id, e)
+	} else if c := e.p.lookup(ev.id); c != nil {
+		out.ID = c
+	}
+	if ev.listen_id != nil {
+		if c := e.p.lookup(ev.listen_id); c != nil {
+			out.ListenID = c
+		}
+	}
+	return out, true, nil
+}
+
+func (p *Provider) lookup(id *C.struct_rdma_cm_id) *cmID {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ids[id]
+}
+
+// Destroy is rdma_destroy_event_channel. Every id on the channel must be
+// destroyed first (librdmacm would otherwise free a channel still in use).
+func (e *eventChannel) Destroy() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ch == nil {
+		return errDestroyed("rdma_destroy_event_channel", "event channel")
+	}
+	if n := e.ids.Load(); n > 0 {
+		return &verbs.Error{Func: "rdma_destroy_event_channel", Errno: syscall.EBUSY,
+			Detail: fmt.Sprintf("%d rdma_cm_id(s) still use this channel", n)}
+	}
+	C.rt_destroy_event_channel(e.p.rt, e.ch)
+	e.ch = nil
+	e.p.count(func(c *verbs.ResourceCount) { c.EventChannels-- })
+	return nil
+}
+
+// cmID is an rdma_cm_id.
+type cmID struct {
+	p  *Provider
+	ch *eventChannel
+
+	mu sync.Mutex
+	id *C.struct_rdma_cm_id // nil once destroyed
+	qp *queuePair
+}
+
+var _ verbs.CMID = (*cmID)(nil)
+
+// sockaddr fills ss from a netip.AddrPort; an invalid address means the
+// IPv4 wildcard.
+func sockaddr(ss *C.struct_sockaddr_storage, ap netip.AddrPort) {
+	a := ap.Addr().Unmap()
+	if !a.IsValid() {
+		a = netip.IPv4Unspecified()
+	}
+	if a.Is4() {
+		b := a.As4()
+		C.rt_make_sa(ss, C.AF_INET, (*C.uint8_t)(unsafe.Pointer(&b[0])), C.uint16_t(ap.Port()))
+		return
+	}
+	b := a.As16()
+	C.rt_make_sa(ss, C.AF_INET6, (*C.uint8_t)(unsafe.Pointer(&b[0])), C.uint16_t(ap.Port()))
+}
+
+func readAddr(sa *C.struct_sockaddr) netip.AddrPort {
+	var raw [16]byte
+	var port C.uint16_t
+	switch C.rt_read_sa(sa, (*C.uint8_t)(unsafe.Pointer(&raw[0])), &port) {
+	case C.AF_INET:
+		return netip.AddrPortFrom(netip.AddrFrom4([4]byte(raw[:4])), uint16(port))
+	case C.AF_INET6:
+		return netip.AddrPortFrom(netip.AddrFrom16(raw), uint16(port))
+	}
+	return netip.AddrPort{}
+}
+
+// do runs f with the live C id, or fails with fn's name when destroyed.
+func (c *cmID) do(fn string, f func(id *C.struct_rdma_cm_id) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id == nil {
+		return errDestroyed(fn, "rdma_cm_id")
+	}
+	return f(c.id)
+}
+
+func (c *cmID) BindAddr(addr netip.AddrPort) error {
+	return c.do("rdma_bind_addr", func(id *C.struct_rdma_cm_id) error {
+		var ss C.struct_sockaddr_storage
+		sockaddr(&ss, addr)
+		if rc, err := C.rt_bind_addr(c.p.rt, id, &ss); rc != 0 {
+			return cErr("rdma_bind_addr", err, addr.String())
+		}
+		return nil
+	})
+}
+
+func (c *cmID) Listen(backlog int) error {
+	return c.do("rdma_listen", func(id *C.struct_rdma_cm_id) error {
+		if rc, err := C.rt_listen(c.p.rt, id, C.int(backlog)); rc != 0 {
+			return cErr("rdma_listen", err, "")
+		}
+		return nil
+	})
+}
+
+func ms(d time.Duration) C.int {
+	m := d.Milliseconds()
+	if m <= 0 {
+		m = 2000
+	}
+	if m > 1<<30 {
+		m = 1 << 30
+	}
+	return C.int(m)
+}
+
+func (c *cmID) ResolveAddr(src, dst netip.AddrPort, timeout time.Duration) error {
+	return c.do("rdma_resolve_addr", func(id *C.struct_rdma_cm_id) error {
+		var s, d C.struct_sockaddr_storage
+		sockaddr(&d, dst)
+		sp := (*C.struct_sockaddr_storage)(nil)
+		if src.Addr().IsValid() {
+			sockaddr(&s, src)
+			sp = &s
+		}
+		if rc, err := C.rt_resolve_addr(c.p.rt, id, sp, &d, ms(timeout)); rc != 0 {
+			return cErr("rdma_resolve_addr", err, dst.String())
+		}
+		return nil
+	})
+}
+
+func (c *cmID) ResolveRoute(timeout time.Duration) error {
+	return c.do("rdma_resolve_route", func(id *C.struct_rdma_cm_id) error {
+		if rc, err := C.rt_resolve_route(c.p.rt, id, ms(timeout)); rc != 0 {
+			return cErr("rdma_resolve_route", err, "")
+		}
+		return nil
+	})
+}
+
+// connParam fills a C rdma_conn_param; the returned func frees the copy of
+// the private data (librdmacm copies it during the call).
+func connParam(fn string, p verbs.ConnParam) (C.struct_rdma_conn_param, func(), error) {
+	var cp C.struct_rdma_conn_param
+	if len(p.PrivateData) > 255 {
+		return cp, func() {}, &verbs.Error{Func: fn, Errno: syscall.EINVAL,
+			Detail: fmt.Sprintf("private_data_len %d does not fit in uint8_t", len(p.PrivateData))}
+	}
+	free := func() {}
+	if len(p.PrivateData) > 0 {
+		mem := C.CBytes(p.PrivateData)
+		cp.private_data = mem
+		cp.private_data_len = C.uint8_t(len(p.PrivateData))
+		free = func() { C.free(mem) }
+	}
+	cp.responder_resources = C.uint8_t(p.ResponderResources)
+	cp.initiator_depth = C.uint8_t(p.InitiatorDepth)
+	cp.flow_control = C.uint8_t(p.FlowControl)
+	cp.retry_count = C.uint8_t(p.RetryCount)
+	cp.rnr_retry_count = C.uint8_t(p.RNRRetryCount)
+	return cp, free, nil
+}
+
+func (c *cmID) Connect(p verbs.ConnParam) error {
+	return c.do("rdma_connect", func(id *C.struct_rdma_cm_id) error {
+		cp, free, err := connParam("rdma_connect", p)
+		defer free()
+		if err != nil {
+			return err
+		}
+		if rc, err := C.rt_connect(c.p.rt, id, &cp); rc != 0 {
+			return cErr("rdma_connect", err, fmt.Sprintf("private_data_len %d", len(p.PrivateData)))
+		}
+		return nil
+	})
+}
+
+func (c *cmID) Accept(p verbs.ConnParam) error {
+	return c.do("rdma_accept", func(id *C.struct_rdma_cm_id) error {
+		cp, free, err := connParam("rdma_accept", p)
+		defer free()
+		if err != nil {
+			return err
+		}
+		if rc, err := C.rt_accept(c.p.rt, id, &cp); rc != 0 {
+			return cErr("rdma_accept", err, fmt.Sprintf("private_data_len %d", len(p.PrivateData)))
+		}
+		return nil
+	})
+}
+
+func (c *cmID) Reject(privateData []byte) error {
+	return c.do("rdma_reject", func(id *C.struct_rdma_cm_id) error {
+		if len(privateData) > 255 {
+			return &verbs.Error{Func: "rdma_reject", Errno: syscall.EINVAL, Detail: "private data too long"}
+		}
+		var mem unsafe.Pointer
+		if len(privateData) > 0 {
+			mem = C.CBytes(privateData)
+			defer C.free(mem)
+		}
+		if rc, err := C.rt_reject(c.p.rt, id, mem, C.uint8_t(len(privateData))); rc != 0 {
+			return cErr("rdma_reject", err, "")
+		}
+		return nil
+	})
+}
+
+func (c *cmID) Disconnect() error {
+	return c.do("rdma_disconnect", func(id *C.struct_rdma_cm_id) error {
+		if rc, err := C.rt_disconnect(c.p.rt, id); rc != 0 {
+			return cErr("rdma_disconnect", err, "")
+		}
+		return nil
+	})
+}
+
+func (c *cmID) Device() verbs.Device {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id == nil {
+		return nil
+	}
+	d := c.p.deviceFor(C.rt_id_verbs(c.id))
+	if d == nil {
+		return nil // a nil *device must not become a non-nil interface
+	}
+	return d
+}
+
+func (c *cmID) PortNum() uint8 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id == nil {
+		return 0
+	}
+	return uint8(C.rt_id_port(c.id))
+}
+
+func (c *cmID) LocalAddr() netip.AddrPort {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id == nil {
+		return netip.AddrPort{}
+	}
+	return readAddr(C.rt_local_addr(c.id))
+}
+
+func (c *cmID) PeerAddr() netip.AddrPort {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id == nil {
+		return netip.AddrPort{}
+	}
+	return readAddr(C.rt_peer_addr(c.id))
+}
+
+// CreateQP is rdma_create_qp: the QP comes back in INIT.
+func (c *cmID) CreateQP(pdi verbs.PD, attr verbs.QPInitAttr) (verbs.QP, error) {
+	pd, ok := pdi.(*protDomain)
+	if !ok || pd == nil {
+		return nil, &verbs.Error{Func: "rdma_create_qp", Errno: syscall.EINVAL, Detail: "pd is not from this provider"}
+	}
+	scq, ok1 := attr.SendCQ.(*compQueue)
+	rcq, ok2 := attr.RecvCQ.(*compQueue)
+	if !ok1 || !ok2 || scq == nil || rcq == nil {
+		return nil, &verbs.Error{Func: "rdma_create_qp", Errno: syscall.EINVAL, Detail: "send_cq/recv_cq missing or not from this provider"}
+	}
+	if attr.Type == 0 {
+		attr.Type = verbs.QPTRC
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id == nil {
+		return nil, errDestroyed("rdma_create_qp", "rdma_cm_id")
+	}
+	if c.qp != nil {
+		return nil, &verbs.Error{Func: "rdma_create_qp", Errno: syscall.EEXIST, Detail: "the id already has a QP"}
+	}
+	pd.mu.Lock()
+	defer pd.mu.Unlock()
+	if pd.pd == nil {
+		return nil, errDestroyed("rdma_create_qp", "pd")
+	}
+	scq.mu.RLock()
+	defer scq.mu.RUnlock()
+	if scq != rcq {
+		rcq.mu.RLock()
+		defer rcq.mu.RUnlock()
+	}
+	if scq.cq == nil || rcq.cq == nil {
+		return nil, errDestroyed("rdma_create_qp", "cq")
+	}
+	var ia C.struct_ibv_qp_init_attr
+	ia.send_cq = scq.cq
+	ia.recv_cq = rcq.cq
+	ia.qp_type = C.enum_ibv_qp_type(attr.Type)
+	ia.cap.max_send_wr = C.uint32_t(attr.Cap.MaxSendWR)
+	ia.cap.max_recv_wr = C.uint32_t(attr.Cap.MaxRecvWR)
+	ia.cap.max_send_sge = C.uint32_t(attr.Cap.MaxSendSGE)
+	ia.cap.max_recv_sge = C.uint32_t(attr.Cap.MaxRecvSGE)
+	ia.cap.max_inline_data = C.uint32_t(attr.Cap.MaxInlineData)
+	if attr.SigAll {
+		ia.sq_sig_all = 1
+	}
+	if rc, err := C.rt_create_qp(c.p.rt, c.id, pd.pd, &ia); rc != 0 {
+		return nil, cErr("rdma_create_qp", err, fmt.Sprintf("%s max_send_wr %d max_recv_wr %d", attr.Type, attr.Cap.MaxSendWR, attr.Cap.MaxRecvWR))
+	}
+	q := &queuePair{p: c.p, qp: C.rt_id_qp(c.id), typ: attr.Type, pd: pd, scq: scq, rcq: rcq}
+	q.num = uint32(q.qp.qp_num)
+	c.qp = q
+	pd.users++
+	scq.users++
+	if rcq != scq {
+		rcq.users++
+	}
+	c.p.count(func(n *verbs.ResourceCount) { n.QPs++ })
+	return q, nil
+}
+
+func (c *cmID) QP() verbs.QP {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.qp == nil {
+		return nil
+	}
+	return c.qp
+}
+
+// DestroyQP is rdma_destroy_qp.
+func (c *cmID) DestroyQP() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id == nil {
+		return errDestroyed("rdma_destroy_qp", "rdma_cm_id")
+	}
+	if c.qp == nil {
+		return &verbs.Error{Func: "rdma_destroy_qp", Errno: syscall.EINVAL, Detail: "the id has no QP"}
+	}
+	c.destroyQPLocked()
+	return nil
+}
+
+func (c *cmID) destroyQPLocked() {
+	q := c.qp
+	q.mu.Lock() // waits for posts and queries in flight
+	C.rt_destroy_qp(c.p.rt, c.id)
+	q.qp = nil
+	q.mu.Unlock()
+	c.qp = nil
+	q.pd.mu.Lock()
+	q.pd.users--
+	q.pd.mu.Unlock()
+	for _, cq := range []*compQueue{q.scq, q.rcq} {
+		cq.mu.Lock()
+		cq.users--
+		cq.mu.Unlock()
+		if q.rcq == q.scq {
+			break
+		}
+	}
+	c.p.count(func(n *verbs.ResourceCount) { n.QPs-- })
+}
+
+// Destroy is rdma_destroy_id (after rdma_destroy_qp if the id still has a
+// QP, as librdmacm requires).
+func (c *cmID) Destroy() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id == nil {
+		return errDestroyed("rdma_destroy_id", "rdma_cm_id")
+	}
+	if c.qp != nil {
+		c.destroyQPLocked()
+	}
+	id := c.id
+	if rc, err := C.rt_destroy_id(c.p.rt, id); rc != 0 {
+		return cErr("rdma_destroy_id", err, "")
+	}
+	c.id = nil
+	c.p.mu.Lock()
+	delete(c.p.ids, id)
+	c.p.live.IDs--
+	c.p.mu.Unlock()
+	c.ch.ids.Add(-1)
+	return nil
+}

@@ -1,0 +1,341 @@
+//go:build linux && cgo
+
+package rdmacore
+
+/*
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// protDomain is an ibv_pd.
+type protDomain struct {
+	p   *Provider
+	dev *device
+
+	mu    sync.Mutex
+	pd    *C.struct_ibv_pd // nil once deallocated
+	users int              // MRs and QPs on this PD
+}
+
+var _ verbs.PD = (*protDomain)(nil)
+
+func (d *protDomain) Handle() uint32 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pd == nil {
+		return 0
+	}
+	return uint32(d.pd.handle)
+}
+
+// RegMR allocates zeroed page-aligned memory with posix_memalign (never the
+// Go heap) and registers it with ibv_reg_mr.
+func (d *protDomain) RegMR(length int, access verbs.Access) (verbs.MR, error) {
+	if length <= 0 || length > 1<<30 {
+		return nil, verbs.Errorf("ibv_reg_mr", syscall.EINVAL, "length %d", length)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pd == nil {
+		return nil, errDestroyed("ibv_reg_mr", "pd")
+	}
+	mem := C.rt_alloc(C.size_t(length))
+	if mem == nil {
+		return nil, verbs.Errorf("posix_memalign", syscall.ENOMEM, "%d bytes", length)
+	}
+	mr, err := C.rt_reg_mr(d.p.rt, d.pd, mem, C.size_t(length), C.int(access))
+	if mr == nil {
+		C.free(mem)
+		return nil, cErr("ibv_reg_mr", err, fmt.Sprintf("length %d access %s", length, access))
+	}
+	d.users++
+	d.p.count(func(c *verbs.ResourceCount) { c.MRs++ })
+	return &memRegion{p: d.p, pd: d, mr: mr, mem: mem, length: length, access: access,
+		addr: uint64(uintptr(mr.addr)), lkey: uint32(mr.lkey), rkey: uint32(mr.rkey)}, nil
+}
+
+// Dealloc is ibv_dealloc_pd (EBUSY while MRs or QPs use the PD).
+func (d *protDomain) Dealloc() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pd == nil {
+		return errDestroyed("ibv_dealloc_pd", "pd")
+	}
+	if d.users > 0 {
+		return &verbs.Error{Func: "ibv_dealloc_pd", Errno: syscall.EBUSY,
+			Detail: fmt.Sprintf("%d MR(s)/QP(s) still use this PD", d.users)}
+	}
+	if rc := C.rt_dealloc_pd(d.p.rt, d.pd); rc != 0 {
+		return rcErr("ibv_dealloc_pd", rc, "")
+	}
+	d.pd = nil
+	d.p.count(func(c *verbs.ResourceCount) { c.PDs-- })
+	return nil
+}
+
+// memRegion is an ibv_mr and the C memory it covers.
+type memRegion struct {
+	p  *Provider
+	pd *protDomain
+
+	mu     sync.RWMutex
+	mr     *C.struct_ibv_mr // nil once deregistered
+	mem    unsafe.Pointer
+	length int
+	access verbs.Access
+
+	addr       uint64
+	lkey, rkey uint32
+}
+
+var _ verbs.MR = (*memRegion)(nil)
+
+func (m *memRegion) Addr() uint64         { return m.addr }
+func (m *memRegion) Len() int             { return m.length }
+func (m *memRegion) LKey() uint32         { return m.lkey }
+func (m *memRegion) RKey() uint32         { return m.rkey }
+func (m *memRegion) Access() verbs.Access { return m.access }
+
+func (m *memRegion) bounds(fn string, off, n int) error {
+	if off < 0 || n < 0 || off > m.length || n > m.length-off {
+		return &verbs.Error{Func: fn, Errno: syscall.EFAULT,
+			Detail: fmt.Sprintf("offset %d + %d bytes is outside the %d-byte MR", off, n, m.length)}
+	}
+	return nil
+}
+
+// Read copies n bytes at off out of the MR.
+func (m *memRegion) Read(off, n int) ([]byte, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.mr == nil {
+		return nil, errDestroyed("memcpy", "mr")
+	}
+	if err := m.bounds("memcpy", off, n); err != nil {
+		return nil, err
+	}
+	out := make([]byte, n)
+	copy(out, unsafe.Slice((*byte)(m.mem), m.length)[off:off+n])
+	return out, nil
+}
+
+// Write copies b into the MR at off.
+func (m *memRegion) Write(off int, b []byte) error {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.mr == nil {
+		return errDestroyed("memcpy", "mr")
+	}
+	if err := m.bounds("memcpy", off, len(b)); err != nil {
+		return err
+	}
+	copy(unsafe.Slice((*byte)(m.mem), m.length)[off:], b)
+	return nil
+}
+
+// Dereg is ibv_dereg_mr, then free of the memory.
+func (m *memRegion) Dereg() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mr == nil {
+		return errDestroyed("ibv_dereg_mr", "mr")
+	}
+	if rc := C.rt_dereg_mr(m.p.rt, m.mr); rc != 0 {
+		return rcErr("ibv_dereg_mr", rc, "")
+	}
+	m.mr = nil
+	C.free(m.mem)
+	m.mem = nil
+	m.pd.mu.Lock()
+	m.pd.users--
+	m.pd.mu.Unlock()
+	m.p.count(func(c *verbs.ResourceCount) { c.MRs-- })
+	return nil
+}
+
+// compQueue is an ibv_cq.
+type compQueue struct {
+	p *Provider
+
+	mu    sync.RWMutex
+	pollM sync.Mutex // one poller at a time
+	cq    *C.struct_ibv_cq
+	cqe   int
+	users int // QPs using the CQ
+}
+
+var _ verbs.CQ = (*compQueue)(nil)
+
+func (q *compQueue) CQE() int { return q.cqe }
+
+// Poll is ibv_poll_cq: it never blocks.
+func (q *compQueue) Poll(max int) ([]verbs.WC, error) {
+	if max <= 0 {
+		return nil, nil
+	}
+	if max > 4096 {
+		max = 4096
+	}
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	if q.cq == nil {
+		return nil, errDestroyed("ibv_poll_cq", "cq")
+	}
+	q.pollM.Lock()
+	defer q.pollM.Unlock()
+	buf := make([]C.struct_rt_wc, max)
+	n := C.rt_poll_cq(q.cq, C.int(max), &buf[0])
+	if n < 0 {
+		return nil, rcErr("ibv_poll_cq", n, "")
+	}
+	out := make([]verbs.WC, int(n))
+	for i := range out {
+		w := &buf[i]
+		out[i] = verbs.WC{
+			WRID:      uint64(w.wr_id),
+			Status:    verbs.WCStatus(w.status),
+			Opcode:    verbs.WCOpcode(w.opcode),
+			VendorErr: uint32(w.vendor_err),
+			ByteLen:   uint32(w.byte_len),
+			ImmData:   uint32(w.imm_host),
+			HasImm:    w.has_imm != 0,
+			QPNum:     uint32(w.qp_num),
+			SrcQP:     uint32(w.src_qp),
+		}
+	}
+	return out, nil
+}
+
+// Destroy is ibv_destroy_cq (EBUSY while a QP uses it).
+func (q *compQueue) Destroy() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.cq == nil {
+		return errDestroyed("ibv_destroy_cq", "cq")
+	}
+	if q.users > 0 {
+		return &verbs.Error{Func: "ibv_destroy_cq", Errno: syscall.EBUSY,
+			Detail: fmt.Sprintf("%d QP(s) still use this CQ", q.users)}
+	}
+	if rc := C.rt_destroy_cq(q.p.rt, q.cq); rc != 0 {
+		return rcErr("ibv_destroy_cq", rc, "")
+	}
+	q.cq = nil
+	q.p.count(func(c *verbs.ResourceCount) { c.CQs-- })
+	return nil
+}
+
+// queuePair is an ibv_qp created by rdma_create_qp; the cmID owns it.
+type queuePair struct {
+	p        *Provider
+	typ      verbs.QPType
+	num      uint32
+	pd       *protDomain
+	scq, rcq *compQueue
+
+	mu sync.RWMutex
+	qp *C.struct_ibv_qp // nil once destroyed
+}
+
+var _ verbs.QP = (*queuePair)(nil)
+
+func (q *queuePair) Num() uint32        { return q.num }
+func (q *queuePair) Type() verbs.QPType { return q.typ }
+
+const maxSGE = 32
+
+func sgl(fn string, in []verbs.SGE) ([]C.struct_ibv_sge, error) {
+	if len(in) > maxSGE {
+		return nil, verbs.Errorf(fn, syscall.EINVAL, "num_sge %d", len(in))
+	}
+	out := make([]C.struct_ibv_sge, len(in)+1) // +1: never an empty slice
+	for i, s := range in {
+		out[i].addr = C.uint64_t(s.Addr)
+		out[i].length = C.uint32_t(s.Length)
+		out[i].lkey = C.uint32_t(s.LKey)
+	}
+	return out, nil
+}
+
+// PostSend is ibv_post_send with one WR; a non-zero return is the errno.
+func (q *queuePair) PostSend(wr verbs.SendWR) error {
+	sges, err := sgl("ibv_post_send", wr.SGList)
+	if err != nil {
+		return err
+	}
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	if q.qp == nil {
+		return errDestroyed("ibv_post_send", "qp")
+	}
+	rc := C.rt_post_send(q.qp, C.uint64_t(wr.WRID), C.int(wr.Opcode), C.uint(wr.Flags),
+		&sges[0], C.int(len(wr.SGList)), C.uint64_t(wr.RemoteAddr), C.uint32_t(wr.RKey), C.uint32_t(wr.ImmData))
+	if rc != 0 {
+		return rcErr("ibv_post_send", rc, fmt.Sprintf("%s wr_id %d", wr.Opcode, wr.WRID))
+	}
+	return nil
+}
+
+// PostRecv is ibv_post_recv with one WR.
+func (q *queuePair) PostRecv(wr verbs.RecvWR) error {
+	sges, err := sgl("ibv_post_recv", wr.SGList)
+	if err != nil {
+		return err
+	}
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	if q.qp == nil {
+		return errDestroyed("ibv_post_recv", "qp")
+	}
+	if rc := C.rt_post_recv(q.qp, C.uint64_t(wr.WRID), &sges[0], C.int(len(wr.SGList))); rc != 0 {
+		return rcErr("ibv_post_recv", rc, fmt.Sprintf("wr_id %d", wr.WRID))
+	}
+	return nil
+}
+
+// Query is ibv_query_qp for the attributes the tour shows.
+func (q *queuePair) Query() (verbs.QPAttr, error) {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	if q.qp == nil {
+		return verbs.QPAttr{}, errDestroyed("ibv_query_qp", "qp")
+	}
+	var a C.struct_ibv_qp_attr
+	var ia C.struct_ibv_qp_init_attr
+	if rc := C.rt_query_qp(q.p.rt, q.qp, &a, &ia); rc != 0 {
+		return verbs.QPAttr{}, rcErr("ibv_query_qp", rc, "")
+	}
+	return verbs.QPAttr{
+		State:         verbs.QPState(a.qp_state),
+		PathMTU:       mtuToBytes(a.path_mtu),
+		DestQPNum:     uint32(a.dest_qp_num),
+		RQPSN:         uint32(a.rq_psn),
+		SQPSN:         uint32(a.sq_psn),
+		QKey:          uint32(a.qkey),
+		AccessFlags:   verbs.Access(a.qp_access_flags),
+		MaxRdAtomic:   uint8(a.max_rd_atomic),
+		MaxDestRdAtom: uint8(a.max_dest_rd_atomic),
+		MinRNRTimer:   uint8(a.min_rnr_timer),
+		Timeout:       uint8(a.timeout),
+		RetryCnt:      uint8(a.retry_cnt),
+		RNRRetry:      uint8(a.rnr_retry),
+		PortNum:       uint8(a.port_num),
+		Cap: verbs.QPCap{
+			MaxSendWR:     uint32(a.cap.max_send_wr),
+			MaxRecvWR:     uint32(a.cap.max_recv_wr),
+			MaxSendSGE:    uint32(a.cap.max_send_sge),
+			MaxRecvSGE:    uint32(a.cap.max_recv_sge),
+			MaxInlineData: uint32(a.cap.max_inline_data),
+		},
+	}, nil
+}

@@ -1,0 +1,306 @@
+//go:build linux && cgo
+
+#include "shim.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#define LOAD(h, field, name, required)                                         \
+	do {                                                                   \
+		*(void **)(&rt->field) = dlsym(h, name);                       \
+		if (!rt->field && required) {                                  \
+			snprintf(err, errlen, "%s: symbol %s not found", libname, name); \
+			*which = 3;                                            \
+			goto fail;                                             \
+		}                                                              \
+	} while (0)
+
+struct rt *rt_open(const char *verbs_lib, const char *cm_lib, char *err, size_t errlen,
+		   int *which)
+{
+	struct rt *rt = calloc(1, sizeof(*rt));
+	const char *libname;
+	const char *e;
+
+	if (!rt) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	libname = verbs_lib;
+	*which = 1;
+	rt->verbs_handle = dlopen(verbs_lib, RTLD_NOW | RTLD_GLOBAL);
+	if (!rt->verbs_handle) {
+		e = dlerror();
+		snprintf(err, errlen, "%s", e ? e : "dlopen failed");
+		goto fail;
+	}
+	LOAD(rt->verbs_handle, get_device_list, "ibv_get_device_list", 1);
+	LOAD(rt->verbs_handle, free_device_list, "ibv_free_device_list", 1);
+	LOAD(rt->verbs_handle, get_device_name, "ibv_get_device_name", 1);
+	LOAD(rt->verbs_handle, get_device_guid, "ibv_get_device_guid", 1);
+	LOAD(rt->verbs_handle, open_device, "ibv_open_device", 1);
+	LOAD(rt->verbs_handle, close_device, "ibv_close_device", 1);
+	LOAD(rt->verbs_handle, query_device, "ibv_query_device", 1);
+	LOAD(rt->verbs_handle, query_port, "ibv_query_port", 1);
+	LOAD(rt->verbs_handle, query_gid, "ibv_query_gid", 1);
+	LOAD(rt->verbs_handle, query_gid_table, "_ibv_query_gid_table", 0);
+	LOAD(rt->verbs_handle, alloc_pd, "ibv_alloc_pd", 1);
+	LOAD(rt->verbs_handle, dealloc_pd, "ibv_dealloc_pd", 1);
+	LOAD(rt->verbs_handle, create_cq, "ibv_create_cq", 1);
+	LOAD(rt->verbs_handle, destroy_cq, "ibv_destroy_cq", 1);
+	/* ibv_reg_mr is a macro around __ibv_reg_mr in verbs.h; the exported
+	 * function ibv_reg_mr is what it calls for plain access flags. */
+	LOAD(rt->verbs_handle, reg_mr, "ibv_reg_mr", 1);
+	LOAD(rt->verbs_handle, dereg_mr, "ibv_dereg_mr", 1);
+	LOAD(rt->verbs_handle, query_qp, "ibv_query_qp", 1);
+	LOAD(rt->verbs_handle, wc_status_str, "ibv_wc_status_str", 1);
+
+	libname = cm_lib;
+	*which = 2;
+	rt->cm_handle = dlopen(cm_lib, RTLD_NOW | RTLD_GLOBAL);
+	if (!rt->cm_handle) {
+		e = dlerror();
+		snprintf(err, errlen, "%s", e ? e : "dlopen failed");
+		goto fail;
+	}
+	LOAD(rt->cm_handle, create_event_channel, "rdma_create_event_channel", 1);
+	LOAD(rt->cm_handle, destroy_event_channel, "rdma_destroy_event_channel", 1);
+	LOAD(rt->cm_handle, create_id, "rdma_create_id", 1);
+	LOAD(rt->cm_handle, destroy_id, "rdma_destroy_id", 1);
+	LOAD(rt->cm_handle, bind_addr, "rdma_bind_addr", 1);
+	LOAD(rt->cm_handle, listen, "rdma_listen", 1);
+	LOAD(rt->cm_handle, resolve_addr, "rdma_resolve_addr", 1);
+	LOAD(rt->cm_handle, resolve_route, "rdma_resolve_route", 1);
+	LOAD(rt->cm_handle, connect, "rdma_connect", 1);
+	LOAD(rt->cm_handle, accept, "rdma_accept", 1);
+	LOAD(rt->cm_handle, reject, "rdma_reject", 1);
+	LOAD(rt->cm_handle, disconnect, "rdma_disconnect", 1);
+	LOAD(rt->cm_handle, create_qp, "rdma_create_qp", 1);
+	LOAD(rt->cm_handle, destroy_qp, "rdma_destroy_qp", 1);
+	LOAD(rt->cm_handle, get_cm_event, "rdma_get_cm_event", 1);
+	LOAD(rt->cm_handle, ack_cm_event, "rdma_ack_cm_event", 1);
+	LOAD(rt->cm_handle, event_str, "rdma_event_str", 1);
+	*which = 0;
+	return rt;
+
+fail:
+	rt_close(rt);
+	return NULL;
+}
+
+void rt_close(struct rt *rt)
+{
+	/* Only for a half-loaded table: once a provider is open, librdmacm
+	 * holds device contexts for the life of the process, so the
+	 * libraries stay loaded (dlopen is reference counted). */
+	if (!rt)
+		return;
+	if (rt->cm_handle)
+		dlclose(rt->cm_handle);
+	if (rt->verbs_handle)
+		dlclose(rt->verbs_handle);
+	free(rt);
+}
+
+int rt_wait_fd(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, timeout_ms);
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	return n > 0;
+}
+
+int rt_set_nonblock(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+int rt_get_event(struct rt *rt, struct rdma_event_channel *ch, struct rt_event *out)
+{
+	struct rdma_cm_event *ev = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (rt->get_cm_event(ch, &ev))
+		return errno ? -errno : -EIO;
+	out->id = ev->id;
+	out->listen_id = ev->listen_id;
+	out->type = ev->event;
+	out->status = ev->status;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+	case RDMA_CM_EVENT_ESTABLISHED:
+	case RDMA_CM_EVENT_REJECTED:
+		out->has_conn = 1;
+		if (ev->param.conn.private_data && ev->param.conn.private_data_len) {
+			out->private_data_len = ev->param.conn.private_data_len;
+			memcpy(out->private_data, ev->param.conn.private_data,
+			       out->private_data_len);
+		}
+		out->responder_resources = ev->param.conn.responder_resources;
+		out->initiator_depth = ev->param.conn.initiator_depth;
+		out->rnr_retry_count = ev->param.conn.rnr_retry_count;
+		out->qp_num = ev->param.conn.qp_num;
+		break;
+	default:
+		break;
+	}
+	rt->ack_cm_event(ev);
+	return 0;
+}
+
+void rt_make_sa(struct sockaddr_storage *ss, int family, const uint8_t *ip, uint16_t port)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		memcpy(&s6->sin6_addr, ip, 16);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		memcpy(&s4->sin_addr, ip, 4);
+	}
+}
+
+int rt_read_sa(const struct sockaddr *sa, uint8_t *ip, uint16_t *port)
+{
+	if (!sa)
+		return 0;
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+		memcpy(ip, &s4->sin_addr, 4);
+		*port = ntohs(s4->sin_port);
+		return AF_INET;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+		memcpy(ip, &s6->sin6_addr, 16);
+		*port = ntohs(s6->sin6_port);
+		return AF_INET6;
+	}
+	return 0;
+}
+
+struct sockaddr *rt_local_addr(struct rdma_cm_id *id)
+{
+	return &id->route.addr.src_addr;
+}
+
+struct sockaddr *rt_peer_addr(struct rdma_cm_id *id)
+{
+	return &id->route.addr.dst_addr;
+}
+
+/* What the ibv_query_port macro expands to, calling the exported
+ * ibv_query_port through the table only in the fallback. */
+int rt_query_port(struct rt *rt, struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr)
+{
+	struct verbs_context *vctx = verbs_get_ctx_op(ctx, query_port);
+
+	memset(attr, 0, sizeof(*attr));
+	if (!vctx)
+		return rt->query_port(ctx, port, (struct _compat_ibv_port_attr *)attr);
+	return vctx->query_port(ctx, port, attr, sizeof(*attr));
+}
+
+int rt_post_send(struct ibv_qp *qp, uint64_t wr_id, int opcode, unsigned int flags,
+		 struct ibv_sge *sges, int num_sge, uint64_t remote_addr, uint32_t rkey,
+		 uint32_t imm_host)
+{
+	struct ibv_send_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = (enum ibv_wr_opcode)opcode;
+	wr.send_flags = flags;
+	wr.sg_list = num_sge ? sges : NULL;
+	wr.num_sge = num_sge;
+	wr.wr.rdma.remote_addr = remote_addr;
+	wr.wr.rdma.rkey = rkey;
+	wr.imm_data = htonl(imm_host);
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+int rt_post_recv(struct ibv_qp *qp, uint64_t wr_id, struct ibv_sge *sges, int num_sge)
+{
+	struct ibv_recv_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = num_sge ? sges : NULL;
+	wr.num_sge = num_sge;
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+int rt_poll_cq(struct ibv_cq *cq, int n, struct rt_wc *out)
+{
+	struct ibv_wc wc[16];
+	int total = 0;
+
+	while (total < n) {
+		int want = n - total > 16 ? 16 : n - total;
+		int got = ibv_poll_cq(cq, want, wc);
+
+		if (got < 0)
+			return total ? total : (got == -1 ? -EIO : got);
+		for (int i = 0; i < got; i++) {
+			struct rt_wc *o = &out[total + i];
+			o->wr_id = wc[i].wr_id;
+			o->status = wc[i].status;
+			o->opcode = wc[i].opcode;
+			o->vendor_err = wc[i].vendor_err;
+			o->byte_len = wc[i].byte_len;
+			o->has_imm = (wc[i].wc_flags & IBV_WC_WITH_IMM) != 0;
+			o->imm_host = o->has_imm ? ntohl(wc[i].imm_data) : 0;
+			o->qp_num = wc[i].qp_num;
+			o->src_qp = wc[i].src_qp;
+		}
+		total += got;
+		if (got < want)
+			break;
+	}
+	return total;
+}
+
+int rt_query_qp(struct rt *rt, struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		struct ibv_qp_init_attr *init)
+{
+	int mask = IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		   IBV_QP_SQ_PSN | IBV_QP_ACCESS_FLAGS | IBV_QP_MAX_QP_RD_ATOMIC |
+		   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
+		   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_PORT | IBV_QP_CAP;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	return rt->query_qp(qp, attr, mask, init);
+}
+
+void *rt_alloc(size_t len)
+{
+	void *p = NULL;
+	size_t page = 4096;
+	size_t size = (len + page - 1) / page * page;
+
+	if (size == 0)
+		size = page;
+	if (posix_memalign(&p, page, size))
+		return NULL;
+	memset(p, 0, size);
+	return p;
+}
