@@ -1,0 +1,170 @@
+package docs_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/rdmatour/rdmatour/docs"
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+func TestEveryStepHasPages(t *testing.T) {
+	ids := steps.AllStepIDs()
+	if len(ids) == 0 {
+		t.Fatal("steps.AllStepIDs() is empty")
+	}
+	for _, id := range ids {
+		for _, lang := range docs.Langs {
+			if _, err := docs.Page(lang, id); err != nil {
+				t.Errorf("step %q: %v (want docs/%s/%s.md)", id, err, lang, id)
+			}
+		}
+	}
+}
+
+func TestLanguagesInStep(t *testing.T) {
+	en, zh := docs.IDs("en"), docs.IDs("zh")
+	if len(en) == 0 || len(zh) == 0 {
+		t.Fatalf("no pages: en=%d zh=%d", len(en), len(zh))
+	}
+	has := func(list []string) map[string]bool {
+		m := map[string]bool{}
+		for _, id := range list {
+			m[id] = true
+		}
+		return m
+	}
+	enSet, zhSet := has(en), has(zh)
+	for _, id := range en {
+		if !zhSet[id] {
+			t.Errorf("docs/en/%s.md has no docs/zh twin", id)
+		}
+	}
+	for _, id := range zh {
+		if !enSet[id] {
+			t.Errorf("docs/zh/%s.md has no docs/en twin", id)
+		}
+	}
+}
+
+func TestPageShape(t *testing.T) {
+	for _, lang := range docs.Langs {
+		want := docs.RequiredSections[lang]
+		for _, id := range docs.IDs(lang) {
+			name := "docs/" + lang + "/" + id + ".md"
+			page, err := docs.Page(lang, id)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			if strings.TrimSpace(page) == "" {
+				t.Errorf("%s is empty", name)
+				continue
+			}
+			if !utf8.ValidString(page) {
+				t.Errorf("%s is not valid UTF-8", name)
+			}
+			if docs.Title(page) == "" {
+				t.Errorf("%s: first line must be a `# <title>` heading, got %q", name, strings.SplitN(page, "\n", 2)[0])
+			}
+			if got := docs.Sections(page); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: level-2 sections\n got  %q\n want %q", name, got, want)
+			}
+			checkSectionsNotEmpty(t, name, page)
+			checkTables(t, name, page)
+		}
+	}
+}
+
+// checkSectionsNotEmpty fails when a section has no text under it.
+func checkSectionsNotEmpty(t *testing.T, name, page string) {
+	t.Helper()
+	var cur string
+	body := map[string]int{}
+	for _, line := range strings.Split(page, "\n") {
+		if strings.HasPrefix(line, "## ") {
+			cur = line
+			body[cur] = 0
+			continue
+		}
+		if cur != "" && strings.TrimSpace(line) != "" {
+			body[cur]++
+		}
+	}
+	for h, n := range body {
+		if n == 0 {
+			t.Errorf("%s: section %q is empty", name, h)
+		}
+	}
+}
+
+// checkTables keeps Markdown tables narrow enough for an 80-column
+// terminal.
+func checkTables(t *testing.T, name, page string) {
+	t.Helper()
+	for i, line := range strings.Split(page, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "|") && utf8.RuneCountInString(line) > 70 {
+			t.Errorf("%s:%d: table row wider than 70 columns", name, i+1)
+		}
+	}
+}
+
+func TestTitlesMatchAcrossLanguages(t *testing.T) {
+	// Same page, same place in the tour: both languages must at least have
+	// a title; a very short zh page next to a long en page hints at a
+	// missing part.
+	for _, id := range docs.IDs("en") {
+		en, err1 := docs.Page("en", id)
+		zh, err2 := docs.Page("zh", id)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if len([]rune(zh))*4 < len([]rune(en)) {
+			t.Errorf("%s: zh page (%d runes) is much shorter than en (%d runes)", id, len([]rune(zh)), len([]rune(en)))
+		}
+	}
+}
+
+func TestSections(t *testing.T) {
+	md := "# T\n\nintro\n## One\ntext\n### sub\n##Not\n  ## Two ##\n```\n## in code\n```\n    ## indented code\n## Three\r\n"
+	got := docs.Sections(md)
+	want := []string{"One", "Two", "Three"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Sections = %q, want %q", got, want)
+	}
+	if got := docs.Sections("no headings"); len(got) != 0 {
+		t.Fatalf("Sections(no headings) = %q", got)
+	}
+}
+
+func TestTitle(t *testing.T) {
+	cases := map[string]string{
+		"# Hello\n## x": "Hello",
+		"#Hello":        "",
+		"\n# Hello":     "",
+		"":              "",
+		"# 创建 PD\r\n":   "创建 PD",
+	}
+	for in, want := range cases {
+		if got := docs.Title(in); got != want {
+			t.Errorf("Title(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestPageErrors(t *testing.T) {
+	if _, err := docs.Page("fr", "create-id"); err == nil {
+		t.Error("Page(fr) did not fail")
+	}
+	if _, err := docs.Page("en", "no-such-step"); err == nil {
+		t.Error("Page(en, no-such-step) did not fail")
+	}
+	if _, err := docs.Page("en", "../docs"); err == nil {
+		t.Error("Page with a path did not fail")
+	}
+	if ids := docs.IDs("fr"); ids != nil {
+		t.Errorf("IDs(fr) = %q", ids)
+	}
+}
