@@ -665,31 +665,38 @@ func cString(b []byte) string {
 
 func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
 	s.mu.Lock()
-	already := s.disconnected
+	peerFirst := s.disconnected
 	s.mu.Unlock()
-	if !already {
+	if !peerFirst {
 		// The peer may have hung up first (both sides disconnect at the
 		// end of the tour): look for its DREQ before sending ours.
 		if err := s.checkPeerGone(ctx); err != nil {
-			already = true
+			peerFirst = true
 		}
 	}
-	if already {
-		s.recordQPState()
-		return Outcome{Call: "rdma_get_cm_event(ec, &event) = 0  /* RDMA_CM_EVENT_DISCONNECTED: the peer hung up first */",
-			Results: []KV{{"event", verbs.EventDisconnected.String()}}}, nil
-	}
-	if err := s.id.Disconnect(); err != nil {
+	// rdma_disconnect is also how a side answers the peer's DREQ (with a
+	// DREP): without it the peer waits for its DREQ to time out.
+	err := s.id.Disconnect()
+	s.set(func() { s.disconnected = true })
+	if err != nil && !peerFirst {
 		return Outcome{Call: "rdma_disconnect(id) = -1"}, err
 	}
-	s.set(func() { s.disconnected = true })
-	s.sent("DREQ", "")
 	state := s.recordQPState()
+	if peerFirst {
+		s.sent("DREP", "")
+		return Outcome{Call: "rdma_get_cm_event(ec, &event) = 0  /* RDMA_CM_EVENT_DISCONNECTED: the peer hung up first */\nrdma_disconnect(id) = 0  /* answers with a DREP */",
+			Results: []KV{{"event", verbs.EventDisconnected.String()}, {"QP state", state}},
+			Note: Text{"The peer disconnected first; rdma_disconnect here answers its DREQ so it need not wait for a timeout.",
+				"对端先断开了；这里调用 rdma_disconnect 是为了回应它的 DREQ（发 DREP），免得对端一直等到超时。"}}, nil
+	}
+	s.sent("DREQ", "")
 	out := Outcome{Call: "rdma_disconnect(id) = 0", Results: []KV{{"QP state", state}}}
-	// Both sides see DISCONNECTED. The seed does not wait for it; we wait
-	// briefly so the screen can show it, and do not fail if it is late.
-	ev, err := s.waitEvent(ctx, verbs.EventDisconnected, 2*time.Second)
-	if err == nil {
+	// Both sides see DISCONNECTED, this one when the peer answers the DREQ.
+	// The seed does not wait for it; we wait briefly so the screen can show
+	// it, and do not fail if it is late.
+	ev, werr := s.waitEvent(ctx, verbs.EventDisconnected, 2*time.Second)
+	if werr == nil {
+		s.got("DREP", "")
 		out.Call += "\nrdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */; rdma_ack_cm_event(event)"
 		out.Results = append(out.Results, KV{"event", ev.Type.String()})
 	}

@@ -1,0 +1,217 @@
+package steps_test
+
+import (
+	"context"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/verbs"
+	"github.com/rdmatour/rdmatour/verbs/sim"
+)
+
+var loopback = netip.MustParseAddr("127.0.0.1")
+
+// pair is a server and a client session, each on its own simulated NIC,
+// as two machines would be.
+type pair struct {
+	srv, cli         *steps.Session
+	srvNIC, cliNIC   verbs.Provider
+	plan             []steps.Turn
+	sessions         map[steps.Role]*steps.Session
+	serverListenStep int
+}
+
+func newPair(t *testing.T, n steps.Notify, msg string) *pair {
+	t.Helper()
+	p := &pair{srvNIC: sim.New(sim.Options{}), cliNIC: sim.New(sim.Options{})}
+	var err error
+	p.srv, err = steps.NewSession(steps.Config{Role: steps.Server, Notify: n, Provider: p.srvNIC,
+		Bind: netip.AddrPortFrom(loopback, 0), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The client needs the server's port: run the server to its listen step.
+	for _, st := range p.srv.Steps() {
+		p.serverListenStep++
+		if _, err := p.srv.RunNext(context.Background()); err != nil {
+			t.Fatalf("server %s: %v", st.ID, err)
+		}
+		if st.ID == "listen" {
+			break
+		}
+	}
+	port := p.srv.Snapshot().CMID.Local
+	server, err := netip.ParseAddrPort(port)
+	if err != nil {
+		t.Fatalf("server local address %q: %v", port, err)
+	}
+	p.cli, err = steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: p.cliNIC,
+		Server: server, Message: msg, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.sessions = map[steps.Role]*steps.Session{steps.Server: p.srv, steps.Client: p.cli}
+	p.plan = steps.DemoPlan(p.srv.Steps(), p.cli.Steps())
+	t.Cleanup(func() { p.srv.Close(); p.cli.Close() })
+	return p
+}
+
+// runTurns runs the demo plan from the first turn not yet taken, up to
+// (not including) turn k; -1 runs everything.
+func (p *pair) runTurns(t *testing.T, k int) {
+	t.Helper()
+	for i, turn := range p.plan {
+		if k >= 0 && i >= k {
+			return
+		}
+		s := p.sessions[turn.Side]
+		if s.Next() > turn.Index {
+			continue // already run (the server's opening steps)
+		}
+		id := s.Steps()[turn.Index].ID
+		if _, err := s.RunNext(context.Background()); err != nil {
+			t.Fatalf("turn %d %s %s: %v", i, turn.Side, id, err)
+		}
+	}
+}
+
+func TestToursOnSimulatedNIC(t *testing.T) {
+	tests := []struct {
+		notify     steps.Notify
+		msg        string
+		wantNotice string
+		// server completions (opcode), client completions (opcode)
+		srvOps []verbs.WCOpcode
+		cliOps []verbs.WCOpcode
+	}{
+		{steps.NotifySend, "hello over SEND", steps.DoneText,
+			[]verbs.WCOpcode{verbs.WCRecv}, []verbs.WCOpcode{verbs.WCRDMAWrite, verbs.WCSend}},
+		{steps.NotifyDoorbell, "hello over doorbell", "doorbell=1",
+			nil, []verbs.WCOpcode{verbs.WCRDMAWrite, verbs.WCRDMAWrite}},
+		{steps.NotifyImm, "hello with imm", "imm_data=0x1234abcd",
+			[]verbs.WCOpcode{verbs.WCRecvRDMAWithImm}, []verbs.WCOpcode{verbs.WCRDMAWrite}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.notify.String(), func(t *testing.T) {
+			p := newPair(t, tt.notify, tt.msg)
+			p.runTurns(t, -1)
+			for _, s := range []*steps.Session{p.srv, p.cli} {
+				if done, failed := s.Done(); !done || failed {
+					t.Fatalf("%s: done=%v failed=%v", s.Config().Role, done, failed)
+				}
+			}
+			snap := p.srv.Snapshot()
+			if snap.Result == nil {
+				t.Fatal("server has no result")
+			}
+			if snap.Result.Message != tt.msg || snap.Result.Via != tt.notify || snap.Result.Notice != tt.wantNotice {
+				t.Errorf("server result = %+v, want message %q via %s notice %q", *snap.Result, tt.msg, tt.notify, tt.wantNotice)
+			}
+			checkOps(t, "server", snap, tt.srvOps)
+			checkOps(t, "client", p.cli.Snapshot(), tt.cliOps)
+			for name, nic := range map[string]verbs.Provider{"server": p.srvNIC, "client": p.cliNIC} {
+				if live := nic.Live(); live.Total() != 0 {
+					t.Errorf("%s leaked %+v", name, live)
+				}
+			}
+		})
+	}
+}
+
+func checkOps(t *testing.T, side string, snap steps.Snapshot, want []verbs.WCOpcode) {
+	t.Helper()
+	var got []verbs.WC
+	if snap.CQ != nil {
+		got = snap.CQ.Completions
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s completions = %+v, want opcodes %v", side, got, want)
+	}
+	for i, wc := range got {
+		if wc.Opcode != want[i] || wc.Status != verbs.WCSuccess {
+			t.Errorf("%s completion %d = %s %s, want %s success", side, i, wc.Opcode, wc.Status, want[i])
+		}
+	}
+}
+
+// Quitting after any step on either side must release every resource on
+// both simulated NICs.
+func TestQuitAfterEveryTurnReleasesEverything(t *testing.T) {
+	for _, n := range []steps.Notify{steps.NotifySend, steps.NotifyDoorbell, steps.NotifyImm} {
+		plan := len(newPairPlan(n))
+		for k := 0; k <= plan; k++ {
+			p := newPair(t, n, "quit test")
+			p.runTurns(t, k)
+			for _, side := range []*steps.Session{p.cli, p.srv} {
+				if _, err := side.Close(); err != nil {
+					t.Errorf("%s k=%d: close: %v", n, k, err)
+				}
+			}
+			for name, nic := range map[string]verbs.Provider{"server": p.srvNIC, "client": p.cliNIC} {
+				if live := nic.Live(); live.Total() != 0 {
+					t.Errorf("%s k=%d: %s leaked %+v", n, k, name, live)
+				}
+			}
+		}
+	}
+}
+
+func newPairPlan(n steps.Notify) []steps.Turn {
+	srv, _ := steps.NewSession(steps.Config{Role: steps.Server, Provider: sim.New(sim.Options{})})
+	cli, _ := steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: sim.New(sim.Options{}),
+		Server: netip.AddrPortFrom(loopback, 1)})
+	return steps.DemoPlan(srv.Steps(), cli.Steps())
+}
+
+func TestDemoPlanCoversEveryStepOnce(t *testing.T) {
+	for _, n := range []steps.Notify{steps.NotifySend, steps.NotifyDoorbell, steps.NotifyImm} {
+		srv, _ := steps.NewSession(steps.Config{Role: steps.Server, Provider: sim.New(sim.Options{})})
+		cli, _ := steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: sim.New(sim.Options{}),
+			Server: netip.AddrPortFrom(loopback, 1)})
+		plan := steps.DemoPlan(srv.Steps(), cli.Steps())
+		next := map[steps.Role]int{}
+		for _, turn := range plan {
+			if turn.Index != next[turn.Side] {
+				t.Fatalf("%s: %s step %d out of order (want %d)", n, turn.Side, turn.Index, next[turn.Side])
+			}
+			next[turn.Side]++
+		}
+		if next[steps.Server] != len(srv.Steps()) || next[steps.Client] != len(cli.Steps()) {
+			t.Errorf("%s: plan covers %v, tours have %d and %d steps", n, next, len(srv.Steps()), len(cli.Steps()))
+		}
+	}
+}
+
+func TestRemoteInfoWireFormat(t *testing.T) {
+	info := steps.RemoteInfo{Addr: 0x00007f1234560000, RKey: 0x1234, Size: 4096,
+		DoorbellAddr: 0x00007f9876540000, DoorbellRKey: 0xabcd, DoorbellSize: 8}
+	raw := info.Marshal()
+	want := "00 00 7f 12 34 56 00 00 00 00 12 34 00 00 10 00 00 00 7f 98 76 54 00 00 00 00 ab cd 00 00 00 08"
+	if got := strings.TrimSpace(strings.ReplaceAll(hex(raw), "  ", " ")); got != want {
+		t.Errorf("wire bytes\n got %s\nwant %s", got, want)
+	}
+	padded := append(raw, make([]byte, 196-32)...)
+	back, err := steps.ParseRemoteInfo(padded)
+	if err != nil || back != info {
+		t.Errorf("ParseRemoteInfo(padded) = %+v, %v", back, err)
+	}
+	if _, err := steps.ParseRemoteInfo(raw[:31]); err == nil {
+		t.Error("31 bytes of private data parsed without error")
+	}
+}
+
+func hex(b []byte) string {
+	const digits = "0123456789abcdef"
+	var sb strings.Builder
+	for i, c := range b {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteByte(digits[c>>4])
+		sb.WriteByte(digits[c&15])
+	}
+	return sb.String()
+}
