@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+func TestParseArgs(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	none := env(nil)
+	tests := []struct {
+		name   string
+		args   []string
+		getenv func(string) string
+		check  func(t *testing.T, o options)
+		err    string // substring of a usage error; "" = no error
+	}{
+		{"seed server form", []string{"server", "7471"}, none, func(t *testing.T, o options) {
+			if o.cmd != "server" || o.port != 7471 {
+				t.Errorf("%+v", o)
+			}
+		}, ""},
+		{"server flags", []string{"server", "--port", "9000", "--bind", "10.0.0.1", "--notify", "imm", "--plain"}, none, func(t *testing.T, o options) {
+			if o.port != 9000 || o.bind != "10.0.0.1" || o.notify != steps.NotifyImm || !o.plain {
+				t.Errorf("%+v", o)
+			}
+		}, ""},
+		{"seed client with notify", []string{"client", "10.0.0.1", "7471", "doorbell"}, none, func(t *testing.T, o options) {
+			if o.server != "10.0.0.1" || o.port != 7471 || o.notify != steps.NotifyDoorbell || o.src != "" {
+				t.Errorf("%+v", o)
+			}
+		}, ""},
+		{"seed client with src and notify", []string{"client", "10.0.0.1", "7471", "10.0.0.2", "send"}, none, func(t *testing.T, o options) {
+			if o.src != "10.0.0.2" || o.notify != steps.NotifySend {
+				t.Errorf("%+v", o)
+			}
+		}, ""},
+		{"seed client with src only", []string{"client", "10.0.0.1", "7471", "10.0.0.2"}, none, func(t *testing.T, o options) {
+			if o.src != "10.0.0.2" || o.notify != steps.NotifySend {
+				t.Errorf("%+v", o)
+			}
+		}, ""},
+		{"flags after positionals", []string{"client", "server.lab", "--notify=imm", "--message", "hi", "--timeout", "5s"}, none, func(t *testing.T, o options) {
+			if o.server != "server.lab" || o.notify != steps.NotifyImm || o.message != "hi" || o.timeout != 5*time.Second || o.port != 7471 {
+				t.Errorf("%+v", o)
+			}
+		}, ""},
+		{"lang from LANG", []string{"demo"}, env(map[string]string{"LANG": "zh_CN.UTF-8"}), func(t *testing.T, o options) {
+			if o.lang != "zh" {
+				t.Errorf("lang = %q", o.lang)
+			}
+		}, ""},
+		{"LC_ALL wins over LANG", []string{"demo"}, env(map[string]string{"LC_ALL": "en_US.UTF-8", "LANG": "zh_CN.UTF-8"}), func(t *testing.T, o options) {
+			if o.lang != "en" {
+				t.Errorf("lang = %q", o.lang)
+			}
+		}, ""},
+		{"--lang both", []string{"demo", "--lang", "both"}, none, func(t *testing.T, o options) {
+			if o.lang != "both" {
+				t.Errorf("lang = %q", o.lang)
+			}
+		}, ""},
+		{"version", []string{"--version"}, none, func(t *testing.T, o options) {
+			if o.cmd != "version" {
+				t.Errorf("%+v", o)
+			}
+		}, ""},
+		{"bad lang", []string{"demo", "--lang", "fr"}, none, nil, "unknown language"},
+		{"bad backend", []string{"demo", "--backend", "gpu"}, none, nil, "unknown backend"},
+		{"bad port", []string{"server", "0"}, none, nil, "out of range"},
+		{"bad port flag", []string{"server", "--port", "65536"}, none, nil, "out of range"},
+		{"missing flag value", []string{"client", "1.2.3.4", "--notify"}, none, nil, "needs a value"},
+		{"extra server args", []string{"server", "1", "2"}, none, nil, "at most one"},
+		{"demo takes no args", []string{"demo", "x"}, none, nil, "takes no arguments"},
+		{"unknown pause step", []string{"server", "--pause-at", "nope"}, none, nil, "unknown step"},
+		{"negative timeout", []string{"server", "--timeout", "-1s"}, none, nil, "must be positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseArgs(tt.args, tt.getenv, io.Discard)
+			if tt.err != "" {
+				var ue *usageError
+				if !errors.As(err, &ue) || !contains(ue.msg, tt.err) {
+					t.Fatalf("err = %v, want usage error containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, o)
+		})
+	}
+}
+
+func TestHelpOnEverySubcommand(t *testing.T) {
+	for _, cmd := range []string{"server", "client", "demo", "devices", "doctor"} {
+		_, err := parseArgs([]string{cmd, "--help"}, func(string) string { return "" }, io.Discard)
+		if !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("%s --help: %v", cmd, err)
+		}
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

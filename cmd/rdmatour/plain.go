@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// plainRunner prints the tour as text: for each step its title, the
+// explanation, then (after Enter, unless auto) the C call it made with the
+// actual values and its results.
+type plainRunner struct {
+	out     io.Writer
+	in      *bufio.Reader // nil: run straight through
+	lang    string        // en | zh | both
+	docs    func(lang, id string) (string, error)
+	explain bool // print the explanation pages
+	// pauseAt stops before the step with this ID until a line arrives on
+	// stdin (or ctx ends), even in --auto mode: for workshops and tests.
+	pauseAt string
+	stdin   io.Reader
+}
+
+// pause waits for a line on stdin or for ctx to end.
+func (p *plainRunner) pause(ctx context.Context, id string) error {
+	fmt.Fprintf(p.out, "  paused before %s: press Enter to continue\n", id)
+	line := make(chan struct{})
+	go func() {
+		r := p.in
+		if r == nil {
+			r = bufio.NewReader(p.stdin)
+		}
+		r.ReadString('\n')
+		close(line)
+	}()
+	select {
+	case <-line:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *plainRunner) langs() []string {
+	if p.lang == "both" {
+		return []string{"en", "zh"}
+	}
+	return []string{p.lang}
+}
+
+func (p *plainRunner) text(t steps.Text) string {
+	if p.lang == "both" {
+		if t.ZH == "" || t.ZH == t.EN {
+			return t.EN
+		}
+		return t.EN + " / " + t.ZH
+	}
+	return t.In(p.lang)
+}
+
+// run drives one session to the end. It returns nil only when the tour
+// succeeded; the session is always closed.
+func (p *plainRunner) run(ctx context.Context, s *steps.Session) (err error) {
+	defer func() {
+		calls, cerr := s.Close()
+		if calls != "" {
+			fmt.Fprintf(p.out, "\n-- teardown --\n%s\n", indent(calls))
+		}
+		if err == nil && cerr != nil {
+			err = fmt.Errorf("teardown: %w", cerr)
+		}
+	}()
+	snap := s.Snapshot()
+	side := s.Config().Role.String()
+	fmt.Fprintf(p.out, "rdmatour %s — backend: %s\n", side, backendLabel(snap))
+	tour := s.Steps()
+	for i := s.Next(); i < len(tour); i = s.Next() {
+		st := tour[i]
+		fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", i+1, len(tour), side, p.text(st.Title))
+		if st.ID == p.pauseAt && p.stdin != nil {
+			if err := p.pause(ctx, st.ID); err != nil {
+				return err
+			}
+		}
+		if p.explain {
+			for _, l := range p.langs() {
+				if page, derr := p.docs(l, st.ID); derr == nil {
+					fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
+				}
+			}
+		}
+		if p.in != nil {
+			fmt.Fprintf(p.out, "  next: %s\n  %s", st.Call, p.text(steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}))
+			if _, rerr := p.in.ReadString('\n'); rerr != nil {
+				if errors.Is(rerr, io.EOF) {
+					p.in = nil // input closed: run the rest straight through
+				} else {
+					return rerr
+				}
+			}
+		}
+		if st.Waits {
+			fmt.Fprintf(p.out, "  … %s\n", p.text(steps.Text{EN: "waiting", ZH: "等待中"}))
+		}
+		out, rerr := s.RunNext(ctx)
+		p.printOutcome(out)
+		if rerr != nil {
+			for _, l := range p.langs() {
+				fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(rerr, l))
+			}
+			return rerr
+		}
+	}
+	if r := s.Snapshot().Result; r != nil {
+		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice)
+		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message)
+	}
+	fmt.Fprintf(p.out, "\n%s\n", p.text(steps.Text{EN: "tour complete", ZH: "完成"}))
+	return nil
+}
+
+func (p *plainRunner) printOutcome(out steps.Outcome) {
+	if out.Call != "" {
+		fmt.Fprintf(p.out, "  C: %s\n", strings.ReplaceAll(out.Call, "\n", "\n     "))
+	}
+	for _, kv := range out.Results {
+		fmt.Fprintf(p.out, "     %s = %s\n", kv.Name, kv.Value)
+	}
+	if note := p.text(out.Note); note != "" {
+		fmt.Fprintf(p.out, "  → %s\n", note)
+	}
+}
+
+func backendLabel(s steps.Snapshot) string {
+	label := s.Backend
+	if s.Simulated {
+		label = "SIMULATED NIC (sim0) — not real RDMA"
+	}
+	if s.Why != "" {
+		label += " — " + s.Why
+	}
+	return label
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
+
+// runDemo drives both sides in one process in steps.DemoPlan's order.
+func (p *plainRunner) runDemo(ctx context.Context, srv, cli *steps.Session) (err error) {
+	defer func() {
+		for _, s := range []*steps.Session{cli, srv} {
+			if _, cerr := s.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("teardown: %w", cerr)
+			}
+		}
+	}()
+	fmt.Fprintf(p.out, "rdmatour demo — backend: %s\n", backendLabel(srv.Snapshot()))
+	sides := map[steps.Role]*steps.Session{steps.Server: srv, steps.Client: cli}
+	plan := steps.DemoPlan(srv.Steps(), cli.Steps())
+	for n, turn := range plan {
+		s := sides[turn.Side]
+		st := s.Steps()[turn.Index]
+		fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", n+1, len(plan), turn.Side, p.text(st.Title))
+		if p.in != nil {
+			fmt.Fprintf(p.out, "  next: %s\n  %s", st.Call, p.text(steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}))
+			if _, rerr := p.in.ReadString('\n'); rerr != nil {
+				p.in = nil
+			}
+		}
+		out, rerr := s.RunNext(ctx)
+		p.printOutcome(out)
+		if rerr != nil {
+			for _, l := range p.langs() {
+				fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(rerr, l))
+			}
+			return rerr
+		}
+	}
+	if r := srv.Snapshot().Result; r != nil {
+		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice)
+		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message)
+	}
+	fmt.Fprintf(p.out, "\n%s\n", p.text(steps.Text{EN: "tour complete", ZH: "完成"}))
+	return nil
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// These tests run only where real RDMA is set up: scripts/realverbs.sh
+// runs them inside the QEMU guest with Soft-RoCE (rxe0 on 10.0.2.15),
+// setting RDMATOUR_REAL_ADDR to the device's address and RDMATOUR_SEED_BIN
+// to the seed C program built from testdata/seed.
+
+func realAddr(t *testing.T) string {
+	t.Helper()
+	addr := os.Getenv("RDMATOUR_REAL_ADDR")
+	if addr == "" {
+		t.Skip("set RDMATOUR_REAL_ADDR to an address on an RDMA device (scripts/realverbs.sh does, in a QEMU guest)")
+	}
+	return addr
+}
+
+func seedBin(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("RDMATOUR_SEED_BIN")
+	if bin == "" {
+		t.Skip("set RDMATOUR_SEED_BIN to the seed C program (scripts/qemu/build-seed.sh builds it)")
+	}
+	return bin
+}
+
+func TestRealTwoProcesses(t *testing.T) {
+	addr := realAddr(t)
+	for _, notify := range []string{"send", "doorbell", "imm"} {
+		t.Run(notify, func(t *testing.T) {
+			port := freePort(t)
+			msg := "real " + notify + " over Soft-RoCE"
+			srv := start(t, nil, "server", port, "--bind", addr, "--backend", "rdma", "--plain", "--auto", "--timeout", "60s")
+			srv.waitFor(t, "rdma_listen(listener, 1) = 0", 60*time.Second)
+			cli := start(t, nil, "client", addr, port, "--notify", notify, "--backend", "rdma", "--plain", "--auto", "--timeout", "60s", "--message", msg)
+			if code := cli.wait(t, 120*time.Second); code != 0 {
+				t.Fatalf("client exit %d:\n%s\nserver:\n%s", code, cli.out, srv.out)
+			}
+			if code := srv.wait(t, 120*time.Second); code != 0 {
+				t.Fatalf("server exit %d:\n%s", code, srv.out)
+			}
+			out := srv.out.String()
+			for _, want := range []string{"[server] RDMA-written buffer: " + msg, "learned of the write via " + notify, "IBV_QPS_RTS", "live objects left = 0"} {
+				if !strings.Contains(out, want) && !strings.Contains(cli.out.String(), want) {
+					t.Errorf("neither side printed %q\nserver:\n%s\nclient:\n%s", want, out, cli.out)
+				}
+			}
+			if strings.Contains(out, "SIMULATED") {
+				t.Errorf("--backend rdma ran on the simulated NIC:\n%s", out)
+			}
+		})
+	}
+}
+
+// The seed's C client against rdmatour server, both notify modes.
+func TestRealSeedClientAgainstRdmatourServer(t *testing.T) {
+	addr, seed := realAddr(t), seedBin(t)
+	for _, notify := range []string{"send", "doorbell"} {
+		t.Run(notify, func(t *testing.T) {
+			port := freePort(t)
+			srv := start(t, nil, "server", port, "--bind", addr, "--backend", "rdma", "--plain", "--auto", "--timeout", "60s")
+			srv.waitFor(t, "rdma_listen(listener, 1) = 0", 60*time.Second)
+			cli := startRaw(t, seed, "client", addr, port, notify)
+			if code := cli.wait(t, 120*time.Second); code != 0 {
+				t.Fatalf("seed client exit %d:\n%s\nserver:\n%s", code, cli.out, srv.out)
+			}
+			if code := srv.wait(t, 120*time.Second); code != 0 {
+				t.Fatalf("rdmatour server exit %d:\n%s", code, srv.out)
+			}
+			if !strings.Contains(srv.out.String(), "[server] RDMA-written buffer: hello from 108-41 client via RDMA WRITE") ||
+				!strings.Contains(srv.out.String(), "learned of the write via "+notify) {
+				t.Errorf("rdmatour server output:\n%s", srv.out)
+			}
+			if !strings.Contains(cli.out.String(), "[client] sent "+notify+" notification") {
+				t.Errorf("seed client output:\n%s", cli.out)
+			}
+		})
+	}
+}
+
+// rdmatour client against the seed's C server, both notify modes.
+func TestRealRdmatourClientAgainstSeedServer(t *testing.T) {
+	addr, seed := realAddr(t), seedBin(t)
+	for _, tt := range []struct{ notify, want string }{
+		{"send", "[server] received normal SEND: RDMA_WRITE_DONE"},
+		{"doorbell", "[server] received doorbell value: 1"},
+	} {
+		t.Run(tt.notify, func(t *testing.T) {
+			port := freePort(t)
+			srv := startRaw(t, "stdbuf", "-oL", seed, "server", port)
+			srv.waitFor(t, "[server] listening on port "+port, 60*time.Second)
+			msg := "rdmatour client to the seed server"
+			cli := start(t, nil, "client", addr, port, "--notify", tt.notify, "--backend", "rdma", "--plain", "--auto", "--timeout", "60s", "--message", msg)
+			if code := cli.wait(t, 120*time.Second); code != 0 {
+				t.Fatalf("rdmatour client exit %d:\n%s\nseed server:\n%s", code, cli.out, srv.out)
+			}
+			if code := srv.wait(t, 120*time.Second); code != 0 {
+				t.Fatalf("seed server exit %d:\n%s", code, srv.out)
+			}
+			for _, want := range []string{tt.want, "[server] RDMA-written buffer: " + msg} {
+				if !strings.Contains(srv.out.String(), want) {
+					t.Errorf("seed server lacks %q:\n%s", want, srv.out)
+				}
+			}
+			if !strings.Contains(cli.out.String(), "private_data_len = 196") {
+				t.Errorf("client did not show the padded private data length:\n%s", cli.out)
+			}
+		})
+	}
+}
+
+func TestRealBadInput(t *testing.T) {
+	addr := realAddr(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"nobody listening", []string{"client", addr, freePort(t), "--backend", "rdma", "--plain", "--auto", "--timeout", "30s"}, "nothing is listening"},
+		{"address on no RDMA device", []string{"client", "192.0.2.99", "--backend", "rdma", "--plain", "--auto", "--timeout", "30s"}, "RDMA"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := start(t, nil, tt.args...)
+			if code := p.wait(t, 90*time.Second); code == 0 {
+				t.Fatalf("exit 0:\n%s", p.out)
+			}
+			if !strings.Contains(p.out.String(), tt.want) || strings.Contains(p.out.String(), "panic") {
+				t.Errorf("output lacks %q:\n%s", tt.want, p.out)
+			}
+		})
+	}
+}

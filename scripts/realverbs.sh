@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The real-verbs tests: boots a QEMU guest with Debian's kernel and a
+# Soft-RoCE device rxe0 (10.0.2.15) and runs, inside it,
+#   - the verbs/rdmacore test suite against rxe0,
+#   - the built rdmatour binary as server and client processes (all notify
+#     modes), and interoperability with the seed C program both ways.
+# Everything is built here first: compiling under TCG would be slow.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/qemu/ensure-deps.sh
+scripts/qemu/build-guest.sh
+
+out=$(mktemp -d /tmp/rdmatour-real.XXXXXX)   # on the / the guest shares
+trap 'rm -rf "$out"' EXIT
+go build -o "$out/rdmatour" ./cmd/rdmatour
+go test -c -o "$out/rdmacore.test" ./verbs/rdmacore
+go test -c -o "$out/cmd.test" ./cmd/rdmatour
+scripts/qemu/build-seed.sh "$out"
+
+# One boot runs every suite; the guest script stops at the first failure.
+cat > "$out/suite.sh" <<SUITE
+#!/bin/bash
+set -e
+export RDMATOUR_RDMA_ADDR=10.0.2.15 RDMATOUR_REAL_ADDR=10.0.2.15
+export RDMATOUR_BIN=$out/rdmatour RDMATOUR_SEED_BIN=$out/rdma-write-demo
+echo "--- verbs/rdmacore on rxe0"
+(cd verbs/rdmacore && $out/rdmacore.test -test.v -test.count=1 -test.timeout 8m 2>&1 | tail -n 60)
+echo "--- rdmatour processes on rxe0"
+(cd cmd/rdmatour && $out/cmd.test -test.v -test.count=1 -test.timeout 8m -test.run 'Real' 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+\S+_test.go)' )
+SUITE
+chmod +x "$out/suite.sh"
+scripts/qemu/run-in-guest.sh --timeout 900 -- bash -o pipefail "$out/suite.sh"
