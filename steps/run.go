@@ -140,6 +140,10 @@ func unexpectedEvent(ev verbs.CMEvent, want verbs.CMEventType, cfg Config) error
 		return problem(err, Text{peer + " did not answer as an RDMA server", peer + " 没有以 RDMA server 的身份应答"},
 			Text{"check the address and port, that rdmatour server runs there, and that both sides use the same backend (--backend)", "检查地址和端口、对端是否在运行 rdmatour server，以及两端是否用同一种 backend（--backend）"})
 	case verbs.EventAddrError:
+		if ev.Status == -110 || ev.Status == -113 {
+			return problem(err, Text{"nothing at " + cfg.Server.Addr().String() + " answered address resolution (ARP/ND)", cfg.Server.Addr().String() + " 没有响应地址解析（ARP/ND）"},
+				Text{"check that the server is up and the address is right (`ping` it)", "确认 server 已开机、地址正确（先 `ping` 一下）"})
+		}
 		return problem(err, Text{"no RDMA device serves a route to " + peer, "没有任何 RDMA 设备能到达 " + peer},
 			Text{"run `rdmatour doctor`; with Soft-RoCE: `rdma link add rxe0 type rxe netdev <nic>`", "运行 `rdmatour doctor`；若用 Soft-RoCE：`rdma link add rxe0 type rxe netdev <网卡>`"})
 	case verbs.EventRouteError:

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"net/netip"
 
+	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -15,15 +15,18 @@ func chooseBackend(o options, target netip.Addr) (verbs.Provider, string, error)
 	case "sim":
 		return sim.New(sim.Options{}), "chosen with --backend sim", nil
 	case "rdma":
-		p, err := openReal(target)
+		// Exactly what was asked: rdma_cm itself judges the address.
+		p, err := openReal(netip.Addr{})
 		if err != nil {
-			return nil, "", fmt.Errorf("--backend rdma: %w", err)
+			return nil, "", &steps.Problem{Err: err,
+				What: steps.Text{EN: "--backend rdma: real RDMA is not usable here", ZH: "--backend rdma：这台机器上用不了真实 RDMA"},
+				Fix:  steps.Text{EN: "run `rdmatour doctor` for the fix, or use --backend sim", ZH: "运行 `rdmatour doctor` 查看修复方法，或改用 --backend sim"}}
 		}
 		return p, "real verbs (libibverbs + librdmacm)", nil
 	}
 	p, err := openReal(target)
 	if err != nil {
-		return sim.New(sim.Options{}), "no real RDMA here: " + err.Error(), nil
+		return sim.New(sim.Options{}), "no real RDMA for " + target.String() + ": " + err.Error(), nil
 	}
 	return p, "real verbs (libibverbs + librdmacm)", nil
 }

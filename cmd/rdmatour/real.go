@@ -13,7 +13,9 @@ import (
 
 // openReal opens the real verbs backend and checks that a device with an
 // ACTIVE port serves target (the address the tour binds to or connects
-// to). The error says why not, in words that lead to the fix.
+// to); an invalid target skips that last check, so that rdma_cm itself
+// reports an address no device serves (RDMA_CM_EVENT_ADDR_ERROR). The
+// error says why not, in words that lead to the fix.
 func openReal(target netip.Addr) (verbs.Provider, error) {
 	p, err := rdmacore.Open()
 	if err != nil {
@@ -30,6 +32,30 @@ func openReal(target netip.Addr) (verbs.Provider, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// deviceAddrs lists the IP addresses of the devices' netdevs: the
+// addresses a learner should use with real RDMA.
+func deviceAddrs(devs []verbs.DeviceInfo) string {
+	var out []string
+	for _, d := range devs {
+		for _, nd := range d.Netdevs {
+			ifc, err := net.InterfaceByName(nd)
+			if err != nil {
+				continue
+			}
+			addrs, _ := ifc.Addrs()
+			for _, a := range addrs {
+				if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Is4() {
+					out = append(out, fmt.Sprintf("%s (%s on %s)", p.Addr(), d.Name, nd))
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "none has an IPv4 address"
+	}
+	return strings.Join(out, ", ")
 }
 
 // deviceFor finds the device whose active port sits on the network
@@ -54,6 +80,9 @@ func deviceFor(devs []verbs.DeviceInfo, target netip.Addr) (verbs.DeviceInfo, er
 	ifname, err := interfaceFor(target)
 	if err != nil {
 		return verbs.DeviceInfo{}, err
+	}
+	if ifname == "lo" || target.IsLoopback() {
+		return verbs.DeviceInfo{}, fmt.Errorf("%s is loopback, which no RDMA device serves: use a device's address: %s", target, deviceAddrs(devs))
 	}
 	for _, d := range devs {
 		for _, nd := range d.Netdevs {

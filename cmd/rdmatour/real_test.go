@@ -46,7 +46,7 @@ func TestRealTwoProcesses(t *testing.T) {
 				t.Fatalf("server exit %d:\n%s", code, srv.out)
 			}
 			out := srv.out.String()
-			for _, want := range []string{"[server] RDMA-written buffer: " + msg, "learned of the write via " + notify, "IBV_QPS_RTS", "live objects left = 0"} {
+			for _, want := range []string{"[server] RDMA-written buffer: " + msg, "learned of the write via " + notify, "QP state = RTS", "live objects left = 0", "rxe0"} {
 				if !strings.Contains(out, want) && !strings.Contains(cli.out.String(), want) {
 					t.Errorf("neither side printed %q\nserver:\n%s\nclient:\n%s", want, out, cli.out)
 				}
@@ -123,7 +123,9 @@ func TestRealBadInput(t *testing.T) {
 		want string
 	}{
 		{"nobody listening", []string{"client", addr, freePort(t), "--backend", "rdma", "--plain", "--auto", "--timeout", "30s"}, "nothing is listening"},
-		{"address on no RDMA device", []string{"client", "192.0.2.99", "--backend", "rdma", "--plain", "--auto", "--timeout", "30s"}, "RDMA"},
+		{"no route to the address", []string{"client", "192.0.2.99", "--backend", "rdma", "--plain", "--auto", "--timeout", "30s"}, "ENETUNREACH"},
+		{"nobody answers address resolution", []string{"client", "10.0.2.99", "--backend", "rdma", "--plain", "--auto", "--timeout", "30s"}, "RDMA_CM_EVENT_ADDR_ERROR"},
+		{"loopback picks the simulated NIC and says why", []string{"client", "127.0.0.1", freePort(t), "--plain", "--auto", "--timeout", "5s"}, "127.0.0.1 is loopback, which no RDMA device serves: use a device's address: 10.0.2.15 (rxe0 on eth0)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
