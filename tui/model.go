@@ -1,0 +1,349 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// pane names a scrollable pane; side is the session index (0 in a
+// one-session run; 0 server, 1 client in the demo).
+type pane struct {
+	kind paneKind
+	side int
+}
+
+type paneKind int
+
+const (
+	paneSteps paneKind = iota
+	paneExplain
+	paneCall
+	paneState
+	paneTimeline
+	paneWire
+)
+
+// Messages.
+type (
+	tickMsg     struct{}
+	stepDoneMsg struct {
+		side, idx int
+		out       steps.Outcome
+		err       error
+	}
+)
+
+type model struct {
+	ctx      context.Context
+	sessions []*steps.Session
+	demo     bool
+	plan     []steps.Turn
+	planPos  int
+	docs     func(lang, id string) (string, error)
+
+	lang   string
+	styles Styles
+	keys   keyMap
+	help   help.Model
+	now    func() time.Time
+
+	w, h  int
+	snaps []steps.Snapshot
+
+	running   bool
+	runSide   int
+	runIdx    int
+	cancelRun context.CancelFunc
+	lastSide  int
+	lastIdx   int // -1 before the first step
+	errs      []error
+	tourErr   *TourError
+	frame     int
+
+	focus     int // index into focusables()
+	tab       int // the tab shown in the narrow layout
+	side      int // the side shown in the narrow demo layout
+	showHelp  bool
+	scroll    map[pane]int
+	maxScroll map[pane]int
+	darkBG    bool
+	quitting  bool
+
+	glam  *glamCache
+	tours [][]steps.Step
+}
+
+func newModel(ctx context.Context, opts Options) (*model, error) {
+	switch len(opts.Sessions) {
+	case 1, 2:
+	default:
+		return nil, errors.New("tui: need one session, or two (server, client) for the demo")
+	}
+	for _, s := range opts.Sessions {
+		if s == nil {
+			return nil, errors.New("tui: nil session")
+		}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	m := &model{
+		ctx:       ctx,
+		sessions:  opts.Sessions,
+		demo:      len(opts.Sessions) == 2,
+		docs:      opts.Docs,
+		lang:      normLang(opts.Lang),
+		styles:    NewStyles(noColor(opts.Environ)),
+		now:       time.Now,
+		w:         opts.Width,
+		h:         opts.Height,
+		lastIdx:   -1,
+		errs:      make([]error, len(opts.Sessions)),
+		scroll:    map[pane]int{},
+		maxScroll: map[pane]int{},
+		darkBG:    true,
+		tab:       tabExplain,
+		focus:     tabExplain,
+	}
+	if m.demo {
+		if opts.Sessions[0].Config().Role != steps.Server || opts.Sessions[1].Config().Role != steps.Client {
+			return nil, errors.New("tui: the demo needs [server, client] sessions")
+		}
+		m.plan = steps.DemoPlan(opts.Sessions[0].Steps(), opts.Sessions[1].Steps())
+	}
+	m.help = help.New()
+	m.help.ShortSeparator = "  "
+	m.help.Ellipsis = "~"
+	m.help.Styles = m.styles.HelpStyles
+	m.setLang(m.lang)
+	m.glam = newGlamCache(m.styles.NoColor)
+	m.refresh()
+	return m, nil
+}
+
+func (m *model) setLang(l string) {
+	m.lang = l
+	m.keys = newKeyMap(l)
+	m.keys.Side.SetEnabled(m.demo)
+}
+
+// refresh re-reads every session's snapshot.
+func (m *model) refresh() {
+	m.snaps = m.snaps[:0]
+	for _, s := range m.sessions {
+		m.snaps = append(m.snaps, s.Snapshot())
+	}
+}
+
+func (m *model) tick() tea.Cmd {
+	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// Init implements tea.Model.
+func (m *model) Init() tea.Cmd {
+	return tea.Batch(m.tick(), tea.RequestBackgroundColor)
+}
+
+// Update implements tea.Model: the one place every message goes through.
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		return m, nil
+	case tea.BackgroundColorMsg:
+		if d := msg.IsDark(); d != m.darkBG {
+			m.darkBG = d
+			m.glam.setDark(d)
+		}
+		return m, nil
+	case tickMsg:
+		if m.quitting {
+			return m, nil
+		}
+		m.frame++
+		m.refresh()
+		return m, m.tick()
+	case stepDoneMsg:
+		return m, m.stepDone(msg)
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.scrollBy(-3)
+		case tea.MouseWheelDown:
+			m.scrollBy(3)
+		}
+		return m, nil
+	}
+	return m, nil
+}
+
+func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Next):
+		return m.runNext()
+	case key.Matches(msg, k.Lang):
+		m.setLang(nextLang(m.lang))
+		m.scroll[pane{paneExplain, 0}] = 0
+	case key.Matches(msg, k.Help):
+		m.showHelp = !m.showHelp
+		m.help.ShowAll = m.showHelp
+	case key.Matches(msg, k.Focus):
+		n := len(m.focusables())
+		if msg.String() == "shift+tab" {
+			m.focus = (m.focus + n - 1) % n
+		} else {
+			m.focus = (m.focus + 1) % n
+		}
+		if m.narrow() {
+			m.tab = m.focus
+		}
+	case key.Matches(msg, k.Side):
+		if m.demo {
+			m.side = 1 - m.side
+		}
+	case key.Matches(msg, k.Up):
+		m.scrollBy(-1)
+	case key.Matches(msg, k.Down):
+		m.scrollBy(1)
+	case key.Matches(msg, k.PgUp):
+		m.scrollBy(-m.pageLen())
+	case key.Matches(msg, k.PgDown):
+		m.scrollBy(m.pageLen())
+	case key.Matches(msg, k.Top):
+		m.scrollBy(-1 << 20)
+	case key.Matches(msg, k.Bottom):
+		m.scrollBy(1 << 20)
+	}
+	return nil
+}
+
+func (m *model) pageLen() int { return max(1, m.h/2) }
+
+func (m *model) quit() tea.Cmd {
+	m.quitting = true
+	if m.cancelRun != nil {
+		m.cancelRun() // the step returns promptly; Run then closes the sessions
+	}
+	return tea.Quit
+}
+
+// focused is the pane that scroll keys move.
+func (m *model) focused() pane {
+	f := m.focusables()
+	return f[min(m.focus, len(f)-1)]
+}
+
+func (m *model) scrollBy(d int) {
+	p := m.focused()
+	v := m.scroll[p] + d
+	if mx, ok := m.maxScroll[p]; ok && v > mx {
+		v = mx
+	}
+	m.scroll[p] = max(0, v)
+}
+
+// nextTurn is the session index and step index the next keypress runs;
+// ok is false when the tour is over (or failed).
+func (m *model) nextTurn() (side, idx int, ok bool) {
+	if m.tourErr != nil {
+		return 0, 0, false
+	}
+	if !m.demo {
+		s := m.snaps[0]
+		if s.Done || s.Next >= len(s.Steps) {
+			return 0, 0, false
+		}
+		return 0, s.Next, true
+	}
+	if m.planPos >= len(m.plan) {
+		return 0, 0, false
+	}
+	t := m.plan[m.planPos]
+	side = 0
+	if t.Side == steps.Client {
+		side = 1
+	}
+	return side, t.Index, true
+}
+
+func (m *model) runNext() tea.Cmd {
+	if m.running || m.quitting {
+		return nil
+	}
+	side, idx, ok := m.nextTurn()
+	if !ok {
+		return nil
+	}
+	sess := m.sessions[side]
+	if d, _ := sess.Done(); d {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.running, m.runSide, m.runIdx, m.cancelRun = true, side, idx, cancel
+	m.side = side
+	m.scroll[pane{paneExplain, 0}] = 0
+	m.scroll[pane{paneCall, 0}] = 0
+	m.refresh()
+	return func() tea.Msg {
+		out, err := sess.RunNext(ctx)
+		return stepDoneMsg{side: side, idx: idx, out: out, err: err}
+	}
+}
+
+func (m *model) stepDone(msg stepDoneMsg) tea.Cmd {
+	m.running = false
+	if m.cancelRun != nil {
+		m.cancelRun()
+		m.cancelRun = nil
+	}
+	m.lastSide, m.lastIdx = msg.side, msg.idx
+	if m.demo && msg.err == nil {
+		m.planPos++
+	}
+	if msg.err != nil && !errors.Is(msg.err, steps.ErrTourOver) {
+		m.errs[msg.side] = msg.err
+		if !m.quitting {
+			id := ""
+			if st := m.sessions[msg.side].Steps(); msg.idx < len(st) {
+				id = st[msg.idx].ID
+			}
+			m.tourErr = &TourError{Side: m.sessions[msg.side].Config().Role, StepID: id,
+				Explain: steps.ExplainIn(msg.err, LangEN), Err: msg.err}
+		}
+	}
+	m.refresh()
+	return nil
+}
+
+// allDone says whether every tour finished without error.
+func (m *model) allDone() bool {
+	for _, s := range m.sessions {
+		d, f := s.Done()
+		if !d || f {
+			return false
+		}
+	}
+	return m.tourErr == nil
+}
+
+// View implements tea.Model.
+func (m *model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "rdmatour"
+	return v
+}

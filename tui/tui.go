@@ -1,0 +1,149 @@
+// Package tui is rdmatour's terminal UI: a Bubble Tea program that runs a
+// tour one verbs call per keypress and renders each Session's snapshot
+// (steps, the C call with its actual values, the explanation page, the
+// live resources, the message timeline and, on the simulated NIC, the
+// packets on the wire).
+//
+// One root model routes every message; the panes are plain functions that
+// render to a given width and height. Steps run in a tea.Cmd goroutine with
+// a cancellable context, and a 200 ms tick re-reads the snapshots, so the
+// UI never blocks and the server sees the client's bytes land without a
+// keypress.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// Options configures Run.
+type Options struct {
+	// Sessions is one session (server or client), or two for the
+	// one-terminal demo: [server, client].
+	Sessions []*steps.Session
+	// Lang is "en", "zh" or "both" (l cycles at run time).
+	Lang string
+	// Docs returns an explanation page (Markdown) for a step id in "en" or
+	// "zh"; docs.Page in the real program.
+	Docs func(lang, id string) (string, error)
+
+	// Input and Output replace the terminal (tests); nil means stdin/stdout.
+	Input  io.Reader
+	Output io.Writer
+	// Environ replaces os.Environ() (NO_COLOR, TERM, ...); nil means the
+	// process environment.
+	Environ []string
+	// Width and Height set the initial size when there is no terminal to
+	// ask (tests); 0 means ask the terminal.
+	Width, Height int
+}
+
+// ErrQuit is returned by Run when the user quit before the tour ended
+// (nothing failed). cmd decides what exit status that deserves.
+var ErrQuit = errors.New("tui: quit before the tour ended")
+
+// TourError says that a tour failed; Run returns it so the exit status
+// can say so.
+type TourError struct {
+	Side    steps.Role
+	StepID  string
+	Explain string // steps.ExplainIn(err, "en")
+	Err     error
+}
+
+func (e *TourError) Error() string {
+	return fmt.Sprintf("%s step %s failed: %s", e.Side, e.StepID, e.Explain)
+}
+
+func (e *TourError) Unwrap() error { return e.Err }
+
+// Run shows the tour until the user quits or ctx ends. On the way out it
+// cancels a running step, closes every session (tearing down whatever is
+// still allocated) and restores the terminal. It returns nil when every
+// tour finished successfully, a *TourError when one failed, ErrQuit when
+// the user quit early, or ctx's error.
+func Run(ctx context.Context, opts Options) error {
+	m, err := newModel(ctx, opts)
+	if err != nil {
+		return err
+	}
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	if opts.Environ != nil {
+		popts = append(popts, tea.WithEnvironment(opts.Environ))
+	}
+	if opts.Width > 0 && opts.Height > 0 {
+		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
+	}
+	p := tea.NewProgram(m, popts...)
+	_, runErr := p.Run()
+	verdict := m.verdict()
+	closeErr := m.shutdown()
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case runErr != nil && !errors.Is(runErr, tea.ErrInterrupted):
+		return runErr
+	}
+	if verdict != nil {
+		return verdict
+	}
+	return closeErr
+}
+
+// verdict is Run's result, taken before the sessions are closed (closing
+// ends a tour, and a step cancelled by quitting fails).
+func (m *model) verdict() error {
+	if m.tourErr != nil {
+		return m.tourErr
+	}
+	if !m.allDone() {
+		return ErrQuit
+	}
+	return nil
+}
+
+// shutdown cancels a running step and closes every session. Safe twice.
+func (m *model) shutdown() error {
+	if m.cancelRun != nil {
+		m.cancelRun()
+	}
+	var first error
+	for _, s := range m.sessions {
+		if _, err := s.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func noColor(environ []string) bool {
+	if environ == nil {
+		return os.Getenv("NO_COLOR") != ""
+	}
+	for _, kv := range environ {
+		if len(kv) > 9 && kv[:9] == "NO_COLOR=" {
+			return true
+		}
+	}
+	return false
+}
+
+// tickEvery is how often the snapshots are re-read.
+const tickEvery = 200 * time.Millisecond
+
+// highlightFor is how long changed bytes stay highlighted.
+const highlightFor = time.Second

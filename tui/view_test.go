@@ -1,0 +1,284 @@
+package tui
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+var sizes = [][2]int{{80, 24}, {120, 40}, {160, 50}}
+
+func eastAsianEnv() bool { return os.Getenv("RUNEWIDTH_EASTASIAN") == "1" }
+
+// runUntil presses enter in the demo until the step with id on side has
+// run.
+func runUntil(t *testing.T, d *model, side int, id string) {
+	t.Helper()
+	for range 100 {
+		if d.lastIdx >= 0 && d.lastSide == side && d.snaps[side].Steps[d.lastIdx].ID == id {
+			return
+		}
+		if d.tourErr != nil {
+			t.Fatalf("tour failed before %s: %v", id, d.tourErr)
+		}
+		press(t, d, "enter")
+	}
+	t.Fatalf("never reached %s", id)
+}
+
+// views renders every layout of sessions in every language and size, and
+// checks each frame; it returns the plain text of each, by name.
+func views(t *testing.T, name string, sessions []*steps.Session, setup func(m *model)) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, lang := range []string{LangEN, LangZH, LangBoth} {
+		for _, sz := range sizes {
+			m := newTestModel(t, sessions, lang, sz[0], sz[1])
+			if setup != nil {
+				setup(m)
+			}
+			tabs := []int{-1}
+			if m.narrow() {
+				tabs = []int{tabSteps, tabExplain, tabState, tabTimeline, tabWire}
+			}
+			for _, tab := range tabs {
+				if tab >= 0 {
+					m.focus = tab
+				}
+				key := name + "/" + lang + "/" + strconv.Itoa(sz[0]) + "x" + strconv.Itoa(sz[1])
+				if tab >= 0 {
+					key += "/tab" + strconv.Itoa(tab)
+				}
+				screen := m.render()
+				checkFrame(t, key, screen, sz[0], sz[1])
+				out[key] = ansi.Strip(screen)
+			}
+		}
+	}
+	return out
+}
+
+func contains(t *testing.T, all map[string]string, keyPart, want string) {
+	t.Helper()
+	for k, v := range all {
+		if strings.Contains(k, keyPart) && !strings.Contains(v, want) {
+			t.Errorf("%s: missing %q in:\n%s", k, want, v)
+		}
+	}
+}
+
+// anyContains: at least one view whose key has keyPart shows want (the
+// narrow layout shows some things only on one tab).
+func anyContains(t *testing.T, all map[string]string, keyPart, want string) {
+	t.Helper()
+	for k, v := range all {
+		if strings.Contains(k, keyPart) && strings.Contains(v, want) {
+			return
+		}
+	}
+	t.Errorf("no view %q shows %q", keyPart, want)
+}
+
+func TestViewsThroughATour(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	d := newTestModel(t, []*steps.Session{r.srv, r.cli}, LangEN, 120, 40)
+	srvOnly := []*steps.Session{r.srv}
+	cliOnly := []*steps.Session{r.cli}
+	demo := []*steps.Session{r.srv, r.cli}
+
+	// Start.
+	v := views(t, "start-server", srvOnly, nil)
+	contains(t, v, "/en/", "SIMULATED NIC")
+	contains(t, v, "/en/", "Create the CM event channel")
+	contains(t, v, "/zh/", "创建 CM 事件通道")
+	contains(t, v, "/both/", "EN+中文")
+	anyContains(t, v, "/both/80x24", "创建 CM 事件通道")
+	contains(t, v, "/en/", "0/17")
+	contains(t, v, "/zh/", "非真实 RDMA")
+	v = views(t, "start-demo", demo, nil)
+	contains(t, v, "/zh/", "中文")
+	contains(t, v, "/en/", "SIMULATED NIC (sim0) — not real RDMA")
+
+	// Connected.
+	runUntil(t, d, 1, "get-established")
+	runUntil(t, d, 0, "get-established")
+	v = views(t, "connected-client", cliOnly, nil)
+	anyContains(t, v, "/en/80x24", "RTS")
+	contains(t, v, "/en/160x50", "RTS")
+	contains(t, v, "/en/160x50", "RDMA_CM_EVENT_ESTABLISHED")
+	contains(t, v, "/en/160x50", "remote_info")
+	anyContains(t, v, "/en/80x24", "REP")
+	views(t, "connected-demo", demo, func(m *model) { m.planPos = d.planPos; m.lastSide, m.lastIdx = d.lastSide, d.lastIdx })
+
+	// After the WRITE: the server's buffer holds the message, with no
+	// keypress on the server side.
+	runUntil(t, d, 1, "poll-write")
+	v = views(t, "written-server", srvOnly, nil)
+	anyContains(t, v, "/en/80x24", "hello fr")
+	contains(t, v, "/en/160x50", "|hello fr")
+	contains(t, v, "/zh/160x50", "|hello fr")
+	contains(t, v, "/en/120x40", "|hello fr")
+	contains(t, v, "/en/160x50", "RDMA_WRITE_ONLY")
+	anyContains(t, v, "/en/80x24", "RETH va=")
+	v = views(t, "written-client", cliOnly, nil)
+	anyContains(t, v, "/en/80x24", "RDMA_WRITE")
+	contains(t, v, "/en/160x50", "success")
+
+	// The end.
+	for d.planPos < len(d.plan) && d.tourErr == nil {
+		press(t, d, "enter")
+	}
+	if d.tourErr != nil {
+		t.Fatal(d.tourErr)
+	}
+	setup := func(m *model) { m.planPos = d.planPos; m.lastSide, m.lastIdx = d.lastSide, d.lastIdx }
+	v = views(t, "end-demo", demo, setup)
+	contains(t, v, "/en/", "The server's buffer holds \"hello from rdmatour client via RDMA WRITE\"")
+	contains(t, v, "/zh/", "server 的 buffer 里现在是")
+	n := strconv.Itoa(len(d.plan))
+	contains(t, v, "/en/", n+"/"+n)
+}
+
+// errorModel is a client whose RDMA WRITE came back with a remote access
+// error: the snapshot is built by hand from a real connected one.
+func errorModel(t *testing.T, lang string, w, h int, environ ...string) *model {
+	r := newRig(t, steps.NotifySend)
+	m := newTestModel(t, []*steps.Session{r.cli}, lang, w, h, environ...)
+	s := m.snaps[0]
+	for i := range s.Steps {
+		switch {
+		case i < 12:
+			s.Steps[i].State = steps.Succeeded
+		case i == 13:
+			s.Steps[i].State = steps.FailedState
+			s.Steps[i].Outcome = &steps.Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = 1  /* wc{wr_id=300, status=IBV_WC_REM_ACCESS_ERR} */"}
+		}
+	}
+	s.Next, s.Done, s.Failed = 13, true, true
+	s.QP = &steps.QPState{Num: 0x11, Type: "IBV_QPT_RC", Attr: verbs.QPAttr{State: verbs.QPSErr},
+		History: []verbs.QPState{verbs.QPSInit, verbs.QPSRTR, verbs.QPSRTS, verbs.QPSErr}}
+	wc := verbs.WC{WRID: 300, Status: verbs.WCRemAccessErr, Opcode: verbs.WCRDMAWrite, QPNum: 0x11}
+	s.CQ = &steps.CQState{CQE: 16, Completions: []verbs.WC{wc}}
+	m.snaps[0] = s
+	m.sessions = nil // keep the hand-made snapshot (no refresh)
+	m.lastSide, m.lastIdx = 0, 13
+	m.errs[0] = &steps.CompletionError{What: "RDMA_WRITE completion", WC: wc}
+	return m
+}
+
+func TestViewAfterError(t *testing.T) {
+	for _, lang := range []string{LangEN, LangZH, LangBoth} {
+		for _, sz := range sizes {
+			m := errorModel(t, lang, sz[0], sz[1])
+			m.focus = tabState
+			screen := m.render()
+			name := lang + "/" + strconv.Itoa(sz[0])
+			checkFrame(t, name, screen, sz[0], sz[1])
+			plain := ansi.Strip(screen)
+			for _, want := range []string{"remote access error", "[ERR]"[1:4]} {
+				if !strings.Contains(plain, want) {
+					t.Errorf("%s: missing %q:\n%s", name, want, plain)
+				}
+			}
+			if lang == LangZH && !strings.Contains(plain, "失败") {
+				t.Errorf("%s: no Chinese failure text:\n%s", name, plain)
+			}
+			if lang != LangZH && !strings.Contains(plain, "failed") {
+				t.Errorf("%s: no failure text:\n%s", name, plain)
+			}
+		}
+	}
+}
+
+func TestTooSmall(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	for _, lang := range []string{LangEN, LangZH} {
+		m := newTestModel(t, []*steps.Session{r.srv}, lang, 79, 23)
+		screen := m.render()
+		checkFrame(t, "small", screen, 79, 23)
+		plain := ansi.Strip(screen)
+		want := "terminal too small: 79×23, need at least 80×24"
+		if lang == LangZH {
+			want = "终端太小：79×23，至少需要 80×24"
+		}
+		if !strings.Contains(plain, want) {
+			t.Errorf("%s: %q not in\n%s", lang, want, plain)
+		}
+	}
+	m := newTestModel(t, []*steps.Session{r.srv}, LangEN, 80, 20)
+	if !strings.Contains(m.render(), "80×20") {
+		t.Error("80×20 is too small too")
+	}
+}
+
+func TestNoColor(t *testing.T) {
+	for _, sz := range sizes {
+		m := errorModel(t, LangBoth, sz[0], sz[1], "NO_COLOR=1")
+		for tab := range numTabs {
+			m.focus = tab
+			screen := m.render()
+			checkFrame(t, "nocolor", screen, sz[0], sz[1])
+			if i := strings.IndexByte(screen, 0x1b); i >= 0 {
+				t.Fatalf("%dx%d: escape sequence with NO_COLOR at %d: %q", sz[0], sz[1], i, screen[max(0, i-20):min(len(screen), i+20)])
+			}
+			if !strings.Contains(screen, "[ERR]") && (tab == tabState || !m.narrow()) {
+				t.Errorf("%dx%d: the QP's current state is not marked without colour", sz[0], sz[1])
+			}
+		}
+	}
+	// And with colour there are escapes.
+	m := errorModel(t, LangEN, 120, 40)
+	if !strings.Contains(m.render(), "\x1b[") {
+		t.Error("no colour without NO_COLOR")
+	}
+}
+
+// TestEastAsianWidth re-runs the view tests with RUNEWIDTH_EASTASIAN=1 in
+// the environment from the start (the libraries read it at init).
+func TestEastAsianWidth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child test process")
+	}
+	if eastAsianEnv() {
+		if ansi.StringWidth("─") != 2 {
+			t.Fatal("RUNEWIDTH_EASTASIAN=1 did not reach the width libraries; the test proves nothing")
+		}
+		return // the child runs the named tests below with the variable set
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^(TestEastAsianWidth|TestViewAfterError|TestViewsThroughATour)$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "RUNEWIDTH_EASTASIAN=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("with RUNEWIDTH_EASTASIAN=1: %v\n%s", err, out)
+	}
+}
+
+func TestHighlightFades(t *testing.T) {
+	m := errorModel(t, LangEN, 160, 50)
+	now := time.Now()
+	m.now = func() time.Time { return now }
+	b := make([]byte, 64)
+	at := make([]time.Time, 64)
+	copy(b, "hello")
+	for i := range 5 {
+		at[i] = now.Add(-100 * time.Millisecond)
+	}
+	m.snaps[0].Data = steps.BufferState{Bytes: b, ChangedAt: at}
+	fresh := m.hexdump(m.snaps[0].Data, 80)
+	m.now = func() time.Time { return now.Add(2 * time.Second) }
+	old := m.hexdump(m.snaps[0].Data, 80)
+	if strings.Join(fresh, "") == strings.Join(old, "") {
+		t.Error("changed bytes are not highlighted, or the highlight never fades")
+	}
+	if !strings.Contains(ansi.Strip(strings.Join(old, "\n")), "|hello") {
+		t.Errorf("hexdump: %q", old)
+	}
+}

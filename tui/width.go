@@ -1,0 +1,152 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/clipperhouse/displaywidth"
+)
+
+// Width handling. Every width in this package is measured with
+// displaywidth and East Asian ambiguous characters counted as one cell,
+// whatever RUNEWIDTH_EASTASIAN says: the terminals rdmatour runs in draw
+// box-drawing characters, arrows and bullets one cell wide, and a layout
+// measured otherwise would come out ragged (lipgloss reads that variable
+// at package init, before any code of ours could unset it). ANSI escape
+// sequences count zero.
+
+// cells is the measuring configuration (a value, never mutated).
+func cells() displaywidth.Options {
+	return displaywidth.Options{EastAsianWidth: false, ControlSequences: true}
+}
+
+// width is the number of terminal cells s occupies (one line).
+func width(s string) int { return cells().String(s) }
+
+// truncate cuts s to at most w cells, keeping escape sequences intact and
+// closing any style it cut through.
+func truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if width(s) <= w {
+		return s
+	}
+	out := cells().TruncateString(s, w, "")
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		out += "\x1b[m"
+	}
+	return out
+}
+
+// fit makes s exactly w cells wide: truncated, then padded with spaces.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	s = truncate(s, w)
+	if n := width(s); n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// fitRight right-aligns s in w cells.
+func fitRight(s string, w int) string {
+	s = truncate(s, w)
+	if n := width(s); n < w {
+		s = strings.Repeat(" ", w-n) + s
+	}
+	return s
+}
+
+// center centres s in w cells.
+func center(s string, w int) string {
+	s = truncate(s, w)
+	n := width(s)
+	left := (w - n) / 2
+	return fit(strings.Repeat(" ", left)+s, w)
+}
+
+// block makes lines exactly w wide and h tall.
+func block(lines []string, w, h int) []string {
+	out := make([]string, h)
+	for i := range out {
+		if i < len(lines) {
+			out[i] = fit(lines[i], w)
+		} else {
+			out[i] = strings.Repeat(" ", max(w, 0))
+		}
+	}
+	return out
+}
+
+// joinColumns puts equally tall blocks side by side.
+func joinColumns(cols ...[]string) []string {
+	h := 0
+	for _, c := range cols {
+		h = max(h, len(c))
+	}
+	out := make([]string, h)
+	var b strings.Builder
+	for i := 0; i < h; i++ {
+		b.Reset()
+		for _, c := range cols {
+			if i < len(c) {
+				b.WriteString(c[i])
+			}
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// wrap breaks plain text into lines of at most w cells, preferring to
+// break after a space or a comma; CJK text may break anywhere.
+func wrap(s string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		out = append(out, wrapLine(para, w)...)
+	}
+	return out
+}
+
+func wrapLine(s string, w int) []string {
+	if width(s) <= w {
+		return []string{s}
+	}
+	var out []string
+	var line strings.Builder
+	lw := 0
+	lastBreak := -1 // byte offset in line just after a break opportunity
+	g := cells().StringGraphemes(s)
+	for g.Next() {
+		v, cw := g.Value(), g.Width()
+		if lw+cw > w {
+			cur := line.String()
+			if lastBreak > 0 && lastBreak < len(cur) {
+				out = append(out, strings.TrimRight(cur[:lastBreak], " "))
+				rest := cur[lastBreak:]
+				line.Reset()
+				line.WriteString(rest)
+				lw = width(rest)
+			} else {
+				out = append(out, strings.TrimRight(cur, " "))
+				line.Reset()
+				lw = 0
+			}
+			lastBreak = -1
+		}
+		line.WriteString(v)
+		lw += cw
+		if v == " " || v == "," || cw == 2 {
+			lastBreak = line.Len()
+		}
+	}
+	if line.Len() > 0 {
+		out = append(out, line.String())
+	}
+	return out
+}
