@@ -1,0 +1,673 @@
+package doctor
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// state is what several checks look at, gathered once.
+type state struct {
+	release    string
+	releaseErr error
+
+	openErr error              // loading the libraries
+	devs    []verbs.DeviceInfo // what libibverbs lists
+	devsErr error              // listing them
+	sysDevs []string           // /sys/class/infiniband entries
+	ibClass bool               // /sys/class/infiniband exists: ib_core is in
+	ifaces  []Iface
+	ifErr   error
+	defRt   map[string]bool // interfaces with an IPv4 default route
+}
+
+func (d *Doctor) gather() state {
+	var st state
+	st.release, st.releaseErr = d.KernelRelease()
+	if ents, err := os.ReadDir(d.SysfsIB); err == nil {
+		st.ibClass = true
+		for _, e := range ents {
+			st.sysDevs = append(st.sysDevs, e.Name())
+		}
+	}
+	lister, err := d.Open()
+	if err != nil {
+		st.openErr = err
+	} else {
+		st.devs, st.devsErr = lister.Devices()
+	}
+	st.ifaces, st.ifErr = d.Interfaces()
+	st.defRt = defaultRoutes(d.ProcRoute)
+	return st
+}
+
+// defaultRoutes reads the interfaces that carry an IPv4 default route
+// (destination and mask 0) from /proc/net/route.
+func defaultRoutes(path string) map[string]bool {
+	out := map[string]bool{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) >= 8 && f[1] == "00000000" && f[7] == "00000000" {
+			out[f[0]] = true
+		}
+	}
+	return out
+}
+
+// --- libraries -------------------------------------------------------------
+
+func (d *Doctor) checkLibraries(st state) Check {
+	c := Check{Name: d.tr("rdma-core libraries (libibverbs.so.1, librdmacm.so.1)", "rdma-core 用户态库（libibverbs.so.1、librdmacm.so.1）")}
+	if st.openErr == nil {
+		c.Found = []string{d.tr("both load", "均可加载")}
+		return c
+	}
+	c.Status = Fail
+	c.Found = []string{st.openErr.Error()}
+	if isUnavailable(st.openErr) {
+		// A build without cgo, or not Linux: no package install helps.
+		c.Found = append(c.Found, d.tr("this rdmatour binary has no real verbs; the simulated NIC runs the same tour",
+			"这个 rdmatour 程序不含真实 verbs 支持；模拟网卡可以运行同样的教程"))
+		c.Fix = []string{"rdmatour demo --backend sim"}
+		return c
+	}
+	c.Found = append(c.Found, d.tr("Fedora/RHEL: dnf install rdma-core libibverbs librdmacm", "Fedora/RHEL：dnf install rdma-core libibverbs librdmacm"))
+	c.Fix = []string{"apt-get install rdma-core libibverbs1 librdmacm1 ibverbs-providers"}
+	return c
+}
+
+// isUnavailable recognises rdmacore.ErrUnavailable by its text, so this
+// package does not import the cgo backend.
+func isUnavailable(err error) bool {
+	return strings.Contains(err.Error(), "need Linux and cgo")
+}
+
+// --- provider libraries ----------------------------------------------------
+
+func (d *Doctor) checkProviders(st state) Check {
+	c := Check{Name: d.tr("verbs provider libraries", "verbs 驱动库（provider）")}
+	var names, dirs []string
+	seen := map[string]bool{}
+	for _, g := range d.ProviderDir {
+		matches, _ := filepath.Glob(filepath.Join(g, "lib*-rdmav*.so"))
+		for _, m := range matches {
+			dir := filepath.Dir(m)
+			if !seen[dir] {
+				seen[dir] = true
+				dirs = append(dirs, dir)
+			}
+			base := strings.TrimPrefix(filepath.Base(m), "lib")
+			name, _, _ := strings.Cut(base, "-rdmav")
+			if !seen["p:"+name] {
+				seen["p:"+name] = true
+				names = append(names, name)
+			}
+		}
+	}
+	sort.Strings(names)
+	has := func(n string) bool { return seen["p:"+n] }
+	fix := []string{"apt-get install ibverbs-providers"}
+	fedora := d.tr("Fedora/RHEL: dnf install libibverbs", "Fedora/RHEL：dnf install libibverbs")
+	switch {
+	case len(names) == 0:
+		c.Status = Fail
+		c.Found = []string{
+			d.tr("no lib*-rdmav*.so in "+strings.Join(d.ProviderDir, ", "),
+				"在 "+strings.Join(d.ProviderDir, "、")+" 中没有 lib*-rdmav*.so"),
+			d.tr("without one, libibverbs lists no device even when the kernel has one",
+				"没有它，即使内核里有设备，libibverbs 也列不出来"),
+			fedora,
+		}
+		c.Fix = fix
+	case has("rxe"):
+		c.Found = []string{d.tr(fmt.Sprintf("%d in %s, including rxe (Soft-RoCE)", len(names), strings.Join(dirs, ", ")),
+			fmt.Sprintf("%s 中有 %d 个，包括 rxe（Soft-RoCE）", strings.Join(dirs, "、"), len(names)))}
+	case len(st.devs) > 0:
+		c.Found = []string{d.tr("found: ", "已找到：") + strings.Join(names, ", ")}
+	default:
+		c.Status = Warn
+		c.Found = []string{
+			d.tr("found "+strings.Join(names, ", ")+", but not rxe: a Soft-RoCE device would not show up",
+				"找到 "+strings.Join(names, "、")+"，但没有 rxe：Soft-RoCE 设备将无法被 libibverbs 看到"),
+			fedora,
+		}
+		c.Fix = fix
+	}
+	return c
+}
+
+// --- kernel modules --------------------------------------------------------
+
+// loaded says whether a module is in the running kernel: listed in
+// /proc/modules, or present in /sys/module (which also covers built-ins
+// that have parameters), or named in modules.builtin.
+func (d *Doctor) loaded(st state, name string) bool {
+	if b, err := os.ReadFile(d.ProcModules); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, name+" ") {
+				return true
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(d.SysModule, name)); err == nil {
+		return true
+	}
+	if st.release != "" {
+		if b, err := os.ReadFile(filepath.Join(d.ModulesDir, st.release, "modules.builtin")); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if strings.HasSuffix(line, "/"+name+".ko") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// available says whether a module file for name exists under
+// /lib/modules/$(uname -r) (any compression).
+func (d *Doctor) available(st state, name string) bool {
+	if st.release == "" {
+		return false
+	}
+	found := false
+	root := filepath.Join(d.ModulesDir, st.release)
+	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || found {
+			return filepath.SkipDir
+		}
+		if !e.IsDir() {
+			base := e.Name()
+			for _, ext := range []string{".ko", ".ko.xz", ".ko.zst", ".ko.gz"} {
+				if base == name+ext {
+					found = true
+					return filepath.SkipAll
+				}
+			}
+		}
+		return nil
+	})
+	return found
+}
+
+func (d *Doctor) modulesPath(st state) string {
+	if st.release == "" {
+		return filepath.Join(d.ModulesDir, "$(uname -r)")
+	}
+	return filepath.Join(d.ModulesDir, st.release)
+}
+
+// noRDMAKernel says whether the running kernel has no RDMA at all: no
+// infiniband class, no RDMA module loaded, and no module file to load.
+func (d *Doctor) noRDMAKernel(st state) bool {
+	if st.ibClass {
+		return false
+	}
+	for _, m := range []string{"ib_core", "rdma_ucm", "ib_uverbs", "rdma_rxe", "siw"} {
+		if d.loaded(st, m) || d.available(st, m) {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *Doctor) checkModules(st state) Check {
+	c := Check{Name: d.tr("kernel modules (rdma_ucm, ib_uverbs, a device driver)", "内核模块（rdma_ucm、ib_uverbs、设备驱动）")}
+	rel := st.release
+	if rel == "" {
+		rel = "?"
+	}
+	if d.noRDMAKernel(st) {
+		c.Status = Fail
+		c.Found = []string{
+			d.tr(fmt.Sprintf("this kernel (%s) has no RDMA support: no %s, and no RDMA modules (ib_core, rdma_rxe, siw) loaded or under %s", rel, d.SysfsIB, d.modulesPath(st)),
+				fmt.Sprintf("这个内核（%s）不支持 RDMA：没有 %s，也没有已加载或位于 %s 下的 RDMA 模块（ib_core、rdma_rxe、siw）", rel, d.SysfsIB, d.modulesPath(st))),
+			d.tr("rdmatour still works here on its simulated NIC (the same tour, the same calls)",
+				"rdmatour 在这里仍然可用：使用模拟网卡（同样的教程、同样的调用）"),
+			d.tr("for real RDMA, boot a kernel with rdma_rxe (the stock Debian, Ubuntu and Fedora kernels have it)",
+				"要用真实 RDMA，请启动带 rdma_rxe 的内核（Debian、Ubuntu、Fedora 的默认内核都有）"),
+		}
+		c.Fix = []string{"rdmatour demo --backend sim"}
+		return c
+	}
+	var missing []string
+	for _, m := range []string{"rdma_ucm", "ib_uverbs"} {
+		if d.loaded(st, m) {
+			c.Found = append(c.Found, d.tr(m+": loaded", m+"：已加载"))
+		} else {
+			c.Found = append(c.Found, d.tr(m+": not loaded", m+"：未加载"))
+			missing = append(missing, m)
+		}
+	}
+	for _, m := range missing {
+		c.Fix = append(c.Fix, "modprobe "+m)
+	}
+	if len(missing) > 0 {
+		c.Status = Fail
+	}
+	if len(st.sysDevs) > 0 || len(st.devs) > 0 {
+		names := st.sysDevs
+		if len(names) == 0 {
+			for _, dv := range st.devs {
+				names = append(names, dv.Name)
+			}
+		}
+		c.Found = append(c.Found, d.tr("device driver: bound ("+strings.Join(names, ", ")+")", "设备驱动：已就绪（"+strings.Join(names, "、")+"）"))
+		return c
+	}
+	// No device: is a software driver (Soft-RoCE or Soft-iWARP) here?
+	rxeLoaded, siwLoaded := d.loaded(st, "rdma_rxe"), d.loaded(st, "siw")
+	switch {
+	case rxeLoaded:
+		c.Found = append(c.Found, d.tr("rdma_rxe (Soft-RoCE): loaded, no device yet", "rdma_rxe（Soft-RoCE）：已加载，但还没有设备"))
+	case siwLoaded:
+		c.Found = append(c.Found, d.tr("siw (Soft-iWARP): loaded, no device yet", "siw（Soft-iWARP）：已加载，但还没有设备"))
+	case d.available(st, "rdma_rxe"):
+		c.Status = Fail
+		c.Found = append(c.Found, d.tr("rdma_rxe (Soft-RoCE): available in "+d.modulesPath(st)+", not loaded",
+			"rdma_rxe（Soft-RoCE）：在 "+d.modulesPath(st)+" 中可用，但未加载"))
+		c.Fix = append(c.Fix, "modprobe rdma_rxe")
+	case d.available(st, "siw"):
+		c.Status = Fail
+		c.Found = append(c.Found, d.tr("siw (Soft-iWARP): available in "+d.modulesPath(st)+", not loaded; no rdma_rxe",
+			"siw（Soft-iWARP）：在 "+d.modulesPath(st)+" 中可用，但未加载；没有 rdma_rxe"))
+		c.Fix = append(c.Fix, "modprobe siw")
+	default:
+		c.Status = Fail
+		c.Found = append(c.Found, d.tr("no device driver: no RDMA device, and neither rdma_rxe nor siw is loaded or under "+d.modulesPath(st),
+			"没有设备驱动：没有 RDMA 设备，rdma_rxe 和 siw 都未加载，也不在 "+d.modulesPath(st)+" 中"))
+		c.Fix = append(c.Fix, "rdmatour demo --backend sim")
+	}
+	return c
+}
+
+// --- devices and ports -----------------------------------------------------
+
+// upper prints a port state the way ibv_devinfo does (PORT_ACTIVE → ACTIVE).
+func upper(s verbs.PortState) string {
+	return strings.ToUpper(strings.ReplaceAll(s.String(), " ", "_"))
+}
+
+func (d *Doctor) checkDevices(st state) Check {
+	c := Check{Name: d.tr("RDMA devices and ports", "RDMA 设备与端口")}
+	switch {
+	case st.openErr != nil:
+		c.Status = Fail
+		if len(st.sysDevs) > 0 {
+			c.Found = []string{d.tr("the kernel has "+strings.Join(st.sysDevs, ", ")+", but libibverbs could not be loaded (see above)",
+				"内核中有 "+strings.Join(st.sysDevs, "、")+"，但无法加载 libibverbs（见上）")}
+		} else {
+			c.Found = []string{d.tr("cannot list devices: libibverbs could not be loaded (see above)", "无法列出设备：无法加载 libibverbs（见上）")}
+		}
+		return c
+	case st.devsErr != nil:
+		c.Status = Fail
+		c.Found = []string{d.tr("listing devices: ", "列出设备失败：") + st.devsErr.Error()}
+		return c
+	case len(st.devs) == 0:
+		c.Status = Fail
+		c.Found = []string{d.tr("no RDMA devices (ibv_get_device_list is empty)", "没有 RDMA 设备（ibv_get_device_list 为空）")}
+		if len(st.sysDevs) > 0 {
+			c.Found = append(c.Found, d.tr("but the kernel has "+strings.Join(st.sysDevs, ", ")+": its provider library is missing",
+				"但内核中有 "+strings.Join(st.sysDevs, "、")+"：缺少对应的 provider 库"))
+			c.Fix = []string{"apt-get install ibverbs-providers"}
+		} else {
+			c.Found = append(c.Found, d.tr("see Soft-RoCE below", "见下面的 Soft-RoCE"))
+		}
+		return c
+	}
+	active := 0
+	var fixes []string
+	for _, dv := range st.devs {
+		nd := strings.Join(dv.Netdevs, ", ")
+		if nd == "" {
+			nd = "-"
+		}
+		c.Found = append(c.Found, fmt.Sprintf("%s (%s, netdev %s)", dv.Name, dv.Transport, nd))
+		for _, p := range dv.Ports {
+			c.Found = append(c.Found, fmt.Sprintf("  port %d: %s, MTU %d (max %d), %s", p.Num, upper(p.State), p.ActiveMTU, p.MaxMTU, p.LinkLayer))
+			for _, g := range p.GIDs {
+				c.Found = append(c.Found, fmt.Sprintf("    GID[%d] %s %s", g.Index, g.GID, g.Type))
+			}
+			if p.State == verbs.PortActive {
+				active++
+				continue
+			}
+			c.Status = Warn
+			if p.LinkLayer == "InfiniBand" {
+				c.Found = append(c.Found, d.tr(fmt.Sprintf("  %s port %d is not ACTIVE: check the cable and that a subnet manager runs", dv.Name, p.Num),
+					fmt.Sprintf("  %s 端口 %d 不是 ACTIVE：检查线缆以及子网管理器是否在运行", dv.Name, p.Num)))
+				fixes = append(fixes, "systemctl start opensm")
+				continue
+			}
+			c.Found = append(c.Found, d.tr(fmt.Sprintf("  %s port %d is not ACTIVE: its network interface is down", dv.Name, p.Num),
+				fmt.Sprintf("  %s 端口 %d 不是 ACTIVE：它的网络接口没有启用", dv.Name, p.Num)))
+			if len(dv.Netdevs) == 0 {
+				fixes = append(fixes, "ip link set <nic> up")
+			}
+			for _, n := range dv.Netdevs {
+				fixes = append(fixes, "ip link set "+n+" up")
+			}
+		}
+	}
+	c.Fix = dedup(fixes)
+	if active == 0 {
+		// Warnings are per port; with no ACTIVE port anywhere nothing can
+		// connect, so the check as a whole fails.
+		c.Status = Fail
+		c.Found = append(c.Found, d.tr("no port is ACTIVE: nothing can connect yet", "没有任何端口处于 ACTIVE：还无法建立连接"))
+	}
+	return c
+}
+
+func dedup(s []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// --- Soft-RoCE suggestion / the address to use -----------------------------
+
+// virtualPrefixes name interfaces that are bridges or tunnels on this
+// machine, never the NIC a peer reaches.
+var virtualPrefixes = []string{"docker", "veth", "virbr", "br-", "cni", "flannel", "cali", "vxlan", "tun", "tap", "wg", "lxcbr", "lxdbr", "podman", "kube", "dummy", "vnet"}
+
+func isVirtual(name string) bool {
+	for _, p := range virtualPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// pickNIC is the NIC for Soft-RoCE: up, not loopback or virtual, with an
+// IPv4 address; one with the default route first.
+func pickNIC(ifaces []Iface, defRt map[string]bool) (Iface, bool) {
+	var fallback *Iface
+	for i := range ifaces {
+		ni := ifaces[i]
+		if !ni.Up || ni.Loopback || ni.Name == "lo" || isVirtual(ni.Name) || !ni.IPv4().IsValid() {
+			continue
+		}
+		if defRt[ni.Name] {
+			return ni, true
+		}
+		if fallback == nil {
+			fallback = &ifaces[i]
+		}
+	}
+	if fallback != nil {
+		return *fallback, true
+	}
+	return Iface{}, false
+}
+
+func (d *Doctor) ifaceByName(st state, name string) (Iface, bool) {
+	for _, i := range st.ifaces {
+		if i.Name == name {
+			return i, true
+		}
+	}
+	return Iface{}, false
+}
+
+func usage(addr string) []string {
+	return []string{"rdmatour server --bind " + addr, "rdmatour client " + addr}
+}
+
+func (d *Doctor) checkSoftRoCE(st state) Check {
+	if len(st.devs) > 0 {
+		return d.checkAddress(st)
+	}
+	c := Check{Name: d.tr("Soft-RoCE (RDMA over this machine's Ethernet NIC)", "Soft-RoCE（在本机以太网卡上跑 RDMA）"), Status: Warn}
+	if st.ifErr != nil {
+		c.Found = []string{st.ifErr.Error()}
+		return c
+	}
+	nic, ok := pickNIC(st.ifaces, st.defRt)
+	if !ok {
+		c.Found = []string{d.tr("no NIC with an IPv4 address (besides lo and bridges): rdma_cm finds devices by IP address",
+			"没有带 IPv4 地址的网卡（lo 与网桥除外）：rdma_cm 按 IP 地址找设备")}
+		c.Fix = []string{"ip addr add <address>/24 dev <nic>", "ip link set <nic> up"}
+		return c
+	}
+	addr := nic.IPv4().String()
+	route := d.tr(" (default route)", "（默认路由）")
+	if !st.defRt[nic.Name] {
+		route = ""
+	}
+	link := "rdma link add rxe0 type rxe netdev " + nic.Name
+	if d.noRDMAKernel(st) {
+		c.Found = []string{
+			d.tr("this kernel has no rdma_rxe; on a kernel that has it, Soft-RoCE on "+nic.Name+" "+addr+route+" would be:",
+				"这个内核没有 rdma_rxe；在有它的内核上，"+nic.Name+" "+addr+route+" 上的 Soft-RoCE 是："),
+			"  modprobe rdma_rxe",
+			"  " + link,
+		}
+		c.Fix = []string{"rdmatour demo --backend sim"}
+		return c
+	}
+	c.Found = []string{d.tr("no RDMA device: make one on "+nic.Name+" "+addr+route+", then use "+addr+" with rdmatour",
+		"没有 RDMA 设备：在 "+nic.Name+" "+addr+route+" 上创建一个，然后在 rdmatour 中使用 "+addr)}
+	if !d.HasCommand("rdma") {
+		c.Found = append(c.Found, d.tr("the rdma tool (iproute2) is not installed; Fedora/RHEL: dnf install iproute",
+			"没有安装 rdma 工具（iproute2）；Fedora/RHEL：dnf install iproute"))
+		c.Fix = append(c.Fix, "apt-get install iproute2")
+	}
+	if !d.loaded(st, "rdma_rxe") {
+		c.Fix = append(c.Fix, "modprobe rdma_rxe")
+	}
+	c.Fix = append(c.Fix, link)
+	c.Fix = append(c.Fix, usage(addr)...)
+	return c
+}
+
+// checkAddress says which address to give rdmatour when devices exist:
+// rdma_cm picks the device from the IP address, so the netdev needs one.
+func (d *Doctor) checkAddress(st state) Check {
+	c := Check{Name: d.tr("address for rdmatour (rdma_cm finds the device by IP)", "rdmatour 使用的地址（rdma_cm 按 IP 找设备）")}
+	var noAddr []string
+	for _, dv := range st.devs {
+		for _, n := range dv.Netdevs {
+			ni, ok := d.ifaceByName(st, n)
+			if !ok || !ni.IPv4().IsValid() {
+				noAddr = append(noAddr, n)
+				continue
+			}
+			addr := ni.IPv4().String()
+			if len(c.Fix) == 0 {
+				c.Fix = usage(addr)
+			}
+			c.Found = append(c.Found, d.tr(dv.Name+" is on "+n+" "+addr+": use "+addr+" with rdmatour",
+				dv.Name+" 在 "+n+" "+addr+" 上：rdmatour 请使用 "+addr))
+		}
+	}
+	if len(c.Found) > 0 {
+		// Usage lines are not fixes: show them as found text when all is well.
+		for _, u := range c.Fix {
+			c.Found = append(c.Found, "  "+u)
+		}
+		c.Fix = nil
+		return c
+	}
+	c.Status = Warn
+	if len(noAddr) == 0 {
+		// InfiniBand without IPoIB, or a device whose netdev is unknown.
+		c.Found = []string{d.tr("no device sits on a network interface: rdma_cm needs an IP address (IPoIB on InfiniBand)",
+			"没有设备关联到网络接口：rdma_cm 需要 IP 地址（InfiniBand 上需要 IPoIB）")}
+		return c
+	}
+	c.Found = []string{d.tr(strings.Join(noAddr, ", ")+" has no IPv4 address: rdma_cm cannot find the device",
+		strings.Join(noAddr, "、")+" 没有 IPv4 地址：rdma_cm 找不到设备")}
+	c.Fix = []string{"ip addr add <address>/24 dev " + noAddr[0]}
+	return c
+}
+
+// --- /dev/infiniband -------------------------------------------------------
+
+func (d *Doctor) checkDevNodes(st state) Check {
+	c := Check{Name: d.tr("device files ("+d.DevIB+"/rdma_cm, uverbs*)", "设备文件（"+d.DevIB+"/rdma_cm、uverbs*）")}
+	cm := filepath.Join(d.DevIB, "rdma_cm")
+	uverbs, _ := filepath.Glob(filepath.Join(d.DevIB, "uverbs*"))
+	var denied []string
+	if _, err := os.Stat(cm); err != nil {
+		c.Status = Fail
+		if d.noRDMAKernel(st) {
+			c.Found = append(c.Found, d.tr(cm+" is missing: this kernel has no RDMA", cm+" 不存在：这个内核不支持 RDMA"))
+			c.Fix = append(c.Fix, "rdmatour demo --backend sim")
+		} else {
+			c.Found = append(c.Found, d.tr(cm+" is missing (rdma_ucm not loaded)", cm+" 不存在（rdma_ucm 未加载）"))
+			c.Fix = append(c.Fix, "modprobe rdma_ucm")
+		}
+	} else if err := d.Access(cm); err != nil {
+		denied = append(denied, cm)
+		c.Found = append(c.Found, fmt.Sprintf("%s: %v", cm, cause(err)))
+	} else {
+		c.Found = append(c.Found, d.tr(cm+": read-write", cm+"：可读写"))
+	}
+	switch {
+	case len(uverbs) == 0 && len(st.devs) == 0:
+		c.Found = append(c.Found, d.tr(d.DevIB+"/uverbs*: none yet (one appears per device)", d.DevIB+"/uverbs*：暂无（每个设备一个）"))
+	case len(uverbs) == 0:
+		c.Status = Fail
+		c.Found = append(c.Found, d.tr(d.DevIB+"/uverbs*: missing although devices exist (ib_uverbs not loaded)",
+			d.DevIB+"/uverbs*：有设备却不存在（ib_uverbs 未加载）"))
+		c.Fix = append(c.Fix, "modprobe ib_uverbs")
+	}
+	for _, u := range uverbs {
+		if err := d.Access(u); err != nil {
+			denied = append(denied, u)
+			c.Found = append(c.Found, fmt.Sprintf("%s: %v", u, cause(err)))
+		} else {
+			c.Found = append(c.Found, d.tr(u+": read-write", u+"：可读写"))
+		}
+	}
+	if len(denied) > 0 {
+		c.Status = Fail
+		c.Found = append(c.Found, d.tr("this user cannot open them read-write; rdma-core's udev rules normally make them 0666",
+			"当前用户无法以读写方式打开；rdma-core 的 udev 规则通常会把它们设为 0666"))
+		c.Fix = append(c.Fix,
+			"chmod 0666 "+strings.Join(denied, " "),
+			`printf 'KERNEL=="rdma_cm", MODE="0666"\nKERNEL=="uverbs*", MODE="0666"\n' | tee /etc/udev/rules.d/90-rdmatour.rules`)
+	}
+	return c
+}
+
+// cause drops the path from an *fs.PathError: the line already names it.
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// --- ulimit -l ---------------------------------------------------------------
+
+// minMemlock is what the tour needs pinned: its MRs (4096 + 4096 + 128 +
+// 128 bytes) pin whole pages, 4 pages = 16 KiB, and the CQ and QP rings
+// come on top. 64 KiB leaves room for the rings.
+const (
+	pinnedMRs  = 4 * 4096
+	minMemlock = 64 << 10
+)
+
+// capIPCLock is CAP_IPC_LOCK's bit in CapEff: with it, the kernel does not
+// charge pinned pages against RLIMIT_MEMLOCK (ib_umem_get).
+const capIPCLock = 14
+
+func (d *Doctor) hasIPCLock() bool {
+	b, err := os.ReadFile(d.ProcStatus)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			var caps uint64
+			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%x", &caps); err != nil {
+				return false
+			}
+			return caps&(1<<capIPCLock) != 0
+		}
+	}
+	return false
+}
+
+func bytesString(n uint64) string {
+	switch {
+	case n == Unlimited:
+		return "unlimited"
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func (d *Doctor) checkMemlock() Check {
+	c := Check{Name: d.tr("locked-memory limit (ulimit -l)", "锁定内存上限（ulimit -l）")}
+	need := d.tr("the tour pins 4 pages (16 KiB) of MRs plus CQ/QP rings: need at least 64 KiB; unlimited recommended",
+		"教程的 MR 会锁定 4 个页（16 KiB），另加 CQ/QP 环：至少需要 64 KiB，建议 unlimited")
+	soft, hard, err := d.Getrlimit()
+	if d.hasIPCLock() {
+		found := d.tr("CAP_IPC_LOCK (root): exempt from the limit", "拥有 CAP_IPC_LOCK（root）：不受此上限约束")
+		if err == nil {
+			found += fmt.Sprintf(" (RLIMIT_MEMLOCK %s)", bytesString(soft))
+		}
+		c.Found = []string{found, need}
+		return c
+	}
+	if err != nil {
+		c.Status = Warn
+		c.Found = []string{err.Error(), need}
+		return c
+	}
+	c.Found = []string{fmt.Sprintf("RLIMIT_MEMLOCK: soft %s, hard %s", bytesString(soft), bytesString(hard)), need}
+	switch {
+	case soft == Unlimited || soft >= minMemlock:
+		return c
+	case soft >= pinnedMRs:
+		c.Status = Warn
+	default:
+		c.Status = Fail
+		c.Found = append(c.Found, d.tr("ibv_reg_mr will fail (EPERM/ENOMEM) with this limit", "在这个上限下 ibv_reg_mr 会失败（EPERM/ENOMEM）"))
+	}
+	c.Fix = []string{
+		"ulimit -l unlimited",
+		"echo '* soft memlock unlimited' | tee -a /etc/security/limits.conf",
+		"echo '* hard memlock unlimited' | tee -a /etc/security/limits.conf",
+	}
+	switch {
+	case hard == Unlimited:
+		// Anyone may raise a soft limit up to the hard one: no root needed
+		// for this shell; limits.conf makes it stick.
+		c.Found = append(c.Found, d.tr("the hard limit is unlimited: `ulimit -l unlimited` works in this shell without root; the limits.conf lines make it permanent (log in again)",
+			"硬上限为 unlimited：在当前 shell 中无需 root 即可 `ulimit -l unlimited`；limits.conf 中的两行使其永久生效（需重新登录）"))
+	case hard >= minMemlock:
+		c.Fix[0] = fmt.Sprintf("ulimit -l %d", hard>>10) // ulimit -l counts KiB
+		c.Found = append(c.Found, d.tr("`"+c.Fix[0]+"` (the hard limit) works in this shell without root; the limits.conf lines allow unlimited (log in again)",
+			"`"+c.Fix[0]+"`（硬上限）在当前 shell 中无需 root；limits.conf 中的两行允许 unlimited（需重新登录）"))
+	default:
+		c.Found = append(c.Found, d.tr("`ulimit -l unlimited` works in a root shell; otherwise add the limits.conf lines and log in again",
+			"`ulimit -l unlimited` 需在 root shell 中执行；否则在 limits.conf 中加入这两行并重新登录"))
+	}
+	return c
+}
