@@ -31,6 +31,24 @@ var RequiredSections = map[string][]string{
 	"zh": {"这个调用做什么", "为什么这里需要它", "屏幕上看什么", "常见错误"},
 }
 
+// LessonSections are the level-2 headings of a lesson page
+// (lesson-<name>.md): the mistake, the error, how to spot it, the fix.
+var LessonSections = map[string][]string{
+	"en": {"The mistake", "What you will see", "How to recognise it in real code", "The fix"},
+	"zh": {"错在哪里", "你会看到什么", "在真实代码里怎么认出它", "怎么改"},
+}
+
+// LessonPrefix starts the page ID of every lesson page.
+const LessonPrefix = "lesson-"
+
+// SectionsFor returns the sections page id must have in lang.
+func SectionsFor(lang, id string) []string {
+	if strings.HasPrefix(id, LessonPrefix) {
+		return LessonSections[lang]
+	}
+	return RequiredSections[lang]
+}
+
 func validLang(lang string) bool {
 	_, ok := RequiredSections[lang]
 	return ok

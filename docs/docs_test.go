@@ -24,6 +24,16 @@ func TestEveryStepHasPages(t *testing.T) {
 	}
 }
 
+func TestEveryLessonHasPages(t *testing.T) {
+	for _, l := range steps.Lessons() {
+		for _, lang := range docs.Langs {
+			if _, err := docs.Page(lang, docs.LessonPrefix+l.Name); err != nil {
+				t.Errorf("lesson %q: %v (want docs/%s/%s%s.md)", l.Name, err, lang, docs.LessonPrefix, l.Name)
+			}
+		}
+	}
+}
+
 func TestLanguagesInStep(t *testing.T) {
 	en, zh := docs.IDs("en"), docs.IDs("zh")
 	if len(en) == 0 || len(zh) == 0 {
@@ -51,8 +61,8 @@ func TestLanguagesInStep(t *testing.T) {
 
 func TestPageShape(t *testing.T) {
 	for _, lang := range docs.Langs {
-		want := docs.RequiredSections[lang]
 		for _, id := range docs.IDs(lang) {
+			want := docs.SectionsFor(lang, id)
 			name := "docs/" + lang + "/" + id + ".md"
 			page, err := docs.Page(lang, id)
 			if err != nil {

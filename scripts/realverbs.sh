@@ -20,13 +20,27 @@ scripts/qemu/build-seed.sh "$out"
 # One boot runs every suite; the guest script stops at the first failure.
 cat > "$out/suite.sh" <<SUITE
 #!/bin/bash
-set -e
 export RDMATOUR_RDMA_ADDR=10.0.2.15 RDMATOUR_REAL_ADDR=10.0.2.15
 export RDMATOUR_BIN=$out/rdmatour RDMATOUR_SEED_BIN=$out/rdma-write-demo
-echo "--- verbs/rdmacore on rxe0"
-(cd verbs/rdmacore && $out/rdmacore.test -test.v -test.count=1 -test.timeout 8m 2>&1 | tail -n 60)
-echo "--- rdmatour processes on rxe0"
-(cd cmd/rdmatour && $out/cmd.test -test.v -test.count=1 -test.timeout 8m -test.run 'Real' 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+\S+_test.go)' )
+# Full output goes to files; the summary to the console, the details of
+# any failure after it.
+run() {
+	local name=\$1 dir=\$2
+	shift 2
+	echo "--- \$name"
+	if (cd "\$dir" && "\$@" > $out/\$name.log 2>&1); then
+		grep -E '^(--- |PASS|ok)' $out/\$name.log | grep -v '^    ---'
+	else
+		grep -E '^(--- |FAIL)' $out/\$name.log
+		echo "--- \$name failed; its output:"
+		tail -n 300 $out/\$name.log
+		return 1
+	fi
+}
+rc=0
+run rdmacore verbs/rdmacore $out/rdmacore.test -test.v -test.count=1 -test.timeout 8m || rc=1
+run processes cmd/rdmatour $out/cmd.test -test.v -test.count=1 -test.timeout 10m -test.run Real || rc=1
+exit \$rc
 SUITE
 chmod +x "$out/suite.sh"
 scripts/qemu/run-in-guest.sh --timeout 900 -- bash -o pipefail "$out/suite.sh"

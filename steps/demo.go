@@ -7,43 +7,49 @@ type Turn struct {
 }
 
 // DemoPlan interleaves a server and a client tour in the order the two
-// programs would naturally progress when run side by side: each side runs
-// until its next step would wait for something only the other side can
-// do, then the other side takes over.
+// programs would naturally progress side by side: a side keeps the turn
+// while its next step has what it needs from the other side (Step.After),
+// then hands over. Lessons change the dependencies, and so the order.
 func DemoPlan(server, client []Step) []Turn {
-	// Each leg runs one side up to (not including) a step that needs the
-	// other side first.
-	type leg struct {
-		side  Role
-		until string // run up to, not including, this step ID ("" = to the end)
-	}
-	legs := []leg{
-		{Server, "get-connect-request"}, // listen first, then let the client connect
-		{Client, "get-established"},     // the client sends REQ and waits
-		{Server, "wait-notify"},         // accept, ESTABLISHED; wait for the notification...
-		{Client, "disconnect"},          // ...which the client's WRITE and notify provide
-		{Server, "disconnect"},          // the server reads what landed
-		{Client, "teardown"},            // the client hangs up
-		{Server, ""},                    // the server sees it, and cleans up
-		{Client, ""},
-	}
-	pos := map[Role]int{}
 	tours := map[Role][]Step{Server: server, Client: client}
-	var plan []Turn
-	for i, l := range legs {
-		tour := tours[l.side]
-		for pos[l.side] < len(tour) && (l.until == "" || tour[pos[l.side]].ID != l.until) {
-			plan = append(plan, Turn{l.side, pos[l.side]})
-			pos[l.side]++
-			// After the server's accept the client's ESTABLISHED can be
-			// taken before the server's own.
-			if l.side == Server && tour[pos[l.side]-1].ID == "accept" && i == 2 {
-				if pos[Client] < len(client) && client[pos[Client]].ID == "get-established" {
-					plan = append(plan, Turn{Client, pos[Client]})
-					pos[Client]++
-				}
+	ran := map[Role]map[string]bool{Server: {}, Client: {}}
+	has := map[Role]map[string]bool{Server: {}, Client: {}}
+	for role, tour := range tours {
+		for _, st := range tour {
+			has[role][st.ID] = true
+		}
+	}
+	other := func(r Role) Role {
+		if r == Server {
+			return Client
+		}
+		return Server
+	}
+	ready := func(r Role, pos int) bool {
+		o := other(r)
+		for _, id := range tours[r][pos].After {
+			if has[o][id] && !ran[o][id] {
+				return false
 			}
 		}
+		return true
+	}
+	pos := map[Role]int{}
+	var plan []Turn
+	side := Server
+	for pos[Server] < len(server) || pos[Client] < len(client) {
+		o := other(side)
+		switch {
+		case pos[side] < len(tours[side]) && ready(side, pos[side]):
+		case pos[o] < len(tours[o]) && ready(o, pos[o]):
+			side = o
+		case pos[side] >= len(tours[side]):
+			side = o // both blocked or this side done: never stall
+		}
+		st := tours[side][pos[side]]
+		plan = append(plan, Turn{side, pos[side]})
+		ran[side][st.ID] = true
+		pos[side]++
 	}
 	return plan
 }

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"errors"
+	"fmt"
 	"syscall"
 
 	"github.com/rdmatour/rdmatour/verbs"
@@ -14,6 +15,8 @@ type Problem struct {
 	What Text
 	Fix  Text
 	Err  error
+	// quiet leaves Err out of the explanation when What already says it.
+	quiet bool
 }
 
 func (p *Problem) Error() string {
@@ -42,7 +45,7 @@ func ExplainIn(err error, lang string) string {
 	var p *Problem
 	if errors.As(err, &p) {
 		msg := p.What.In(lang)
-		if p.Err != nil {
+		if p.Err != nil && !p.quiet {
 			msg += " (" + p.Err.Error() + ")"
 		}
 		if fix := p.Fix.In(lang); fix != "" {
@@ -69,12 +72,42 @@ func classify(err error) *Problem {
 	case errors.Is(err, context.Canceled):
 		return &Problem{Err: err,
 			What: Text{"cancelled", "已取消"}}
-	case errors.Is(err, syscall.ENOMEM) && verbs.FuncOf(err) == "ibv_reg_mr":
+	case errors.As(err, new(*CompletionError)):
+		var ce *CompletionError
+		errors.As(err, &ce)
+		return &Problem{Err: err, quiet: true,
+			What: Text{fmt.Sprintf("%s: status %q (wr_id %d)", ce.What, ce.WC.Status.String(), ce.WC.WRID),
+				fmt.Sprintf("%s：状态 %q（wr_id %d）", ce.What, ce.WC.Status.String(), ce.WC.WRID)},
+			Fix: statusFix(ce.WC.Status)}
+	case (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOMEM)) && verbs.FuncOf(err) == "ibv_reg_mr":
 		return &Problem{Err: err,
 			What: Text{"ibv_reg_mr could not pin the buffer: the locked-memory limit (ulimit -l) is too low",
 				"ibv_reg_mr 无法锁定（pin）这块内存：locked memory 上限（ulimit -l）太小"},
 			Fix: Text{"run `ulimit -l unlimited` (as root) or raise memlock in /etc/security/limits.conf, then start again",
 				"以 root 执行 `ulimit -l unlimited`，或在 /etc/security/limits.conf 里调大 memlock，然后重新运行"}}
 	}
+	if fn := verbs.FuncOf(err); fn != "" {
+		return &Problem{Err: err, What: Text{fn + " failed", fn + " 失败"}}
+	}
 	return &Problem{Err: err, What: Text{"the call failed", "调用失败"}}
+}
+
+// statusFix says where to look for each completion status a learner meets.
+func statusFix(st verbs.WCStatus) Text {
+	switch st {
+	case verbs.WCRemAccessErr:
+		return Text{"check the rkey, that [remote_addr, remote_addr+length) lies inside the peer's MR, and the MR's IBV_ACCESS_REMOTE_* flags",
+			"检查 rkey、[remote_addr, remote_addr+length) 是否落在对端 MR 之内，以及 MR 的 IBV_ACCESS_REMOTE_* 权限"}
+	case verbs.WCRNRRetryExcErr:
+		return Text{"the receiver had no RECV posted: post it before the peer SENDs, or raise rnr_retry_count (7 = forever)",
+			"接收端没有 post RECV：在对端 SEND 之前先 post，或者调大 rnr_retry_count（7 表示无限重试）"}
+	case verbs.WCWRFlushErr:
+		return Text{"an earlier error moved the QP to ERR and flushed this WR: look at the first failed completion",
+			"之前的错误把 QP 置为 ERR，这个 WR 是被 flush 掉的：去看第一个失败的 completion"}
+	case verbs.WCRetryExcErr:
+		return Text{"the peer stopped answering: is it still running and reachable?", "对端不再应答：它还在运行、网络还通吗？"}
+	case verbs.WCLocProtErr, verbs.WCLocLenErr:
+		return Text{"check the local SGE: lkey, address and length must lie inside a local MR", "检查本地 SGE：lkey、地址和长度必须落在本地 MR 之内"}
+	}
+	return Text{}
 }

@@ -283,8 +283,16 @@ func (s *Session) regMR(name string, size int, access verbs.Access, dst *verbs.M
 const remoteAccess = verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead
 
 func stepRegData(_ context.Context, s *Session) (Outcome, error) {
-	out, err := s.regMR("buf", BufSize, remoteAccess, &s.mrData)
+	access := remoteAccess
+	if s.cfg.Lesson == "no-remote-write" && s.cfg.Role == Server {
+		access = verbs.AccessLocalWrite // the lesson's mistake
+	}
+	out, err := s.regMR("buf", BufSize, access, &s.mrData)
 	out.Call = strings.Replace(out.Call, "buf_mr =", "mr =", 1)
+	if access != remoteAccess && err == nil {
+		out.Note = Text{"The mistake of this lesson: no IBV_ACCESS_REMOTE_WRITE. Registration succeeds; the client's WRITE will not.",
+			"本课故意犯的错：没有 IBV_ACCESS_REMOTE_WRITE。注册会成功，client 的 WRITE 不会。"}
+	}
 	return out, err
 }
 
@@ -327,10 +335,18 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 		Addr: s.mrData.Addr(), RKey: s.mrData.RKey(), Size: BufSize,
 		DoorbellAddr: s.mrDoor.Addr(), DoorbellRKey: s.mrDoor.RKey(), DoorbellSize: 8,
 	}
+	addrExpr := "htonll(addr)"
+	if s.cfg.Lesson == "htonl-address" {
+		// The lesson's mistake: info.addr_be = htonl((uintptr_t)buf). htonl
+		// keeps the low 32 bits; stored in a little-endian u64 they read
+		// back, through ntohll, as those bits shifted up by 32.
+		info.Addr = uint64(uint32(info.Addr)) << 32
+		addrExpr = "htonl((uintptr_t)buf)"
+	}
 	raw := info.Marshal()
-	p := verbs.ConnParam{PrivateData: raw, ResponderResources: 1, InitiatorDepth: 1}
-	call := fmt.Sprintf("rdma_accept(id, {private_data=remote_info{addr=0x%x, rkey=0x%x, size=%d, doorbell_addr=0x%x, doorbell_rkey=0x%x, doorbell_size=%d} (%d B), responder_resources=1, initiator_depth=1})",
-		info.Addr, info.RKey, info.Size, info.DoorbellAddr, info.DoorbellRKey, info.DoorbellSize, len(raw))
+	p := verbs.ConnParam{PrivateData: raw, ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
+	call := fmt.Sprintf("info.addr_be = %s; ...\nrdma_accept(id, {private_data=remote_info{addr=0x%x, rkey=0x%x, size=%d, doorbell_addr=0x%x, doorbell_rkey=0x%x, doorbell_size=%d} (%d B), responder_resources=1, initiator_depth=1, rnr_retry_count=%d})",
+		addrExpr, info.Addr, info.RKey, info.Size, info.DoorbellAddr, info.DoorbellRKey, info.DoorbellSize, len(raw), s.cfg.RNRRetry)
 	if err := s.id.Accept(p); err != nil {
 		return Outcome{Call: call + " = -1"}, err
 	}
@@ -343,8 +359,8 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepConnect(_ context.Context, s *Session) (Outcome, error) {
-	p := verbs.ConnParam{ResponderResources: 1, InitiatorDepth: 1}
-	call := "rdma_connect(id, {responder_resources=1, initiator_depth=1, retry_count=0, rnr_retry_count=0})"
+	p := verbs.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
+	call := fmt.Sprintf("rdma_connect(id, {responder_resources=1, initiator_depth=1, retry_count=0, rnr_retry_count=%d})", s.cfg.RNRRetry)
 	if err := s.id.Connect(p); err != nil {
 		return Outcome{Call: call + " = -1"}, err
 	}
@@ -429,11 +445,20 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	s.mu.Lock()
 	info := s.remote.Info
 	s.mu.Unlock()
-	wr := writeWR(op, WRIDWrite, s.mrData, uint32(len(msg)), info.Addr, info.RKey)
+	raddr, rkey, mistake := info.Addr, info.RKey, ""
+	switch s.cfg.Lesson {
+	case "bad-rkey":
+		rkey = s.mrData.LKey()
+		mistake = fmt.Sprintf("/* the lesson's mistake: rkey = mr->lkey (0x%x), not the server's rkey 0x%x */\n", rkey, info.RKey)
+	case "out-of-bounds":
+		raddr = info.Addr + uint64(info.Size) - 8
+		mistake = fmt.Sprintf("/* the lesson's mistake: remote_addr = addr + size - 8, then %d bytes */\n", len(msg))
+	}
+	wr := writeWR(op, WRIDWrite, s.mrData, uint32(len(msg)), raddr, rkey)
 	if withImm {
 		wr.ImmData = ImmValue
 	}
-	call := fmt.Sprintf("snprintf(buf, 4096, %q)\n", s.cfg.Message) + sendCall(wr)
+	call := fmt.Sprintf("snprintf(buf, 4096, %q)\n", s.cfg.Message) + mistake + sendCall(wr)
 	if err := s.qp.PostSend(wr); err != nil {
 		return Outcome{Call: call + " = " + errnoText(err)}, err
 	}
@@ -446,7 +471,27 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 		Note: Text{"Posting returns at once; the NIC moves the bytes. The server's CPU is not involved.", "post 立即返回，搬数据的是网卡；server 的 CPU 完全不参与。"}}, nil
 }
 
-func stepPostWrite(_ context.Context, s *Session) (Outcome, error)    { return s.postWrite(false) }
+func stepPostWrite(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(false) }
+
+// stepPostWriteEarly is the post-before-connect lesson's mistake: a WRITE
+// posted while the QP is still in INIT (no remote_info yet either).
+func stepPostWriteEarly(_ context.Context, s *Session) (Outcome, error) {
+	state := s.recordQPState()
+	// Zero bytes and unsignaled, so that it cannot disturb the rest of the
+	// tour: measured on rxe (rdma-core 44, Linux 6.1), a WR rejected here
+	// with EINVAL still sits in the send queue and runs once the QP reaches
+	// RTS. A zero-length WRITE needs no valid rkey (IBA C9-88), and an
+	// unsignaled success leaves no completion.
+	wr := verbs.SendWR{WRID: WRIDEarly, Opcode: verbs.WRRDMAWrite,
+		SGList: []verbs.SGE{{Addr: s.mrData.Addr(), Length: 0, LKey: s.mrData.LKey()}}}
+	call := sendCall(wr) + "  /* QP state " + state + " */"
+	if err := s.qp.PostSend(wr); err != nil {
+		return Outcome{Call: call + " = " + errnoText(err), Results: []KV{{"QP state", state}, {"returned", errnoText(err)}},
+			Note: Text{"The error is the return value of ibv_post_send: nothing was queued, so no completion will ever report it.",
+				"错误是 ibv_post_send 的返回值：什么都没进队列，所以也不会有任何 completion 报告它。"}}, err
+	}
+	return Outcome{Call: call + " = 0"}, nil
+}
 func stepPostWriteImm(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(true) }
 
 func stepPostSend(_ context.Context, s *Session) (Outcome, error) {

@@ -9,12 +9,14 @@ import (
 // Snapshot is an immutable copy of one side's state, made for rendering.
 // Nothing in it aliases the Session: the TUI may keep it as long as it likes.
 type Snapshot struct {
-	Role      Role
-	Notify    Notify
-	Lesson    string // "" for the plain tour
-	Backend   string // "rdma" or "sim"
-	Simulated bool   // true: the screen must say "simulated NIC"
-	Why       string // why this backend was chosen (from cmd)
+	Role   Role
+	Notify Notify
+	Lesson string // "" for the plain tour
+	// LessonTitle is the lesson's title ("" for the plain tour).
+	LessonTitle Text
+	Backend     string // "rdma" or "sim"
+	Simulated   bool   // true: the screen must say "simulated NIC"
+	Why         string // why this backend was chosen (from cmd)
 
 	Steps   []StepStatus // the whole tour, in order
 	Next    int          // index of the next step to run; len(Steps) when done

@@ -19,6 +19,10 @@ func (s *Session) Snapshot() Snapshot {
 		Role: s.cfg.Role, Notify: s.cfg.Notify,
 		Backend: s.cfg.Provider.Name(), Simulated: s.cfg.Provider.Simulated(), Why: s.cfg.BackendWhy,
 		Next: s.next, Running: s.running, Done: s.done, Failed: s.failed, Err: s.lastErr,
+		Lesson: s.cfg.Lesson,
+	}
+	if l, err := LessonByName(s.cfg.Lesson); err == nil {
+		snap.LessonTitle = l.Title
 	}
 	for i, st := range s.tour {
 		ss := StepStatus{ID: st.ID, Title: st.Title, Call: st.Call, State: s.states[i]}

@@ -83,6 +83,10 @@ type Outcome struct {
 	Results []KV
 	// Note says in words what happened.
 	Note Text
+	// Failure explains the error the step ended with, if any.
+	Failure Text
+	// Expected says the failure is the point of the lesson being run.
+	Expected bool
 }
 
 // KV is one named result.
@@ -98,5 +102,11 @@ type Step struct {
 	Call string
 	// Waits says the step blocks on the peer or the network (spinner).
 	Waits bool
-	run   func(ctx context.Context, s *Session) (Outcome, error)
+	// After names steps of the other side that must have run before this
+	// one can complete; DemoPlan orders the two sides by it. IDs the other
+	// tour does not have are ignored.
+	After []string
+	// Expect is set in lessons: the error this step should end with.
+	Expect *Expect
+	run    func(ctx context.Context, s *Session) (Outcome, error)
 }

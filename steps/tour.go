@@ -17,7 +17,7 @@ func serverTour() []Step {
 		{ID: "listen", Side: Server,
 			Title: Text{"Listen for connection requests", "开始监听连接请求"},
 			Call:  "rdma_listen(listener, 1)", run: stepListen},
-		{ID: "get-connect-request", Side: Server, Waits: true,
+		{ID: "get-connect-request", Side: Server, Waits: true, After: []string{"connect"},
 			Title: Text{"Wait for the client's connect request", "等待 client 的连接请求"},
 			Call:  "rdma_get_cm_event(ec, &event)  /* RDMA_CM_EVENT_CONNECT_REQUEST */", run: stepGetConnectRequest},
 		{ID: "alloc-pd", Side: Server,
@@ -44,13 +44,13 @@ func serverTour() []Step {
 		{ID: "accept", Side: Server,
 			Title: Text{"Accept, handing out addr and rkey", "accept，并交出 addr 和 rkey"},
 			Call:  "rdma_accept(id, &param /* private_data = remote_info */)", run: stepAccept},
-		{ID: "get-established", Side: Server, Waits: true,
+		{ID: "get-established", Side: Server, Waits: true, After: []string{"get-established"},
 			Title: Text{"Wait for ESTABLISHED", "等待 ESTABLISHED"},
 			Call:  "rdma_get_cm_event(ec, &event)  /* RDMA_CM_EVENT_ESTABLISHED */", run: stepGetEstablished},
-		{ID: "wait-notify", Side: Server, Waits: true,
+		{ID: "wait-notify", Side: Server, Waits: true, After: []string{"poll-write", "poll-notify"},
 			Title: Text{"Wait for the client's notification", "等待 client 的完成通知"},
 			Call:  "ibv_poll_cq(cq, 1, &wc) || ntohll(*doorbell) == 1", run: stepWaitNotify},
-		{ID: "disconnect", Side: Server,
+		{ID: "disconnect", Side: Server, After: []string{"disconnect"},
 			Title: Text{"Disconnect", "断开连接"},
 			Call:  "rdma_disconnect(id)", run: stepDisconnect},
 		{ID: "teardown", Side: Server,
@@ -94,13 +94,13 @@ func clientTour(n Notify) []Step {
 		{ID: "connect", Side: Client,
 			Title: Text{"Send the connect request", "发出连接请求"},
 			Call:  "rdma_connect(id, &param)", run: stepConnect},
-		{ID: "get-established", Side: Client, Waits: true,
+		{ID: "get-established", Side: Client, Waits: true, After: []string{"accept"},
 			Title: Text{"Wait for ESTABLISHED and read remote_info", "等待 ESTABLISHED，读出 remote_info"},
 			Call:  "rdma_get_cm_event(ec, &event)  /* RDMA_CM_EVENT_ESTABLISHED */", run: stepGetEstablished},
 	}
 	if n == NotifyImm {
 		tour = append(tour,
-			Step{ID: "post-write-imm", Side: Client,
+			Step{ID: "post-write-imm", Side: Client, After: []string{"get-established"},
 				Title: Text{"RDMA WRITE with immediate", "带立即数的 RDMA WRITE"},
 				Call:  "ibv_post_send(qp, &wr /* IBV_WR_RDMA_WRITE_WITH_IMM */, &bad)", run: stepPostWriteImm},
 			Step{ID: "poll-write", Side: Client, Waits: true,
@@ -109,7 +109,7 @@ func clientTour(n Notify) []Step {
 		)
 	} else {
 		tour = append(tour,
-			Step{ID: "post-write", Side: Client,
+			Step{ID: "post-write", Side: Client, After: []string{"get-established"},
 				Title: Text{"RDMA WRITE into the server's buffer", "RDMA WRITE 写入 server 的 buffer"},
 				Call:  "ibv_post_send(qp, &wr /* IBV_WR_RDMA_WRITE */, &bad)", run: stepPostWrite},
 			Step{ID: "poll-write", Side: Client, Waits: true,
@@ -130,10 +130,10 @@ func clientTour(n Notify) []Step {
 			Call:  "ibv_poll_cq(cq, 1, &wc)", run: stepPollNotify})
 	}
 	return append(tour,
-		Step{ID: "disconnect", Side: Client,
+		Step{ID: "disconnect", Side: Client, After: []string{"wait-notify"},
 			Title: Text{"Disconnect", "断开连接"},
 			Call:  "rdma_disconnect(id)", run: stepDisconnect},
-		Step{ID: "teardown", Side: Client,
+		Step{ID: "teardown", Side: Client, After: []string{"disconnect"},
 			Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
 			Call:  "rdma_destroy_qp; ibv_dereg_mr x4; ibv_destroy_cq; ibv_dealloc_pd; rdma_destroy_id; rdma_destroy_event_channel", run: stepTeardown},
 	)
@@ -155,6 +155,18 @@ func AllStepIDs() []string {
 	add(serverTour())
 	for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
 		add(clientTour(n))
+	}
+	for _, l := range Lessons() {
+		for _, role := range []Role{Server, Client} {
+			cfg := Config{Role: role, Notify: l.Notify}
+			tour := serverTour()
+			if role == Client {
+				tour = clientTour(l.Notify)
+			}
+			add(l.apply(cfg, tour))
+			cfg.RNRRetry = 7
+			add(l.apply(cfg, tour))
+		}
 	}
 	return ids
 }

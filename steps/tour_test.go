@@ -22,14 +22,20 @@ type pair struct {
 	plan             []steps.Turn
 	sessions         map[steps.Role]*steps.Session
 	serverListenStep int
+	// pauseAfter, if set, runs after each turn: a learner taking their time.
+	pauseAfter func(side steps.Role, id string)
 }
 
 func newPair(t *testing.T, n steps.Notify, msg string) *pair {
+	return newLessonPair(t, n, msg, "", 0)
+}
+
+func newLessonPair(t *testing.T, n steps.Notify, msg, lesson string, rnr uint8) *pair {
 	t.Helper()
 	p := &pair{srvNIC: sim.New(sim.Options{}), cliNIC: sim.New(sim.Options{})}
 	var err error
 	p.srv, err = steps.NewSession(steps.Config{Role: steps.Server, Notify: n, Provider: p.srvNIC,
-		Bind: netip.AddrPortFrom(loopback, 0), Timeout: 10 * time.Second})
+		Bind: netip.AddrPortFrom(loopback, 0), Timeout: 10 * time.Second, Lesson: lesson, RNRRetry: rnr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +55,7 @@ func newPair(t *testing.T, n steps.Notify, msg string) *pair {
 		t.Fatalf("server local address %q: %v", port, err)
 	}
 	p.cli, err = steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: p.cliNIC,
-		Server: server, Message: msg, Timeout: 10 * time.Second})
+		Server: server, Message: msg, Timeout: 10 * time.Second, Lesson: lesson, RNRRetry: rnr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +80,9 @@ func (p *pair) runTurns(t *testing.T, k int) {
 		id := s.Steps()[turn.Index].ID
 		if _, err := s.RunNext(context.Background()); err != nil {
 			t.Fatalf("turn %d %s %s: %v", i, turn.Side, id, err)
+		}
+		if p.pauseAfter != nil {
+			p.pauseAfter(turn.Side, id)
 		}
 	}
 }

@@ -63,8 +63,10 @@ func (m *model) render() string {
 	lines = append(lines, m.header(w))
 	bodyH := h - 2
 	banner := m.banner(w)
-	if len(banner) > bodyH/3 {
-		banner = banner[:bodyH/3]
+	// A long error must not push the live state (where the learner sees
+	// the QP go to ERR) off a small screen.
+	if limit := max(2, bodyH/5); len(banner) > limit {
+		banner = banner[:limit]
 	}
 	lines = append(lines, banner...)
 	bodyH -= len(banner)

@@ -31,6 +31,8 @@ type options struct {
 	wait    time.Duration // server: how long to wait for a client (0 = forever)
 	message string
 	pauseAt string // plain runner: stop before this step ID until Enter
+	lesson  string // the deliberate mistake to make ("" = plain tour)
+	rnr     int    // rnr_retry_count for connect/accept
 }
 
 // usageError is a mistake on the command line: exit status 2.
@@ -48,6 +50,7 @@ Usage:
   rdmatour server [PORT] [flags]                     listen and wait for a client
   rdmatour client SERVER [PORT] [SRC_IP] [NOTIFY] [flags]
   rdmatour demo [flags]                              both sides in one terminal
+  rdmatour lessons                                   list the lessons (--lesson NAME)
   rdmatour devices                                   list RDMA devices
   rdmatour doctor                                    check this machine's RDMA setup
   rdmatour --version
@@ -86,7 +89,7 @@ func parseArgs(args []string, getenv func(string) string, out io.Writer) (option
 	case "-v", "--version", "version":
 		o.cmd = "version"
 		return o, nil
-	case "server", "client", "demo", "devices", "doctor":
+	case "server", "client", "demo", "devices", "doctor", "lessons":
 		o.cmd = args[0]
 	default:
 		fmt.Fprint(out, mainUsage)
@@ -107,6 +110,11 @@ func parseArgs(args []string, getenv func(string) string, out io.Writer) (option
 		fs.BoolVar(&o.auto, "auto", false, "run every step without waiting for Enter")
 		fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "how long any wait on the peer may take")
 		fs.StringVar(&o.pauseAt, "pause-at", "", "plain mode: stop before the step with this ID until Enter (e.g. accept)")
+		fs.StringVar(&o.lesson, "lesson", "", "run a lesson: the tour with one deliberate mistake (see `rdmatour lessons`); give it to both sides")
+		fs.IntVar(&o.rnr, "rnr-retry", 0, "rnr_retry_count for rdma_connect/rdma_accept, 0..7 (7 = retry forever; the seed uses 0)")
+	}
+	if o.cmd == "lessons" {
+		fs.StringVar(&lang, "lang", o.lang, "en | zh | both")
 	}
 	switch o.cmd {
 	case "server":
@@ -117,6 +125,7 @@ func parseArgs(args []string, getenv func(string) string, out io.Writer) (option
 		fs.StringVar(&o.message, "message", steps.DefaultMessage, "text to RDMA WRITE into the server's buffer")
 	case "demo":
 		fs.StringVar(&o.message, "message", steps.DefaultMessage, "text to RDMA WRITE into the server's buffer")
+		fs.StringVar(&o.bind, "bind", "", "the local address both sides use (default 127.0.0.1; with real RDMA, an address on the RDMA device)")
 	}
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Usage of rdmatour %s:\n", o.cmd)
@@ -203,6 +212,18 @@ func parseArgs(args []string, getenv func(string) string, out io.Writer) (option
 	if o.pauseAt != "" && !knownStep(o.pauseAt) {
 		return o, usagef("unknown step %q for --pause-at", o.pauseAt)
 	}
+	if o.lesson != "" {
+		l, err := steps.LessonByName(o.lesson)
+		if err != nil {
+			return o, usagef("%v", err)
+		}
+		if notifySet(flags) && l.Notify.String() != notify {
+			return o, usagef("lesson %s needs --notify %s", l.Name, l.Notify)
+		}
+	}
+	if o.rnr < 0 || o.rnr > 7 {
+		return o, usagef("--rnr-retry %d is out of range: 0..7 (7 = retry forever)", o.rnr)
+	}
 	if o.timeout <= 0 {
 		return o, usagef("--timeout must be positive")
 	}
@@ -288,6 +309,17 @@ func stdoutIsTerminal() bool {
 func knownStep(id string) bool {
 	for _, known := range steps.AllStepIDs() {
 		if known == id {
+			return true
+		}
+	}
+	return false
+}
+
+// notifySet reports whether --notify was given explicitly.
+func notifySet(flags []string) bool {
+	for _, f := range flags {
+		name := strings.SplitN(strings.TrimLeft(f, "-"), "=", 2)[0]
+		if name == "notify" {
 			return true
 		}
 	}

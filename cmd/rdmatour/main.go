@@ -52,6 +52,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runDevices(stdout, stderr)
 	case "doctor":
 		return runDoctor(stdout, stderr)
+	case "lessons":
+		listLessons(stdout, o.lang)
+		return 0
 	}
 	if err := runTour(ctx, o, stdin, stdout, stderr); err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -83,7 +86,8 @@ func runTour(ctx context.Context, o options, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	base := steps.Config{Notify: o.notify, Provider: prov, BackendWhy: why, Timeout: o.timeout, Message: o.message}
+	base := steps.Config{Notify: o.notify, Provider: prov, BackendWhy: why, Timeout: o.timeout, Message: o.message,
+		Lesson: o.lesson, RNRRetry: uint8(o.rnr)}
 	var sessions []*steps.Session
 	switch o.cmd {
 	case "server":
@@ -149,6 +153,13 @@ func tourTarget(o options) (netip.Addr, error) {
 	case "client":
 		return resolveHost(o.server)
 	}
+	if o.bind != "" {
+		a, err := netip.ParseAddr(o.bind)
+		if err != nil {
+			return a, fmt.Errorf("--bind %q is not an IP address", o.bind)
+		}
+		return a.Unmap(), nil
+	}
 	return netip.AddrFrom4([4]byte{127, 0, 0, 1}), nil
 }
 
@@ -169,4 +180,17 @@ func demoSessions(base steps.Config, addr netip.Addr, port int) (*steps.Session,
 		return nil, nil, err
 	}
 	return srv, cli, nil
+}
+
+// listLessons prints every lesson with its one-line summary.
+func listLessons(out io.Writer, lang string) {
+	fmt.Fprintln(out, steps.Text{EN: "Lessons: the tour with one deliberate mistake; run both sides with --lesson NAME", ZH: "课程：故意犯一个错的完整流程；两端都加 --lesson NAME 运行"}.In(firstLang(lang)))
+	for _, l := range steps.Lessons() {
+		fmt.Fprintf(out, "\n  %-20s %s\n", l.Name, l.Title.In(firstLang(lang)))
+		fmt.Fprintf(out, "  %-20s %s\n", "", l.Summary.In(firstLang(lang)))
+		if lang == "both" {
+			fmt.Fprintf(out, "  %-20s %s — %s\n", "", l.Title.ZH, l.Summary.ZH)
+		}
+	}
+	fmt.Fprintln(out, "\n  e.g. rdmatour demo --lesson bad-rkey")
 }

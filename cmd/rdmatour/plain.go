@@ -78,6 +78,7 @@ func (p *plainRunner) run(ctx context.Context, s *steps.Session) (err error) {
 	snap := s.Snapshot()
 	side := s.Config().Role.String()
 	fmt.Fprintf(p.out, "rdmatour %s — backend: %s\n", side, backendLabel(snap))
+	p.lessonHeader(snap)
 	tour := s.Steps()
 	for i := s.Next(); i < len(tour); i = s.Next() {
 		st := tour[i]
@@ -134,6 +135,11 @@ func (p *plainRunner) printOutcome(out steps.Outcome) {
 	if note := p.text(out.Note); note != "" {
 		fmt.Fprintf(p.out, "  → %s\n", note)
 	}
+	if out.Expected {
+		for _, l := range p.langs() {
+			fmt.Fprintf(p.out, "  EXPECTED ERROR (the point of this lesson): %s\n", out.Failure.In(l))
+		}
+	}
 }
 
 func backendLabel(s steps.Snapshot) string {
@@ -161,6 +167,7 @@ func (p *plainRunner) runDemo(ctx context.Context, srv, cli *steps.Session) (err
 		}
 	}()
 	fmt.Fprintf(p.out, "rdmatour demo — backend: %s\n", backendLabel(srv.Snapshot()))
+	p.lessonHeader(srv.Snapshot())
 	sides := map[steps.Role]*steps.Session{steps.Server: srv, steps.Client: cli}
 	plan := steps.DemoPlan(srv.Steps(), cli.Steps())
 	for n, turn := range plan {
@@ -188,4 +195,20 @@ func (p *plainRunner) runDemo(ctx context.Context, srv, cli *steps.Session) (err
 	}
 	fmt.Fprintf(p.out, "\n%s\n", p.text(steps.Text{EN: "tour complete", ZH: "完成"}))
 	return nil
+}
+
+// lessonHeader introduces the lesson being run, with its page.
+func (p *plainRunner) lessonHeader(snap steps.Snapshot) {
+	if snap.Lesson == "" {
+		return
+	}
+	fmt.Fprintf(p.out, "lesson %s: %s\n", snap.Lesson, p.text(snap.LessonTitle))
+	if !p.explain {
+		return
+	}
+	for _, l := range p.langs() {
+		if page, err := p.docs(l, "lesson-"+snap.Lesson); err == nil {
+			fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
+		}
+	}
 }
