@@ -24,6 +24,7 @@ const (
 	WRIDSend     = 200
 	WRIDWrite    = 300
 	WRIDDoorbell = 400
+	WRIDEarly    = 500 // the post-before-connect lesson's premature WRITE
 	// ImmValue is what the client puts in imm_data in notify=imm mode.
 	ImmValue = 0x1234abcd
 	// DefaultPort is rdma_cm's customary port (the seed takes it as argv).
@@ -39,6 +40,7 @@ const DefaultMessage = "hello from rdmatour client via RDMA WRITE"
 type Config struct {
 	Role     Role
 	Notify   Notify
+	Track    string // "" (librdmacm drives the QP) or "manual" (manualTour: ibv_create_qp + ibv_modify_qp)
 	Provider verbs.Provider
 	// BackendWhy explains the backend choice on screen.
 	BackendWhy string
@@ -57,6 +59,11 @@ type Config struct {
 	// AcceptTimeout bounds the server's wait for a client; 0 = forever
 	// (the seed waits forever; Ctrl-C ends it).
 	AcceptTimeout time.Duration
+	// Lesson names the deliberate mistake to make ("" = the plain tour).
+	Lesson string
+	// RNRRetry is rnr_retry_count for rdma_connect and rdma_accept (0..7,
+	// 7 = forever). The seed leaves it 0.
+	RNRRetry uint8
 }
 
 // Session owns every resource of one side and runs the tour step by step.
@@ -86,6 +93,7 @@ type Session struct {
 	pd       verbs.PD
 	cq       verbs.CQ
 	qp       verbs.QP
+	manualQP bool // qp came from ibv_create_qp: teardown uses ibv_destroy_qp
 	mrData   verbs.MR
 	mrDoor   verbs.MR
 	mrRecv   verbs.MR
@@ -143,6 +151,20 @@ func NewSession(cfg Config) (*Session, error) {
 	default:
 		return nil, fmt.Errorf("steps: unknown role %d", cfg.Role)
 	}
+	if cfg.RNRRetry > 7 {
+		return nil, fmt.Errorf("rnr_retry_count %d is out of range: 0..7 (7 = retry forever)", cfg.RNRRetry)
+	}
+	if cfg.Lesson != "" {
+		l, err := LessonByName(cfg.Lesson)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Notify = l.Notify
+		if cfg.Role == Client {
+			tour = clientTour(cfg.Notify)
+		}
+		tour = l.apply(cfg, tour)
+	}
 	s := &Session{
 		cfg:      cfg,
 		tour:     tour,
@@ -195,16 +217,29 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 	s.markCounters()
 
 	out, err := st.run(ctx, s)
+	if err != nil {
+		out.Failure = Text{ExplainIn(err, "en"), ExplainIn(err, "zh")}
+		if st.Expect.Matches(err) {
+			out.Expected = true
+			err = nil
+		}
+	} else if st.Expect != nil {
+		out.Note = Text{"This lesson expected " + st.Expect.What.EN + ", but the call succeeded. " + out.Note.EN,
+			"本课预期会出现 " + st.Expect.What.ZH + "，但这次调用成功了。" + out.Note.ZH}
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.dev != nil {
+		s.refreshPackets() // keep the wire history even without a UI polling
+	}
 	s.running = false
 	s.outcomes[idx] = &out
 	if err != nil {
 		s.states[idx] = FailedState
 		s.failed = true
 		s.done = true
-		s.lastErr = Explain(err)
+		s.lastErr = out.Failure.EN
 		return out, fmt.Errorf("step %s: %w", st.ID, err)
 	}
 	s.states[idx] = Succeeded
@@ -234,6 +269,9 @@ func (s *Session) teardown() (string, error) {
 	}
 	s.closed = true
 	s.done = true
+	if s.dev != nil {
+		s.refreshPackets()
+	}
 	var calls []string
 	var firstErr error
 	do := func(call string, f func() error) {
@@ -253,6 +291,10 @@ func (s *Session) teardown() (string, error) {
 		// makes the peer's DISCONNECTED prompt and visible.
 		do("rdma_disconnect(id)", s.id.Disconnect)
 		s.disconnected = true
+	}
+	if s.qp != nil && s.manualQP {
+		do("ibv_destroy_qp(qp)", s.qp.Destroy)
+		s.qp = nil
 	}
 	if s.id != nil && s.qp != nil {
 		do("rdma_destroy_qp(id)", s.id.DestroyQP)

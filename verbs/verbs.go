@@ -11,6 +11,7 @@ package verbs
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 	"time"
 )
@@ -83,6 +84,12 @@ type ConnParam struct {
 	RetryCount         uint8 // transport retries (0..7)
 	RNRRetryCount      uint8 // RNR NAK retries (0..7, 7 = retry forever)
 	FlowControl        uint8
+	// QPNum is rdma_conn_param.qp_num: the QP number put in the REQ (on
+	// rdma_connect) or the REP (on rdma_accept) when the id has no QP of
+	// its own (the QP was made with ibv_create_qp and is driven through
+	// RESET -> INIT -> RTR -> RTS by the application). Ignored when the id
+	// has a QP from rdma_create_qp: librdmacm then sends id->qp->qp_num.
+	QPNum uint32
 }
 
 // Private-data limits of rdma_cm over InfiniBand/RoCE (IB CM REQ and REP,
@@ -142,6 +149,19 @@ type CMID interface {
 	QP() QP
 	// DestroyQP is rdma_destroy_qp.
 	DestroyQP() error
+	// InitQPAttr is rdma_init_qp_attr(id, &attr, &mask) with
+	// attr.qp_state = state on input: the attributes and the mask that
+	// ibv_modify_qp needs to move a QP the application owns into state,
+	// filled in from what the CM knows about this connection (port, P_Key,
+	// the peer's QPN and starting PSN, path MTU, address vector, the
+	// negotiated responder resources / initiator depth, retry counts).
+	InitQPAttr(state QPState) (QPAttr, QPAttrMask, error)
+	// Establish is rdma_establish: on the active side of an id that has no
+	// QP, after RDMA_CM_EVENT_CONNECT_RESPONSE (and after the application
+	// has moved its own QP to RTR and RTS), it sends the RTU that completes
+	// the connection; the passive side then gets ESTABLISHED. It fails with
+	// EINVAL on an id that has a QP (librdmacm does this itself there).
+	Establish() error
 	// LocalAddr and PeerAddr are rdma_get_local_addr / rdma_get_peer_addr.
 	LocalAddr() netip.AddrPort
 	PeerAddr() netip.AddrPort
@@ -156,6 +176,11 @@ type Device interface {
 	AllocPD() (PD, error)
 	// CreateCQ is ibv_create_cq(ctx, cqe, NULL, NULL, 0).
 	CreateCQ(cqe int) (CQ, error)
+	// CreateQP is ibv_create_qp(pd->context, &attr) with attr.pd = pd: a
+	// QP in RESET that belongs to no CM id. The application moves it
+	// through INIT, RTR and RTS with QP.Modify and frees it with
+	// QP.Destroy (ibv_destroy_qp).
+	CreateQP(pd PD, attr QPInitAttr) (QP, error)
 	// QueryPort is ibv_query_port.
 	QueryPort(port uint8) (PortAttr, error)
 	// QueryGID is ibv_query_gid.
@@ -262,11 +287,14 @@ type QPInitAttr struct {
 	SigAll         bool
 }
 
-// QPAttr is the part of struct ibv_qp_attr that ibv_query_qp returns and
-// the tour shows.
+// QPAttr is the part of struct ibv_qp_attr that ibv_query_qp returns,
+// ibv_modify_qp takes and rdma_init_qp_attr fills in. Which fields matter
+// in a call is said by the accompanying QPAttrMask.
 type QPAttr struct {
 	State          QPState
-	PathMTU        int // bytes
+	PKeyIndex      uint16 // pkey_index
+	AH             AHAttr // ah_attr: the address vector (IBV_QP_AV)
+	PathMTU        int    // bytes
 	DestQPNum      uint32
 	RQPSN, SQPSN   uint32
 	QKey           uint32
@@ -284,6 +312,128 @@ type QPAttr struct {
 	OutstandingSet bool
 }
 
+// AHAttr is struct ibv_ah_attr with its struct ibv_global_route (grh):
+// where the QP's packets go. Over RoCE every packet carries a GRH, so
+// IsGlobal is set and DGID is the peer's GID (an IPv4-mapped address for
+// RoCE v2 over IPv4); DLID is unused (0).
+type AHAttr struct {
+	DGID         netip.Addr // grh.dgid
+	FlowLabel    uint32     // grh.flow_label
+	SGIDIndex    uint8      // grh.sgid_index: which local GID is the source
+	HopLimit     uint8      // grh.hop_limit
+	TrafficClass uint8      // grh.traffic_class
+	DLID         uint16     // dlid
+	SL           uint8      // sl
+	SrcPathBits  uint8      // src_path_bits
+	StaticRate   uint8      // static_rate
+	IsGlobal     bool       // is_global
+	PortNum      uint8      // port_num
+}
+
+// String prints the AV as C designated initialisers, short.
+func (a AHAttr) String() string {
+	dgid := "::"
+	if a.DGID.IsValid() {
+		dgid = a.DGID.String()
+	}
+	g := 0
+	if a.IsGlobal {
+		g = 1
+	}
+	return fmt.Sprintf("{is_global=%d, grh={dgid=%s, sgid_index=%d, hop_limit=%d, traffic_class=%d, flow_label=%d}, dlid=%d, sl=%d, port_num=%d}",
+		g, dgid, a.SGIDIndex, a.HopLimit, a.TrafficClass, a.FlowLabel, a.DLID, a.SL, a.PortNum)
+}
+
+// QPAttrMask is enum ibv_qp_attr_mask: which fields of a QPAttr an
+// ibv_modify_qp call sets (or rdma_init_qp_attr filled in).
+type QPAttrMask uint32
+
+// The values are those of <infiniband/verbs.h>.
+const (
+	QPAttrState            QPAttrMask = 1 << 0  // IBV_QP_STATE
+	QPAttrCurState         QPAttrMask = 1 << 1  // IBV_QP_CUR_STATE
+	QPAttrEnSQDAsyncNotify QPAttrMask = 1 << 2  // IBV_QP_EN_SQD_ASYNC_NOTIFY
+	QPAttrAccessFlags      QPAttrMask = 1 << 3  // IBV_QP_ACCESS_FLAGS
+	QPAttrPKeyIndex        QPAttrMask = 1 << 4  // IBV_QP_PKEY_INDEX
+	QPAttrPort             QPAttrMask = 1 << 5  // IBV_QP_PORT
+	QPAttrQKey             QPAttrMask = 1 << 6  // IBV_QP_QKEY
+	QPAttrAV               QPAttrMask = 1 << 7  // IBV_QP_AV
+	QPAttrPathMTU          QPAttrMask = 1 << 8  // IBV_QP_PATH_MTU
+	QPAttrTimeout          QPAttrMask = 1 << 9  // IBV_QP_TIMEOUT
+	QPAttrRetryCnt         QPAttrMask = 1 << 10 // IBV_QP_RETRY_CNT
+	QPAttrRNRRetry         QPAttrMask = 1 << 11 // IBV_QP_RNR_RETRY
+	QPAttrRQPSN            QPAttrMask = 1 << 12 // IBV_QP_RQ_PSN
+	QPAttrMaxQPRdAtomic    QPAttrMask = 1 << 13 // IBV_QP_MAX_QP_RD_ATOMIC
+	QPAttrAltPath          QPAttrMask = 1 << 14 // IBV_QP_ALT_PATH
+	QPAttrMinRNRTimer      QPAttrMask = 1 << 15 // IBV_QP_MIN_RNR_TIMER
+	QPAttrSQPSN            QPAttrMask = 1 << 16 // IBV_QP_SQ_PSN
+	QPAttrMaxDestRdAtomic  QPAttrMask = 1 << 17 // IBV_QP_MAX_DEST_RD_ATOMIC
+	QPAttrPathMigState     QPAttrMask = 1 << 18 // IBV_QP_PATH_MIG_STATE
+	QPAttrCap              QPAttrMask = 1 << 19 // IBV_QP_CAP
+	QPAttrDestQPN          QPAttrMask = 1 << 20 // IBV_QP_DEST_QPN
+	QPAttrRateLimit        QPAttrMask = 1 << 25 // IBV_QP_RATE_LIMIT
+)
+
+var qpAttrMaskNames = []struct {
+	bit  QPAttrMask
+	name string
+}{
+	{QPAttrState, "IBV_QP_STATE"}, {QPAttrCurState, "IBV_QP_CUR_STATE"},
+	{QPAttrEnSQDAsyncNotify, "IBV_QP_EN_SQD_ASYNC_NOTIFY"}, {QPAttrAccessFlags, "IBV_QP_ACCESS_FLAGS"},
+	{QPAttrPKeyIndex, "IBV_QP_PKEY_INDEX"}, {QPAttrPort, "IBV_QP_PORT"}, {QPAttrQKey, "IBV_QP_QKEY"},
+	{QPAttrAV, "IBV_QP_AV"}, {QPAttrPathMTU, "IBV_QP_PATH_MTU"}, {QPAttrTimeout, "IBV_QP_TIMEOUT"},
+	{QPAttrRetryCnt, "IBV_QP_RETRY_CNT"}, {QPAttrRNRRetry, "IBV_QP_RNR_RETRY"}, {QPAttrRQPSN, "IBV_QP_RQ_PSN"},
+	{QPAttrMaxQPRdAtomic, "IBV_QP_MAX_QP_RD_ATOMIC"}, {QPAttrAltPath, "IBV_QP_ALT_PATH"},
+	{QPAttrMinRNRTimer, "IBV_QP_MIN_RNR_TIMER"}, {QPAttrSQPSN, "IBV_QP_SQ_PSN"},
+	{QPAttrMaxDestRdAtomic, "IBV_QP_MAX_DEST_RD_ATOMIC"}, {QPAttrPathMigState, "IBV_QP_PATH_MIG_STATE"},
+	{QPAttrCap, "IBV_QP_CAP"}, {QPAttrDestQPN, "IBV_QP_DEST_QPN"}, {QPAttrRateLimit, "IBV_QP_RATE_LIMIT"},
+}
+
+// String prints the mask as C: "IBV_QP_STATE | IBV_QP_PKEY_INDEX | ...",
+// in bit order; unknown bits as hex; 0 as "0".
+func (m QPAttrMask) String() string {
+	if m == 0 {
+		return "0"
+	}
+	var out string
+	rest := m
+	for _, n := range qpAttrMaskNames {
+		if m&n.bit != 0 {
+			if out != "" {
+				out += " | "
+			}
+			out += n.name
+			rest &^= n.bit
+		}
+	}
+	if rest != 0 {
+		if out != "" {
+			out += " | "
+		}
+		out += fmt.Sprintf("0x%x", uint32(rest))
+	}
+	return out
+}
+
+// MTUEnum is enum ibv_mtu for a path MTU in bytes (IBV_MTU_256 = 1 ...
+// IBV_MTU_4096 = 5); 0 for a size that is not an IB MTU.
+func MTUEnum(bytes int) int {
+	for e, b := 1, 256; e <= 5; e, b = e+1, b*2 {
+		if b == bytes {
+			return e
+		}
+	}
+	return 0
+}
+
+// MTUName is "IBV_MTU_1024" etc. for a path MTU in bytes.
+func MTUName(bytes int) string {
+	if MTUEnum(bytes) == 0 {
+		return fmt.Sprintf("IBV_MTU_?(%d)", bytes)
+	}
+	return fmt.Sprintf("IBV_MTU_%d", bytes)
+}
+
 // QP is struct ibv_qp.
 type QP interface {
 	Num() uint32
@@ -294,6 +444,14 @@ type QP interface {
 	PostRecv(wr RecvWR) error
 	// Query is ibv_query_qp.
 	Query() (QPAttr, error)
+	// Modify is ibv_modify_qp(qp, &attr, mask). The transition and the
+	// mask are checked as the kernel does (ib_modify_qp_is_ok): a missing
+	// required attribute or one not allowed in that transition is EINVAL.
+	Modify(attr QPAttr, mask QPAttrMask) error
+	// Destroy is ibv_destroy_qp, for QPs made with Device.CreateQP. A QP
+	// made with rdma_create_qp belongs to its CM id: Destroy refuses it
+	// with EINVAL (use CMID.DestroyQP, rdma_destroy_qp).
+	Destroy() error
 }
 
 // SGE is struct ibv_sge.

@@ -309,6 +309,7 @@ func connParam(fn string, p verbs.ConnParam) (C.struct_rdma_conn_param, func(), 
 	cp.flow_control = C.uint8_t(p.FlowControl)
 	cp.retry_count = C.uint8_t(p.RetryCount)
 	cp.rnr_retry_count = C.uint8_t(p.RNRRetryCount)
+	cp.qp_num = C.uint32_t(p.QPNum)
 	return cp, free, nil
 }
 

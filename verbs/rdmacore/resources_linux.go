@@ -235,7 +235,8 @@ func (q *compQueue) Destroy() error {
 	return nil
 }
 
-// queuePair is an ibv_qp created by rdma_create_qp; the cmID owns it.
+// queuePair is an ibv_qp: created by rdma_create_qp (the cmID owns it) or
+// by ibv_create_qp (manual; the application owns it).
 type queuePair struct {
 	p        *Provider
 	typ      verbs.QPType
@@ -245,6 +246,9 @@ type queuePair struct {
 
 	mu sync.RWMutex
 	qp *C.struct_ibv_qp // nil once destroyed
+	// manual: made with ibv_create_qp (Device.CreateQP), owned by the
+	// application, not by a CM id.
+	manual bool
 }
 
 var _ verbs.QP = (*queuePair)(nil)
@@ -310,32 +314,9 @@ func (q *queuePair) Query() (verbs.QPAttr, error) {
 	if q.qp == nil {
 		return verbs.QPAttr{}, errDestroyed("ibv_query_qp", "qp")
 	}
-	var a C.struct_ibv_qp_attr
-	var ia C.struct_ibv_qp_init_attr
-	if rc := C.rt_query_qp(q.p.rt, q.qp, &a, &ia); rc != 0 {
+	var a C.struct_rt_qp_attr
+	if rc := C.rt_query_qp_full(q.p.rt, q.qp, &a); rc != 0 {
 		return verbs.QPAttr{}, rcErr("ibv_query_qp", rc, "")
 	}
-	return verbs.QPAttr{
-		State:         verbs.QPState(a.qp_state),
-		PathMTU:       mtuToBytes(a.path_mtu),
-		DestQPNum:     uint32(a.dest_qp_num),
-		RQPSN:         uint32(a.rq_psn),
-		SQPSN:         uint32(a.sq_psn),
-		QKey:          uint32(a.qkey),
-		AccessFlags:   verbs.Access(a.qp_access_flags),
-		MaxRdAtomic:   uint8(a.max_rd_atomic),
-		MaxDestRdAtom: uint8(a.max_dest_rd_atomic),
-		MinRNRTimer:   uint8(a.min_rnr_timer),
-		Timeout:       uint8(a.timeout),
-		RetryCnt:      uint8(a.retry_cnt),
-		RNRRetry:      uint8(a.rnr_retry),
-		PortNum:       uint8(a.port_num),
-		Cap: verbs.QPCap{
-			MaxSendWR:     uint32(a.cap.max_send_wr),
-			MaxRecvWR:     uint32(a.cap.max_recv_wr),
-			MaxSendSGE:    uint32(a.cap.max_send_sge),
-			MaxRecvSGE:    uint32(a.cap.max_recv_sge),
-			MaxInlineData: uint32(a.cap.max_inline_data),
-		},
-	}, nil
+	return attrFromC(&a), nil
 }

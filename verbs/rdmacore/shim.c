@@ -61,6 +61,9 @@ struct rt *rt_open(const char *verbs_lib, const char *cm_lib, char *err, size_t 
 	LOAD(rt->verbs_handle, dereg_mr, "ibv_dereg_mr", 1);
 	LOAD(rt->verbs_handle, query_qp, "ibv_query_qp", 1);
 	LOAD(rt->verbs_handle, wc_status_str, "ibv_wc_status_str", 1);
+	LOAD(rt->verbs_handle, ibv_create_qp, "ibv_create_qp", 1);
+	LOAD(rt->verbs_handle, ibv_modify_qp, "ibv_modify_qp", 1);
+	LOAD(rt->verbs_handle, ibv_destroy_qp, "ibv_destroy_qp", 1);
 
 	libname = cm_lib;
 	*which = 2;
@@ -87,6 +90,8 @@ struct rt *rt_open(const char *verbs_lib, const char *cm_lib, char *err, size_t 
 	LOAD(rt->cm_handle, get_cm_event, "rdma_get_cm_event", 1);
 	LOAD(rt->cm_handle, ack_cm_event, "rdma_ack_cm_event", 1);
 	LOAD(rt->cm_handle, event_str, "rdma_event_str", 1);
+	LOAD(rt->cm_handle, init_qp_attr, "rdma_init_qp_attr", 1);
+	LOAD(rt->cm_handle, establish, "rdma_establish", 0);
 	*which = 0;
 	return rt;
 
@@ -303,4 +308,129 @@ void *rt_alloc(size_t len)
 		return NULL;
 	memset(p, 0, size);
 	return p;
+}
+
+static void rt_qp_attr_from(struct rt_qp_attr *o, const struct ibv_qp_attr *a)
+{
+	memset(o, 0, sizeof(*o));
+	o->qp_state = a->qp_state;
+	o->path_mtu = a->path_mtu;
+	o->qkey = a->qkey;
+	o->rq_psn = a->rq_psn;
+	o->sq_psn = a->sq_psn;
+	o->dest_qp_num = a->dest_qp_num;
+	o->qp_access_flags = a->qp_access_flags;
+	o->pkey_index = a->pkey_index;
+	o->max_rd_atomic = a->max_rd_atomic;
+	o->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	o->min_rnr_timer = a->min_rnr_timer;
+	o->port_num = a->port_num;
+	o->timeout = a->timeout;
+	o->retry_cnt = a->retry_cnt;
+	o->rnr_retry = a->rnr_retry;
+	o->max_send_wr = a->cap.max_send_wr;
+	o->max_recv_wr = a->cap.max_recv_wr;
+	o->max_send_sge = a->cap.max_send_sge;
+	o->max_recv_sge = a->cap.max_recv_sge;
+	o->max_inline_data = a->cap.max_inline_data;
+	memcpy(o->dgid, a->ah_attr.grh.dgid.raw, 16);
+	o->flow_label = a->ah_attr.grh.flow_label;
+	o->sgid_index = a->ah_attr.grh.sgid_index;
+	o->hop_limit = a->ah_attr.grh.hop_limit;
+	o->traffic_class = a->ah_attr.grh.traffic_class;
+	o->dlid = a->ah_attr.dlid;
+	o->sl = a->ah_attr.sl;
+	o->src_path_bits = a->ah_attr.src_path_bits;
+	o->static_rate = a->ah_attr.static_rate;
+	o->is_global = a->ah_attr.is_global;
+	o->ah_port_num = a->ah_attr.port_num;
+}
+
+static void rt_qp_attr_to(struct ibv_qp_attr *a, const struct rt_qp_attr *o)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = (enum ibv_qp_state)o->qp_state;
+	a->path_mtu = (enum ibv_mtu)o->path_mtu;
+	a->qkey = o->qkey;
+	a->rq_psn = o->rq_psn;
+	a->sq_psn = o->sq_psn;
+	a->dest_qp_num = o->dest_qp_num;
+	a->qp_access_flags = o->qp_access_flags;
+	a->pkey_index = o->pkey_index;
+	a->max_rd_atomic = o->max_rd_atomic;
+	a->max_dest_rd_atomic = o->max_dest_rd_atomic;
+	a->min_rnr_timer = o->min_rnr_timer;
+	a->port_num = o->port_num;
+	a->timeout = o->timeout;
+	a->retry_cnt = o->retry_cnt;
+	a->rnr_retry = o->rnr_retry;
+	a->cap.max_send_wr = o->max_send_wr;
+	a->cap.max_recv_wr = o->max_recv_wr;
+	a->cap.max_send_sge = o->max_send_sge;
+	a->cap.max_recv_sge = o->max_recv_sge;
+	a->cap.max_inline_data = o->max_inline_data;
+	memcpy(a->ah_attr.grh.dgid.raw, o->dgid, 16);
+	a->ah_attr.grh.flow_label = o->flow_label;
+	a->ah_attr.grh.sgid_index = o->sgid_index;
+	a->ah_attr.grh.hop_limit = o->hop_limit;
+	a->ah_attr.grh.traffic_class = o->traffic_class;
+	a->ah_attr.dlid = o->dlid;
+	a->ah_attr.sl = o->sl;
+	a->ah_attr.src_path_bits = o->src_path_bits;
+	a->ah_attr.static_rate = o->static_rate;
+	a->ah_attr.is_global = o->is_global;
+	a->ah_attr.port_num = o->ah_port_num;
+}
+
+int rt_init_qp_attr(struct rt *rt, struct rdma_cm_id *id, int state, struct rt_qp_attr *out,
+		    int *mask)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = (enum ibv_qp_state)state; /* input: the state wanted */
+	*mask = 0;
+	errno = 0;
+	if (rt->init_qp_attr(id, &a, mask))
+		return errno ? -errno : -EIO;
+	rt_qp_attr_from(out, &a);
+	return 0;
+}
+
+int rt_modify_qp(struct rt *rt, struct ibv_qp *qp, const struct rt_qp_attr *in, int mask)
+{
+	struct ibv_qp_attr a;
+
+	rt_qp_attr_to(&a, in);
+	return rt->ibv_modify_qp(qp, &a, mask);
+}
+
+int rt_query_qp_full(struct rt *rt, struct ibv_qp *qp, struct rt_qp_attr *out)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr init;
+	int mask = IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		   IBV_QP_SQ_PSN | IBV_QP_ACCESS_FLAGS | IBV_QP_MAX_QP_RD_ATOMIC |
+		   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
+		   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_PORT | IBV_QP_CAP |
+		   IBV_QP_PKEY_INDEX | IBV_QP_AV;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	memset(&init, 0, sizeof(init));
+	rc = rt->query_qp(qp, &a, mask, &init);
+	if (rc)
+		return rc;
+	rt_qp_attr_from(out, &a);
+	return 0;
+}
+
+int rt_establish(struct rt *rt, struct rdma_cm_id *id)
+{
+	if (!rt->establish)
+		return -ENOSYS;
+	errno = 0;
+	if (rt->establish(id))
+		return errno ? -errno : -EIO;
+	return 0;
 }

@@ -40,6 +40,9 @@ struct rt {
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 			struct ibv_qp_init_attr *init_attr);
 	const char *(*wc_status_str)(enum ibv_wc_status status);
+	struct ibv_qp *(*ibv_create_qp)(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+	int (*ibv_modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
+	int (*ibv_destroy_qp)(struct ibv_qp *qp);
 
 	/* librdmacm */
 	struct rdma_event_channel *(*create_event_channel)(void);
@@ -61,6 +64,8 @@ struct rt {
 	int (*get_cm_event)(struct rdma_event_channel *ch, struct rdma_cm_event **event);
 	int (*ack_cm_event)(struct rdma_cm_event *event);
 	const char *(*event_str)(enum rdma_cm_event_type event);
+	int (*init_qp_attr)(struct rdma_cm_id *id, struct ibv_qp_attr *attr, int *mask);
+	int (*establish)(struct rdma_cm_id *id); /* optional: librdmacm >= rdma-core 24 */
 };
 
 /* rt_open loads both libraries; on failure it returns NULL and writes a
@@ -119,6 +124,32 @@ int rt_poll_cq(struct ibv_cq *cq, int n, struct rt_wc *out);
 int rt_query_qp(struct rt *rt, struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		struct ibv_qp_init_attr *init);
 
+/* struct ibv_qp_attr flattened for Go (no unions, no nested structs). */
+struct rt_qp_attr {
+	int qp_state;
+	int path_mtu; /* enum ibv_mtu */
+	uint32_t qkey, rq_psn, sq_psn, dest_qp_num, qp_access_flags;
+	uint16_t pkey_index;
+	uint8_t max_rd_atomic, max_dest_rd_atomic, min_rnr_timer, port_num;
+	uint8_t timeout, retry_cnt, rnr_retry;
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline_data;
+	/* ah_attr */
+	uint8_t dgid[16];
+	uint32_t flow_label;
+	uint8_t sgid_index, hop_limit, traffic_class;
+	uint16_t dlid;
+	uint8_t sl, src_path_bits, static_rate, is_global, ah_port_num;
+};
+/* rdma_init_qp_attr for state: 0 or -errno. */
+int rt_init_qp_attr(struct rt *rt, struct rdma_cm_id *id, int state, struct rt_qp_attr *out,
+		    int *mask);
+/* ibv_modify_qp: 0 or the errno it returned. */
+int rt_modify_qp(struct rt *rt, struct ibv_qp *qp, const struct rt_qp_attr *in, int mask);
+/* ibv_query_qp of everything the tour shows (AV and P_Key index included). */
+int rt_query_qp_full(struct rt *rt, struct ibv_qp *qp, struct rt_qp_attr *out);
+/* rdma_establish: 0 or -errno (-ENOSYS: librdmacm has no rdma_establish). */
+int rt_establish(struct rt *rt, struct rdma_cm_id *id);
+
 /* Page-aligned zeroed memory outside the Go heap. */
 void *rt_alloc(size_t len);
 
@@ -155,6 +186,9 @@ static inline int rt_reject(struct rt *rt, struct rdma_cm_id *id, const void *pd
 static inline int rt_disconnect(struct rt *rt, struct rdma_cm_id *id) { return rt->disconnect(id); }
 static inline int rt_create_qp(struct rt *rt, struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *a) { return rt->create_qp(id, pd, a); }
 static inline void rt_destroy_qp(struct rt *rt, struct rdma_cm_id *id) { rt->destroy_qp(id); }
+static inline struct ibv_qp *rt_ibv_create_qp(struct rt *rt, struct ibv_pd *pd, struct ibv_qp_init_attr *a) { return rt->ibv_create_qp(pd, a); }
+static inline int rt_ibv_destroy_qp(struct rt *rt, struct ibv_qp *qp) { return rt->ibv_destroy_qp(qp); }
+static inline struct ibv_context *rt_pd_context(struct ibv_pd *pd) { return pd->context; }
 static inline const char *rt_event_str(struct rt *rt, int t) { return rt->event_str((enum rdma_cm_event_type)t); }
 static inline int rt_event_channel_fd(struct rdma_event_channel *ch) { return ch->fd; }
 static inline struct ibv_context *rt_id_verbs(struct rdma_cm_id *id) { return id->verbs; }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net"
 	"net/netip"
 	"os"
@@ -132,6 +133,7 @@ const (
 	stConnecting
 	stConnectReq // child: CONNECT_REQUEST delivered, not yet accepted
 	stAccepted   // child: REP sent, waiting for RTU
+	stRepRcvd    // active side without a QP: CONNECT_RESPONSE delivered, RTU not sent (rdma_establish sends it)
 	stEstablished
 	stDisconnecting // DREQ sent, waiting for DREP
 	stDisconnected
@@ -161,6 +163,18 @@ type cmID struct {
 	passive          bool // disconnected by the peer's DREQ
 	connDead         bool
 	disconnectCalled bool
+
+	// What the CM knows for rdma_init_qp_attr (ib_cm's cm_id_priv).
+	seqNum    uint32 // this side's starting PSN when the id has no QP (kernel: id_priv->seq_num)
+	psnSent   bool   // localPSN went out in the REQ/REP
+	localPSN  uint32
+	peerKnown bool // the peer's QPN and PSN arrived (REQ on the passive side, REP on the active)
+	peerQPN   uint32
+	peerPSN   uint32
+	respRes   uint8 // responder_resources (-> max_dest_rd_atomic)
+	initDepth uint8 // initiator_depth (-> max_rd_atomic)
+	retryCnt  uint8
+	rnrRetry  uint8
 }
 
 var _ verbs.CMID = (*cmID)(nil)
@@ -175,7 +189,7 @@ func (ch *eventChannel) CreateID(ps verbs.PortSpace) (verbs.CMID, error) {
 	if ch.destroyed {
 		return nil, verbs.Errorf("rdma_create_id", errEINVAL, "event channel destroyed")
 	}
-	id := &cmID{p: ch.p, ch: ch, ps: ps}
+	id := &cmID{p: ch.p, ch: ch, ps: ps, seqNum: uint32(rand.N(1 << 24))}
 	ch.ids[id] = struct{}{}
 	ch.p.count(func(r *verbs.ResourceCount) { r.IDs++ })
 	return id, nil
@@ -312,7 +326,10 @@ func (id *cmID) handshake(nc net.Conn) {
 	nc.SetReadDeadline(time.Time{})
 
 	child := &cmID{p: id.p, ch: id.ch, ps: id.ps, state: stConnectReq, dev: id.p.dev,
-		local: addrPortOf(nc.LocalAddr()), peer: addrPortOf(nc.RemoteAddr()), listener: id, req: m}
+		local: addrPortOf(nc.LocalAddr()), peer: addrPortOf(nc.RemoteAddr()), listener: id, req: m,
+		seqNum: uint32(rand.N(1 << 24)), peerKnown: true, peerQPN: m.QPN, peerPSN: m.PSN,
+		// From the passive side's point of view (ib_cm swaps them).
+		respRes: m.InitiatorDepth, initDepth: m.ResponderResources, retryCnt: m.RetryCount, rnrRetry: m.RNRRetryCount}
 	id.mu.Lock()
 	if id.destroyed {
 		id.mu.Unlock()
@@ -333,6 +350,7 @@ func (id *cmID) handshake(nc net.Conn) {
 	id.p.count(func(r *verbs.ResourceCount) { r.IDs++ })
 	c := newConn(id.p, nc, br)
 	child.conn = c
+	id.p.dev.setPeer(m.QPN, child)
 	c.send(outItem{raw: preamble()})
 	ev := child.event(verbs.EventConnectRequest, 0)
 	ev.ListenID = id
@@ -457,7 +475,14 @@ func (id *cmID) Connect(p verbs.ConnParam) error {
 		PrivateData: append([]byte(nil), p.PrivateData...)}
 	if id.qp != nil {
 		req.QPN, req.PSN = id.qp.num, id.qp.startPSN()
+	} else {
+		// No QP on the id: rdma_conn_param.qp_num names the application's
+		// QP; the starting PSN is the CM's own (rdma_init_qp_attr(RTS)
+		// hands it back as sq_psn).
+		req.QPN, req.PSN = p.QPNum&0xFFFFFF, id.seqNum
 	}
+	id.localPSN, id.psnSent = req.PSN, true
+	id.respRes, id.initDepth, id.retryCnt, id.rnrRetry = req.ResponderResources, req.InitiatorDepth, req.RetryCount, req.RNRRetryCount
 	ctx, cancel := context.WithCancel(context.Background())
 	id.cancel = cancel
 	id.state = stConnecting
@@ -563,13 +588,24 @@ func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, 
 		id.mu.Unlock()
 		return
 	}
+	id.peerKnown, id.peerQPN, id.peerPSN = true, m.QPN, m.PSN
+	// ib_cm on REP: the peer's answer sets what this side may use.
+	id.respRes, id.initDepth, id.rnrRetry = m.InitiatorDepth, m.ResponderResources, m.RNRRetryCount
+	id.p.dev.setPeer(m.QPN, id)
+	evType := verbs.EventEstablished
 	if q := id.qp; q != nil {
 		q.toRTR(c, m.QPN, m.PSN, p.ResponderResources)
 		q.toRTS(p.RetryCount, p.RNRRetryCount, p.InitiatorDepth)
+		c.sendCM(&cmMsg{Type: cmRTU})
+		id.state = stEstablished
+	} else {
+		// librdmacm hands CONNECT_RESPONSE to an id without a QP: the
+		// application brings its QP to RTR and RTS and then calls
+		// rdma_establish, which sends the RTU.
+		evType = verbs.EventConnectResponse
+		id.state = stRepRcvd
 	}
-	c.sendCM(&cmMsg{Type: cmRTU})
-	id.state = stEstablished
-	ev := id.event(verbs.EventEstablished, 0)
+	ev := id.event(evType, 0)
 	ev.PrivateData = pad(m.PrivateData, repPrivateDataSize)
 	ev.ResponderResources, ev.InitiatorDepth = m.ResponderResources, m.InitiatorDepth
 	ev.RNRRetryCount = m.RNRRetryCount
@@ -594,11 +630,10 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 				var pk packet
 				if pk, err = decodePacket(body); err == nil {
 					id.p.dev.trace(&pk, false)
-					id.mu.Lock()
-					q := id.qp
-					id.mu.Unlock()
-					if q != nil && q.num == pk.DestQP {
-						q.receive(&pk)
+					// The QP that RTR bound to this connection takes it:
+					// the id's own (rdma_create_qp) or the application's.
+					if q := id.p.dev.qpByNum(pk.DestQP); q != nil {
+						q.receive(c, &pk)
 					}
 				}
 			}
@@ -609,6 +644,10 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 				c.fail()
 				id.connLost(c)
 			}
+			// An application-owned QP bound to this connection has no
+			// path to its peer any more: what a real RNIC would find out
+			// from its retries.
+			id.p.dev.connGone(c)
 			return
 		}
 	}
@@ -665,7 +704,7 @@ func (id *cmID) connLost(c *conn) {
 		id.discTimer = nil
 		id.state = stDisconnected
 		id.ch.post(id.event(verbs.EventDisconnected, 0))
-	case stAccepted:
+	case stAccepted, stRepRcvd:
 		if id.qp != nil {
 			id.qp.toErr()
 		}
@@ -695,7 +734,14 @@ func (id *cmID) Accept(p verbs.ConnParam) error {
 		// ib_cm takes the RNR retry count from our own accept parameters.
 		q.toRTS(p.RetryCount, p.RNRRetryCount, p.InitiatorDepth)
 		rep.QPN, rep.PSN = q.num, q.startPSN()
+	} else {
+		// The application's QP (already in RTR/RTS, one hopes): the REP
+		// carries conn_param.qp_num and the PSN rdma_init_qp_attr(RTS)
+		// gave out as sq_psn.
+		rep.QPN, rep.PSN = p.QPNum&0xFFFFFF, id.myPSN()
 	}
+	id.localPSN, id.psnSent = rep.PSN, true
+	id.respRes, id.initDepth, id.rnrRetry = rep.ResponderResources, rep.InitiatorDepth, rep.RNRRetryCount
 	id.state = stAccepted
 	id.conn.sendCM(&rep)
 	if id.connDead {
@@ -802,7 +848,7 @@ func (id *cmID) CreateQP(p verbs.PD, attr verbs.QPInitAttr) (verbs.QP, error) {
 	if dead {
 		return nil, verbs.Errorf(fn, errEINVAL, "PD is deallocated")
 	}
-	q, err := newQP(id.dev, pp, attr)
+	q, err := newQP(id.dev, pp, attr, fn, false)
 	if err != nil {
 		return nil, err
 	}
@@ -869,8 +915,9 @@ func (id *cmID) Destroy() error {
 		switch id.state {
 		case stEstablished, stAccepted:
 			c.sendCM(&cmMsg{Type: cmDREQ})
-		case stConnectReq:
-			// ib_cm rejects a request whose id is destroyed unanswered.
+		case stConnectReq, stRepRcvd:
+			// ib_cm rejects a request (or a reply) whose id is destroyed
+			// unanswered.
 			c.sendCM(&cmMsg{Type: cmREJ, Reason: rejConsumerDefined})
 		}
 		c.closeAfterFlush()
@@ -885,6 +932,7 @@ func (id *cmID) Destroy() error {
 	if q != nil {
 		q.destroy()
 	}
+	id.p.dev.dropPeer(id)
 	ch := id.ch
 	ch.mu.Lock()
 	delete(ch.ids, id)

@@ -130,7 +130,7 @@ func FuzzResponder(f *testing.F) {
 		recvBuf, _ := pdv.RegMR(64, verbs.AccessLocalWrite)
 		cqv, _ := d.CreateCQ(64)
 		q, err := newQP(d, pdv.(*pd), verbs.QPInitAttr{SendCQ: cqv, RecvCQ: cqv, Type: verbs.QPTRC,
-			Cap: verbs.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}})
+			Cap: verbs.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}}, "rdma_create_qp", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func FuzzResponder(f *testing.F) {
 				q.mu.Unlock()
 			}
 			pk.DestQP = q.num
-			q.receive(&pk)
+			q.receive(c, &pk)
 		}
 		g, _ := guard.Read(0, 4096)
 		if !bytes.Equal(g, make([]byte, 4096)) {

@@ -78,6 +78,15 @@ type qp struct {
 	maxRdAtomic     uint8
 	maxDestRdAtomic uint8
 	conn            *conn
+	// manual: made with ibv_create_qp (Device.CreateQP); the application
+	// owns it and drives its state machine with ibv_modify_qp.
+	manual    bool
+	access    verbs.Access // qp_access_flags
+	pkeyIndex uint16
+	port      uint8
+	pmtu      int   // path MTU in bytes: how WRs are cut into packets
+	timeout   uint8 // local ACK timeout code
+	ah        verbs.AHAttr
 
 	sq       []*sendWQE
 	sendIdx  int  // sq[:sendIdx] have been transmitted
@@ -92,8 +101,9 @@ type qp struct {
 
 var _ verbs.QP = (*qp)(nil)
 
-func newQP(d *device, p *pd, attr verbs.QPInitAttr) (*qp, error) {
-	const fn = "rdma_create_qp"
+// newQP makes an RC QP: in INIT, as rdma_create_qp leaves it, or (manual)
+// in RESET, as ibv_create_qp does. fn names the C call in errors.
+func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp, error) {
 	if attr.Type != verbs.QPTRC {
 		return nil, verbs.Errorf(fn, errEINVAL, "%s: the simulated NIC only does IBV_QPT_RC", attr.Type)
 	}
@@ -136,6 +146,12 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr) (*qp, error) {
 		state:  verbs.QPSInit,
 		sqPSN:  uint32(rand.N(1 << 24)),
 		minRNR: d.p.opts.MinRNRTimer,
+		access: qpAccess, port: 1, pmtu: mtu, timeout: 14,
+	}
+	if manual {
+		// ibv_create_qp: RESET, nothing set yet (rxe reports path_mtu 256).
+		q.state, q.manual, q.access, q.port, q.pmtu, q.timeout, q.minRNR = verbs.QPSReset, true, 0, 0, 256, 0, 0
+		q.sqPSN = 0
 	}
 	q.num = d.allocQPN(q)
 	d.p.count(func(r *verbs.ResourceCount) { r.QPs++ })
@@ -207,11 +223,11 @@ func (q *qp) Query() (verbs.QPAttr, error) {
 		return verbs.QPAttr{}, verbs.Errorf("ibv_query_qp", errEINVAL, "QP 0x%x destroyed", q.num)
 	}
 	return verbs.QPAttr{
-		State: q.state, PathMTU: mtu, DestQPNum: q.destQPN,
-		RQPSN: q.rqPSN, SQPSN: q.sqPSN, AccessFlags: qpAccess,
+		State: q.state, PathMTU: q.pmtu, DestQPNum: q.destQPN,
+		RQPSN: q.rqPSN, SQPSN: q.sqPSN, AccessFlags: q.access,
 		MaxRdAtomic: q.maxRdAtomic, MaxDestRdAtom: q.maxDestRdAtomic,
-		MinRNRTimer: q.minRNR, Timeout: 14, RetryCnt: q.retryCnt, RNRRetry: q.rnrRetry,
-		PortNum: 1, Cap: q.cap,
+		MinRNRTimer: q.minRNR, Timeout: q.timeout, RetryCnt: q.retryCnt, RNRRetry: q.rnrRetry,
+		PortNum: q.port, PKeyIndex: q.pkeyIndex, AH: q.ah, Cap: q.cap,
 		OutstandingSQ: len(q.sq), OutstandingRQ: len(q.rq), OutstandingSet: true,
 	}, nil
 }
@@ -318,7 +334,7 @@ func (q *qp) PostSend(wr verbs.SendWR) error {
 		w.failed = verbs.WCLocLenErr
 	}
 	if w.failed == verbs.WCSuccess {
-		w.npkts = max(1, (w.length+mtu-1)/mtu)
+		w.npkts = max(1, (w.length+q.pmtu-1)/q.pmtu)
 		w.firstPSN = q.sqPSN
 		q.sqPSN = psnAdd(q.sqPSN, w.npkts)
 	}
@@ -401,8 +417,8 @@ func (q *qp) transmit(w *sendWQE, from int) {
 		if last && imm {
 			pk.HasImm, pk.Imm = true, wr.ImmData
 		}
-		off := i * mtu
-		n := min(mtu, w.length-off)
+		off := i * q.pmtu
+		n := min(q.pmtu, w.length-off)
 		if n > 0 {
 			pk.segs, pk.segLen = sliceSegs(w.segs, off, n), n
 		}
@@ -410,11 +426,12 @@ func (q *qp) transmit(w *sendWQE, from int) {
 	}
 }
 
-// receive dispatches a packet for this QP (reader goroutine).
-func (q *qp) receive(pk *packet) {
+// receive dispatches a packet that arrived on connection c for this QP
+// (reader goroutine). Only a QP whose RTR bound it to c takes it.
+func (q *qp) receive(c *conn, pk *packet) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.destroyed {
+	if q.destroyed || q.conn != c {
 		return
 	}
 	switch pk.Opcode {
@@ -703,6 +720,11 @@ func (q *qp) onWrite(pk *packet) {
 		q.rnrNAK(pk.PSN)
 		return
 	}
+	if starts && q.access&verbs.AccessRemoteWrite == 0 {
+		// rxe's check_op_valid: the QP does not allow remote writes.
+		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
+		return
+	}
 	if starts {
 		var seg memSeg
 		if pk.RETH.DMALen > 0 {
@@ -746,6 +768,10 @@ func (q *qp) onRead(pk *packet) {
 		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
 		return
 	}
+	if q.access&verbs.AccessRemoteRead == 0 {
+		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
+		return
+	}
 	n := int(pk.RETH.DMALen)
 	var seg memSeg
 	if n > 0 {
@@ -758,7 +784,7 @@ func (q *qp) onRead(pk *packet) {
 	}
 	q.msn++
 	q.dev.count(cntRDMARecvs)
-	npkts := max(1, (n+mtu-1)/mtu)
+	npkts := max(1, (n+q.pmtu-1)/q.pmtu)
 	if q.conn != nil {
 		for i := range npkts {
 			first, last := i == 0, i == npkts-1
@@ -775,8 +801,8 @@ func (q *qp) onRead(pk *packet) {
 			if first || last {
 				rp.HasAETH, rp.AETH = true, verbs.AETH{Syndrome: verbs.SyndromeACK, MSN: q.msn & 0xFFFFFF}
 			}
-			if k := min(mtu, n-i*mtu); k > 0 {
-				rp.segs, rp.segLen = sliceSegs([]memSeg{seg}, i*mtu, k), k
+			if k := min(q.pmtu, n-i*q.pmtu); k > 0 {
+				rp.segs, rp.segLen = sliceSegs([]memSeg{seg}, i*q.pmtu, k), k
 			}
 			q.conn.send(outItem{pkt: rp})
 		}

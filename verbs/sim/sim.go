@@ -188,6 +188,7 @@ type device struct {
 	nextMR   uint32
 	nextVA   uint64
 	qps      map[uint32]*qp
+	peers    map[uint32]*cmID // by the peer's QPN: the CM connection an RTR's dest_qp_num is bound to
 	traceMu  sync.Mutex
 	traceSeq uint64
 	ring     []verbs.Packet
@@ -220,6 +221,7 @@ func newDevice(p *Provider) *device {
 		// address) land outside every MR.
 		nextVA: 0x7f00_0000_0000 + uint64(rand.N(0xf0))<<32 + uint64(rand.N(1<<20))*pageSize,
 		qps:    map[uint32]*qp{},
+		peers:  map[uint32]*cmID{},
 		ring:   make([]verbs.Packet, p.opts.TraceWindow),
 	}
 }

@@ -1,0 +1,386 @@
+package sim
+
+import (
+	"net/netip"
+	"syscall"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// The manual QP bring-up: ibv_create_qp (a QP in RESET that belongs to no
+// CM id), rdma_init_qp_attr (the attributes the CM knows), ibv_modify_qp
+// (the state machine, checked like the kernel's ib_modify_qp_is_ok plus
+// rxe's attribute checks), ibv_destroy_qp and rdma_establish.
+//
+// How an application's QP finds its connection: the simulated transport is
+// the CM's TCP connection, so INIT -> RTR binds the QP to the connection
+// whose peer has dest_qp_num (the peer's QPN arrived in the REQ or REP).
+
+// Limits of sim0 that ibv_modify_qp checks.
+const (
+	maxRdAtomic = 16 // max_qp_rd_atom / max_qp_init_rd_atom
+	hopLimit    = 64 // what rdma_cm puts in the GRH for RoCE (IPV6_DEFAULT_HOPLIMIT)
+)
+
+// CreateQP is ibv_create_qp: the QP starts in RESET.
+func (d *device) CreateQP(p verbs.PD, attr verbs.QPInitAttr) (verbs.QP, error) {
+	const fn = "ibv_create_qp"
+	pp, ok := p.(*pd)
+	if !ok || pp == nil || pp.dev != d {
+		return nil, verbs.Errorf(fn, errEINVAL, "PD is not a PD of sim0")
+	}
+	pp.mu.Lock()
+	dead := pp.dead
+	pp.mu.Unlock()
+	if dead {
+		return nil, verbs.Errorf(fn, errEINVAL, "PD is deallocated")
+	}
+	q, err := newQP(d, pp, attr, fn, true)
+	if err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+func (d *device) qpByNum(n uint32) *qp {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.qps[n]
+}
+
+func (d *device) setPeer(peerQPN uint32, id *cmID) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.peers[peerQPN] = id
+}
+
+func (d *device) dropPeer(id *cmID) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for n, x := range d.peers {
+		if x == id {
+			delete(d.peers, n)
+		}
+	}
+}
+
+// connFor is the live CM connection to the peer QP destQPN, or nil.
+func (d *device) connFor(destQPN uint32) *conn {
+	d.mu.Lock()
+	id := d.peers[destQPN]
+	d.mu.Unlock()
+	if id == nil {
+		return nil
+	}
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed {
+		return nil
+	}
+	return id.conn
+}
+
+// connGone tells the application-owned QPs bound to c that their peer is
+// unreachable.
+func (d *device) connGone(c *conn) {
+	d.mu.Lock()
+	var qs []*qp
+	for _, q := range d.qps {
+		if q.manual {
+			qs = append(qs, q)
+		}
+	}
+	d.mu.Unlock()
+	for _, q := range qs {
+		q.mu.Lock()
+		bound := q.conn == c
+		q.mu.Unlock()
+		if bound {
+			q.peerLost()
+		}
+	}
+}
+
+// myPSN is the starting PSN this side announces (or announced) in its REQ
+// or REP. id.mu must be held.
+func (id *cmID) myPSN() uint32 {
+	if id.psnSent {
+		return id.localPSN
+	}
+	if id.qp != nil {
+		return id.qp.startPSN()
+	}
+	return id.seqNum
+}
+
+// peerGID is the GID of the peer's address as RoCE v2 writes it.
+func peerGID(a netip.Addr) netip.Addr {
+	a = a.Unmap()
+	if a.Is4() {
+		return netip.AddrFrom16(a.As16()) // ::ffff:a.b.c.d
+	}
+	return a
+}
+
+// InitQPAttr is rdma_init_qp_attr. What it returns follows the kernel
+// (rdma_init_qp_attr -> cma_ib_init_qp_attr before the CM has a
+// connection, ib_cm_init_qp_attr after), as measured on rxe:
+//
+//   - an id without a device (idle, or a listener): EINVAL;
+//   - before rdma_connect: the RESET->INIT attributes (pkey_index, port,
+//     qp_access_flags 0) whatever state is asked for, so an RTR built
+//     from them fails in ibv_modify_qp with EINVAL;
+//   - active side after rdma_connect, before the REP: INIT as above but
+//     with the connection's access flags; RTR and RTS are EINVAL;
+//   - passive side from CONNECT_REQUEST on, active side from
+//     CONNECT_RESPONSE on: INIT, RTR and RTS.
+//
+// Deliberate differences from rxe: path_mtu is sim0's 4096 (rxe on a
+// 1500-byte netdev says 1024), min_rnr_timer is the simulated NIC's
+// Options.MinRNRTimer (the kernel says 0, i.e. 655.36 ms) and timeout is 14
+// (rdma_cm on rxe says 19), the values sim0's rdma_create_qp QPs use.
+func (id *cmID) InitQPAttr(state verbs.QPState) (verbs.QPAttr, verbs.QPAttrMask, error) {
+	const fn = "rdma_init_qp_attr"
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed {
+		return verbs.QPAttr{}, 0, verbs.Errorf(fn, errEINVAL, "id destroyed")
+	}
+	if id.dev == nil || id.state == stListen {
+		return verbs.QPAttr{}, 0, verbs.Errorf(fn, errEINVAL, "the id has no device yet (resolve the address or wait for a connect request)")
+	}
+	var cmConn, peer bool
+	switch id.state {
+	case stIdle, stBound, stAddrResolved, stRouteResolved:
+	case stConnecting:
+		cmConn = true
+	case stConnectReq, stAccepted, stRepRcvd, stEstablished:
+		cmConn, peer = true, id.peerKnown
+	default:
+		return verbs.QPAttr{}, 0, verbs.Errorf(fn, errEINVAL, "the connection is over (rdma_cm state %d)", id.state)
+	}
+	initAttr := func() (verbs.QPAttr, verbs.QPAttrMask) {
+		a := verbs.QPAttr{State: state, PKeyIndex: 0, PortNum: 1}
+		if cmConn {
+			// ib_cm's cm_init_qp_init_attr.
+			a.AccessFlags = verbs.AccessRemoteWrite
+			if id.respRes > 0 {
+				a.AccessFlags |= verbs.AccessRemoteRead | verbs.AccessRemoteAtomic
+			}
+		}
+		return a, verbs.QPAttrState | verbs.QPAttrAccessFlags | verbs.QPAttrPKeyIndex | verbs.QPAttrPort
+	}
+	if state == verbs.QPSInit || !cmConn {
+		a, m := initAttr()
+		return a, m, nil
+	}
+	if !peer {
+		return verbs.QPAttr{}, 0, verbs.Errorf(fn, errEINVAL, "%s: the peer's QPN and PSN are not known yet (they come with the REP)", state.CName())
+	}
+	switch state {
+	case verbs.QPSRTR:
+		a := verbs.QPAttr{
+			State: state, PathMTU: mtu, DestQPNum: id.peerQPN, RQPSN: id.peerPSN,
+			MaxDestRdAtom: id.respRes, MinRNRTimer: id.p.opts.MinRNRTimer,
+			AH: verbs.AHAttr{
+				IsGlobal: true, DGID: peerGID(id.peer.Addr()), SGIDIndex: 0, HopLimit: hopLimit, PortNum: 1,
+				// rdma_cm derives the RoCE v2 flow label from the
+				// connection's ports; sim0 does the same, differently.
+				FlowLabel: (uint32(id.local.Port())<<4 ^ uint32(id.peer.Port())) & 0xFFFFF,
+			},
+		}
+		return a, verbs.QPAttrState | verbs.QPAttrAV | verbs.QPAttrPathMTU | verbs.QPAttrDestQPN |
+			verbs.QPAttrRQPSN | verbs.QPAttrMaxDestRdAtomic | verbs.QPAttrMinRNRTimer, nil
+	case verbs.QPSRTS:
+		a := verbs.QPAttr{
+			State: state, SQPSN: id.myPSN(), Timeout: 14, RetryCnt: min(id.retryCnt, 7),
+			RNRRetry: min(id.rnrRetry, 7), MaxRdAtomic: id.initDepth,
+		}
+		return a, verbs.QPAttrState | verbs.QPAttrSQPSN | verbs.QPAttrTimeout | verbs.QPAttrRetryCnt |
+			verbs.QPAttrRNRRetry | verbs.QPAttrMaxQPRdAtomic, nil
+	}
+	return verbs.QPAttr{}, 0, verbs.Errorf(fn, errEINVAL, "rdma_cm has no attributes for %s", state.CName())
+}
+
+// Establish is rdma_establish: the active side's RTU for an id without a
+// QP. No event follows on this side (measured on rxe); the passive side
+// gets ESTABLISHED.
+func (id *cmID) Establish() error {
+	const fn = "rdma_establish"
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed {
+		return verbs.Errorf(fn, errEINVAL, "id destroyed")
+	}
+	if id.qp != nil {
+		return verbs.Errorf(fn, errEINVAL, "the id has a QP (rdma_create_qp): librdmacm sends the RTU itself")
+	}
+	if id.state != stRepRcvd {
+		return verbs.Errorf(fn, errEINVAL, "no connect response to answer on this id")
+	}
+	id.conn.sendCM(&cmMsg{Type: cmRTU})
+	id.state = stEstablished
+	return nil
+}
+
+// transition is one row of the IBA's QP state table for RC
+// (ib_modify_qp_is_ok's qp_state_table): the attributes a transition
+// needs and those it may also carry.
+type transition struct{ req, opt verbs.QPAttrMask }
+
+var rcTransitions = map[[2]verbs.QPState]transition{
+	{verbs.QPSReset, verbs.QPSReset}: {},
+	{verbs.QPSReset, verbs.QPSInit}:  {req: verbs.QPAttrPKeyIndex | verbs.QPAttrPort | verbs.QPAttrAccessFlags},
+	{verbs.QPSInit, verbs.QPSInit}:   {opt: verbs.QPAttrPKeyIndex | verbs.QPAttrPort | verbs.QPAttrAccessFlags},
+	{verbs.QPSInit, verbs.QPSRTR}: {
+		req: verbs.QPAttrAV | verbs.QPAttrPathMTU | verbs.QPAttrDestQPN | verbs.QPAttrRQPSN | verbs.QPAttrMaxDestRdAtomic | verbs.QPAttrMinRNRTimer,
+		opt: verbs.QPAttrAltPath | verbs.QPAttrAccessFlags | verbs.QPAttrPKeyIndex,
+	},
+	{verbs.QPSRTR, verbs.QPSRTS}: {
+		req: verbs.QPAttrSQPSN | verbs.QPAttrTimeout | verbs.QPAttrRetryCnt | verbs.QPAttrRNRRetry | verbs.QPAttrMaxQPRdAtomic,
+		opt: verbs.QPAttrCurState | verbs.QPAttrAltPath | verbs.QPAttrAccessFlags | verbs.QPAttrMinRNRTimer | verbs.QPAttrPathMigState,
+	},
+	{verbs.QPSRTS, verbs.QPSRTS}: {opt: verbs.QPAttrCurState | verbs.QPAttrAccessFlags | verbs.QPAttrAltPath | verbs.QPAttrPathMigState | verbs.QPAttrMinRNRTimer},
+}
+
+// legalTransition reports whether mask is a legal RC ibv_modify_qp from cur (the
+// state transition table; any state may go to RESET or ERR with
+// IBV_QP_STATE alone). It says which bits are missing or not allowed.
+func legalTransition(cur verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttrMask) (next verbs.QPState, missing, extra verbs.QPAttrMask, ok bool) {
+	next = cur
+	if mask&verbs.QPAttrState != 0 {
+		next = attr.State
+	}
+	var t transition // any -> RESET and any -> ERR take IBV_QP_STATE alone
+	if next != verbs.QPSReset && next != verbs.QPSErr {
+		var found bool
+		if t, found = rcTransitions[[2]verbs.QPState{cur, next}]; !found {
+			return next, 0, 0, false
+		}
+	}
+	body := mask &^ verbs.QPAttrState
+	missing = t.req &^ body
+	extra = body &^ (t.req | t.opt)
+	return next, missing, extra, missing == 0 && extra == 0
+}
+
+// Modify is ibv_modify_qp.
+func (q *qp) Modify(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
+	const fn = "ibv_modify_qp"
+	// Bind to the connection before taking q.mu (lock order: id, then qp).
+	var c *conn
+	if mask&verbs.QPAttrState != 0 && attr.State == verbs.QPSRTR {
+		c = q.dev.connFor(attr.DestQPNum)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.destroyed {
+		return verbs.Errorf(fn, errEINVAL, "QP 0x%x destroyed", q.num)
+	}
+	cur := q.state
+	if mask&verbs.QPAttrState != 0 && (attr.State < verbs.QPSReset || attr.State > verbs.QPSErr) {
+		return verbs.Errorf(fn, errEINVAL, "qp_state %d is not a QP state", int(attr.State))
+	}
+	next, missing, extra, ok := legalTransition(cur, attr, mask)
+	if !ok {
+		if cur == verbs.QPSRTS && next == verbs.QPSSQD {
+			// Legal for the IBA, but sim0 has no send-queue drain.
+			return verbs.Errorf(fn, syscall.EOPNOTSUPP, "%s -> %s: the simulated NIC does not implement send-queue drain", cur, next)
+		}
+		switch {
+		case missing != 0 && extra != 0:
+			return verbs.Errorf(fn, errEINVAL, "%s -> %s: missing %s; not allowed here: %s", cur, next, missing, extra)
+		case missing != 0:
+			return verbs.Errorf(fn, errEINVAL, "%s -> %s needs %s", cur, next, missing)
+		case extra != 0:
+			return verbs.Errorf(fn, errEINVAL, "%s -> %s does not take %s", cur, next, extra)
+		}
+		return verbs.Errorf(fn, errEINVAL, "%s -> %s is not a legal transition", cur, next)
+	}
+	// Attribute values (rxe_qp_chk_attr and friends).
+	if mask&verbs.QPAttrPort != 0 && attr.PortNum != 1 {
+		return verbs.Errorf(fn, errEINVAL, "port_num %d: sim0 has port 1 only", attr.PortNum)
+	}
+	if mask&verbs.QPAttrPKeyIndex != 0 && attr.PKeyIndex != 0 {
+		return verbs.Errorf(fn, errEINVAL, "pkey_index %d: sim0's P_Key table has one entry (index 0)", attr.PKeyIndex)
+	}
+	if mask&verbs.QPAttrPathMTU != 0 && (verbs.MTUEnum(attr.PathMTU) == 0 || attr.PathMTU > mtu) {
+		return verbs.Errorf(fn, errEINVAL, "path_mtu %d bytes: must be an IB MTU no larger than the port's %d", attr.PathMTU, mtu)
+	}
+	if mask&verbs.QPAttrAV != 0 {
+		if !attr.AH.IsGlobal || !attr.AH.DGID.IsValid() {
+			return verbs.Errorf(fn, errEINVAL, "ah_attr without a GRH: RoCE needs is_global=1 and a dgid")
+		}
+		if attr.AH.SGIDIndex != 0 {
+			return verbs.Errorf(fn, errEINVAL, "sgid_index %d: sim0's GID table has index 0 only", attr.AH.SGIDIndex)
+		}
+	}
+	if mask&verbs.QPAttrDestQPN != 0 && attr.DestQPNum > 0xFFFFFF {
+		return verbs.Errorf(fn, errEINVAL, "dest_qp_num 0x%x is wider than 24 bits", attr.DestQPNum)
+	}
+	if (mask&verbs.QPAttrMaxQPRdAtomic != 0 && attr.MaxRdAtomic > maxRdAtomic) || (mask&verbs.QPAttrMaxDestRdAtomic != 0 && attr.MaxDestRdAtom > maxRdAtomic) {
+		return verbs.Errorf(fn, errEINVAL, "max_rd_atomic %d / max_dest_rd_atomic %d exceed sim0's %d", attr.MaxRdAtomic, attr.MaxDestRdAtom, maxRdAtomic)
+	}
+	if (mask&verbs.QPAttrRetryCnt != 0 && attr.RetryCnt > 7) || (mask&verbs.QPAttrRNRRetry != 0 && attr.RNRRetry > 7) ||
+		(mask&verbs.QPAttrMinRNRTimer != 0 && attr.MinRNRTimer > 31) || (mask&verbs.QPAttrTimeout != 0 && attr.Timeout > 31) {
+		return verbs.Errorf(fn, errEINVAL, "retry_cnt/rnr_retry are 3 bits, min_rnr_timer/timeout 5 bits")
+	}
+
+	switch next {
+	case verbs.QPSReset:
+		q.gen++
+		q.dev.p.stopTimer(q.rnrTimer)
+		q.rnrTimer = nil
+		// RESET discards every WR without a completion.
+		q.sq, q.rq, q.sendIdx, q.rcur, q.halted, q.msn = nil, nil, 0, respOp{}, false, 0
+		q.conn, q.destQPN, q.rqPSN, q.sqPSN = nil, 0, 0, 0
+		q.state = verbs.QPSReset
+		return nil
+	case verbs.QPSErr:
+		q.moveToErr()
+		return nil
+	}
+	if mask&verbs.QPAttrPKeyIndex != 0 {
+		q.pkeyIndex = attr.PKeyIndex
+	}
+	if mask&verbs.QPAttrPort != 0 {
+		q.port = attr.PortNum
+	}
+	if mask&verbs.QPAttrAccessFlags != 0 {
+		q.access = attr.AccessFlags
+	}
+	if mask&verbs.QPAttrMinRNRTimer != 0 {
+		q.minRNR = attr.MinRNRTimer
+	}
+	if next == verbs.QPSRTR && cur == verbs.QPSInit {
+		q.ah, q.pmtu, q.destQPN = attr.AH, attr.PathMTU, attr.DestQPNum
+		q.rqPSN, q.maxDestRdAtomic = attr.RQPSN&0xFFFFFF, attr.MaxDestRdAtom
+		// The simulated wire: the CM connection to the QP dest_qp_num.
+		// None (a made-up QPN): packets go nowhere, as on a real fabric.
+		q.conn = c
+	}
+	if next == verbs.QPSRTS && cur == verbs.QPSRTR {
+		q.sqPSN, q.timeout, q.retryCnt, q.rnrRetry, q.maxRdAtomic = attr.SQPSN&0xFFFFFF, attr.Timeout, attr.RetryCnt, attr.RNRRetry, attr.MaxRdAtomic
+	}
+	q.state = next
+	if next == verbs.QPSRTS {
+		q.pump()
+	}
+	return nil
+}
+
+// Destroy is ibv_destroy_qp for a QP made with Device.CreateQP.
+func (q *qp) Destroy() error {
+	const fn = "ibv_destroy_qp"
+	if !q.manual {
+		return verbs.Errorf(fn, errEINVAL, "QP 0x%x belongs to an rdma_cm id (rdma_create_qp): use rdma_destroy_qp", q.num)
+	}
+	q.mu.Lock()
+	dead := q.destroyed
+	q.mu.Unlock()
+	if dead {
+		return verbs.Errorf(fn, errEINVAL, "QP 0x%x already destroyed", q.num)
+	}
+	q.destroy()
+	return nil
+}
