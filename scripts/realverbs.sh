@@ -2,6 +2,7 @@
 # The real-verbs tests: boots a QEMU guest with Debian's kernel and a
 # Soft-RoCE device rxe0 (10.0.2.15) and runs, inside it,
 #   - the verbs/rdmacore test suite against rxe0,
+#   - the steps tours that run on real verbs (the manual QP track),
 #   - the built rdmatour binary as server and client processes (all notify
 #     modes), and interoperability with the seed C program both ways.
 # Everything is built here first: compiling under TCG would be slow.
@@ -11,10 +12,12 @@ scripts/qemu/ensure-deps.sh
 scripts/qemu/build-guest.sh
 
 out=$(mktemp -d /tmp/rdmatour-real.XXXXXX)   # on the / the guest shares
+chmod 755 "$out"   # the memlock test runs the binary as an unprivileged user
 trap 'rm -rf "$out"' EXIT
 go build -o "$out/rdmatour" ./cmd/rdmatour
 go test -c -o "$out/rdmacore.test" ./verbs/rdmacore
 go test -c -o "$out/cmd.test" ./cmd/rdmatour
+go test -c -o "$out/steps.test" ./steps
 scripts/qemu/build-seed.sh "$out"
 
 # One boot runs every suite; the guest script stops at the first failure.
@@ -39,6 +42,7 @@ run() {
 }
 rc=0
 run rdmacore verbs/rdmacore $out/rdmacore.test -test.v -test.count=1 -test.timeout 8m || rc=1
+run steps steps $out/steps.test -test.v -test.count=1 -test.timeout 8m -test.run Real || rc=1
 run processes cmd/rdmatour $out/cmd.test -test.v -test.count=1 -test.timeout 10m -test.run Real || rc=1
 exit \$rc
 SUITE

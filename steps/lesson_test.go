@@ -23,7 +23,7 @@ func TestLessonsOnSimulatedNIC(t *testing.T) {
 	}{
 		{"no-recv", 0, map[string]string{
 			"client/poll-notify": "RNR retry counter exceeded",
-			"server/wait-notify": "Work Request Flushed Error"}, false, true},
+			"server/wait-notify": "RDMA_CM_EVENT_DISCONNECTED"}, false, true},
 		{"no-recv", 7, map[string]string{}, true, true},
 		{"bad-rkey", 0, map[string]string{
 			"client/poll-write":  "remote access error",

@@ -20,8 +20,14 @@ import (
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
-// TrackManual is Config.Track for the manual QP bring-up.
-const TrackManual = "manual"
+// Tracks: how the QP is brought up.
+const (
+	// TrackCM lets librdmacm move the QP (rdma_create_qp); the default.
+	TrackCM = "cm"
+	// TrackManual brings the QP up by hand: ibv_create_qp, then
+	// rdma_init_qp_attr + ibv_modify_qp for every transition.
+	TrackManual = "manual"
+)
 
 // manualTour is the plain tour of role with the QP steps replaced.
 func manualTour(role Role, n Notify) []Step {

@@ -3,6 +3,8 @@ package steps
 import (
 	"context"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -154,6 +156,18 @@ func TestManualTourShape(t *testing.T) {
 		for _, id := range []string{"create-qp-manual", "modify-init", "modify-rtr", "modify-rts", "disconnect-manual"} {
 			if !seen[id] {
 				t.Errorf("manual tour lacks %s", id)
+			}
+		}
+	}
+}
+
+func TestManualStepsHavePages(t *testing.T) {
+	for _, tour := range manualTours() {
+		for _, st := range tour {
+			for _, lang := range []string{"en", "zh"} {
+				if _, err := os.Stat(filepath.Join("..", "docs", lang, st.ID+".md")); err != nil {
+					t.Errorf("step %s: no docs/%s/%s.md", st.ID, lang, st.ID)
+				}
 			}
 		}
 	}

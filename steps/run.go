@@ -115,13 +115,17 @@ func (s *Session) waitEvent(ctx context.Context, want verbs.CMEventType, timeout
 
 // CMEventError is an rdma_cm event the tour did not expect.
 type CMEventError struct {
-	Got  verbs.CMEventType
+	Got verbs.CMEventType
+	// Want is the event the tour waited for; -1 when it waited for none.
 	Want verbs.CMEventType
 	// Status is event->status.
 	Status int
 }
 
 func (e *CMEventError) Error() string {
+	if e.Want < 0 {
+		return fmt.Sprintf("got %s (status %d)", e.Got, e.Status)
+	}
 	return fmt.Sprintf("got %s (status %d), expected %s", e.Got, e.Status, e.Want)
 }
 
@@ -629,6 +633,13 @@ func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
 	}
 }
 
+// peerHungUp reports whether the peer's DREQ (DISCONNECTED) has been seen.
+func (s *Session) peerHungUp() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peerDREQ
+}
+
 // checkPeerGone looks for a CM event without blocking; DISCONNECTED while
 // the tour still waits means the peer vanished.
 func (s *Session) checkPeerGone(ctx context.Context) error {
@@ -640,9 +651,9 @@ func (s *Session) checkPeerGone(ctx context.Context) error {
 	}
 	s.setEvent(ev)
 	if ev.Type == verbs.EventDisconnected || ev.Type == verbs.EventDeviceRemoval {
-		s.set(func() { s.disconnected = true })
+		s.set(func() { s.disconnected, s.peerDREQ = true, true })
 		s.got("DREQ", "")
-		return problem(&CMEventError{Got: ev.Type, Status: ev.Status}, Text{"the peer disconnected before finishing the tour", "对端在完成之前就断开了"},
+		return problem(&CMEventError{Got: ev.Type, Want: -1, Status: ev.Status}, Text{"the peer disconnected before finishing the tour", "对端在完成之前就断开了"},
 			Text{"start both sides again", "两端都重新启动"})
 	}
 	return nil
@@ -713,16 +724,12 @@ func cString(b []byte) string {
 }
 
 func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
-	s.mu.Lock()
-	peerFirst := s.disconnected
-	s.mu.Unlock()
-	if !peerFirst {
+	if !s.peerHungUp() {
 		// The peer may have hung up first (both sides disconnect at the
 		// end of the tour): look for its DREQ before sending ours.
-		if err := s.checkPeerGone(ctx); err != nil {
-			peerFirst = true
-		}
+		s.checkPeerGone(ctx)
 	}
+	peerFirst := s.peerHungUp()
 	// rdma_disconnect is also how a side answers the peer's DREQ (with a
 	// DREP): without it the peer waits for its DREQ to time out.
 	err := s.id.Disconnect()
@@ -739,23 +746,28 @@ func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
 				"对端先断开了；这里调用 rdma_disconnect 是为了回应它的 DREQ（发 DREP），免得对端一直等到超时。"}}, nil
 	}
 	s.sent("DREQ", "")
-	out := Outcome{Call: "rdma_disconnect(id) = 0", Results: []KV{{"QP state", state}}}
-	// Both sides see DISCONNECTED, this one when the peer answers the DREQ.
-	// The seed does not wait for it; we wait briefly so the screen can show
-	// it, and do not fail if it is late.
-	ev, werr := s.waitEvent(ctx, verbs.EventDisconnected, 2*time.Second)
-	if werr == nil {
-		s.got("DREP", "")
-		out.Call += "\nrdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */; rdma_ack_cm_event(event)"
-		out.Results = append(out.Results, KV{"event", ev.Type.String()})
-	}
-	out.Note = Text{"rdma_disconnect moved the QP to ERR (anything still queued is flushed) and sent a DREQ.",
-		"rdma_disconnect 把 QP 置为 ERR（队列里剩下的 WR 都会被 flush），并发出 DREQ。"}
-	return out, nil
+	return Outcome{Call: "rdma_disconnect(id) = 0", Results: []KV{{"QP state", state}},
+		Note: Text{"rdma_disconnect moved the QP to ERR (anything still queued is flushed) and sent a DREQ. RDMA_CM_EVENT_DISCONNECTED comes when the peer answers with its own rdma_disconnect.",
+			"rdma_disconnect 把 QP 置为 ERR（队列里剩下的 WR 都会被 flush），并发出 DREQ。等对端也调用 rdma_disconnect 应答之后，才会收到 RDMA_CM_EVENT_DISCONNECTED。"}}, nil
 }
 
-func stepTeardown(_ context.Context, s *Session) (Outcome, error) {
+func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {
+	// Show the peer's answer to our DREQ if it came (never wait for it:
+	// destroying the id is fine either way).
+	var events string
+	if s.ec != nil && s.disconnected && !s.peerHungUp() {
+		pctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		if ev, err := s.ec.GetEvent(pctx); err == nil {
+			s.setEvent(ev)
+			if ev.Type == verbs.EventDisconnected {
+				s.got("DREP", "")
+			}
+			events = "rdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */; rdma_ack_cm_event(event)\n"
+		}
+		cancel()
+	}
 	calls, err := s.teardown()
+	calls = events + calls
 	live := s.cfg.Provider.Live()
 	return Outcome{Call: calls, Results: []KV{{"live objects left", fmt.Sprint(live.Total())}},
 		Note: Text{"Children before parents: QP, MRs, CQ, PD, id, channel. (The seed forgets ibv_destroy_cq.)",

@@ -100,7 +100,8 @@ type Session struct {
 	mrSend   verbs.MR
 
 	connected    bool
-	disconnected bool
+	disconnected bool // rdma_disconnect called, or the peer's DREQ seen
+	peerDREQ     bool // the peer hung up (DISCONNECTED) before we did
 	lastEvent    string
 	eventStatus  int
 	remote       *RemoteState
@@ -153,6 +154,16 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	if cfg.RNRRetry > 7 {
 		return nil, fmt.Errorf("rnr_retry_count %d is out of range: 0..7 (7 = retry forever)", cfg.RNRRetry)
+	}
+	switch cfg.Track {
+	case "", TrackCM:
+	case TrackManual:
+		if cfg.Lesson != "" {
+			return nil, fmt.Errorf("--track manual and --lesson %s cannot be combined: the lessons run on the rdma_cm track", cfg.Lesson)
+		}
+		tour = manualTour(cfg.Role, cfg.Notify)
+	default:
+		return nil, fmt.Errorf("unknown track %q: use cm or manual", cfg.Track)
 	}
 	if cfg.Lesson != "" {
 		l, err := LessonByName(cfg.Lesson)

@@ -2,6 +2,8 @@ package steps
 
 import (
 	"encoding/binary"
+	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
@@ -19,7 +21,10 @@ func (s *Session) Snapshot() Snapshot {
 		Role: s.cfg.Role, Notify: s.cfg.Notify,
 		Backend: s.cfg.Provider.Name(), Simulated: s.cfg.Provider.Simulated(), Why: s.cfg.BackendWhy,
 		Next: s.next, Running: s.running, Done: s.done, Failed: s.failed, Err: s.lastErr,
-		Lesson: s.cfg.Lesson,
+		Lesson: s.cfg.Lesson, Track: s.cfg.Track,
+	}
+	if snap.Track == "" {
+		snap.Track = TrackCM
 	}
 	if l, err := LessonByName(s.cfg.Lesson); err == nil {
 		snap.LessonTitle = l.Title
@@ -49,6 +54,9 @@ func (s *Session) Snapshot() Snapshot {
 		}
 		if pa, err := s.dev.QueryPort(ds.PortNum); err == nil {
 			ds.Port = pa
+			if s.id != nil {
+				ds.GIDIndex, ds.GID = gidInUse(pa, s.id.LocalAddr().Addr())
+			}
 		}
 		snap.Device = ds
 		s.refreshCounters(&snap)
@@ -212,4 +220,23 @@ func (s *Session) refreshPackets() {
 	if n := len(s.packets); n > maxPackets {
 		s.packets = append([]verbs.Packet(nil), s.packets[n-maxPackets:]...)
 	}
+}
+
+// gidInUse finds the GID rdma_cm uses for a local IP: on RoCE v2 the
+// IPv4-mapped (or IPv6) GID equal to the address. -1 when none matches.
+func gidInUse(pa verbs.PortAttr, local netip.Addr) (int, string) {
+	if !local.IsValid() {
+		return -1, ""
+	}
+	want := netip.AddrFrom16(local.As16())
+	for _, g := range pa.GIDs {
+		if g.GID == want || g.GID.Unmap() == local.Unmap() {
+			label := fmt.Sprintf("[%d] %s", g.Index, g.GID)
+			if g.Type != "" {
+				label += " " + g.Type
+			}
+			return g.Index, label
+		}
+	}
+	return -1, ""
 }

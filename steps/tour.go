@@ -156,6 +156,9 @@ func AllStepIDs() []string {
 	for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
 		add(clientTour(n))
 	}
+	for _, t := range manualTours() {
+		add(t)
+	}
 	for _, l := range Lessons() {
 		for _, role := range []Role{Server, Client} {
 			cfg := Config{Role: role, Notify: l.Notify}

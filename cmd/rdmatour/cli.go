@@ -32,6 +32,7 @@ type options struct {
 	message string
 	pauseAt string // plain runner: stop before this step ID until Enter
 	lesson  string // the deliberate mistake to make ("" = plain tour)
+	track   string // cm | manual
 	rnr     int    // rnr_retry_count for connect/accept
 }
 
@@ -111,6 +112,7 @@ func parseArgs(args []string, getenv func(string) string, out io.Writer) (option
 		fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "how long any wait on the peer may take")
 		fs.StringVar(&o.pauseAt, "pause-at", "", "plain mode: stop before the step with this ID until Enter (e.g. accept)")
 		fs.StringVar(&o.lesson, "lesson", "", "run a lesson: the tour with one deliberate mistake (see `rdmatour lessons`); give it to both sides")
+		fs.StringVar(&o.track, "track", "cm", "how the QP is brought up: cm (rdma_create_qp; librdmacm moves it) | manual (ibv_create_qp + ibv_modify_qp, one transition per step)")
 		fs.IntVar(&o.rnr, "rnr-retry", 0, "rnr_retry_count for rdma_connect/rdma_accept, 0..7 (7 = retry forever; the seed uses 0)")
 	}
 	if o.cmd == "lessons" {
@@ -220,6 +222,14 @@ func parseArgs(args []string, getenv func(string) string, out io.Writer) (option
 		if notifySet(flags) && l.Notify.String() != notify {
 			return o, usagef("lesson %s needs --notify %s", l.Name, l.Notify)
 		}
+	}
+	switch o.track {
+	case "", steps.TrackCM, steps.TrackManual:
+	default:
+		return o, usagef("unknown track %q: use cm or manual", o.track)
+	}
+	if o.track == steps.TrackManual && o.lesson != "" {
+		return o, usagef("--track manual and --lesson cannot be combined: the lessons run on the cm track")
 	}
 	if o.rnr < 0 || o.rnr > 7 {
 		return o, usagef("--rnr-retry %d is out of range: 0..7 (7 = retry forever)", o.rnr)

@@ -54,3 +54,36 @@ func TestRealLessons(t *testing.T) {
 	addr := realAddr(t)
 	runLessons(t, "--backend", "rdma", "--bind", addr)
 }
+
+// The manual QP track, every notify mode, as one process per side.
+func TestManualTrackAsProcesses(t *testing.T) {
+	for _, notify := range []string{"send", "doorbell", "imm"} {
+		t.Run(notify, func(t *testing.T) {
+			runManual(t, notify, "--backend", "sim")
+		})
+	}
+}
+
+func TestRealManualTrack(t *testing.T) {
+	addr := realAddr(t)
+	for _, notify := range []string{"send", "doorbell", "imm"} {
+		t.Run(notify, func(t *testing.T) {
+			runManual(t, notify, "--backend", "rdma", "--bind", addr)
+		})
+	}
+}
+
+func runManual(t *testing.T, notify string, backend ...string) {
+	t.Helper()
+	args := append([]string{"demo", "--track", "manual", "--notify", notify, "--port", freePort(t), "--plain", "--auto", "--timeout", "30s"}, backend...)
+	p := start(t, nil, args...)
+	if code := p.wait(t, 120*time.Second); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.out)
+	}
+	out := p.out.String()
+	for _, want := range []string{"ibv_create_qp(", "ibv_modify_qp(", "rdma_init_qp_attr(", "QP state = RTS", "[server] RDMA-written buffer: ", "learned of the write via " + notify, "tour complete"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -87,7 +87,7 @@ func runTour(ctx context.Context, o options, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	base := steps.Config{Notify: o.notify, Provider: prov, BackendWhy: why, Timeout: o.timeout, Message: o.message,
-		Lesson: o.lesson, RNRRetry: uint8(o.rnr)}
+		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Track: o.track}
 	var sessions []*steps.Session
 	switch o.cmd {
 	case "server":

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
@@ -110,6 +111,7 @@ func (p *plainRunner) run(ctx context.Context, s *steps.Session) (err error) {
 		}
 		out, rerr := s.RunNext(ctx)
 		p.printOutcome(out)
+		p.printState(s.Snapshot())
 		if rerr != nil {
 			for _, l := range p.langs() {
 				fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(rerr, l))
@@ -182,6 +184,7 @@ func (p *plainRunner) runDemo(ctx context.Context, srv, cli *steps.Session) (err
 		}
 		out, rerr := s.RunNext(ctx)
 		p.printOutcome(out)
+		p.printState(s.Snapshot())
 		if rerr != nil {
 			for _, l := range p.langs() {
 				fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(rerr, l))
@@ -199,16 +202,54 @@ func (p *plainRunner) runDemo(ctx context.Context, srv, cli *steps.Session) (err
 
 // lessonHeader introduces the lesson being run, with its page.
 func (p *plainRunner) lessonHeader(snap steps.Snapshot) {
-	if snap.Lesson == "" {
+	page := "lesson-" + snap.Lesson
+	switch {
+	case snap.Lesson != "":
+		fmt.Fprintf(p.out, "lesson %s: %s\n", snap.Lesson, p.text(snap.LessonTitle))
+	case snap.Track == steps.TrackManual:
+		fmt.Fprintln(p.out, p.text(steps.Text{EN: "track: manual QP bring-up (ibv_create_qp + ibv_modify_qp)", ZH: "路线：手动把 QP 推到 RTS（ibv_create_qp + ibv_modify_qp）"}))
+		page = "lesson-manual-qp"
+	default:
 		return
 	}
-	fmt.Fprintf(p.out, "lesson %s: %s\n", snap.Lesson, p.text(snap.LessonTitle))
 	if !p.explain {
 		return
 	}
 	for _, l := range p.langs() {
-		if page, err := p.docs(l, "lesson-"+snap.Lesson); err == nil {
+		if page, err := p.docs(l, page); err == nil {
 			fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
 		}
+	}
+}
+
+// printState prints the live state a step may have changed, read back
+// from the device: the QP state (ibv_query_qp), the port and the GID in
+// use, and the hardware counters that moved.
+func (p *plainRunner) printState(snap steps.Snapshot) {
+	var parts []string
+	if q := snap.QP; q != nil && q.Query == "" && q.Num != 0 {
+		parts = append(parts, fmt.Sprintf("QP 0x%x %s", q.Num, q.Attr.State))
+	}
+	if d := snap.Device; d != nil {
+		port := fmt.Sprintf("%s port %d %s, MTU %d", d.Info.Name, d.PortNum, d.Port.State, d.Port.ActiveMTU)
+		if d.GID != "" {
+			port += ", GID " + d.GID
+		}
+		parts = append(parts, port)
+	}
+	if len(snap.CounterDelta) > 0 {
+		names := make([]string, 0, len(snap.CounterDelta))
+		for k := range snap.CounterDelta {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		var moved []string
+		for _, k := range names {
+			moved = append(moved, fmt.Sprintf("%s +%d", k, snap.CounterDelta[k]))
+		}
+		parts = append(parts, "counters: "+strings.Join(moved, " "))
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(p.out, "  state: %s\n", strings.Join(parts, " · "))
 	}
 }

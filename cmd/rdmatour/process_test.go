@@ -270,6 +270,7 @@ func TestBadInput(t *testing.T) {
 		{"port in use", []string{"server", busyPort, "--backend", "sim", "--plain", "--auto"}, 1, "port " + busyPort + " is already in use"},
 		{"nobody listening", []string{"client", "127.0.0.1", freePort(t), "--backend", "sim", "--plain", "--auto", "--timeout", "5s"}, 1, "nothing is listening"},
 		{"garbage peer", []string{"client", "127.0.0.1", junkPort, "--backend", "sim", "--plain", "--auto", "--timeout", "5s"}, 1, "did not answer as an RDMA server"},
+		{"real backend without RDMA", []string{"client", "127.0.0.1", "--backend", "rdma", "--plain", "--auto"}, 1, "real RDMA is not usable here"},
 		{"bind to a foreign address", []string{"server", "--bind", "203.0.113.7", "--backend", "sim", "--plain", "--auto"}, 1, "is not an address of this machine"},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +47,8 @@ func TestRealTwoProcesses(t *testing.T) {
 				t.Fatalf("server exit %d:\n%s", code, srv.out)
 			}
 			out := srv.out.String()
-			for _, want := range []string{"[server] RDMA-written buffer: " + msg, "learned of the write via " + notify, "QP state = RTS", "live objects left = 0", "rxe0"} {
+			for _, want := range []string{"[server] RDMA-written buffer: " + msg, "learned of the write via " + notify, "QP state = RTS", "live objects left = 0", "rxe0",
+				"GID [1] ::ffff:" + addr, "sent_pkts +", "rcvd_pkts +"} {
 				if !strings.Contains(out, want) && !strings.Contains(cli.out.String(), want) {
 					t.Errorf("neither side printed %q\nserver:\n%s\nclient:\n%s", want, out, cli.out)
 				}
@@ -137,5 +139,39 @@ func TestRealBadInput(t *testing.T) {
 				t.Errorf("output lacks %q:\n%s", tt.want, p.out)
 			}
 		})
+	}
+}
+
+// Ctrl-C while a real wait is in progress: the server waiting for a
+// client is interrupted, tears everything down and exits 130.
+func TestRealInterruptWhileWaiting(t *testing.T) {
+	addr := realAddr(t)
+	p := start(t, nil, "server", freePort(t), "--bind", addr, "--backend", "rdma", "--plain", "--auto")
+	p.waitFor(t, "rdma_listen(listener, 1) = 0", 60*time.Second)
+	time.Sleep(200 * time.Millisecond) // inside rdma_get_cm_event's wait by now
+	p.cmd.Process.Signal(os.Interrupt)
+	code := p.wait(t, 30*time.Second)
+	out := p.out.String()
+	if code != 130 || !strings.Contains(out, "rdma_destroy_event_channel(ec) = 0") {
+		t.Errorf("exit %d, want 130 with a teardown:\n%s", code, out)
+	}
+}
+
+// A locked-memory limit of 0 for an unprivileged user: ibv_reg_mr fails
+// (EPERM, measured on rxe) and the learner is told about ulimit -l.
+func TestRealMemlockTooLow(t *testing.T) {
+	addr := realAddr(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch to an unprivileged user")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("needs setpriv (util-linux)")
+	}
+	script := "ulimit -S -l 0 && exec " + binPath + " client " + addr + " " + freePort(t) + " --backend rdma --plain --auto --timeout 20s"
+	p := startRaw(t, "setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--", "bash", "-c", script)
+	code := p.wait(t, 60*time.Second)
+	out := p.out.String()
+	if code == 0 || !strings.Contains(out, "ulimit -l") || !strings.Contains(out, "live objects left") && !strings.Contains(out, "-- teardown --") {
+		t.Errorf("exit %d; want a failure that explains ulimit -l, after a teardown:\n%s", code, out)
 	}
 }

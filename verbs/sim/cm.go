@@ -668,10 +668,10 @@ func (id *cmID) onCM(c *conn, m *cmMsg) {
 	case cmDREQ:
 		switch id.state {
 		case stEstablished, stAccepted:
-			if id.qp != nil {
-				id.qp.toErr()
-			}
-			c.sendCM(&cmMsg{Type: cmDREP})
+			// Like rdma_cm: the DREQ only raises DISCONNECTED. The QP is the
+			// application's; it stays as it is until this side calls
+			// rdma_disconnect, which moves it to ERR and answers with the
+			// DREP (until then the peer waits for its DREQ to time out).
 			id.state = stDisconnected
 			id.passive = true
 			id.ch.post(id.event(verbs.EventDisconnected, 0))
@@ -782,10 +782,16 @@ func (id *cmID) Disconnect() error {
 	switch id.state {
 	case stEstablished, stAccepted:
 	case stDisconnected:
-		// Answering the peer's DREQ is fine (the DREP already went out);
-		// a second disconnect from this side is not.
+		// Answering the peer's DREQ is fine: QP to ERR, then the DREP.
+		// A second disconnect from this side is not.
 		if id.passive && !id.disconnectCalled {
 			id.disconnectCalled = true
+			if id.qp != nil {
+				id.qp.toErr()
+			}
+			if id.conn != nil {
+				id.conn.sendCM(&cmMsg{Type: cmDREP})
+			}
 			return nil
 		}
 		return verbs.Errorf(fn, errEINVAL, "already disconnected")
@@ -915,6 +921,10 @@ func (id *cmID) Destroy() error {
 		switch id.state {
 		case stEstablished, stAccepted:
 			c.sendCM(&cmMsg{Type: cmDREQ})
+		case stDisconnected:
+			if id.passive && !id.disconnectCalled {
+				c.sendCM(&cmMsg{Type: cmDREP}) // the peer's DREQ, never answered
+			}
 		case stConnectReq, stRepRcvd:
 			// ib_cm rejects a request (or a reply) whose id is destroyed
 			// unanswered.

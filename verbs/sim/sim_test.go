@@ -622,13 +622,21 @@ func TestDisconnect(t *testing.T) {
 		t.Fatalf("initiator QP %s", st)
 	}
 	waitEvent(t, srv.ch, verbs.EventDisconnected)
-	waitEvent(t, cli.ch, verbs.EventDisconnected)
+	// The DREQ does not touch the passive side's QP (rdma_cm leaves it to
+	// the application): still RTS, its RECV still posted.
+	if st := qpState(t, srv.qp); st != verbs.QPSRTS {
+		t.Fatalf("passive QP %s after the DREQ, want RTS", st)
+	}
+	if wcs, _ := srv.cq.Poll(1); len(wcs) != 0 {
+		t.Fatalf("passive side got %v before its own rdma_disconnect", wcs)
+	}
+	must(t, srv.id.Disconnect()) // answers the DREQ: QP to ERR, DREP
 	wantStatus(t, pollN(t, srv.cq, 1)[0], 1, verbs.WCWRFlushErr)
 	if st := qpState(t, srv.qp); st != verbs.QPSErr {
 		t.Fatalf("passive QP %s", st)
 	}
+	waitEvent(t, cli.ch, verbs.EventDisconnected)
 	wantErrno(t, cli.id.Disconnect(), "rdma_disconnect", syscall.EINVAL)
-	must(t, srv.id.Disconnect()) // answering the peer's DREQ is fine once
 	wantErrno(t, srv.id.Disconnect(), "rdma_disconnect", syscall.EINVAL)
 	teardown(t, srv, cli)
 }

@@ -1,0 +1,335 @@
+package sim
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// The sim's RDMA WRITE throughput between two processes on loopback, next
+// to a plain Go TCP copy of the same bytes, also between two processes.
+// The test binary re-executes itself as the server (TestHelperProcess with
+// procHelperEnv set); the benchmark process is the client.
+
+const (
+	// procHelperEnv selects the server the child runs: "sim" or "tcp".
+	procHelperEnv = "RDMATOUR_SIM_BENCH_HELPER"
+	// procChildProfileEnv, when set, is where the child writes a CPU
+	// profile (the parent's -cpuprofile covers only the client side).
+	procChildProfileEnv = "RDMATOUR_SIM_BENCH_CHILD_CPUPROFILE"
+	// procPortPrefix marks the line on which the child announces its port.
+	procPortPrefix = "RDMATOUR_BENCH_PORT="
+	// procMaxSize is the largest message size the benchmarks use; the
+	// child's MR holds benchWindow of them.
+	procMaxSize = 64 << 10
+	// procWait bounds every single wait (child start, CM events, a stalled
+	// completion queue or socket).
+	procWait = 20 * time.Second
+	// procChildLife is the child's hard limit, in case everything else fails.
+	procChildLife = 10 * time.Minute
+	// procGrace is how long the child outlives its parent's stdin, and
+	// procGrace*4 how long the parent waits for it before killing it.
+	procGrace = 2 * time.Second
+)
+
+var procSizes = []int{4 << 10, 64 << 10}
+
+// TestHelperProcess is the server side of the two-process benchmarks. It is
+// a no-op unless the benchmark started this binary as its child.
+func TestHelperProcess(t *testing.T) {
+	mode := os.Getenv(procHelperEnv)
+	if mode == "" {
+		return
+	}
+	// The parent holds our stdin open; EOF means it is done or gone. Its
+	// last words (DREQ, FIN) may still be on the way: give them a moment.
+	ctx, cancel := context.WithTimeout(context.Background(), procChildLife)
+	defer cancel()
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		time.Sleep(procGrace)
+		cancel()
+	}()
+	switch mode {
+	case "sim":
+		simServer(ctx, t)
+	case "tcp":
+		tcpServer(ctx, t)
+	default:
+		t.Fatalf("%s=%q: want sim or tcp", procHelperEnv, mode)
+	}
+}
+
+// simServer listens with rdma_cm, accepts one connection with the address
+// and rkey of a writable MR in the private data, and stays until the client
+// disconnects.
+func simServer(ctx context.Context, t *testing.T) {
+	s := &side{p: New(Options{})}
+	var err error
+	s.ch, err = s.p.CreateEventChannel()
+	must(t, err)
+	s.lid, err = s.ch.CreateID(verbs.PSTCP)
+	must(t, err)
+	must(t, s.lid.BindAddr(netip.AddrPortFrom(loopback, 0)))
+	must(t, s.lid.Listen(1))
+	fmt.Printf("%s%d\n", procPortPrefix, s.lid.LocalAddr().Port())
+
+	s.last = waitEvent(t, s.ch, verbs.EventConnectRequest)
+	s.id = s.last.ID
+	s.setupVerbs(t, procPairCfg())
+	mr := s.regMR(t, procMaxSize*benchWindow, verbs.AccessLocalWrite|verbs.AccessRemoteWrite)
+	must(t, s.id.Accept(verbs.ConnParam{PrivateData: encodeRemote(mr.Addr(), mr.RKey())}))
+	waitEvent(t, s.ch, verbs.EventEstablished)
+
+	for {
+		ev, err := s.ch.GetEvent(ctx)
+		if err != nil {
+			t.Fatalf("waiting for the client to disconnect: %v", err)
+		}
+		if ev.Type == verbs.EventDisconnected {
+			break
+		}
+	}
+	teardown(t, s)
+}
+
+// tcpServer accepts one TCP connection, reads and discards everything, and
+// answers the byte count once the client has closed its side.
+func tcpServer(ctx context.Context, t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	fmt.Printf("%s%d\n", procPortPrefix, ln.Addr().(*net.TCPAddr).Port)
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(procWait))
+	c, err := ln.Accept()
+	must(t, err)
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
+	defer stop()
+	// As large as the sim's reader buffer, so neither side is handicapped
+	// by a small read size.
+	buf := make([]byte, 256<<10)
+	var n uint64
+	for {
+		m, err := c.Read(buf)
+		n += uint64(m)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		must(t, err)
+	}
+	_, err = c.Write(binary.BigEndian.AppendUint64(nil, n))
+	must(t, err)
+}
+
+func procPairCfg() pairCfg {
+	return pairCfg{cqe: 256, caps: verbs.QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 2, MaxRecvSGE: 2}}
+}
+
+func encodeRemote(addr uint64, rkey uint32) []byte {
+	return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, addr), rkey)
+}
+
+func decodeRemote(pd []byte) (addr uint64, rkey uint32, ok bool) {
+	if len(pd) < 12 {
+		return 0, 0, false
+	}
+	return binary.BigEndian.Uint64(pd), binary.BigEndian.Uint32(pd[8:]), true
+}
+
+// startHelper runs this test binary as the server in mode and returns the
+// port it listens on. The child is killed (if still running) in cleanup.
+func startHelper(b *testing.B, mode string) int {
+	b.Helper()
+	args := []string{"-test.run=^TestHelperProcess$", "-test.bench=^$", "-test.count=1"}
+	if prof := os.Getenv(procChildProfileEnv); prof != "" {
+		// The last child started (the longest run) leaves its profile here.
+		args = append(args, "-test.cpuprofile="+prof)
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), procHelperEnv+"="+mode)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	must(b, err)
+	stdout, err := cmd.StdoutPipe()
+	must(b, err)
+	must(b, cmd.Start())
+
+	// The child's other output (its test log) is kept for a failure report.
+	type result struct {
+		err error
+		out string
+	}
+	exited := make(chan result, 1)
+	port := make(chan int, 1)
+	go func() {
+		var out strings.Builder
+		sc := bufio.NewScanner(stdout)
+		found := false
+		for sc.Scan() {
+			if p, ok := strings.CutPrefix(sc.Text(), procPortPrefix); ok && !found {
+				if n, err := strconv.Atoi(p); err == nil {
+					found = true
+					port <- n
+					continue
+				}
+			}
+			out.WriteString(sc.Text() + "\n")
+		}
+		io.Copy(io.Discard, stdout) // in case of an overlong line
+		// stdout is drained; Wait may now close the pipe.
+		exited <- result{cmd.Wait(), out.String()}
+	}()
+	var res *result
+	b.Cleanup(func() {
+		stdin.Close() // tells the child we are gone
+		if res == nil {
+			select {
+			case r := <-exited:
+				res = &r
+			case <-time.After(4 * procGrace):
+				cmd.Process.Kill()
+				select {
+				case <-exited:
+				case <-time.After(5 * time.Second):
+					b.Error("server process did not die after kill")
+				}
+				b.Error("server process did not exit after the client left; killed")
+				return
+			}
+		}
+		if res.err != nil {
+			b.Errorf("server process: %v\n%s", res.err, res.out)
+		}
+	})
+
+	select {
+	case p := <-port:
+		return p
+	case r := <-exited:
+		res = &r
+		b.Fatal("server process exited before announcing its port")
+	case <-time.After(procWait):
+		b.Fatal("server process did not announce its port in time")
+	}
+	return 0
+}
+
+func BenchmarkWriteTwoProcesses(b *testing.B) {
+	for _, size := range procSizes {
+		b.Run(sizeName(size), func(b *testing.B) {
+			port := startHelper(b, "sim")
+			cli := &side{p: New(Options{})}
+			// Registered after the child's Cleanup, so this runs first: the
+			// client disconnects and the server can leave on its own.
+			b.Cleanup(func() { teardown(b, cli) })
+			var err error
+			cli.ch, err = cli.p.CreateEventChannel()
+			must(b, err)
+			cli.id, err = cli.ch.CreateID(verbs.PSTCP)
+			must(b, err)
+			must(b, cli.id.ResolveAddr(netip.AddrPort{}, netip.AddrPortFrom(loopback, uint16(port)), time.Second))
+			waitEvent(b, cli.ch, verbs.EventAddrResolved)
+			must(b, cli.id.ResolveRoute(time.Second))
+			waitEvent(b, cli.ch, verbs.EventRouteResolved)
+			cli.setupVerbs(b, procPairCfg())
+			must(b, cli.id.Connect(verbs.ConnParam{}))
+			cli.last = waitEvent(b, cli.ch, verbs.EventEstablished)
+			raddr, rkey, ok := decodeRemote(cli.last.PrivateData)
+			if !ok {
+				b.Fatalf("private data %x carries no addr/rkey", cli.last.PrivateData)
+			}
+			local := cli.regMR(b, size*benchWindow, verbs.AccessLocalWrite)
+
+			b.SetBytes(int64(size))
+			b.ResetTimer()
+			outstanding, posted := 0, 0
+			lastProgress, idle := time.Now(), 0
+			for done := 0; done < b.N; {
+				for outstanding < benchWindow && posted < b.N {
+					slot := posted % benchWindow
+					err := cli.qp.PostSend(verbs.SendWR{WRID: uint64(posted), Opcode: verbs.WRRDMAWrite,
+						SGList: sge(local, slot*size, size), Flags: verbs.SendSignaled,
+						RemoteAddr: raddr + uint64(slot*size), RKey: rkey})
+					if err != nil {
+						b.Fatal(err)
+					}
+					posted++
+					outstanding++
+				}
+				wcs, err := cli.cq.Poll(benchWindow)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(wcs) == 0 {
+					// Reading the clock on every empty poll would cost more
+					// than the poll: look only every so often.
+					if idle++; idle%4096 == 0 && time.Since(lastProgress) > procWait {
+						b.Fatalf("no completion for %v (%d of %d done)", procWait, done, b.N)
+					}
+					continue
+				}
+				if idle != 0 {
+					idle = 0
+					lastProgress = time.Now()
+				}
+				for _, wc := range wcs {
+					if wc.Status != verbs.WCSuccess {
+						b.Fatalf("wr_id %d: %s", wc.WRID, wc.Status)
+					}
+				}
+				done += len(wcs)
+				outstanding -= len(wcs)
+			}
+			b.StopTimer()
+		})
+	}
+}
+
+func BenchmarkTCPCopyTwoProcesses(b *testing.B) {
+	for _, size := range procSizes {
+		b.Run(sizeName(size), func(b *testing.B) {
+			port := startHelper(b, "tcp")
+			nc, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), procWait)
+			must(b, err)
+			defer nc.Close()
+			c := nc.(*net.TCPConn)
+			buf := make([]byte, size)
+			b.SetBytes(int64(size))
+			b.ResetTimer()
+			for i := range b.N {
+				if i%256 == 0 {
+					c.SetWriteDeadline(time.Now().Add(procWait))
+				}
+				if _, err := c.Write(buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// Like the RDMA WRITE completions, the timer stops only once
+			// the peer has every byte.
+			must(b, c.CloseWrite())
+			c.SetReadDeadline(time.Now().Add(procWait))
+			var got [8]byte
+			if _, err := io.ReadFull(c, got[:]); err != nil {
+				b.Fatalf("waiting for the server's byte count: %v", err)
+			}
+			b.StopTimer()
+			if n, want := binary.BigEndian.Uint64(got[:]), uint64(b.N)*uint64(size); n != want {
+				b.Fatalf("server read %d bytes, want %d", n, want)
+			}
+		})
+	}
+}
