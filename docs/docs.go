@@ -83,7 +83,8 @@ func IDs(lang string) []string {
 	var ids []string
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".md") {
+		// README.md is the folder's introduction, not a step or lesson page.
+		if e.IsDir() || !strings.HasSuffix(name, ".md") || name == "README.md" {
 			continue
 		}
 		ids = append(ids, strings.TrimSuffix(name, ".md"))

@@ -274,7 +274,11 @@ func (s *Session) recordQPState() string {
 }
 
 func (s *Session) regMR(name string, size int, access verbs.Access, dst *verbs.MR) (Outcome, error) {
-	call := fmt.Sprintf("posix_memalign(&%s, 4096, %d); %s_mr = ibv_reg_mr(pd, %s, %d, %s)", name, size, name, name, size, access)
+	mrName := strings.TrimSuffix(name, "_buf") + "_mr" // the seed's names: mr, doorbell_mr, recv_mr, send_mr
+	if name == "buf" {
+		mrName = "mr"
+	}
+	call := fmt.Sprintf("posix_memalign(&%s, 4096, %d); %s = ibv_reg_mr(pd, %s, %d, %s)", name, size, mrName, name, size, access)
 	mr, err := s.pd.RegMR(size, access)
 	if err != nil {
 		return Outcome{Call: call + " = NULL"}, err
@@ -292,7 +296,6 @@ func stepRegData(_ context.Context, s *Session) (Outcome, error) {
 		access = verbs.AccessLocalWrite // the lesson's mistake
 	}
 	out, err := s.regMR("buf", BufSize, access, &s.mrData)
-	out.Call = strings.Replace(out.Call, "buf_mr =", "mr =", 1)
 	if access != remoteAccess && err == nil {
 		out.Note = Text{"The mistake of this lesson: no IBV_ACCESS_REMOTE_WRITE. Registration succeeds; the client's WRITE will not.",
 			"本课故意犯的错：没有 IBV_ACCESS_REMOTE_WRITE。注册会成功，client 的 WRITE 不会。"}
@@ -544,7 +547,7 @@ func (s *Session) pollStep(ctx context.Context, what string, wantOp verbs.WCOpco
 	s.addCompletion(wc)
 	state := s.recordQPState()
 	out := Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = 1  /* " + wcText(wc) + " */",
-		Results: []KV{{"status", wc.Status.String()}, {"opcode", wc.Opcode.String()}, {"wr_id", fmt.Sprint(wc.WRID)}, {"QP state", state}}}
+		Results: []KV{{"status", wc.Status.String()}, {"opcode", opcodeText(wc)}, {"wr_id", fmt.Sprint(wc.WRID)}, {"QP state", state}}}
 	if wc.Status != verbs.WCSuccess {
 		return out, &CompletionError{What: what, WC: wc}
 	}
@@ -564,10 +567,24 @@ type CompletionError struct {
 }
 
 func (e *CompletionError) Error() string {
-	return fmt.Sprintf("%s failed: status=%s opcode=%s", e.What, e.WC.Status, e.WC.Opcode)
+	return fmt.Sprintf("%s failed: status=%s", e.What, e.WC.Status)
 }
 
+// opcodeText is the completion's opcode, which is defined only on success.
+func opcodeText(wc verbs.WC) string {
+	if wc.Status != verbs.WCSuccess {
+		return "(undefined: the completion failed)"
+	}
+	return wc.Opcode.String()
+}
+
+// wcText prints a completion as C would show it. For a failed completion
+// only wr_id, status, qp_num and vendor_err are defined (ibv_poll_cq(3));
+// rxe, for one, leaves garbage in opcode, so it is not printed.
 func wcText(wc verbs.WC) string {
+	if wc.Status != verbs.WCSuccess {
+		return fmt.Sprintf("wc{wr_id=%d, status=%s, qp_num=0x%x, vendor_err=0x%x /* opcode, byte_len: undefined on error */}", wc.WRID, wc.Status.CName(), wc.QPNum, wc.VendorErr)
+	}
 	t := fmt.Sprintf("wc{wr_id=%d, status=%s, opcode=%s, byte_len=%d, qp_num=0x%x", wc.WRID, wc.Status.CName(), wc.Opcode, wc.ByteLen, wc.QPNum)
 	if wc.HasImm {
 		t += fmt.Sprintf(", imm_data=0x%x", wc.ImmData)

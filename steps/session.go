@@ -312,12 +312,12 @@ func (s *Session) teardown() (string, error) {
 		s.qp = nil
 	}
 	for _, m := range []struct {
-		name string
-		mr   *verbs.MR
-	}{{"send_mr", &s.mrSend}, {"recv_mr", &s.mrRecv}, {"doorbell_mr", &s.mrDoor}, {"mr", &s.mrData}} {
+		name, buf string
+		mr        *verbs.MR
+	}{{"send_mr", "send_buf", &s.mrSend}, {"recv_mr", "recv_buf", &s.mrRecv}, {"doorbell_mr", "doorbell", &s.mrDoor}, {"mr", "buf", &s.mrData}} {
 		if *m.mr != nil {
 			mr := *m.mr
-			do("ibv_dereg_mr("+m.name+"); free(buf)", mr.Dereg)
+			do("ibv_dereg_mr("+m.name+"); free("+m.buf+")", mr.Dereg)
 			*m.mr = nil
 		}
 	}

@@ -33,6 +33,7 @@ type options struct {
 	pauseAt string // plain runner: stop before this step ID until Enter
 	lesson  string // the deliberate mistake to make ("" = plain tour)
 	track   string // cm | manual
+	brief   bool   // plain mode without the explanation pages
 	rnr     int    // rnr_retry_count for connect/accept
 }
 
@@ -109,6 +110,7 @@ func parseArgs(args []string, getenv func(string) string, out io.Writer) (option
 		fs.StringVar(&o.backend, "backend", "auto", "auto | rdma | sim (simulated NIC)")
 		fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")
 		fs.BoolVar(&o.auto, "auto", false, "run every step without waiting for Enter")
+		fs.BoolVar(&o.brief, "brief", false, "plain mode: leave out the explanation pages (C calls and results only)")
 		fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "how long any wait on the peer may take")
 		fs.StringVar(&o.pauseAt, "pause-at", "", "plain mode: stop before the step with this ID until Enter (e.g. accept)")
 		fs.StringVar(&o.lesson, "lesson", "", "run a lesson: the tour with one deliberate mistake (see `rdmatour lessons`); give it to both sides")

@@ -127,7 +127,7 @@ func runTour(ctx context.Context, o options, stdin io.Reader, stdout, stderr io.
 	if !o.plain && interactive {
 		return runTUI(ctx, o, sessions)
 	}
-	p := &plainRunner{out: stdout, lang: o.lang, docs: docs.Page, explain: true, pauseAt: o.pauseAt, stdin: stdin}
+	p := &plainRunner{out: stdout, lang: o.lang, docs: docs.Page, explain: !o.brief, pauseAt: o.pauseAt, stdin: stdin}
 	if interactive && !o.auto {
 		p.in = bufio.NewReader(stdin)
 	}
