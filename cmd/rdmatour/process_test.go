@@ -353,3 +353,26 @@ func TestInterruptTearsDown(t *testing.T) {
 		t.Errorf("exit %d, want 130 with a teardown:\n%s", code, out)
 	}
 }
+
+// Garbage on the server's port (a port scanner, a stray HTTP client) must
+// neither crash the server nor keep a real client out.
+func TestServerSurvivesGarbage(t *testing.T) {
+	port := freePort(t)
+	srv := start(t, nil, "server", port, "--backend", "sim", "--plain", "--auto", "--brief", "--timeout", "20s")
+	srv.waitFor(t, "rdma_listen(listener, 1) = 0", 20*time.Second)
+	for _, junk := range [][]byte{[]byte("GET / HTTP/1.0\r\n\r\n"), bytes.Repeat([]byte{0xff}, 70000), {}} {
+		c, err := net.Dial("tcp", "127.0.0.1:"+port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write(junk)
+		c.Close()
+	}
+	cli := start(t, nil, "client", "127.0.0.1", port, "--backend", "sim", "--plain", "--auto", "--brief", "--timeout", "20s")
+	if code := cli.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("client exit %d after garbage hit the server:\n%s\nserver:\n%s", code, cli.out, srv.out)
+	}
+	if code := srv.wait(t, 60*time.Second); code != 0 || !strings.Contains(srv.out.String(), "[server] RDMA-written buffer: ") {
+		t.Fatalf("server exit %d:\n%s", code, srv.out)
+	}
+}
