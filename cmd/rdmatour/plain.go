@@ -80,51 +80,64 @@ func (p *plainRunner) run(ctx context.Context, s *steps.Session) (err error) {
 	side := s.Config().Role.String()
 	fmt.Fprintf(p.out, "rdmatour %s — backend: %s\n", side, backendLabel(snap))
 	p.lessonHeader(snap)
-	tour := s.Steps()
-	for i := s.Next(); i < len(tour); i = s.Next() {
-		st := tour[i]
-		fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", i+1, len(tour), side, p.text(st.Title))
-		if st.ID == p.pauseAt && p.stdin != nil {
-			if err := p.pause(ctx, st.ID); err != nil {
-				return err
-			}
-		}
-		if p.explain {
-			for _, l := range p.langs() {
-				if page, derr := p.docs(l, st.ID); derr == nil {
-					fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
-				}
-			}
-		}
-		if p.in != nil {
-			fmt.Fprintf(p.out, "  next: %s\n  %s", st.Call, p.text(steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}))
-			if _, rerr := p.in.ReadString('\n'); rerr != nil {
-				if errors.Is(rerr, io.EOF) {
-					p.in = nil // input closed: run the rest straight through
-				} else {
-					return rerr
-				}
-			}
-		}
-		if st.Waits {
-			fmt.Fprintf(p.out, "  … %s\n", p.text(steps.Text{EN: "waiting", ZH: "等待中"}))
-		}
-		out, rerr := s.RunNext(ctx)
-		p.printOutcome(out)
-		p.printState(s.Snapshot())
-		if rerr != nil {
-			for _, l := range p.langs() {
-				fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(rerr, l))
-			}
-			return rerr
+	total := len(s.Steps())
+	for s.Next() < total {
+		if err := p.step(ctx, s, s.Next()+1, total); err != nil {
+			return err
 		}
 	}
-	if r := s.Snapshot().Result; r != nil {
+	p.finish(s)
+	return nil
+}
+
+// step runs the next step of s: its title and explanation, a pause if
+// asked for, then the C it made, its results and the state it changed.
+// n of total numbers it on screen.
+func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int) error {
+	st := s.Steps()[s.Next()]
+	fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", n, total, st.Side, p.text(st.Title))
+	if st.ID == p.pauseAt && p.stdin != nil {
+		if err := p.pause(ctx, st.ID); err != nil {
+			return err
+		}
+	}
+	if p.explain {
+		for _, l := range p.langs() {
+			if page, derr := p.docs(l, st.ID); derr == nil {
+				fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
+			}
+		}
+	}
+	if p.in != nil {
+		fmt.Fprintf(p.out, "  next: %s\n  %s", st.Call, p.text(steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}))
+		if _, rerr := p.in.ReadString('\n'); rerr != nil {
+			if !errors.Is(rerr, io.EOF) {
+				return rerr
+			}
+			p.in = nil // input closed: run the rest straight through
+		}
+	}
+	if st.Waits {
+		fmt.Fprintf(p.out, "  … %s\n", p.text(steps.Text{EN: "waiting", ZH: "等待中"}))
+	}
+	out, err := s.RunNext(ctx)
+	p.printOutcome(out)
+	p.printState(s.Snapshot())
+	if err != nil {
+		for _, l := range p.langs() {
+			fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(err, l))
+		}
+	}
+	return err
+}
+
+// finish prints how the tour ended on the server.
+func (p *plainRunner) finish(srv *steps.Session) {
+	if r := srv.Snapshot().Result; r != nil {
 		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice)
 		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message)
 	}
 	fmt.Fprintf(p.out, "\n%s\n", p.text(steps.Text{EN: "tour complete", ZH: "完成"}))
-	return nil
 }
 
 func (p *plainRunner) printOutcome(out steps.Outcome) {
@@ -173,30 +186,11 @@ func (p *plainRunner) runDemo(ctx context.Context, srv, cli *steps.Session) (err
 	sides := map[steps.Role]*steps.Session{steps.Server: srv, steps.Client: cli}
 	plan := steps.DemoPlan(srv.Steps(), cli.Steps())
 	for n, turn := range plan {
-		s := sides[turn.Side]
-		st := s.Steps()[turn.Index]
-		fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", n+1, len(plan), turn.Side, p.text(st.Title))
-		if p.in != nil {
-			fmt.Fprintf(p.out, "  next: %s\n  %s", st.Call, p.text(steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}))
-			if _, rerr := p.in.ReadString('\n'); rerr != nil {
-				p.in = nil
-			}
-		}
-		out, rerr := s.RunNext(ctx)
-		p.printOutcome(out)
-		p.printState(s.Snapshot())
-		if rerr != nil {
-			for _, l := range p.langs() {
-				fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(rerr, l))
-			}
-			return rerr
+		if err := p.step(ctx, sides[turn.Side], n+1, len(plan)); err != nil {
+			return err
 		}
 	}
-	if r := srv.Snapshot().Result; r != nil {
-		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice)
-		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message)
-	}
-	fmt.Fprintf(p.out, "\n%s\n", p.text(steps.Text{EN: "tour complete", ZH: "完成"}))
+	p.finish(srv)
 	return nil
 }
 

@@ -500,18 +500,7 @@ func (c *cmID) destroyQPLocked() {
 	q.qp = nil
 	q.mu.Unlock()
 	c.qp = nil
-	q.pd.mu.Lock()
-	q.pd.users--
-	q.pd.mu.Unlock()
-	for _, cq := range []*compQueue{q.scq, q.rcq} {
-		cq.mu.Lock()
-		cq.users--
-		cq.mu.Unlock()
-		if q.rcq == q.scq {
-			break
-		}
-	}
-	c.p.count(func(n *verbs.ResourceCount) { n.QPs-- })
+	q.release()
 }
 
 // Destroy is rdma_destroy_id (after rdma_destroy_qp if the id still has a

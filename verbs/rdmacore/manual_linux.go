@@ -230,17 +230,6 @@ func (q *queuePair) Destroy() error {
 	}
 	q.qp = nil
 	q.mu.Unlock()
-	q.pd.mu.Lock()
-	q.pd.users--
-	q.pd.mu.Unlock()
-	for _, cq := range []*compQueue{q.scq, q.rcq} {
-		cq.mu.Lock()
-		cq.users--
-		cq.mu.Unlock()
-		if q.rcq == q.scq {
-			break
-		}
-	}
-	q.p.count(func(n *verbs.ResourceCount) { n.QPs-- })
+	q.release()
 	return nil
 }

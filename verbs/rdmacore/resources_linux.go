@@ -253,7 +253,24 @@ type queuePair struct {
 
 var _ verbs.QP = (*queuePair)(nil)
 
-func (q *queuePair) Num() uint32        { return q.num }
+func (q *queuePair) Num() uint32 { return q.num }
+
+// release drops the destroyed QP's hold on its PD and CQs (which may now be
+// destroyed) and its count in Live.
+func (q *queuePair) release() {
+	q.pd.mu.Lock()
+	q.pd.users--
+	q.pd.mu.Unlock()
+	for _, cq := range []*compQueue{q.scq, q.rcq} {
+		cq.mu.Lock()
+		cq.users--
+		cq.mu.Unlock()
+		if q.rcq == q.scq {
+			break
+		}
+	}
+	q.p.count(func(n *verbs.ResourceCount) { n.QPs-- })
+}
 func (q *queuePair) Type() verbs.QPType { return q.typ }
 
 const maxSGE = 32
