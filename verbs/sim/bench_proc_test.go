@@ -257,7 +257,8 @@ func BenchmarkWriteTwoProcesses(b *testing.B) {
 			b.SetBytes(int64(size))
 			b.ResetTimer()
 			outstanding, posted := 0, 0
-			lastProgress, idle := time.Now(), 0
+			var idleSince time.Time
+			idle := 0
 			for done := 0; done < b.N; {
 				for outstanding < benchWindow && posted < b.N {
 					slot := posted % benchWindow
@@ -276,16 +277,16 @@ func BenchmarkWriteTwoProcesses(b *testing.B) {
 				}
 				if len(wcs) == 0 {
 					// Reading the clock on every empty poll would cost more
-					// than the poll: look only every so often.
-					if idle++; idle%4096 == 0 && time.Since(lastProgress) > procWait {
+					// than the poll: once per idle stretch, then now and then.
+					idle++
+					if idle == 1 {
+						idleSince = time.Now()
+					} else if idle%4096 == 0 && time.Since(idleSince) > procWait {
 						b.Fatalf("no completion for %v (%d of %d done)", procWait, done, b.N)
 					}
 					continue
 				}
-				if idle != 0 {
-					idle = 0
-					lastProgress = time.Now()
-				}
+				idle = 0
 				for _, wc := range wcs {
 					if wc.Status != verbs.WCSuccess {
 						b.Fatalf("wr_id %d: %s", wc.WRID, wc.Status)
