@@ -4,7 +4,7 @@ import "charm.land/bubbles/v2/key"
 
 // keyMap is every binding; help texts follow the language.
 type keyMap struct {
-	Next, Lang, Help, Focus, Side, Up, Down, PgUp, PgDown, Top, Bottom, Quit key.Binding
+	Next, Lang, Lesson, Help, Focus, Side, Up, Down, PgUp, PgDown, Top, Bottom, Quit key.Binding
 }
 
 func newKeyMap(lang string) keyMap {
@@ -12,6 +12,7 @@ func newKeyMap(lang string) keyMap {
 	return keyMap{
 		Next:   key.NewBinding(key.WithKeys("enter", "space", "n"), key.WithHelp("enter/space/n", t("run next step", "执行下一步"))),
 		Lang:   key.NewBinding(key.WithKeys("l"), key.WithHelp("l", t("language EN/中文/both", "语言 EN/中文/双语"))),
+		Lesson: key.NewBinding(key.WithKeys("L"), key.WithHelp("L", t("lesson page ↔ step page", "课程讲解 ↔ 步骤讲解"))),
 		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", t("help", "帮助"))),
 		Focus:  key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", t("next pane", "切换窗格"))),
 		Side:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", t("server/client", "切换 server/client"))),
@@ -27,14 +28,14 @@ func newKeyMap(lang string) keyMap {
 
 // ShortHelp implements help.KeyMap.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Lang, k.Focus, k.Side, k.Help, k.Quit}
+	return []key.Binding{k.Next, k.Lang, k.Focus, k.Side, k.Help, k.Quit, k.Lesson}
 }
 
 // FullHelp implements help.KeyMap.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Lang, k.Help, k.Quit},
-		{k.Focus, k.Side},
+		{k.Focus, k.Side, k.Lesson},
 		{k.Up, k.Down, k.PgUp, k.PgDown, k.Top, k.Bottom},
 	}
 }

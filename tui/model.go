@@ -78,6 +78,13 @@ type model struct {
 
 	glam  *glamCache
 	tours [][]steps.Step
+
+	// lesson is the lesson being run ("" for the plain tour); lessonDoc
+	// says its page exists. showLesson puts that page in the explanation
+	// pane instead of the current step's (at the start; L toggles).
+	lesson     string
+	lessonDoc  bool
+	showLesson bool
 }
 
 func newModel(ctx context.Context, opts Options) (*model, error) {
@@ -118,6 +125,15 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 		}
 		m.plan = steps.DemoPlan(opts.Sessions[0].Steps(), opts.Sessions[1].Steps())
 	}
+	m.lesson = opts.Sessions[0].Config().Lesson
+	if m.lesson != "" && m.docs != nil {
+		for _, l := range []string{LangEN, LangZH} {
+			if md, err := m.docs(l, lessonPageID(m.lesson)); err == nil && md != "" {
+				m.lessonDoc = true
+			}
+		}
+	}
+	m.showLesson = m.lessonDoc
 	m.help = help.New()
 	m.help.ShortSeparator = "  "
 	m.help.Ellipsis = "~"
@@ -132,7 +148,11 @@ func (m *model) setLang(l string) {
 	m.lang = l
 	m.keys = newKeyMap(l)
 	m.keys.Side.SetEnabled(m.demo)
+	m.keys.Lesson.SetEnabled(m.lessonDoc)
 }
+
+// lessonPageID is the docs page of a lesson.
+func lessonPageID(name string) string { return "lesson-" + name }
 
 // refresh re-reads every session's snapshot.
 func (m *model) refresh() {
@@ -197,6 +217,11 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Lang):
 		m.setLang(nextLang(m.lang))
 		m.scroll[pane{paneExplain, 0}] = 0
+	case key.Matches(msg, k.Lesson):
+		if m.lessonDoc {
+			m.showLesson = !m.showLesson
+			m.scroll[pane{paneExplain, 0}] = 0
+		}
 	case key.Matches(msg, k.Help):
 		m.showHelp = !m.showHelp
 		m.help.ShowAll = m.showHelp
@@ -294,6 +319,7 @@ func (m *model) runNext() tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.running, m.runSide, m.runIdx, m.cancelRun = true, side, idx, cancel
 	m.side = side
+	m.showLesson = false // the explanation follows the step; L brings the lesson back
 	m.scroll[pane{paneExplain, 0}] = 0
 	m.scroll[pane{paneCall, 0}] = 0
 	m.refresh()

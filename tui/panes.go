@@ -76,6 +76,9 @@ func (m *model) stepsLines(side, _ int) ([]string, int) {
 			mark = st.Running.R(spinnerFrame(m.frame))
 		case steps.Succeeded:
 			mark = st.OK.R("✓")
+			if expectedError(ss) {
+				mark = st.Expected.R("!")
+			}
 		case steps.FailedState:
 			mark = st.Err.R("✗")
 		}
@@ -92,6 +95,8 @@ func (m *model) stepsLines(side, _ int) ([]string, int) {
 		case ss.State == steps.FailedState:
 			text = st.Err.R(text)
 			cur = i
+		case expectedError(ss):
+			text = st.Expected.R(text)
 		case ss.State == steps.Pending:
 			text = st.Dim.R(text)
 		}
@@ -102,6 +107,48 @@ func (m *model) stepsLines(side, _ int) ([]string, int) {
 	}
 	return lines, cur
 }
+
+// expectedError says the step ended with the error its lesson is about.
+func expectedError(ss steps.StepStatus) bool {
+	return ss.State == steps.Succeeded && ss.Outcome != nil && ss.Outcome.Expected
+}
+
+// expectedLines is the call pane's block for a lesson's expected error:
+// a headline, then the error explained, in the chosen language(s).
+func (m *model) expectedLines(o *steps.Outcome, w int) []string {
+	st := m.styles
+	var out []string
+	head := func(s string) {
+		for _, l := range wrap(s, w) {
+			out = append(out, st.Expected.R(l))
+		}
+	}
+	body := func(s string) {
+		for _, l := range wrap(s, w-2) {
+			out = append(out, st.Expected.R("│")+" "+l)
+		}
+	}
+	switch m.lang {
+	case LangZH:
+		head(expectedZH)
+		body(o.Failure.In(LangZH))
+	case LangBoth:
+		head(expectedEN)
+		body(o.Failure.EN)
+		head(expectedZH)
+		body(o.Failure.In(LangZH))
+	default:
+		head(expectedEN)
+		body(o.Failure.EN)
+	}
+	return out
+}
+
+// The expected-error headlines.
+const (
+	expectedEN = "EXPECTED ERROR — the point of this lesson"
+	expectedZH = "预期错误 EXPECTED ERROR —— 本课的重点："
+)
 
 func (m *model) callTitle() string {
 	side, idx := m.curStep()
@@ -134,6 +181,11 @@ func (m *model) callLines(w int) []string {
 			out = append(out, st.Call.R(l))
 		}
 	case ss.Outcome != nil:
+		// A lesson's expected error comes first: it is what the learner
+		// ran the lesson for, and the call pane is short on a small screen.
+		if ss.Outcome.Expected {
+			out = append(out, m.expectedLines(ss.Outcome, w)...)
+		}
 		for _, l := range wrap(ss.Outcome.Call, w) {
 			out = append(out, st.Call.R(l))
 		}
@@ -190,18 +242,28 @@ func (m *model) tourOf(side int) []steps.Step {
 }
 
 func (m *model) explainTitle() string {
+	if m.showLesson {
+		return title(m.lang, "Lesson", "课程") + " · " + m.lesson + " · L: " + tr(m.lang, "step page", "步骤讲解")
+	}
 	side, idx := m.curStep()
 	t := title(m.lang, "Explanation", "讲解")
 	if ss, ok := m.stepStatus(side, idx); ok {
 		t += " · " + ss.ID
 	}
+	if m.lessonDoc {
+		t += " · L: " + tr(m.lang, "lesson page", "课程讲解")
+	}
 	return t
 }
 
-// explainLines renders the page(s) of the current step.
+// explainLines renders the page(s) of the current step, or the lesson's.
 func (m *model) explainLines(w int) []string {
 	side, idx := m.curStep()
 	ss, ok := m.stepStatus(side, idx)
+	if m.showLesson {
+		snap := m.snaps[0]
+		ss, ok = steps.StepStatus{ID: lessonPageID(m.lesson), Title: snap.LessonTitle}, true
+	}
 	if !ok {
 		return nil
 	}

@@ -48,6 +48,7 @@ type Styles struct {
 	ErrBanner  sty
 	OKBanner   sty
 	Warn       sty
+	Expected   sty // a lesson's expected error (the point of the lesson)
 	Running    sty
 	Current    sty // the current step / QP state
 	Changed    sty // bytes changed in the last second
@@ -79,6 +80,7 @@ func NewStyles(noColor bool) Styles {
 		ErrBanner: fromLipgloss(ns().Foreground(c("15")).Background(c("1")).Bold(true)),
 		OKBanner:  fromLipgloss(ns().Foreground(c("0")).Background(c("2")).Bold(true)),
 		Warn:      fromLipgloss(ns().Foreground(c("3"))),
+		Expected:  fromLipgloss(ns().Foreground(c("5")).Bold(true)),
 		Running:   fromLipgloss(ns().Foreground(c("3")).Bold(true)),
 		Current:   fromLipgloss(ns().Reverse(true).Bold(true)),
 		Changed:   fromLipgloss(ns().Foreground(c("0")).Background(c("3"))),

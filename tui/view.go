@@ -62,6 +62,10 @@ func (m *model) render() string {
 	lines := make([]string, 0, h)
 	lines = append(lines, m.header(w))
 	bodyH := h - 2
+	if m.lesson != "" {
+		lines = append(lines, m.lessonLine(w))
+		bodyH--
+	}
 	banner := m.banner(w)
 	// A long error must not push the live state (where the learner sees
 	// the QP go to ERR) off a small screen.
@@ -124,10 +128,6 @@ func (m *model) header(w int) string {
 		right = st.Running.R(spinnerFrame(m.frame)) + " " + right
 	}
 	rw := width(right)
-	lesson := ""
-	if snap.Lesson != "" {
-		lesson = tr(m.lang, "lesson: ", "课程：") + snap.Lesson
-	}
 	notify := ""
 	if !m.demo {
 		notify = "notify=" + snap.Notify.String()
@@ -142,9 +142,6 @@ func (m *model) header(w int) string {
 			side = tr(m.lang, "demo", "演示")
 		}
 		parts = append(parts, st.Bold.R(side), m.backendLabel(snap))
-		if lesson != "" {
-			parts = append(parts, lesson)
-		}
 		if notify != "" && drop < 1 {
 			parts = append(parts, notify)
 		}
@@ -159,6 +156,37 @@ func (m *model) header(w int) string {
 		}
 	}
 	return ""
+}
+
+// lessonLine is the header's second line when a lesson runs: its name,
+// title and, where there is room, its one-line summary.
+func (m *model) lessonLine(w int) string {
+	st := m.styles
+	snap := m.snaps[0]
+	var ttl, summary string
+	l, err := steps.LessonByName(m.lesson)
+	switch m.lang {
+	case LangZH:
+		ttl = snap.LessonTitle.In(LangZH)
+		summary = l.Summary.In(LangZH)
+	case LangBoth:
+		ttl = snap.LessonTitle.EN
+		if snap.LessonTitle.ZH != "" && snap.LessonTitle.ZH != ttl {
+			ttl += " · " + snap.LessonTitle.ZH
+		}
+		summary = l.Summary.EN
+	default:
+		ttl = snap.LessonTitle.EN
+		summary = l.Summary.EN
+	}
+	if err != nil {
+		summary = ""
+	}
+	line := " " + st.Expected.R(tr(m.lang, "Lesson ", "课程 ")+m.lesson) + st.Bold.R(": "+ttl)
+	if summary != "" {
+		line += st.Dim.R(" — " + summary)
+	}
+	return fit(line, w)
 }
 
 func (m *model) backendLabel(s steps.Snapshot) string {
@@ -264,10 +292,46 @@ func (m *model) banner(w int) []string {
 			return out
 		}
 	}
+	if m.lesson != "" && m.allDone() {
+		if what := m.firstExpected(); what != "" {
+			add(st.OKBanner, "✓ ", tr(m.lang,
+				"Lesson complete: the expected error ("+what+") happened, and every step after it went as the lesson says. L: the lesson page · q: quit.",
+				"课程完成：预期的错误（"+what+"）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"))
+			return out
+		}
+	}
 	if m.allDone() && !m.demo {
 		add(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. Press q to quit.", "教程完成：所有资源都已释放。按 q 退出。"))
 	}
 	return out
+}
+
+// firstExpected names the first expected error of the lesson in the
+// order the steps ran (the root cause; later ones follow from it), or "".
+func (m *model) firstExpected() string {
+	var order []steps.Turn
+	if m.demo {
+		order = m.plan
+	} else {
+		for i := range m.snaps[0].Steps {
+			order = append(order, steps.Turn{Index: i})
+		}
+	}
+	for _, t := range order {
+		side := 0
+		if m.demo && t.Side == steps.Client {
+			side = 1
+		}
+		ss, ok := m.stepStatus(side, t.Index)
+		if !ok || !expectedError(ss) {
+			continue
+		}
+		if tour := m.tourOf(side); t.Index < len(tour) && tour[t.Index].Expect != nil {
+			return tour[t.Index].Expect.What.In(textLang(m.lang))
+		}
+		return ss.Outcome.Failure.In(textLang(m.lang))
+	}
+	return ""
 }
 
 func (m *model) fullHelp(w int) []string {

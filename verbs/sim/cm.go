@@ -620,6 +620,7 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 	for {
 		kind, body, err := readFrame(c.br, buf)
 		if err == nil {
+			c.setBatching(true)
 			switch kind {
 			case kindCM:
 				var m cmMsg
@@ -637,8 +638,12 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 					}
 				}
 			}
+			if !frameReady(c.br) {
+				c.setBatching(false) // about to block: send what the burst queued
+			}
 		}
 		if err != nil {
+			c.setBatching(false)
 			if !c.isLocalClosed() {
 				id.p.log.Debug("sim: connection lost", "peer", id.peer, "err", err)
 				c.fail()

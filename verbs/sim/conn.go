@@ -5,6 +5,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
 )
 
 // outItem is one thing to write: raw bytes (preamble, encoded CM) or a
@@ -22,9 +24,13 @@ type conn struct {
 	nc net.Conn
 	br *bufio.Reader
 
-	mu          sync.Mutex
-	cond        *sync.Cond
-	q           []outItem
+	mu   sync.Mutex
+	cond *sync.Cond
+	q    []outItem
+	// batching holds the writer back while the reader still has whole
+	// frames buffered: the ACKs for a burst of packets then leave in one
+	// write (and adjacent ACKs merge), instead of one wake-up each.
+	batching    bool
 	closing     bool // close once the queue is written
 	closed      bool
 	localClosed bool // we closed it: the reader's error is not a peer loss
@@ -44,9 +50,57 @@ func (c *conn) send(it outItem) {
 	c.mu.Lock()
 	if !c.closed && !c.closing {
 		c.q = append(c.q, it)
+		if !c.batching {
+			c.cond.Signal()
+		}
+	}
+	c.mu.Unlock()
+}
+
+// setBatching turns batching on or off; off wakes the writer for what
+// was queued meanwhile.
+func (c *conn) setBatching(on bool) {
+	c.mu.Lock()
+	c.batching = on
+	if !on && len(c.q) > 0 {
 		c.cond.Signal()
 	}
 	c.mu.Unlock()
+}
+
+// frameReady reports whether a whole frame is already buffered, so that
+// reading it cannot block.
+func frameReady(br *bufio.Reader) bool {
+	if br.Buffered() < frameHeaderLen {
+		return false
+	}
+	h, err := br.Peek(frameHeaderLen)
+	if err != nil {
+		return false
+	}
+	_, n, err := decodeFrameHeader(h)
+	return err == nil && br.Buffered() >= frameHeaderLen+n
+}
+
+// mergeAcks drops a plain ACK that is followed, in the same batch, by a
+// later plain ACK to the same QP: an ACK acknowledges every PSN up to its
+// own (IBA 9.7.5.1.1 "coalesced acknowledgements").
+func mergeAcks(batch []outItem) []outItem {
+	out := batch[:0]
+	for i, it := range batch {
+		if i+1 < len(batch) && isPlainAck(it) && isPlainAck(batch[i+1]) && it.pkt.DestQP == batch[i+1].pkt.DestQP {
+			continue
+		}
+		out = append(out, it)
+	}
+	for i := len(out); i < len(batch); i++ {
+		batch[i] = outItem{} // let the dropped packets be collected
+	}
+	return out
+}
+
+func isPlainAck(it outItem) bool {
+	return it.pkt != nil && it.pkt.Opcode == verbs.OpAcknowledge && it.pkt.HasAETH && it.pkt.AETH.Syndrome == verbs.SyndromeACK
 }
 
 func (c *conn) sendCM(m *cmMsg) { c.send(outItem{raw: encodeCM(m)}) }
@@ -99,6 +153,7 @@ func (c *conn) writeLoop() {
 		}
 		batch, c.q = c.q, batch[:0]
 		c.mu.Unlock()
+		batch = mergeAcks(batch)
 
 		buf = buf[:0]
 		for i := range batch {

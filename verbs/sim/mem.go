@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"math/rand/v2"
 	"sync"
 	"syscall"
@@ -256,6 +257,9 @@ type cq struct {
 	overrun bool
 	refs    int // QPs attached
 	dead    bool
+	// ready holds a token when a completion arrived since the last Wait:
+	// the simulated completion channel (ibv_req_notify_cq + ibv_get_cq_event).
+	ready chan struct{}
 }
 
 // CreateCQ is ibv_create_cq.
@@ -264,7 +268,7 @@ func (d *device) CreateCQ(cqe int) (verbs.CQ, error) {
 		return nil, verbs.Errorf("ibv_create_cq", errEINVAL, "cqe %d outside 1..4096", cqe)
 	}
 	d.p.count(func(r *verbs.ResourceCount) { r.CQs++ })
-	return &cq{dev: d, cqe: cqe}, nil
+	return &cq{dev: d, cqe: cqe, ready: make(chan struct{}, 1)}, nil
 }
 
 func (c *cq) CQE() int { return c.cqe }
@@ -282,7 +286,23 @@ func (c *cq) push(wc verbs.WC) bool {
 		return false
 	}
 	c.entries = append(c.entries, wc)
+	select {
+	case c.ready <- struct{}{}:
+	default:
+	}
 	return true
+}
+
+// Wait blocks until a completion may have arrived since the last Wait, or
+// ctx ends (verbs.CQWaiter). On a software NIC a busy-polling consumer
+// takes the CPU the "NIC" itself needs; waiting leaves it free.
+func (c *cq) Wait(ctx context.Context) error {
+	select {
+	case <-c.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Poll is ibv_poll_cq. After an overrun the CQ is unusable: every poll

@@ -1,0 +1,183 @@
+package tui
+
+import (
+	"net/netip"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/verbs/sim"
+)
+
+// lessonDemo builds the one-terminal demo of a lesson on two simulated
+// NICs: the server binds port 0 and runs up to listen (through the
+// model, so the plan stays in step), then the client is pointed at the
+// port the server got.
+func lessonDemo(t *testing.T, lesson, lang string, w, h int, environ ...string) *model {
+	t.Helper()
+	srvNIC, cliNIC := sim.New(sim.Options{}), sim.New(sim.Options{})
+	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: srvNIC, Lesson: lesson,
+		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second, BackendWhy: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The client needs the port before the model exists; its address is
+	// fixed up below, so start with a placeholder.
+	placeholder := netip.MustParseAddrPort("127.0.0.1:1")
+	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lesson, Server: placeholder, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close(); cli.Close() })
+	m := newTestModel(t, []*steps.Session{srv, cli}, lang, w, h, environ...)
+	for i := 0; ; i++ {
+		if i > 10 || m.tourErr != nil {
+			t.Fatalf("server never listened: %v", m.tourErr)
+		}
+		if m.lastIdx >= 0 && m.lastSide == 0 && srv.Steps()[m.lastIdx].ID == "listen" {
+			break
+		}
+		press(t, m, "enter")
+	}
+	local := srv.Snapshot().CMID.Local
+	ap, err := netip.ParseAddrPort(local)
+	if err != nil || ap.Port() == 0 {
+		t.Fatalf("server bound to %q: %v", local, err)
+	}
+	cli.Close()
+	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lesson, Server: ap, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	m.sessions[1] = cli
+	m.tours = nil
+	m.refresh()
+	return m
+}
+
+func TestLessonViews(t *testing.T) {
+	for _, lang := range []string{LangEN, LangZH} {
+		for _, sz := range sizes {
+			name := lang + "/" + strconv.Itoa(sz[0]) + "x" + strconv.Itoa(sz[1])
+			m := lessonDemo(t, "bad-rkey", lang, sz[0], sz[1])
+			wantTitle := map[string]string{LangEN: "WRITE with the wrong rkey", LangZH: "用错 rkey 做 WRITE"}[lang]
+			wantBlock := map[string]string{LangEN: expectedEN, LangZH: expectedZH}[lang]
+
+			// Before the client's first step: the lesson page.
+			screen := m.render()
+			checkFrame(t, name+"/start", screen, sz[0], sz[1])
+			plain := ansi.Strip(screen)
+			for _, want := range []string{"bad-rkey", wantTitle} {
+				if !strings.Contains(plain, want) {
+					t.Errorf("%s/start: missing %q:\n%s", name, want, plain)
+				}
+			}
+
+			// The WRITE comes back with a remote access error: the point.
+			runUntil(t, m, 1, "poll-write")
+			ss := m.snaps[1].Steps[m.lastIdx]
+			if ss.State != steps.Succeeded || ss.Outcome == nil || !ss.Outcome.Expected {
+				t.Fatalf("%s: poll-write: %+v", name, ss)
+			}
+			if m.showLesson {
+				t.Errorf("%s: the explanation did not follow the step", name)
+			}
+			screen = m.render()
+			checkFrame(t, name+"/error", screen, sz[0], sz[1])
+			plain = ansi.Strip(screen)
+			for _, want := range []string{"remote access error", wantBlock, wantTitle, "bad-rkey"} {
+				if !strings.Contains(plain, want) {
+					t.Errorf("%s/error: missing %q:\n%s", name, want, plain)
+				}
+			}
+			if strings.Contains(plain, "✗") {
+				t.Errorf("%s/error: an expected error is marked as a failure:\n%s", name, plain)
+			}
+
+			// L shows the lesson page again, and back.
+			press(t, m, "L")
+			if !m.showLesson {
+				t.Errorf("%s: L did not show the lesson page", name)
+			}
+			checkFrame(t, name+"/lesson-page", m.render(), sz[0], sz[1])
+			press(t, m, "L")
+			if m.showLesson {
+				t.Errorf("%s: L did not go back to the step page", name)
+			}
+
+			// To the end: the lesson completes, and the verdict is success.
+			for i := 0; m.planPos < len(m.plan); i++ {
+				if i > 100 || m.tourErr != nil {
+					t.Fatalf("%s: stuck at %d: %v", name, m.planPos, m.tourErr)
+				}
+				press(t, m, "enter")
+				checkFrame(t, name+"/turn"+strconv.Itoa(i), m.render(), sz[0], sz[1])
+			}
+			if err := m.verdict(); err != nil {
+				t.Errorf("%s: verdict %v", name, err)
+			}
+			plain = ansi.Strip(m.render())
+			want := map[string]string{LangEN: "Lesson complete", LangZH: "课程完成"}[lang]
+			if !strings.Contains(plain, want) {
+				t.Errorf("%s/end: missing %q:\n%s", name, want, plain)
+			}
+		}
+	}
+}
+
+// The steps pane marks expected errors with "!" (a textual mark, so it
+// survives NO_COLOR), distinct from ✓ and ✗.
+func TestExpectedErrorMark(t *testing.T) {
+	for _, environ := range [][]string{nil, {"NO_COLOR=1"}} {
+		m := lessonDemo(t, "bad-rkey", LangEN, 160, 50, environ...)
+		runUntil(t, m, 1, "poll-write")
+		lines, _ := m.stepsLines(1, 40)
+		found := false
+		for i, l := range lines {
+			if m.snaps[1].Steps[i].ID == "poll-write" {
+				found = strings.HasPrefix(ansi.Strip(l), "! ")
+			}
+		}
+		if !found {
+			t.Errorf("NO_COLOR=%v: poll-write is not marked with !:\n%s", environ != nil, ansi.Strip(strings.Join(lines, "\n")))
+		}
+		if environ != nil && strings.Contains(m.render(), "\x1b[") {
+			t.Error("escape sequences with NO_COLOR")
+		}
+	}
+}
+
+// The lesson page is shown at the start, and its title in the pane.
+func TestLessonPageAtStart(t *testing.T) {
+	m := lessonDemo(t, "bad-rkey", LangBoth, 160, 50)
+	m.showLesson = true
+	plain := ansi.Strip(m.render())
+	for _, want := range []string{"lesson-bad-rkey", "· bad-rkey · L: step page", "用错 rkey 做 WRITE", "WRITE with the wrong rkey"} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("missing %q:\n%s", want, plain)
+		}
+	}
+	// Help lists L in both languages.
+	for _, lang := range []string{LangEN, LangZH} {
+		m.setLang(lang)
+		m.showHelp = true
+		help := ansi.Strip(m.render())
+		want := map[string]string{LangEN: "lesson page ↔ step page", LangZH: "课程讲解 ↔ 步骤讲解"}[lang]
+		if !strings.Contains(help, want) {
+			t.Errorf("%s help: missing %q:\n%s", lang, want, help)
+		}
+	}
+	m.showHelp = false
+	// Without a lesson page, L does nothing and is not offered.
+	r := newRig(t, steps.NotifySend)
+	p := newTestModel(t, []*steps.Session{r.srv}, LangEN, 120, 40)
+	press(t, p, "L")
+	if p.showLesson || strings.Contains(ansi.Strip(p.render()), "lesson page") {
+		t.Error("L offered without a lesson")
+	}
+}
