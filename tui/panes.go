@@ -432,7 +432,13 @@ func (m *model) stateLinesAnchored(side, w int) ([]string, int) {
 				if wc.HasImm {
 					imm = fmt.Sprintf("0x%x", wc.ImmData)
 				}
-				out = append(out, fmt.Sprintf("  %s %-18s %5d %8d %s", status, strings.TrimPrefix(wc.Opcode.String(), "IBV_WC_"), wc.WRID, wc.ByteLen, imm))
+				// A failed completion defines only wr_id, status and
+				// qp_num (ibv_poll_cq(3)); rxe leaves garbage in the rest.
+				op, n := strings.TrimPrefix(wc.Opcode.String(), "IBV_WC_"), fmt.Sprint(wc.ByteLen)
+				if wc.Status != verbs.WCSuccess {
+					op, n = "-", "-"
+				}
+				out = append(out, fmt.Sprintf("  %s %-18s %5d %8s %s", status, op, wc.WRID, n, imm))
 			}
 		}
 	} else {
