@@ -24,6 +24,7 @@ scripts/qemu/build-seed.sh "$out"
 cat > "$out/suite.sh" <<SUITE
 #!/bin/bash
 export RDMATOUR_RDMA_ADDR=10.0.2.15 RDMATOUR_REAL_ADDR=10.0.2.15
+export TMUX_TMPDIR=/run   # tmux's socket cannot live on the 9p-shared /tmp
 export RDMATOUR_BIN=$out/rdmatour RDMATOUR_SEED_BIN=$out/rdma-write-demo
 # Full output goes to files; the summary to the console, the details of
 # any failure after it.

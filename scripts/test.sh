@@ -26,7 +26,9 @@ stage() {
 	fi
 }
 
-deps() { rdmatour_build_deps; }
+# tmux drives the TUI in a real terminal; iproute2 makes the two-host
+# network namespaces.
+deps() { rdmatour_build_deps && rdmatour_apt_install tmux iproute2; }
 format() {
 	local bad
 	bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))

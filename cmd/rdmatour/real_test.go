@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -174,4 +175,45 @@ func TestRealMemlockTooLow(t *testing.T) {
 	if code == 0 || !strings.Contains(out, "ulimit -l") || !strings.Contains(out, "live objects left") && !strings.Contains(out, "-- teardown --") {
 		t.Errorf("exit %d; want a failure that explains ulimit -l, after a teardown:\n%s", code, out)
 	}
+}
+
+// The full-screen UI on the real device, in a real terminal (tmux inside
+// the guest): the demo runs to the end and quits cleanly.
+func TestRealTUIInTmux(t *testing.T) {
+	addr := realAddr(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("needs tmux")
+	}
+	sock := "rdmatour-real-" + freePort(t)
+	tmux := func(args ...string) string {
+		out, _ := exec.Command("tmux", append([]string{"-L", sock}, args...)...).CombinedOutput()
+		return string(out)
+	}
+	cmd := binPath + " demo --backend rdma --bind " + addr + " --port " + freePort(t) + "; echo EXIT=$?; sleep 60"
+	tmux("new-session", "-d", "-x", "120", "-y", "40", cmd)
+	t.Cleanup(func() { tmux("kill-server") })
+	screen := func() string { return tmux("capture-pane", "-p") }
+	waitScreen := func(want string) string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if s := screen(); strings.Contains(s, want) {
+				return s
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("the screen never showed %q:\n%s", want, screen())
+		return ""
+	}
+	waitScreen("0/35")
+	for i := 1; i <= 35; i++ {
+		tmux("send-keys", "Enter")
+		waitScreen(fmt.Sprintf("%d/35", i))
+	}
+	s := waitScreen("hello from rdmatour client via RDMA WRITE")
+	if strings.Contains(s, "SIMULATED") || !strings.Contains(s, "RDMA") {
+		t.Errorf("the header does not show the real device:\n%s", s)
+	}
+	tmux("send-keys", "q")
+	waitScreen("EXIT=0")
 }

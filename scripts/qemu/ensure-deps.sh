@@ -11,7 +11,7 @@
 set -euo pipefail
 
 PKGS=(qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core
-      ibverbs-providers ibverbs-utils rdmacm-utils perftest
+      ibverbs-providers ibverbs-utils rdmacm-utils perftest tmux util-linux
       libibverbs-dev librdmacm-dev
       gcc libc6-dev)   # build-seed.sh and the probes compile C on the host
 
