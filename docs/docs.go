@@ -21,19 +21,19 @@ import (
 //go:embed en/*.md zh/*.md
 var pages embed.FS
 
-// Langs are the languages pages are written in.
-var Langs = []string{"en", "zh"}
+// Langs returns the languages pages are written in.
+func Langs() []string { return []string{"en", "zh"} }
 
-// RequiredSections are the level-2 headings every page of a language has,
+// requiredSections are the level-2 headings every page of a language has,
 // in order.
-var RequiredSections = map[string][]string{
+var requiredSections = map[string][]string{
 	"en": {"What the call does", "Why it is needed here", "What to watch", "Common mistakes"},
 	"zh": {"这个调用做什么", "为什么这里需要它", "屏幕上看什么", "常见错误"},
 }
 
-// LessonSections are the level-2 headings of a lesson page
+// lessonSections are the level-2 headings of a lesson page
 // (lesson-<name>.md): the mistake, the error, how to spot it, the fix.
-var LessonSections = map[string][]string{
+var lessonSections = map[string][]string{
 	"en": {"The mistake", "What you will see", "How to recognise it in real code", "The fix"},
 	"zh": {"错在哪里", "你会看到什么", "在真实代码里怎么认出它", "怎么改"},
 }
@@ -44,13 +44,13 @@ const LessonPrefix = "lesson-"
 // SectionsFor returns the sections page id must have in lang.
 func SectionsFor(lang, id string) []string {
 	if strings.HasPrefix(id, LessonPrefix) {
-		return LessonSections[lang]
+		return append([]string(nil), lessonSections[lang]...)
 	}
-	return RequiredSections[lang]
+	return append([]string(nil), requiredSections[lang]...)
 }
 
 func validLang(lang string) bool {
-	_, ok := RequiredSections[lang]
+	_, ok := requiredSections[lang]
 	return ok
 }
 

@@ -16,7 +16,7 @@ func TestEveryStepHasPages(t *testing.T) {
 		t.Fatal("steps.AllStepIDs() is empty")
 	}
 	for _, id := range ids {
-		for _, lang := range docs.Langs {
+		for _, lang := range docs.Langs() {
 			if _, err := docs.Page(lang, id); err != nil {
 				t.Errorf("step %q: %v (want docs/%s/%s.md)", id, err, lang, id)
 			}
@@ -26,7 +26,7 @@ func TestEveryStepHasPages(t *testing.T) {
 
 func TestEveryLessonHasPages(t *testing.T) {
 	for _, l := range steps.Lessons() {
-		for _, lang := range docs.Langs {
+		for _, lang := range docs.Langs() {
 			if _, err := docs.Page(lang, docs.LessonPrefix+l.Name); err != nil {
 				t.Errorf("lesson %q: %v (want docs/%s/%s%s.md)", l.Name, err, lang, docs.LessonPrefix, l.Name)
 			}
@@ -60,7 +60,7 @@ func TestLanguagesInStep(t *testing.T) {
 }
 
 func TestPageShape(t *testing.T) {
-	for _, lang := range docs.Langs {
+	for _, lang := range docs.Langs() {
 		for _, id := range docs.IDs(lang) {
 			want := docs.SectionsFor(lang, id)
 			name := "docs/" + lang + "/" + id + ".md"
