@@ -26,9 +26,10 @@ func newKeyMap(lang string) keyMap {
 	}
 }
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap. Most important first: at 80 columns
+// the line is cut, and how to go on and how to quit must stay visible.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Lang, k.Focus, k.Side, k.Help, k.Quit, k.Lesson}
+	return []key.Binding{k.Next, k.Quit, k.Help, k.Lang, k.Focus, k.Side, k.Lesson}
 }
 
 // FullHelp implements help.KeyMap.
