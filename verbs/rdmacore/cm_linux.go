@@ -409,17 +409,9 @@ func (c *cmID) PeerAddr() netip.AddrPort {
 
 // CreateQP is rdma_create_qp: the QP comes back in INIT.
 func (c *cmID) CreateQP(pdi verbs.PD, attr verbs.QPInitAttr) (verbs.QP, error) {
-	pd, ok := pdi.(*protDomain)
-	if !ok || pd == nil {
-		return nil, &verbs.Error{Func: "rdma_create_qp", Errno: syscall.EINVAL, Detail: "pd is not from this provider"}
-	}
-	scq, ok1 := attr.SendCQ.(*compQueue)
-	rcq, ok2 := attr.RecvCQ.(*compQueue)
-	if !ok1 || !ok2 || scq == nil || rcq == nil {
-		return nil, &verbs.Error{Func: "rdma_create_qp", Errno: syscall.EINVAL, Detail: "send_cq/recv_cq missing or not from this provider"}
-	}
-	if attr.Type == 0 {
-		attr.Type = verbs.QPTRC
+	pd, scq, rcq, err := qpParts("rdma_create_qp", pdi, &attr)
+	if err != nil {
+		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -443,30 +435,12 @@ func (c *cmID) CreateQP(pdi verbs.PD, attr verbs.QPInitAttr) (verbs.QP, error) {
 	if scq.cq == nil || rcq.cq == nil {
 		return nil, errDestroyed("rdma_create_qp", "cq")
 	}
-	var ia C.struct_ibv_qp_init_attr
-	ia.send_cq = scq.cq
-	ia.recv_cq = rcq.cq
-	ia.qp_type = C.enum_ibv_qp_type(attr.Type)
-	ia.cap.max_send_wr = C.uint32_t(attr.Cap.MaxSendWR)
-	ia.cap.max_recv_wr = C.uint32_t(attr.Cap.MaxRecvWR)
-	ia.cap.max_send_sge = C.uint32_t(attr.Cap.MaxSendSGE)
-	ia.cap.max_recv_sge = C.uint32_t(attr.Cap.MaxRecvSGE)
-	ia.cap.max_inline_data = C.uint32_t(attr.Cap.MaxInlineData)
-	if attr.SigAll {
-		ia.sq_sig_all = 1
-	}
+	ia := initAttr(scq, rcq, attr)
 	if rc, err := C.rt_create_qp(c.p.rt, c.id, pd.pd, &ia); rc != 0 {
 		return nil, cErr("rdma_create_qp", err, fmt.Sprintf("%s max_send_wr %d max_recv_wr %d", attr.Type, attr.Cap.MaxSendWR, attr.Cap.MaxRecvWR))
 	}
-	q := &queuePair{p: c.p, qp: C.rt_id_qp(c.id), typ: attr.Type, pd: pd, scq: scq, rcq: rcq}
-	q.num = uint32(q.qp.qp_num)
+	q := newQueuePair(c.p, C.rt_id_qp(c.id), attr.Type, pd, scq, rcq)
 	c.qp = q
-	pd.users++
-	scq.users++
-	if rcq != scq {
-		rcq.users++
-	}
-	c.p.count(func(n *verbs.ResourceCount) { n.QPs++ })
 	return q, nil
 }
 

@@ -140,17 +140,9 @@ func (c *cmID) Establish() error {
 // CreateQP is ibv_create_qp: the QP starts in RESET and belongs to no id.
 func (d *device) CreateQP(pdi verbs.PD, attr verbs.QPInitAttr) (verbs.QP, error) {
 	const fn = "ibv_create_qp"
-	pd, ok := pdi.(*protDomain)
-	if !ok || pd == nil {
-		return nil, &verbs.Error{Func: fn, Errno: syscall.EINVAL, Detail: "pd is not from this provider"}
-	}
-	scq, ok1 := attr.SendCQ.(*compQueue)
-	rcq, ok2 := attr.RecvCQ.(*compQueue)
-	if !ok1 || !ok2 || scq == nil || rcq == nil {
-		return nil, &verbs.Error{Func: fn, Errno: syscall.EINVAL, Detail: "send_cq/recv_cq missing or not from this provider"}
-	}
-	if attr.Type == 0 {
-		attr.Type = verbs.QPTRC
+	pd, scq, rcq, err := qpParts(fn, pdi, &attr)
+	if err != nil {
+		return nil, err
 	}
 	pd.mu.Lock()
 	defer pd.mu.Unlock()
@@ -169,30 +161,13 @@ func (d *device) CreateQP(pdi verbs.PD, attr verbs.QPInitAttr) (verbs.QP, error)
 	if scq.cq == nil || rcq.cq == nil {
 		return nil, errDestroyed(fn, "cq")
 	}
-	var ia C.struct_ibv_qp_init_attr
-	ia.send_cq = scq.cq
-	ia.recv_cq = rcq.cq
-	ia.qp_type = C.enum_ibv_qp_type(attr.Type)
-	ia.cap.max_send_wr = C.uint32_t(attr.Cap.MaxSendWR)
-	ia.cap.max_recv_wr = C.uint32_t(attr.Cap.MaxRecvWR)
-	ia.cap.max_send_sge = C.uint32_t(attr.Cap.MaxSendSGE)
-	ia.cap.max_recv_sge = C.uint32_t(attr.Cap.MaxRecvSGE)
-	ia.cap.max_inline_data = C.uint32_t(attr.Cap.MaxInlineData)
-	if attr.SigAll {
-		ia.sq_sig_all = 1
-	}
-	qp, err := C.rt_ibv_create_qp(d.p.rt, pd.pd, &ia)
+	ia := initAttr(scq, rcq, attr)
+	qp, cerr := C.rt_ibv_create_qp(d.p.rt, pd.pd, &ia)
 	if qp == nil {
-		return nil, cErr(fn, err, fmt.Sprintf("%s max_send_wr %d max_recv_wr %d", attr.Type, attr.Cap.MaxSendWR, attr.Cap.MaxRecvWR))
+		return nil, cErr(fn, cerr, fmt.Sprintf("%s max_send_wr %d max_recv_wr %d", attr.Type, attr.Cap.MaxSendWR, attr.Cap.MaxRecvWR))
 	}
-	q := &queuePair{p: d.p, qp: qp, typ: attr.Type, pd: pd, scq: scq, rcq: rcq, manual: true}
-	q.num = uint32(qp.qp_num)
-	pd.users++
-	scq.users++
-	if rcq != scq {
-		rcq.users++
-	}
-	d.p.count(func(n *verbs.ResourceCount) { n.QPs++ })
+	q := newQueuePair(d.p, qp, attr.Type, pd, scq, rcq)
+	q.manual = true
 	return q, nil
 }
 

@@ -235,6 +235,55 @@ func (q *compQueue) Destroy() error {
 	return nil
 }
 
+// qpParts checks that the PD and CQs of a QP to create come from this
+// backend, and defaults the QP type to RC.
+func qpParts(fn string, pdi verbs.PD, attr *verbs.QPInitAttr) (*protDomain, *compQueue, *compQueue, error) {
+	pd, ok := pdi.(*protDomain)
+	if !ok || pd == nil {
+		return nil, nil, nil, &verbs.Error{Func: fn, Errno: syscall.EINVAL, Detail: "pd is not from this provider"}
+	}
+	scq, ok1 := attr.SendCQ.(*compQueue)
+	rcq, ok2 := attr.RecvCQ.(*compQueue)
+	if !ok1 || !ok2 || scq == nil || rcq == nil {
+		return nil, nil, nil, &verbs.Error{Func: fn, Errno: syscall.EINVAL, Detail: "send_cq/recv_cq missing or not from this provider"}
+	}
+	if attr.Type == 0 {
+		attr.Type = verbs.QPTRC
+	}
+	return pd, scq, rcq, nil
+}
+
+// newQueuePair wraps a created QP; it holds its PD and CQs (which cannot
+// be destroyed under it) until release. The caller holds their locks.
+func newQueuePair(p *Provider, qp *C.struct_ibv_qp, typ verbs.QPType, pd *protDomain, scq, rcq *compQueue) *queuePair {
+	q := &queuePair{p: p, qp: qp, typ: typ, pd: pd, scq: scq, rcq: rcq, num: uint32(qp.qp_num)}
+	pd.users++
+	scq.users++
+	if rcq != scq {
+		rcq.users++
+	}
+	p.count(func(n *verbs.ResourceCount) { n.QPs++ })
+	return q
+}
+
+// initAttr is attr as struct ibv_qp_init_attr, for rdma_create_qp and
+// ibv_create_qp alike. The caller holds the CQs' locks.
+func initAttr(scq, rcq *compQueue, attr verbs.QPInitAttr) C.struct_ibv_qp_init_attr {
+	var ia C.struct_ibv_qp_init_attr
+	ia.send_cq = scq.cq
+	ia.recv_cq = rcq.cq
+	ia.qp_type = C.enum_ibv_qp_type(attr.Type)
+	ia.cap.max_send_wr = C.uint32_t(attr.Cap.MaxSendWR)
+	ia.cap.max_recv_wr = C.uint32_t(attr.Cap.MaxRecvWR)
+	ia.cap.max_send_sge = C.uint32_t(attr.Cap.MaxSendSGE)
+	ia.cap.max_recv_sge = C.uint32_t(attr.Cap.MaxRecvSGE)
+	ia.cap.max_inline_data = C.uint32_t(attr.Cap.MaxInlineData)
+	if attr.SigAll {
+		ia.sq_sig_all = 1
+	}
+	return ia
+}
+
 // queuePair is an ibv_qp: created by rdma_create_qp (the cmID owns it) or
 // by ibv_create_qp (manual; the application owns it).
 type queuePair struct {
