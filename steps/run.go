@@ -62,7 +62,7 @@ func stepBindAddr(_ context.Context, s *Session) (Outcome, error) {
 		return Outcome{Call: call + " = -1"}, explainBind(err, s.cfg.Bind)
 	}
 	local := s.listener.LocalAddr()
-	dev := "NULL (wildcard address: the device is known only per connection)"
+	dev := "NULL (no RDMA device owns this address — wildcard or loopback: the device is known per connection)"
 	if d := s.listener.Device(); d != nil {
 		dev = d.Info().Name
 	}
@@ -77,6 +77,13 @@ func explainBind(err error, addr netip.AddrPort) error {
 			return problem(err, Text{fmt.Sprintf("port %d is already in use", addr.Port()), fmt.Sprintf("端口 %d 已被占用", addr.Port())},
 				Text{"stop the other server or pick another port with --port", "先停掉另一个 server，或用 --port 换一个端口"})
 		case "cannot assign requested address":
+			if addr.Addr().IsUnspecified() {
+				// rdma_cm's answer when another listener holds the port on
+				// one specific address (measured on rxe).
+				return problem(err, Text{fmt.Sprintf("port %d is already taken by an RDMA listener on one of this machine's addresses", addr.Port()),
+					fmt.Sprintf("端口 %d 已被本机某个地址上的 RDMA listener 占用", addr.Port())},
+					Text{"stop the other server or pick another port with --port", "先停掉另一个 server，或用 --port 换一个端口"})
+			}
 			return problem(err, Text{fmt.Sprintf("%s is not an address of this machine", addr.Addr()), fmt.Sprintf("%s 不是本机的地址", addr.Addr())},
 				Text{"use an address shown by `ip addr`, or leave --bind out to listen on all", "用 `ip addr` 里列出的地址，或不加 --bind 监听所有地址"})
 		}
@@ -162,6 +169,10 @@ func unexpectedEvent(ev verbs.CMEvent, want verbs.CMEventType, cfg Config) error
 
 func stepGetConnectRequest(ctx context.Context, s *Session) (Outcome, error) {
 	ev, err := s.waitEvent(ctx, verbs.EventConnectRequest, s.cfg.AcceptTimeout)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = problem(err, Text{fmt.Sprintf("no client connected within %v", s.cfg.AcceptTimeout), fmt.Sprintf("%v 内没有 client 连上来", s.cfg.AcceptTimeout)},
+			Text{"start the client, or raise --wait-client (0 waits forever)", "启动 client，或调大 --wait-client（0 表示一直等）"})
+	}
 	if err != nil {
 		return Outcome{Call: "rdma_get_cm_event(ec, &event) = -1"}, err
 	}
