@@ -217,3 +217,22 @@ func TestRealTUIInTmux(t *testing.T) {
 	tmux("send-keys", "q")
 	waitScreen("EXIT=0")
 }
+
+// A port held by one rdma_cm listener: binding the same address fails with
+// EADDRINUSE, binding the wildcard with EADDRNOTAVAIL (measured on rxe);
+// both are explained as a port in use.
+func TestRealPortInUse(t *testing.T) {
+	addr := realAddr(t)
+	port := freePort(t)
+	first := start(t, nil, "server", port, "--bind", addr, "--backend", "rdma", "--plain", "--auto", "--brief")
+	first.waitFor(t, "rdma_listen(listener, 1) = 0", 60*time.Second)
+	for _, tt := range []struct{ bind, want string }{
+		{addr, "port " + port + " is already in use"},
+		{"0.0.0.0", "port " + port + " is already taken by an RDMA listener"},
+	} {
+		p := start(t, nil, "server", port, "--bind", tt.bind, "--backend", "rdma", "--plain", "--auto", "--brief")
+		if code := p.wait(t, 30*time.Second); code != 1 || !strings.Contains(p.out.String(), tt.want) {
+			t.Errorf("bind %s: exit %d, want 1 and %q:\n%s", tt.bind, code, tt.want, p.out)
+		}
+	}
+}
