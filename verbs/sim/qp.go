@@ -92,7 +92,13 @@ type qp struct {
 	sendIdx  int  // sq[:sendIdx] have been transmitted
 	halted   bool // waiting out an RNR NAK
 	rnrTimer *time.Timer
-	gen      int // invalidates a pending RNR timer
+	// peerGone: the peer's process is gone (its connection broke). As on
+	// a real fabric nothing says so to the QP: it stays in its state, and
+	// what it sends from now on is never acknowledged, so its transport
+	// retries run out after (retry_cnt+1) ACK timeouts (lostTimer).
+	peerGone  bool
+	lostTimer *time.Timer
+	gen       int // invalidates a pending RNR timer
 
 	rq   []recvWQE
 	msn  uint32
@@ -173,6 +179,8 @@ func (q *qp) destroy() {
 	q.gen++
 	q.dev.p.stopTimer(q.rnrTimer)
 	q.rnrTimer = nil
+	q.dev.p.stopTimer(q.lostTimer)
+	q.lostTimer = nil
 	q.sq, q.rq, q.conn = nil, nil, nil
 	q.mu.Unlock()
 	q.dev.mu.Lock()
@@ -251,6 +259,8 @@ func (q *qp) moveToErr() {
 	q.gen++
 	q.dev.p.stopTimer(q.rnrTimer)
 	q.rnrTimer = nil
+	q.dev.p.stopTimer(q.lostTimer)
+	q.lostTimer = nil
 	sq, rq := q.sq, q.rq
 	q.sq, q.rq, q.sendIdx, q.rcur = nil, nil, 0, respOp{}
 	for _, w := range sq {
@@ -350,6 +360,12 @@ func (q *qp) pump() {
 		w := q.sq[q.sendIdx]
 		if w.failed != verbs.WCSuccess {
 			return
+		}
+		if q.peerGone {
+			// Sent into the void: nobody will ever acknowledge it.
+			q.sendIdx++
+			q.scheduleRetryExhaustion()
+			continue
 		}
 		q.transmit(w, 0)
 		q.sendIdx++
@@ -835,23 +851,42 @@ func (q *qp) PostRecv(wr verbs.RecvWR) error {
 	return nil
 }
 
-// peerLost is what the requester sees when the peer vanishes: the WR in
-// flight exhausts its transport retries, everything else is flushed.
-// (A real RNIC takes retry_cnt * timeout to get there; the TCP connection
-// tells us at once.)
+// peerLost is what happens when the peer vanishes (its connection broke,
+// as when its process is killed): nothing changes until the QP has
+// something in flight, whose transport retries then run out.
 func (q *qp) peerLost() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.state == verbs.QPSErr || q.destroyed {
 		return
 	}
-	if len(q.sq) > 0 && q.sendIdx > 0 {
+	q.peerGone = true
+	if q.sendIdx > 0 {
+		q.scheduleRetryExhaustion()
+	}
+}
+
+// scheduleRetryExhaustion completes the WR at the head of the send queue
+// with "transport retry counter exceeded" once (retry_cnt+1) local ACK
+// timeouts (4.096 µs * 2^timeout each) have passed unanswered, like an
+// RNIC whose peer is gone. The QP then goes to ERR and flushes the rest.
+func (q *qp) scheduleRetryExhaustion() {
+	if q.lostTimer != nil {
+		return
+	}
+	d := time.Duration(4096<<min(q.timeout, 31)) * time.Nanosecond * time.Duration(int(q.retryCnt)+1)
+	gen := q.gen
+	q.lostTimer = q.dev.p.afterFunc(d, func() {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		q.lostTimer = nil
+		if q.destroyed || q.gen != gen || q.state != verbs.QPSRTS || len(q.sq) == 0 || q.sendIdx == 0 {
+			return
+		}
 		q.dev.count(cntRetryExceeded)
 		q.dev.count(cntCompleterRetryErr)
 		q.errorOut(q.sq[0], verbs.WCRetryExcErr)
-		return
-	}
-	q.moveToErr()
+	})
 }
 
 func (q *qp) toErr() {

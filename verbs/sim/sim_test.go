@@ -661,6 +661,33 @@ func TestPeerConnectionLost(t *testing.T) {
 	teardown(t, srv, cli)
 }
 
+// A peer that vanishes while nothing is in flight changes nothing yet (no
+// RNIC is told); the next WR is never acknowledged and runs out of
+// transport retries, then the QP is in ERR and the rest is flushed.
+func TestPeerLostWhileIdle(t *testing.T) {
+	srv, cli := connectPair(t, pairCfg{noCleanup: true})
+	local := cli.regMR(t, 64, verbs.AccessLocalWrite)
+	srv.id.(*cmID).conn.nc.Close()
+	waitEvent(t, cli.ch, verbs.EventDisconnected)
+	if st := qpState(t, cli.qp); st != verbs.QPSRTS {
+		t.Fatalf("QP %s right after the peer vanished, want RTS", st)
+	}
+	start := time.Now()
+	must(t, cli.qp.PostSend(verbs.SendWR{WRID: 1, Opcode: verbs.WRSend, Flags: verbs.SendSignaled, SGList: sge(local, 0, 4)}))
+	must(t, cli.qp.PostSend(verbs.SendWR{WRID: 2, Opcode: verbs.WRSend, Flags: verbs.SendSignaled, SGList: sge(local, 0, 4)}))
+	wcs := pollN(t, cli.cq, 2)
+	wantStatus(t, wcs[0], 1, verbs.WCRetryExcErr)
+	wantStatus(t, wcs[1], 2, verbs.WCWRFlushErr)
+	if waited := time.Since(start); waited < 50*time.Millisecond {
+		t.Errorf("retries ran out after %v; the ACK timeout (code 14) alone is 67 ms", waited)
+	}
+	if st := qpState(t, cli.qp); st != verbs.QPSErr {
+		t.Fatalf("QP %s after the retries ran out, want ERR", st)
+	}
+	waitEvent(t, srv.ch, verbs.EventDisconnected)
+	teardown(t, srv, cli)
+}
+
 func TestObjects(t *testing.T) {
 	p := New(Options{})
 	ch, _ := p.CreateEventChannel()
