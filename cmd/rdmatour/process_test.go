@@ -344,10 +344,18 @@ func TestPeerKilledMidTour(t *testing.T) {
 }
 
 func TestInterruptTearsDown(t *testing.T) {
-	p := start(t, nil, "server", freePort(t), "--backend", "sim", "--plain", "--auto")
-	p.waitFor(t, "rdma_listen(listener, 1) = 0", 20*time.Second)
+	interruptWaitingServer(t, "--backend", "sim")
+}
+
+// interruptWaitingServer starts a server, interrupts it while it waits for
+// a client, and checks it exits 130 after a full teardown.
+func interruptWaitingServer(t *testing.T, args ...string) {
+	t.Helper()
+	p := start(t, nil, append([]string{"server", freePort(t), "--plain", "--auto"}, args...)...)
+	p.waitFor(t, "rdma_listen(listener, 1) = 0", 60*time.Second)
+	time.Sleep(200 * time.Millisecond) // inside rdma_get_cm_event's wait by now
 	p.cmd.Process.Signal(os.Interrupt)
-	code := p.wait(t, 10*time.Second)
+	code := p.wait(t, 30*time.Second)
 	out := p.out.String()
 	if code != 130 || !strings.Contains(out, "rdma_destroy_event_channel(ec) = 0") {
 		t.Errorf("exit %d, want 130 with a teardown:\n%s", code, out)

@@ -147,15 +147,7 @@ func TestRealBadInput(t *testing.T) {
 // client is interrupted, tears everything down and exits 130.
 func TestRealInterruptWhileWaiting(t *testing.T) {
 	addr := realAddr(t)
-	p := start(t, nil, "server", freePort(t), "--bind", addr, "--backend", "rdma", "--plain", "--auto")
-	p.waitFor(t, "rdma_listen(listener, 1) = 0", 60*time.Second)
-	time.Sleep(200 * time.Millisecond) // inside rdma_get_cm_event's wait by now
-	p.cmd.Process.Signal(os.Interrupt)
-	code := p.wait(t, 30*time.Second)
-	out := p.out.String()
-	if code != 130 || !strings.Contains(out, "rdma_destroy_event_channel(ec) = 0") {
-		t.Errorf("exit %d, want 130 with a teardown:\n%s", code, out)
-	}
+	interruptWaitingServer(t, "--bind", addr, "--backend", "rdma")
 }
 
 // A locked-memory limit of 0 for an unprivileged user: ibv_reg_mr fails

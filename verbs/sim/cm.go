@@ -459,6 +459,14 @@ func (id *cmID) ResolveRoute(timeout time.Duration) error {
 	return nil
 }
 
+// cmFromParam is the REQ or REP that carries rdma_conn_param p (the CM
+// fields are 3 bits wide: counts above 7 mean 7).
+func cmFromParam(typ uint8, p verbs.ConnParam) cmMsg {
+	return cmMsg{Type: typ, ResponderResources: p.ResponderResources, InitiatorDepth: p.InitiatorDepth,
+		RetryCount: min(p.RetryCount, 7), RNRRetryCount: min(p.RNRRetryCount, 7), FlowControl: p.FlowControl,
+		PrivateData: append([]byte(nil), p.PrivateData...)}
+}
+
 // Connect is rdma_connect. The outcome arrives as an event.
 func (id *cmID) Connect(p verbs.ConnParam) error {
 	const fn = "rdma_connect"
@@ -470,9 +478,7 @@ func (id *cmID) Connect(p verbs.ConnParam) error {
 	if id.destroyed || id.state != stRouteResolved {
 		return verbs.Errorf(fn, errEINVAL, "route not resolved")
 	}
-	req := cmMsg{Type: cmREQ, ResponderResources: p.ResponderResources, InitiatorDepth: p.InitiatorDepth,
-		RetryCount: min(p.RetryCount, 7), RNRRetryCount: min(p.RNRRetryCount, 7), FlowControl: p.FlowControl,
-		PrivateData: append([]byte(nil), p.PrivateData...)}
+	req := cmFromParam(cmREQ, p)
 	if id.qp != nil {
 		req.QPN, req.PSN = id.qp.num, id.qp.startPSN()
 	} else {
@@ -731,9 +737,7 @@ func (id *cmID) Accept(p verbs.ConnParam) error {
 	if id.destroyed || id.state != stConnectReq {
 		return verbs.Errorf(fn, errEINVAL, "no connection request to accept on this id")
 	}
-	rep := cmMsg{Type: cmREP, ResponderResources: p.ResponderResources, InitiatorDepth: p.InitiatorDepth,
-		RetryCount: min(p.RetryCount, 7), RNRRetryCount: min(p.RNRRetryCount, 7), FlowControl: p.FlowControl,
-		PrivateData: append([]byte(nil), p.PrivateData...)}
+	rep := cmFromParam(cmREP, p)
 	if q := id.qp; q != nil {
 		q.toRTR(id.conn, id.req.QPN, id.req.PSN, p.ResponderResources)
 		// ib_cm takes the RNR retry count from our own accept parameters.
