@@ -152,7 +152,7 @@ type TimelineEntry struct {
 
 // Result is how the tour ended on the server.
 type Result struct {
-	Via     Notify // how the server learned the data was there
+	Via     Notify    // how the server learned the data was there
 	Message PeerBytes // the bytes in the data buffer up to the first NUL
 	Notice  PeerBytes // the SEND text, the doorbell value or the imm_data
 }
