@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 	"time"
 
+	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -17,9 +19,10 @@ import (
 // and returns the C it executed with the actual values.
 
 func stepCreateEventChannel(_ context.Context, s *Session) (Outcome, error) {
+	call := c.MustPtr("rdma_create_event_channel", "ec", c.Call("rdma_create_event_channel"))
 	ec, err := s.cfg.Provider.CreateEventChannel()
 	if err != nil {
-		return Outcome{Call: "rdma_create_event_channel() = NULL"}, problem(err,
+		return withC(Outcome{}, failed(call, err)), problem(err,
 			Text{"could not open the RDMA CM (rdma_create_event_channel failed)", "无法打开 RDMA CM（rdma_create_event_channel 失败）"},
 			Text{"run `rdmatour doctor`: rdma_ucm must be loaded and /dev/infiniband/rdma_cm readable", "运行 `rdmatour doctor`：需要加载 rdma_ucm，且 /dev/infiniband/rdma_cm 可读"})
 	}
@@ -28,11 +31,10 @@ func stepCreateEventChannel(_ context.Context, s *Session) (Outcome, error) {
 	if ec.FD() < 0 {
 		fd = "simulated"
 	}
-	return Outcome{
-		Call:    fmt.Sprintf("ec = rdma_create_event_channel() = %s", fd),
+	return withC(Outcome{
 		Results: []KV{{"ec", fd}},
 		Note:    Text{"CM events (address resolved, connect request, established, ...) will arrive on this channel.", "之后所有 CM 事件（地址解析完成、连接请求、连接建立……）都从这个通道取。"},
-	}, nil
+	}, call.Returned("{ .fd = "+strings.TrimPrefix(fd, "fd=")+" }")), nil
 }
 
 func stepCreateID(_ context.Context, s *Session) (Outcome, error) {
@@ -41,9 +43,9 @@ func stepCreateID(_ context.Context, s *Session) (Outcome, error) {
 	if s.cfg.Role == Server {
 		name = "listener"
 	}
-	call := fmt.Sprintf("rdma_create_id(ec, &%s, NULL, RDMA_PS_TCP)", name)
+	call := c.Must("rdma_create_id", c.Call("rdma_create_id", c.C("ec"), c.C("&"+name), c.C("NULL"), c.C("RDMA_PS_TCP")))
 	if err != nil {
-		return Outcome{Call: call + " = -1"}, err
+		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.set(func() {
 		if s.cfg.Role == Server {
@@ -52,31 +54,33 @@ func stepCreateID(_ context.Context, s *Session) (Outcome, error) {
 			s.id = id
 		}
 	})
-	return Outcome{Call: call + " = 0", Results: []KV{{"port space", "RDMA_PS_TCP (reliable connected)"}},
-		Note: Text{"The id is not bound to any device yet: id->verbs is NULL.", "这个 id 还没有绑定到任何设备：id->verbs 仍是 NULL。"}}, nil
+	return withC(Outcome{Results: []KV{{"port space", "RDMA_PS_TCP (reliable connected)"}},
+		Note: Text{"The id is not bound to any device yet: id->verbs is NULL.", "这个 id 还没有绑定到任何设备：id->verbs 仍是 NULL。"}}, call.Returned("0")), nil
 }
 
 func stepBindAddr(_ context.Context, s *Session) (Outcome, error) {
-	call := fmt.Sprintf("rdma_bind_addr(listener, {%s})", s.cfg.Bind)
+	call := c.Must("rdma_bind_addr", c.Call("rdma_bind_addr", c.C("listener"), sockaddr(s.cfg.Bind, "addr->ai_addr")))
 	if err := s.listener.BindAddr(s.cfg.Bind); err != nil {
-		return Outcome{Call: call + " = -1"}, explainBind(err, s.cfg.Bind)
+		return withC(Outcome{}, failed(call, err)), explainBind(err, s.cfg.Bind)
 	}
 	local := s.listener.LocalAddr()
 	dev := "NULL (no RDMA device owns this address — wildcard or loopback: the device is known per connection)"
 	if d := s.listener.Device(); d != nil {
 		dev = d.Info().Name
 	}
-	return Outcome{Call: call + " = 0", Results: []KV{{"bound to", local.String()}, {"listener->verbs", dev}}}, nil
+	return withC(Outcome{Results: []KV{{"bound to", local.String()}, {"listener->verbs", dev}}}, call.Returned("0")), nil
 }
 
 func stepListen(_ context.Context, s *Session) (Outcome, error) {
+	call := c.Must("rdma_listen", c.Call("rdma_listen", c.C("listener"), c.C("1")))
 	if err := s.listener.Listen(1); err != nil {
-		return Outcome{Call: "rdma_listen(listener, 1) = -1"}, err
+		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.set(func() {})
-	return Outcome{Call: "rdma_listen(listener, 1) = 0",
+	return withC(Outcome{
 		Results: []KV{{"listening on", s.listener.LocalAddr().String()}},
-		Note:    Text{"Now start the client.", "现在可以启动 client 了。"}}, nil
+		Note:    Text{"Now start the client.", "现在可以启动 client 了。"}}, call.Returned("0"),
+		c.S(c.C(`printf("[server] listening on port %s\n", port)`)).Only(c.ExportOnly)), nil
 }
 
 // waitEvent gets the next CM event, failing with a learner-level
@@ -121,18 +125,24 @@ func stepGetConnectRequest(ctx context.Context, s *Session) (Outcome, error) {
 			Text{"start the client, or raise --wait-client (0 waits forever)", "启动 client，或调大 --wait-client（0 表示一直等）"})
 	}
 	if err != nil {
-		return Outcome{Call: "rdma_get_cm_event(ec, &event) = -1"}, err
+		return withC(Outcome{}, getEvent(ev, verbs.EventConnectRequest, gotEvent(err))), err
 	}
 	id := ev.ID
 	s.set(func() { s.id = id; s.dev = id.Device() })
 	s.got("REQ", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
-	return Outcome{
-		Call: "rdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */\nid = event->id; rdma_ack_cm_event(event)",
+	return withC(Outcome{
 		Results: []KV{{"event", ev.Type.String()}, {"from", id.PeerAddr().String()}, {"id->verbs", devName(id.Device())},
 			{"client QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"initiator_depth", fmt.Sprint(ev.InitiatorDepth)}, {"responder_resources", fmt.Sprint(ev.ResponderResources)}},
 		Note: Text{"event->id is a NEW cm id for this connection, already bound to the device the request came in on; the listener keeps listening.",
 			"event->id 是为这条连接新建的 cm id，已绑定到请求到达的那块设备；listener 继续监听。"},
-	}, nil
+	}, getEvent(ev, verbs.EventConnectRequest, true), c.S(c.Assign("id", c.C("event->id"))), ackEvent()), nil
+}
+
+// gotEvent says whether waitEvent's error came with an event (one the
+// tour did not expect) rather than instead of one.
+func gotEvent(err error) bool {
+	var ce *CMEventError
+	return err == nil || errors.As(err, &ce)
 }
 
 func devName(d verbs.Device) string {
@@ -144,27 +154,27 @@ func devName(d verbs.Device) string {
 
 func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 	var src netip.AddrPort
-	srcText := "NULL"
+	srcC := c.Either(c.C("NULL"), c.C("src ? src->ai_addr : NULL"))
 	if s.cfg.Src.IsValid() {
 		src = netip.AddrPortFrom(s.cfg.Src, 0)
-		srcText = s.cfg.Src.String()
+		srcC = c.Either(sockaddr(src, ""), srcC)
 	}
-	call := fmt.Sprintf("rdma_resolve_addr(id, %s, {%s}, %d)", srcText, s.cfg.Server, resolveTimeout.Milliseconds())
+	call := c.Must("rdma_resolve_addr", c.Call("rdma_resolve_addr", c.C("id"), srcC, sockaddr(s.cfg.Server, "dst->ai_addr"),
+		c.Dec(resolveTimeout.Milliseconds(), "TIMEOUT_MS")))
 	if err := s.id.ResolveAddr(src, s.cfg.Server, resolveTimeout); err != nil {
-		return Outcome{Call: call + " = -1"}, problem(err, Text{"rdma_resolve_addr refused the address", "rdma_resolve_addr 不接受这个地址"},
+		return withC(Outcome{}, failed(call, err)), problem(err, Text{"rdma_resolve_addr refused the address", "rdma_resolve_addr 不接受这个地址"},
 			Text{"check the server address (and --src)", "检查 server 地址（以及 --src）"})
 	}
 	ev, err := s.waitEvent(ctx, verbs.EventAddrResolved, s.cfg.Timeout)
 	if err != nil {
-		return Outcome{Call: call + " = 0\nrdma_get_cm_event(ec, &event)"}, err
+		return withC(Outcome{}, call.Returned("0"), getEvent(ev, verbs.EventAddrResolved, gotEvent(err))), err
 	}
 	dev := s.id.Device()
 	s.set(func() { s.dev = dev })
-	return Outcome{
-		Call:    call + " = 0\nrdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */; rdma_ack_cm_event(event)",
+	return withC(Outcome{
 		Results: []KV{{"event", ev.Type.String()}, {"id->verbs", devName(dev)}, {"port", fmt.Sprint(s.id.PortNum())}, {"local", s.id.LocalAddr().String()}},
 		Note:    Text{"The id is now bound to the RDMA device that can reach the server; PD, CQ and QP are created on it.", "这个 id 现在绑定到了能到达 server 的 RDMA 设备上；PD、CQ、QP 都要建在它上面。"},
-	}, nil
+	}, call.Returned("0"), getEvent(ev, verbs.EventAddrResolved, true), ackEvent()), nil
 }
 
 func stepAccept(_ context.Context, s *Session) (Outcome, error) {
@@ -172,61 +182,62 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 		Addr: s.mrData.Addr(), RKey: s.mrData.RKey(), Size: BufSize,
 		DoorbellAddr: s.mrDoor.Addr(), DoorbellRKey: s.mrDoor.RKey(), DoorbellSize: 8,
 	}
-	addrExpr := "htonll(addr)"
+	addrC := c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)buf"))
 	if m := s.mistake(); m.Advertise != nil {
-		t := m.Advertise(Target{Addr: info.Addr, AddrC: addrExpr, RKey: info.RKey})
-		info.Addr, addrExpr = t.Addr, t.AddrC
+		t := m.Advertise(Target{Addr: info.Addr, AddrC: addrC, RKey: info.RKey})
+		info.Addr, addrC = t.Addr, t.AddrC
 	}
 	raw := info.Marshal()
 	p := verbs.ConnParam{PrivateData: raw, ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
-	call := fmt.Sprintf("info.addr_be = %s; ...\nrdma_accept(id, {private_data=remote_info{addr=0x%x, rkey=0x%x, size=%d, doorbell_addr=0x%x, doorbell_rkey=0x%x, doorbell_size=%d} (%d B), responder_resources=1, initiator_depth=1, rnr_retry_count=%d})",
-		addrExpr, info.Addr, info.RKey, info.Size, info.DoorbellAddr, info.DoorbellRKey, info.DoorbellSize, len(raw), s.cfg.RNRRetry)
+	fill := remoteInfoC(info, addrC)
+	call := c.Must("rdma_accept", c.Call("rdma_accept", c.C("id"), connParamC(p, c.C("&info"), true)))
 	if err := s.id.Accept(p); err != nil {
-		return Outcome{Call: call + " = -1"}, err
+		return withC(Outcome{}, fill, failed(call, err)), err
 	}
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
 	s.sent("REP", fmt.Sprintf("remote_info: addr=0x%x rkey=0x%x", info.Addr, info.RKey))
 	state := s.recordQPState()
-	return Outcome{Call: call + " = 0",
+	return withC(Outcome{
 		Results: []KV{{"private data", fmt.Sprintf("% x", raw)}, {"QP state", state}},
-		Note:    Text{"librdmacm moved the QP to RTR and RTS before sending the REP.", "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}}, nil
+		Note:    Text{"librdmacm moved the QP to RTR and RTS before sending the REP.", "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}}, fill, call.Returned("0")), nil
 }
 
 func stepConnect(_ context.Context, s *Session) (Outcome, error) {
 	p := verbs.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
-	call := fmt.Sprintf("rdma_connect(id, {responder_resources=1, initiator_depth=1, retry_count=0, rnr_retry_count=%d})", s.cfg.RNRRetry)
+	call := c.Must("rdma_connect", c.Call("rdma_connect", c.C("id"), connParamC(p, c.Expr{}, false)))
 	if err := s.id.Connect(p); err != nil {
-		return Outcome{Call: call + " = -1"}, err
+		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.sent("REQ", fmt.Sprintf("qpn=0x%x", s.qp.Num()))
-	return Outcome{Call: call + " = 0", Results: []KV{{"sent", "CM REQ"}},
-		Note: Text{"rdma_connect only sends the request; the answer comes as an event.", "rdma_connect 只是把请求发出去，结果以事件的形式返回。"}}, nil
+	return withC(Outcome{Results: []KV{{"sent", "CM REQ"}},
+		Note: Text{"rdma_connect only sends the request; the answer comes as an event.", "rdma_connect 只是把请求发出去，结果以事件的形式返回。"}}, call.Returned("0")), nil
 }
 
 func stepResolveRoute(ctx context.Context, s *Session) (Outcome, error) {
-	call := fmt.Sprintf("rdma_resolve_route(id, %d)", resolveTimeout.Milliseconds())
+	call := c.Must("rdma_resolve_route", c.Call("rdma_resolve_route", c.C("id"), c.Dec(resolveTimeout.Milliseconds(), "TIMEOUT_MS")))
 	if err := s.id.ResolveRoute(resolveTimeout); err != nil {
-		return Outcome{Call: call + " = -1"}, err
+		return withC(Outcome{}, failed(call, err)), err
 	}
 	ev, err := s.waitEvent(ctx, verbs.EventRouteResolved, s.cfg.Timeout)
 	if err != nil {
-		return Outcome{Call: call + " = 0\nrdma_get_cm_event(ec, &event)"}, err
+		return withC(Outcome{}, call.Returned("0"), getEvent(ev, verbs.EventRouteResolved, gotEvent(err))), err
 	}
-	return Outcome{Call: call + " = 0\nrdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */; rdma_ack_cm_event(event)",
-		Results: []KV{{"event", ev.Type.String()}}}, nil
+	return withC(Outcome{Results: []KV{{"event", ev.Type.String()}}},
+		call.Returned("0"), getEvent(ev, verbs.EventRouteResolved, true), ackEvent()), nil
 }
 
 func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 	ev, err := s.waitEvent(ctx, verbs.EventEstablished, s.cfg.Timeout)
+	get := getEvent(ev, verbs.EventEstablished, gotEvent(err))
 	if err != nil {
-		return Outcome{Call: "rdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */"}, err
+		return withC(Outcome{}, get), err
 	}
 	s.set(func() { s.connected = true })
-	out := Outcome{Call: "rdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */"}
+	out := withC(Outcome{}, get)
 	if s.cfg.Role == Server {
 		s.got("RTU", "")
 		state := s.recordQPState()
-		out.Call += "; rdma_ack_cm_event(event)"
+		out = withC(out, ackEvent(), c.S(c.C(`printf("[server] connected\n")`)).Only(c.ExportOnly))
 		out.Results = []KV{{"event", ev.Type.String()}, {"QP state", state}}
 		out.Note = Text{"The client's RTU arrived: the connection is up.", "client 的 RTU 到了：连接建立。"}
 		return out, nil
@@ -240,7 +251,8 @@ func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 	raw := append([]byte(nil), ev.PrivateData...)
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
 	state := s.recordQPState()
-	out.Call += fmt.Sprintf("\nmemcpy(&info, event->param.conn.private_data, 32)  /* private_data_len=%d */; rdma_ack_cm_event(event)", len(ev.PrivateData))
+	out = withC(out, append(readRemoteInfo(info, len(ev.PrivateData)), ackEvent(),
+		c.S(c.C(`printf("[client] connected: remote addr=0x%" PRIx64 " rkey=0x%" PRIx32 " size=%" PRIu32 "\n", remote_addr, rkey, size)`)).Only(c.ExportOnly))...)
 	out.Results = []KV{{"event", ev.Type.String()}, {"private_data_len", fmt.Sprint(len(ev.PrivateData))},
 		{"remote addr", fmt.Sprintf("0x%x", info.Addr)}, {"remote rkey", fmt.Sprintf("0x%x", info.RKey)}, {"remote size", fmt.Sprint(info.Size)},
 		{"doorbell addr", fmt.Sprintf("0x%x", info.DoorbellAddr)}, {"doorbell rkey", fmt.Sprintf("0x%x", info.DoorbellRKey)}, {"QP state", state}}
@@ -284,29 +296,35 @@ func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
 	peerFirst := s.peerHungUp()
 	// rdma_disconnect is also how a side answers the peer's DREQ (with a
 	// DREP): without it the peer waits for its DREQ to time out.
+	// The program does not check it, as the seed: the peer may have
+	// hung up first, and teardown follows either way.
+	call := c.S(c.Call("rdma_disconnect", c.C("id")))
 	err := s.id.Disconnect()
 	s.set(func() { s.disconnected = true })
 	if err != nil && !peerFirst {
-		return Outcome{Call: "rdma_disconnect(id) = -1"}, err
+		return withC(Outcome{}, failed(call, err)), err
 	}
 	state := s.recordQPState()
 	if peerFirst {
 		s.sent("DREP", "")
-		return Outcome{Call: "rdma_get_cm_event(ec, &event) = 0  /* RDMA_CM_EVENT_DISCONNECTED: the peer hung up first */\nrdma_disconnect(id) = 0  /* answers with a DREP */",
+		return withC(Outcome{
 			Results: []KV{{"event", verbs.EventDisconnected.String()}, {"QP state", state}},
 			Note: Text{"The peer disconnected first; rdma_disconnect here answers its DREQ so it need not wait for a timeout.",
-				"对端先断开了；这里调用 rdma_disconnect 是为了回应它的 DREQ（发 DREP），免得对端一直等到超时。"}}, nil
+				"对端先断开了；这里调用 rdma_disconnect 是为了回应它的 DREQ（发 DREP），免得对端一直等到超时。"}},
+			getEvent(verbs.CMEvent{Type: verbs.EventDisconnected}, verbs.EventDisconnected, true).Only(c.ScreenOnly),
+			ackEvent().Only(c.ScreenOnly), call.Returned("0: answers with a DREP")), nil
 	}
 	s.sent("DREQ", "")
-	return Outcome{Call: "rdma_disconnect(id) = 0", Results: []KV{{"QP state", state}},
+	return withC(Outcome{Results: []KV{{"QP state", state}},
 		Note: Text{"rdma_disconnect moved the QP to ERR (anything still queued is flushed) and sent a DREQ. RDMA_CM_EVENT_DISCONNECTED comes when the peer answers with its own rdma_disconnect.",
-			"rdma_disconnect 把 QP 置为 ERR（队列里剩下的 WR 都会被 flush），并发出 DREQ。等对端也调用 rdma_disconnect 应答之后，才会收到 RDMA_CM_EVENT_DISCONNECTED。"}}, nil
+			"rdma_disconnect 把 QP 置为 ERR（队列里剩下的 WR 都会被 flush），并发出 DREQ。等对端也调用 rdma_disconnect 应答之后，才会收到 RDMA_CM_EVENT_DISCONNECTED。"}},
+		call.Returned("0: sends a DREQ")), nil
 }
 
 func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {
 	// Show the peer's answer to our DREQ if it came (never wait for it:
 	// destroying the id is fine either way).
-	var events string
+	var events []c.Stmt
 	if s.ec != nil && s.disconnected && !s.peerHungUp() {
 		pctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		if ev, err := s.ec.GetEvent(pctx); err == nil {
@@ -314,14 +332,14 @@ func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {
 			if ev.Type == verbs.EventDisconnected {
 				s.got("DREP", "")
 			}
-			events = "rdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */; rdma_ack_cm_event(event)\n"
+			// The program does not wait for it.
+			events = []c.Stmt{getEvent(ev, ev.Type, true).Only(c.ScreenOnly), ackEvent().Only(c.ScreenOnly)}
 		}
 		cancel()
 	}
-	calls, err := s.teardown()
-	calls = events + calls
+	calls, err := s.teardownC()
 	live := s.cfg.Provider.Live()
-	return Outcome{Call: calls, Results: []KV{{"live objects left", fmt.Sprint(live.Total())}},
+	return withC(Outcome{Results: []KV{{"live objects left", fmt.Sprint(live.Total())}},
 		Note: Text{"Children before parents: QP, MRs, CQ, PD, id, channel. (The seed forgets ibv_destroy_cq.)",
-			"先子后父：QP、MR、CQ、PD、id、channel。（seed 漏掉了 ibv_destroy_cq。）"}}, err
+			"先子后父：QP、MR、CQ、PD、id、channel。（seed 漏掉了 ibv_destroy_cq。）"}}, append(events, calls...)...), err
 }

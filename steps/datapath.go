@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -15,13 +16,14 @@ import (
 
 func stepPostRecv(_ context.Context, s *Session) (Outcome, error) {
 	wr := verbs.RecvWR{WRID: WRIDRecv, SGList: []verbs.SGE{{Addr: s.mrRecv.Addr(), Length: MsgBufSize, LKey: s.mrRecv.LKey()}}}
-	call := fmt.Sprintf("ibv_post_recv(qp, {wr_id=%d, sg_list={addr=0x%x, length=%d, lkey=0x%x}, num_sge=1}, &bad)",
-		wr.WRID, wr.SGList[0].Addr, wr.SGList[0].Length, wr.SGList[0].LKey)
+	call := c.Must("ibv_post_recv", c.Call("ibv_post_recv", c.C("qp"), c.Ref(c.Compound("struct ibv_recv_wr",
+		c.F("wr_id", c.Dec(int64(wr.WRID), "")), c.F("sg_list", sge(wr.SGList[0], "recv_buf", "recv_mr", c.Dec(MsgBufSize, ""))),
+		c.F("num_sge", c.C("1")))), c.C("&bad_recv")))
 	if err := s.qp.PostRecv(wr); err != nil {
-		return Outcome{Call: call + " = " + errnoText(err)}, err
+		return withC(Outcome{}, postFailed(call, err)), err
 	}
-	return Outcome{Call: call + " = 0", Results: []KV{{"receive queue", "1 RECV WQE posted"}},
-		Note: Text{"Posted before rdma_accept, so a SEND (or WRITE_WITH_IMM) arriving right after ESTABLISHED finds a buffer.", "在 rdma_accept 之前 post，这样连接一建立就到达的 SEND（或 WRITE_WITH_IMM）也有 buffer 可用。"}}, nil
+	return withC(Outcome{Results: []KV{{"receive queue", "1 RECV WQE posted"}},
+		Note: Text{"Posted before rdma_accept, so a SEND (or WRITE_WITH_IMM) arriving right after ESTABLISHED finds a buffer.", "在 rdma_accept 之前 post，这样连接一建立就到达的 SEND（或 WRITE_WITH_IMM）也有 buffer 可用。"}}, call.Returned("0")), nil
 }
 
 // writeWR builds the seed's post_rdma_write_raw work request.
@@ -42,26 +44,29 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	s.mu.Lock()
 	info := s.remote.Info
 	s.mu.Unlock()
-	raddr, rkey, mistake := info.Addr, info.RKey, ""
+	t := Target{Addr: info.Addr, AddrC: c.Hex(info.Addr, "remote_addr"), RKey: info.RKey, RKeyC: c.Hex(uint64(info.RKey), "rkey")}
 	if m := s.mistake(); m.Write != nil {
-		t := m.Write(Target{Addr: info.Addr, AddrC: "remote_addr", RKey: info.RKey, RKeyC: "rkey"}, info.Size, s.mrData, len(msg))
-		raddr, rkey, mistake = t.Addr, t.RKey, "/* "+t.Why+" */\n"
+		t = m.Write(t, info.Size, s.mrData, len(msg))
 	}
-	wr := writeWR(op, WRIDWrite, s.mrData, uint32(len(msg)), raddr, rkey)
+	wr := writeWR(op, WRIDWrite, s.mrData, uint32(len(msg)), t.Addr, t.RKey)
 	if withImm {
 		wr.ImmData = ImmValue
 	}
-	call := fmt.Sprintf("snprintf(buf, 4096, %q)\n", s.cfg.Message) + mistake + sendCall(wr)
+	fill := c.S(c.Call("snprintf", c.C("buf"), c.Dec(BufSize, "BUF_SIZE"), c.Str("%s"), c.Str(s.cfg.Message)))
+	if t.Why != "" {
+		fill = fill.Returned(fmt.Sprint(len(msg)-1) + "; " + t.Why)
+	}
+	call := postSend(sendWR(wr, "buf", "mr", c.Dec(int64(len(msg)), "strlen(buf) + 1"), t), "ibv_post_send RDMA_WRITE")
 	if err := s.qp.PostSend(wr); err != nil {
-		return Outcome{Call: call + " = " + errnoText(err)}, err
+		return withC(Outcome{}, fill, postFailed(call, err)), err
 	}
 	label := "RDMA WRITE"
 	if withImm {
 		label = "RDMA WRITE+IMM"
 	}
 	s.sent(label, fmt.Sprintf("%d B → 0x%x", len(msg), info.Addr))
-	return Outcome{Call: call + " = 0", Results: []KV{{"bytes", fmt.Sprint(len(msg))}, {"to", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)}},
-		Note: Text{"Posting returns at once; the NIC moves the bytes. The server's CPU is not involved.", "post 立即返回，搬数据的是网卡；server 的 CPU 完全不参与。"}}, nil
+	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(len(msg))}, {"to", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)}},
+		Note: Text{"Posting returns at once; the NIC moves the bytes. The server's CPU is not involved.", "post 立即返回，搬数据的是网卡；server 的 CPU 完全不参与。"}}, fill, call.Returned("0")), nil
 }
 
 func stepPostWrite(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(false) }
@@ -77,13 +82,14 @@ func stepPostWriteEarly(_ context.Context, s *Session) (Outcome, error) {
 	// unsignaled success leaves no completion.
 	wr := verbs.SendWR{WRID: WRIDEarly, Opcode: verbs.WRRDMAWrite,
 		SGList: []verbs.SGE{{Addr: s.mrData.Addr(), Length: 0, LKey: s.mrData.LKey()}}}
-	call := sendCall(wr) + "  /* QP state " + state + " */"
+	zero := Target{AddrC: c.Hex(0, "0"), RKeyC: c.Hex(0, "0")}
+	call := postSend(sendWR(wr, "buf", "mr", c.Dec(0, ""), zero), "ibv_post_send before rdma_connect")
 	if err := s.qp.PostSend(wr); err != nil {
-		return Outcome{Call: call + " = " + errnoText(err), Results: []KV{{"QP state", state}, {"returned", errnoText(err)}},
+		return withC(Outcome{Results: []KV{{"QP state", state}, {"returned", errnoText(err)}},
 			Note: Text{"The error is the return value of ibv_post_send: nothing was queued, so no completion will ever report it.",
-				"错误是 ibv_post_send 的返回值：什么都没进队列，所以也不会有任何 completion 报告它。"}}, err
+				"错误是 ibv_post_send 的返回值：什么都没进队列，所以也不会有任何 completion 报告它。"}}, call.Returned(errnoText(err)+"; QP state "+state)), err
 	}
-	return Outcome{Call: call + " = 0"}, nil
+	return withC(Outcome{}, call.Returned("0; QP state "+state)), nil
 }
 
 func stepPostWriteImm(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(true) }
@@ -95,13 +101,14 @@ func stepPostSend(_ context.Context, s *Session) (Outcome, error) {
 	}
 	wr := verbs.SendWR{WRID: WRIDSend, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
 		SGList: []verbs.SGE{{Addr: s.mrSend.Addr(), Length: uint32(len(text)), LKey: s.mrSend.LKey()}}}
-	call := fmt.Sprintf("snprintf(send_buf, 128, %q)\n", DoneText) + sendCall(wr)
+	fill := c.S(c.Call("snprintf", c.C("send_buf"), c.Dec(MsgBufSize, ""), c.Str("%s"), c.Str(DoneText)))
+	call := postSend(sendWR(wr, "send_buf", "send_mr", c.Dec(int64(len(text)), "strlen(send_buf) + 1"), Target{}), "ibv_post_send SEND")
 	if err := s.qp.PostSend(wr); err != nil {
-		return Outcome{Call: call + " = " + errnoText(err)}, err
+		return withC(Outcome{}, fill, postFailed(call, err)), err
 	}
 	s.sent("SEND", DoneText)
-	return Outcome{Call: call + " = 0", Results: []KV{{"bytes", fmt.Sprint(len(text))}},
-		Note: Text{"A two-sided SEND: it consumes the RECV the server posted before accepting.", "双边 SEND：它会消耗 server 在 accept 之前 post 的那个 RECV。"}}, nil
+	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(len(text))}},
+		Note: Text{"A two-sided SEND: it consumes the RECV the server posted before accepting.", "双边 SEND：它会消耗 server 在 accept 之前 post 的那个 RECV。"}}, fill, call.Returned("0")), nil
 }
 
 func stepPostDoorbell(_ context.Context, s *Session) (Outcome, error) {
@@ -114,27 +121,31 @@ func stepPostDoorbell(_ context.Context, s *Session) (Outcome, error) {
 	info := s.remote.Info
 	s.mu.Unlock()
 	wr := writeWR(verbs.WRRDMAWrite, WRIDDoorbell, s.mrDoor, 8, info.DoorbellAddr, info.DoorbellRKey)
-	call := "*doorbell = htonll(1)\n" + sendCall(wr)
+	fill := c.S(c.Assign("*doorbell", c.Call("htobe64", c.Dec(DoorbellValue, "DOORBELL_VALUE"))))
+	target := Target{AddrC: c.Hex(info.DoorbellAddr, "doorbell_addr"), RKeyC: c.Hex(uint64(info.DoorbellRKey), "doorbell_rkey")}
+	call := postSend(sendWR(wr, "doorbell", "doorbell_mr", c.Dec(8, "sizeof *doorbell"), target), "ibv_post_send doorbell")
 	if err := s.qp.PostSend(wr); err != nil {
-		return Outcome{Call: call + " = " + errnoText(err)}, err
+		return withC(Outcome{}, fill, postFailed(call, err)), err
 	}
 	s.sent("RDMA WRITE", fmt.Sprintf("doorbell 8 B → 0x%x", info.DoorbellAddr))
-	return Outcome{Call: call + " = 0", Results: []KV{{"to", fmt.Sprintf("0x%x rkey 0x%x", info.DoorbellAddr, info.DoorbellRKey)}},
-		Note: Text{"Posted after the data WRITE on the same QP.", "在同一个 QP 上、紧跟数据 WRITE 之后 post。"}}, nil
+	return withC(Outcome{Results: []KV{{"to", fmt.Sprintf("0x%x rkey 0x%x", info.DoorbellAddr, info.DoorbellRKey)}},
+		Note: Text{"Posted after the data WRITE on the same QP.", "在同一个 QP 上、紧跟数据 WRITE 之后 post。"}}, fill, call.Returned("0")), nil
 }
 
 // pollStep waits for one completion and checks it like the seed's poll_one.
 func (s *Session) pollStep(ctx context.Context, what string, wantOp verbs.WCOpcode) (Outcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
+	call := pollOne(wantOp, what)
 	wc, err := verbs.PollOne(ctx, s.cq)
 	if err != nil {
-		return Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = 0 ..."}, fmt.Errorf("%s: %w", what, err)
+		return withC(Outcome{}, call.Returned("0, again and again: no completion came")), fmt.Errorf("%s: %w", what, err)
 	}
 	s.addCompletion(wc)
 	state := s.recordQPState()
-	out := Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = 1  /* " + wcText(wc) + " */",
-		Results: []KV{{"status", wc.Status.String()}, {"opcode", opcodeText(wc)}, {"wr_id", fmt.Sprint(wc.WRID)}, {"QP state", state}}}
+	out := withC(Outcome{
+		Results: []KV{{"status", wc.Status.String()}, {"opcode", opcodeText(wc)}, {"wr_id", fmt.Sprint(wc.WRID)}, {"QP state", state}}},
+		call.Returned(wcText(wc)))
 	if wc.Status != verbs.WCSuccess {
 		return out, &CompletionError{What: what, WC: wc}
 	}
@@ -181,32 +192,38 @@ func stepPollNotify(ctx context.Context, s *Session) (Outcome, error) {
 func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
+	// The program waits in its wait_for_done helper; the screen shows
+	// the one path this run took (finishNotify, finishDoorbell).
+	wait := c.S(c.C("report_done(wait_for_done())")).Only(c.ExportOnly)
+	poll := c.S(c.Call("ibv_poll_cq", c.C("cq"), c.C("1"), c.C("&wc"))).Only(c.ScreenOnly)
 	backoff := 50 * time.Microsecond
 	lastCM := time.Now()
 	for {
 		wcs, err := s.cq.Poll(1)
 		if err != nil {
-			return Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = -1"}, err
+			return withC(Outcome{}, wait, poll.Returned(errnoText(err))), err
 		}
 		if len(wcs) == 1 {
-			return s.finishNotify(wcs[0])
+			out, err := s.finishNotify(wcs[0], poll)
+			return withC(out, wait), err
 		}
 		db, err := s.mrDoor.Read(0, 8)
 		if err != nil {
 			return Outcome{}, err
 		}
 		if binary.BigEndian.Uint64(db) == DoorbellValue {
-			return s.finishDoorbell()
+			out, err := s.finishDoorbell()
+			return withC(out, wait), err
 		}
 		if time.Since(lastCM) > 100*time.Millisecond {
 			lastCM = time.Now()
 			if err := s.checkPeerGone(ctx); err != nil {
-				return Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = 0 ..."}, err
+				return withC(Outcome{}, wait, poll.Returned("0, again and again")), err
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = 0 ... ; *doorbell == 0 ..."}, fmt.Errorf("waiting for the client's notification: %w", ctx.Err())
+			return withC(Outcome{}, wait, poll.Returned("0, again and again; *doorbell stays 0")), fmt.Errorf("waiting for the client's notification: %w", ctx.Err())
 		case <-time.After(backoff):
 		}
 		if backoff < 2*time.Millisecond {
@@ -215,9 +232,9 @@ func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
 	}
 }
 
-func (s *Session) finishNotify(wc verbs.WC) (Outcome, error) {
+func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	s.addCompletion(wc)
-	out := Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = 1  /* " + wcText(wc) + " */"}
+	out := withC(Outcome{}, poll.Returned(wcText(wc)))
 	if wc.Status != verbs.WCSuccess {
 		return out, &CompletionError{What: "recv done message", WC: wc}
 	}
@@ -235,11 +252,11 @@ func (s *Session) finishNotify(wc verbs.WC) (Outcome, error) {
 		res.Via = NotifySend
 		res.Notice = cString(b)
 		s.got("SEND", res.Notice.String())
-		out.Call += "\nprintf(\"%s\", recv_buf)"
+		out = withC(out, c.S(c.Call("printf", c.Str("%s\n"), c.C("recv_buf"))).Returned(`"`+res.Notice.String()+`"`).Only(c.ScreenOnly))
 	case verbs.WCRecvRDMAWithImm:
 		res.Via = NotifyImm
 		res.Notice = PeerBytes(fmt.Sprintf("imm_data=0x%x", wc.ImmData))
-		out.Call += "\nntohl(wc.imm_data)"
+		out = withC(out, c.S(c.Call("printf", c.Str("%x\n"), c.Call("ntohl", c.C("wc.imm_data")))).Returned(fmt.Sprintf("0x%x", wc.ImmData)).Only(c.ScreenOnly))
 	default:
 		return out, fmt.Errorf("unexpected completion opcode %s", wc.Opcode)
 	}
@@ -257,10 +274,11 @@ func (s *Session) finishDoorbell() (Outcome, error) {
 	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
 	s.set(func() { s.result = res })
 	s.got("RDMA WRITE", "doorbell = 1")
-	return Outcome{Call: "ntohll(*doorbell) == 1; __sync_synchronize()",
+	seen := c.S(c.C(fmt.Sprintf("if (be64toh(*doorbell) == %d) __sync_synchronize()", DoorbellValue))).Returned(fmt.Sprintf("*doorbell = htobe64(%d)", DoorbellValue)).Only(c.ScreenOnly)
+	return withC(Outcome{
 		Results: resultKVs(res, verbs.WC{}),
 		Note: Text{"No completion here: the server's CPU saw the flag change in memory.",
-			"这里没有任何完成：是 server 的 CPU 看到了内存里的标志位变化。"}}, nil
+			"这里没有任何完成：是 server 的 CPU 看到了内存里的标志位变化。"}}, seen), nil
 }
 
 func resultKVs(r *Result, wc verbs.WC) []KV {

@@ -171,7 +171,7 @@ func applyNoRecv(cfg Config, tour []Step) []Step {
 		tour = remove(tour, "post-recv")
 		late := Step{ID: "post-recv-late", Side: Server,
 			Title: Text{"Post the RECV, late", "迟到的 post_recv"},
-			Call:  "ibv_post_recv(qp, &wr /* wr_id=100, 128 B */, &bad)", run: stepPostRecv}
+			Call:  postRecvGeneric(), run: stepPostRecv}
 		if forever {
 			late.After = []string{"post-send"} // while the SEND is being RNR-NAKed
 		} else {
@@ -222,7 +222,7 @@ func applyPostBeforeConnect(cfg Config, tour []Step) []Step {
 	}
 	early := Step{ID: "post-write-early", Side: Client,
 		Title:  Text{"post_send while the QP is in INIT", "QP 还在 INIT 就 post_send"},
-		Call:   "ibv_post_send(qp, &wr /* IBV_WR_RDMA_WRITE */, &bad)  /* before rdma_connect */",
+		Call:   postSendGeneric(verbs.WRRDMAWrite, ", before rdma_connect"),
 		Expect: expectErrno("ibv_post_send", syscall.EINVAL), run: stepPostWriteEarly}
 	return insertAfter(tour, "reg-mr-msg", early)
 }

@@ -15,8 +15,8 @@ package steps
 import (
 	"context"
 	"fmt"
-	"strings"
 
+	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -45,11 +45,11 @@ func manualTour(role Role, n Notify) []Step {
 		case "accept":
 			out = append(out, stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS), Step{ID: "accept-manual", Side: Server, After: st.After,
 				Title: Text{"Accept, naming our own QP", "accept，并告诉对方我们自己的 QP"},
-				Call:  "rdma_accept(id, &param /* qp_num = qp->qp_num, private_data = remote_info */)", run: stepAcceptManual})
+				Call:  "rdma_accept(id, &param); /* param.qp_num = qp->qp_num, param.private_data = &info */", run: stepAcceptManual})
 		case "connect":
 			out = append(out, Step{ID: "connect-manual", Side: Client, After: st.After,
 				Title: Text{"Send the connect request, naming our QP", "发出连接请求，并告诉对方我们的 QP"},
-				Call:  "rdma_connect(id, &param /* qp_num = qp->qp_num */)", run: stepConnectManual})
+				Call:  "rdma_connect(id, &param); /* param.qp_num = qp->qp_num */", run: stepConnectManual})
 		case "get-established":
 			if role == Server {
 				out = append(out, st)
@@ -58,17 +58,17 @@ func manualTour(role Role, n Notify) []Step {
 			out = append(out,
 				Step{ID: "get-connect-response", Side: Client, Waits: true, After: st.After,
 					Title: Text{"Wait for CONNECT_RESPONSE and read remote_info", "等待 CONNECT_RESPONSE，读出 remote_info"},
-					Call:  "rdma_get_cm_event(ec, &event)  /* RDMA_CM_EVENT_CONNECT_RESPONSE */", run: stepGetConnectResponse},
+					Call:  waitEventGeneric(verbs.EventConnectResponse), run: stepGetConnectResponse},
 				stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS),
 				Step{ID: "establish", Side: Client,
 					Title: Text{"Complete the connection: send the RTU", "完成建连：发出 RTU"},
-					Call:  "rdma_establish(id)", run: stepEstablish})
+					Call:  "rdma_establish(id);", run: stepEstablish})
 		case "disconnect":
 			out = append(out, Step{ID: "disconnect-manual", Side: role, After: st.After,
 				Title: Text{"Disconnect, and move our QP to ERR", "断开连接，并把我们的 QP 置为 ERR"},
-				Call:  "rdma_disconnect(id); ibv_modify_qp(qp, {qp_state=IBV_QPS_ERR}, IBV_QP_STATE)", run: stepDisconnectManual})
+				Call:  "rdma_disconnect(id);\nibv_modify_qp(qp, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_ERR }, IBV_QP_STATE);", run: stepDisconnectManual})
 		case "teardown":
-			st.Call = strings.Replace(st.Call, "rdma_destroy_qp", "ibv_destroy_qp", 1)
+			st.Call = teardownGeneric("ibv_destroy_qp(qp);")
 			out = append(out, st)
 		default:
 			out = append(out, st)
@@ -103,7 +103,7 @@ func manualTours() [][]Step {
 func stepCreateQPManualDef(role Role) Step {
 	return Step{ID: "create-qp-manual", Side: role,
 		Title: Text{"Create the QP yourself (it starts in RESET)", "自己创建 QP（初始状态 RESET）"},
-		Call:  "qp = ibv_create_qp(pd, &attr)", run: stepCreateQPManual}
+		Call:  "qp = ibv_create_qp(pd, &init_attr);", run: stepCreateQPManual}
 }
 
 func stepModifyDef(role Role, st verbs.QPState) Step {
@@ -114,23 +114,24 @@ func stepModifyDef(role Role, st verbs.QPState) Step {
 		verbs.QPSRTS:  {"QP: RTR → RTS (ready to send)", "QP：RTR → RTS（可以发送）"},
 	}[st]
 	return Step{ID: id, Side: role, Title: title,
-		Call: fmt.Sprintf("attr.qp_state = %s; rdma_init_qp_attr(id, &attr, &mask); ibv_modify_qp(qp, &attr, mask)", st.CName()),
+		Call: fmt.Sprintf("attr.qp_state = %s;\nrdma_init_qp_attr(id, &attr, &mask);\nibv_modify_qp(qp, &attr, mask);", st.CName()),
 		run:  func(ctx context.Context, s *Session) (Outcome, error) { return s.modifyQP(st) }}
 }
 
 func stepCreateQPManual(_ context.Context, s *Session) (Outcome, error) {
 	attr := s.qpInitAttr()
-	call := "qp = ibv_create_qp(pd, {send_cq=cq, recv_cq=cq, qp_type=IBV_QPT_RC, cap={max_send_wr=8, max_recv_wr=8, max_send_sge=1, max_recv_sge=1}})"
+	call := c.MustPtr("ibv_create_qp", "qp", c.Call("ibv_create_qp", c.C("pd"), qpInitAttrC(attr)))
 	qp, err := s.dev.CreateQP(s.pd, attr)
 	if err != nil {
-		return Outcome{Call: call + " = NULL"}, err
+		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.set(func() { s.qp, s.manualQP = qp, true })
 	state := s.recordQPState()
-	return Outcome{Call: call + fmt.Sprintf(" = {qp_num=0x%x}", qp.Num()),
+	return withC(Outcome{
 		Results: []KV{{"qp_num", fmt.Sprintf("0x%x", qp.Num())}, {"state (ibv_query_qp)", state}, {"id->qp", "NULL (the CM does not own this QP)"}},
 		Note: Text{"A bare QP in RESET: it can neither receive nor send. Three ibv_modify_qp calls follow, each with the attributes its transition needs.",
-			"一个光秃秃的 QP，处于 RESET：既不能收也不能发。接下来三次 ibv_modify_qp，每次带上这一步迁移需要的属性。"}}, nil
+			"一个光秃秃的 QP，处于 RESET：既不能收也不能发。接下来三次 ibv_modify_qp，每次带上这一步迁移需要的属性。"}},
+		call.Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), nil
 }
 
 // attrKVs lists the attributes mask selects, as C field = value.
@@ -171,24 +172,22 @@ var modifyNotes = map[verbs.QPState]Text{
 // modifyQP is rdma_init_qp_attr(state) + ibv_modify_qp, showing both.
 func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
 	before := s.recordQPState()
-	get := fmt.Sprintf("attr.qp_state = %s;\nrdma_init_qp_attr(id, &attr, &mask)", st.CName())
+	set := c.S(c.Assign("attr.qp_state", c.C(st.CName())))
+	get := c.Must("rdma_init_qp_attr", c.Call("rdma_init_qp_attr", c.C("id"), c.C("&attr"), c.C("&mask")))
 	attr, mask, err := s.id.InitQPAttr(st)
 	if err != nil {
-		return Outcome{Call: get + " = -1  /* " + errnoText(err) + " */"}, problem(err,
+		return withC(Outcome{}, set, failed(get, err)), problem(err,
 			Text{"rdma_cm cannot fill in the " + st.String() + " attributes yet", "rdma_cm 现在还给不出 " + st.String() + " 的属性"},
 			Text{"RTR and RTS need the peer's QPN and PSN: on the client they come with CONNECT_RESPONSE, on the server with CONNECT_REQUEST", "RTR 和 RTS 需要对端的 QPN 和 PSN：client 要等 CONNECT_RESPONSE，server 在 CONNECT_REQUEST 时就有了"})
 	}
-	var fields []string
-	for _, kv := range attrKVs(attr, mask) {
-		fields = append(fields, kv.Name+"="+kv.Value)
-	}
-	call := get + fmt.Sprintf(" = 0  /* mask = %s */\nibv_modify_qp(qp, {%s}, %s)", mask, strings.Join(fields, ", "), mask)
+	get = get.Returned("0: mask = " + mask.String())
+	call := c.Must("ibv_modify_qp", c.Call("ibv_modify_qp", c.C("qp"), qpAttrC(attr, mask), c.Either(c.C(mask.String()), c.C("mask"))))
 	if err := s.qp.Modify(attr, mask); err != nil {
-		return Outcome{Call: call + " = " + errnoText(err), Results: attrKVs(attr, mask)}, err
+		return withC(Outcome{Results: attrKVs(attr, mask)}, set, get, postFailed(call, err)), err
 	}
 	after := s.recordQPState()
 	res := append([]KV{{"transition", before + " → " + after}, {"mask", mask.String()}}, attrKVs(attr, mask)...)
-	return Outcome{Call: call + " = 0", Results: res, Note: modifyNotes[st]}, nil
+	return withC(Outcome{Results: res, Note: modifyNotes[st]}, set, get, call.Returned("0")), nil
 }
 
 func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
@@ -198,39 +197,40 @@ func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 	}
 	raw := info.Marshal()
 	p := verbs.ConnParam{PrivateData: raw, ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
-	call := fmt.Sprintf("rdma_accept(id, {qp_num=0x%x, private_data=remote_info{addr=0x%x, rkey=0x%x, size=%d, doorbell_addr=0x%x, doorbell_rkey=0x%x, doorbell_size=%d} (%d B), responder_resources=1, initiator_depth=1, rnr_retry_count=%d})",
-		p.QPNum, info.Addr, info.RKey, info.Size, info.DoorbellAddr, info.DoorbellRKey, info.DoorbellSize, len(raw), s.cfg.RNRRetry)
+	fill := remoteInfoC(info, c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)buf")))
+	call := c.Must("rdma_accept", c.Call("rdma_accept", c.C("id"), connParamC(p, c.C("&info"), true)))
 	if err := s.id.Accept(p); err != nil {
-		return Outcome{Call: call + " = -1"}, err
+		return withC(Outcome{}, fill, failed(call, err)), err
 	}
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
 	s.sent("REP", fmt.Sprintf("qpn=0x%x, remote_info: addr=0x%x rkey=0x%x", p.QPNum, info.Addr, info.RKey))
 	state := s.recordQPState()
-	return Outcome{Call: call + " = 0",
+	return withC(Outcome{
 		Results: []KV{{"REP qp_num", fmt.Sprintf("0x%x", p.QPNum)}, {"private data", fmt.Sprintf("% x", raw)}, {"QP state", state}},
 		Note: Text{"id->qp is NULL, so librdmacm touched no QP: it only sent the REP, with our qp_num and the starting PSN rdma_init_qp_attr gave us as sq_psn.",
-			"id->qp 是 NULL，librdmacm 没碰任何 QP：它只发出 REP，里面带着我们的 qp_num，以及 rdma_init_qp_attr 给我们的 sq_psn 作为起始 PSN。"}}, nil
+			"id->qp 是 NULL，librdmacm 没碰任何 QP：它只发出 REP，里面带着我们的 qp_num，以及 rdma_init_qp_attr 给我们的 sq_psn 作为起始 PSN。"}}, fill, call.Returned("0")), nil
 }
 
 func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
 	p := verbs.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
-	call := fmt.Sprintf("rdma_connect(id, {qp_num=0x%x, responder_resources=1, initiator_depth=1, retry_count=0, rnr_retry_count=%d})", p.QPNum, s.cfg.RNRRetry)
+	call := c.Must("rdma_connect", c.Call("rdma_connect", c.C("id"), connParamC(p, c.Expr{}, false)))
 	if err := s.id.Connect(p); err != nil {
-		return Outcome{Call: call + " = -1"}, err
+		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.sent("REQ", fmt.Sprintf("qpn=0x%x", p.QPNum))
-	return Outcome{Call: call + " = 0", Results: []KV{{"sent", "CM REQ"}, {"REQ qp_num", fmt.Sprintf("0x%x", p.QPNum)}},
+	return withC(Outcome{Results: []KV{{"sent", "CM REQ"}, {"REQ qp_num", fmt.Sprintf("0x%x", p.QPNum)}},
 		Note: Text{"id->qp is NULL, so the REQ carries conn_param.qp_num: that is how the server learns which QP to send to.",
-			"id->qp 是 NULL，所以 REQ 里带的是 conn_param.qp_num：server 就靠它知道该往哪个 QP 发。"}}, nil
+			"id->qp 是 NULL，所以 REQ 里带的是 conn_param.qp_num：server 就靠它知道该往哪个 QP 发。"}}, call.Returned("0")), nil
 }
 
 func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
 	ev, err := s.waitEvent(ctx, verbs.EventConnectResponse, s.cfg.Timeout)
+	get := getEvent(ev, verbs.EventConnectResponse, gotEvent(err))
 	if err != nil {
-		return Outcome{Call: "rdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */"}, err
+		return withC(Outcome{}, get), err
 	}
 	s.got("REP", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
-	out := Outcome{Call: "rdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */"}
+	out := withC(Outcome{}, get)
 	info, perr := ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {
 		return out, problem(perr, Text{"the server sent no remote_info: it is not an rdmatour/seed server", "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, Text{})
@@ -238,7 +238,7 @@ func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
 	raw := append([]byte(nil), ev.PrivateData...)
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
 	state := s.recordQPState()
-	out.Call += fmt.Sprintf("\nmemcpy(&info, event->param.conn.private_data, 32)  /* private_data_len=%d, qp_num=0x%x */; rdma_ack_cm_event(event)", len(ev.PrivateData), ev.QPNum)
+	out = withC(out, append(readRemoteInfo(info, len(ev.PrivateData)), ackEvent())...)
 	out.Results = []KV{{"event", ev.Type.String()}, {"server QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"private_data_len", fmt.Sprint(len(ev.PrivateData))},
 		{"remote addr", fmt.Sprintf("0x%x", info.Addr)}, {"remote rkey", fmt.Sprintf("0x%x", info.RKey)}, {"QP state", state}}
 	out.Note = Text{"With a QP on the id, librdmacm would have moved it to RTR and RTS and sent the RTU right here. id->qp is NULL, so it hands the REP to us: the connection is half open until rdma_establish.",
@@ -247,15 +247,16 @@ func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
 }
 
 func stepEstablish(_ context.Context, s *Session) (Outcome, error) {
+	call := c.Must("rdma_establish", c.Call("rdma_establish", c.C("id")))
 	if err := s.id.Establish(); err != nil {
-		return Outcome{Call: "rdma_establish(id) = -1  /* " + errnoText(err) + " */"}, err
+		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.sent("RTU", "")
 	s.set(func() { s.connected = true })
 	state := s.recordQPState()
-	return Outcome{Call: "rdma_establish(id) = 0", Results: []KV{{"sent", "CM RTU"}, {"QP state", state}},
+	return withC(Outcome{Results: []KV{{"sent", "CM RTU"}, {"QP state", state}},
 		Note: Text{"The RTU tells the server the connection is up; it gets RDMA_CM_EVENT_ESTABLISHED. This side gets no event: it already knows.",
-			"RTU 告诉 server 连接已建立，server 会收到 RDMA_CM_EVENT_ESTABLISHED。本端不会再收到事件：它自己已经知道了。"}}, nil
+			"RTU 告诉 server 连接已建立，server 会收到 RDMA_CM_EVENT_ESTABLISHED。本端不会再收到事件：它自己已经知道了。"}}, call.Returned("0")), nil
 }
 
 func stepDisconnectManual(ctx context.Context, s *Session) (Outcome, error) {
@@ -265,13 +266,13 @@ func stepDisconnectManual(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	// The CM does not own the QP, so rdma_disconnect left it in RTS.
 	before := s.recordQPState()
-	mod := "ibv_modify_qp(qp, {qp_state=IBV_QPS_ERR}, IBV_QP_STATE)"
+	mod := c.Must("ibv_modify_qp to ERR", c.Call("ibv_modify_qp", c.C("qp"),
+		c.Ref(c.Compound("struct ibv_qp_attr", c.F("qp_state", c.C(verbs.QPSErr.CName())))), c.C(verbs.QPAttrState.String())))
 	if err := s.qp.Modify(verbs.QPAttr{State: verbs.QPSErr}, verbs.QPAttrState); err != nil {
-		out.Call += "\n" + mod + " = " + errnoText(err)
-		return out, err
+		return withC(out, postFailed(mod, err)), err
 	}
 	after := s.recordQPState()
-	out.Call += "\n" + mod + " = 0"
+	out = withC(out, mod.Returned("0"))
 	out.Results = append(out.Results, KV{"QP after rdma_disconnect", before}, KV{"QP after ibv_modify_qp", after})
 	out.Note = Text{"rdma_disconnect sent the DREQ but left our QP alone (in " + before + "): it is not id->qp. Moving it to ERR ourselves flushes anything still queued.",
 		"rdma_disconnect 发出了 DREQ，但没动我们的 QP（仍是 " + before + "）：它不是 id->qp。我们自己把它置为 ERR，队列里剩下的 WR 都会被 flush。"}

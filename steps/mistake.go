@@ -3,6 +3,7 @@ package steps
 import (
 	"fmt"
 
+	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -24,14 +25,14 @@ type Mistake struct {
 	Write func(t Target, size uint32, local verbs.MR, n int) Target
 }
 
-// Target is a remote address and rkey, each with the C expression that
-// computes it in the program's variables, so the printed C shows the
-// mistake as code rather than as a number.
+// Target is a remote address and rkey, each with its C expression (the
+// value on screen, the program's computation in export-c), so the printed
+// C shows the mistake as code rather than only as a number.
 type Target struct {
 	Addr  uint64
-	AddrC string
+	AddrC c.Expr
 	RKey  uint32
-	RKeyC string
+	RKeyC c.Expr
 	// Why is a comment saying what the lesson changed ("" for none).
 	Why string
 }
@@ -59,22 +60,22 @@ var (
 	// little-endian u64 they read back, through be64toh, as those bits
 	// shifted up by 32.
 	mistakeHtonlAddress = Mistake{Advertise: func(t Target) Target {
+		t.AddrC = c.Call("htonl", c.Hex(uint64(uint32(t.Addr)), "(uintptr_t)buf"))
 		t.Addr = uint64(uint32(t.Addr)) << 32
-		t.AddrC = "htonl((uintptr_t)buf)"
 		t.Why = "the lesson's mistake: htonl on a 64-bit address"
 		return t
 	}}
 
 	mistakeBadRKey = Mistake{Write: func(t Target, _ uint32, local verbs.MR, _ int) Target {
 		t.Why = fmt.Sprintf("the lesson's mistake: rkey = mr->lkey (0x%x), not the server's rkey 0x%x", local.LKey(), t.RKey)
-		t.RKey, t.RKeyC = local.LKey(), "mr->lkey"
+		t.RKey, t.RKeyC = local.LKey(), c.Hex(uint64(local.LKey()), "mr->lkey")
 		return t
 	}}
 
 	mistakeOutOfBounds = Mistake{Write: func(t Target, size uint32, _ verbs.MR, n int) Target {
 		t.Why = fmt.Sprintf("the lesson's mistake: remote_addr = addr + size - 8, then %d bytes", n)
 		t.Addr += uint64(size) - 8
-		t.AddrC = "remote_addr + size - 8"
+		t.AddrC = c.Hex(t.Addr, "remote_addr + size - 8")
 		return t
 	}}
 )

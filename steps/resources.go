@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -15,24 +16,27 @@ func stepAllocPD(_ context.Context, s *Session) (Outcome, error) {
 	if s.dev == nil {
 		return Outcome{}, errors.New("id->verbs is NULL: no device yet")
 	}
+	call := c.MustPtr("ibv_alloc_pd", "pd", c.Call("ibv_alloc_pd", c.C("id->verbs")))
 	pd, err := s.dev.AllocPD()
 	if err != nil {
-		return Outcome{Call: "pd = ibv_alloc_pd(id->verbs) = NULL"}, err
+		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.set(func() { s.pd = pd })
-	return Outcome{Call: fmt.Sprintf("pd = ibv_alloc_pd(id->verbs /* %s */) = {handle=%d}", devName(s.dev), pd.Handle()),
-		Results: []KV{{"pd->handle", fmt.Sprint(pd.Handle())}}}, nil
+	return withC(Outcome{Results: []KV{{"pd->handle", fmt.Sprint(pd.Handle())}}},
+		call.Returned(fmt.Sprintf("{ .handle = %d } on %s", pd.Handle(), devName(s.dev)))), nil
 }
 
 func stepCreateCQ(_ context.Context, s *Session) (Outcome, error) {
+	call := c.MustPtr("ibv_create_cq", "cq", c.Call("ibv_create_cq", c.C("id->verbs"), c.Dec(CQDepth, "CQ_DEPTH"), c.C("NULL"), c.C("NULL"), c.C("0")))
 	cq, err := s.dev.CreateCQ(CQDepth)
 	if err != nil {
-		return Outcome{Call: fmt.Sprintf("cq = ibv_create_cq(id->verbs, %d, NULL, NULL, 0) = NULL", CQDepth)}, err
+		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.set(func() { s.cq = cq })
-	return Outcome{Call: fmt.Sprintf("cq = ibv_create_cq(id->verbs, %d, NULL, NULL, 0) = {cqe=%d}", CQDepth, cq.CQE()),
+	return withC(Outcome{
 		Results: []KV{{"cq->cqe", fmt.Sprint(cq.CQE())}},
-		Note:    Text{"One CQ serves both the send and the receive queue, as in the seed.", "和 seed 一样，发送队列和接收队列共用这一个 CQ。"}}, nil
+		Note:    Text{"One CQ serves both the send and the receive queue, as in the seed.", "和 seed 一样，发送队列和接收队列共用这一个 CQ。"}},
+		call.Returned(fmt.Sprintf("{ .cqe = %d }", cq.CQE()))), nil
 }
 
 // qpInitAttr is the seed's build_qp attributes.
@@ -43,16 +47,17 @@ func (s *Session) qpInitAttr() verbs.QPInitAttr {
 
 func stepCreateQP(_ context.Context, s *Session) (Outcome, error) {
 	attr := s.qpInitAttr()
-	call := "rdma_create_qp(id, pd, {send_cq=cq, recv_cq=cq, qp_type=IBV_QPT_RC, cap={max_send_wr=8, max_recv_wr=8, max_send_sge=1, max_recv_sge=1}})"
+	call := c.Must("rdma_create_qp", c.Call("rdma_create_qp", c.C("id"), c.C("pd"), qpInitAttrC(attr)))
 	qp, err := s.id.CreateQP(s.pd, attr)
 	if err != nil {
-		return Outcome{Call: call + " = -1"}, err
+		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.set(func() { s.qp = qp })
 	state := s.recordQPState()
-	return Outcome{Call: call + " = 0\nqp = id->qp",
+	return withC(Outcome{
 		Results: []KV{{"qp_num", fmt.Sprintf("0x%x", qp.Num())}, {"state (ibv_query_qp)", state}},
-		Note:    Text{"librdmacm created the QP and already moved it RESET → INIT.", "librdmacm 建好 QP 后已经把它从 RESET 推到了 INIT。"}}, nil
+		Note:    Text{"librdmacm created the QP and already moved it RESET → INIT.", "librdmacm 建好 QP 后已经把它从 RESET 推到了 INIT。"}},
+		call.Returned("0"), c.S(c.Assign("qp", c.C("id->qp"))).Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), nil
 }
 
 // recordQPState queries the QP and appends a new state to the history.
@@ -80,14 +85,20 @@ func (s *Session) regMR(name string, size int, access verbs.Access, dst *verbs.M
 	if name == "buf" {
 		mrName = "mr"
 	}
-	call := fmt.Sprintf("posix_memalign(&%s, 4096, %d); %s = ibv_reg_mr(pd, %s, %d, %s)", name, size, mrName, name, size, access)
+	// PD.RegMR allocates page-aligned memory and registers it: in C,
+	// posix_memalign and ibv_reg_mr.
+	alloc := c.Must("posix_memalign", c.Call("posix_memalign", c.C("(void **)&"+name), c.C("4096"), c.Dec(int64(size), "")))
+	zero := c.S(c.Call("memset", c.C(name), c.C("0"), c.Dec(int64(size), ""))).Only(c.ExportOnly)
+	reg := c.MustPtr("ibv_reg_mr "+name, mrName, c.Call("ibv_reg_mr", c.C("pd"), c.C(name), c.Dec(int64(size), ""), c.C(access.String())))
 	mr, err := s.pd.RegMR(size, access)
 	if err != nil {
-		return Outcome{Call: call + " = NULL"}, err
+		return withC(Outcome{}, alloc, zero, failed(reg, err)), err
 	}
 	s.set(func() { *dst = mr })
-	return Outcome{Call: call + fmt.Sprintf(" = {addr=0x%x, lkey=0x%x, rkey=0x%x}", mr.Addr(), mr.LKey(), mr.RKey()),
-		Results: []KV{{name + " addr", fmt.Sprintf("0x%x", mr.Addr())}, {"lkey", fmt.Sprintf("0x%x", mr.LKey())}, {"rkey", fmt.Sprintf("0x%x", mr.RKey())}, {"access", access.Short()}}}, nil
+	return withC(Outcome{
+		Results: []KV{{name + " addr", fmt.Sprintf("0x%x", mr.Addr())}, {"lkey", fmt.Sprintf("0x%x", mr.LKey())}, {"rkey", fmt.Sprintf("0x%x", mr.RKey())}, {"access", access.Short()}}},
+		alloc.Returned(fmt.Sprintf("0: %s = 0x%x", name, mr.Addr())), zero,
+		reg.Returned(fmt.Sprintf("{ .addr = 0x%x, .lkey = 0x%x, .rkey = 0x%x }", mr.Addr(), mr.LKey(), mr.RKey()))), nil
 }
 
 const remoteAccess = verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead
@@ -115,7 +126,8 @@ func stepRegMsg(_ context.Context, s *Session) (Outcome, error) {
 		return recv, err
 	}
 	send, err := s.regMR("send_buf", MsgBufSize, verbs.AccessLocalWrite, &s.mrSend)
-	out := Outcome{Call: recv.Call + "\n" + send.Call, Results: append(recv.Results, send.Results...),
-		Note: Text{"LOCAL_WRITE only: these buffers are never touched by the peer's one-sided operations.", "只有 LOCAL_WRITE：对端的单边操作从不碰这两块 buffer。"}}
+	out := withC(Outcome{Results: append(recv.Results, send.Results...),
+		Note: Text{"LOCAL_WRITE only: these buffers are never touched by the peer's one-sided operations.", "只有 LOCAL_WRITE：对端的单边操作从不碰这两块 buffer。"}},
+		append(append([]c.Stmt(nil), recv.C...), send.C...)...)
 	return out, err
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -273,42 +274,48 @@ func (s *Session) Close() (string, error) {
 }
 
 func (s *Session) teardown() (string, error) {
+	stmts, err := s.teardownC()
+	return c.Lines(stmts, c.Actual), err
+}
+
+// teardownC frees what is still allocated and returns the C it ran.
+func (s *Session) teardownC() ([]c.Stmt, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return "", nil
+		return nil, nil
 	}
 	s.closed = true
 	s.done = true
 	if s.dev != nil {
 		s.refreshPackets()
 	}
-	var calls []string
+	var calls []c.Stmt
 	var firstErr error
-	do := func(call string, f func() error) {
-		err := f()
-		if err != nil {
-			call += " = " + err.Error()
+	do := func(call c.Stmt, f func() error) {
+		if err := f(); err != nil {
+			call = failed(call, err)
 			if firstErr == nil {
 				firstErr = err
 			}
-		} else {
-			call += " = 0"
+		} else if call.Check != c.NoCheck {
+			call = call.Returned("0") // the others return void
 		}
 		calls = append(calls, call)
 	}
+	destroy := func(fn, arg string) c.Stmt { return c.Must(fn, c.Call(fn, c.C(arg))) }
 	if s.id != nil && s.connected && !s.disconnected {
 		// rdma_destroy_id would send the DREQ too; doing it explicitly
 		// makes the peer's DISCONNECTED prompt and visible.
-		do("rdma_disconnect(id)", s.id.Disconnect)
+		do(c.S(c.Call("rdma_disconnect", c.C("id"))).Returned("sends the DREQ"), s.id.Disconnect)
 		s.disconnected = true
 	}
 	if s.qp != nil && s.manualQP {
-		do("ibv_destroy_qp(qp)", s.qp.Destroy)
+		do(destroy("ibv_destroy_qp", "qp"), s.qp.Destroy)
 		s.qp = nil
 	}
 	if s.id != nil && s.qp != nil {
-		do("rdma_destroy_qp(id)", s.id.DestroyQP)
+		do(c.S(c.Call("rdma_destroy_qp", c.C("id"))), func() error { return s.id.DestroyQP() })
 		s.qp = nil
 	}
 	for _, m := range []struct {
@@ -317,39 +324,33 @@ func (s *Session) teardown() (string, error) {
 	}{{"send_mr", "send_buf", &s.mrSend}, {"recv_mr", "recv_buf", &s.mrRecv}, {"doorbell_mr", "doorbell", &s.mrDoor}, {"mr", "buf", &s.mrData}} {
 		if *m.mr != nil {
 			mr := *m.mr
-			do("ibv_dereg_mr("+m.name+"); free("+m.buf+")", mr.Dereg)
+			do(destroy("ibv_dereg_mr", m.name), mr.Dereg)
+			calls = append(calls, c.S(c.Call("free", c.C(m.buf))))
 			*m.mr = nil
 		}
 	}
 	if s.cq != nil {
-		do("ibv_destroy_cq(cq)", s.cq.Destroy)
+		do(destroy("ibv_destroy_cq", "cq"), s.cq.Destroy)
 		s.cq = nil
 	}
 	if s.pd != nil {
-		do("ibv_dealloc_pd(pd)", s.pd.Dealloc)
+		do(destroy("ibv_dealloc_pd", "pd"), s.pd.Dealloc)
 		s.pd = nil
 	}
 	if s.id != nil {
-		do("rdma_destroy_id(id)", s.id.Destroy)
+		do(destroy("rdma_destroy_id", "id"), s.id.Destroy)
 		s.id = nil
 	}
 	if s.listener != nil {
-		do("rdma_destroy_id(listener)", s.listener.Destroy)
+		do(destroy("rdma_destroy_id", "listener"), s.listener.Destroy)
 		s.listener = nil
 	}
 	if s.ec != nil {
-		do("rdma_destroy_event_channel(ec)", s.ec.Destroy)
+		do(c.S(c.Call("rdma_destroy_event_channel", c.C("ec"))), func() error { return s.ec.Destroy() })
 		s.ec = nil
 	}
 	s.dev = nil
-	out := ""
-	for i, c := range calls {
-		if i > 0 {
-			out += "\n"
-		}
-		out += c
-	}
-	return out, firstErr
+	return calls, firstErr
 }
 
 // addTimeline records a message between the sides.

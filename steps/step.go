@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/rdmatour/rdmatour/steps/cprint"
 )
 
 // Role is the side of the connection a session plays.
@@ -76,9 +78,12 @@ func (t Text) In(lang string) string {
 
 // Outcome is what one step did.
 type Outcome struct {
-	// Call is the C the step executed, with the actual values, one call per
-	// line ("ibv_reg_mr(pd, 0x7f.., 4096, IBV_ACCESS_LOCAL_WRITE | ...) = mr{lkey=0x1234 ...}").
+	// Call is the C the step executed, with the actual values, one
+	// statement per line, each result a trailing comment: C's screen
+	// rendering.
 	Call string
+	// C is the statements the step executed, for export-c.
+	C []cprint.Stmt
 	// Results are the named values the call produced, in order.
 	Results []KV
 	// Note says in words what happened.

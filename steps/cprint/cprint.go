@@ -1,0 +1,147 @@
+// Package cprint prints C: every C line rdmatour shows, and the program
+// `rdmatour export-c` writes. An Expr has two renderings: Actual, with
+// the values the call really used (the screen), and Symbolic, an
+// expression over the program's variables (the exported program). A Stmt
+// is one C statement; its Actual line ends with the result as a comment.
+// Both renderings are valid C99 against <infiniband/verbs.h> and
+// <rdma/rdma_cma.h>; the steps package tests that with gcc.
+package cprint
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Mode selects a rendering.
+type Mode int
+
+const (
+	// Actual prints the values the call used: addresses, keys, sizes.
+	Actual Mode = iota
+	// Symbolic prints expressions over the program's variables.
+	Symbolic
+)
+
+// Expr is a C expression in both renderings.
+type Expr struct{ actual, symbolic string }
+
+// In renders e.
+func (e Expr) In(m Mode) string {
+	if m == Symbolic {
+		return e.symbolic
+	}
+	return e.actual
+}
+
+// C is code that reads the same in both renderings: a variable, a
+// constant, an enumerator.
+func C(code string) Expr { return Expr{code, code} }
+
+// Value is a value the program computes: actual is what it was this run,
+// symbolic the expression that computes it.
+func Value(actual, symbolic string) Expr { return Expr{actual, symbolic} }
+
+// Either takes the actual rendering of a and the symbolic one of s: the
+// screen shows one call where the program needs a loop or a helper.
+func Either(a, s Expr) Expr { return Expr{a.actual, s.symbolic} }
+
+// Hex is an unsigned value printed in hex, computed by symbolic ("" when
+// the program uses the number itself).
+func Hex(v uint64, symbolic string) Expr {
+	h := fmt.Sprintf("0x%x", v)
+	if symbolic == "" {
+		symbolic = h
+	}
+	return Expr{h, symbolic}
+}
+
+// Dec is an integer printed in decimal, computed by symbolic ("" when the
+// program uses the number itself).
+func Dec(v int64, symbolic string) Expr {
+	d := fmt.Sprint(v)
+	if symbolic == "" {
+		symbolic = d
+	}
+	return Expr{d, symbolic}
+}
+
+// Str is a C string literal of s. Control characters are C escapes (\n)
+// and every other byte that is not printable ASCII an octal escape, so
+// the literal is valid C and safe on a terminal.
+func Str(s string) Expr {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '?':
+			b.WriteString(`\?`) // no trigraphs
+		case c >= 0x20 && c < 0x7f:
+			b.WriteByte(c)
+		case strings.IndexByte("\a\b\f\n\r\t\v", c) >= 0:
+			b.WriteString(map[byte]string{'\a': `\a`, '\b': `\b`, '\f': `\f`, '\n': `\n`, '\r': `\r`, '\t': `\t`, '\v': `\v`}[c])
+		default:
+			fmt.Fprintf(&b, `\%03o`, c)
+		}
+	}
+	b.WriteByte('"')
+	return C(b.String())
+}
+
+// Call is fn(args...).
+func Call(fn string, args ...Expr) Expr {
+	return join(fn+"(", args, ", ", ")")
+}
+
+// Ref is &e.
+func Ref(e Expr) Expr { return Expr{"&" + e.actual, "&" + e.symbolic} }
+
+// Assign is lhs = e.
+func Assign(lhs string, e Expr) Expr { return Expr{lhs + " = " + e.actual, lhs + " = " + e.symbolic} }
+
+// Field is one designated initialiser: .Name = Val.
+type Field struct {
+	Name string
+	Val  Expr
+}
+
+// F makes a Field.
+func F(name string, v Expr) Field { return Field{name, v} }
+
+// Init is a brace initialiser { .a = x, .b = y }.
+func Init(fields ...Field) Expr {
+	parts := make([]Expr, len(fields))
+	for i, f := range fields {
+		parts[i] = Expr{"." + f.Name + " = " + f.Val.actual, "." + f.Name + " = " + f.Val.symbolic}
+	}
+	if len(parts) == 0 {
+		return C("{ 0 }")
+	}
+	return join("{ ", parts, ", ", " }")
+}
+
+// Compound is the compound literal (typ){ fields }.
+func Compound(typ string, fields ...Field) Expr {
+	in := Init(fields...)
+	return Expr{"(" + typ + ")" + in.actual, "(" + typ + ")" + in.symbolic}
+}
+
+// Or is a | b | ...; 0 when empty.
+func Or(flags ...string) Expr {
+	if len(flags) == 0 {
+		return C("0")
+	}
+	return C(strings.Join(flags, " | "))
+}
+
+func join(open string, parts []Expr, sep, closing string) Expr {
+	a := make([]string, len(parts))
+	s := make([]string, len(parts))
+	for i, p := range parts {
+		a[i], s[i] = p.actual, p.symbolic
+	}
+	return Expr{open + strings.Join(a, sep) + closing, open + strings.Join(s, sep) + closing}
+}
