@@ -31,6 +31,9 @@ func main() {
 
 // run is main without the process: it returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 && args[0] == "export-c" {
+		return runExportC(ctx, args[1:], stdout, stderr)
+	}
 	o, err := parseArgs(args, getenv, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

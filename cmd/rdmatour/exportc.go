@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/verbs/sim"
+)
+
+const exportUsage = `Usage: rdmatour export-c server|client [--notify M] [--track T] [--lesson L] [--message TEXT] [-o FILE]
+
+Writes the tour as one complete C program (to FILE, or to standard output).
+Build it with
+  gcc -std=c99 -Wall -Werror -o rdmatour-client rdmatour-client.c -libverbs -lrdmacm
+and run it with the seed's arguments:
+  ./rdmatour-server server [PORT]
+  ./rdmatour-client client SERVER_IP [PORT] [SRC_IP] [send|doorbell|imm]
+The other side can be rdmatour, the seed program, or another exported program.
+
+`
+
+// exportArgs are export-c's command line.
+type exportArgs struct {
+	opts steps.ExportOptions
+	out  string // "" = standard output
+}
+
+// runExportC is `rdmatour export-c`: it returns the exit status.
+func runExportC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a, err := parseExportArgs(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rdmatour export-c: %v\n", err)
+		return 2
+	}
+	// The statements come from running the tour on two simulated NICs:
+	// nothing here touches a real device.
+	prog, err := steps.ExportC(ctx, a.opts, sim.New(sim.Options{}), sim.New(sim.Options{}))
+	if err != nil {
+		fmt.Fprintf(stderr, "rdmatour export-c: %s\n", steps.ExplainIn(err, "en"))
+		return 1
+	}
+	if a.out == "" {
+		_, err = io.WriteString(stdout, prog)
+	} else {
+		err = os.WriteFile(a.out, []byte(prog), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rdmatour export-c: writing the program: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// parseExportArgs reads `server|client` and the flags, in any order.
+func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
+	var a exportArgs
+	fs := flag.NewFlagSet("rdmatour export-c", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
+	notify := fs.String("notify", "send", "how the client signals completion: send | doorbell | imm")
+	fs.StringVar(&a.opts.Track, "track", steps.TrackCM, "cm | manual")
+	fs.StringVar(&a.opts.Lesson, "lesson", "", "a lesson (see `rdmatour lessons`): the program makes its mistake")
+	fs.StringVar(&a.opts.Message, "message", steps.DefaultMessage, "what the client RDMA-WRITEs")
+	fs.StringVar(&a.out, "o", "", "write the program to this file instead of standard output")
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return a, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(positional) != 1 {
+		fs.Usage()
+		return a, fmt.Errorf("name one side, server or client (got %q)", strings.Join(positional, " "))
+	}
+	switch positional[0] {
+	case "server":
+		a.opts.Role = steps.Server
+	case "client":
+		a.opts.Role = steps.Client
+	default:
+		return a, fmt.Errorf("unknown side %q: use server or client", positional[0])
+	}
+	n, err := steps.ParseNotify(*notify)
+	if err != nil {
+		return a, err
+	}
+	a.opts.Notify = n
+	return a, checkExportTour(a.opts)
+}
+
+// checkExportTour turns away a track or lesson that does not exist, or a
+// combination there is no tour for, before anything runs.
+func checkExportTour(o steps.ExportOptions) error {
+	switch o.Track {
+	case steps.TrackCM, steps.TrackManual:
+	default:
+		return fmt.Errorf("unknown track %q: use cm or manual", o.Track)
+	}
+	if o.Lesson == "" {
+		return nil
+	}
+	if _, err := steps.LessonByName(o.Lesson); err != nil {
+		return err
+	}
+	if o.Track == steps.TrackManual {
+		return fmt.Errorf("--track manual and --lesson %s cannot be combined: the lessons run on the cm track", o.Lesson)
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestExportCBadInput(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "name one side, server or client"},
+		{[]string{"server", "client"}, "name one side"},
+		{[]string{"bogus"}, `unknown side "bogus"`},
+		{[]string{"client", "--notify", "carrier-pigeon"}, `unknown notify mode "carrier-pigeon"`},
+		{[]string{"client", "--track", "fast"}, `unknown track "fast"`},
+		{[]string{"client", "--lesson", "nope"}, `unknown lesson "nope"`},
+		{[]string{"server", "--track", "manual", "--lesson", "bad-rkey"}, "cannot be combined"},
+		{[]string{"client", "--no-such-flag"}, "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"export-c"}, tt.args...), nil, &stdout, &stderr, func(string) string { return "" })
+		if code != 2 || !strings.Contains(stderr.String(), tt.want) || stdout.Len() != 0 {
+			t.Errorf("export-c %v: exit %d, stderr %q, %d bytes out; want exit 2 and %q", tt.args, code, stderr.String(), stdout.Len(), tt.want)
+		}
+	}
+}
+
+// TestExportCBuilds writes programs through the command line, flags
+// before and after the side, to stdout and with -o, and builds them with
+// -Wall -Werror. (steps.TestExportedProgramsBuild builds every tour.)
+func TestExportCBuilds(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed")
+	}
+	if _, err := os.Stat("/usr/include/rdma/rdma_cma.h"); err != nil {
+		t.Skip("the rdma_cm headers are not installed (apt-get install librdmacm-dev libibverbs-dev)")
+	}
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"server", []string{"server"}, `"server"`},
+		{"client-imm", []string{"--notify", "imm", "client"}, "IBV_WR_RDMA_WRITE_WITH_IMM"},
+		{"client-doorbell-manual", []string{"client", "--notify", "doorbell", "--track", "manual", "-o", filepath.Join(dir, "client-doorbell-manual.c")}, "ibv_modify_qp"},
+		{"client-bad-rkey", []string{"client", "--lesson", "bad-rkey"}, ".rkey = mr->lkey"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(context.Background(), append([]string{"export-c"}, tt.args...), nil, &stdout, &stderr, func(string) string { return "" }); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			file := filepath.Join(dir, tt.name+".c")
+			if stdout.Len() > 0 {
+				if err := os.WriteFile(file, stdout.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(src), tt.want) {
+				t.Errorf("program lacks %q", tt.want)
+			}
+			out, err := exec.Command("gcc", "-std=c99", "-Wall", "-Werror", "-o", filepath.Join(dir, tt.name), file, "-libverbs", "-lrdmacm").CombinedOutput()
+			if err != nil {
+				t.Fatalf("gcc: %v\n%s", err, out)
+			}
+		})
+	}
+}
