@@ -4,7 +4,8 @@
 #   - the verbs/rdmacore test suite against rxe0,
 #   - the steps tours that run on real verbs (the manual QP track),
 #   - the built rdmatour binary as server and client processes (all notify
-#     modes), and interoperability with the seed C program both ways.
+#     modes), and interoperability with the seed C program and with the
+#     programs `rdmatour export-c` writes, both ways.
 # Everything is built here first: compiling under TCG would be slow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,13 @@ go test -c -o "$out/rdmacore.test" ./verbs/rdmacore
 go test -c -o "$out/cmd.test" ./cmd/rdmatour
 go test -c -o "$out/steps.test" ./steps
 scripts/qemu/build-seed.sh "$out"
+# The programs `rdmatour export-c` writes, built as the page says.
+"$out/rdmatour" export-c server -o "$out/exported-server.c"
+gcc -std=c99 -Wall -Werror -o "$out/exported-server" "$out/exported-server.c" -libverbs -lrdmacm
+for notify in send doorbell imm; do
+	"$out/rdmatour" export-c client --notify "$notify" -o "$out/exported-client-$notify.c"
+	gcc -std=c99 -Wall -Werror -o "$out/exported-client-$notify" "$out/exported-client-$notify.c" -libverbs -lrdmacm
+done
 
 # One boot runs every suite; the guest script stops at the first failure.
 cat > "$out/suite.sh" <<SUITE
@@ -26,6 +34,7 @@ cat > "$out/suite.sh" <<SUITE
 export RDMATOUR_RDMA_ADDR=10.0.2.15 RDMATOUR_REAL_ADDR=10.0.2.15
 export TMUX_TMPDIR=/run   # tmux's socket cannot live on the 9p-shared /tmp
 export RDMATOUR_BIN=$out/rdmatour RDMATOUR_SEED_BIN=$out/rdma-write-demo
+export RDMATOUR_EXPORT_DIR=$out
 # Full output goes to files; the summary to the console, the details of
 # any failure after it.
 run() {

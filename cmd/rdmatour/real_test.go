@@ -232,3 +232,60 @@ func TestRealPortInUse(t *testing.T) {
 		}
 	}
 }
+
+// exportDir is where scripts/realverbs.sh put the programs `rdmatour
+// export-c` wrote, built with -Wall -Werror: exported-server and
+// exported-client-<notify>.
+func exportDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("RDMATOUR_EXPORT_DIR")
+	if dir == "" {
+		t.Skip("set RDMATOUR_EXPORT_DIR to the built export-c programs (scripts/realverbs.sh does)")
+	}
+	return dir
+}
+
+// The exported C client against rdmatour server, and rdmatour client
+// against the exported C server, every notify mode.
+func TestRealExportedC(t *testing.T) {
+	addr, dir := realAddr(t), exportDir(t)
+	for _, notify := range []string{"send", "doorbell", "imm"} {
+		t.Run("exported client/"+notify, func(t *testing.T) {
+			port := freePort(t)
+			srv := start(t, nil, "server", port, "--bind", addr, "--backend", "rdma", "--plain", "--auto", "--brief", "--timeout", "60s")
+			srv.waitFor(t, "rdma_listen(listener, 1); /* = 0 */", 60*time.Second)
+			cli := startRaw(t, dir+"/exported-client-"+notify, "client", addr, port, notify)
+			if code := cli.wait(t, 120*time.Second); code != 0 {
+				t.Fatalf("exported client exit %d:\n%s\nserver:\n%s", code, cli.out, srv.out)
+			}
+			if code := srv.wait(t, 120*time.Second); code != 0 {
+				t.Fatalf("rdmatour server exit %d:\n%s", code, srv.out)
+			}
+			for _, want := range []string{"[server] RDMA-written buffer: hello from rdmatour client via RDMA WRITE", "learned of the write via " + notify} {
+				if !strings.Contains(srv.out.String(), want) {
+					t.Errorf("rdmatour server lacks %q:\n%s", want, srv.out)
+				}
+			}
+		})
+		t.Run("exported server/"+notify, func(t *testing.T) {
+			port := freePort(t)
+			srv := startRaw(t, "stdbuf", "-oL", dir+"/exported-server", "server", port)
+			srv.waitFor(t, "[server] listening on port "+port, 60*time.Second)
+			msg := "rdmatour client to the exported server"
+			cli := start(t, nil, "client", addr, port, "--notify", notify, "--backend", "rdma", "--plain", "--auto", "--brief", "--timeout", "60s", "--message", msg)
+			if code := cli.wait(t, 120*time.Second); code != 0 {
+				t.Fatalf("rdmatour client exit %d:\n%s\nexported server:\n%s", code, cli.out, srv.out)
+			}
+			if code := srv.wait(t, 120*time.Second); code != 0 {
+				t.Fatalf("exported server exit %d:\n%s", code, srv.out)
+			}
+			how := map[string]string{"send": "[server] received SEND: RDMA_WRITE_DONE", "doorbell": "[server] received doorbell value: 1",
+				"imm": "[server] received imm_data 0x1234abcd"}[notify]
+			for _, want := range []string{how, "[server] RDMA-written buffer: " + msg} {
+				if !strings.Contains(srv.out.String(), want) {
+					t.Errorf("exported server lacks %q:\n%s", want, srv.out)
+				}
+			}
+		})
+	}
+}
