@@ -12,7 +12,7 @@ type Snapshot struct {
 	Role   Role
 	Notify Notify
 	Lesson string // "" for the plain tour
-	Track  string // TrackCM or TrackManual
+	Track  Track  // TrackCM or TrackManual
 	// LessonTitle is the lesson's title ("" for the plain tour).
 	LessonTitle Text
 	Backend     string // "rdma" or "sim"

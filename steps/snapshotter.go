@@ -23,9 +23,6 @@ func (s *Session) Snapshot() Snapshot {
 		Next: s.next, Running: s.running, Done: s.done, Failed: s.failed, Err: s.lastErr,
 		Lesson: s.cfg.Lesson, Track: s.cfg.Track,
 	}
-	if snap.Track == "" {
-		snap.Track = TrackCM
-	}
 	if l, err := LessonByName(s.cfg.Lesson); err == nil {
 		snap.LessonTitle = l.Title
 	}

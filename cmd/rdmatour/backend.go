@@ -12,9 +12,9 @@ import (
 // the screen can tell the learner whether they are on real RDMA.
 func chooseBackend(o options, target netip.Addr) (verbs.Provider, string, error) {
 	switch o.backend {
-	case "sim":
+	case backendSim:
 		return sim.New(sim.Options{}), "chosen with --backend sim", nil
-	case "rdma":
+	case backendRDMA:
 		// Exactly what was asked: rdma_cm itself judges the address.
 		p, err := openReal(netip.Addr{})
 		if err != nil {

@@ -47,7 +47,7 @@ func TestParseArgs(t *testing.T) {
 			}
 		}, ""},
 		{"flags after positionals", []string{"client", "server.lab", "--notify=imm", "--message", "hi", "--timeout", "5s"}, none, func(t *testing.T, o options) {
-			if o.server != "server.lab" || o.notify != steps.NotifyImm || o.message != "hi" || o.timeout != 5*time.Second || o.port != 7471 {
+			if o.server != "server.lab" || o.notify != steps.NotifyImm || o.message != "hi" || time.Duration(o.timeout) != 5*time.Second || o.port != 7471 {
 				t.Errorf("%+v", o)
 			}
 		}, ""},

@@ -266,7 +266,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown notify", []string{"client", "127.0.0.1", "--notify", "carrier-pigeon"}, 2, "unknown notify mode"},
 		{"unknown positional notify", []string{"client", "127.0.0.1", "7471", "10.0.0.9", "pigeon"}, 2, "unknown notify mode: pigeon"},
 		{"client without server", []string{"client"}, 2, "client needs the server's address"},
-		{"invalid server address", []string{"client", "no-such-host.invalid", "--backend", "sim", "--plain"}, 1, "cannot resolve"},
+		{"invalid server address", []string{"client", "no-such-host.invalid", "--backend", "sim", "--plain"}, 2, `cannot resolve "no-such-host.invalid"`},
 		{"port in use", []string{"server", busyPort, "--backend", "sim", "--plain", "--auto"}, 1, "port " + busyPort + " is already in use"},
 		{"nobody listening", []string{"client", "127.0.0.1", freePort(t), "--backend", "sim", "--plain", "--auto", "--timeout", "5s"}, 1, "nothing is listening"},
 		{"garbage peer", []string{"client", "127.0.0.1", junkPort, "--backend", "sim", "--plain", "--auto", "--timeout", "5s"}, 1, "did not answer as an RDMA server"},
