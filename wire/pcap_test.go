@@ -79,7 +79,7 @@ func TestTsharkDissects(t *testing.T) {
 		"READ_REQ": "RC RDMA Read Request QP=0x000012", "READ_RESP": "RC RDMA Read Response Only QP=0x000011",
 		"FETCH_ADD": "RC Fetch Add QP=0x000012", "ATOMIC_ACK": "RC Atomic Acknowledge QP=0x000011",
 		"UD_SEND_IMM": "UD Send Only Immediate QP=0x000013",
-		"DREQ": "CM: DisconnectRequest", "DREP": "CM: DisconnectReply",
+		"DREQ":        "CM: DisconnectRequest", "DREP": "CM: DisconnectReply",
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != len(samples) {
