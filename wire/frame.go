@@ -22,7 +22,9 @@ type Frame struct {
 	// SrcPort is the UDP source port. RoCEv2 uses it for ECMP entropy;
 	// rxe derives it from the QP number (0xC000 | qpn hash).
 	SrcPort uint16
-	TTL     uint8
+	TTL     uint8 // 64 when 0
+	TOS     uint8 // DSCP and ECN
+	IPID    uint16
 	Packet  Packet
 	// ICRCValid is set by DecodeFrame: the ICRC on the wire matches the
 	// one computed over the frame.
@@ -51,6 +53,8 @@ func (f *Frame) Encode() ([]byte, error) {
 	binary.BigEndian.PutUint16(out[12:], uint16(layers.EthernetTypeIPv4))
 	ip := out[ethLen : ethLen+ipv4Len]
 	ip[0] = 0x45 // version 4, 5 words
+	ip[1] = f.TOS
+	binary.BigEndian.PutUint16(ip[4:], f.IPID)
 	binary.BigEndian.PutUint16(ip[2:], uint16(ipTotal))
 	binary.BigEndian.PutUint16(ip[6:], 0x4000) // don't fragment
 	ip[8] = ttl
@@ -141,7 +145,7 @@ func DecodeFrame(b []byte) (Frame, error) {
 		return Frame{}, malformed("IPv4 length %d does not match the frame", ip.Length)
 	}
 	return Frame{SrcMAC: eth.SrcMAC, DstMAC: eth.DstMAC, Src: src, Dst: dst, SrcPort: uint16(udp.SrcPort),
-		TTL: ip.TTL, Packet: p, ICRCValid: ICRC(b[ipStart:ipEnd]) == p.ICRC}, nil
+		TTL: ip.TTL, TOS: ip.TOS, IPID: ip.Id, Packet: p, ICRCValid: ICRC(b[ipStart:ipEnd]) == p.ICRC}, nil
 }
 
 // ErrNotRoCE says a frame is not RoCEv2 over IPv4 (UDP 4791).
