@@ -21,7 +21,9 @@ func TestTracerKeepsAndWritesPcap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := net.DialUDP("udp4", nil, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: wire.RoCEv2Port})
+	// Unconnected, so the ICMP "port unreachable" of one datagram does not
+	// fail the next write.
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestTracerKeepsAndWritesPcap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := conn.Write(b); err != nil {
+		if _, err := conn.WriteTo(b, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: wire.RoCEv2Port}); err != nil {
 			t.Fatal(err)
 		}
 	}
