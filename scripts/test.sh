@@ -58,12 +58,21 @@ realverbs() {
 	scripts/realverbs.sh
 }
 
+twohosts() {
+	if [ "${RDMATOUR_SKIP_QEMU:-}" = 1 ] || [ "$(id -u)" -ne 0 ]; then
+		echo "skipped: needs root and the QEMU guests (RDMATOUR_SKIP_QEMU unset)"
+		return 0
+	fi
+	scripts/twohosts.sh
+}
+
 stage "install build dependencies" deps
 stage "gofmt" format
 stage "go vet" vet
 stage "unit and process tests (go test -race)" unit
 stage "fuzz targets" fuzz
 stage "real verbs on Soft-RoCE in a QEMU guest" realverbs
+stage "two hosts: Soft-RoCE in two wired QEMU guests" twohosts
 
 echo
 [ ${#failures[@]} -eq 0 ] || printf 'failed: %s\n' "${failures[@]}"
