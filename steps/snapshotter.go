@@ -142,15 +142,14 @@ func copyRemote(r *RemoteState) *RemoteState {
 	if r == nil {
 		return nil
 	}
-	return &RemoteState{Info: r.Info, Raw: append([]byte(nil), r.Raw...)}
+	return &RemoteState{Info: r.Info, Raw: append(PeerBytes(nil), r.Raw...)}
 }
 
 func copyResult(r *Result) *Result {
 	if r == nil {
 		return nil
 	}
-	c := *r
-	return &c
+	return &Result{Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
 }
 
 // trackData records which bytes of the data buffer changed and when.
