@@ -64,7 +64,10 @@ func (p port) String() string { return strconv.Itoa(int(p)) }
 
 func parsePort(s string) (port, error) {
 	p, err := strconv.Atoi(s)
-	if err != nil || p < 1 || p > 65535 {
+	if err != nil {
+		return 0, fmt.Errorf("port %q is not a number: use 1-65535", s)
+	}
+	if p < 1 || p > 65535 {
 		return 0, fmt.Errorf("port %q is out of range: use 1-65535", s)
 	}
 	return port(p), nil
