@@ -7,9 +7,10 @@
  * and <rdma/rdma_cma.h> (checked against rdma-core 44). These structs are
  * frozen ABI: libibverbs only appends to them (ibv_port_attr, whose size is
  * passed to query_port) or, for verbs_context, grows them towards lower
- * addresses. TestABIMatchesRdmaCoreHeaders compiles this file and the real
- * headers and compares the size, every field's offset, size and kind, and
- * every enumerator value; it runs wherever the -dev packages are installed.
+ * addresses. buildcheck's TestABIMatchesRdmaCoreHeaders compiles this file
+ * and the real headers and compares the size, every field's offset, size
+ * and kind, and every enumerator value, wherever the -dev packages are
+ * installed.
  *
  * Function pointers the shim never calls are declared as void * (same size
  * and offset, fewer types to declare). Big-endian fields (__be32, __be64)

@@ -6,7 +6,7 @@
 // can fall back to the simulated NIC. Building needs only Go and a C
 // compiler: abi.h declares the part of the rdma-core ABI the shim uses (no
 // libibverbs-dev/librdmacm-dev), checked against the real headers by
-// TestABIMatchesRdmaCoreHeaders. Elsewhere than Linux with cgo the package
+// verbs/rdmacore/buildcheck. Elsewhere than Linux with cgo the package
 // compiles to a stub whose Open says why real verbs are unavailable.
 package rdmacore
 

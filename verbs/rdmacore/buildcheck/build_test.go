@@ -1,6 +1,6 @@
 //go:build linux
 
-package rdmacore
+package buildcheck
 
 import (
 	"fmt"
