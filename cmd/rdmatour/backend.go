@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"net/netip"
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
+	"github.com/rdmatour/rdmatour/verbs/rdmacore"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
@@ -17,6 +19,11 @@ func chooseBackend(o options, target netip.Addr) (verbs.Provider, string, error)
 	case backendRDMA:
 		// Exactly what was asked: rdma_cm itself judges the address.
 		p, err := openReal(netip.Addr{})
+		if errors.Is(err, rdmacore.ErrUnavailable) { // err says why and how to rebuild
+			return nil, "", &steps.Problem{Err: err,
+				What: steps.Text{EN: "--backend rdma: no real verbs in this rdmatour", ZH: "--backend rdma：这个 rdmatour 不含真实 verbs 支持"},
+				Fix:  steps.Text{EN: "use --backend sim: the same tour on the simulated NIC", ZH: "改用 --backend sim：在模拟网卡上走同样的教程"}}
+		}
 		if err != nil {
 			return nil, "", &steps.Problem{Err: err,
 				What: steps.Text{EN: "--backend rdma: real RDMA is not usable here", ZH: "--backend rdma：这台机器上用不了真实 RDMA"},
@@ -25,6 +32,9 @@ func chooseBackend(o options, target netip.Addr) (verbs.Provider, string, error)
 		return p, "real verbs (libibverbs + librdmacm)", nil
 	}
 	p, err := openReal(target)
+	if errors.Is(err, rdmacore.ErrUnavailable) {
+		return sim.New(sim.Options{}), err.Error(), nil // already says "only the simulated NIC"
+	}
 	if err != nil {
 		return sim.New(sim.Options{}), "no real RDMA for " + target.String() + ": " + err.Error(), nil
 	}
