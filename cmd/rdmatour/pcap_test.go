@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmatour/rdmatour/wire"
+)
+
+// TestSimWireIsTheRealWire: the server's --pcap on the simulated NIC holds
+// the same sequence of packets that tcpdump captured between two QEMU
+// guests on Soft-RoCE for the same tour (wire/testdata, taken by
+// scripts/twohosts.sh the same way: server and client --plain --auto).
+func TestSimWireIsTheRealWire(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags []string
+	}{
+		{"send", []string{"--notify", "send"}},
+		{"doorbell", []string{"--notify", "doorbell"}},
+		{"imm", []string{"--notify", "imm"}},
+		{"bad-rkey", []string{"--lesson", "bad-rkey"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			want := kindsOf(t, filepath.Join("..", "..", "wire", "testdata", "rxe-two-hosts-"+tc.name+".pcap"))
+			pcap := filepath.Join(t.TempDir(), "server.pcap")
+			port := freePort(t)
+			common := append([]string{"--port", port, "--backend", "sim", "--plain", "--auto", "--brief", "--timeout", "20s"}, tc.flags...)
+			srv := start(t, nil, append([]string{"server", "--pcap", pcap}, common...)...)
+			srv.waitFor(t, "rdma_listen(", 20*time.Second)
+			cli := start(t, nil, append([]string{"client", "127.0.0.1"}, common...)...)
+			if code := cli.wait(t, 60*time.Second); code != 0 {
+				t.Fatalf("client exit %d:\n%s", code, cli.out)
+			}
+			if code := srv.wait(t, 60*time.Second); code != 0 {
+				t.Fatalf("server exit %d:\n%s", code, srv.out)
+			}
+			if got := kindsOf(t, pcap); got != want {
+				t.Errorf("simulated NIC's wire:\n got %s\nSoft-RoCE's:\n     %s", got, want)
+			}
+		})
+	}
+}
+
+// kindsOf decodes a pcap and lists its packets' kinds, checking each
+// frame's ICRC on the way.
+func kindsOf(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	frames, err := wire.ReadPcap(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var kinds []string
+	for i, b := range frames {
+		fr, err := wire.DecodeFrame(b)
+		if err != nil || !fr.ICRCValid {
+			t.Fatalf("%s frame %d: err %v, ICRC valid %v", path, i+1, err, fr.ICRCValid)
+		}
+		kinds = append(kinds, wire.Kind(fr.Packet))
+	}
+	return strings.Join(kinds, " / ")
+}
+
+func TestPcapFlagErrors(t *testing.T) {
+	p := start(t, nil, "server", "--backend", "sim", "--plain", "--auto", "--pcap", "/nonexistent-dir/x.pcap")
+	if code := p.wait(t, 20*time.Second); code != 2 {
+		t.Errorf("exit %d, want 2 (usage):\n%s", code, p.out)
+	}
+	if !strings.Contains(p.out.String(), "--pcap") {
+		t.Errorf("the error does not name --pcap:\n%s", p.out)
+	}
+}
