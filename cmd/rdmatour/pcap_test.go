@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,10 +11,16 @@ import (
 	"github.com/rdmatour/rdmatour/wire"
 )
 
-// TestSimWireIsTheRealWire: the server's --pcap on the simulated NIC holds
+// TestSimWireIsTheRealWire: the client's --pcap on the simulated NIC holds
 // the same sequence of packets that tcpdump captured between two QEMU
 // guests on Soft-RoCE for the same tour (wire/testdata, taken by
-// scripts/twohosts.sh the same way: server and client --plain --auto).
+// scripts/twohosts.sh with server and client --plain --auto).
+//
+// Two --auto sides race to disconnect: whoever calls rdma_disconnect first
+// sends the DREQ, and if both do at once two DREQs cross (on rxe too). The
+// capture in testdata has the server's DREQ answered by the client's DREP,
+// so here the client waits before its disconnect step until the server
+// has finished; the client's own capture then holds the whole exchange.
 func TestSimWireIsTheRealWire(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -27,17 +34,18 @@ func TestSimWireIsTheRealWire(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			want := kindsOf(t, filepath.Join("..", "..", "wire", "testdata", "rxe-two-hosts-"+tc.name+".pcap"))
-			pcap := filepath.Join(t.TempDir(), "server.pcap")
+			pcap := filepath.Join(t.TempDir(), "client.pcap")
 			port := freePort(t)
 			common := append([]string{"--port", port, "--backend", "sim", "--plain", "--auto", "--brief", "--timeout", "20s"}, tc.flags...)
-			srv := start(t, nil, append([]string{"server", "--pcap", pcap}, common...)...)
+			srv := start(t, nil, append([]string{"server"}, common...)...)
 			srv.waitFor(t, "rdma_listen(", 20*time.Second)
-			cli := start(t, nil, append([]string{"client", "127.0.0.1"}, common...)...)
+			cli := start(t, nil, append([]string{"client", "127.0.0.1", "--pcap", pcap, "--pause-at", "disconnect"}, common...)...)
+			if code := srv.wait(t, 60*time.Second); code != 0 {
+				t.Fatalf("server exit %d:\n%s\nclient:\n%s", code, srv.out, cli.out)
+			}
+			fmt.Fprintln(cli.stdin) // the client may disconnect now
 			if code := cli.wait(t, 60*time.Second); code != 0 {
 				t.Fatalf("client exit %d:\n%s", code, cli.out)
-			}
-			if code := srv.wait(t, 60*time.Second); code != 0 {
-				t.Fatalf("server exit %d:\n%s", code, srv.out)
 			}
 			if got := kindsOf(t, pcap); got != want {
 				t.Errorf("simulated NIC's wire:\n got %s\nSoft-RoCE's:\n     %s", got, want)
