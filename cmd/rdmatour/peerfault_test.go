@@ -113,6 +113,11 @@ func peerFaultCases() []faultCase {
 		srvPause: "accept", srvReady: pausedBefore("accept"), cliReady: waitingEstabCli,
 		victim: "server", wantCode: 1, within: 15 * time.Second},
 		"the server at 127.0.0.1:", "the server rejected the connection")
+	// An interrupted server rejects the request it never accepted (as
+	// rdma_destroy_id does on rxe: REJ, consumer defined). The simulated
+	// NIC sometimes resets the connection before the REJ is read (2 runs
+	// in 12), which the client reports as the server going away.
+	cases[len(cases)-1].alsoOK = "the server at 127.0.0.1:"
 	return append(cases, selfInterruptCases()...)
 }
 
