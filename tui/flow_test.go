@@ -132,8 +132,8 @@ func TestKeys(t *testing.T) {
 		t.Errorf("l: %s", m.lang)
 	}
 	press(t, m, "tab")
-	if m.tab != tabState {
-		t.Errorf("tab: %d", m.tab)
+	if m.tab() != tabState {
+		t.Errorf("tab: %d", m.tab())
 	}
 	press(t, m, "s")
 	if m.side != 1 || !strings.Contains(m.render(), "[client]") {
