@@ -27,9 +27,12 @@ func fingerprint(b *strings.Builder, v reflect.Value, seen map[uintptr]bool) {
 			fmt.Fprintf(b, "&%x", v.Pointer())
 			return
 		}
+		// seen holds the pointers on the way here only (cycles), so a
+		// pointer reached twice prints the same both times.
 		seen[v.Pointer()] = true
 		b.WriteString("&")
 		fingerprint(b, v.Elem(), seen)
+		delete(seen, v.Pointer())
 	case reflect.Interface:
 		if v.IsNil() {
 			b.WriteString("nil")
