@@ -213,6 +213,9 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseWheelMsg:
+		if m.tooSmallNow() {
+			return nil
+		}
 		switch msg.Button {
 		case tea.MouseWheelUp:
 			m.scrollBy(-3)
@@ -228,6 +231,10 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
+	case m.tooSmallNow():
+		// Only the "too small" notice is on screen: a key must not run a
+		// step (or change a pane) the learner cannot see.
+		return nil
 	case key.Matches(msg, k.Next):
 		return m.runNext()
 	case key.Matches(msg, k.Lang):
@@ -298,7 +305,7 @@ func (m *model) pane(p pane) *scrollPane {
 
 // sync sizes every pane of the current layout and gives it its content.
 func (m *model) sync() {
-	if m.w < minW || m.h < minH || len(m.snaps) == 0 {
+	if m.tooSmallNow() || len(m.snaps) == 0 {
 		return
 	}
 	body := m.bodyHeight(len(m.bannerLines(m.w)))

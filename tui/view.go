@@ -61,7 +61,7 @@ func (m *model) screen() string {
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	if w < minW || h < minH {
+	if m.tooSmallNow() {
 		return strings.Join(m.tooSmall(), "\n")
 	}
 	lines := make([]string, 0, h)
@@ -100,6 +100,10 @@ func (m *model) bodyHeight(n int) int {
 	}
 	return h
 }
+
+// tooSmallNow says the terminal is below the minimum size: the screen
+// shows only a notice.
+func (m *model) tooSmallNow() bool { return m.w < minW || m.h < minH }
 
 func (m *model) tooSmall() []string {
 	msg := fmt.Sprintf("terminal too small: %d×%d, need at least %d×%d — enlarge the window", m.w, m.h, minW, minH)
