@@ -83,7 +83,9 @@ func (m *model) callLines(w int) []string {
 			out = append(out, st.Call.R(l))
 		}
 		for _, kv := range ss.Outcome.Results {
-			for _, l := range wrap(kv.Name+" = "+kv.Value, w-2) {
+			// A result may be what the peer sent (the buffer, the
+			// SEND text): every value is shown escaped.
+			for _, l := range wrap(kv.Name+" = "+peerText(kv.Value), w-2) {
 				out = append(out, "  "+l)
 			}
 		}
