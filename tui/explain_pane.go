@@ -63,7 +63,7 @@ func (m *model) page(lang string, ss steps.StepStatus, w int) []string {
 		msg := tr(lang, "(no explanation page for this step yet)", "（这一步的讲解页面还没有）")
 		return append(out, m.styles.Dim.R(msg))
 	}
-	if lines := m.glam.render(lang, ss.ID, md, w); lines != nil {
+	if lines := m.md.render(lang, ss.ID, md, w); lines != nil {
 		return lines
 	}
 	return wrap(md, w)

@@ -72,13 +72,12 @@ type model struct {
 	focus    int // index into focusables(); the narrow layout's tab
 	side     int // the side shown in the narrow demo layout
 	showHelp bool
-	darkBG   bool
 	quitting bool
 	// panes are the screen's panes, each with its content and its own
 	// scroll offset; Update fills them, View only draws them.
 	panes map[pane]*scrollPane
 
-	glam  *glamCache
+	md    *markdown
 	tours [][]steps.Step // each session's steps (fixed for a session)
 
 	// lesson is the lesson being run ("" for the plain tour); lessonDoc
@@ -116,7 +115,6 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 		lastIdx:  -1,
 		errs:     make([]error, len(opts.Sessions)),
 		panes:    map[pane]*scrollPane{},
-		darkBG:   true,
 		focus:    tabExplain,
 		spin:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
@@ -140,7 +138,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	m.help.Ellipsis = "~"
 	m.help.Styles = m.styles.HelpStyles
 	m.setLang(m.lang)
-	m.glam = newGlamCache(m.styles.NoColor)
+	m.md = newMarkdown(m.styles)
 	m.refresh()
 	m.sync()
 	return m, nil
@@ -175,7 +173,7 @@ func (m *model) tick() tea.Cmd {
 
 // Init implements tea.Model.
 func (m *model) Init() tea.Cmd {
-	return tea.Batch(m.tick(), tea.RequestBackgroundColor)
+	return m.tick()
 }
 
 // Update implements tea.Model: the one place every message goes through.
@@ -192,11 +190,6 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
-	case tea.BackgroundColorMsg:
-		if d := msg.IsDark(); d != m.darkBG {
-			m.darkBG = d
-			m.glam.setDark(d)
-		}
 	case tickMsg:
 		if m.quitting {
 			return nil
