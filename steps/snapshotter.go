@@ -65,7 +65,7 @@ func (s *Session) Snapshot() Snapshot {
 			cs.Local, cs.Peer = s.id.LocalAddr().String(), s.id.PeerAddr().String()
 		} else {
 			cs.Local = s.listener.LocalAddr().String()
-			cs.Listening = s.next > 3
+			cs.Listening = s.listened()
 		}
 		snap.CMID = cs
 	}
@@ -117,6 +117,18 @@ func (s *Session) Snapshot() Snapshot {
 	snap.Packets = append([]verbs.Packet(nil), s.packets...)
 	snap.Result = copyResult(s.result)
 	return snap
+}
+
+// listened says rdma_listen succeeded on the listener: the tour's listen
+// step ran to success. Asked of the session's record of what ran, not of
+// the step's position, which a lesson or a track may move.
+func (s *Session) listened() bool {
+	for i, st := range s.tour {
+		if st.ID == "listen" && s.states[i] == Succeeded {
+			return true
+		}
+	}
+	return false
 }
 
 // setCompletions copies wcs into the snapshot's CQ state.
