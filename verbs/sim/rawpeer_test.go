@@ -37,7 +37,10 @@ type rawServer struct {
 
 const rawQPN, rawPSN = 0x1234, 0x100
 
-func newRawServer(t testing.TB) *rawServer {
+func newRawServer(t testing.TB) *rawServer { t.Helper(); return newRawServerRetry(t, 7) }
+
+// newRawServerRetry is newRawServer whose QP has retry_cnt retry.
+func newRawServerRetry(t testing.TB, retry uint8) *rawServer {
 	t.Helper()
 	cfg := pairCfg{cqe: 64, caps: verbs.QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1}}
 	srv := &side{p: New(Options{})}
@@ -63,7 +66,7 @@ func newRawServer(t testing.TB) *rawServer {
 	rs.guard = srv.regMR(t, 256, verbs.AccessLocalWrite)
 	rs.recv = srv.regMR(t, 64, verbs.AccessLocalWrite)
 	must(t, srv.qp.PostRecv(verbs.RecvWR{WRID: 1, SGList: sge(rs.recv, 0, 64)}))
-	must(t, srv.id.Accept(verbs.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RetryCount: 7, RNRRetryCount: 7}))
+	must(t, srv.id.Accept(verbs.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RetryCount: retry, RNRRetryCount: 7}))
 
 	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
 	must(t, readPreamble(rp.br))
