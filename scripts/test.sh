@@ -27,8 +27,10 @@ stage() {
 }
 
 # tmux drives the TUI in a real terminal; iproute2 makes the two-host
-# network namespaces.
-deps() { rdmatour_build_deps && rdmatour_apt_install tmux iproute2; }
+# network namespaces; the rdma-core headers (building needs none) are what
+# TestABIMatchesRdmaCoreHeaders checks abi.h against, and what the seed C
+# program and the QEMU harness compile with.
+deps() { rdmatour_build_deps && rdmatour_apt_install tmux iproute2 libibverbs-dev librdmacm-dev; }
 format() {
 	local bad
 	bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))

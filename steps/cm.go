@@ -173,12 +173,9 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 		DoorbellAddr: s.mrDoor.Addr(), DoorbellRKey: s.mrDoor.RKey(), DoorbellSize: 8,
 	}
 	addrExpr := "htonll(addr)"
-	if s.cfg.Lesson == "htonl-address" {
-		// The lesson's mistake: info.addr_be = htonl((uintptr_t)buf). htonl
-		// keeps the low 32 bits; stored in a little-endian u64 they read
-		// back, through ntohll, as those bits shifted up by 32.
-		info.Addr = uint64(uint32(info.Addr)) << 32
-		addrExpr = "htonl((uintptr_t)buf)"
+	if m := s.mistake(); m.Advertise != nil {
+		t := m.Advertise(Target{Addr: info.Addr, AddrC: addrExpr, RKey: info.RKey})
+		info.Addr, addrExpr = t.Addr, t.AddrC
 	}
 	raw := info.Marshal()
 	p := verbs.ConnParam{PrivateData: raw, ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
@@ -44,13 +43,9 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	info := s.remote.Info
 	s.mu.Unlock()
 	raddr, rkey, mistake := info.Addr, info.RKey, ""
-	switch s.cfg.Lesson {
-	case "bad-rkey":
-		rkey = s.mrData.LKey()
-		mistake = fmt.Sprintf("/* the lesson's mistake: rkey = mr->lkey (0x%x), not the server's rkey 0x%x */\n", rkey, info.RKey)
-	case "out-of-bounds":
-		raddr = info.Addr + uint64(info.Size) - 8
-		mistake = fmt.Sprintf("/* the lesson's mistake: remote_addr = addr + size - 8, then %d bytes */\n", len(msg))
+	if m := s.mistake(); m.Write != nil {
+		t := m.Write(Target{Addr: info.Addr, AddrC: "remote_addr", RKey: info.RKey, RKeyC: "rkey"}, info.Size, s.mrData, len(msg))
+		raddr, rkey, mistake = t.Addr, t.RKey, "/* "+t.Why+" */\n"
 	}
 	wr := writeWR(op, WRIDWrite, s.mrData, uint32(len(msg)), raddr, rkey)
 	if withImm {
@@ -239,11 +234,11 @@ func (s *Session) finishNotify(wc verbs.WC) (Outcome, error) {
 		}
 		res.Via = NotifySend
 		res.Notice = cString(b)
-		s.got("SEND", res.Notice)
+		s.got("SEND", res.Notice.String())
 		out.Call += "\nprintf(\"%s\", recv_buf)"
 	case verbs.WCRecvRDMAWithImm:
 		res.Via = NotifyImm
-		res.Notice = fmt.Sprintf("imm_data=0x%x", wc.ImmData)
+		res.Notice = PeerBytes(fmt.Sprintf("imm_data=0x%x", wc.ImmData))
 		out.Call += "\nntohl(wc.imm_data)"
 	default:
 		return out, fmt.Errorf("unexpected completion opcode %s", wc.Opcode)
@@ -259,7 +254,7 @@ func (s *Session) finishDoorbell() (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: fmt.Sprintf("doorbell=%d", DoorbellValue)}
+	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
 	s.set(func() { s.result = res })
 	s.got("RDMA WRITE", "doorbell = 1")
 	return Outcome{Call: "ntohll(*doorbell) == 1; __sync_synchronize()",
@@ -269,17 +264,18 @@ func (s *Session) finishDoorbell() (Outcome, error) {
 }
 
 func resultKVs(r *Result, wc verbs.WC) []KV {
-	kv := []KV{{"notified by", r.Via.String()}, {"notice", r.Notice}, {"buffer", r.Message}}
+	kv := []KV{{"notified by", r.Via.String()}, {"notice", r.Notice.String()}, {"buffer", r.Message.String()}}
 	if wc.Opcode == verbs.WCRecvRDMAWithImm {
 		kv = append(kv, KV{"byte_len", fmt.Sprint(wc.ByteLen)})
 	}
 	return kv
 }
 
-// cString returns b up to its first NUL, as printf("%s") would.
-func cString(b []byte) string {
+// cString returns a copy of b up to its first NUL, as printf("%s") would
+// print it; it came from the peer, so it is PeerBytes.
+func cString(b []byte) PeerBytes {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		b = b[:i]
 	}
-	return strings.ToValidUTF8(string(b), "?")
+	return append(PeerBytes(nil), b...)
 }

@@ -94,8 +94,8 @@ const remoteAccess = verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.Ac
 
 func stepRegData(_ context.Context, s *Session) (Outcome, error) {
 	access := remoteAccess
-	if s.cfg.Lesson == "no-remote-write" && s.cfg.Role == Server {
-		access = verbs.AccessLocalWrite // the lesson's mistake
+	if m := s.mistake(); m.DataAccess != 0 {
+		access = m.DataAccess
 	}
 	out, err := s.regMR("buf", BufSize, access, &s.mrData)
 	if access != remoteAccess && err == nil {

@@ -174,6 +174,7 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 	s.markCounters()
 
 	out, err := st.run(ctx, s)
+	err = s.explainPeerGone(ctx, err)
 	if err != nil {
 		out.Failure = Text{ExplainIn(err, "en"), ExplainIn(err, "zh")}
 		if st.Expect.Matches(err) {

@@ -65,7 +65,7 @@ func (s *Session) Snapshot() Snapshot {
 			cs.Local, cs.Peer = s.id.LocalAddr().String(), s.id.PeerAddr().String()
 		} else {
 			cs.Local = s.listener.LocalAddr().String()
-			cs.Listening = s.next > 3
+			cs.Listening = s.listened()
 		}
 		snap.CMID = cs
 	}
@@ -119,6 +119,18 @@ func (s *Session) Snapshot() Snapshot {
 	return snap
 }
 
+// listened says rdma_listen succeeded on the listener: the tour's listen
+// step ran to success. Asked of the session's record of what ran, not of
+// the step's position, which a lesson or a track may move.
+func (s *Session) listened() bool {
+	for i, st := range s.tour {
+		if st.ID == "listen" && s.states[i] == Succeeded {
+			return true
+		}
+	}
+	return false
+}
+
 // setCompletions copies wcs into the snapshot's CQ state.
 func (snap *Snapshot) setCompletions(wcs []verbs.WC) {
 	if snap.CQ == nil && len(wcs) == 0 {
@@ -142,15 +154,14 @@ func copyRemote(r *RemoteState) *RemoteState {
 	if r == nil {
 		return nil
 	}
-	return &RemoteState{Info: r.Info, Raw: append([]byte(nil), r.Raw...)}
+	return &RemoteState{Info: r.Info, Raw: append(PeerBytes(nil), r.Raw...)}
 }
 
 func copyResult(r *Result) *Result {
 	if r == nil {
 		return nil
 	}
-	c := *r
-	return &c
+	return &Result{Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
 }
 
 // trackData records which bytes of the data buffer changed and when.

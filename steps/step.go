@@ -53,5 +53,7 @@ type Step struct {
 	After []string
 	// Expect is set in lessons: the error this step should end with.
 	Expect *Expect
-	run    func(ctx context.Context, s *Session) (Outcome, error)
+	// Section is the part of the live state the step creates or changes.
+	Section Section
+	run     func(ctx context.Context, s *Session) (Outcome, error)
 }

@@ -50,6 +50,7 @@ type options struct {
 	wait    duration // server: how long to wait for a client (0 = forever)
 	message string
 	rnr     rnrRetry // rnr_retry_count for connect/accept
+	pcap    string   // write the connection's RoCEv2 frames to this file
 }
 
 // usageError is a mistake on the command line: exit status 2.
@@ -194,6 +195,7 @@ func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.pauseAt, parsePauseStep), "pause-at", "plain mode: stop before the step with this `ID` until Enter (e.g. accept)")
 	fs.Var(flagOf(&o.lesson, steps.ParseLesson), "lesson", "run a lesson: the tour with one deliberate mistake; `NAME` as \"rdmatour lessons\" lists them; give it to both sides")
 	fs.Var(flagOf(&o.track, steps.ParseTrack), "track", "how the QP is brought up, `TRACK`: cm (rdma_create_qp; librdmacm moves it) | manual (ibv_create_qp + ibv_modify_qp, one transition per step)")
+	fs.StringVar(&o.pcap, "pcap", "", "write this side's RoCEv2 packets to `FILE` for Wireshark (simulated NIC: the frames it would send; real device: a capture, needs CAP_NET_RAW)")
 	fs.Var(flagOf(&o.rnr, parseRNRRetry), "rnr-retry", "rnr_retry_count for rdma_connect/rdma_accept, `N` in 0..7 (7 = retry forever)")
 }
 

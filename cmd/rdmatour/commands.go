@@ -100,16 +100,29 @@ func parseBind(bind string, def netip.Addr) (netip.Addr, error) {
 // runTour checks the sides' configs, picks the backend for target (the
 // address the tour is about), makes the sessions and hands them to the
 // TUI or the plain runner.
-func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs ...steps.Config) error {
+func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs ...steps.Config) (err error) {
 	for _, cfg := range cfgs {
 		if err := cfg.Validate(); err != nil {
 			return usagef("%v", err)
 		}
 	}
-	prov, why, err := chooseBackend(o, target)
+	wire, pcap, err := openPcap(o.pcap)
 	if err != nil {
 		return err
 	}
+	prov, why, err := chooseBackend(o, target, pcap)
+	if err == nil {
+		err = wire.start(prov, pcap)
+	}
+	if err != nil {
+		wire.finish()
+		return err
+	}
+	defer func() {
+		if werr := wire.finish(); werr != nil && err == nil {
+			err = fmt.Errorf("--pcap %s: %w", o.pcap, werr)
+		}
+	}()
 	var sessions []*steps.Session
 	for _, cfg := range cfgs {
 		cfg.Provider, cfg.BackendWhy = prov, why

@@ -661,10 +661,9 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 				c.fail()
 				id.connLost(c)
 			}
-			// An application-owned QP bound to this connection has no
-			// path to its peer any more: what a real RNIC would find out
-			// from its retries.
-			id.p.dev.connGone(c)
+			// A QP bound to this connection has no path to its peer any
+			// more: what a real RNIC finds out from its retries.
+			id.p.dev.peerLeft(c)
 			return
 		}
 	}
@@ -692,6 +691,9 @@ func (id *cmID) onCM(c *conn, m *cmMsg) {
 			id.state = stDisconnected
 			id.passive = true
 			id.ch.post(id.event(verbs.EventDisconnected, 0))
+			// The peer's QP is in ERR (or about to be destroyed) and drops
+			// whatever this side still sends: only the ACK timer can tell.
+			id.p.dev.peerLeft(c)
 		case stDisconnecting: // both sides disconnected at once
 			c.sendCM(&cmMsg{Type: cmDREP})
 		}
@@ -714,9 +716,6 @@ func (id *cmID) connLost(c *conn) {
 	}
 	switch id.state {
 	case stEstablished, stDisconnecting:
-		if id.qp != nil {
-			id.qp.peerLost()
-		}
 		id.p.stopTimer(id.discTimer)
 		id.discTimer = nil
 		id.state = stDisconnected

@@ -26,6 +26,10 @@ type pcapSink struct {
 	mu  sync.Mutex
 	w   *wire.PcapWriter
 	err error
+	// ends are the local TCP endpoints of this provider's connections. In
+	// the one-terminal demo both ends of a connection live here: a frame
+	// one end receives was written when the other sent it.
+	ends map[netip.AddrPort]bool
 }
 
 // newPcapSink writes the pcap header to w; a sink whose header failed
@@ -35,7 +39,7 @@ func newPcapSink(w io.Writer) *pcapSink {
 		return nil
 	}
 	pw, err := wire.NewPcapWriter(w)
-	return &pcapSink{w: pw, err: err}
+	return &pcapSink{w: pw, err: err, ends: map[netip.AddrPort]bool{}}
 }
 
 // PcapErr is the first error writing Options.Pcap, if any.
@@ -48,11 +52,11 @@ func (p *Provider) PcapErr() error {
 	return p.pcap.err
 }
 
-func (s *pcapSink) write(f *wire.Frame) {
+func (s *pcapSink) write(f *wire.Frame, inboundFrom netip.AddrPort) {
 	b, err := f.Encode()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err != nil {
+	if s.err != nil || s.ends[inboundFrom] {
 		return
 	}
 	if err == nil {
@@ -76,7 +80,20 @@ func newTap(sink *pcapSink, nc net.Conn) *tap {
 	if sink == nil {
 		return nil
 	}
-	return &tap{sink: sink, local: addrPortOf(nc.LocalAddr()), remote: addrPortOf(nc.RemoteAddr())}
+	t := &tap{sink: sink, local: addrPortOf(nc.LocalAddr()), remote: addrPortOf(nc.RemoteAddr())}
+	sink.mu.Lock()
+	sink.ends[t.local] = true
+	sink.mu.Unlock()
+	return t
+}
+
+// from is the peer's endpoint for a frame we received, or the zero
+// endpoint for one we sent.
+func (t *tap) from(outbound bool) netip.AddrPort {
+	if outbound {
+		return netip.AddrPort{}
+	}
+	return t.remote
 }
 
 // frame addresses a packet: outbound from local to remote, else back.
@@ -146,7 +163,7 @@ func (t *tap) packet(pk *packet, payload []byte, outbound bool) {
 	}
 	f := t.frame(p, outbound, src)
 	t.mu.Unlock()
-	t.sink.write(f)
+	t.sink.write(f, t.from(outbound))
 }
 
 // raw writes what a raw queue item holds: a CM message, possibly after
@@ -183,12 +200,14 @@ func (t *tap) cm(m *cmMsg, outbound bool) {
 		}
 	}
 	msg := t.cmMessage(m, outbound)
+	if msg == nil {
+		t.mu.Unlock()
+		return
+	}
 	t.madPSN++
 	f := t.frame(wire.CMPacket(msg, uint64(t.madPSN), t.madPSN&0xffffff), outbound, 1)
 	t.mu.Unlock()
-	if msg != nil {
-		t.sink.write(f)
-	}
+	t.sink.write(f, t.from(outbound))
 }
 
 // commID stands in for the IB CM's communication ID: derived from the QP

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/netip"
+	"slices"
 	"sync"
 
 	"github.com/rdmatour/rdmatour/wire"
@@ -21,7 +22,7 @@ type Seen struct {
 // Tracer captures in the background and keeps the recent RoCEv2 frames
 // of one host, optionally writing every one of them to a pcap file.
 type Tracer struct {
-	local  netip.Addr
+	local  []netip.Addr
 	cap    *Capture
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -36,10 +37,10 @@ type Tracer struct {
 // maxFrames bounds what a tracer keeps for the wire pane.
 const maxFrames = 500
 
-// Trace starts capturing on ifname; local is this host's address on it
-// (frames from it are outbound). If pcapOut is not nil every RoCEv2 frame
-// is written to it as well.
-func Trace(ifname string, local netip.Addr, pcapOut io.Writer) (*Tracer, error) {
+// Trace starts capturing on ifname; local are this host's addresses on it
+// (frames from them are outbound). If pcapOut is not nil every RoCEv2
+// frame is written to it as well.
+func Trace(ifname string, local []netip.Addr, pcapOut io.Writer) (*Tracer, error) {
 	c, err := Open(ifname)
 	if err != nil {
 		return nil, err
@@ -77,7 +78,7 @@ func (t *Tracer) add(got Captured) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seq++
-	s := Seen{Seq: t.seq, Outbound: got.Err == nil && got.Frame.Src == t.local, Captured: got}
+	s := Seen{Seq: t.seq, Outbound: got.Err == nil && slices.Contains(t.local, got.Frame.Src), Captured: got}
 	t.frames = append(t.frames, s)
 	if len(t.frames) > maxFrames {
 		t.frames = append(t.frames[:0:0], t.frames[len(t.frames)-maxFrames:]...)

@@ -13,7 +13,7 @@ import (
 
 func TestTracerKeepsAndWritesPcap(t *testing.T) {
 	var pcap bytes.Buffer
-	tr, err := Trace("lo", netip.MustParseAddr("127.0.0.1"), &pcap)
+	tr, err := Trace("lo", []netip.Addr{netip.MustParseAddr("127.0.0.1")}, &pcap)
 	var perm *NoPermissionError
 	if errors.As(err, &perm) {
 		t.Skipf("no CAP_NET_RAW here: %v", err)
