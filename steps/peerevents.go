@@ -20,21 +20,22 @@ func explainEvent(ev verbs.CMEvent, want verbs.CMEventType, cfg Config, peer net
 	if want != verbs.EventEstablished || !peerWentAway(ev, cfg.Role) {
 		return unexpectedEvent(ev, want, cfg)
 	}
-	other, fix := "the client", Text{
+	other, otherZH, fix := "the client", "client", Text{
 		"nothing is wrong on this side: the client stopped (Ctrl-C, kill, a crash) or lost the network before the connection was ESTABLISHED. Start the server again, then the client",
 		"这一端没有问题：client 在连接 ESTABLISHED 之前退出了（Ctrl-C、kill、崩溃）或断了网。重新启动 server，再启动 client"}
 	if cfg.Role == Client {
-		other, fix = "the server", Text{
+		other, otherZH, fix = "the server", "server", Text{
 			"the server took the connect request, then stopped (Ctrl-C, kill, a crash) or lost the network. Start it again, then this client",
 			"server 收到了连接请求，随后退出了（Ctrl-C、kill、崩溃）或断了网。重新启动它，再启动这个 client"}
 	}
 	if peer.IsValid() {
 		other += " at " + peer.String()
+		otherZH += "（" + peer.String() + "）"
 	}
 	seen := ev.Type.String() + ", " + cmStatusText(ev.Type, ev.Status)
 	return &Problem{Err: &CMEventError{Got: ev.Type, Want: want, Status: ev.Status}, quiet: true,
 		What: Text{other + " went away during the handshake (" + seen + ")",
-			other + " 在握手过程中消失了（" + seen + "）"},
+			otherZH + " 在握手过程中消失了（" + seen + "）"},
 		Fix: fix}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -22,12 +23,13 @@ const (
 // What a survivor says when its peer left after ESTABLISHED.
 const (
 	peerLeft = "the peer disconnected before finishing the tour (got RDMA_CM_EVENT_DISCONNECTED"
-	// serverGone: the server went away (Ctrl-C, or killed: the kernel
-	// then destroys its rdma_cm id, which sends the DREQ too) while this
-	// side has a WRITE or SEND in flight: as on rxe, the WR is retried
-	// until retry_count runs out (transport retry counter exceeded).
-	serverGone = "the server has gone (it disconnected); the "
 )
+
+// serverGone is what a client says when its WR's retries ran out because
+// the server left, whether it was killed or quit cleanly (a DREQ).
+func serverGone(what string, wrid int) string {
+	return fmt.Sprintf(`the server has gone (it disconnected); the %s was retried until retry_count ran out: status "transport retry counter exceeded" (wr_id %d). start both sides again`, what, wrid)
+}
 
 func pausedBefore(id string) string { return "paused before " + id }
 
@@ -78,7 +80,6 @@ func peerFaultCases() []faultCase {
 		victim: "client", resume: "server", wantCode: 1, within: 15 * time.Second},
 		"the client at 127.0.0.1:", "the client at 127.0.0.1:")
 	for _, n := range []struct{ notify, write, completion string }{{"send", "post-write", "RDMA_WRITE"}, {"doorbell", "post-write", "RDMA_WRITE"}, {"imm", "post-write-imm", "RDMA_WRITE"}} {
-		gone := serverGone + n.completion + ` was retried until retry_count ran out: status "transport retry counter exceeded" (wr_id 300)`
 		// The server waiting for the notification.
 		both(faultCase{name: "server waits for the " + n.notify + " notification", notify: n.notify,
 			cliPause: n.write, srvReady: waitingNotice, cliReady: pausedBefore(n.write),
@@ -89,13 +90,16 @@ func peerFaultCases() []faultCase {
 		both(faultCase{name: "client waits for the WRITE completion (" + n.notify + ")", notify: n.notify,
 			srvPause: "wait-notify", cliPause: n.write, srvReady: pausedBefore("wait-notify"), cliReady: pausedBefore(n.write),
 			victim: "server", resume: "client", wantCode: 1, within: 15 * time.Second},
-			gone, gone)
+			serverGone(n.completion, 300), serverGone(n.completion, 300))
 	}
-	for _, n := range []struct{ notify, post, completion string }{{"send", "post-send", "SEND"}, {"doorbell", "post-doorbell", "doorbell RDMA_WRITE"}} {
+	for _, n := range []struct {
+		notify, post, completion string
+		wrid                     int
+	}{{"send", "post-send", "SEND", 200}, {"doorbell", "post-doorbell", "doorbell RDMA_WRITE", 400}} {
 		both(faultCase{name: "client waits for the " + n.notify + " notification's completion", notify: n.notify,
 			srvPause: "wait-notify", cliPause: n.post, srvReady: pausedBefore("wait-notify"), cliReady: pausedBefore(n.post),
 			victim: "server", resume: "client", wantCode: 1, within: 15 * time.Second},
-			serverGone+n.completion+` was retried until retry_count ran out`, serverGone+n.completion+` was retried until retry_count ran out`)
+			serverGone(n.completion, n.wrid), serverGone(n.completion, n.wrid))
 	}
 	// The client waiting for address and route resolution (on the
 	// simulated NIC they need no peer, so the client is held before them)

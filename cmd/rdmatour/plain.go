@@ -133,11 +133,11 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int) 
 }
 
 // finish prints how the tour ended on the server. The buffer and the
-// notice are the client's bytes: they are printed escaped.
+// notice are the client's bytes: steps.PeerBytes prints them escaped.
 func (p *plainRunner) finish(srv *steps.Session) {
 	if r := srv.Snapshot().Result; r != nil {
-		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, steps.EscapePeer([]byte(r.Notice)))
-		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", steps.EscapePeer([]byte(r.Message)))
+		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice.String())
+		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message.String())
 	}
 	fmt.Fprintf(p.out, "\n%s\n", p.text(steps.Text{EN: "tour complete", ZH: "完成"}))
 }
