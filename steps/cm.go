@@ -99,7 +99,7 @@ func (s *Session) waitEvent(ctx context.Context, want verbs.CMEventType, timeout
 	if ev.Type == want {
 		return ev, nil
 	}
-	return ev, unexpectedEvent(ev, want, s.cfg)
+	return ev, explainEvent(ev, want, s.cfg, s.peerAddr())
 }
 
 // CMEventError is an rdma_cm event the tour did not expect.

@@ -34,9 +34,9 @@ type exportCase struct {
 
 func exportCases() []exportCase {
 	var cases []exportCase
-	for _, track := range []string{TrackCM, TrackManual} {
+	for _, track := range []Track{TrackCM, TrackManual} {
 		for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
-			cases = append(cases, exportCase{track + "/" + n.String(), ExportOptions{Notify: n, Track: track}})
+			cases = append(cases, exportCase{track.String() + "/" + n.String(), ExportOptions{Notify: n, Track: track}})
 		}
 	}
 	for _, l := range Lessons() {

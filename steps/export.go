@@ -15,7 +15,7 @@ import (
 type ExportOptions struct {
 	Role   Role
 	Notify Notify
-	Track  string
+	Track  Track
 	Lesson string
 	// Message is what the client writes ("" = DefaultMessage).
 	Message string

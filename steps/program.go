@@ -197,8 +197,8 @@ func programC(cfg Config, body string) string {
 	if cfg.Role == Client {
 		args += " --notify " + cfg.Notify.String()
 	}
-	if cfg.Track != "" && cfg.Track != TrackCM {
-		args += " --track " + cfg.Track
+	if cfg.Track != TrackCM {
+		args += " --track " + cfg.Track.String()
 	}
 	if cfg.Lesson != "" {
 		args += " --lesson " + cfg.Lesson

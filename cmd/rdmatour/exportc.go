@@ -67,7 +67,7 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
 	notify := fs.String("notify", "send", "how the client signals completion: send | doorbell | imm")
-	fs.StringVar(&a.opts.Track, "track", steps.TrackCM, "cm | manual")
+	track := fs.String("track", "cm", "cm | manual")
 	fs.StringVar(&a.opts.Lesson, "lesson", "", "a lesson (see `rdmatour lessons`): the program makes its mistake")
 	fs.StringVar(&a.opts.Message, "message", steps.DefaultMessage, "what the client RDMA-WRITEs")
 	fs.StringVar(&a.out, "o", "", "write the program to this file instead of standard output")
@@ -99,21 +99,19 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 		return a, err
 	}
 	a.opts.Notify = n
+	if a.opts.Track, err = steps.ParseTrack(*track); err != nil {
+		return a, err
+	}
 	return a, checkExportTour(a.opts)
 }
 
-// checkExportTour turns away a track or lesson that does not exist, or a
+// checkExportTour turns away a lesson that does not exist, or a
 // combination there is no tour for, before anything runs.
 func checkExportTour(o steps.ExportOptions) error {
-	switch o.Track {
-	case steps.TrackCM, steps.TrackManual:
-	default:
-		return fmt.Errorf("unknown track %q: use cm or manual", o.Track)
-	}
 	if o.Lesson == "" {
 		return nil
 	}
-	if _, err := steps.LessonByName(o.Lesson); err != nil {
+	if _, err := steps.ParseLesson(o.Lesson); err != nil {
 		return err
 	}
 	if o.Track == steps.TrackManual {

@@ -137,15 +137,33 @@ func (p *proc) waitFor(t *testing.T, s string, d time.Duration) {
 	t.Fatalf("%v did not print %q within %v:\n%s", p.cmd.Args, s, d, p.out)
 }
 
-// freePort asks the kernel for a port nobody uses right now.
+// freePort finds a port nobody uses right now. It picks below the
+// kernel's ephemeral range (32768-60999 by default), so that the many
+// short TCP connections the parallel tests open cannot take the port
+// between this check and the server's bind, and never hands out the same
+// port twice in one test binary.
 func freePort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ports.mu.Lock()
+	defer ports.mu.Unlock()
+	for i := 0; i < 200; i++ {
+		ports.next++
+		p := 20000 + (os.Getpid()*7+ports.next)%12000
+		l, err := net.Listen("tcp", fmt.Sprintf("0.0.0.0:%d", p))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		return fmt.Sprint(p)
 	}
-	defer l.Close()
-	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+	t.Fatal("no free port in 20000-31999")
+	return ""
+}
+
+// ports is freePort's memory of what it handed out.
+var ports struct {
+	mu   sync.Mutex
+	next int
 }
 
 func runTourProcesses(t *testing.T, wrapSrv, wrapCli []string, serverIP, bind, notify string) {
@@ -266,7 +284,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown notify", []string{"client", "127.0.0.1", "--notify", "carrier-pigeon"}, 2, "unknown notify mode"},
 		{"unknown positional notify", []string{"client", "127.0.0.1", "7471", "10.0.0.9", "pigeon"}, 2, "unknown notify mode: pigeon"},
 		{"client without server", []string{"client"}, 2, "client needs the server's address"},
-		{"invalid server address", []string{"client", "no-such-host.invalid", "--backend", "sim", "--plain"}, 1, "cannot resolve"},
+		{"invalid server address", []string{"client", "no-such-host.invalid", "--backend", "sim", "--plain"}, 2, `cannot resolve "no-such-host.invalid"`},
 		{"port in use", []string{"server", busyPort, "--backend", "sim", "--plain", "--auto"}, 1, "port " + busyPort + " is already in use"},
 		{"nobody listening", []string{"client", "127.0.0.1", freePort(t), "--backend", "sim", "--plain", "--auto", "--timeout", "5s"}, 1, "nothing is listening"},
 		{"garbage peer", []string{"client", "127.0.0.1", junkPort, "--backend", "sim", "--plain", "--auto", "--timeout", "5s"}, 1, "did not answer as an RDMA server"},
@@ -382,5 +400,48 @@ func TestServerSurvivesGarbage(t *testing.T) {
 	}
 	if code := srv.wait(t, 60*time.Second); code != 0 || !strings.Contains(srv.out.String(), "[server] RDMA-written buffer: ") {
 		t.Fatalf("server exit %d:\n%s", code, srv.out)
+	}
+}
+
+func TestPeerQuitsBeforeWrite(t *testing.T) {
+	peerQuitsBeforeWrite(t, "127.0.0.1", nil, "--backend", "sim")
+}
+
+// peerQuitsBeforeWrite: the client pauses before its WRITE while the
+// server waits for the notification; the server gets Ctrl-C, tears down
+// cleanly (DREQ) and exits; then the client posts its WRITE. Nobody
+// acknowledges it: the client must say the server has gone, with the
+// transport's own error, long before its --timeout (30 s).
+// srvArgs go to the server only, args to both.
+func peerQuitsBeforeWrite(t *testing.T, host string, srvArgs []string, args ...string) {
+	t.Helper()
+	port := freePort(t)
+	srvArgs = append(append([]string{"server", port, "--plain", "--auto", "--brief", "--timeout", "60s"}, srvArgs...), args...)
+	srv := start(t, nil, srvArgs...)
+	srv.waitFor(t, "rdma_listen(listener, 1); /* = 0 */", 60*time.Second)
+	cli := start(t, nil, append([]string{"client", host, port, "--plain", "--auto", "--brief", "--timeout", "30s", "--pause-at", "post-write"}, args...)...)
+	cli.waitFor(t, "paused before post-write", 60*time.Second)
+	srv.waitFor(t, "Wait for the client's notification", 60*time.Second)
+	time.Sleep(200 * time.Millisecond) // inside the wait by now
+	srv.cmd.Process.Signal(os.Interrupt)
+	if code := srv.wait(t, 60*time.Second); code != 130 {
+		t.Fatalf("server exit %d, want 130:\n%s", code, srv.out)
+	}
+	resumed := time.Now()
+	fmt.Fprintln(cli.stdin)
+	code := cli.wait(t, 60*time.Second)
+	took := time.Since(resumed)
+	t.Logf("the client's WRITE failed %v after it was posted", took.Round(time.Millisecond))
+	out := cli.out.String()
+	if i := strings.LastIndex(out, "rdmatour: "); i >= 0 {
+		t.Logf("the client said: %s", strings.TrimSpace(out[i:]))
+	}
+	if code != 1 || !strings.Contains(out, "the server has gone (it disconnected)") ||
+		!strings.Contains(out, "transport retry counter exceeded") || !strings.Contains(out, "start both sides again") ||
+		!strings.Contains(out, "-- teardown --") || strings.Contains(out, "panic") {
+		t.Errorf("client exit %d; want 1 saying the server has gone, with the retry error and a teardown:\n%s", code, out)
+	}
+	if took > 20*time.Second {
+		t.Errorf("the client took %v: it waited for its --timeout instead of the transport's retries", took)
 	}
 }

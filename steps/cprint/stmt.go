@@ -28,7 +28,7 @@ const (
 type Stmt struct {
 	Code Expr
 	// Result is what the call returned, shown after it as a comment on
-	// screen ("0", "1: wc = {...}", "pd = {handle=1}"); "" for none.
+	// screen ("0", "1: wc = {...}", "{ .handle = 1 }"); "" for none.
 	Result string
 	Check  Check
 	// What names the call in the exported program's error message.
