@@ -252,11 +252,11 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 		res.Via = NotifySend
 		res.Notice = cString(b)
 		s.got("SEND", res.Notice.String())
-		out = withC(out, c.S(c.Call("printf", c.Str("%s\n"), c.C("recv_buf"))).Returned(`"`+res.Notice.String()+`"`).Only(c.ScreenOnly))
+		out = withC(out, c.S(c.Call("printf", c.Str("%s\n"), c.C("recv_buf"))).Returned(fmt.Sprintf("%d, prints %s", len(res.Notice)+1, res.Notice)).Only(c.ScreenOnly))
 	case verbs.WCRecvRDMAWithImm:
 		res.Via = NotifyImm
 		res.Notice = PeerBytes(fmt.Sprintf("imm_data=0x%x", wc.ImmData))
-		out = withC(out, c.S(c.Call("printf", c.Str("%x\n"), c.Call("ntohl", c.C("wc.imm_data")))).Returned(fmt.Sprintf("0x%x", wc.ImmData)).Only(c.ScreenOnly))
+		out = withC(out, c.S(c.Call("printf", c.Str("%x\n"), c.Call("ntohl", c.C("wc.imm_data")))).Returned(fmt.Sprintf("%d, prints %x", len(fmt.Sprintf("%x", wc.ImmData))+1, wc.ImmData)).Only(c.ScreenOnly))
 	default:
 		return out, fmt.Errorf("unexpected completion opcode %s", wc.Opcode)
 	}
@@ -274,7 +274,7 @@ func (s *Session) finishDoorbell() (Outcome, error) {
 	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
 	s.set(func() { s.result = res })
 	s.got("RDMA WRITE", "doorbell = 1")
-	seen := c.S(c.C(fmt.Sprintf("if (be64toh(*doorbell) == %d) __sync_synchronize()", DoorbellValue))).Returned(fmt.Sprintf("*doorbell = htobe64(%d)", DoorbellValue)).Only(c.ScreenOnly)
+	seen := c.S(c.C(fmt.Sprintf("if (be64toh(*doorbell) == %d) __sync_synchronize()", DoorbellValue))).Noted(fmt.Sprintf("*doorbell is htobe64(%d): the flag is up", DoorbellValue)).Only(c.ScreenOnly)
 	return withC(Outcome{
 		Results: resultKVs(res, verbs.WC{}),
 		Note: Text{"No completion here: the server's CPU saw the flag change in memory.",

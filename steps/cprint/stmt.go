@@ -30,7 +30,10 @@ type Stmt struct {
 	// Result is what the call returned, shown after it as a comment on
 	// screen ("0", "1: wc = {...}", "{ .handle = 1 }"); "" for none.
 	Result string
-	Check  Check
+	// Note is a comment about the statement for the screen, where it
+	// returns nothing worth showing ("" for none).
+	Note  string
+	Check Check
 	// What names the call in the exported program's error message.
 	What string
 	Show Show
@@ -50,6 +53,9 @@ func MustPtr(what, lhs string, call Expr) Stmt {
 // Returned sets the result comment.
 func (s Stmt) Returned(result string) Stmt { s.Result = result; return s }
 
+// Noted sets the screen comment of a statement that has no result.
+func (s Stmt) Noted(note string) Stmt { s.Note = note; return s }
+
 // Only sets where the statement shows.
 func (s Stmt) Only(sh Show) Stmt { s.Show = sh; return s }
 
@@ -57,8 +63,11 @@ func (s Stmt) Only(sh Show) Stmt { s.Show = sh; return s }
 // result as a trailing comment.
 func (s Stmt) Screen() string {
 	line := s.Code.actual + ";"
-	if s.Result != "" {
+	switch {
+	case s.Result != "":
 		line += " /* = " + comment(s.Result) + " */"
+	case s.Note != "":
+		line += " /* " + comment(s.Note) + " */"
 	}
 	return line
 }
