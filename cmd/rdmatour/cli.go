@@ -75,6 +75,7 @@ Usage:
   rdmatour lessons                                   list the lessons (--lesson NAME)
   rdmatour devices                                   list RDMA devices
   rdmatour doctor                                    check this machine's RDMA setup
+  rdmatour export-c server|client [flags]            write the tour as one C program
   rdmatour --version
 
 Run "rdmatour COMMAND --help" for the flags of a command.
