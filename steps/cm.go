@@ -178,10 +178,7 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 }
 
 func stepAccept(_ context.Context, s *Session) (Outcome, error) {
-	info := RemoteInfo{
-		Addr: s.mrData.Addr(), RKey: s.mrData.RKey(), Size: BufSize,
-		DoorbellAddr: s.mrDoor.Addr(), DoorbellRKey: s.mrDoor.RKey(), DoorbellSize: 8,
-	}
+	info := s.localRemoteInfo()
 	addrC := c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)buf"))
 	if m := s.mistake(); m.Advertise != nil {
 		t := m.Advertise(Target{Addr: info.Addr, AddrC: addrC, RKey: info.RKey})

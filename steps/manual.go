@@ -182,10 +182,7 @@ func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
 }
 
 func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
-	info := RemoteInfo{
-		Addr: s.mrData.Addr(), RKey: s.mrData.RKey(), Size: BufSize,
-		DoorbellAddr: s.mrDoor.Addr(), DoorbellRKey: s.mrDoor.RKey(), DoorbellSize: 8,
-	}
+	info := s.localRemoteInfo()
 	raw := info.Marshal()
 	p := verbs.ConnParam{PrivateData: raw, ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
 	fill := remoteInfoC(info, c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)buf")))

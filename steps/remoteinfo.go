@@ -48,3 +48,12 @@ func ParseRemoteInfo(p []byte) (RemoteInfo, error) {
 		DoorbellSize: binary.BigEndian.Uint32(p[28:]),
 	}, nil
 }
+
+// localRemoteInfo is what the server hands out: its data buffer and its
+// doorbell flag (the first 8 bytes of the doorbell buffer).
+func (s *Session) localRemoteInfo() RemoteInfo {
+	return RemoteInfo{
+		Addr: s.mrData.Addr(), RKey: s.mrData.RKey(), Size: BufSize,
+		DoorbellAddr: s.mrDoor.Addr(), DoorbellRKey: s.mrDoor.RKey(), DoorbellSize: 8,
+	}
+}
