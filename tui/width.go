@@ -22,8 +22,8 @@ func cells() displaywidth.Options {
 // width is the number of terminal cells s occupies (one line).
 func width(s string) int { return cells().String(s) }
 
-// truncate cuts s to at most w cells, keeping escape sequences intact and
-// closing any style it cut through.
+// truncate cuts s to at most w cells, the last one "…", keeping escape
+// sequences intact and closing any style it cut through.
 func truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
@@ -31,7 +31,8 @@ func truncate(s string, w int) string {
 	if width(s) <= w {
 		return s
 	}
-	out := cells().TruncateString(s, w, "")
+	// Cut text ends with "…": nothing is cut silently.
+	out := cells().TruncateString(s, w-1, "") + "…"
 	if strings.IndexByte(s, 0x1b) >= 0 {
 		out += "\x1b[m"
 	}
