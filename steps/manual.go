@@ -8,7 +8,7 @@ package steps
 //
 // Wiring (for the lead): in NewSession,
 //
-//	if cfg.Track == "manual" { tour = manualTour(cfg.Role, cfg.Notify) }
+//	if cfg.Track == TrackManual { tour = manualTour(cfg.Role, cfg.Notify) }
 //
 // and in AllStepIDs: for _, t := range manualTours() { add(t) }.
 
@@ -18,15 +18,6 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/verbs"
-)
-
-// Tracks: how the QP is brought up.
-const (
-	// TrackCM lets librdmacm move the QP (rdma_create_qp); the default.
-	TrackCM = "cm"
-	// TrackManual brings the QP up by hand: ibv_create_qp, then
-	// rdma_init_qp_attr + ibv_modify_qp for every transition.
-	TrackManual = "manual"
 )
 
 // manualTour is the plain tour of role with the QP steps replaced.

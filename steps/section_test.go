@@ -37,7 +37,7 @@ func TestEveryStepHasASection(t *testing.T) {
 // The listener says "listening" once rdma_listen has succeeded, on every
 // track, whatever the listen step's position.
 func TestSnapshotListening(t *testing.T) {
-	for _, track := range []string{TrackCM, TrackManual} {
+	for _, track := range []Track{TrackCM, TrackManual} {
 		s, err := NewSession(Config{Role: Server, Provider: sim.New(sim.Options{}), Track: track,
 			Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 5 * time.Second})
 		if err != nil {

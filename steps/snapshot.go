@@ -12,7 +12,7 @@ type Snapshot struct {
 	Role   Role
 	Notify Notify
 	Lesson string // "" for the plain tour
-	Track  string // TrackCM or TrackManual
+	Track  Track  // TrackCM or TrackManual
 	// LessonTitle is the lesson's title ("" for the plain tour).
 	LessonTitle Text
 	Backend     string // "rdma" or "sim"
@@ -136,7 +136,9 @@ type DoorbellState struct {
 // the accept private data, next to the raw bytes.
 type RemoteState struct {
 	Info RemoteInfo
-	Raw  []byte // the private data as it travelled (may be padded to 196)
+	// Raw is the private data as it travelled (may be padded to 196);
+	// the client got it from the peer, so it prints escaped.
+	Raw PeerBytes
 }
 
 // TimelineEntry is one message between the two sides.
@@ -150,7 +152,7 @@ type TimelineEntry struct {
 
 // Result is how the tour ended on the server.
 type Result struct {
-	Via     Notify // how the server learned the data was there
-	Message string // the bytes in the data buffer up to the first NUL
-	Notice  string // the SEND text, the doorbell value or the imm_data
+	Via     Notify    // how the server learned the data was there
+	Message PeerBytes // the bytes in the data buffer up to the first NUL
+	Notice  PeerBytes // the SEND text, the doorbell value or the imm_data
 }

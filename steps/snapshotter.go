@@ -23,9 +23,6 @@ func (s *Session) Snapshot() Snapshot {
 		Next: s.next, Running: s.running, Done: s.done, Failed: s.failed, Err: s.lastErr,
 		Lesson: s.cfg.Lesson, Track: s.cfg.Track,
 	}
-	if snap.Track == "" {
-		snap.Track = TrackCM
-	}
 	if l, err := LessonByName(s.cfg.Lesson); err == nil {
 		snap.LessonTitle = l.Title
 	}
@@ -157,15 +154,14 @@ func copyRemote(r *RemoteState) *RemoteState {
 	if r == nil {
 		return nil
 	}
-	return &RemoteState{Info: r.Info, Raw: append([]byte(nil), r.Raw...)}
+	return &RemoteState{Info: r.Info, Raw: append(PeerBytes(nil), r.Raw...)}
 }
 
 func copyResult(r *Result) *Result {
 	if r == nil {
 		return nil
 	}
-	c := *r
-	return &c
+	return &Result{Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
 }
 
 // trackData records which bytes of the data buffer changed and when.

@@ -29,7 +29,7 @@ func TestDemoTourByKeys(t *testing.T) {
 		t.Fatalf("verdict: %v", err)
 	}
 	res := m.snaps[0].Result
-	if res == nil || res.Message != steps.DefaultMessage || res.Via != steps.NotifySend {
+	if res == nil || string(res.Message) != steps.DefaultMessage || res.Via != steps.NotifySend {
 		t.Fatalf("result: %+v", res)
 	}
 	screen := ansi.Strip(m.render())

@@ -24,7 +24,7 @@ func TestPeerBytesEscaped(t *testing.T) {
 			r := newRig(t, steps.NotifySend)
 			m := newTestModel(t, []*steps.Session{r.srv}, lang, 160, 50, "NO_COLOR=1")
 			s := m.snaps[0]
-			s.Result = &steps.Result{Via: steps.NotifySend, Message: h.bytes, Notice: h.bytes}
+			s.Result = &steps.Result{Via: steps.NotifySend, Message: steps.PeerBytes(h.bytes), Notice: steps.PeerBytes(h.bytes)}
 			s.Timeline = []steps.TimelineEntry{{Label: "SEND", Detail: h.bytes}}
 			s.Steps[0].State = steps.Succeeded
 			s.Steps[0].Outcome = &steps.Outcome{Call: "printf(\"%s\", recv_buf)", Results: []steps.KV{{Name: "buffer", Value: h.bytes}}}
@@ -41,6 +41,22 @@ func TestPeerBytesEscaped(t *testing.T) {
 			if n := strings.Count(screen, h.shown); n < 3 {
 				t.Errorf("%s/%s: %q shown %d times, want the banner, the results and the timeline:\n%s", lang, h.name, h.shown, n, screen)
 			}
+		}
+	}
+}
+
+// Text the steps already escaped (a result, a timeline detail) is shown
+// as it is: its backslashes are not doubled.
+func TestEscapedOnce(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`\e[2J\aRED`, `\e[2J\aRED`},
+		{"plain 中文 text", "plain 中文 text"},
+		{"raw\x1b[2J", `raw\e[2J`},
+		{"a\\b\u202e", `a\b\u202e`},
+		{"bad \xff utf-8", `bad \xff utf-8`},
+	} {
+		if got := termSafe(tt.in); got != tt.want {
+			t.Errorf("termSafe(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 // On every track, after each step the live state is anchored at the
 // section the step declares (when that section is on screen at all).
 func TestStateAnchorEveryTrack(t *testing.T) {
-	for _, track := range []string{steps.TrackCM, steps.TrackManual} {
+	for _, track := range []steps.Track{steps.TrackCM, steps.TrackManual} {
 		port := freePort(t)
 		addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port)
 		srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: sim.New(sim.Options{}), Track: track, Bind: addr, Timeout: 10 * time.Second})

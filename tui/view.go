@@ -316,7 +316,7 @@ func (m *model) endBanner(w int) []string {
 				steps.NotifyDoorbell: {"its CPU saw the doorbell flag turn 1", "它的 CPU 看到 doorbell 标志位变成了 1"},
 				steps.NotifyImm:      {"RDMA_WRITE_WITH_IMM raised a RECV completion", "RDMA_WRITE_WITH_IMM 产生了一个 RECV 完成"},
 			}[r.Via]
-			msg, notice := peerText(r.Message), peerText(r.Notice)
+			msg, notice := r.Message.String(), r.Notice.String() // PeerBytes: escaped
 			return inLang(fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how[0], notice),
 				fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how[1], notice))
 		}

@@ -266,7 +266,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown notify", []string{"client", "127.0.0.1", "--notify", "carrier-pigeon"}, 2, "unknown notify mode"},
 		{"unknown positional notify", []string{"client", "127.0.0.1", "7471", "10.0.0.9", "pigeon"}, 2, "unknown notify mode: pigeon"},
 		{"client without server", []string{"client"}, 2, "client needs the server's address"},
-		{"invalid server address", []string{"client", "no-such-host.invalid", "--backend", "sim", "--plain"}, 1, "cannot resolve"},
+		{"invalid server address", []string{"client", "no-such-host.invalid", "--backend", "sim", "--plain"}, 2, `cannot resolve "no-such-host.invalid"`},
 		{"port in use", []string{"server", busyPort, "--backend", "sim", "--plain", "--auto"}, 1, "port " + busyPort + " is already in use"},
 		{"nobody listening", []string{"client", "127.0.0.1", freePort(t), "--backend", "sim", "--plain", "--auto", "--timeout", "5s"}, 1, "nothing is listening"},
 		{"garbage peer", []string{"client", "127.0.0.1", junkPort, "--backend", "sim", "--plain", "--auto", "--timeout", "5s"}, 1, "did not answer as an RDMA server"},
@@ -382,5 +382,48 @@ func TestServerSurvivesGarbage(t *testing.T) {
 	}
 	if code := srv.wait(t, 60*time.Second); code != 0 || !strings.Contains(srv.out.String(), "[server] RDMA-written buffer: ") {
 		t.Fatalf("server exit %d:\n%s", code, srv.out)
+	}
+}
+
+func TestPeerQuitsBeforeWrite(t *testing.T) {
+	peerQuitsBeforeWrite(t, "127.0.0.1", nil, "--backend", "sim")
+}
+
+// peerQuitsBeforeWrite: the client pauses before its WRITE while the
+// server waits for the notification; the server gets Ctrl-C, tears down
+// cleanly (DREQ) and exits; then the client posts its WRITE. Nobody
+// acknowledges it: the client must say the server has gone, with the
+// transport's own error, long before its --timeout (30 s).
+// srvArgs go to the server only, args to both.
+func peerQuitsBeforeWrite(t *testing.T, host string, srvArgs []string, args ...string) {
+	t.Helper()
+	port := freePort(t)
+	srvArgs = append(append([]string{"server", port, "--plain", "--auto", "--brief", "--timeout", "60s"}, srvArgs...), args...)
+	srv := start(t, nil, srvArgs...)
+	srv.waitFor(t, "rdma_listen(listener, 1) = 0", 60*time.Second)
+	cli := start(t, nil, append([]string{"client", host, port, "--plain", "--auto", "--brief", "--timeout", "30s", "--pause-at", "post-write"}, args...)...)
+	cli.waitFor(t, "paused before post-write", 60*time.Second)
+	srv.waitFor(t, "Wait for the client's notification", 60*time.Second)
+	time.Sleep(200 * time.Millisecond) // inside the wait by now
+	srv.cmd.Process.Signal(os.Interrupt)
+	if code := srv.wait(t, 60*time.Second); code != 130 {
+		t.Fatalf("server exit %d, want 130:\n%s", code, srv.out)
+	}
+	resumed := time.Now()
+	fmt.Fprintln(cli.stdin)
+	code := cli.wait(t, 60*time.Second)
+	took := time.Since(resumed)
+	t.Logf("the client's WRITE failed %v after it was posted", took.Round(time.Millisecond))
+	out := cli.out.String()
+	if i := strings.LastIndex(out, "rdmatour: "); i >= 0 {
+		t.Logf("the client said: %s", strings.TrimSpace(out[i:]))
+	}
+	if code != 1 || !strings.Contains(out, "the server has gone (it disconnected)") ||
+		!strings.Contains(out, "transport retry counter exceeded") || !strings.Contains(out, "start both sides again") ||
+		!strings.Contains(out, "-- teardown --") || strings.Contains(out, "panic") {
+		t.Errorf("client exit %d; want 1 saying the server has gone, with the retry error and a teardown:\n%s", code, out)
+	}
+	if took > 20*time.Second {
+		t.Errorf("the client took %v: it waited for its --timeout instead of the transport's retries", took)
 	}
 }

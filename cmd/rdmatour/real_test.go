@@ -232,3 +232,12 @@ func TestRealPortInUse(t *testing.T) {
 		}
 	}
 }
+
+// A server that quits cleanly (Ctrl-C: teardown, DREQ) while the client is
+// about to WRITE: rxe drops the WRITE at the server, the client's NIC
+// retries until retry_count runs out (about 2.5 s on rxe under TCG) and
+// the client says the server has gone.
+func TestRealPeerQuitsBeforeWrite(t *testing.T) {
+	addr := realAddr(t)
+	peerQuitsBeforeWrite(t, addr, []string{"--bind", addr}, "--backend", "rdma")
+}

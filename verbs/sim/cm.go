@@ -349,6 +349,7 @@ func (id *cmID) handshake(nc net.Conn) {
 	ok = true
 	id.p.count(func(r *verbs.ResourceCount) { r.IDs++ })
 	c := newConn(id.p, nc, br)
+	c.tap.cm(&m, false) // the REQ, read before the connection existed
 	child.conn = c
 	id.p.dev.setPeer(m.QPN, child)
 	c.send(outItem{raw: preamble()})
@@ -571,6 +572,9 @@ func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, 
 	if err == nil && m.Type != cmREP && m.Type != cmREJ {
 		err = errWire
 	}
+	if err == nil {
+		c.tap.cm(&m, false)
+	}
 	if err != nil {
 		if errors.Is(err, errWire) {
 			fail(verbs.EventConnectError, -int(syscall.EPROTO))
@@ -631,12 +635,14 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 			case kindCM:
 				var m cmMsg
 				if m, err = decodeCM(body); err == nil {
+					c.tap.cm(&m, false)
 					id.onCM(c, &m)
 				}
 			case kindPacket:
 				var pk packet
 				if pk, err = decodePacket(body); err == nil {
 					id.p.dev.trace(&pk, false)
+					c.tap.packet(&pk, pk.Payload, false)
 					// The QP that RTR bound to this connection takes it:
 					// the id's own (rdma_create_qp) or the application's.
 					if q := id.p.dev.qpByNum(pk.DestQP); q != nil {
@@ -655,10 +661,9 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 				c.fail()
 				id.connLost(c)
 			}
-			// An application-owned QP bound to this connection has no
-			// path to its peer any more: what a real RNIC would find out
-			// from its retries.
-			id.p.dev.connGone(c)
+			// A QP bound to this connection has no path to its peer any
+			// more: what a real RNIC finds out from its retries.
+			id.p.dev.peerLeft(c)
 			return
 		}
 	}
@@ -686,6 +691,9 @@ func (id *cmID) onCM(c *conn, m *cmMsg) {
 			id.state = stDisconnected
 			id.passive = true
 			id.ch.post(id.event(verbs.EventDisconnected, 0))
+			// The peer's QP is in ERR (or about to be destroyed) and drops
+			// whatever this side still sends: only the ACK timer can tell.
+			id.p.dev.peerLeft(c)
 		case stDisconnecting: // both sides disconnected at once
 			c.sendCM(&cmMsg{Type: cmDREP})
 		}
@@ -708,9 +716,6 @@ func (id *cmID) connLost(c *conn) {
 	}
 	switch id.state {
 	case stEstablished, stDisconnecting:
-		if id.qp != nil {
-			id.qp.peerLost()
-		}
 		id.p.stopTimer(id.discTimer)
 		id.discTimer = nil
 		id.state = stDisconnected

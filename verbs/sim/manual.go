@@ -80,15 +80,14 @@ func (d *device) connFor(destQPN uint32) *conn {
 	return id.conn
 }
 
-// connGone tells the application-owned QPs bound to c that their peer is
-// unreachable.
-func (d *device) connGone(c *conn) {
+// peerLeft tells every QP bound to c (the id's own and the application's)
+// that its peer may no longer answer: the peer's DREQ arrived or the
+// connection broke.
+func (d *device) peerLeft(c *conn) {
 	d.mu.Lock()
-	var qs []*qp
+	qs := make([]*qp, 0, len(d.qps))
 	for _, q := range d.qps {
-		if q.manual {
-			qs = append(qs, q)
-		}
+		qs = append(qs, q)
 	}
 	d.mu.Unlock()
 	for _, q := range qs {
@@ -331,6 +330,8 @@ func (q *qp) Modify(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
 		q.gen++
 		q.dev.p.stopTimer(q.rnrTimer)
 		q.rnrTimer = nil
+		q.stopAckTimer()
+		q.ackWatch = false
 		// RESET discards every WR without a completion.
 		q.sq, q.rq, q.sendIdx, q.rcur, q.halted, q.msn = nil, nil, 0, respOp{}, false, 0
 		q.conn, q.destQPN, q.rqPSN, q.sqPSN = nil, 0, 0, 0

@@ -92,13 +92,13 @@ type qp struct {
 	sendIdx  int  // sq[:sendIdx] have been transmitted
 	halted   bool // waiting out an RNR NAK
 	rnrTimer *time.Timer
-	// peerGone: the peer's process is gone (its connection broke). As on
-	// a real fabric nothing says so to the QP: it stays in its state, and
-	// what it sends from now on is never acknowledged, so its transport
-	// retries run out after (retry_cnt+1) ACK timeouts (lostTimer).
-	peerGone  bool
-	lostTimer *time.Timer
-	gen       int // invalidates a pending RNR timer
+	// ackWatch: the peer may no longer answer (its DREQ arrived, or its
+	// connection broke), so unacknowledged packets run the local ACK
+	// timer (ackTimer) with retriesLeft retransmissions; see retry.go.
+	ackWatch    bool
+	ackTimer    *time.Timer
+	retriesLeft int
+	gen         int // invalidates a pending RNR timer
 
 	rq   []recvWQE
 	msn  uint32
@@ -179,8 +179,7 @@ func (q *qp) destroy() {
 	q.gen++
 	q.dev.p.stopTimer(q.rnrTimer)
 	q.rnrTimer = nil
-	q.dev.p.stopTimer(q.lostTimer)
-	q.lostTimer = nil
+	q.stopAckTimer()
 	q.sq, q.rq, q.conn = nil, nil, nil
 	q.mu.Unlock()
 	q.dev.mu.Lock()
@@ -259,8 +258,7 @@ func (q *qp) moveToErr() {
 	q.gen++
 	q.dev.p.stopTimer(q.rnrTimer)
 	q.rnrTimer = nil
-	q.dev.p.stopTimer(q.lostTimer)
-	q.lostTimer = nil
+	q.stopAckTimer()
 	sq, rq := q.sq, q.rq
 	q.sq, q.rq, q.sendIdx, q.rcur = nil, nil, 0, respOp{}
 	for _, w := range sq {
@@ -361,14 +359,9 @@ func (q *qp) pump() {
 		if w.failed != verbs.WCSuccess {
 			return
 		}
-		if q.peerGone {
-			// Sent into the void: nobody will ever acknowledge it.
-			q.sendIdx++
-			q.scheduleRetryExhaustion()
-			continue
-		}
 		q.transmit(w, 0)
 		q.sendIdx++
+		q.armAckTimer()
 	}
 }
 
@@ -471,6 +464,7 @@ func (q *qp) ackThrough(psn uint32) {
 		}
 		q.sq = q.sq[1:]
 		q.sendIdx--
+		q.ackProgress()
 		if w.signaled {
 			q.complete(q.scq, verbs.WC{WRID: w.wr.WRID, Status: verbs.WCSuccess, Opcode: w.wr.Opcode.CompletionOpcode(), ByteLen: uint32(w.length)})
 		}
@@ -596,6 +590,7 @@ func (q *qp) onReadResponse(pk *packet) {
 	writeSegs(w.segs, w.respOff, pk.Payload)
 	w.respOff += n
 	w.respPkts++
+	q.ackProgress()
 	if pk.Opcode == verbs.OpRDMAReadRespLast || pk.Opcode == verbs.OpRDMAReadRespOnly {
 		if w.respOff != w.length || w.respPkts != w.npkts {
 			q.errorOut(w, verbs.WCBadRespErr)
@@ -849,44 +844,6 @@ func (q *qp) PostRecv(wr verbs.RecvWR) error {
 	}
 	q.rq = append(q.rq, recvWQE{wrID: wr.WRID, sges: append([]verbs.SGE(nil), wr.SGList...)})
 	return nil
-}
-
-// peerLost is what happens when the peer vanishes (its connection broke,
-// as when its process is killed): nothing changes until the QP has
-// something in flight, whose transport retries then run out.
-func (q *qp) peerLost() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.state == verbs.QPSErr || q.destroyed {
-		return
-	}
-	q.peerGone = true
-	if q.sendIdx > 0 {
-		q.scheduleRetryExhaustion()
-	}
-}
-
-// scheduleRetryExhaustion completes the WR at the head of the send queue
-// with "transport retry counter exceeded" once (retry_cnt+1) local ACK
-// timeouts (4.096 µs * 2^timeout each) have passed unanswered, like an
-// RNIC whose peer is gone. The QP then goes to ERR and flushes the rest.
-func (q *qp) scheduleRetryExhaustion() {
-	if q.lostTimer != nil {
-		return
-	}
-	d := time.Duration(4096<<min(q.timeout, 31)) * time.Nanosecond * time.Duration(int(q.retryCnt)+1)
-	gen := q.gen
-	q.lostTimer = q.dev.p.afterFunc(d, func() {
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		q.lostTimer = nil
-		if q.destroyed || q.gen != gen || q.state != verbs.QPSRTS || len(q.sq) == 0 || q.sendIdx == 0 {
-			return
-		}
-		q.dev.count(cntRetryExceeded)
-		q.dev.count(cntCompleterRetryErr)
-		q.errorOut(q.sq[0], verbs.WCRetryExcErr)
-	})
 }
 
 func (q *qp) toErr() {

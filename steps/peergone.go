@@ -1,0 +1,38 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// explainPeerGone turns "transport retry counter exceeded" into what
+// happened when the CM says the peer disconnected: it quit (rdma_disconnect
+// or its teardown sent a DREQ), its QP dropped the request, and this side's
+// NIC retried until retry_count ran out (on Soft-RoCE about 2.5 s later).
+// Any other error passes through unchanged. The completion stays wrapped,
+// so a lesson expecting it still matches.
+func (s *Session) explainPeerGone(ctx context.Context, err error) error {
+	var ce *CompletionError
+	if !errors.As(err, &ce) || ce.WC.Status != verbs.WCRetryExcErr {
+		return err
+	}
+	if !s.peerHungUp() && s.checkPeerGone(ctx) == nil {
+		return err // the peer is still there as far as the CM knows
+	}
+	wr := strings.TrimSuffix(ce.What, " completion")
+	peer, peerZH := "client", "client"
+	if s.cfg.Role == Client {
+		peer, peerZH = "server", "server"
+	}
+	return &Problem{Err: err, quiet: true,
+		What: Text{
+			fmt.Sprintf("the %s has gone (it disconnected); the %s was retried until retry_count ran out: status %q (wr_id %d)",
+				peer, wr, ce.WC.Status.String(), ce.WC.WRID),
+			fmt.Sprintf("%s 已经离开（它断开了连接）；%s 一直重试到 retry_count 用完：状态 %q（wr_id %d）",
+				peerZH, wr, ce.WC.Status.String(), ce.WC.WRID)},
+		Fix: Text{"start both sides again", "两端都重新启动"}}
+}
