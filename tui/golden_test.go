@@ -85,10 +85,14 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 		{FromServer: false, Label: "RTU"}, {FromServer: false, Label: "RDMA WRITE 43B"}, {FromServer: true, Label: "ACK"},
 	}
 	s.Counters = map[string]uint64{"port_xmit_packets": 3, "port_rcv_packets": 3}
-	s.Packets = []verbs.Packet{
-		{Outbound: role == steps.Client, Opcode: verbs.OpRDMAWriteOnly, DestQP: qpn, PSN: 0x1234, AckReq: true,
-			RETH: &verbs.RETH{VA: 0x7f3a_0000_0000, RKey: 0x100, DMALen: 43}, PayloadLen: 43},
-		{Outbound: role == steps.Server, Opcode: verbs.OpAcknowledge, DestQP: dest, PSN: 0x1234, AETH: &verbs.AETH{MSN: 1}},
+	step := "" // on the server, the client's WRITE is the peer's doing
+	if role == steps.Client {
+		step = "post-write"
+	}
+	s.Packets = []steps.WirePacket{
+		{Step: step, Packet: verbs.Packet{Outbound: role == steps.Client, Opcode: verbs.OpRDMAWriteOnly, DestQP: qpn, PSN: 0x1234, AckReq: true,
+			RETH: &verbs.RETH{VA: 0x7f3a_0000_0000, RKey: 0x100, DMALen: 43}, PayloadLen: 43}},
+		{Step: step, Packet: verbs.Packet{Outbound: role == steps.Server, Opcode: verbs.OpAcknowledge, DestQP: dest, PSN: 0x1234, AETH: &verbs.AETH{MSN: 1}}},
 	}
 	if role == steps.Client {
 		s.CQ.Completions = []verbs.WC{{WRID: 300, Status: verbs.WCSuccess, Opcode: verbs.WCRDMAWrite, QPNum: qpn}}
