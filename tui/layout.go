@@ -111,7 +111,7 @@ func (m *model) draw(n node) []string {
 		}
 		// The tree's size, not the pane's: the frame is exact even if
 		// the pane was sized for another tree.
-		return frame(m.styles, p.title, p.lines, n.w, n.h, p.vp.YOffset(), m.isFocused(n.pane))
+		return p.view(m.styles, n.w, n.h, m.isFocused(n.pane))
 	case n.row:
 		cols := make([][]string, len(n.kids))
 		for i, k := range n.kids {

@@ -18,6 +18,7 @@ func TestMarkdown(t *testing.T) {
 		{"Chinese next to Latin keeps the space", "对端的\nGID", 40, []string{"对端的 GID"}},
 		{"wraps at spaces", "aaa bbb ccc", 7, []string{"aaa bbb", "ccc"}},
 		{"wraps between CJK characters", "一二三四五六", 6, []string{"一二三", "四五六"}},
+		{"no line starts with Chinese punctuation", "一二三，四五", 6, []string{"一二", "三，四", "五"}},
 		{"no line starts with the space it broke at", "是\n1024 x", 2, []string{"是", "10", "24", "x"}},
 		{"code spans keep backticks without colour", "call `ibv_post_send` now", 40, []string{"call `ibv_post_send` now"}},
 		{"bullets hang", "- first item here\n- second", 11, []string{"• first", "  item here", "• second"}},

@@ -63,9 +63,10 @@ func (p *scrollPane) scroll(d int) {
 // follow gives the pane back to its anchor (a new step, a new language).
 func (p *scrollPane) follow() { p.scrolled = false }
 
-// view draws the pane: exactly w×h cells.
-func (p scrollPane) view(st Styles, focused bool) []string {
-	return frame(st, p.title, p.lines, p.w, p.h, p.vp.YOffset(), focused)
+// view draws the pane at w×h cells (the layout's size for it, which is
+// the pane's own after Update).
+func (p scrollPane) view(st Styles, w, h int, focused bool) []string {
+	return frame(st, p.title, p.lines, w, h, p.vp.YOffset(), focused)
 }
 
 // frame draws lines in a titled rounded box of exactly w×h cells,

@@ -44,3 +44,19 @@ func TestPeerBytesEscaped(t *testing.T) {
 		}
 	}
 }
+
+// Text the steps already escaped (a result, a timeline detail) is shown
+// as it is: its backslashes are not doubled.
+func TestEscapedOnce(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`\e[2J\aRED`, `\e[2J\aRED`},
+		{"plain 中文 text", "plain 中文 text"},
+		{"raw\x1b[2J", `raw\e[2J`},
+		{"a\\b\u202e", `a\b\u202e`},
+		{"bad \xff utf-8", `bad \xff utf-8`},
+	} {
+		if got := termSafe(tt.in); got != tt.want {
+			t.Errorf("termSafe(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -77,37 +77,11 @@ func (m *model) hexdump(b steps.BufferState, w int) []string {
 	} else {
 		out = append(out, "  "+st.Dim.R(fmt.Sprintf(tr(m.lang, "%d bytes; non-zero rows:", "%d 字节；非零的行："), len(b.Bytes))))
 	}
-	var hx, asc strings.Builder
 	anyChanged := false
 	for _, off := range rows {
-		hx.Reset()
-		asc.Reset()
-		rowChanged := false
-		for i := off; i < off+bpr; i++ {
-			if i >= len(b.Bytes) {
-				hx.WriteString("   ")
-				continue
-			}
-			c := b.Bytes[i]
-			h := fmt.Sprintf("%02x", c)
-			a := "."
-			if c >= 0x20 && c < 0x7f {
-				a = string(rune(c))
-			}
-			if changed(i) {
-				h, a = st.Changed.R(h), st.Changed.R(a)
-				rowChanged = true
-			}
-			hx.WriteString(h)
-			hx.WriteByte(' ')
-			asc.WriteString(a)
-		}
-		mark := " "
-		if rowChanged && st.NoColor {
-			mark = "*"
-		}
+		line, rowChanged := m.hexRow(b.Bytes, off, bpr, changed)
 		anyChanged = anyChanged || rowChanged
-		out = append(out, fmt.Sprintf("%s%04x  %s|%s|", mark, off, hx.String(), asc.String()))
+		out = append(out, line)
 	}
 	if more > 0 {
 		out = append(out, "  "+st.Dim.R(fmt.Sprintf(tr(m.lang, "… %d more non-zero rows", "… 还有 %d 行非零"), more)))
@@ -116,4 +90,37 @@ func (m *model) hexdump(b steps.BufferState, w int) []string {
 		out = append(out, "  "+st.Changed.R(tr(m.lang, "highlighted: changed in the last second", "高亮：最近一秒内变化的字节")))
 	}
 	return out
+}
+
+// hexRow is one row of the dump: offset, hex, ASCII (only printable
+// ASCII is shown as text: the buffer holds the peer's bytes), with the
+// bytes changed in the last second highlighted.
+func (m *model) hexRow(b []byte, off, bpr int, changed func(int) bool) (string, bool) {
+	st := m.styles
+	var hx, asc strings.Builder
+	rowChanged := false
+	for i := off; i < off+bpr; i++ {
+		if i >= len(b) {
+			hx.WriteString("   ")
+			continue
+		}
+		c := b[i]
+		h := fmt.Sprintf("%02x", c)
+		a := "."
+		if c >= 0x20 && c < 0x7f {
+			a = string(rune(c))
+		}
+		if changed(i) {
+			h, a = st.Changed.R(h), st.Changed.R(a)
+			rowChanged = true
+		}
+		hx.WriteString(h)
+		hx.WriteByte(' ')
+		asc.WriteString(a)
+	}
+	mark := " "
+	if rowChanged && st.NoColor {
+		mark = "*"
+	}
+	return fmt.Sprintf("%s%04x  %s|%s|", mark, off, hx.String(), asc.String()), rowChanged
 }

@@ -1,6 +1,12 @@
 package tui
 
-import "github.com/rdmatour/rdmatour/steps"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
 
 // Language handling for the UI's own text (labels, help, messages). The
 // explanations come from docs; step titles and notes from steps.Text.
@@ -68,7 +74,36 @@ func langLabel(lang string) string {
 	return "EN"
 }
 
-// peerText is text that may hold bytes a peer wrote (the buffer, a SEND's
-// payload, a timeline detail that quotes it), made safe for the terminal:
-// a peer must not clear, recolour or retitle the learner's screen.
-func peerText(s string) string { return steps.EscapePeer([]byte(s)) }
+// termSafe makes text from the steps package safe for the terminal. The
+// steps escape the peer's bytes where they enter (steps.PeerBytes): the
+// call's results and the timeline arrive escaped, and escaping them again
+// would double every backslash. This is the net under that: any control,
+// format or invalid byte still left is escaped as steps.EscapePeer does,
+// and everything else, backslashes included, is left as it is.
+func termSafe(s string) string {
+	safe := true
+	for _, r := range s {
+		if !printable(r) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if printable(r) {
+			b.WriteRune(r)
+			continue
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		b.WriteString(steps.EscapePeer([]byte(s[i : i+n])))
+	}
+	return b.String()
+}
+
+// printable: shown as it is (invalid UTF-8 decodes as RuneError).
+func printable(r rune) bool {
+	return r == ' ' || (r != utf8.RuneError && unicode.IsPrint(r))
+}

@@ -41,7 +41,7 @@ func (m *model) timelineLines(w int) []string {
 		return append(out, "", st.Dim.R(center(tr(m.lang, "no messages yet", "还没有消息"), w)))
 	}
 	for _, e := range entries {
-		label := " " + peerText(e.Label) + " "
+		label := " " + termSafe(e.Label) + " "
 		n := max(0, w-2-width(label))
 		l, r := n/2, n-n/2
 		var line string
@@ -52,7 +52,7 @@ func (m *model) timelineLines(w int) []string {
 		}
 		out = append(out, st.Call.R(line))
 		if e.Detail != "" {
-			out = append(out, st.Dim.R(center(peerText(e.Detail), w)))
+			out = append(out, st.Dim.R(center(termSafe(e.Detail), w)))
 		}
 	}
 	return out

@@ -4,11 +4,17 @@
 // live resources, the message timeline and, on the simulated NIC, the
 // packets on the wire).
 //
-// One root model routes every message; the panes are plain functions that
-// render to a given width and height. Steps run in a tea.Cmd goroutine with
-// a cancellable context, and a 200 ms tick re-reads the snapshots, so the
-// UI never blocks and the server sees the client's bytes land without a
-// keypress.
+// One root model routes every message. Each pane is a component
+// (scrollPane) that owns its content and its scroll offset (a bubbles
+// viewport); after every message Update lays the screen out for the
+// terminal's size (layout.go), sizes the panes and gives each its content
+// (layout.go's paneContent, one file per pane). View only draws: it is a
+// pure function of the model. The live state is drawn by a table of
+// renderers, one per steps.Section, and scrolls to the section the step
+// declares. Explanation pages are Markdown drawn from goldmark's AST
+// (markdown.go). Steps run in a tea.Cmd goroutine with a cancellable
+// context, and a 200 ms tick re-reads the snapshots, so the UI never
+// blocks and the server sees the client's bytes land without a keypress.
 package tui
 
 import (

@@ -244,13 +244,25 @@ func (m *model) progress() (done, total int) {
 
 // banner is the tour's end (the Result) or its error, full width.
 func (m *model) banner(w int) []string {
+	if out := m.errorBanner(w); len(out) > 0 {
+		return out
+	}
+	return m.endBanner(w)
+}
+
+// bannerLine wraps text into full-width banner lines in style s.
+func bannerLine(s sty, mark, text string, w int) []string {
+	var out []string
+	for _, l := range wrap(mark+text, w-2) {
+		out = append(out, s.R(fit(" "+l, w)))
+	}
+	return out
+}
+
+// errorBanner says which step failed on which side, and why.
+func (m *model) errorBanner(w int) []string {
 	st := m.styles
 	var out []string
-	add := func(s sty, mark, text string) {
-		for _, l := range wrap(mark+text, w-2) {
-			out = append(out, s.R(fit(" "+l, w)))
-		}
-	}
 	for i, snap := range m.snaps {
 		if m.errs[i] == nil && !snap.Failed {
 			continue
@@ -268,19 +280,34 @@ func (m *model) banner(w int) []string {
 			}
 			return snap.Err
 		}
+		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle, explain(LangEN))
+		zh := fmt.Sprintf("%s：%s 失败：%s", who, stepTitle, explain(LangZH))
 		switch m.lang {
 		case LangBoth:
-			add(st.ErrBanner, "✗ ", fmt.Sprintf("%s: %s failed: %s", who, stepTitle, explain(LangEN)))
-			add(st.ErrBanner, "  ", fmt.Sprintf("%s：%s 失败：%s", who, stepTitle, explain(LangZH)))
+			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)
+			out = append(out, bannerLine(st.ErrBanner, "  ", zh, w)...)
 		case LangZH:
-			add(st.ErrBanner, "✗ ", fmt.Sprintf("%s：%s 失败：%s", who, stepTitle, explain(LangZH)))
+			out = append(out, bannerLine(st.ErrBanner, "✗ ", zh, w)...)
 		default:
-			add(st.ErrBanner, "✗ ", fmt.Sprintf("%s: %s failed: %s", who, stepTitle, explain(LangEN)))
+			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)
 		}
 		out = append(out, st.Err.R(fit(" "+tr(m.lang, "The tour stopped here. Press q to tear down and quit.", "教程到此中止。按 q 释放资源并退出。"), w)))
 	}
-	if len(out) > 0 {
-		return out
+	return out
+}
+
+// endBanner is the tour's result: what landed in the server's buffer
+// and how it learned of it; or a lesson or tour complete.
+func (m *model) endBanner(w int) []string {
+	st := m.styles
+	inLang := func(en, zh string) []string {
+		switch m.lang {
+		case LangZH:
+			return bannerLine(st.OKBanner, "✓ ", zh, w)
+		case LangBoth:
+			return append(bannerLine(st.OKBanner, "✓ ", en, w), bannerLine(st.OKBanner, "  ", zh, w)...)
+		}
+		return bannerLine(st.OKBanner, "✓ ", en, w)
 	}
 	for _, snap := range m.snaps {
 		if r := snap.Result; r != nil {
@@ -289,33 +316,22 @@ func (m *model) banner(w int) []string {
 				steps.NotifyDoorbell: {"its CPU saw the doorbell flag turn 1", "它的 CPU 看到 doorbell 标志位变成了 1"},
 				steps.NotifyImm:      {"RDMA_WRITE_WITH_IMM raised a RECV completion", "RDMA_WRITE_WITH_IMM 产生了一个 RECV 完成"},
 			}[r.Via]
-			msg, notice := r.Message.String(), r.Notice.String()
-			en := fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how[0], notice)
-			zh := fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how[1], notice)
-			switch m.lang {
-			case LangZH:
-				add(st.OKBanner, "✓ ", zh)
-			case LangBoth:
-				add(st.OKBanner, "✓ ", en)
-				add(st.OKBanner, "  ", zh)
-			default:
-				add(st.OKBanner, "✓ ", en)
-			}
-			return out
+			msg, notice := r.Message.String(), r.Notice.String() // PeerBytes: escaped
+			return inLang(fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how[0], notice),
+				fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how[1], notice))
 		}
 	}
 	if m.lesson != "" && m.allDone() {
 		if what := m.firstExpected(); what != "" {
-			add(st.OKBanner, "✓ ", tr(m.lang,
+			return bannerLine(st.OKBanner, "✓ ", tr(m.lang,
 				"Lesson complete: the expected error ("+what+") happened, and every step after it went as the lesson says. L: the lesson page · q: quit.",
-				"课程完成：预期的错误（"+what+"）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"))
-			return out
+				"课程完成：预期的错误（"+what+"）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"), w)
 		}
 	}
 	if m.allDone() && !m.demo {
-		add(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. Press q to quit.", "教程完成：所有资源都已释放。按 q 退出。"))
+		return bannerLine(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. Press q to quit.", "教程完成：所有资源都已释放。按 q 退出。"), w)
 	}
-	return out
+	return nil
 }
 
 // firstExpected names the first expected error of the lesson in the

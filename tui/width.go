@@ -22,8 +22,8 @@ func cells() displaywidth.Options {
 // width is the number of terminal cells s occupies (one line).
 func width(s string) int { return cells().String(s) }
 
-// truncate cuts s to at most w cells, keeping escape sequences intact and
-// closing any style it cut through.
+// truncate cuts s to at most w cells, the last one "…", keeping escape
+// sequences intact and closing any style it cut through.
 func truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
@@ -31,7 +31,8 @@ func truncate(s string, w int) string {
 	if width(s) <= w {
 		return s
 	}
-	out := cells().TruncateString(s, w, "")
+	// Cut text ends with "…": nothing is cut silently.
+	out := cells().TruncateString(s, w-1, "") + "…"
 	if strings.IndexByte(s, 0x1b) >= 0 {
 		out += "\x1b[m"
 	}
@@ -121,6 +122,7 @@ func wrapLine(s string, w int) []string {
 	var line strings.Builder
 	lw := 0
 	lastBreak := -1 // byte offset in line just after a break opportunity
+	prevBreak := -1 // the opportunity before lastBreak
 	g := cells().StringGraphemes(s)
 	for g.Next() {
 		v, cw := g.Value(), g.Width()
@@ -129,6 +131,11 @@ func wrapLine(s string, w int) []string {
 			if v == " " {
 				// The line is full just before a space: break there.
 				lastBreak = len(cur)
+			}
+			if noLineStart(v) && lastBreak == len(cur) && prevBreak > 0 {
+				// Chinese punctuation does not start a line: the
+				// character before it goes down with it.
+				lastBreak = prevBreak
 			}
 			if lastBreak > 0 && lastBreak <= len(cur) {
 				out = append(out, strings.TrimRight(cur[:lastBreak], " "))
@@ -142,7 +149,7 @@ func wrapLine(s string, w int) []string {
 				line.Reset()
 				lw = 0
 			}
-			lastBreak = -1
+			lastBreak, prevBreak = -1, -1
 			if v == " " && line.Len() == 0 {
 				continue
 			}
@@ -150,11 +157,17 @@ func wrapLine(s string, w int) []string {
 		line.WriteString(v)
 		lw += cw
 		if v == " " || v == "," || cw == 2 {
-			lastBreak = line.Len()
+			prevBreak, lastBreak = lastBreak, line.Len()
 		}
 	}
 	if line.Len() > 0 {
 		out = append(out, line.String())
 	}
 	return out
+}
+
+// noLineStart: closing punctuation that Chinese never puts at the start
+// of a line.
+func noLineStart(g string) bool {
+	return strings.Contains("，。、；：？！）》」』】〕…", g) && g != ""
 }

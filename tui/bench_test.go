@@ -1,0 +1,29 @@
+package tui
+
+import (
+	"context"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rdmatour/rdmatour/docs"
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// BenchmarkFirstFrame is the program's own work from a new session to
+// the first frame: the model, the first page rendered from Markdown (the
+// real docs), the layout and View. Package init is not in it; see the
+// start-up figures in the report for the whole process.
+func BenchmarkFirstFrame(b *testing.B) {
+	r := newRig(b, steps.NotifySend)
+	for b.Loop() {
+		m, err := newModel(context.Background(), Options{Sessions: []*steps.Session{r.srv}, Lang: LangEN, Docs: docs.Page})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		if m.View().Content == "" {
+			b.Fatal("no frame")
+		}
+	}
+}
