@@ -221,9 +221,18 @@ func TestResponderMemoryProperty(t *testing.T) {
 
 // byteSource is a rand.Source that reads the fuzzer's bytes (zeros once
 // they run out), so the fuzzer steers the generator.
-type byteSource struct{ b []byte }
+type byteSource struct {
+	b []byte
+	n uint64
+}
 
 func (s *byteSource) Uint64() uint64 {
+	if len(s.b) == 0 {
+		// Exhausted: a constant would make rand's rejection sampling
+		// (IntN) loop forever, so go on with a fixed-seed generator.
+		s.n++
+		return s.n * 0x9e3779b97f4a7c15
+	}
 	var v [8]byte
 	n := copy(v[:], s.b)
 	s.b = s.b[n:]
