@@ -182,7 +182,7 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 	call := fmt.Sprintf("info.addr_be = %s; ...\nrdma_accept(id, {private_data=remote_info{addr=0x%x, rkey=0x%x, size=%d, doorbell_addr=0x%x, doorbell_rkey=0x%x, doorbell_size=%d} (%d B), responder_resources=1, initiator_depth=1, rnr_retry_count=%d})",
 		addrExpr, info.Addr, info.RKey, info.Size, info.DoorbellAddr, info.DoorbellRKey, info.DoorbellSize, len(raw), s.cfg.RNRRetry)
 	if err := s.id.Accept(p); err != nil {
-		return Outcome{Call: call + " = -1"}, err
+		return Outcome{Call: call + " = -1"}, s.acceptFailed(err)
 	}
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
 	s.sent("REP", fmt.Sprintf("remote_info: addr=0x%x rkey=0x%x", info.Addr, info.RKey))
