@@ -100,6 +100,7 @@ func Concepts() []string {
 		"concept-completion-channel",
 		"concept-async-events",
 		"concept-transports",
+		"concept-wire",
 	}
 }
 

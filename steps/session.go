@@ -88,7 +88,9 @@ type Session struct {
 	countersAt    map[string]uint64 // counters before the current step
 	counterDelta  map[string]uint64
 	lastPacketSeq uint64
-	packets       []verbs.Packet
+	packets       []WirePacket
+	oneHost       *bool      // the peer is this machine (see peerIsLocal)
+	spans         []stepSpan // when each step ran: which step a packet belongs to
 }
 
 // maxPackets bounds the wire history a session keeps for the wire pane.
@@ -170,6 +172,7 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 	st := s.tour[idx]
 	s.running = true
 	s.states[idx] = Active
+	s.spans = append(s.spans, stepSpan{id: st.ID, waits: st.Waits, start: time.Now()})
 	s.mu.Unlock()
 	s.markCounters()
 
@@ -188,6 +191,7 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.spans[len(s.spans)-1].end = time.Now()
 	if s.dev != nil {
 		s.refreshPackets() // keep the wire history even without a UI polling
 	}

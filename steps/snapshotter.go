@@ -3,6 +3,7 @@ package steps
 import (
 	"encoding/binary"
 	"fmt"
+	"net"
 	"net/netip"
 	"time"
 
@@ -39,7 +40,7 @@ func (s *Session) Snapshot() Snapshot {
 		snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
 		snap.setCompletions(s.completions)
 		snap.Result = copyResult(s.result)
-		snap.Packets = append([]verbs.Packet(nil), s.packets...)
+		snap.Packets = append([]WirePacket(nil), s.packets...)
 		snap.Remote = copyRemote(s.remote)
 		snap.setQPHistory(s.qpHistory)
 		return snap
@@ -114,7 +115,8 @@ func (s *Session) Snapshot() Snapshot {
 	}
 	snap.Remote = copyRemote(s.remote)
 	snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
-	snap.Packets = append([]verbs.Packet(nil), s.packets...)
+	snap.Packets = append([]WirePacket(nil), s.packets...)
+	snap.Wire = s.wireStatus()
 	snap.Result = copyResult(s.result)
 	return snap
 }
@@ -222,11 +224,11 @@ func (s *Session) refreshPackets() {
 		return
 	}
 	for _, p := range tr.Packets(s.lastPacketSeq) {
-		s.packets = append(s.packets, p)
+		s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
 		s.lastPacketSeq = p.Seq
 	}
 	if n := len(s.packets); n > maxPackets {
-		s.packets = append([]verbs.Packet(nil), s.packets[n-maxPackets:]...)
+		s.packets = append([]WirePacket(nil), s.packets[n-maxPackets:]...)
 	}
 }
 
@@ -247,4 +249,44 @@ func gidInUse(pa verbs.PortAttr, local netip.Addr) (int, string) {
 		}
 	}
 	return -1, ""
+}
+
+// wireStatus says whether this side's packets can be shown. Called with
+// s.mu held.
+func (s *Session) wireStatus() WireStatus {
+	if s.cfg.Provider.Simulated() {
+		return WireStatus{State: verbs.TraceSimulated}
+	}
+	ws := WireStatus{State: verbs.TraceUnavailable, Detail: "no RDMA device in use yet"}
+	if r, ok := s.dev.(verbs.TraceStatusReporter); ok {
+		st := r.TraceStatus()
+		ws.State, ws.Detail = st.State, st.Detail
+	}
+	if s.id != nil {
+		ws.OneHost = s.peerIsLocal()
+	}
+	return ws
+}
+
+// peerIsLocal reports whether the peer's address belongs to this machine
+// (asked once per connection: the answer does not change).
+func (s *Session) peerIsLocal() bool {
+	if s.oneHost == nil {
+		peer := s.id.PeerAddr().Addr().Unmap()
+		local := peer.IsLoopback()
+		if addrs, err := net.InterfaceAddrs(); err == nil && !local {
+			for _, a := range addrs {
+				if pn, ok := a.(*net.IPNet); ok {
+					if ip, ok := netip.AddrFromSlice(pn.IP); ok && ip.Unmap() == peer {
+						local = true
+					}
+				}
+			}
+		}
+		if !peer.IsValid() {
+			return false
+		}
+		s.oneHost = &local
+	}
+	return *s.oneHost
 }

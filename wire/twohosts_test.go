@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -18,6 +19,7 @@ func TestTwoHosts(t *testing.T) {
 		t.Skip("RDMATOUR_TWOHOSTS_DIR is not set: run scripts/twohosts.sh")
 	}
 	pcaps, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
+	pcaps = slices.DeleteFunc(pcaps, func(p string) bool { return strings.HasSuffix(p, ".rdmatour.pcap") })
 	if len(pcaps) == 0 {
 		t.Fatalf("no captures in %s", dir)
 	}
@@ -30,6 +32,11 @@ func TestTwoHosts(t *testing.T) {
 				t.Errorf("packet sequence\n got %s\nwant %s", strings.Join(seq, " / "), want)
 			}
 			tsharkClean(t, path)
+			// rdmatour's own capture (--pcap on the server) saw the same.
+			own := decodeCapture(t, filepath.Join(dir, name+".rdmatour.pcap"))
+			if strings.Join(own, " / ") != strings.Join(seq, " / ") {
+				t.Errorf("rdmatour --pcap captured\n %s\ntcpdump captured\n %s", strings.Join(own, " / "), strings.Join(seq, " / "))
+			}
 		})
 	}
 }

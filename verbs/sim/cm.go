@@ -627,6 +627,7 @@ func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, 
 
 // readLoop reads frames until the connection ends.
 func (id *cmID) readLoop(c *conn, buf []byte) {
+	defer c.readerExited()
 	for {
 		kind, body, err := readFrame(c.br, buf)
 		if err == nil {
@@ -658,7 +659,7 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 			c.setBatching(false)
 			if !c.isLocalClosed() {
 				id.p.log.Debug("sim: connection lost", "peer", id.peer, "err", err)
-				c.fail()
+				c.peerClosed()
 				id.connLost(c)
 			}
 			// A QP bound to this connection has no path to its peer any

@@ -35,13 +35,20 @@ type conn struct {
 	closing     bool // close once the queue is written
 	closed      bool
 	localClosed bool // we closed it: the reader's error is not a peer loss
+
+	readDone     chan struct{} // closed when the reader goroutine is done with nc
+	readDoneOnce sync.Once
 }
+
+// lingerTime bounds how long a closing connection waits for the peer to
+// close its side after ours is shut down.
+const lingerTime = time.Second
 
 func newConn(p *Provider, nc net.Conn, br *bufio.Reader) *conn {
 	if br == nil {
 		br = bufio.NewReaderSize(nc, 256<<10)
 	}
-	c := &conn{p: p, nc: nc, br: br, tap: newTap(p.pcap, nc)}
+	c := &conn{p: p, nc: nc, br: br, readDone: make(chan struct{}), tap: newTap(p.pcap, nc)}
 	c.cond = sync.NewCond(&c.mu)
 	p.goStart(c.writeLoop)
 	return c
@@ -122,6 +129,37 @@ func (c *conn) closeAfterFlush() {
 	c.mu.Unlock()
 }
 
+// peerClosed is the reader's end of the connection (the peer closed it,
+// or sent what cannot be framed): what is already queued, such as a NAK
+// for the last request, still goes out before the connection closes.
+func (c *conn) peerClosed() {
+	c.nc.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	c.mu.Lock()
+	c.closing = true
+	c.cond.Signal()
+	c.mu.Unlock()
+}
+
+// readerExited says the reader goroutine no longer reads nc.
+func (c *conn) readerExited() { c.readDoneOnce.Do(func() { close(c.readDone) }) }
+
+// shutdown ends a drained connection gracefully: FIN after the last byte,
+// then wait (bounded) for the reader to see the peer's end before closing.
+// Closing a socket with unread input sends a RST instead, and a RST may
+// discard what is still in the send queue, a NAK included.
+func (c *conn) shutdown() {
+	if hc, ok := c.nc.(interface{ CloseWrite() error }); ok && hc.CloseWrite() == nil {
+		c.nc.SetReadDeadline(time.Now().Add(lingerTime))
+		t := time.NewTimer(lingerTime)
+		select {
+		case <-c.readDone:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	c.nc.Close()
+}
+
 // abort closes the connection now.
 func (c *conn) abort() {
 	c.mu.Lock()
@@ -154,7 +192,7 @@ func (c *conn) writeLoop() {
 		if len(c.q) == 0 { // closing and drained
 			c.closed = true
 			c.mu.Unlock()
-			c.nc.Close()
+			c.shutdown()
 			return
 		}
 		batch, c.q = c.q, batch[:0]

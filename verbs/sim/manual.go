@@ -331,7 +331,7 @@ func (q *qp) Modify(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
 		q.dev.p.stopTimer(q.rnrTimer)
 		q.rnrTimer = nil
 		q.stopAckTimer()
-		q.ackWatch = false
+		q.ackWatch, q.sentSeqNAK = false, false
 		// RESET discards every WR without a completion.
 		q.sq, q.rq, q.sendIdx, q.rcur, q.halted, q.msn = nil, nil, 0, respOp{}, false, 0
 		q.conn, q.destQPN, q.rqPSN, q.sqPSN = nil, 0, 0, 0

@@ -31,6 +31,7 @@ type sendWQE struct {
 	respPkts int            // READ: response packets received
 	respOff  int            // READ: bytes received
 	rnrTries int
+	seqTries int // PSN sequence error NAKs answered by a retry
 }
 
 func (w *sendWQE) lastPSN() uint32 { return psnAdd(w.firstPSN, w.npkts-1) }
@@ -103,6 +104,9 @@ type qp struct {
 	rq   []recvWQE
 	msn  uint32
 	rcur respOp
+	// sentSeqNAK: a PSN sequence error NAK went out and no in-sequence
+	// request has arrived since (rxe's resp.sent_psn_nak): one NAK per gap.
+	sentSeqNAK bool
 }
 
 var _ verbs.QP = (*qp)(nil)
@@ -524,10 +528,7 @@ func (q *qp) onResponse(pk *packet) {
 		var st verbs.WCStatus
 		switch syn {
 		case verbs.SyndromeNAKPSNSeqErr:
-			// Over TCP nothing is lost, so a sequence error means the peer's
-			// state machine and ours disagree: resend from the NAKed PSN once.
-			q.dev.count(cntRcvdSeqErr)
-			q.resendFrom(pk.PSN)
+			q.onSeqNAK(w, pk.PSN)
 			return
 		case verbs.SyndromeNAKInvReq:
 			st = verbs.WCRemInvReqErr
@@ -633,17 +634,7 @@ func (q *qp) onRequest(pk *packet) {
 	if q.state != verbs.QPSRTR && q.state != verbs.QPSRTS {
 		return
 	}
-	d := psnDiff(pk.PSN, q.rqPSN)
-	if d < 0 {
-		q.dev.count(cntDuplicateRequest)
-		if pk.AckReq && pk.Opcode != verbs.OpRDMAReadRequest {
-			q.sendAck(psnAdd(q.rqPSN, -1), verbs.SyndromeACK)
-		}
-		return
-	}
-	if d > 0 {
-		// Packets behind an RNR NAK: dropped, the requester resends them.
-		q.dev.count(cntOutOfSeqRequest)
+	if !q.inSequence(pk) {
 		return
 	}
 	op := pk.Opcode

@@ -1,0 +1,56 @@
+package sim
+
+import "github.com/rdmatour/rdmatour/verbs"
+
+// PSN checks, as rxe does them (rxe_resp.c check_psn and
+// duplicate_request; rxe_comp.c on AETH_NAK_PSN_SEQ_ERROR).
+
+// inSequence is the responder's PSN check. A request ahead of the
+// expected PSN gets one PSN sequence error NAK carrying the expected PSN
+// (then nothing until the gap closes) and is dropped; a duplicate (an
+// older PSN) of a SEND or WRITE is acknowledged again with the last PSN
+// executed and not executed again. A duplicate READ request is dropped:
+// rxe replays the response from its saved read resource, which the sim
+// does not keep. q.mu must be held.
+func (q *qp) inSequence(pk *packet) bool {
+	d := psnDiff(pk.PSN, q.rqPSN)
+	switch {
+	case d > 0:
+		if !q.sentSeqNAK {
+			q.sentSeqNAK = true
+			q.dev.count(cntOutOfSeqRequest)
+			q.sendAck(q.rqPSN, verbs.SyndromeNAKPSNSeqErr)
+		}
+		return false
+	case d < 0:
+		q.dev.count(cntDuplicateRequest)
+		if pk.Opcode != verbs.OpRDMAReadRequest {
+			// C9-105: ack again, whether or not AckReq is set.
+			q.sendAck(psnAdd(q.rqPSN, -1), verbs.SyndromeACK)
+		}
+		return false
+	}
+	q.sentSeqNAK = false
+	return true
+}
+
+// onSeqNAK is the requester's answer to a PSN sequence error NAK for psn
+// in w: the packets before psn arrived (the NAK acked them), so resend from
+// psn. Each such retry uses up one of retry_cnt (7 means forever, as in
+// rxe's completer); past it, w completes with IBV_WC_RETRY_EXC_ERR. While an RNR NAK holds the send queue the
+// NAK is only the responder noticing the packets behind the RNR'd one:
+// the RNR timer resends them anyway. q.mu must be held.
+func (q *qp) onSeqNAK(w *sendWQE, psn uint32) {
+	if q.halted {
+		return
+	}
+	q.dev.count(cntRcvdSeqErr)
+	w.seqTries++
+	if q.retryCnt != 7 && w.seqTries > int(q.retryCnt) {
+		q.dev.count(cntRetryExceeded)
+		q.errorOut(w, verbs.WCRetryExcErr)
+		return
+	}
+	q.dev.count(cntCompleterRetryErr)
+	q.resendFrom(psn)
+}
