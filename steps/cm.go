@@ -189,7 +189,7 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 	fill := remoteInfoC(info, addrC)
 	call := c.Must("rdma_accept", c.Call("rdma_accept", c.C("id"), connParamC(p, c.C("&info"), true)))
 	if err := s.id.Accept(p); err != nil {
-		return withC(Outcome{}, fill, failed(call, err)), err
+		return withC(Outcome{}, fill, failed(call, err)), s.acceptFailed(err)
 	}
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
 	s.sent("REP", fmt.Sprintf("remote_info: addr=0x%x rkey=0x%x", info.Addr, info.RKey))

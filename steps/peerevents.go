@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"syscall"
@@ -20,10 +21,18 @@ func explainEvent(ev verbs.CMEvent, want verbs.CMEventType, cfg Config, peer net
 	if want != verbs.EventEstablished || !peerWentAway(ev, cfg.Role) {
 		return unexpectedEvent(ev, want, cfg)
 	}
+	seen := ev.Type.String() + ", " + cmStatusText(ev.Type, ev.Status)
+	return wentAway(cfg.Role, peer, seen, &CMEventError{Got: ev.Type, Want: want, Status: ev.Status})
+}
+
+// wentAway is the explanation of a peer that vanished during the
+// handshake, from role's side: seen is what this side saw, err the error
+// it saw it as.
+func wentAway(role Role, peer netip.AddrPort, seen string, err error) error {
 	other, otherZH, fix := "the client", "client", Text{
 		"nothing is wrong on this side: the client stopped (Ctrl-C, kill, a crash) or lost the network before the connection was ESTABLISHED. Start the server again, then the client",
 		"这一端没有问题：client 在连接 ESTABLISHED 之前退出了（Ctrl-C、kill、崩溃）或断了网。重新启动 server，再启动 client"}
-	if cfg.Role == Client {
+	if role == Client {
 		other, otherZH, fix = "the server", "server", Text{
 			"the server took the connect request, then stopped (Ctrl-C, kill, a crash) or lost the network. Start it again, then this client",
 			"server 收到了连接请求，随后退出了（Ctrl-C、kill、崩溃）或断了网。重新启动它，再启动这个 client"}
@@ -32,8 +41,7 @@ func explainEvent(ev verbs.CMEvent, want verbs.CMEventType, cfg Config, peer net
 		other += " at " + peer.String()
 		otherZH += "（" + peer.String() + "）"
 	}
-	seen := ev.Type.String() + ", " + cmStatusText(ev.Type, ev.Status)
-	return &Problem{Err: &CMEventError{Got: ev.Type, Want: want, Status: ev.Status}, quiet: true,
+	return &Problem{Err: err, quiet: true,
 		What: Text{other + " went away during the handshake (" + seen + ")",
 			otherZH + " 在握手过程中消失了（" + seen + "）"},
 		Fix: fix}
@@ -49,6 +57,18 @@ func peerWentAway(ev verbs.CMEvent, role Role) bool {
 		return role == Server
 	}
 	return false
+}
+
+// acceptFailed explains a failed rdma_accept. With the tour's arguments
+// EINVAL means the request is no longer pending: on rxe a client that went
+// away after its REQ has had its kernel send a REJ, which moves the
+// server's id out of the connect state; no event says so, because ucma
+// drops the events of an id that has not been accepted yet.
+func (s *Session) acceptFailed(err error) error {
+	if !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return wentAway(Server, s.peerAddr(), "rdma_accept: EINVAL, the request is no longer pending", err)
 }
 
 // cmStatusText says what event->status means: a negative errno for most

@@ -3,6 +3,7 @@ package steps
 import (
 	"net/netip"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rdmatour/rdmatour/verbs"
@@ -64,5 +65,20 @@ func TestExplainEventFromEachSide(t *testing.T) {
 				t.Errorf("no Chinese text, or English in it: %q", zh)
 			}
 		})
+	}
+}
+
+// On rxe a client gone after its REQ leaves rdma_accept failing with
+// EINVAL and no event: the server says the client went away.
+func TestAcceptFailedExplainsAVanishedClient(t *testing.T) {
+	s := &Session{cfg: Config{Role: Server}}
+	gone := verbs.Errorf("rdma_accept", syscall.EINVAL, "private_data_len 32")
+	msg := ExplainIn(s.acceptFailed(gone), "en")
+	if want := "the client went away during the handshake (rdma_accept: EINVAL, the request is no longer pending)"; !strings.HasPrefix(msg, want) {
+		t.Errorf("%q\nwant it to start with %q", msg, want)
+	}
+	other := verbs.Errorf("rdma_accept", syscall.ENOMEM, "")
+	if err := s.acceptFailed(other); err != other {
+		t.Errorf("ENOMEM explained as %v", err)
 	}
 }

@@ -142,28 +142,42 @@ func selfInterruptCases() []faultCase {
 	return cases
 }
 
+// fabric is where the fault cases run: the simulated NIC on loopback,
+// or a real RDMA device (TestRealPeerFaults).
+type fabric struct {
+	backend, addr string
+	timeout       string        // --timeout for both sides
+	slack         time.Duration // added to every case's time limit
+}
+
+var simFabric = fabric{backend: "sim", addr: "127.0.0.1", timeout: "4s"}
+
 func TestPeerFaults(t *testing.T) {
-	cases := peerFaultCases()
 	// The processes mostly wait: run more at once than -parallel's
 	// default (GOMAXPROCS) would.
-	sem := make(chan struct{}, 10)
+	runFaults(t, peerFaultCases(), simFabric, 10)
+}
+
+// runFaults runs cases on fab, at most n at a time.
+func runFaults(t *testing.T, cases []faultCase, fab fabric, n int) {
+	sem := make(chan struct{}, n)
 	var wg sync.WaitGroup
 	for _, fc := range cases {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			t.Run(fc.name, func(t *testing.T) { runFault(t, fc) })
+			t.Run(fc.name, func(t *testing.T) { runFault(t, fc, fab) })
 		}()
 	}
 	wg.Wait()
 }
 
-func runFault(t *testing.T, fc faultCase) {
+func runFault(t *testing.T, fc faultCase, fab fabric) {
 	port := freePort(t)
-	common := []string{"--backend", "sim", "--plain", "--auto", "--brief", "--timeout", "4s", "--notify", fc.notify}
-	srvArgs := append([]string{"server", port}, common...)
-	cliArgs := append([]string{"client", "127.0.0.1", port}, common...)
+	common := []string{"--backend", fab.backend, "--plain", "--auto", "--brief", "--timeout", fab.timeout, "--notify", fc.notify}
+	srvArgs := append([]string{"server", port, "--bind", fab.addr}, common...)
+	cliArgs := append([]string{"client", fab.addr, port}, common...)
 	if fc.srvPause != "" {
 		srvArgs = append(srvArgs, "--pause-at", fc.srvPause)
 	}
@@ -177,10 +191,10 @@ func runFault(t *testing.T, fc faultCase) {
 		srvArgs = append(srvArgs, fc.survivorArgs...)
 	}
 	srv := start(t, nil, srvArgs...)
-	srv.waitFor(t, listening, 10*time.Second)
+	srv.waitFor(t, listening, 10*time.Second+fab.slack)
 	cli := start(t, nil, cliArgs...)
-	srv.waitFor(t, fc.srvReady, 10*time.Second)
-	cli.waitFor(t, fc.cliReady, 10*time.Second)
+	srv.waitFor(t, fc.srvReady, 10*time.Second+fab.slack)
+	cli.waitFor(t, fc.cliReady, 10*time.Second+fab.slack)
 	time.Sleep(150 * time.Millisecond) // inside the wait by now
 	sides := map[string]*proc{"server": srv, "client": cli}
 	victim := sides[victimName]
@@ -204,7 +218,7 @@ func runFault(t *testing.T, fc faultCase) {
 	if fc.resume != "" {
 		sides[fc.resume].stdin.Write([]byte("\n"))
 	}
-	code := survivor.wait(t, fc.within)
+	code := survivor.wait(t, fc.within+fab.slack)
 	took := time.Since(hit)
 	out := survivor.out.String()
 	if os.Getenv("RDMATOUR_OBSERVE") != "" {
@@ -214,8 +228,9 @@ func runFault(t *testing.T, fc faultCase) {
 		t.Errorf("survivor exit %d, want %d:\n%s", code, fc.wantCode, out)
 	}
 	got := lastLine(out, "rdmatour: ")
-	if !strings.HasPrefix(got, "rdmatour: "+fc.wantMsg) && (fc.alsoOK == "" || !strings.HasPrefix(got, "rdmatour: "+fc.alsoOK)) {
-		t.Errorf("survivor says %q, want it to start with %q", got, "rdmatour: "+fc.wantMsg)
+	want, alsoOK := fab.local(fc.wantMsg), fab.local(fc.alsoOK)
+	if !strings.HasPrefix(got, "rdmatour: "+want) && (alsoOK == "" || !strings.HasPrefix(got, "rdmatour: "+alsoOK)) {
+		t.Errorf("survivor says %q, want it to start with %q", got, "rdmatour: "+want)
 	}
 	if !strings.Contains(out, "rdma_destroy_event_channel(ec);") || strings.Contains(out, "panic") {
 		t.Errorf("survivor did not tear down cleanly:\n%s", out)
@@ -224,8 +239,13 @@ func runFault(t *testing.T, fc faultCase) {
 		bystander.cmd.Process.Signal(syscall.SIGINT)
 		checkVictim(t, bystander, syscall.SIGINT)
 	}
-	checkPortFree(t, port)
+	if fab.backend == "sim" { // the simulated NIC carries rdma_cm over TCP on the port
+		checkPortFree(t, port)
+	}
 }
+
+// local puts the fabric's address into a message written for loopback.
+func (f fabric) local(msg string) string { return strings.ReplaceAll(msg, "127.0.0.1", f.addr) }
 
 // checkVictim: a killed side is gone; an interrupted one tears down and
 // exits 130.
