@@ -219,11 +219,18 @@ func TestResponderMemoryProperty(t *testing.T) {
 	}
 }
 
-// byteSource is a rand.Source that reads the fuzzer's bytes (zeros once
-// they run out), so the fuzzer steers the generator.
-type byteSource struct{ b []byte }
+// byteSource is a rand.Source that reads the fuzzer's bytes, so the
+// fuzzer steers the generator; once they run out it carries on with a PCG
+// (a constant source would make rand's rejection sampling spin forever).
+type byteSource struct {
+	b    []byte
+	rest *rand.PCG
+}
 
 func (s *byteSource) Uint64() uint64 {
+	if len(s.b) == 0 {
+		return s.rest.Uint64()
+	}
 	var v [8]byte
 	n := copy(v[:], s.b)
 	s.b = s.b[n:]
@@ -236,6 +243,6 @@ func FuzzResponderMemory(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r := newMemRig(t)
 		defer r.close()
-		r.run(t, rand.New(&byteSource{b: b}), 1+len(b)/16)
+		r.run(t, rand.New(&byteSource{b: b, rest: rand.NewPCG(uint64(len(b)), 1)}), 1+len(b)/16)
 	})
 }
