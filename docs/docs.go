@@ -1,9 +1,14 @@
-// Package docs holds the teaching pages of rdmatour: one Markdown page per
-// step (and later per lesson), in English (en/) and Chinese (zh/), embedded
-// into the binary.
+// Package docs holds the teaching pages of rdmatour, in English (en/) and
+// Chinese (zh/), embedded into the binary. There are four kinds of page,
+// told apart by their ID:
 //
-// Every page starts with a "# <title>" line and has exactly four level-2
-// sections, in this order:
+//	<step-id>        one per step of a tour
+//	lesson-<name>    one per lesson (a tour with one deliberate mistake)
+//	concept-<name>   one per idea that several steps lean on
+//	glossary         the terms, and the one Chinese word chosen for each
+//
+// Every page starts with a "# <title>" line and has the level-2 sections of
+// its kind, in order (SectionsFor). A step page has:
 //
 //	en: What the call does / Why it is needed here / What to watch / Common mistakes
 //	zh: 这个调用做什么 / 为什么这里需要它 / 屏幕上看什么 / 常见错误
@@ -38,15 +43,81 @@ var lessonSections = map[string][]string{
 	"zh": {"错在哪里", "你会看到什么", "在真实代码里怎么认出它", "怎么改"},
 }
 
-// LessonPrefix starts the page ID of every lesson page.
-const LessonPrefix = "lesson-"
+// conceptSections are the level-2 headings of a concept page
+// (concept-<name>.md).
+var conceptSections = map[string][]string{
+	"en": {"The idea", "Where the tour shows it", "The details", "Common mistakes"},
+	"zh": {"要点", "教程里哪里能看到", "细节", "常见错误"},
+}
+
+// glossarySections are the level-2 headings of the glossary page.
+var glossarySections = map[string][]string{
+	"en": {"How to read this page", "Objects", "Work and completions", "Connections and addressing", "Packets on the wire", "On the screen"},
+	"zh": {"怎么读这一页", "对象", "工作请求与完成", "连接与寻址", "线上报文", "屏幕上的词"},
+}
+
+const (
+	// LessonPrefix starts the page ID of every lesson page.
+	LessonPrefix = "lesson-"
+	// ConceptPrefix starts the page ID of every concept page.
+	ConceptPrefix = "concept-"
+	// GlossaryID is the page ID of the glossary.
+	GlossaryID = "glossary"
+)
+
+// Kind says what a page is for; its ID decides it.
+type Kind int
+
+const (
+	KindStep     Kind = iota // explains one step (one call)
+	KindLesson               // explains one lesson's mistake
+	KindConcept              // explains an idea several steps lean on
+	KindGlossary             // the glossary
+)
+
+// KindOf returns the kind of page id names.
+func KindOf(id string) Kind {
+	switch {
+	case id == GlossaryID:
+		return KindGlossary
+	case strings.HasPrefix(id, ConceptPrefix):
+		return KindConcept
+	case strings.HasPrefix(id, LessonPrefix):
+		return KindLesson
+	default:
+		return KindStep
+	}
+}
+
+// Concepts returns the IDs of the concept pages in reading order: each
+// builds on the ones before it. Page(lang, id) loads them.
+func Concepts() []string {
+	return []string{
+		"concept-rkey",
+		"concept-signaled",
+		"concept-inline",
+		"concept-mtu",
+		"concept-completion-channel",
+		"concept-async-events",
+		"concept-transports",
+		"concept-wire",
+	}
+}
 
 // SectionsFor returns the sections page id must have in lang.
 func SectionsFor(lang, id string) []string {
-	if strings.HasPrefix(id, LessonPrefix) {
-		return append([]string(nil), lessonSections[lang]...)
+	var sections map[string][]string
+	switch KindOf(id) {
+	case KindGlossary:
+		sections = glossarySections
+	case KindConcept:
+		sections = conceptSections
+	case KindLesson:
+		sections = lessonSections
+	default:
+		sections = requiredSections
 	}
-	return append([]string(nil), requiredSections[lang]...)
+	return append([]string(nil), sections[lang]...)
 }
 
 func validLang(lang string) bool {
@@ -54,8 +125,9 @@ func validLang(lang string) bool {
 	return ok
 }
 
-// Page returns the Markdown page for a step or lesson id in lang ("en" or
-// "zh"). It fails for an unknown language or a missing page.
+// Page returns the Markdown page for a step, lesson, concept or glossary
+// id in lang ("en" or "zh"). It fails for an unknown language or a missing
+// page.
 func Page(lang, id string) (string, error) {
 	if !validLang(lang) {
 		return "", fmt.Errorf("docs: unknown language %q (want en or zh)", lang)

@@ -2,6 +2,7 @@ package docs_test
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -176,5 +177,93 @@ func TestPageErrors(t *testing.T) {
 	}
 	if ids := docs.IDs("fr"); ids != nil {
 		t.Errorf("IDs(fr) = %q", ids)
+	}
+}
+
+func TestConceptsMatchFiles(t *testing.T) {
+	listed := map[string]bool{}
+	for _, id := range docs.Concepts() {
+		if listed[id] {
+			t.Errorf("docs.Concepts() lists %q twice", id)
+		}
+		listed[id] = true
+		if docs.KindOf(id) != docs.KindConcept {
+			t.Errorf("docs.Concepts() lists %q, which is not a concept ID (want prefix %q)", id, docs.ConceptPrefix)
+		}
+		for _, lang := range docs.Langs() {
+			if _, err := docs.Page(lang, id); err != nil {
+				t.Errorf("concept %q: %v", id, err)
+			}
+		}
+	}
+	for _, lang := range docs.Langs() {
+		for _, id := range docs.IDs(lang) {
+			if docs.KindOf(id) == docs.KindConcept && !listed[id] {
+				t.Errorf("docs/%s/%s.md is not in docs.Concepts(), so no one can find it", lang, id)
+			}
+		}
+	}
+}
+
+func TestGlossaryExists(t *testing.T) {
+	for _, lang := range docs.Langs() {
+		page, err := docs.Page(lang, docs.GlossaryID)
+		if err != nil {
+			t.Fatalf("glossary: %v", err)
+		}
+		if got, want := docs.Sections(page), docs.SectionsFor(lang, docs.GlossaryID); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s glossary sections %q, want %q", lang, got, want)
+		}
+	}
+}
+
+func TestKindOf(t *testing.T) {
+	cases := map[string]docs.Kind{
+		"create-id":        docs.KindStep,
+		"lesson-no-recv":   docs.KindLesson,
+		"concept-rkey":     docs.KindConcept,
+		"glossary":         docs.KindGlossary,
+		"glossary-extra":   docs.KindStep,
+		"post-write-early": docs.KindStep,
+	}
+	for id, want := range cases {
+		if got := docs.KindOf(id); got != want {
+			t.Errorf("KindOf(%q) = %d, want %d", id, got, want)
+		}
+	}
+}
+
+// mdLink matches a Markdown inline link's target.
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// TestLinksResolve: a link to another page (`](other.md)`) must name a
+// page of the same language, and every step and lesson page must link to
+// the glossary.
+func TestLinksResolve(t *testing.T) {
+	for _, lang := range docs.Langs() {
+		known := map[string]bool{}
+		for _, id := range docs.IDs(lang) {
+			known[id] = true
+		}
+		for _, id := range append(docs.IDs(lang), "README") {
+			page, err := docs.Page(lang, id)
+			if err != nil {
+				t.Errorf("%s/%s: %v", lang, id, err)
+				continue
+			}
+			for _, m := range mdLink.FindAllStringSubmatch(page, -1) {
+				target := m[1]
+				if strings.Contains(target, "/") || strings.Contains(target, ":") || !strings.HasSuffix(target, ".md") {
+					continue // another folder, a URL or an image: not a page of this set
+				}
+				if !known[strings.TrimSuffix(target, ".md")] {
+					t.Errorf("docs/%s/%s.md links to %s, which is no page", lang, id, target)
+				}
+			}
+			kind := docs.KindOf(id)
+			if (kind == docs.KindStep || kind == docs.KindLesson) && id != "README" && !strings.Contains(page, "](glossary.md)") {
+				t.Errorf("docs/%s/%s.md does not link to the glossary", lang, id)
+			}
+		}
 	}
 }

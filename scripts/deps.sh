@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Installs what building rdmatour needs on Debian/Ubuntu, only when it is
-# missing: Go (1.21+ can fetch the exact toolchain go.mod names), gcc for cgo,
-# and the rdma-core headers (libibverbs-dev, librdmacm-dev) the real backend
-# compiles against. Sourced by run.sh and test.sh.
+# Installs what building and running rdmatour need on Debian/Ubuntu, only
+# when it is missing: Go (1.21+ can fetch the exact toolchain go.mod names)
+# and a C compiler with libc headers (gcc, libc6-dev) for cgo. No rdma-core
+# headers: verbs/rdmacore/abi.h declares the ABI the real backend uses.
+# The rdma-core run-time libraries (libibverbs1, librdmacm1 and the
+# providers in ibverbs-providers) are what rdmatour dlopens for real RDMA;
+# without them it still runs, on its simulated NIC. Sourced by run.sh and
+# test.sh.
 set -euo pipefail
 
 rdmatour_apt_install() {
@@ -22,7 +26,7 @@ rdmatour_apt_install() {
 }
 
 rdmatour_build_deps() {
-	local pkgs=(gcc libc6-dev libibverbs-dev librdmacm-dev pkg-config)
+	local pkgs=(gcc libc6-dev libibverbs1 librdmacm1 ibverbs-providers)
 	command -v go >/dev/null || [ -x /usr/local/go/bin/go ] || pkgs+=(golang-go)
 	rdmatour_apt_install "${pkgs[@]}"
 	if ! command -v go >/dev/null && [ -x /usr/local/go/bin/go ]; then

@@ -27,8 +27,10 @@ stage() {
 }
 
 # tmux drives the TUI in a real terminal; iproute2 makes the two-host
-# network namespaces.
-deps() { rdmatour_build_deps && rdmatour_apt_install tmux iproute2; }
+# network namespaces; the rdma-core headers (building needs none) are what
+# TestABIMatchesRdmaCoreHeaders checks abi.h against, and what the seed C
+# program and the QEMU harness compile with.
+deps() { rdmatour_build_deps && rdmatour_apt_install tmux iproute2 libibverbs-dev librdmacm-dev; }
 format() {
 	local bad
 	bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
@@ -58,12 +60,21 @@ realverbs() {
 	scripts/realverbs.sh
 }
 
+twohosts() {
+	if [ "${RDMATOUR_SKIP_QEMU:-}" = 1 ] || [ "$(id -u)" -ne 0 ]; then
+		echo "skipped: needs root and the QEMU guests (RDMATOUR_SKIP_QEMU unset)"
+		return 0
+	fi
+	scripts/twohosts.sh
+}
+
 stage "install build dependencies" deps
 stage "gofmt" format
 stage "go vet" vet
 stage "unit and process tests (go test -race)" unit
 stage "fuzz targets" fuzz
 stage "real verbs on Soft-RoCE in a QEMU guest" realverbs
+stage "two hosts: Soft-RoCE in two wired QEMU guests" twohosts
 
 echo
 [ ${#failures[@]} -eq 0 ] || printf 'failed: %s\n' "${failures[@]}"

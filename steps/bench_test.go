@@ -54,7 +54,7 @@ func runWholeTour(b *testing.B, n steps.Notify) {
 			b.Fatalf("%s %s: %v", turn.Side, s.Steps()[turn.Index].ID, err)
 		}
 	}
-	if r := srv.Snapshot().Result; r == nil || r.Message != steps.DefaultMessage {
+	if r := srv.Snapshot().Result; r == nil || string(r.Message) != steps.DefaultMessage {
 		b.Fatalf("tour ended without the message: %+v", r)
 	}
 }

@@ -75,8 +75,10 @@ type Lesson struct {
 	Summary Text
 	// Notify is the notify mode the lesson needs.
 	Notify Notify
-	// apply changes one side's tour.
+	// apply changes one side's tour: which steps run and what they expect.
 	apply func(cfg Config, tour []Step) []Step
+	// server and client are the mistakes steps make on each side.
+	server, client Mistake
 }
 
 // Lessons lists every lesson, in teaching order.
@@ -89,19 +91,19 @@ func Lessons() []Lesson {
 		{Name: "bad-rkey", Notify: NotifySend,
 			Title:   Text{"WRITE with the wrong rkey", "用错 rkey 做 WRITE"},
 			Summary: Text{"the client puts its own lkey in wr.rdma.rkey: `remote access error`, then `Work Request Flushed Error`", "client 把自己的 lkey 填进 wr.rdma.rkey：`remote access error`，随后 `Work Request Flushed Error`"},
-			apply:   applyRemoteAccessError},
+			apply:   applyRemoteAccessError, client: mistakeBadRKey},
 		{Name: "out-of-bounds", Notify: NotifySend,
 			Title:   Text{"WRITE past the end of the MR", "WRITE 越过 MR 末尾"},
 			Summary: Text{"the client writes at addr+size-8: `remote access error`, nothing lands", "client 从 addr+size-8 开始写：`remote access error`，一个字节也不会落地"},
-			apply:   applyRemoteAccessError},
+			apply:   applyRemoteAccessError, client: mistakeOutOfBounds},
 		{Name: "no-remote-write", Notify: NotifySend,
 			Title:   Text{"MR without REMOTE_WRITE", "MR 没有 REMOTE_WRITE 权限"},
 			Summary: Text{"the server registers its buffer with LOCAL_WRITE only: `remote access error`", "server 注册 buffer 时只给了 LOCAL_WRITE：`remote access error`"},
-			apply:   applyRemoteAccessError},
+			apply:   applyRemoteAccessError, server: mistakeNoRemoteWrite},
 		{Name: "htonl-address", Notify: NotifySend,
 			Title:   Text{"64-bit address through htonl", "64 位地址被 htonl 截断"},
 			Summary: Text{"the server sends htonl((uintptr_t)buf): the address loses its top 32 bits, `remote access error`", "server 发送 htonl((uintptr_t)buf)：地址丢了高 32 位，`remote access error`"},
-			apply:   applyRemoteAccessError},
+			apply:   applyRemoteAccessError, server: mistakeHtonlAddress},
 		{Name: "post-before-connect", Notify: NotifySend,
 			Title:   Text{"post_send before the QP is connected", "QP 还没连上就 post_send"},
 			Summary: Text{"the client posts its WRITE while the QP is in INIT: ibv_post_send returns EINVAL", "client 在 QP 还处于 INIT 时 post WRITE：ibv_post_send 返回 EINVAL"},
@@ -196,8 +198,8 @@ func applyNoRecv(cfg Config, tour []Step) []Step {
 }
 
 // applyRemoteAccessError: one of the four ways to make the responder
-// refuse the WRITE. The mistake itself is made inside the step functions
-// (Session.mistake); here the tour learns which errors to expect.
+// refuse the WRITE. The mistake itself is made by the step functions
+// through the lesson's Mistake hook; here the tour learns which errors to expect.
 func applyRemoteAccessError(cfg Config, tour []Step) []Step {
 	if cfg.Role == Server {
 		edit(tour, "wait-notify", func(st *Step) {

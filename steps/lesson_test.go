@@ -97,7 +97,7 @@ func TestLessonsOnSimulatedNIC(t *testing.T) {
 			}
 			srv := p.srv.Snapshot()
 			if tt.delivered {
-				if srv.Result == nil || srv.Result.Message != msg {
+				if srv.Result == nil || string(srv.Result.Message) != msg {
 					t.Errorf("server result = %+v, want the message delivered", srv.Result)
 				}
 			} else if srv.Result != nil {

@@ -8,7 +8,7 @@ package steps
 //
 // Wiring (for the lead): in NewSession,
 //
-//	if cfg.Track == "manual" { tour = manualTour(cfg.Role, cfg.Notify) }
+//	if cfg.Track == TrackManual { tour = manualTour(cfg.Role, cfg.Notify) }
 //
 // and in AllStepIDs: for _, t := range manualTours() { add(t) }.
 
@@ -18,15 +18,6 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/verbs"
-)
-
-// Tracks: how the QP is brought up.
-const (
-	// TrackCM lets librdmacm move the QP (rdma_create_qp); the default.
-	TrackCM = "cm"
-	// TrackManual brings the QP up by hand: ibv_create_qp, then
-	// rdma_init_qp_attr + ibv_modify_qp for every transition.
-	TrackManual = "manual"
 )
 
 // manualTour is the plain tour of role with the QP steps replaced.
@@ -43,11 +34,11 @@ func manualTour(role Role, n Notify) []Step {
 		case "create-qp":
 			out = append(out, stepCreateQPManualDef(role), stepModifyDef(role, verbs.QPSInit))
 		case "accept":
-			out = append(out, stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS), Step{ID: "accept-manual", Side: Server, After: st.After,
+			out = append(out, stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS), Step{ID: "accept-manual", Side: Server, Section: SectionQP, After: st.After,
 				Title: Text{"Accept, naming our own QP", "accept，并告诉对方我们自己的 QP"},
 				Call:  "rdma_accept(id, &param /* qp_num = qp->qp_num, private_data = remote_info */)", run: stepAcceptManual})
 		case "connect":
-			out = append(out, Step{ID: "connect-manual", Side: Client, After: st.After,
+			out = append(out, Step{ID: "connect-manual", Side: Client, Section: SectionCMID, After: st.After,
 				Title: Text{"Send the connect request, naming our QP", "发出连接请求，并告诉对方我们的 QP"},
 				Call:  "rdma_connect(id, &param /* qp_num = qp->qp_num */)", run: stepConnectManual})
 		case "get-established":
@@ -56,15 +47,15 @@ func manualTour(role Role, n Notify) []Step {
 				continue
 			}
 			out = append(out,
-				Step{ID: "get-connect-response", Side: Client, Waits: true, After: st.After,
+				Step{ID: "get-connect-response", Side: Client, Section: SectionRemote, Waits: true, After: st.After,
 					Title: Text{"Wait for CONNECT_RESPONSE and read remote_info", "等待 CONNECT_RESPONSE，读出 remote_info"},
 					Call:  "rdma_get_cm_event(ec, &event)  /* RDMA_CM_EVENT_CONNECT_RESPONSE */", run: stepGetConnectResponse},
 				stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS),
-				Step{ID: "establish", Side: Client,
+				Step{ID: "establish", Side: Client, Section: SectionCMID,
 					Title: Text{"Complete the connection: send the RTU", "完成建连：发出 RTU"},
 					Call:  "rdma_establish(id)", run: stepEstablish})
 		case "disconnect":
-			out = append(out, Step{ID: "disconnect-manual", Side: role, After: st.After,
+			out = append(out, Step{ID: "disconnect-manual", Side: role, Section: SectionQP, After: st.After,
 				Title: Text{"Disconnect, and move our QP to ERR", "断开连接，并把我们的 QP 置为 ERR"},
 				Call:  "rdma_disconnect(id); ibv_modify_qp(qp, {qp_state=IBV_QPS_ERR}, IBV_QP_STATE)", run: stepDisconnectManual})
 		case "teardown":
@@ -101,7 +92,7 @@ func manualTours() [][]Step {
 }
 
 func stepCreateQPManualDef(role Role) Step {
-	return Step{ID: "create-qp-manual", Side: role,
+	return Step{ID: "create-qp-manual", Side: role, Section: SectionQP,
 		Title: Text{"Create the QP yourself (it starts in RESET)", "自己创建 QP（初始状态 RESET）"},
 		Call:  "qp = ibv_create_qp(pd, &attr)", run: stepCreateQPManual}
 }
@@ -113,7 +104,7 @@ func stepModifyDef(role Role, st verbs.QPState) Step {
 		verbs.QPSRTR:  {"QP: INIT → RTR (ready to receive)", "QP：INIT → RTR（可以接收）"},
 		verbs.QPSRTS:  {"QP: RTR → RTS (ready to send)", "QP：RTR → RTS（可以发送）"},
 	}[st]
-	return Step{ID: id, Side: role, Title: title,
+	return Step{ID: id, Side: role, Section: SectionQP, Title: title,
 		Call: fmt.Sprintf("attr.qp_state = %s; rdma_init_qp_attr(id, &attr, &mask); ibv_modify_qp(qp, &attr, mask)", st.CName()),
 		run:  func(ctx context.Context, s *Session) (Outcome, error) { return s.modifyQP(st) }}
 }

@@ -38,7 +38,7 @@ func TestManualTourOnRealVerbs(t *testing.T) {
 				t.Logf("%s %s %s:\n%s", n, turn.Side, id, out.Call)
 			}
 		}
-		if r := srv.Snapshot().Result; r == nil || r.Message != "manual on rxe "+n.String() {
+		if r := srv.Snapshot().Result; r == nil || string(r.Message) != "manual on rxe "+n.String() {
 			t.Fatalf("%s: server result %+v", n, r)
 		}
 		srv.Close()

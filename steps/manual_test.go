@@ -67,7 +67,7 @@ func TestManualToursOnSimulatedNIC(t *testing.T) {
 					t.Fatalf("%s: done=%v failed=%v", s.Config().Role, done, failed)
 				}
 			}
-			if r := srv.Snapshot().Result; r == nil || r.Message != msg || r.Via != n {
+			if r := srv.Snapshot().Result; r == nil || string(r.Message) != msg || r.Via != n {
 				t.Fatalf("server result %+v, want %q via %s", r, msg, n)
 			}
 			// The screen shows the mask and the attribute values.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/netip"
 	"sync"
 	"time"
 
@@ -35,36 +34,6 @@ const (
 
 // DefaultMessage is what the client writes when --message is not given.
 const DefaultMessage = "hello from rdmatour client via RDMA WRITE"
-
-// Config says what one side does.
-type Config struct {
-	Role     Role
-	Notify   Notify
-	Track    string // "" (librdmacm drives the QP) or "manual" (manualTour: ibv_create_qp + ibv_modify_qp)
-	Provider verbs.Provider
-	// BackendWhy explains the backend choice on screen.
-	BackendWhy string
-
-	// Bind is where the server listens (address may be unspecified).
-	Bind netip.AddrPort
-	// Server is the address the client connects to; Src optionally pins
-	// the client's source address (the seed's client_src_ip).
-	Server netip.AddrPort
-	Src    netip.Addr
-	// Message is what the client RDMA-WRITEs (default DefaultMessage).
-	Message string
-	// Timeout bounds every wait on the peer or the network after the
-	// connection request; 0 means 30 s.
-	Timeout time.Duration
-	// AcceptTimeout bounds the server's wait for a client; 0 = forever
-	// (the seed waits forever; Ctrl-C ends it).
-	AcceptTimeout time.Duration
-	// Lesson names the deliberate mistake to make ("" = the plain tour).
-	Lesson string
-	// RNRRetry is rnr_retry_count for rdma_connect and rdma_accept (0..7,
-	// 7 = forever). The seed leaves it 0.
-	RNRRetry uint8
-}
 
 // Session owns every resource of one side and runs the tour step by step.
 // All methods are safe to call from several goroutines: the TUI snapshots
@@ -119,7 +88,9 @@ type Session struct {
 	countersAt    map[string]uint64 // counters before the current step
 	counterDelta  map[string]uint64
 	lastPacketSeq uint64
-	packets       []verbs.Packet
+	packets       []WirePacket
+	oneHost       *bool      // the peer is this machine (see peerIsLocal)
+	spans         []stepSpan // when each step ran: which step a packet belongs to
 }
 
 // maxPackets bounds the wire history a session keeps for the wire pane.
@@ -129,44 +100,21 @@ const maxPackets = 200
 // until the first step runs.
 func NewSession(cfg Config) (*Session, error) {
 	if cfg.Provider == nil {
-		return nil, errors.New("steps: no verbs provider")
+		return nil, errNoProvider
 	}
-	if cfg.Message == "" {
-		cfg.Message = DefaultMessage
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
-	if len(cfg.Message)+1 > BufSize {
-		return nil, fmt.Errorf("message is %d bytes; it must fit the %d-byte buffer with its NUL", len(cfg.Message), BufSize)
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 30 * time.Second
-	}
-	var tour []Step
-	switch cfg.Role {
-	case Server:
-		tour = serverTour()
-	case Client:
-		if !cfg.Server.IsValid() {
-			return nil, errors.New("steps: client needs a server address")
-		}
+	cfg = cfg.withDefaults()
+	tour := serverTour()
+	if cfg.Role == Client {
 		tour = clientTour(cfg.Notify)
-	default:
-		return nil, fmt.Errorf("steps: unknown role %d", cfg.Role)
 	}
-	if cfg.RNRRetry > 7 {
-		return nil, fmt.Errorf("rnr_retry_count %d is out of range: 0..7 (7 = retry forever)", cfg.RNRRetry)
-	}
-	switch cfg.Track {
-	case "", TrackCM:
-	case TrackManual:
-		if cfg.Lesson != "" {
-			return nil, fmt.Errorf("--track manual and --lesson %s cannot be combined: the lessons run on the rdma_cm track", cfg.Lesson)
-		}
+	if cfg.Track == TrackManual {
 		tour = manualTour(cfg.Role, cfg.Notify)
-	default:
-		return nil, fmt.Errorf("unknown track %q: use cm or manual", cfg.Track)
 	}
 	if cfg.Lesson != "" {
-		l, err := LessonByName(cfg.Lesson)
+		l, err := ParseLesson(cfg.Lesson)
 		if err != nil {
 			return nil, err
 		}
@@ -224,6 +172,7 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 	st := s.tour[idx]
 	s.running = true
 	s.states[idx] = Active
+	s.spans = append(s.spans, stepSpan{id: st.ID, waits: st.Waits, start: time.Now()})
 	s.mu.Unlock()
 	s.markCounters()
 
@@ -242,6 +191,7 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.spans[len(s.spans)-1].end = time.Now()
 	if s.dev != nil {
 		s.refreshPackets() // keep the wire history even without a UI polling
 	}

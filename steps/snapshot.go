@@ -12,7 +12,7 @@ type Snapshot struct {
 	Role   Role
 	Notify Notify
 	Lesson string // "" for the plain tour
-	Track  string // TrackCM or TrackManual
+	Track  Track  // TrackCM or TrackManual
 	// LessonTitle is the lesson's title ("" for the plain tour).
 	LessonTitle Text
 	Backend     string // "rdma" or "sim"
@@ -37,7 +37,9 @@ type Snapshot struct {
 	Remote   *RemoteState // remote_info: sent (server) or received (client)
 
 	Timeline []TimelineEntry
-	Packets  []verbs.Packet // simulated NIC only: the last packets on the wire
+	Packets  []WirePacket // the last packets on the wire, oldest first
+	// Wire says whether this side's packets can be shown, and if not why.
+	Wire     WireStatus
 	Counters map[string]uint64
 	// CounterDelta is how much each counter moved during the last step.
 	CounterDelta map[string]uint64
@@ -136,7 +138,9 @@ type DoorbellState struct {
 // the accept private data, next to the raw bytes.
 type RemoteState struct {
 	Info RemoteInfo
-	Raw  []byte // the private data as it travelled (may be padded to 196)
+	// Raw is the private data as it travelled (may be padded to 196);
+	// the client got it from the peer, so it prints escaped.
+	Raw PeerBytes
 }
 
 // TimelineEntry is one message between the two sides.
@@ -150,7 +154,28 @@ type TimelineEntry struct {
 
 // Result is how the tour ended on the server.
 type Result struct {
-	Via     Notify // how the server learned the data was there
-	Message string // the bytes in the data buffer up to the first NUL
-	Notice  string // the SEND text, the doorbell value or the imm_data
+	Via     Notify    // how the server learned the data was there
+	Message PeerBytes // the bytes in the data buffer up to the first NUL
+	Notice  PeerBytes // the SEND text, the doorbell value or the imm_data
+}
+
+// WirePacket is a packet this side sent or received, with the step that
+// was running when it was seen.
+type WirePacket struct {
+	verbs.Packet
+	// Step is the ID of this side's step that was running; "" when none
+	// was (the packet was the peer's doing, e.g. its WRITE landing here).
+	Step string
+}
+
+// WireStatus says whether the wire view can show packets.
+type WireStatus struct {
+	// State: the simulated NIC records its packets; a real device shows
+	// them while a capture runs on its network interface.
+	State verbs.TraceState
+	// Detail explains TraceNoPermission and TraceUnavailable.
+	Detail string
+	// OneHost: both ends of the connection are this machine on a real
+	// device, so the packets loop back inside it and never reach a wire.
+	OneHost bool
 }

@@ -3,6 +3,7 @@ package steps
 import (
 	"encoding/binary"
 	"fmt"
+	"net"
 	"net/netip"
 	"time"
 
@@ -23,9 +24,6 @@ func (s *Session) Snapshot() Snapshot {
 		Next: s.next, Running: s.running, Done: s.done, Failed: s.failed, Err: s.lastErr,
 		Lesson: s.cfg.Lesson, Track: s.cfg.Track,
 	}
-	if snap.Track == "" {
-		snap.Track = TrackCM
-	}
 	if l, err := LessonByName(s.cfg.Lesson); err == nil {
 		snap.LessonTitle = l.Title
 	}
@@ -42,7 +40,7 @@ func (s *Session) Snapshot() Snapshot {
 		snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
 		snap.setCompletions(s.completions)
 		snap.Result = copyResult(s.result)
-		snap.Packets = append([]verbs.Packet(nil), s.packets...)
+		snap.Packets = append([]WirePacket(nil), s.packets...)
 		snap.Remote = copyRemote(s.remote)
 		snap.setQPHistory(s.qpHistory)
 		return snap
@@ -68,7 +66,7 @@ func (s *Session) Snapshot() Snapshot {
 			cs.Local, cs.Peer = s.id.LocalAddr().String(), s.id.PeerAddr().String()
 		} else {
 			cs.Local = s.listener.LocalAddr().String()
-			cs.Listening = s.next > 3
+			cs.Listening = s.listened()
 		}
 		snap.CMID = cs
 	}
@@ -117,9 +115,22 @@ func (s *Session) Snapshot() Snapshot {
 	}
 	snap.Remote = copyRemote(s.remote)
 	snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
-	snap.Packets = append([]verbs.Packet(nil), s.packets...)
+	snap.Packets = append([]WirePacket(nil), s.packets...)
+	snap.Wire = s.wireStatus()
 	snap.Result = copyResult(s.result)
 	return snap
+}
+
+// listened says rdma_listen succeeded on the listener: the tour's listen
+// step ran to success. Asked of the session's record of what ran, not of
+// the step's position, which a lesson or a track may move.
+func (s *Session) listened() bool {
+	for i, st := range s.tour {
+		if st.ID == "listen" && s.states[i] == Succeeded {
+			return true
+		}
+	}
+	return false
 }
 
 // setCompletions copies wcs into the snapshot's CQ state.
@@ -145,15 +156,14 @@ func copyRemote(r *RemoteState) *RemoteState {
 	if r == nil {
 		return nil
 	}
-	return &RemoteState{Info: r.Info, Raw: append([]byte(nil), r.Raw...)}
+	return &RemoteState{Info: r.Info, Raw: append(PeerBytes(nil), r.Raw...)}
 }
 
 func copyResult(r *Result) *Result {
 	if r == nil {
 		return nil
 	}
-	c := *r
-	return &c
+	return &Result{Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
 }
 
 // trackData records which bytes of the data buffer changed and when.
@@ -214,11 +224,11 @@ func (s *Session) refreshPackets() {
 		return
 	}
 	for _, p := range tr.Packets(s.lastPacketSeq) {
-		s.packets = append(s.packets, p)
+		s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
 		s.lastPacketSeq = p.Seq
 	}
 	if n := len(s.packets); n > maxPackets {
-		s.packets = append([]verbs.Packet(nil), s.packets[n-maxPackets:]...)
+		s.packets = append([]WirePacket(nil), s.packets[n-maxPackets:]...)
 	}
 }
 
@@ -239,4 +249,44 @@ func gidInUse(pa verbs.PortAttr, local netip.Addr) (int, string) {
 		}
 	}
 	return -1, ""
+}
+
+// wireStatus says whether this side's packets can be shown. Called with
+// s.mu held.
+func (s *Session) wireStatus() WireStatus {
+	if s.cfg.Provider.Simulated() {
+		return WireStatus{State: verbs.TraceSimulated}
+	}
+	ws := WireStatus{State: verbs.TraceUnavailable, Detail: "no RDMA device in use yet"}
+	if r, ok := s.dev.(verbs.TraceStatusReporter); ok {
+		st := r.TraceStatus()
+		ws.State, ws.Detail = st.State, st.Detail
+	}
+	if s.id != nil {
+		ws.OneHost = s.peerIsLocal()
+	}
+	return ws
+}
+
+// peerIsLocal reports whether the peer's address belongs to this machine
+// (asked once per connection: the answer does not change).
+func (s *Session) peerIsLocal() bool {
+	if s.oneHost == nil {
+		peer := s.id.PeerAddr().Addr().Unmap()
+		local := peer.IsLoopback()
+		if addrs, err := net.InterfaceAddrs(); err == nil && !local {
+			for _, a := range addrs {
+				if pn, ok := a.(*net.IPNet); ok {
+					if ip, ok := netip.AddrFromSlice(pn.IP); ok && ip.Unmap() == peer {
+						local = true
+					}
+				}
+			}
+		}
+		if !peer.IsValid() {
+			return false
+		}
+		s.oneHost = &local
+	}
+	return *s.oneHost
 }

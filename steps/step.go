@@ -6,62 +6,7 @@ package steps
 
 import (
 	"context"
-	"fmt"
-	"strings"
 )
-
-// Role is the side of the connection a session plays.
-type Role int
-
-const (
-	Server Role = iota
-	Client
-)
-
-func (r Role) String() string {
-	if r == Client {
-		return "client"
-	}
-	return "server"
-}
-
-// Notify is how the client tells the server its RDMA WRITE has landed.
-type Notify int
-
-const (
-	// NotifySend: a two-sided SEND "RDMA_WRITE_DONE" into the server's
-	// posted RECV.
-	NotifySend Notify = iota
-	// NotifyDoorbell: a second one-sided RDMA WRITE of a big-endian 1 into
-	// the server's doorbell flag, which the server CPU polls.
-	NotifyDoorbell
-	// NotifyImm: the data itself is written with RDMA_WRITE_WITH_IMM, which
-	// consumes the server's posted RECV and raises a completion there.
-	NotifyImm
-)
-
-func (n Notify) String() string {
-	switch n {
-	case NotifyDoorbell:
-		return "doorbell"
-	case NotifyImm:
-		return "imm"
-	}
-	return "send"
-}
-
-// ParseNotify parses "send", "doorbell" or "imm".
-func ParseNotify(s string) (Notify, error) {
-	switch strings.ToLower(s) {
-	case "send":
-		return NotifySend, nil
-	case "doorbell":
-		return NotifyDoorbell, nil
-	case "imm":
-		return NotifyImm, nil
-	}
-	return 0, fmt.Errorf("unknown notify mode %q: use send, doorbell or imm", s)
-}
 
 // Text is a piece of user-facing text in both languages.
 type Text struct{ EN, ZH string }
@@ -108,5 +53,7 @@ type Step struct {
 	After []string
 	// Expect is set in lessons: the error this step should end with.
 	Expect *Expect
-	run    func(ctx context.Context, s *Session) (Outcome, error)
+	// Section is the part of the live state the step creates or changes.
+	Section Section
+	run     func(ctx context.Context, s *Session) (Outcome, error)
 }

@@ -116,7 +116,7 @@ func TestToursOnSimulatedNIC(t *testing.T) {
 			if snap.Result == nil {
 				t.Fatal("server has no result")
 			}
-			if snap.Result.Message != tt.msg || snap.Result.Via != tt.notify || snap.Result.Notice != tt.wantNotice {
+			if string(snap.Result.Message) != tt.msg || snap.Result.Via != tt.notify || string(snap.Result.Notice) != tt.wantNotice {
 				t.Errorf("server result = %+v, want message %q via %s notice %q", *snap.Result, tt.msg, tt.notify, tt.wantNotice)
 			}
 			checkOps(t, "server", snap, tt.srvOps)

@@ -29,7 +29,7 @@ func TestDemoTourByKeys(t *testing.T) {
 		t.Fatalf("verdict: %v", err)
 	}
 	res := m.snaps[0].Result
-	if res == nil || res.Message != steps.DefaultMessage || res.Via != steps.NotifySend {
+	if res == nil || string(res.Message) != steps.DefaultMessage || res.Via != steps.NotifySend {
 		t.Fatalf("result: %+v", res)
 	}
 	screen := ansi.Strip(m.render())
@@ -132,8 +132,8 @@ func TestKeys(t *testing.T) {
 		t.Errorf("l: %s", m.lang)
 	}
 	press(t, m, "tab")
-	if m.tab != tabState {
-		t.Errorf("tab: %d", m.tab)
+	if m.tab() != tabState {
+		t.Errorf("tab: %d", m.tab())
 	}
 	press(t, m, "s")
 	if m.side != 1 || !strings.Contains(m.render(), "[client]") {
@@ -217,7 +217,7 @@ func BenchmarkView120x40(b *testing.B) {
 		press(b, m, "enter") // stop before the teardown: full state
 	}
 	single := newTestModel(b, []*steps.Session{r.srv}, LangEN, 120, 40)
-	single.render() // warm the glamour cache
+	single.render() // warm the page cache
 	m.render()
 	b.Run("server", func(b *testing.B) {
 		for b.Loop() {

@@ -123,3 +123,10 @@ func checkFrame(t *testing.T, name, screen string, w, h int) {
 		}
 	}
 }
+
+// render is what the program shows after the next message: Update's
+// sync (tests change the model's fields directly), then View.
+func (m *model) render() string {
+	m.sync()
+	return m.View().Content
+}

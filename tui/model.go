@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
@@ -65,19 +66,19 @@ type model struct {
 	lastIdx   int // -1 before the first step
 	errs      []error
 	tourErr   *TourError
-	frame     int
+	// spin turns while a step runs; the refresh tick advances it.
+	spin spinner.Model
 
-	focus     int // index into focusables()
-	tab       int // the tab shown in the narrow layout
-	side      int // the side shown in the narrow demo layout
-	showHelp  bool
-	scroll    map[pane]int
-	maxScroll map[pane]int
-	darkBG    bool
-	quitting  bool
+	focus    int // index into focusables(); the narrow layout's tab
+	side     int // the side shown in the narrow demo layout
+	showHelp bool
+	quitting bool
+	// panes are the screen's panes, each with its content and its own
+	// scroll offset; Update fills them, View only draws them.
+	panes map[pane]*scrollPane
 
-	glam  *glamCache
-	tours [][]steps.Step
+	md    *markdown
+	tours [][]steps.Step // each session's steps (fixed for a session)
 
 	// lesson is the lesson being run ("" for the plain tour); lessonDoc
 	// says its page exists. showLesson puts that page in the explanation
@@ -102,22 +103,20 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 		ctx = context.Background()
 	}
 	m := &model{
-		ctx:       ctx,
-		sessions:  opts.Sessions,
-		demo:      len(opts.Sessions) == 2,
-		docs:      opts.Docs,
-		lang:      normLang(opts.Lang),
-		styles:    NewStyles(noColor(opts.Environ)),
-		now:       time.Now,
-		w:         opts.Width,
-		h:         opts.Height,
-		lastIdx:   -1,
-		errs:      make([]error, len(opts.Sessions)),
-		scroll:    map[pane]int{},
-		maxScroll: map[pane]int{},
-		darkBG:    true,
-		tab:       tabExplain,
-		focus:     tabExplain,
+		ctx:      ctx,
+		sessions: opts.Sessions,
+		demo:     len(opts.Sessions) == 2,
+		docs:     opts.Docs,
+		lang:     normLang(opts.Lang),
+		styles:   NewStyles(noColor(opts.Environ)),
+		now:      time.Now,
+		w:        opts.Width,
+		h:        opts.Height,
+		lastIdx:  -1,
+		errs:     make([]error, len(opts.Sessions)),
+		panes:    map[pane]*scrollPane{},
+		focus:    tabExplain,
+		spin:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
 	if m.demo {
 		if opts.Sessions[0].Config().Role != steps.Server || opts.Sessions[1].Config().Role != steps.Client {
@@ -139,8 +138,9 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	m.help.Ellipsis = "~"
 	m.help.Styles = m.styles.HelpStyles
 	m.setLang(m.lang)
-	m.glam = newGlamCache(m.styles.NoColor)
+	m.md = newMarkdown(m.styles)
 	m.refresh()
+	m.sync()
 	return m, nil
 }
 
@@ -156,6 +156,11 @@ func lessonPageID(name string) string { return "lesson-" + name }
 
 // refresh re-reads every session's snapshot.
 func (m *model) refresh() {
+	if m.tours == nil {
+		for _, s := range m.sessions {
+			m.tours = append(m.tours, s.Steps())
+		}
+	}
 	m.snaps = m.snaps[:0]
 	for _, s := range m.sessions {
 		m.snaps = append(m.snaps, s.Snapshot())
@@ -168,43 +173,50 @@ func (m *model) tick() tea.Cmd {
 
 // Init implements tea.Model.
 func (m *model) Init() tea.Cmd {
-	return tea.Batch(m.tick(), tea.RequestBackgroundColor)
+	return m.tick()
 }
 
 // Update implements tea.Model: the one place every message goes through.
+// After each message the panes get their sizes and content, so that View
+// only draws.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.handle(msg)
+	m.sync()
+	return m, cmd
+}
+
+func (m *model) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
-		return m, nil
-	case tea.BackgroundColorMsg:
-		if d := msg.IsDark(); d != m.darkBG {
-			m.darkBG = d
-			m.glam.setDark(d)
-		}
-		return m, nil
 	case tickMsg:
 		if m.quitting {
-			return m, nil
+			return nil
 		}
-		m.frame++
+		if m.running {
+			// One timer for the whole UI: the spinner turns on the
+			// refresh tick rather than on a timer of its own.
+			m.spin, _ = m.spin.Update(spinner.TickMsg{ID: m.spin.ID()})
+		}
 		m.refresh()
-		return m, m.tick()
+		return m.tick()
 	case stepDoneMsg:
-		return m, m.stepDone(msg)
+		return m.stepDone(msg)
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	case tea.MouseWheelMsg:
+		if m.tooSmallNow() {
+			return nil
+		}
 		switch msg.Button {
 		case tea.MouseWheelUp:
 			m.scrollBy(-3)
 		case tea.MouseWheelDown:
 			m.scrollBy(3)
 		}
-		return m, nil
 	}
-	return m, nil
+	return nil
 }
 
 func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -212,15 +224,19 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
+	case m.tooSmallNow():
+		// Only the "too small" notice is on screen: a key must not run a
+		// step (or change a pane) the learner cannot see.
+		return nil
 	case key.Matches(msg, k.Next):
 		return m.runNext()
 	case key.Matches(msg, k.Lang):
 		m.setLang(nextLang(m.lang))
-		m.scroll[pane{paneExplain, 0}] = 0
+		m.pane(pane{paneExplain, 0}).follow()
 	case key.Matches(msg, k.Lesson):
 		if m.lessonDoc {
 			m.showLesson = !m.showLesson
-			m.scroll[pane{paneExplain, 0}] = 0
+			m.pane(pane{paneExplain, 0}).follow()
 		}
 	case key.Matches(msg, k.Help):
 		m.showHelp = !m.showHelp
@@ -231,9 +247,6 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.focus = (m.focus + n - 1) % n
 		} else {
 			m.focus = (m.focus + 1) % n
-		}
-		if m.narrow() {
-			m.tab = m.focus
 		}
 	case key.Matches(msg, k.Side):
 		if m.demo {
@@ -271,13 +284,30 @@ func (m *model) focused() pane {
 	return f[min(m.focus, len(f)-1)]
 }
 
-func (m *model) scrollBy(d int) {
-	p := m.focused()
-	v := m.scroll[p] + d
-	if mx, ok := m.maxScroll[p]; ok && v > mx {
-		v = mx
+func (m *model) scrollBy(d int) { m.pane(m.focused()).scroll(d) }
+
+// pane is the component of p, made on first use.
+func (m *model) pane(p pane) *scrollPane {
+	sp, ok := m.panes[p]
+	if !ok {
+		sp = newScrollPane()
+		m.panes[p] = sp
 	}
-	m.scroll[p] = max(0, v)
+	return sp
+}
+
+// sync sizes every pane of the current layout and gives it its content.
+func (m *model) sync() {
+	if m.tooSmallNow() || len(m.snaps) == 0 {
+		return
+	}
+	body := m.bodyHeight(len(m.bannerLines(m.w)))
+	for _, n := range m.layout(m.w, body).leaves() {
+		sp := m.pane(n.pane)
+		sp.setSize(n.w, n.h)
+		title, lines, top := m.paneContent(n.pane, n.w-4, n.h-2)
+		sp.setContent(title, lines, top)
+	}
 }
 
 // nextTurn is the session index and step index the next keypress runs;
@@ -320,8 +350,8 @@ func (m *model) runNext() tea.Cmd {
 	m.running, m.runSide, m.runIdx, m.cancelRun = true, side, idx, cancel
 	m.side = side
 	m.showLesson = false // the explanation follows the step; L brings the lesson back
-	m.scroll[pane{paneExplain, 0}] = 0
-	m.scroll[pane{paneCall, 0}] = 0
+	m.pane(pane{paneExplain, 0}).follow()
+	m.pane(pane{paneCall, 0}).follow()
 	m.refresh()
 	return func() tea.Msg {
 		out, err := sess.RunNext(ctx)
@@ -365,9 +395,9 @@ func (m *model) allDone() bool {
 	return m.tourErr == nil
 }
 
-// View implements tea.Model.
+// View implements tea.Model. It is a pure function of the model.
 func (m *model) View() tea.View {
-	v := tea.NewView(m.render())
+	v := tea.NewView(m.screen())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "rdmatour"

@@ -37,7 +37,7 @@ func TestTeatestDemoTour(t *testing.T) {
 	if final.planPos != total || final.tourErr != nil {
 		t.Fatalf("final model: turn %d of %d, error %v", final.planPos, total, final.tourErr)
 	}
-	if res := final.snaps[0].Result; res == nil || res.Via != steps.NotifyImm || res.Message != steps.DefaultMessage {
+	if res := final.snaps[0].Result; res == nil || res.Via != steps.NotifyImm || string(res.Message) != steps.DefaultMessage {
 		t.Errorf("result %+v", res)
 	}
 	if n := r.srvNIC.Live().Total() + r.cliNIC.Live().Total(); n != 0 {

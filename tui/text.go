@@ -1,5 +1,7 @@
 package tui
 
+import "github.com/rdmatour/rdmatour/steps"
+
 // Language handling for the UI's own text (labels, help, messages). The
 // explanations come from docs; step titles and notes from steps.Text.
 
@@ -65,3 +67,8 @@ func langLabel(lang string) string {
 	}
 	return "EN"
 }
+
+// peerText is text that may hold bytes a peer wrote (the buffer, a SEND's
+// payload, a timeline detail that quotes it), made safe for the terminal:
+// a peer must not clear, recolour or retitle the learner's screen.
+func peerText(s string) string { return steps.EscapePeer([]byte(s)) }

@@ -23,7 +23,8 @@ const (
 	numTabs
 )
 
-// wide says whether the terminal is wide enough for columns.
+// narrow says whether the terminal is too narrow for columns: one pane
+// at a time, chosen by a tab bar.
 func (m *model) narrow() bool {
 	if m.demo {
 		return m.w < 120
@@ -43,6 +44,9 @@ func (m *model) focusables() []pane {
 	return []pane{{paneSteps, 0}, {paneCall, 0}, {paneExplain, 0}, {paneState, 0}, {paneTimeline, 0}, {paneWire, 0}}
 }
 
+// tab is the tab the narrow layout shows: the focused one.
+func (m *model) tab() int { return min(m.focus, numTabs-1) }
+
 func (m *model) shownSide() int {
 	if m.demo {
 		return m.side
@@ -50,43 +54,56 @@ func (m *model) shownSide() int {
 	return 0
 }
 
-// render draws the whole screen: exactly m.h lines of exactly m.w cells.
-func (m *model) render() string {
+// screen draws the whole screen from the model, writing nothing: exactly
+// m.h lines of exactly m.w cells.
+func (m *model) screen() string {
 	w, h := m.w, m.h
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	if w < minW || h < minH {
+	if m.tooSmallNow() {
 		return strings.Join(m.tooSmall(), "\n")
 	}
 	lines := make([]string, 0, h)
 	lines = append(lines, m.header(w))
-	bodyH := h - 2
 	if m.lesson != "" {
 		lines = append(lines, m.lessonLine(w))
-		bodyH--
 	}
-	banner := m.banner(w)
-	// A long error must not push the live state (where the learner sees
-	// the QP go to ERR) off a small screen.
-	if limit := max(2, bodyH/5); len(banner) > limit {
-		banner = banner[:limit]
-	}
+	banner := m.bannerLines(w)
 	lines = append(lines, banner...)
-	bodyH -= len(banner)
-	switch {
-	case m.showHelp:
-		lines = append(lines, m.box(pane{-1, 0}, title(m.lang, "Help", "帮助"), m.fullHelp(w-4), w, bodyH, true)...)
-	case m.narrow():
-		lines = append(lines, m.narrowBody(w, bodyH)...)
-	case m.demo:
-		lines = append(lines, m.demoBody(w, bodyH)...)
-	default:
-		lines = append(lines, m.wideBody(w, bodyH)...)
+	bodyH := m.bodyHeight(len(banner))
+	if m.showHelp {
+		lines = append(lines, frame(m.styles, title(m.lang, "Help", "帮助"), m.fullHelp(w-4), w, bodyH, 0, true)...)
+	} else {
+		lines = append(lines, m.draw(m.layout(w, bodyH))...)
 	}
 	lines = append(lines, fit(m.help.ShortHelpView(m.keys.ShortHelp()), w))
 	return strings.Join(block(lines, w, h), "\n")
 }
+
+// bannerLines is the banner as shown: a long error must not push the
+// live state (where the learner sees the QP go to ERR) off a small screen.
+func (m *model) bannerLines(w int) []string {
+	banner := m.banner(w)
+	if limit := max(2, m.bodyHeight(0)/5); len(banner) > limit {
+		banner = banner[:limit]
+	}
+	return banner
+}
+
+// bodyHeight is what the header, the lesson line, a banner of n lines
+// and the help line leave for the panes.
+func (m *model) bodyHeight(n int) int {
+	h := m.h - 2 - n
+	if m.lesson != "" {
+		h--
+	}
+	return h
+}
+
+// tooSmallNow says the terminal is below the minimum size: the screen
+// shows only a notice.
+func (m *model) tooSmallNow() bool { return m.w < minW || m.h < minH }
 
 func (m *model) tooSmall() []string {
 	msg := fmt.Sprintf("terminal too small: %d×%d, need at least %d×%d — enlarge the window", m.w, m.h, minW, minH)
@@ -125,7 +142,7 @@ func (m *model) header(w int) string {
 	done, total := m.progress()
 	right := fmt.Sprintf("%d/%d ", done, total)
 	if m.running {
-		right = st.Running.R(spinnerFrame(m.frame)) + " " + right
+		right = st.Running.R(m.spin.View()) + " " + right
 	}
 	rw := width(right)
 	notify := ""
@@ -225,12 +242,6 @@ func (m *model) progress() (done, total int) {
 	return done, len(s.Steps)
 }
 
-func spinnerFrame(i int) string {
-	const frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-	r := []rune(frames)
-	return string(r[i%len(r)])
-}
-
 // banner is the tour's end (the Result) or its error, full width.
 func (m *model) banner(w int) []string {
 	st := m.styles
@@ -278,8 +289,9 @@ func (m *model) banner(w int) []string {
 				steps.NotifyDoorbell: {"its CPU saw the doorbell flag turn 1", "它的 CPU 看到 doorbell 标志位变成了 1"},
 				steps.NotifyImm:      {"RDMA_WRITE_WITH_IMM raised a RECV completion", "RDMA_WRITE_WITH_IMM 产生了一个 RECV 完成"},
 			}[r.Via]
-			en := fmt.Sprintf("The server's buffer holds %q. It learned of it because %s (%s).", r.Message, how[0], r.Notice)
-			zh := fmt.Sprintf("server 的 buffer 里现在是 %q。它之所以知道，是因为%s（%s）。", r.Message, how[1], r.Notice)
+			msg, notice := r.Message.String(), r.Notice.String()
+			en := fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how[0], notice)
+			zh := fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how[1], notice)
 			switch m.lang {
 			case LangZH:
 				add(st.OKBanner, "✓ ", zh)
@@ -335,9 +347,9 @@ func (m *model) firstExpected() string {
 }
 
 func (m *model) fullHelp(w int) []string {
-	m.help.SetWidth(w)
-	lines := strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
-	m.help.SetWidth(m.w)
+	hm := m.help // a copy: View must not change the model
+	hm.SetWidth(w)
+	lines := strings.Split(hm.FullHelpView(m.keys.FullHelp()), "\n")
 	lines = append(lines, "")
 	lines = append(lines, wrap(tr(m.lang,
 		"Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
@@ -345,108 +357,7 @@ func (m *model) fullHelp(w int) []string {
 	return lines
 }
 
-// box frames content with a titled border, exactly w×h, scrolled to the
-// pane's offset. auto >= 0 is a line to keep in view when the user has
-// not scrolled the pane (the current step, the newest packet).
-func (m *model) box(p pane, ttl string, content []string, w, h int, focused bool) []string {
-	return m.boxAt(p, ttl, content, w, h, focused, 0)
-}
-
-func (m *model) boxAuto(p pane, ttl string, content []string, w, h int, focused bool, auto int) []string {
-	return m.boxAt(p, ttl, content, w, h, focused, auto-(h-2)/2)
-}
-
-// boxAt is box with the first line to show when the user has not scrolled
-// (auto < 0... clamps to the top).
-func (m *model) boxAt(p pane, ttl string, content []string, w, h int, focused bool, top int) []string {
-	if h <= 0 || w <= 0 {
-		return nil
-	}
-	if h < 3 || w < 6 {
-		return block(nil, w, h)
-	}
-	st := m.styles
-	bs := st.Border
-	if focused {
-		bs = st.Focus
-	}
-	iw, ih := w-4, h-2
-	maxOff := max(0, len(content)-ih)
-	m.maxScroll[p] = maxOff
-	off, set := m.scroll[p]
-	if !set {
-		off = top
-	}
-	off = min(max(off, 0), maxOff)
-	ttl = truncate(ttl, w-6)
-	border := bs.R("╭─ ") + st.Title.R(ttl) + bs.R(" "+strings.Repeat("─", max(0, w-5-width(ttl)))+"╮")
-	out := make([]string, 0, h)
-	out = append(out, border)
-	for i := 0; i < ih; i++ {
-		s := ""
-		if j := off + i; j < len(content) {
-			s = content[j]
-		}
-		out = append(out, bs.R("│")+" "+fit(s, iw)+" "+bs.R("│"))
-	}
-	more := ""
-	if maxOff > 0 {
-		more = fmt.Sprintf(" %d-%d/%d ", off+1, min(off+ih, len(content)), len(content))
-		if focused {
-			more = " ↑↓" + more
-		}
-	}
-	fill := max(0, w-2-width(more)-1)
-	out = append(out, bs.R("╰"+strings.Repeat("─", fill))+st.Dim.R(more)+bs.R("─╯"))
-	return out
-}
-
 func (m *model) isFocused(p pane) bool { return !m.showHelp && m.focused() == p }
-
-// split divides n into parts by weights, each at least 3.
-func split(n int, weights ...int) []int {
-	total := 0
-	for _, w := range weights {
-		total += w
-	}
-	out := make([]int, len(weights))
-	used := 0
-	for i, w := range weights {
-		out[i] = n * w / total
-		used += out[i]
-	}
-	out[len(out)-1] += n - used
-	return out
-}
-
-// narrowBody: the current step's call on top, then one tab.
-func (m *model) narrowBody(w, h int) []string {
-	callH := min(7, max(4, h/3))
-	side := m.shownSide()
-	out := m.box(pane{paneCall, 0}, m.callTitle(), m.callLines(w-4), w, callH, false)
-	out = append(out, m.tabBar(w))
-	th := h - callH - 1
-	m.tab = min(m.focus, numTabs-1)
-	ps := m.focusables()
-	p := ps[m.tab]
-	switch m.tab {
-	case tabSteps:
-		lines, cur := m.stepsLines(side, w-4)
-		out = append(out, m.boxAuto(p, m.stepsTitle(side), lines, w, th, true, cur)...)
-	case tabExplain:
-		out = append(out, m.box(p, m.explainTitle(), m.explainLines(w-4), w, th, true)...)
-	case tabState:
-		lines, anchor := m.stateLinesAnchored(side, w-4)
-		out = append(out, m.boxAt(p, m.stateTitle(side), lines, w, th, true, anchor)...)
-	case tabTimeline:
-		lines := m.timelineLines(w - 4)
-		out = append(out, m.boxAuto(p, title(m.lang, "Timeline", "时序"), lines, w, th, true, len(lines))...)
-	case tabWire:
-		lines := m.wireLines(side, w-4)
-		out = append(out, m.boxAuto(p, m.wireTitle(side), lines, w, th, true, len(lines))...)
-	}
-	return out
-}
 
 func (m *model) tabBar(w int) string {
 	st := m.styles
@@ -457,7 +368,7 @@ func (m *model) tabBar(w int) string {
 	var b strings.Builder
 	b.WriteString(" ")
 	for i, n := range names {
-		if i == m.tab {
+		if i == m.tab() {
 			if st.NoColor {
 				b.WriteString("[" + n + "]")
 			} else {
@@ -474,62 +385,4 @@ func (m *model) tabBar(w int) string {
 		b.WriteString(" s: " + sides[0] + "|" + sides[1])
 	}
 	return fit(b.String(), w)
-}
-
-// wideBody: columns for one session.
-func (m *model) wideBody(w, h int) []string {
-	if w >= 150 {
-		cw := split(w, 27, 36, 37)
-		c1 := split(h, 55, 45)
-		c2 := split(h, 35, 65)
-		c3 := split(h, 65, 35)
-		steps, cur := m.stepsLines(0, cw[0]-4)
-		tl := m.timelineLines(cw[0] - 4)
-		wire := m.wireLines(0, cw[2]-4)
-		col1 := append(m.boxAuto(pane{paneSteps, 0}, m.stepsTitle(0), steps, cw[0], c1[0], m.isFocused(pane{paneSteps, 0}), cur),
-			m.boxAuto(pane{paneTimeline, 0}, title(m.lang, "Timeline", "时序"), tl, cw[0], c1[1], m.isFocused(pane{paneTimeline, 0}), len(tl))...)
-		col2 := append(m.box(pane{paneCall, 0}, m.callTitle(), m.callLines(cw[1]-4), cw[1], c2[0], m.isFocused(pane{paneCall, 0})),
-			m.box(pane{paneExplain, 0}, m.explainTitle(), m.explainLines(cw[1]-4), cw[1], c2[1], m.isFocused(pane{paneExplain, 0}))...)
-		state, anchor := m.stateLinesAnchored(0, cw[2]-4)
-		col3 := append(m.boxAt(pane{paneState, 0}, m.stateTitle(0), state, cw[2], c3[0], m.isFocused(pane{paneState, 0}), anchor),
-			m.boxAuto(pane{paneWire, 0}, m.wireTitle(0), wire, cw[2], c3[1], m.isFocused(pane{paneWire, 0}), len(wire))...)
-		return joinColumns(col1, col2, col3)
-	}
-	cw := split(w, 45, 55)
-	stepsH := min(len(m.snaps[0].Steps)+3, h*40/100)
-	lh := split(h-stepsH, 35, 65)
-	rh := split(h, 62, 38)
-	steps, cur := m.stepsLines(0, cw[0]-4)
-	col1 := m.boxAuto(pane{paneSteps, 0}, m.stepsTitle(0), steps, cw[0], stepsH, m.isFocused(pane{paneSteps, 0}), cur)
-	col1 = append(col1, m.box(pane{paneCall, 0}, m.callTitle(), m.callLines(cw[0]-4), cw[0], lh[0], m.isFocused(pane{paneCall, 0}))...)
-	col1 = append(col1, m.box(pane{paneExplain, 0}, m.explainTitle(), m.explainLines(cw[0]-4), cw[0], lh[1], m.isFocused(pane{paneExplain, 0}))...)
-	bw := split(cw[1], 45, 55)
-	tl := m.timelineLines(bw[0] - 4)
-	wire := m.wireLines(0, bw[1]-4)
-	bottom := joinColumns(
-		m.boxAuto(pane{paneTimeline, 0}, title(m.lang, "Timeline", "时序"), tl, bw[0], rh[1], m.isFocused(pane{paneTimeline, 0}), len(tl)),
-		m.boxAuto(pane{paneWire, 0}, m.wireTitle(0), wire, bw[1], rh[1], m.isFocused(pane{paneWire, 0}), len(wire)))
-	state, anchor := m.stateLinesAnchored(0, cw[1]-4)
-	col2 := append(m.boxAt(pane{paneState, 0}, m.stateTitle(0), state, cw[1], rh[0], m.isFocused(pane{paneState, 0}), anchor), bottom...)
-	return joinColumns(col1, col2)
-}
-
-// demoBody: server column, shared middle, client column.
-func (m *model) demoBody(w, h int) []string {
-	cw := split(w, 31, 38, 31)
-	side := func(i int) []string {
-		lines, cur := m.stepsLines(i, cw[i*2]-4)
-		sh := min(len(m.snaps[i].Steps)+3, h*45/100)
-		state, anchor := m.stateLinesAnchored(i, cw[i*2]-4)
-		state = append(state, "")
-		state = append(state, m.wireLines(i, cw[i*2]-4)...)
-		return append(m.boxAuto(pane{paneSteps, i}, m.stepsTitle(i), lines, cw[i*2], sh, m.isFocused(pane{paneSteps, i}), cur),
-			m.boxAt(pane{paneState, i}, m.stateTitle(i), state, cw[i*2], h-sh, m.isFocused(pane{paneState, i}), anchor)...)
-	}
-	mh := split(h, 30, 45, 25)
-	tl := m.timelineLines(cw[1] - 4)
-	mid := m.box(pane{paneCall, 0}, m.callTitle(), m.callLines(cw[1]-4), cw[1], mh[0], m.isFocused(pane{paneCall, 0}))
-	mid = append(mid, m.box(pane{paneExplain, 0}, m.explainTitle(), m.explainLines(cw[1]-4), cw[1], mh[1], m.isFocused(pane{paneExplain, 0}))...)
-	mid = append(mid, m.boxAuto(pane{paneTimeline, 0}, title(m.lang, "Timeline", "时序"), tl, cw[1], mh[2], m.isFocused(pane{paneTimeline, 0}), len(tl))...)
-	return joinColumns(side(0), mid, side(1))
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
@@ -280,5 +281,34 @@ func TestHighlightFades(t *testing.T) {
 	}
 	if !strings.Contains(ansi.Strip(strings.Join(old, "\n")), "|hello") {
 		t.Errorf("hexdump: %q", old)
+	}
+}
+
+// While only "terminal too small" is on screen, keys do nothing the
+// learner cannot see: no step runs, no pane moves; q still quits.
+func TestTooSmallIgnoresKeys(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	m := newTestModel(t, []*steps.Session{r.srv}, LangEN, 79, 30)
+	focus := m.focus
+	for _, k := range []string{"enter", "space", "n", "tab", "down", "pgdown", "?"} {
+		press(t, m, k)
+	}
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if n := r.srv.Next(); n != 0 || m.running {
+		t.Fatalf("a step ran unseen: next = %d", n)
+	}
+	if m.focus != focus || m.showHelp {
+		t.Errorf("keys changed the hidden screen: focus %d, help %v", m.focus, m.showHelp)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	press(t, m, "enter")
+	if n := r.srv.Next(); n != 1 {
+		t.Fatalf("after enlarging, enter ran %d steps", n)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 24})
+	if _, cmd := m.Update(keyMsg("q")); cmd == nil {
+		t.Fatal("q does not quit while the terminal is too small")
+	} else if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("q does not quit while the terminal is too small")
 	}
 }

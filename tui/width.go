@@ -126,9 +126,14 @@ func wrapLine(s string, w int) []string {
 		v, cw := g.Value(), g.Width()
 		if lw+cw > w {
 			cur := line.String()
-			if lastBreak > 0 && lastBreak < len(cur) {
+			if v == " " {
+				// The line is full just before a space: break there.
+				lastBreak = len(cur)
+			}
+			if lastBreak > 0 && lastBreak <= len(cur) {
 				out = append(out, strings.TrimRight(cur[:lastBreak], " "))
-				rest := cur[lastBreak:]
+				// A line does not start with the space it broke at.
+				rest := strings.TrimLeft(cur[lastBreak:], " ")
 				line.Reset()
 				line.WriteString(rest)
 				lw = width(rest)
@@ -138,6 +143,9 @@ func wrapLine(s string, w int) []string {
 				lw = 0
 			}
 			lastBreak = -1
+			if v == " " && line.Len() == 0 {
+				continue
+			}
 		}
 		line.WriteString(v)
 		lw += cw

@@ -100,7 +100,8 @@ type AETH struct {
 }
 
 // Packet is one InfiniBand transport packet as the simulated NIC sent or
-// received it, with its real header fields. The wire pane renders these.
+// received it, or as a capture on a real device's netdev saw it, with its
+// real header fields. The wire pane renders these.
 type Packet struct {
 	Seq        uint64 // monotonically increasing per device
 	Time       time.Time
@@ -113,10 +114,16 @@ type Packet struct {
 	AETH       *AETH
 	ImmDt      *uint32
 	PayloadLen int
+	// CM names the connection-manager message ("REQ", "REP", ...) when the
+	// packet is a CM MAD to QP1 (captured on a real device); empty otherwise.
+	CM string
 }
 
 // Summary is a one-line description: "SEND_ONLY psn=3 qp=0x11 len=16".
 func (p Packet) Summary() string {
+	if p.CM != "" {
+		return fmt.Sprintf("CM %s (MAD to QP1)", p.CM)
+	}
 	s := fmt.Sprintf("%s qp=0x%06x psn=%d", OpcodeName(p.Opcode), p.DestQP, p.PSN)
 	if p.AckReq {
 		s += " A"
@@ -141,4 +148,32 @@ func (p Packet) Summary() string {
 // first; the device keeps only a bounded recent window.
 type PacketTracer interface {
 	Packets(after uint64) []Packet
+}
+
+// TraceState says whether a device can show the packets it exchanges.
+type TraceState int
+
+const (
+	// TraceSimulated: the simulated NIC records every packet it makes.
+	TraceSimulated TraceState = iota
+	// TraceCapturing: a capture on the device's network interface runs.
+	TraceCapturing
+	// TraceNoPermission: capturing needs CAP_NET_RAW, which the process
+	// lacks; Detail says how to get it.
+	TraceNoPermission
+	// TraceUnavailable: no capture (not started, no interface, or it
+	// failed); Detail says why.
+	TraceUnavailable
+)
+
+// TraceStatus is a device's TraceState with a one-line detail.
+type TraceStatus struct {
+	State  TraceState
+	Detail string
+}
+
+// TraceStatusReporter is implemented by devices that can say why they
+// show no packets.
+type TraceStatusReporter interface {
+	TraceStatus() TraceStatus
 }

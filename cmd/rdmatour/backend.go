@@ -1,22 +1,32 @@
 package main
 
 import (
+	"errors"
+	"io"
 	"net/netip"
+	"os"
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
+	"github.com/rdmatour/rdmatour/verbs/rdmacore"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
 // chooseBackend picks the verbs provider for the tour and says why, so
 // the screen can tell the learner whether they are on real RDMA.
-func chooseBackend(o options, target netip.Addr) (verbs.Provider, string, error) {
+// pcap, when not nil, receives the RoCEv2 frames (see startWire).
+func chooseBackend(o options, target netip.Addr, pcap io.Writer) (verbs.Provider, string, error) {
 	switch o.backend {
-	case "sim":
-		return sim.New(sim.Options{}), "chosen with --backend sim", nil
-	case "rdma":
+	case backendSim:
+		return sim.New(sim.Options{Pcap: pcap}), "chosen with --backend sim", nil
+	case backendRDMA:
 		// Exactly what was asked: rdma_cm itself judges the address.
 		p, err := openReal(netip.Addr{})
+		if errors.Is(err, rdmacore.ErrUnavailable) { // err says why and how to rebuild
+			return nil, "", &steps.Problem{Err: err,
+				What: steps.Text{EN: "--backend rdma: no real verbs in this rdmatour", ZH: "--backend rdma：这个 rdmatour 不含真实 verbs 支持"},
+				Fix:  steps.Text{EN: "use --backend sim: the same tour on the simulated NIC", ZH: "改用 --backend sim：在模拟网卡上走同样的教程"}}
+		}
 		if err != nil {
 			return nil, "", &steps.Problem{Err: err,
 				What: steps.Text{EN: "--backend rdma: real RDMA is not usable here", ZH: "--backend rdma：这台机器上用不了真实 RDMA"},
@@ -25,8 +35,71 @@ func chooseBackend(o options, target netip.Addr) (verbs.Provider, string, error)
 		return p, "real verbs (libibverbs + librdmacm)", nil
 	}
 	p, err := openReal(target)
+	if errors.Is(err, rdmacore.ErrUnavailable) {
+		return sim.New(sim.Options{Pcap: pcap}), err.Error(), nil // already says "only the simulated NIC"
+	}
 	if err != nil {
-		return sim.New(sim.Options{}), "no real RDMA for " + target.String() + ": " + err.Error(), nil
+		return sim.New(sim.Options{Pcap: pcap}), "no real RDMA for " + target.String() + ": " + err.Error(), nil
 	}
 	return p, "real verbs (libibverbs + librdmacm)", nil
+}
+
+// capturer is a real backend that can capture its devices' traffic
+// (verbs/rdmacore, built with cgo).
+type capturer interface {
+	Capture(pcap io.Writer) error
+	StopCapture() error
+}
+
+// wireOut is where --pcap goes, and how to finish it.
+type wireOut struct {
+	file *os.File
+	prov verbs.Provider
+}
+
+// openPcap creates the --pcap file ("" = none).
+func openPcap(path string) (*wireOut, io.Writer, error) {
+	if path == "" {
+		return &wireOut{}, nil, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, usagef("--pcap: %v", err)
+	}
+	return &wireOut{file: f}, f, nil
+}
+
+// start begins capturing on a real device so the wire pane shows the real
+// packets (and --pcap gets them). Without CAP_NET_RAW the tour still runs
+// and the pane says why it shows no packets — unless --pcap asked for
+// them, which then fails with the way to get the capability.
+func (w *wireOut) start(prov verbs.Provider, pcap io.Writer) error {
+	w.prov = prov
+	c, ok := prov.(capturer)
+	if !ok {
+		return nil
+	}
+	if err := c.Capture(pcap); err != nil && pcap != nil {
+		return &steps.Problem{Err: err,
+			What: steps.Text{EN: "--pcap: cannot capture the RDMA device's packets", ZH: "--pcap：无法抓取 RDMA 设备的报文"},
+			Fix:  steps.Text{EN: err.Error(), ZH: "需要 CAP_NET_RAW：用 root 运行，或执行一次 sudo setcap cap_net_raw+ep <rdmatour 的路径>"}}
+	}
+	return nil
+}
+
+// finish stops the capture and closes the file, returning the first error.
+func (w *wireOut) finish() error {
+	var first error
+	if c, ok := w.prov.(capturer); ok {
+		first = c.StopCapture()
+	}
+	if s, ok := w.prov.(interface{ PcapErr() error }); ok && first == nil {
+		first = s.PcapErr()
+	}
+	if w.file != nil {
+		if err := w.file.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }

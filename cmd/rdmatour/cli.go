@@ -5,9 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/netip"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -15,26 +12,45 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 )
 
+// command is a subcommand of rdmatour.
+type command string
+
+const (
+	cmdServer  command = "server"
+	cmdClient  command = "client"
+	cmdDemo    command = "demo"
+	cmdLessons command = "lessons"
+	cmdDevices command = "devices"
+	cmdDoctor  command = "doctor"
+	cmdVersion command = "version"
+)
+
+// runsTour says the command runs a tour (and takes the tour's flags).
+func (c command) runsTour() bool { return c == cmdServer || c == cmdClient || c == cmdDemo }
+
 // options is everything a subcommand was asked to do.
 type options struct {
-	cmd     string // server | client | demo | devices | doctor
-	port    int
-	bind    string
-	server  string
-	src     string
-	notify  steps.Notify
-	lang    string // en | zh | both
-	backend string // auto | rdma | sim
+	cmd     command
+	lang    steps.Lang
+	backend backend
 	plain   bool
 	auto    bool
-	timeout time.Duration
-	wait    time.Duration // server: how long to wait for a client (0 = forever)
+	brief   bool      // plain mode without the explanation pages
+	pauseAt pauseStep // plain runner: stop before this step ID until Enter
+
+	// What the tour does; config turns these into a steps.Config.
+	port    port
+	bind    string // server and demo: local address ("" = all / loopback)
+	server  string // client: the server's address or host name
+	src     string // client: local source address
+	notify  steps.Notify
+	track   steps.Track
+	lesson  steps.Lesson // zero value: the plain tour
+	timeout duration
+	wait    duration // server: how long to wait for a client (0 = forever)
 	message string
-	pauseAt string // plain runner: stop before this step ID until Enter
-	lesson  string // the deliberate mistake to make ("" = plain tour)
-	track   string // cm | manual
-	brief   bool   // plain mode without the explanation pages
-	rnr     int    // rnr_retry_count for connect/accept
+	rnr     rnrRetry // rnr_retry_count for connect/accept
+	pcap    string   // write the connection's RoCEv2 frames to this file
 }
 
 // usageError is a mistake on the command line: exit status 2.
@@ -45,6 +61,10 @@ func (e *usageError) Error() string { return e.msg }
 func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
+
+const exitStatusHelp = `Exit status: 0 the tour completed; 1 a step failed (the message says why);
+2 a mistake on the command line; 130 interrupted (Ctrl-C, or q before the end).
+`
 
 const mainUsage = `rdmatour — learn RDMA by running it, one verbs call per keypress
 
@@ -61,197 +81,229 @@ Run "rdmatour COMMAND --help" for the flags of a command.
 The seed program's forms work too:
   rdmatour server 7471
   rdmatour client 10.0.0.1 7471 [client_src_ip] [send|doorbell]
-`
 
-// defaultLang picks zh when the locale says Chinese.
-func defaultLang(getenv func(string) string) string {
-	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
-		if val := getenv(v); val != "" {
-			if strings.HasPrefix(strings.ToLower(val), "zh") {
-				return "zh"
-			}
-			return "en"
-		}
+` + exitStatusHelp
+
+// synopsis is the first line of each command's --help.
+func (c command) synopsis() string {
+	switch c {
+	case cmdServer:
+		return "rdmatour server [PORT] [flags]"
+	case cmdClient:
+		return "rdmatour client SERVER [PORT] [SRC_IP] [send|doorbell|imm] [flags]"
 	}
-	return "en"
+	return "rdmatour " + string(c) + " [flags]"
 }
 
 // parseArgs parses argv (without the program name). It never exits; help
 // goes to out and is reported as flag.ErrHelp.
 func parseArgs(args []string, getenv func(string) string, out io.Writer) (options, error) {
-	o := options{port: steps.DefaultPort, lang: defaultLang(getenv), backend: "auto", timeout: 30 * time.Second}
-	if len(args) == 0 {
-		fmt.Fprint(out, mainUsage)
-		return o, usagef("no command given")
+	o := options{port: steps.DefaultPort, lang: steps.LangFromEnv(getenv), backend: backendAuto,
+		timeout: duration(steps.DefaultTimeout), message: steps.DefaultMessage}
+	cmd, err := parseCommand(args, out)
+	if err != nil || cmd == cmdVersion {
+		o.cmd = cmd
+		return o, err
 	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		fmt.Fprint(out, mainUsage)
-		return o, flag.ErrHelp
-	case "-v", "--version", "version":
-		o.cmd = "version"
-		return o, nil
-	case "server", "client", "demo", "devices", "doctor", "lessons":
-		o.cmd = args[0]
-	default:
-		fmt.Fprint(out, mainUsage)
-		return o, usagef("unknown command %q", args[0])
-	}
-
-	fs := flag.NewFlagSet("rdmatour "+o.cmd, flag.ContinueOnError)
-	fs.SetOutput(out)
-	notify := "send"
-	lang := o.lang
-	portSet := -1
-	if o.cmd == "server" || o.cmd == "client" || o.cmd == "demo" {
-		fs.IntVar(&portSet, "port", -1, "rdma_cm port (default 7471)")
-		fs.StringVar(&notify, "notify", "send", "how the client signals completion: send | doorbell | imm")
-		fs.StringVar(&lang, "lang", o.lang, "explanations in en | zh | both (default from LANG)")
-		fs.StringVar(&o.backend, "backend", "auto", "auto | rdma | sim (simulated NIC)")
-		fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")
-		fs.BoolVar(&o.auto, "auto", false, "run every step without waiting for Enter")
-		fs.BoolVar(&o.brief, "brief", false, "plain mode: leave out the explanation pages (C calls and results only)")
-		fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "how long any wait on the peer may take")
-		fs.StringVar(&o.pauseAt, "pause-at", "", "plain mode: stop before the step with this ID until Enter (e.g. accept)")
-		fs.StringVar(&o.lesson, "lesson", "", "run a lesson: the tour with one deliberate mistake (see `rdmatour lessons`); give it to both sides")
-		fs.StringVar(&o.track, "track", "cm", "how the QP is brought up: cm (rdma_create_qp; librdmacm moves it) | manual (ibv_create_qp + ibv_modify_qp, one transition per step)")
-		fs.IntVar(&o.rnr, "rnr-retry", 0, "rnr_retry_count for rdma_connect/rdma_accept, 0..7 (7 = retry forever; the seed uses 0)")
-	}
-	if o.cmd == "lessons" {
-		fs.StringVar(&lang, "lang", o.lang, "en | zh | both")
-	}
-	switch o.cmd {
-	case "server":
-		fs.StringVar(&o.bind, "bind", "", "local address to listen on (default: all)")
-		fs.DurationVar(&o.wait, "wait-client", 0, "give up if no client connects within this time (0 = wait forever)")
-	case "client":
-		fs.StringVar(&o.src, "src", "", "local source address (the seed's client_src_ip)")
-		fs.StringVar(&o.message, "message", steps.DefaultMessage, "text to RDMA WRITE into the server's buffer")
-	case "demo":
-		fs.StringVar(&o.message, "message", steps.DefaultMessage, "text to RDMA WRITE into the server's buffer")
-		fs.StringVar(&o.bind, "bind", "", "the local address both sides use (default 127.0.0.1; with real RDMA, an address on the RDMA device)")
-	}
-	fs.Usage = func() {
-		fmt.Fprintf(out, "Usage of rdmatour %s:\n", o.cmd)
-		fs.PrintDefaults()
-	}
+	o.cmd = cmd
+	fs := o.flagSet()
 	flags, positional, err := splitArgs(fs, args[1:])
 	if err != nil {
 		return o, err
 	}
 	if err := fs.Parse(flags); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			o.printUsage(fs, out)
 			return o, err
 		}
-		return o, usagef("%v", err)
+		return o, usagef("%v (\"rdmatour %s --help\" lists the flags)", err, o.cmd)
 	}
-	if fs.NArg() > 0 {
-		positional = append(positional, fs.Args()...)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := o.takePositionals(append(positional, fs.Args()...), set); err != nil {
+		return o, err
 	}
-
-	switch o.cmd {
-	case "server":
-		if len(positional) > 1 {
-			return o, usagef("server takes at most one positional argument (the port), got %q", positional)
-		}
-		if len(positional) == 1 {
-			if err := setPort(&o, positional[0]); err != nil {
-				return o, err
-			}
-		}
-	case "client":
-		if len(positional) == 0 {
-			return o, usagef("client needs the server's address: rdmatour client SERVER [PORT]")
-		}
-		if len(positional) > 4 {
-			return o, usagef("too many arguments: %q", positional)
-		}
-		o.server = positional[0]
-		if len(positional) >= 2 {
-			if err := setPort(&o, positional[1]); err != nil {
-				return o, err
-			}
-		}
-		// The seed: argv[4] is a notify mode if it parses as one, else
-		// the source address; argv[5] must be a notify mode.
-		if len(positional) >= 3 {
-			if n, err := steps.ParseNotify(positional[2]); err == nil {
-				notify = n.String()
-			} else {
-				o.src = positional[2]
-			}
-		}
-		if len(positional) == 4 {
-			if _, err := steps.ParseNotify(positional[3]); err != nil {
-				return o, usagef("unknown notify mode: %s (use send, doorbell or imm)", positional[3])
-			}
-			notify = positional[3]
-		}
-	default:
-		if len(positional) > 0 {
-			return o, usagef("%s takes no arguments, got %q", o.cmd, positional)
-		}
-	}
-	if portSet != -1 {
-		if err := setPort(&o, strconv.Itoa(portSet)); err != nil {
-			return o, err
-		}
-	}
-	n, err := steps.ParseNotify(notify)
-	if err != nil {
-		return o, usagef("%v", err)
-	}
-	o.notify = n
-	switch lang {
-	case "en", "zh", "both":
-		o.lang = lang
-	default:
-		return o, usagef("unknown language %q: use en, zh or both", lang)
-	}
-	switch o.backend {
-	case "auto", "rdma", "sim":
-	default:
-		return o, usagef("unknown backend %q: use auto, rdma or sim", o.backend)
-	}
-	if o.pauseAt != "" && !knownStep(o.pauseAt) {
-		return o, usagef("unknown step %q for --pause-at", o.pauseAt)
-	}
-	if o.lesson != "" {
-		l, err := steps.LessonByName(o.lesson)
-		if err != nil {
-			return o, usagef("%v", err)
-		}
-		if notifySet(flags) && l.Notify.String() != notify {
-			return o, usagef("lesson %s needs --notify %s", l.Name, l.Notify)
-		}
-	}
-	switch o.track {
-	case "", steps.TrackCM, steps.TrackManual:
-	default:
-		return o, usagef("unknown track %q: use cm or manual", o.track)
-	}
-	if o.track == steps.TrackManual && o.lesson != "" {
-		return o, usagef("--track manual and --lesson cannot be combined: the lessons run on the cm track")
-	}
-	if o.rnr < 0 || o.rnr > 7 {
-		return o, usagef("--rnr-retry %d is out of range: 0..7 (7 = retry forever)", o.rnr)
-	}
-	if o.timeout <= 0 {
-		return o, usagef("--timeout must be positive")
-	}
-	if len(o.message)+1 > steps.BufSize {
-		return o, usagef("--message is %d bytes; at most %d fit the buffer", len(o.message), steps.BufSize-1)
+	if err := o.crossCheck(set); err != nil {
+		return o, err
 	}
 	return o, nil
 }
 
-func setPort(o *options, s string) error {
-	p, err := strconv.Atoi(s)
-	if err != nil || p < 1 || p > 65535 {
-		return usagef("port %q is out of range: use 1-65535", s)
+// parseCommand reads the first argument: a subcommand, help or version.
+func parseCommand(args []string, out io.Writer) (command, error) {
+	if len(args) == 0 {
+		fmt.Fprint(out, mainUsage)
+		return "", usagef("no command given")
 	}
-	o.port = p
+	switch c := command(args[0]); c {
+	case "-h", "--help", "help":
+		fmt.Fprint(out, mainUsage)
+		return "", flag.ErrHelp
+	case "-v", "--version", "version":
+		return cmdVersion, nil
+	case cmdServer, cmdClient, cmdDemo, cmdDevices, cmdDoctor, cmdLessons:
+		return c, nil
+	}
+	fmt.Fprint(out, mainUsage)
+	return "", usagef("unknown command %q", args[0])
+}
+
+// flagSet declares the flags o.cmd takes, each writing into o.
+func (o *options) flagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet("rdmatour "+string(o.cmd), flag.ContinueOnError)
+	// A mistake gets one line (parseArgs), not the whole flag list.
+	fs.SetOutput(io.Discard)
+	if o.cmd.runsTour() {
+		o.tourFlags(fs)
+	}
+	switch o.cmd {
+	case cmdLessons:
+		fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "`LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
+	case cmdServer:
+		fs.StringVar(&o.bind, "bind", "", "local `ADDR` to listen on (default: all)")
+		fs.Var(flagOf(&o.wait, parseDuration), "wait-client", "give up if no client connects within `DURATION` (0 = wait forever)")
+	case cmdClient:
+		fs.StringVar(&o.src, "src", "", "local source `ADDR` (the seed's client_src_ip)")
+		fs.StringVar(&o.message, "message", steps.DefaultMessage, "`TEXT` to RDMA WRITE into the server's buffer")
+	case cmdDemo:
+		fs.StringVar(&o.message, "message", steps.DefaultMessage, "`TEXT` to RDMA WRITE into the server's buffer")
+		fs.StringVar(&o.bind, "bind", "", "the local `ADDR` both sides use (default 127.0.0.1; with real RDMA, an address on the RDMA device)")
+	}
+	return fs
+}
+
+// printUsage is o.cmd's --help.
+func (o *options) printUsage(fs *flag.FlagSet, out io.Writer) {
+	fmt.Fprintf(out, "Usage: %s\n\n", o.cmd.synopsis())
+	fs.SetOutput(out)
+	fs.PrintDefaults()
+	if o.cmd.runsTour() {
+		fmt.Fprint(out, "\n"+exitStatusHelp)
+	}
+}
+
+// tourFlags are the flags server, client and demo share.
+func (o *options) tourFlags(fs *flag.FlagSet) {
+	fs.Var(flagOf(&o.port, parsePort), "port", "rdma_cm `PORT`, 1-65535")
+	fs.Var(flagOf(&o.notify, steps.ParseNotify), "notify", "how the client signals completion, `MODE`: send | doorbell | imm")
+	fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
+	fs.Var(flagOf(&o.backend, parseBackend), "backend", "the verbs `BACKEND`: auto (real RDMA if a device serves the address, else the simulated NIC) | rdma | sim")
+	fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")
+	fs.BoolVar(&o.auto, "auto", false, "run every step without waiting for Enter")
+	fs.BoolVar(&o.brief, "brief", false, "plain mode: leave out the explanation pages (C calls and results only)")
+	fs.Var(flagOf(&o.timeout, parseDuration), "timeout", "how long any wait on the peer may take (`DURATION`, positive)")
+	fs.Var(flagOf(&o.pauseAt, parsePauseStep), "pause-at", "plain mode: stop before the step with this `ID` until Enter (e.g. accept)")
+	fs.Var(flagOf(&o.lesson, steps.ParseLesson), "lesson", "run a lesson: the tour with one deliberate mistake; `NAME` as \"rdmatour lessons\" lists them; give it to both sides")
+	fs.Var(flagOf(&o.track, steps.ParseTrack), "track", "how the QP is brought up, `TRACK`: cm (rdma_create_qp; librdmacm moves it) | manual (ibv_create_qp + ibv_modify_qp, one transition per step)")
+	fs.StringVar(&o.pcap, "pcap", "", "write this side's RoCEv2 packets to `FILE` for Wireshark (simulated NIC: the frames it would send; real device: a capture, needs CAP_NET_RAW)")
+	fs.Var(flagOf(&o.rnr, parseRNRRetry), "rnr-retry", "rnr_retry_count for rdma_connect/rdma_accept, `N` in 0..7 (7 = retry forever)")
+}
+
+// takePositionals reads the seed's positional forms. A --port flag wins
+// over a positional port.
+func (o *options) takePositionals(positional []string, set map[string]bool) error {
+	switch o.cmd {
+	case cmdServer:
+		if len(positional) > 1 {
+			return usagef("server takes at most one positional argument (the port), got %q", positional)
+		}
+		if len(positional) == 1 {
+			return o.positionalPort(positional[0], set)
+		}
+		return nil
+	case cmdClient:
+		return o.clientPositionals(positional, set)
+	}
+	if len(positional) > 0 {
+		return usagef("%s takes no arguments, got %q", o.cmd, positional)
+	}
 	return nil
+}
+
+func (o *options) positionalPort(s string, set map[string]bool) error {
+	p, err := parsePort(s)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if !set["port"] {
+		o.port = p
+	}
+	return nil
+}
+
+// clientPositionals: SERVER [PORT] [SRC_IP|NOTIFY] [NOTIFY]. As in the
+// seed, argv[4] is a notify mode if it parses as one, else the source
+// address; argv[5] must be a notify mode.
+func (o *options) clientPositionals(positional []string, set map[string]bool) error {
+	switch {
+	case len(positional) == 0:
+		return usagef("client needs the server's address: rdmatour client SERVER [PORT]")
+	case len(positional) > 4:
+		return usagef("too many arguments: %q (rdmatour client SERVER [PORT] [SRC_IP] [NOTIFY])", positional)
+	}
+	o.server = positional[0]
+	if len(positional) >= 2 {
+		if err := o.positionalPort(positional[1], set); err != nil {
+			return err
+		}
+	}
+	if len(positional) >= 3 {
+		if n, err := steps.ParseNotify(positional[2]); err == nil {
+			o.setPositionalNotify(n, set)
+		} else {
+			o.src = positional[2]
+		}
+	}
+	if len(positional) == 4 {
+		n, err := steps.ParseNotify(positional[3])
+		if err != nil {
+			return usagef("unknown notify mode: %s (use send, doorbell or imm)", positional[3])
+		}
+		o.setPositionalNotify(n, set)
+	}
+	return nil
+}
+
+// setPositionalNotify takes the seed's notify argument unless --notify
+// said otherwise.
+func (o *options) setPositionalNotify(n steps.Notify, set map[string]bool) {
+	if !set["notify"] {
+		o.notify = n
+		set["notify"] = true // it was asked for, as far as a lesson cares
+	}
+}
+
+// crossCheck refuses combinations no single flag can judge, then lets
+// steps.Config.Validate judge the values both sides share.
+func (o *options) crossCheck(set map[string]bool) error {
+	if set["message"] && o.message == "" {
+		return usagef("--message is empty: give the text to write (leave the flag out for the default, %q)", steps.DefaultMessage)
+	}
+	if set["timeout"] && o.timeout == 0 {
+		return usagef("--timeout 0s: must be positive (how long a wait on the peer may take, e.g. 30s)")
+	}
+	if o.lesson.Name != "" {
+		if set["notify"] && o.notify != o.lesson.Notify {
+			return usagef("lesson %s needs --notify %s", o.lesson, o.lesson.Notify)
+		}
+		o.notify = o.lesson.Notify
+	}
+	if !o.cmd.runsTour() {
+		return nil
+	}
+	// The role needs no address here: the client's server is checked once
+	// it is resolved (tourConfigs).
+	if err := o.config(steps.Server).Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+// config is the steps.Config for role, without addresses or a backend.
+func (o *options) config(role steps.Role) steps.Config {
+	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message,
+		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
+		Lesson: o.lesson.Name, RNRRetry: uint8(o.rnr)}
 }
 
 // splitArgs separates flags (with their values) from positional arguments,
@@ -263,20 +315,12 @@ func splitArgs(fs *flag.FlagSet, args []string) (flags, positional []string, err
 		if a == "--" {
 			return flags, append(positional, args[i+1:]...), nil
 		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			positional = append(positional, a)
+		if !strings.HasPrefix(a, "-") || a == "-" || isNumber(a) {
+			positional = append(positional, a) // "-1" is a (bad) port, not a flag
 			continue
 		}
 		flags = append(flags, a)
-		name := strings.TrimLeft(a, "-")
-		if strings.Contains(name, "=") {
-			continue
-		}
-		f := fs.Lookup(name)
-		if f == nil {
-			continue // fs.Parse reports it
-		}
-		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+		if !takesValue(fs, a) {
 			continue
 		}
 		if i+1 >= len(args) {
@@ -288,52 +332,22 @@ func splitArgs(fs *flag.FlagSet, args []string) (flags, positional []string, err
 	return flags, positional, nil
 }
 
-// resolveHost turns the client's SERVER (an IPv4/IPv6 literal or a host
-// name) into one address, preferring IPv4 like the seed's AF_INET lookup.
-func resolveHost(host string) (netip.Addr, error) {
-	if a, err := netip.ParseAddr(host); err == nil {
-		return a.Unmap(), nil
-	}
-	ips, err := net.LookupIP(host)
-	if err != nil || len(ips) == 0 {
-		return netip.Addr{}, fmt.Errorf("cannot resolve %q: not an IP address and no such host name", host)
-	}
-	for _, ip := range ips {
-		if v4 := ip.To4(); v4 != nil {
-			a, _ := netip.AddrFromSlice(v4)
-			return a, nil
-		}
-	}
-	a, _ := netip.AddrFromSlice(ips[0])
-	return a, nil
+func isNumber(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
 }
 
-func stdinIsTerminal() bool {
-	fi, err := os.Stdin.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-func stdoutIsTerminal() bool {
-	fi, err := os.Stdout.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-func knownStep(id string) bool {
-	for _, known := range steps.AllStepIDs() {
-		if known == id {
-			return true
-		}
+// takesValue says the flag argument a ("--port", not "--port=1") is
+// followed by its value. Unknown flags are left for fs.Parse to report.
+func takesValue(fs *flag.FlagSet, a string) bool {
+	name := strings.TrimLeft(a, "-")
+	if strings.Contains(name, "=") {
+		return false
 	}
-	return false
-}
-
-// notifySet reports whether --notify was given explicitly.
-func notifySet(flags []string) bool {
-	for _, f := range flags {
-		name := strings.SplitN(strings.TrimLeft(f, "-"), "=", 2)[0]
-		if name == "notify" {
-			return true
-		}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
 	}
-	return false
+	bf, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !bf.IsBoolFlag()
 }

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -47,7 +50,7 @@ func TestParseArgs(t *testing.T) {
 			}
 		}, ""},
 		{"flags after positionals", []string{"client", "server.lab", "--notify=imm", "--message", "hi", "--timeout", "5s"}, none, func(t *testing.T, o options) {
-			if o.server != "server.lab" || o.notify != steps.NotifyImm || o.message != "hi" || o.timeout != 5*time.Second || o.port != 7471 {
+			if o.server != "server.lab" || o.notify != steps.NotifyImm || o.message != "hi" || time.Duration(o.timeout) != 5*time.Second || o.port != 7471 {
 				t.Errorf("%+v", o)
 			}
 		}, ""},
@@ -109,3 +112,59 @@ func TestHelpOnEverySubcommand(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// The exit status says how the tour ended, the same in plain mode and in
+// the TUI (exitStatusHelp).
+func TestExitStatus(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		code int
+		says string
+	}{
+		{"completed", nil, 0, ""},
+		{"usage", usagef("unknown command %q", "x"), 2, `rdmatour: unknown command "x"`},
+		{"Ctrl-C in plain mode", fmt.Errorf("step listen: %w", context.Canceled), 130, "rdmatour: interrupted; everything was released"},
+		{"q or Ctrl-C in the TUI before the end", tuiOutcome(tui.ErrQuit), 130, "rdmatour: interrupted; everything was released"},
+		{"the TUI after the end", tuiOutcome(nil), 0, ""},
+		{"a failed step", tuiOutcome(errors.New("boom")), 1, "rdmatour: the call failed (boom)"},
+	}
+	for _, tt := range tests {
+		var errb strings.Builder
+		c := console{stderr: &errb}
+		if code := c.finish(options{lang: steps.LangEN}, tt.err); code != tt.code || strings.TrimSpace(errb.String()) != tt.says {
+			t.Errorf("%s: exit %d saying %q, want %d saying %q", tt.name, code, errb.String(), tt.code, tt.says)
+		}
+	}
+}
+
+// Every flag's help names its value and gives its default once.
+func TestFlagHelp(t *testing.T) {
+	for _, cmd := range []string{"server", "client", "demo", "lessons"} {
+		var out strings.Builder
+		if _, err := parseArgs([]string{cmd, "--help"}, func(string) string { return "" }, &out); !errors.Is(err, flag.ErrHelp) {
+			t.Fatalf("%s --help: %v", cmd, err)
+		}
+		help := out.String()
+		for _, line := range strings.Split(help, "\n") {
+			if strings.Count(line, "(default") > 1 {
+				t.Errorf("%s: two defaults: %q", cmd, line)
+			}
+			if strings.HasPrefix(strings.TrimSpace(line), "-") && strings.Contains(line, " value") {
+				t.Errorf("%s: an unnamed value: %q", cmd, line)
+			}
+		}
+		for _, want := range []string{"Usage: rdmatour " + cmd, "-lang LANG"} {
+			if !strings.Contains(help, want) {
+				t.Errorf("%s --help lacks %q:\n%s", cmd, want, help)
+			}
+		}
+		if cmd != "lessons" {
+			for _, want := range []string{"-port PORT", "rdma_cm PORT, 1-65535 (default 7471)\n", "-lesson NAME", "130 interrupted (Ctrl-C, or q before the end)"} {
+				if !strings.Contains(help, want) {
+					t.Errorf("%s --help lacks %q:\n%s", cmd, want, help)
+				}
+			}
+		}
+	}
+}

@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rdmatour/rdmatour/doctor"
+	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs/rdmacore"
 )
 
@@ -44,11 +44,11 @@ func listDevices(open func() (doctor.Lister, error), stdout, stderr io.Writer) i
 	return 0
 }
 
-func runDoctor(stdout, stderr io.Writer) int {
+func runDoctor(c console) int {
 	// doctor takes no flags: its language comes from the locale, like the
 	// tour's default.
-	d := doctor.System(defaultLang(os.Getenv), openLister)
+	d := doctor.System(steps.LangFromEnv(c.getenv).String(), openLister)
 	r := d.Run()
-	r.Write(stdout)
+	r.Write(c.stdout)
 	return r.ExitCode()
 }

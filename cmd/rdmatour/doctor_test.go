@@ -79,7 +79,7 @@ func TestDevicesCases(t *testing.T) {
 // TestDoctorOnThisHost: the exit status and the verdict line agree.
 func TestDoctorOnThisHost(t *testing.T) {
 	var out, errb strings.Builder
-	code := runDoctor(&out, &errb)
+	code := runDoctor(console{stdout: &out, stderr: &errb, getenv: os.Getenv})
 	t.Logf("exit %d\n%s", code, out.String())
 	ready := strings.Contains(out.String(), "\nready: real RDMA works here\n")
 	if ready != (code == 0) || (!ready && !strings.Contains(out.String(), "not ready for real RDMA: ")) {

@@ -18,7 +18,7 @@ import (
 type plainRunner struct {
 	out     io.Writer
 	in      *bufio.Reader // nil: run straight through
-	lang    string        // en | zh | both
+	lang    steps.Lang
 	docs    func(lang, id string) (string, error)
 	explain bool // print the explanation pages
 	// pauseAt stops before the step with this ID until a line arrives on
@@ -48,20 +48,21 @@ func (p *plainRunner) pause(ctx context.Context, id string) error {
 }
 
 func (p *plainRunner) langs() []string {
-	if p.lang == "both" {
-		return []string{"en", "zh"}
+	var out []string
+	for _, l := range p.lang.Each() {
+		out = append(out, l.String())
 	}
-	return []string{p.lang}
+	return out
 }
 
 func (p *plainRunner) text(t steps.Text) string {
-	if p.lang == "both" {
+	if p.lang == steps.LangBoth {
 		if t.ZH == "" || t.ZH == t.EN {
 			return t.EN
 		}
 		return t.EN + " / " + t.ZH
 	}
-	return t.In(p.lang)
+	return t.In(p.lang.String())
 }
 
 // run drives one session to the end. It returns nil only when the tour
@@ -131,11 +132,12 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int) 
 	return err
 }
 
-// finish prints how the tour ended on the server.
+// finish prints how the tour ended on the server. The buffer and the
+// notice are the client's bytes: steps.PeerBytes prints them escaped.
 func (p *plainRunner) finish(srv *steps.Session) {
 	if r := srv.Snapshot().Result; r != nil {
-		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice)
-		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message)
+		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice.String())
+		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message.String())
 	}
 	fmt.Fprintf(p.out, "\n%s\n", p.text(steps.Text{EN: "tour complete", ZH: "完成"}))
 }

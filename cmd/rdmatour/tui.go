@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/rdmatour/rdmatour/docs"
 	"github.com/rdmatour/rdmatour/steps"
@@ -10,11 +11,17 @@ import (
 )
 
 // runTUI hands the sessions to the full-screen UI. Quitting before the end
-// is the learner's choice, not a failure of the tour.
+// (q or Ctrl-C, which the UI reads as a key) interrupts the tour, as
+// Ctrl-C does in plain mode: exit status 130 either way.
 func runTUI(ctx context.Context, o options, sessions []*steps.Session) error {
-	err := tui.Run(ctx, tui.Options{Sessions: sessions, Lang: o.lang, Docs: docs.Page})
+	return tuiOutcome(tui.Run(ctx, tui.Options{Sessions: sessions, Lang: o.lang.String(), Docs: docs.Page}))
+}
+
+// tuiOutcome reads tui.Run's result the way plain mode's is read: a quit
+// before the end is an interruption.
+func tuiOutcome(err error) error {
 	if errors.Is(err, tui.ErrQuit) {
-		return nil
+		return fmt.Errorf("%w: %w", err, context.Canceled)
 	}
 	return err
 }

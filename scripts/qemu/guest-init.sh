@@ -15,8 +15,12 @@ mount -t devtmpfs dev /dev
 
 log() { echo "rdmatour-init: $*" > /dev/console; }
 job=
+addr=10.0.2.15/24   # rdmatour.ip= on the command line overrides (two wired guests)
 for arg in $(cat /proc/cmdline); do
-    case $arg in rdmatour.job=*) job=${arg#rdmatour.job=} ;; esac
+    case $arg in
+        rdmatour.job=*) job=${arg#rdmatour.job=} ;;
+        rdmatour.ip=*) addr=${arg#rdmatour.ip=} ;;
+    esac
 done
 
 fail() {  # setup failed: tell the caller (stdout + file on the share) and stop
@@ -54,7 +58,7 @@ done
 [ -n "$nic" ] || fail "no NIC with a device link in /sys/class/net"
 ip link set lo up
 ip link set "$nic" up
-ip addr add 10.0.2.15/24 dev "$nic"
+ip addr add "$addr" dev "$nic"
 # busybox has no `rdma`; use the host's iproute2 one.
 chroot /host rdma link add rxe0 type rxe netdev "$nic" > /dev/console 2>&1 ||
     fail "rdma link add rxe0 type rxe netdev $nic failed"

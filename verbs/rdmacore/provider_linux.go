@@ -42,6 +42,8 @@ type Provider struct {
 	live verbs.ResourceCount
 
 	sysfs string // /sys/class/infiniband
+
+	captures captures // the real wire, once Capture is called
 }
 
 var _ verbs.Provider = (*Provider)(nil)

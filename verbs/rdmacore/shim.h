@@ -9,10 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <endian.h>
+#include <errno.h> /* the shim returns -errno; Go reads C.EAGAIN, C.ENOSYS */
 #include <sys/types.h>
 #include <sys/socket.h>
-#include <infiniband/verbs.h>
-#include <rdma/rdma_cma.h>
+#include "abi.h" /* the rdma-core ABI, declared in the project: no -dev headers needed */
 
 struct rt {
 	void *verbs_handle;
@@ -22,7 +22,7 @@ struct rt {
 	struct ibv_device **(*get_device_list)(int *num);
 	void (*free_device_list)(struct ibv_device **list);
 	const char *(*get_device_name)(struct ibv_device *dev);
-	__be64 (*get_device_guid)(struct ibv_device *dev);
+	uint64_t (*get_device_guid)(struct ibv_device *dev); /* __be64 */
 	struct ibv_context *(*open_device)(struct ibv_device *dev);
 	int (*close_device)(struct ibv_context *ctx);
 	int (*query_device)(struct ibv_context *ctx, struct ibv_device_attr *attr);

@@ -349,6 +349,7 @@ func (id *cmID) handshake(nc net.Conn) {
 	ok = true
 	id.p.count(func(r *verbs.ResourceCount) { r.IDs++ })
 	c := newConn(id.p, nc, br)
+	c.tap.cm(&m, false) // the REQ, read before the connection existed
 	child.conn = c
 	id.p.dev.setPeer(m.QPN, child)
 	c.send(outItem{raw: preamble()})
@@ -571,6 +572,9 @@ func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, 
 	if err == nil && m.Type != cmREP && m.Type != cmREJ {
 		err = errWire
 	}
+	if err == nil {
+		c.tap.cm(&m, false)
+	}
 	if err != nil {
 		if errors.Is(err, errWire) {
 			fail(verbs.EventConnectError, -int(syscall.EPROTO))
@@ -632,12 +636,14 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 			case kindCM:
 				var m cmMsg
 				if m, err = decodeCM(body); err == nil {
+					c.tap.cm(&m, false)
 					id.onCM(c, &m)
 				}
 			case kindPacket:
 				var pk packet
 				if pk, err = decodePacket(body); err == nil {
 					id.p.dev.trace(&pk, false)
+					c.tap.packet(&pk, pk.Payload, false)
 					// The QP that RTR bound to this connection takes it:
 					// the id's own (rdma_create_qp) or the application's.
 					if q := id.p.dev.qpByNum(pk.DestQP); q != nil {

@@ -20,9 +20,10 @@ type outItem struct {
 // goroutine. Enqueuing never blocks, so the reader goroutine (which sends
 // ACKs and read responses) can never deadlock against the peer's reader.
 type conn struct {
-	p  *Provider
-	nc net.Conn
-	br *bufio.Reader
+	p   *Provider
+	nc  net.Conn
+	br  *bufio.Reader
+	tap *tap // nil unless the provider writes a pcap
 
 	mu   sync.Mutex
 	cond *sync.Cond
@@ -47,7 +48,7 @@ func newConn(p *Provider, nc net.Conn, br *bufio.Reader) *conn {
 	if br == nil {
 		br = bufio.NewReaderSize(nc, 256<<10)
 	}
-	c := &conn{p: p, nc: nc, br: br, readDone: make(chan struct{})}
+	c := &conn{p: p, nc: nc, br: br, readDone: make(chan struct{}), tap: newTap(p.pcap, nc)}
 	c.cond = sync.NewCond(&c.mu)
 	p.goStart(c.writeLoop)
 	return c
@@ -60,6 +61,11 @@ func (c *conn) send(it outItem) {
 		if !c.batching {
 			c.cond.Signal()
 		}
+	} else if it.raw != nil {
+		// A NIC puts a CM message on the wire whether or not the peer
+		// still listens (a DREP to a peer that already destroyed its id,
+		// which its CM drops in timewait): the capture shows it.
+		c.tap.raw(it.raw)
 	}
 	c.mu.Unlock()
 }
@@ -198,15 +204,18 @@ func (c *conn) writeLoop() {
 			it := &batch[i]
 			if it.raw != nil {
 				buf = append(buf, it.raw...)
+				c.tap.raw(it.raw)
 			} else {
 				pk := it.pkt
 				buf = appendPacketHeader(buf, pk, pk.payloadLen())
+				start := len(buf)
 				if pk.Payload != nil {
 					buf = append(buf, pk.Payload...)
 				} else {
 					buf = appendSegs(buf, pk.segs)
 				}
 				c.p.dev.trace(pk, true)
+				c.tap.packet(pk, buf[start:], true)
 			}
 			batch[i] = outItem{}
 			// Write in chunks so a long queue does not build one huge buffer.

@@ -54,6 +54,9 @@ type Options struct {
 	// Logger receives debug messages about dropped frames and peers; nil
 	// discards them.
 	Logger *slog.Logger
+	// Pcap, if set, receives every packet and CM message as the RoCEv2
+	// frame a real NIC would send (see tap.go), in pcap format.
+	Pcap io.Writer
 }
 
 // Provider is one process's simulated NIC. It implements verbs.Provider.
@@ -61,6 +64,7 @@ type Provider struct {
 	opts Options
 	log  *slog.Logger
 	dev  *device
+	pcap *pcapSink // nil without Options.Pcap
 
 	// wg counts every goroutine and pending timer of this provider, so tests
 	// can prove that a full teardown leaves nothing running.
@@ -90,7 +94,7 @@ func New(opts Options) *Provider {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	p := &Provider{opts: opts, log: log}
+	p := &Provider{opts: opts, log: log, pcap: newPcapSink(opts.Pcap)}
 	p.dev = newDevice(p)
 	return p
 }

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+
+	"github.com/rdmatour/rdmatour/docs"
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// console is where a command reads and writes.
+type console struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// runCommand runs the subcommand o asks for and returns the exit status.
+func runCommand(ctx context.Context, o options, c console) int {
+	switch o.cmd {
+	case cmdVersion:
+		fmt.Fprintf(c.stdout, "rdmatour %s\n", version)
+		return 0
+	case cmdDevices:
+		return runDevices(c.stdout, c.stderr)
+	case cmdDoctor:
+		return runDoctor(c)
+	case cmdLessons:
+		listLessons(c.stdout, o.lang)
+		return 0
+	case cmdServer:
+		return c.finish(o, runServer(ctx, o, c))
+	case cmdClient:
+		return c.finish(o, runClient(ctx, o, c))
+	case cmdDemo:
+		return c.finish(o, runDemo(ctx, o, c))
+	}
+	return c.finish(o, usagef("unknown command %q", o.cmd))
+}
+
+// runServer listens on --bind/--port and runs the server's tour.
+func runServer(ctx context.Context, o options, c console) error {
+	addr, err := parseBind(o.bind, netip.IPv4Unspecified())
+	if err != nil {
+		return err
+	}
+	cfg := o.config(steps.Server)
+	cfg.Bind = netip.AddrPortFrom(addr, uint16(o.port))
+	return runTour(ctx, o, c, addr, cfg)
+}
+
+// runClient resolves SERVER and runs the client's tour against it.
+func runClient(ctx context.Context, o options, c console) error {
+	addr, err := resolveHost(o.server)
+	if err != nil {
+		return err
+	}
+	cfg := o.config(steps.Client)
+	cfg.Server = netip.AddrPortFrom(addr, uint16(o.port))
+	if o.src != "" {
+		src, err := netip.ParseAddr(o.src)
+		if err != nil {
+			return usagef("source address %q is not an IP address", o.src)
+		}
+		cfg.Src = src.Unmap()
+	}
+	return runTour(ctx, o, c, addr, cfg)
+}
+
+// runDemo runs both sides on this machine, in one terminal.
+func runDemo(ctx context.Context, o options, c console) error {
+	addr, err := parseBind(o.bind, netip.AddrFrom4([4]byte{127, 0, 0, 1}))
+	if err != nil {
+		return err
+	}
+	srv, cli := o.config(steps.Server), o.config(steps.Client)
+	srv.Bind = netip.AddrPortFrom(addr, uint16(o.port))
+	cli.Server = srv.Bind
+	return runTour(ctx, o, c, addr, srv, cli)
+}
+
+// parseBind reads --bind; "" means def.
+func parseBind(bind string, def netip.Addr) (netip.Addr, error) {
+	if bind == "" {
+		return def, nil
+	}
+	a, err := netip.ParseAddr(bind)
+	if err != nil {
+		return a, usagef("--bind %q is not an IP address", bind)
+	}
+	return a.Unmap(), nil
+}
+
+// runTour checks the sides' configs, picks the backend for target (the
+// address the tour is about), makes the sessions and hands them to the
+// TUI or the plain runner.
+func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs ...steps.Config) (err error) {
+	for _, cfg := range cfgs {
+		if err := cfg.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	wire, pcap, err := openPcap(o.pcap)
+	if err != nil {
+		return err
+	}
+	prov, why, err := chooseBackend(o, target, pcap)
+	if err == nil {
+		err = wire.start(prov, pcap)
+	}
+	if err != nil {
+		wire.finish()
+		return err
+	}
+	defer func() {
+		if werr := wire.finish(); werr != nil && err == nil {
+			err = fmt.Errorf("--pcap %s: %w", o.pcap, werr)
+		}
+	}()
+	var sessions []*steps.Session
+	for _, cfg := range cfgs {
+		cfg.Provider, cfg.BackendWhy = prov, why
+		s, err := steps.NewSession(cfg)
+		if err != nil {
+			return err
+		}
+		sessions = append(sessions, s)
+	}
+	interactive := stdinIsTerminal() && stdoutIsTerminal()
+	if !o.plain && interactive {
+		return runTUI(ctx, o, sessions)
+	}
+	p := &plainRunner{out: newTerminalGuard(c.stdout), lang: o.lang, docs: docs.Page, explain: !o.brief,
+		pauseAt: string(o.pauseAt), stdin: c.stdin}
+	if interactive && !o.auto {
+		p.in = bufio.NewReader(c.stdin)
+	}
+	if len(sessions) == 2 {
+		return p.runDemo(ctx, sessions[0], sessions[1])
+	}
+	return p.run(ctx, sessions[0])
+}
+
+// finish reports how a tour ended and returns the exit status (see
+// exitStatusHelp).
+func (c console) finish(o options, err error) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(c.stderr, "rdmatour: %s\n", ue.msg)
+		return 2
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(c.stderr, "rdmatour: interrupted; everything was released")
+		return 130
+	}
+	fmt.Fprintf(c.stderr, "rdmatour: %s\n", steps.ExplainIn(err, o.lang.Primary().String()))
+	return 1
+}
+
+// resolveHost turns the client's SERVER (an IPv4/IPv6 literal or a host
+// name) into one address, preferring IPv4 like the seed's AF_INET lookup.
+// A name that does not resolve is a usage error: the learner mistyped it.
+func resolveHost(host string) (netip.Addr, error) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.Unmap(), nil
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil || len(ips) == 0 {
+		return netip.Addr{}, usagef("cannot resolve %q: not an IP address and no such host name; check the spelling, or give the server's IP address", host)
+	}
+	for _, ip := range ips {
+		if v4 := ip.To4(); v4 != nil {
+			a, _ := netip.AddrFromSlice(v4)
+			return a, nil
+		}
+	}
+	a, _ := netip.AddrFromSlice(ips[0])
+	return a, nil
+}
+
+func stdinIsTerminal() bool {
+	fi, err := os.Stdin.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func stdoutIsTerminal() bool {
+	fi, err := os.Stdout.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// listLessons prints every lesson with its one-line summary.
+func listLessons(out io.Writer, lang steps.Lang) {
+	one := lang.Primary().String()
+	fmt.Fprintln(out, steps.Text{EN: "Lessons: the tour with one deliberate mistake; run both sides with --lesson NAME", ZH: "课程：故意犯一个错的完整流程；两端都加 --lesson NAME 运行"}.In(one))
+	for _, l := range steps.Lessons() {
+		fmt.Fprintf(out, "\n  %-20s %s\n", l.Name, l.Title.In(one))
+		fmt.Fprintf(out, "  %-20s %s\n", "", l.Summary.In(one))
+		if lang == steps.LangBoth {
+			fmt.Fprintf(out, "  %-20s %s — %s\n", "", l.Title.ZH, l.Summary.ZH)
+		}
+	}
+	fmt.Fprintln(out, "\n  e.g. rdmatour demo --lesson bad-rkey")
+}

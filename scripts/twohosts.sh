@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Two hosts on a real wire: rdmatour server in QEMU guest A (10.0.3.1),
+# client in guest B (10.0.3.2), each guest with its own kernel and rxe0,
+# for every notify mode and the lessons whose packets differ. tcpdump in
+# guest A captures each tour's RoCEv2 packets; the wire package's test then
+# decodes the captures on the host (ICRC included) and tshark must read
+# them without a malformed packet. The server also captures with its own
+# --pcap (rdmatour's AF_PACKET capture): it must hold what tcpdump saw.
+# The last case runs the client's full-screen UI in tmux (TestTwoHostsTUI).
+#   scripts/twohosts.sh            (root; about two minutes under TCG)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/qemu/ensure-deps.sh
+out=$(mktemp -d /tmp/rdmatour-two.XXXXXX)   # on the / both guests share
+chmod 755 "$out"
+[[ -n ${RDMATOUR_QEMU_KEEP:-} ]] || trap 'rm -rf "$out"' EXIT
+go build -o "$out/rdmatour" ./cmd/rdmatour
+go test -c -o "$out/wire.test" ./wire
+go test -c -o "$out/cmd.test" ./cmd/rdmatour
+
+# Each case: NAME then the flags both sides get.
+cases=(
+	"send --notify send"
+	"doorbell --notify doorbell"
+	"imm --notify imm"
+	"bad-rkey --lesson bad-rkey"
+	"no-recv --lesson no-recv"
+	"tui --notify send"   # the client's full-screen UI in tmux (TestTwoHostsTUI)
+)
+printf '%s\n' "${cases[@]}" > "$out/cases"
+
+cat > "$out/a.sh" <<SCRIPT
+# Guest A: for each case, capture and run the server.
+nic=\$(ip -o link | awk -F': ' '\$2 != "lo" {print \$2; exit}')
+while read -r name flags; do
+	tcpdump -i "\$nic" -U -w $out/\$name.pcap udp port 4791 2> $out/\$name.tcpdump.log &
+	dump=\$!
+	sleep 1
+	$out/rdmatour server --backend rdma --plain --auto --brief --timeout 60s --wait-client 120s --pcap $out/\$name.rdmatour.pcap \$flags > $out/\$name.server.log 2>&1 &
+	srv=\$!
+	until grep -q 'rdma_listen' $out/\$name.server.log 2>/dev/null || ! kill -0 \$srv 2>/dev/null; do sleep 0.2; done
+	touch $out/\$name.listening
+	wait \$srv; echo "\$? " > $out/\$name.server.rc
+	sleep 1; kill -INT \$dump; wait \$dump
+	echo "server \$name exited \$(cat $out/\$name.server.rc)"
+done < $out/cases
+SCRIPT
+
+cat > "$out/b.sh" <<SCRIPT
+# Guest B: for each case, wait for A's server, then run the client.
+while read -r name flags; do
+	i=0
+	until [ -e $out/\$name.listening ]; do
+		i=\$((i + 1)); [ \$i -gt 600 ] && { echo "no server for \$name"; exit 1; }
+		sleep 0.2
+	done
+	if [ "\$name" = tui ]; then
+		(cd cmd/rdmatour && TMUX_TMPDIR=/run RDMATOUR_BIN=$out/rdmatour RDMATOUR_TWOHOSTS_PEER=10.0.3.1 \
+			RDMATOUR_TWOHOSTS_PCAP=$out/tui-client.rdmatour.pcap $out/cmd.test -test.run TestTwoHostsTUI -test.v) > $out/tui.client.log 2>&1
+	else
+		$out/rdmatour client 10.0.3.1 --backend rdma --plain --auto --brief --timeout 60s \$flags > $out/\$name.client.log 2>&1
+	fi
+	rc=\$?
+	echo "client \$name exited \$rc"
+	[ \$rc -eq 0 ] || { tail -40 $out/\$name.client.log; exit 1; }
+done < $out/cases
+SCRIPT
+
+scripts/qemu/run-two-guests.sh --timeout 900 "$out/a.sh" "$out/b.sh"
+RDMATOUR_TWOHOSTS_DIR=$out "$out/wire.test" -test.run 'TestTwoHosts' -test.v -test.count=1

@@ -1,0 +1,327 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// The rdma_cm steps: event channel, ids, addresses and routes, the
+// connection handshake, disconnect and teardown.
+
+// Each step function makes its call(s), publishes the resources it made
+// and returns the C it executed with the actual values.
+
+func stepCreateEventChannel(_ context.Context, s *Session) (Outcome, error) {
+	ec, err := s.cfg.Provider.CreateEventChannel()
+	if err != nil {
+		return Outcome{Call: "rdma_create_event_channel() = NULL"}, problem(err,
+			Text{"could not open the RDMA CM (rdma_create_event_channel failed)", "无法打开 RDMA CM（rdma_create_event_channel 失败）"},
+			Text{"run `rdmatour doctor`: rdma_ucm must be loaded and /dev/infiniband/rdma_cm readable", "运行 `rdmatour doctor`：需要加载 rdma_ucm，且 /dev/infiniband/rdma_cm 可读"})
+	}
+	s.set(func() { s.ec = ec })
+	fd := "fd=" + fmt.Sprint(ec.FD())
+	if ec.FD() < 0 {
+		fd = "simulated"
+	}
+	return Outcome{
+		Call:    fmt.Sprintf("ec = rdma_create_event_channel() = %s", fd),
+		Results: []KV{{"ec", fd}},
+		Note:    Text{"CM events (address resolved, connect request, established, ...) will arrive on this channel.", "之后所有 CM 事件（地址解析完成、连接请求、连接建立……）都从这个通道取。"},
+	}, nil
+}
+
+func stepCreateID(_ context.Context, s *Session) (Outcome, error) {
+	id, err := s.ec.CreateID(verbs.PSTCP)
+	name := "id"
+	if s.cfg.Role == Server {
+		name = "listener"
+	}
+	call := fmt.Sprintf("rdma_create_id(ec, &%s, NULL, RDMA_PS_TCP)", name)
+	if err != nil {
+		return Outcome{Call: call + " = -1"}, err
+	}
+	s.set(func() {
+		if s.cfg.Role == Server {
+			s.listener = id
+		} else {
+			s.id = id
+		}
+	})
+	return Outcome{Call: call + " = 0", Results: []KV{{"port space", "RDMA_PS_TCP (reliable connected)"}},
+		Note: Text{"The id is not bound to any device yet: id->verbs is NULL.", "这个 id 还没有绑定到任何设备：id->verbs 仍是 NULL。"}}, nil
+}
+
+func stepBindAddr(_ context.Context, s *Session) (Outcome, error) {
+	call := fmt.Sprintf("rdma_bind_addr(listener, {%s})", s.cfg.Bind)
+	if err := s.listener.BindAddr(s.cfg.Bind); err != nil {
+		return Outcome{Call: call + " = -1"}, explainBind(err, s.cfg.Bind)
+	}
+	local := s.listener.LocalAddr()
+	dev := "NULL (no RDMA device owns this address — wildcard or loopback: the device is known per connection)"
+	if d := s.listener.Device(); d != nil {
+		dev = d.Info().Name
+	}
+	return Outcome{Call: call + " = 0", Results: []KV{{"bound to", local.String()}, {"listener->verbs", dev}}}, nil
+}
+
+func stepListen(_ context.Context, s *Session) (Outcome, error) {
+	if err := s.listener.Listen(1); err != nil {
+		return Outcome{Call: "rdma_listen(listener, 1) = -1"}, err
+	}
+	s.set(func() {})
+	return Outcome{Call: "rdma_listen(listener, 1) = 0",
+		Results: []KV{{"listening on", s.listener.LocalAddr().String()}},
+		Note:    Text{"Now start the client.", "现在可以启动 client 了。"}}, nil
+}
+
+// waitEvent gets the next CM event, failing with a learner-level
+// explanation if it is not the one the tour expects.
+func (s *Session) waitEvent(ctx context.Context, want verbs.CMEventType, timeout time.Duration) (verbs.CMEvent, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	ev, err := s.ec.GetEvent(ctx)
+	if err != nil {
+		return ev, fmt.Errorf("rdma_get_cm_event waiting for %s: %w", want, err)
+	}
+	s.setEvent(ev)
+	if ev.Type == want {
+		return ev, nil
+	}
+	return ev, explainEvent(ev, want, s.cfg, s.peerAddr())
+}
+
+// CMEventError is an rdma_cm event the tour did not expect.
+type CMEventError struct {
+	Got verbs.CMEventType
+	// Want is the event the tour waited for; -1 when it waited for none.
+	Want verbs.CMEventType
+	// Status is event->status.
+	Status int
+}
+
+func (e *CMEventError) Error() string {
+	if e.Want < 0 {
+		return fmt.Sprintf("got %s (status %d)", e.Got, e.Status)
+	}
+	return fmt.Sprintf("got %s (status %d), expected %s", e.Got, e.Status, e.Want)
+}
+
+func stepGetConnectRequest(ctx context.Context, s *Session) (Outcome, error) {
+	ev, err := s.waitEvent(ctx, verbs.EventConnectRequest, s.cfg.AcceptTimeout)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = problem(err, Text{fmt.Sprintf("no client connected within %v", s.cfg.AcceptTimeout), fmt.Sprintf("%v 内没有 client 连上来", s.cfg.AcceptTimeout)},
+			Text{"start the client, or raise --wait-client (0 waits forever)", "启动 client，或调大 --wait-client（0 表示一直等）"})
+	}
+	if err != nil {
+		return Outcome{Call: "rdma_get_cm_event(ec, &event) = -1"}, err
+	}
+	id := ev.ID
+	s.set(func() { s.id = id; s.dev = id.Device() })
+	s.got("REQ", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
+	return Outcome{
+		Call: "rdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */\nid = event->id; rdma_ack_cm_event(event)",
+		Results: []KV{{"event", ev.Type.String()}, {"from", id.PeerAddr().String()}, {"id->verbs", devName(id.Device())},
+			{"client QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"initiator_depth", fmt.Sprint(ev.InitiatorDepth)}, {"responder_resources", fmt.Sprint(ev.ResponderResources)}},
+		Note: Text{"event->id is a NEW cm id for this connection, already bound to the device the request came in on; the listener keeps listening.",
+			"event->id 是为这条连接新建的 cm id，已绑定到请求到达的那块设备；listener 继续监听。"},
+	}, nil
+}
+
+func devName(d verbs.Device) string {
+	if d == nil {
+		return "NULL"
+	}
+	return d.Info().Name
+}
+
+func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
+	var src netip.AddrPort
+	srcText := "NULL"
+	if s.cfg.Src.IsValid() {
+		src = netip.AddrPortFrom(s.cfg.Src, 0)
+		srcText = s.cfg.Src.String()
+	}
+	call := fmt.Sprintf("rdma_resolve_addr(id, %s, {%s}, %d)", srcText, s.cfg.Server, resolveTimeout.Milliseconds())
+	if err := s.id.ResolveAddr(src, s.cfg.Server, resolveTimeout); err != nil {
+		return Outcome{Call: call + " = -1"}, problem(err, Text{"rdma_resolve_addr refused the address", "rdma_resolve_addr 不接受这个地址"},
+			Text{"check the server address (and --src)", "检查 server 地址（以及 --src）"})
+	}
+	ev, err := s.waitEvent(ctx, verbs.EventAddrResolved, s.cfg.Timeout)
+	if err != nil {
+		return Outcome{Call: call + " = 0\nrdma_get_cm_event(ec, &event)"}, err
+	}
+	dev := s.id.Device()
+	s.set(func() { s.dev = dev })
+	return Outcome{
+		Call:    call + " = 0\nrdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */; rdma_ack_cm_event(event)",
+		Results: []KV{{"event", ev.Type.String()}, {"id->verbs", devName(dev)}, {"port", fmt.Sprint(s.id.PortNum())}, {"local", s.id.LocalAddr().String()}},
+		Note:    Text{"The id is now bound to the RDMA device that can reach the server; PD, CQ and QP are created on it.", "这个 id 现在绑定到了能到达 server 的 RDMA 设备上；PD、CQ、QP 都要建在它上面。"},
+	}, nil
+}
+
+func stepAccept(_ context.Context, s *Session) (Outcome, error) {
+	info := RemoteInfo{
+		Addr: s.mrData.Addr(), RKey: s.mrData.RKey(), Size: BufSize,
+		DoorbellAddr: s.mrDoor.Addr(), DoorbellRKey: s.mrDoor.RKey(), DoorbellSize: 8,
+	}
+	addrExpr := "htonll(addr)"
+	if m := s.mistake(); m.Advertise != nil {
+		t := m.Advertise(Target{Addr: info.Addr, AddrC: addrExpr, RKey: info.RKey})
+		info.Addr, addrExpr = t.Addr, t.AddrC
+	}
+	raw := info.Marshal()
+	p := verbs.ConnParam{PrivateData: raw, ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
+	call := fmt.Sprintf("info.addr_be = %s; ...\nrdma_accept(id, {private_data=remote_info{addr=0x%x, rkey=0x%x, size=%d, doorbell_addr=0x%x, doorbell_rkey=0x%x, doorbell_size=%d} (%d B), responder_resources=1, initiator_depth=1, rnr_retry_count=%d})",
+		addrExpr, info.Addr, info.RKey, info.Size, info.DoorbellAddr, info.DoorbellRKey, info.DoorbellSize, len(raw), s.cfg.RNRRetry)
+	if err := s.id.Accept(p); err != nil {
+		return Outcome{Call: call + " = -1"}, err
+	}
+	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
+	s.sent("REP", fmt.Sprintf("remote_info: addr=0x%x rkey=0x%x", info.Addr, info.RKey))
+	state := s.recordQPState()
+	return Outcome{Call: call + " = 0",
+		Results: []KV{{"private data", fmt.Sprintf("% x", raw)}, {"QP state", state}},
+		Note:    Text{"librdmacm moved the QP to RTR and RTS before sending the REP.", "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}}, nil
+}
+
+func stepConnect(_ context.Context, s *Session) (Outcome, error) {
+	p := verbs.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
+	call := fmt.Sprintf("rdma_connect(id, {responder_resources=1, initiator_depth=1, retry_count=0, rnr_retry_count=%d})", s.cfg.RNRRetry)
+	if err := s.id.Connect(p); err != nil {
+		return Outcome{Call: call + " = -1"}, err
+	}
+	s.sent("REQ", fmt.Sprintf("qpn=0x%x", s.qp.Num()))
+	return Outcome{Call: call + " = 0", Results: []KV{{"sent", "CM REQ"}},
+		Note: Text{"rdma_connect only sends the request; the answer comes as an event.", "rdma_connect 只是把请求发出去，结果以事件的形式返回。"}}, nil
+}
+
+func stepResolveRoute(ctx context.Context, s *Session) (Outcome, error) {
+	call := fmt.Sprintf("rdma_resolve_route(id, %d)", resolveTimeout.Milliseconds())
+	if err := s.id.ResolveRoute(resolveTimeout); err != nil {
+		return Outcome{Call: call + " = -1"}, err
+	}
+	ev, err := s.waitEvent(ctx, verbs.EventRouteResolved, s.cfg.Timeout)
+	if err != nil {
+		return Outcome{Call: call + " = 0\nrdma_get_cm_event(ec, &event)"}, err
+	}
+	return Outcome{Call: call + " = 0\nrdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */; rdma_ack_cm_event(event)",
+		Results: []KV{{"event", ev.Type.String()}}}, nil
+}
+
+func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
+	ev, err := s.waitEvent(ctx, verbs.EventEstablished, s.cfg.Timeout)
+	if err != nil {
+		return Outcome{Call: "rdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */"}, err
+	}
+	s.set(func() { s.connected = true })
+	out := Outcome{Call: "rdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */"}
+	if s.cfg.Role == Server {
+		s.got("RTU", "")
+		state := s.recordQPState()
+		out.Call += "; rdma_ack_cm_event(event)"
+		out.Results = []KV{{"event", ev.Type.String()}, {"QP state", state}}
+		out.Note = Text{"The client's RTU arrived: the connection is up.", "client 的 RTU 到了：连接建立。"}
+		return out, nil
+	}
+	s.got("REP", fmt.Sprintf("%d B private data", len(ev.PrivateData)))
+	s.sent("RTU", "")
+	info, perr := ParseRemoteInfo(ev.PrivateData)
+	if perr != nil {
+		return out, problem(perr, Text{"the server sent no remote_info: it is not an rdmatour/seed server", "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, Text{})
+	}
+	raw := append([]byte(nil), ev.PrivateData...)
+	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
+	state := s.recordQPState()
+	out.Call += fmt.Sprintf("\nmemcpy(&info, event->param.conn.private_data, 32)  /* private_data_len=%d */; rdma_ack_cm_event(event)", len(ev.PrivateData))
+	out.Results = []KV{{"event", ev.Type.String()}, {"private_data_len", fmt.Sprint(len(ev.PrivateData))},
+		{"remote addr", fmt.Sprintf("0x%x", info.Addr)}, {"remote rkey", fmt.Sprintf("0x%x", info.RKey)}, {"remote size", fmt.Sprint(info.Size)},
+		{"doorbell addr", fmt.Sprintf("0x%x", info.DoorbellAddr)}, {"doorbell rkey", fmt.Sprintf("0x%x", info.DoorbellRKey)}, {"QP state", state}}
+	out.Note = Text{"librdmacm moved the QP to RTR and RTS and sent the RTU while handling this event. remote_info is the first 32 bytes of the private data.",
+		"librdmacm 在处理这个事件时把 QP 推到了 RTR、RTS 并发出 RTU。remote_info 就是 private data 的前 32 字节。"}
+	return out, nil
+}
+
+// peerHungUp reports whether the peer's DREQ (DISCONNECTED) has been seen.
+func (s *Session) peerHungUp() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peerDREQ
+}
+
+// checkPeerGone looks for a CM event without blocking; DISCONNECTED while
+// the tour still waits means the peer vanished.
+func (s *Session) checkPeerGone(ctx context.Context) error {
+	pctx, cancel := context.WithTimeout(ctx, time.Millisecond)
+	defer cancel()
+	ev, err := s.ec.GetEvent(pctx)
+	if err != nil {
+		return nil // nothing pending
+	}
+	s.setEvent(ev)
+	if ev.Type == verbs.EventDisconnected || ev.Type == verbs.EventDeviceRemoval {
+		s.set(func() { s.disconnected, s.peerDREQ = true, true })
+		s.got("DREQ", "")
+		return problem(&CMEventError{Got: ev.Type, Want: -1, Status: ev.Status}, Text{"the peer disconnected before finishing the tour", "对端在完成之前就断开了"},
+			Text{"start both sides again", "两端都重新启动"})
+	}
+	return nil
+}
+
+func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
+	if !s.peerHungUp() {
+		// The peer may have hung up first (both sides disconnect at the
+		// end of the tour): look for its DREQ before sending ours.
+		s.checkPeerGone(ctx)
+	}
+	peerFirst := s.peerHungUp()
+	// rdma_disconnect is also how a side answers the peer's DREQ (with a
+	// DREP): without it the peer waits for its DREQ to time out.
+	err := s.id.Disconnect()
+	s.set(func() { s.disconnected = true })
+	if err != nil && !peerFirst {
+		return Outcome{Call: "rdma_disconnect(id) = -1"}, err
+	}
+	state := s.recordQPState()
+	if peerFirst {
+		s.sent("DREP", "")
+		return Outcome{Call: "rdma_get_cm_event(ec, &event) = 0  /* RDMA_CM_EVENT_DISCONNECTED: the peer hung up first */\nrdma_disconnect(id) = 0  /* answers with a DREP */",
+			Results: []KV{{"event", verbs.EventDisconnected.String()}, {"QP state", state}},
+			Note: Text{"The peer disconnected first; rdma_disconnect here answers its DREQ so it need not wait for a timeout.",
+				"对端先断开了；这里调用 rdma_disconnect 是为了回应它的 DREQ（发 DREP），免得对端一直等到超时。"}}, nil
+	}
+	s.sent("DREQ", "")
+	return Outcome{Call: "rdma_disconnect(id) = 0", Results: []KV{{"QP state", state}},
+		Note: Text{"rdma_disconnect moved the QP to ERR (anything still queued is flushed) and sent a DREQ. RDMA_CM_EVENT_DISCONNECTED comes when the peer answers with its own rdma_disconnect.",
+			"rdma_disconnect 把 QP 置为 ERR（队列里剩下的 WR 都会被 flush），并发出 DREQ。等对端也调用 rdma_disconnect 应答之后，才会收到 RDMA_CM_EVENT_DISCONNECTED。"}}, nil
+}
+
+func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {
+	// Show the peer's answer to our DREQ if it came (never wait for it:
+	// destroying the id is fine either way).
+	var events string
+	if s.ec != nil && s.disconnected && !s.peerHungUp() {
+		pctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		if ev, err := s.ec.GetEvent(pctx); err == nil {
+			s.setEvent(ev)
+			if ev.Type == verbs.EventDisconnected {
+				s.got("DREP", "")
+			}
+			events = "rdma_get_cm_event(ec, &event) = 0  /* " + ev.Type.String() + " */; rdma_ack_cm_event(event)\n"
+		}
+		cancel()
+	}
+	calls, err := s.teardown()
+	calls = events + calls
+	live := s.cfg.Provider.Live()
+	return Outcome{Call: calls, Results: []KV{{"live objects left", fmt.Sprint(live.Total())}},
+		Note: Text{"Children before parents: QP, MRs, CQ, PD, id, channel. (The seed forgets ibv_destroy_cq.)",
+			"先子后父：QP、MR、CQ、PD、id、channel。（seed 漏掉了 ibv_destroy_cq。）"}}, err
+}

@@ -1,0 +1,280 @@
+package steps
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// Config says what one side does.
+type Config struct {
+	Role   Role
+	Notify Notify
+	// Track is how the QP is brought up (TrackCM, the zero value, or
+	// TrackManual).
+	Track    Track
+	Provider verbs.Provider
+	// BackendWhy explains the backend choice on screen.
+	BackendWhy string
+
+	// Bind is where the server listens (address may be unspecified, port
+	// 0 lets the system pick).
+	Bind netip.AddrPort
+	// Server is the address the client connects to; Src optionally pins
+	// the client's source address (the seed's client_src_ip).
+	Server netip.AddrPort
+	Src    netip.Addr
+	// Message is what the client RDMA-WRITEs ("" = DefaultMessage).
+	Message string
+	// Timeout bounds every wait on the peer or the network after the
+	// connection request; 0 means 30 s.
+	Timeout time.Duration
+	// AcceptTimeout bounds the server's wait for a client; 0 = forever
+	// (the seed waits forever; Ctrl-C ends it).
+	AcceptTimeout time.Duration
+	// Lesson names the deliberate mistake to make ("" = the plain tour);
+	// ParseLesson turns a name into the Lesson.
+	Lesson string
+	// RNRRetry is rnr_retry_count for rdma_connect and rdma_accept (0..7,
+	// 7 = forever). The seed leaves it 0.
+	RNRRetry uint8
+}
+
+// MaxRNRRetry is the largest rnr_retry_count: a 3-bit field where 7
+// means "retry forever".
+const MaxRNRRetry = 7
+
+// DefaultTimeout is what a zero Config.Timeout means.
+const DefaultTimeout = 30 * time.Second
+
+// ConfigError is a Config that cannot run, with a learner-level reason
+// (naming the command-line flag when there is one). The CLI reports it as
+// a usage error.
+type ConfigError struct{ Reason string }
+
+func (e *ConfigError) Error() string { return e.Reason }
+
+func configErrorf(format string, args ...any) error {
+	return &ConfigError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks every value a learner chooses. NewSession calls it, and
+// the CLI calls it before opening any backend, so both refuse the same
+// things with the same words. Every error is a *ConfigError.
+func (c Config) Validate() error {
+	if c.Role.String() == "" {
+		return configErrorf("unknown role %d", int(c.Role))
+	}
+	if c.Notify.String() == "" {
+		return configErrorf("unknown notify mode %d: use send, doorbell or imm", int(c.Notify))
+	}
+	if c.Track.String() == "" {
+		return configErrorf("unknown track %d: use cm or manual", int(c.Track))
+	}
+	if c.Role == Client && (!c.Server.IsValid() || c.Server.Port() == 0) {
+		return configErrorf("the client needs the server's address and a port 1-65535")
+	}
+	if len(c.Message)+1 > BufSize {
+		return configErrorf("--message is %d bytes; at most %d fit the %d-byte buffer with its NUL", len(c.Message), BufSize-1, BufSize)
+	}
+	if c.Timeout < 0 {
+		return configErrorf("--timeout %v: must be positive (how long a wait on the peer may take, e.g. 30s)", c.Timeout)
+	}
+	if c.AcceptTimeout < 0 {
+		return configErrorf("--wait-client %v: must not be negative (how long to wait for a client, e.g. 5m; 0 waits forever)", c.AcceptTimeout)
+	}
+	if c.RNRRetry > MaxRNRRetry {
+		return configErrorf("--rnr-retry %d is out of range: 0..%d (%d = retry forever)", c.RNRRetry, MaxRNRRetry, MaxRNRRetry)
+	}
+	if c.Lesson != "" {
+		if _, err := ParseLesson(c.Lesson); err != nil {
+			return &ConfigError{Reason: err.Error()}
+		}
+		if c.Track == TrackManual {
+			return configErrorf("--track manual and --lesson %s cannot be combined: the lessons run on the rdma_cm track", c.Lesson)
+		}
+	}
+	return nil
+}
+
+// withDefaults fills in what a zero value means.
+func (c Config) withDefaults() Config {
+	if c.Message == "" {
+		c.Message = DefaultMessage
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	return c
+}
+
+// Role is the side of the connection a session plays.
+type Role int
+
+const (
+	Server Role = iota
+	Client
+)
+
+// String returns "server" or "client" ("" for no known role).
+func (r Role) String() string {
+	switch r {
+	case Server:
+		return "server"
+	case Client:
+		return "client"
+	}
+	return ""
+}
+
+// ParseRole parses "server" or "client".
+func ParseRole(s string) (Role, error) {
+	switch strings.ToLower(s) {
+	case "server":
+		return Server, nil
+	case "client":
+		return Client, nil
+	}
+	return 0, fmt.Errorf("unknown role %q: use server or client", s)
+}
+
+// Notify is how the client tells the server its RDMA WRITE has landed.
+type Notify int
+
+const (
+	// NotifySend: a two-sided SEND "RDMA_WRITE_DONE" into the server's
+	// posted RECV.
+	NotifySend Notify = iota
+	// NotifyDoorbell: a second one-sided RDMA WRITE of a big-endian 1 into
+	// the server's doorbell flag, which the server CPU polls.
+	NotifyDoorbell
+	// NotifyImm: the data itself is written with RDMA_WRITE_WITH_IMM, which
+	// consumes the server's posted RECV and raises a completion there.
+	NotifyImm
+)
+
+// String returns "send", "doorbell" or "imm" ("" for no known mode).
+func (n Notify) String() string {
+	switch n {
+	case NotifySend:
+		return "send"
+	case NotifyDoorbell:
+		return "doorbell"
+	case NotifyImm:
+		return "imm"
+	}
+	return ""
+}
+
+// ParseNotify parses "send", "doorbell" or "imm".
+func ParseNotify(s string) (Notify, error) {
+	switch strings.ToLower(s) {
+	case "send":
+		return NotifySend, nil
+	case "doorbell":
+		return NotifyDoorbell, nil
+	case "imm":
+		return NotifyImm, nil
+	}
+	return 0, fmt.Errorf("unknown notify mode %q: use send, doorbell or imm", s)
+}
+
+// Track is how the QP is brought up.
+type Track int
+
+const (
+	// TrackCM lets librdmacm move the QP (rdma_create_qp); the default.
+	TrackCM Track = iota
+	// TrackManual brings the QP up by hand: ibv_create_qp, then
+	// rdma_init_qp_attr + ibv_modify_qp for every transition.
+	TrackManual
+)
+
+// String returns "cm" or "manual" ("" for no known track).
+func (t Track) String() string {
+	switch t {
+	case TrackCM:
+		return "cm"
+	case TrackManual:
+		return "manual"
+	}
+	return ""
+}
+
+// ParseTrack parses "cm" or "manual".
+func ParseTrack(s string) (Track, error) {
+	switch strings.ToLower(s) {
+	case "cm":
+		return TrackCM, nil
+	case "manual":
+		return TrackManual, nil
+	}
+	return 0, fmt.Errorf("unknown track %q: use cm or manual", s)
+}
+
+// String returns the lesson's name, what --lesson takes.
+func (l Lesson) String() string { return l.Name }
+
+// ParseLesson finds the lesson called name; the error lists the lessons.
+func ParseLesson(name string) (Lesson, error) { return LessonByName(name) }
+
+// Lang is the language of the explanations: one of them, or both side by
+// side.
+type Lang string
+
+const (
+	LangEN   Lang = "en"
+	LangZH   Lang = "zh"
+	LangBoth Lang = "both"
+)
+
+func (l Lang) String() string { return string(l) }
+
+// ParseLang parses "en", "zh" or "both".
+func ParseLang(s string) (Lang, error) {
+	switch l := Lang(strings.ToLower(s)); l {
+	case LangEN, LangZH, LangBoth:
+		return l, nil
+	}
+	return "", fmt.Errorf("unknown language %q: use en, zh or both", s)
+}
+
+// LangFromEnv is the language the locale asks for: the first of LC_ALL,
+// LC_MESSAGES and LANG that is set decides, zh* meaning Chinese and
+// anything else English.
+func LangFromEnv(getenv func(string) string) Lang {
+	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if val := getenv(v); val != "" {
+			if strings.HasPrefix(strings.ToLower(val), "zh") {
+				return LangZH
+			}
+			return LangEN
+		}
+	}
+	return LangEN
+}
+
+// Primary is the one language for text that is shown once (an error
+// line): Chinese for zh, English otherwise.
+func (l Lang) Primary() Lang {
+	if l == LangZH {
+		return LangZH
+	}
+	return LangEN
+}
+
+// Each lists the languages to show in turn: both for LangBoth.
+func (l Lang) Each() []Lang {
+	if l == LangBoth {
+		return []Lang{LangEN, LangZH}
+	}
+	return []Lang{l.Primary()}
+}
+
+// errNoProvider is a Config built without a backend: a programming error,
+// not a learner's.
+var errNoProvider = errors.New("steps: no verbs provider")

@@ -1,0 +1,281 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// The data path steps: post receives and sends, poll completions, and the
+// server's wait for the client's notification.
+
+func stepPostRecv(_ context.Context, s *Session) (Outcome, error) {
+	wr := verbs.RecvWR{WRID: WRIDRecv, SGList: []verbs.SGE{{Addr: s.mrRecv.Addr(), Length: MsgBufSize, LKey: s.mrRecv.LKey()}}}
+	call := fmt.Sprintf("ibv_post_recv(qp, {wr_id=%d, sg_list={addr=0x%x, length=%d, lkey=0x%x}, num_sge=1}, &bad)",
+		wr.WRID, wr.SGList[0].Addr, wr.SGList[0].Length, wr.SGList[0].LKey)
+	if err := s.qp.PostRecv(wr); err != nil {
+		return Outcome{Call: call + " = " + errnoText(err)}, err
+	}
+	return Outcome{Call: call + " = 0", Results: []KV{{"receive queue", "1 RECV WQE posted"}},
+		Note: Text{"Posted before rdma_accept, so a SEND (or WRITE_WITH_IMM) arriving right after ESTABLISHED finds a buffer.", "在 rdma_accept 之前 post，这样连接一建立就到达的 SEND（或 WRITE_WITH_IMM）也有 buffer 可用。"}}, nil
+}
+
+// writeWR builds the seed's post_rdma_write_raw work request.
+func writeWR(op verbs.WROpcode, wrID uint64, local verbs.MR, length uint32, raddr uint64, rkey uint32) verbs.SendWR {
+	return verbs.SendWR{WRID: wrID, Opcode: op, Flags: verbs.SendSignaled,
+		SGList: []verbs.SGE{{Addr: local.Addr(), Length: length, LKey: local.LKey()}}, RemoteAddr: raddr, RKey: rkey}
+}
+
+func (s *Session) postWrite(withImm bool) (Outcome, error) {
+	msg := append([]byte(s.cfg.Message), 0)
+	if err := s.mrData.Write(0, msg); err != nil {
+		return Outcome{}, err
+	}
+	op := verbs.WRRDMAWrite
+	if withImm {
+		op = verbs.WRRDMAWriteWithImm
+	}
+	s.mu.Lock()
+	info := s.remote.Info
+	s.mu.Unlock()
+	raddr, rkey, mistake := info.Addr, info.RKey, ""
+	if m := s.mistake(); m.Write != nil {
+		t := m.Write(Target{Addr: info.Addr, AddrC: "remote_addr", RKey: info.RKey, RKeyC: "rkey"}, info.Size, s.mrData, len(msg))
+		raddr, rkey, mistake = t.Addr, t.RKey, "/* "+t.Why+" */\n"
+	}
+	wr := writeWR(op, WRIDWrite, s.mrData, uint32(len(msg)), raddr, rkey)
+	if withImm {
+		wr.ImmData = ImmValue
+	}
+	call := fmt.Sprintf("snprintf(buf, 4096, %q)\n", s.cfg.Message) + mistake + sendCall(wr)
+	if err := s.qp.PostSend(wr); err != nil {
+		return Outcome{Call: call + " = " + errnoText(err)}, err
+	}
+	label := "RDMA WRITE"
+	if withImm {
+		label = "RDMA WRITE+IMM"
+	}
+	s.sent(label, fmt.Sprintf("%d B → 0x%x", len(msg), info.Addr))
+	return Outcome{Call: call + " = 0", Results: []KV{{"bytes", fmt.Sprint(len(msg))}, {"to", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)}},
+		Note: Text{"Posting returns at once; the NIC moves the bytes. The server's CPU is not involved.", "post 立即返回，搬数据的是网卡；server 的 CPU 完全不参与。"}}, nil
+}
+
+func stepPostWrite(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(false) }
+
+// stepPostWriteEarly is the post-before-connect lesson's mistake: a WRITE
+// posted while the QP is still in INIT (no remote_info yet either).
+func stepPostWriteEarly(_ context.Context, s *Session) (Outcome, error) {
+	state := s.recordQPState()
+	// Zero bytes and unsignaled, so that it cannot disturb the rest of the
+	// tour: measured on rxe (rdma-core 44, Linux 6.1), a WR rejected here
+	// with EINVAL still sits in the send queue and runs once the QP reaches
+	// RTS. A zero-length WRITE needs no valid rkey (IBA C9-88), and an
+	// unsignaled success leaves no completion.
+	wr := verbs.SendWR{WRID: WRIDEarly, Opcode: verbs.WRRDMAWrite,
+		SGList: []verbs.SGE{{Addr: s.mrData.Addr(), Length: 0, LKey: s.mrData.LKey()}}}
+	call := sendCall(wr) + "  /* QP state " + state + " */"
+	if err := s.qp.PostSend(wr); err != nil {
+		return Outcome{Call: call + " = " + errnoText(err), Results: []KV{{"QP state", state}, {"returned", errnoText(err)}},
+			Note: Text{"The error is the return value of ibv_post_send: nothing was queued, so no completion will ever report it.",
+				"错误是 ibv_post_send 的返回值：什么都没进队列，所以也不会有任何 completion 报告它。"}}, err
+	}
+	return Outcome{Call: call + " = 0"}, nil
+}
+
+func stepPostWriteImm(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(true) }
+
+func stepPostSend(_ context.Context, s *Session) (Outcome, error) {
+	text := append([]byte(DoneText), 0)
+	if err := s.mrSend.Write(0, text); err != nil {
+		return Outcome{}, err
+	}
+	wr := verbs.SendWR{WRID: WRIDSend, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
+		SGList: []verbs.SGE{{Addr: s.mrSend.Addr(), Length: uint32(len(text)), LKey: s.mrSend.LKey()}}}
+	call := fmt.Sprintf("snprintf(send_buf, 128, %q)\n", DoneText) + sendCall(wr)
+	if err := s.qp.PostSend(wr); err != nil {
+		return Outcome{Call: call + " = " + errnoText(err)}, err
+	}
+	s.sent("SEND", DoneText)
+	return Outcome{Call: call + " = 0", Results: []KV{{"bytes", fmt.Sprint(len(text))}},
+		Note: Text{"A two-sided SEND: it consumes the RECV the server posted before accepting.", "双边 SEND：它会消耗 server 在 accept 之前 post 的那个 RECV。"}}, nil
+}
+
+func stepPostDoorbell(_ context.Context, s *Session) (Outcome, error) {
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], DoorbellValue)
+	if err := s.mrDoor.Write(0, v[:]); err != nil {
+		return Outcome{}, err
+	}
+	s.mu.Lock()
+	info := s.remote.Info
+	s.mu.Unlock()
+	wr := writeWR(verbs.WRRDMAWrite, WRIDDoorbell, s.mrDoor, 8, info.DoorbellAddr, info.DoorbellRKey)
+	call := "*doorbell = htonll(1)\n" + sendCall(wr)
+	if err := s.qp.PostSend(wr); err != nil {
+		return Outcome{Call: call + " = " + errnoText(err)}, err
+	}
+	s.sent("RDMA WRITE", fmt.Sprintf("doorbell 8 B → 0x%x", info.DoorbellAddr))
+	return Outcome{Call: call + " = 0", Results: []KV{{"to", fmt.Sprintf("0x%x rkey 0x%x", info.DoorbellAddr, info.DoorbellRKey)}},
+		Note: Text{"Posted after the data WRITE on the same QP.", "在同一个 QP 上、紧跟数据 WRITE 之后 post。"}}, nil
+}
+
+// pollStep waits for one completion and checks it like the seed's poll_one.
+func (s *Session) pollStep(ctx context.Context, what string, wantOp verbs.WCOpcode) (Outcome, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	wc, err := verbs.PollOne(ctx, s.cq)
+	if err != nil {
+		return Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = 0 ..."}, fmt.Errorf("%s: %w", what, err)
+	}
+	s.addCompletion(wc)
+	state := s.recordQPState()
+	out := Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = 1  /* " + wcText(wc) + " */",
+		Results: []KV{{"status", wc.Status.String()}, {"opcode", opcodeText(wc)}, {"wr_id", fmt.Sprint(wc.WRID)}, {"QP state", state}}}
+	if wc.Status != verbs.WCSuccess {
+		return out, &CompletionError{What: what, WC: wc}
+	}
+	if wc.Opcode == verbs.WCSend || wc.Opcode == verbs.WCRDMAWrite {
+		s.got("ACK", wc.Opcode.String())
+	}
+	if wc.Opcode != wantOp {
+		return out, fmt.Errorf("%s: unexpected completion opcode %s", what, wc.Opcode)
+	}
+	return out, nil
+}
+
+// CompletionError is a work completion with a status other than success.
+type CompletionError struct {
+	What string
+	WC   verbs.WC
+}
+
+func (e *CompletionError) Error() string {
+	return fmt.Sprintf("%s failed: status=%s", e.What, e.WC.Status)
+}
+
+func stepPollWrite(ctx context.Context, s *Session) (Outcome, error) {
+	out, err := s.pollStep(ctx, "RDMA_WRITE completion", verbs.WCRDMAWrite)
+	if err == nil {
+		out.Note = Text{"The completion means the server's NIC acknowledged the data: it is in the server's memory. The server itself got no completion for a plain WRITE.",
+			"这个完成说明 server 的网卡已经 ACK：数据已在 server 内存里。普通 WRITE 在 server 端不会产生任何完成。"}
+	}
+	return out, err
+}
+
+func stepPollNotify(ctx context.Context, s *Session) (Outcome, error) {
+	what := "SEND completion"
+	op := verbs.WCSend
+	if s.cfg.Notify == NotifyDoorbell {
+		what, op = "doorbell RDMA_WRITE completion", verbs.WCRDMAWrite
+	}
+	return s.pollStep(ctx, what, op)
+}
+
+// stepWaitNotify is the seed's wait_for_done: whichever comes first, a
+// receive completion (SEND or WRITE_WITH_IMM) or the doorbell flag. It
+// also watches the CM channel so a vanished client ends the wait.
+func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	backoff := 50 * time.Microsecond
+	lastCM := time.Now()
+	for {
+		wcs, err := s.cq.Poll(1)
+		if err != nil {
+			return Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = -1"}, err
+		}
+		if len(wcs) == 1 {
+			return s.finishNotify(wcs[0])
+		}
+		db, err := s.mrDoor.Read(0, 8)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if binary.BigEndian.Uint64(db) == DoorbellValue {
+			return s.finishDoorbell()
+		}
+		if time.Since(lastCM) > 100*time.Millisecond {
+			lastCM = time.Now()
+			if err := s.checkPeerGone(ctx); err != nil {
+				return Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = 0 ..."}, err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = 0 ... ; *doorbell == 0 ..."}, fmt.Errorf("waiting for the client's notification: %w", ctx.Err())
+		case <-time.After(backoff):
+		}
+		if backoff < 2*time.Millisecond {
+			backoff *= 2
+		}
+	}
+}
+
+func (s *Session) finishNotify(wc verbs.WC) (Outcome, error) {
+	s.addCompletion(wc)
+	out := Outcome{Call: "ibv_poll_cq(cq, 1, &wc) = 1  /* " + wcText(wc) + " */"}
+	if wc.Status != verbs.WCSuccess {
+		return out, &CompletionError{What: "recv done message", WC: wc}
+	}
+	data, err := s.mrData.Read(0, BufSize)
+	if err != nil {
+		return out, err
+	}
+	res := &Result{Message: cString(data)}
+	switch wc.Opcode {
+	case verbs.WCRecv:
+		b, err := s.mrRecv.Read(0, MsgBufSize)
+		if err != nil {
+			return out, err
+		}
+		res.Via = NotifySend
+		res.Notice = cString(b)
+		s.got("SEND", res.Notice.String())
+		out.Call += "\nprintf(\"%s\", recv_buf)"
+	case verbs.WCRecvRDMAWithImm:
+		res.Via = NotifyImm
+		res.Notice = PeerBytes(fmt.Sprintf("imm_data=0x%x", wc.ImmData))
+		out.Call += "\nntohl(wc.imm_data)"
+	default:
+		return out, fmt.Errorf("unexpected completion opcode %s", wc.Opcode)
+	}
+	s.set(func() { s.result = res })
+	out.Results = resultKVs(res, wc)
+	out.Note = Text{"The RECV completion is the notification; the data was already in the buffer before it.", "这个 RECV 完成就是通知；数据在它之前就已经在 buffer 里了。"}
+	return out, nil
+}
+
+func (s *Session) finishDoorbell() (Outcome, error) {
+	data, err := s.mrData.Read(0, BufSize)
+	if err != nil {
+		return Outcome{}, err
+	}
+	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
+	s.set(func() { s.result = res })
+	s.got("RDMA WRITE", "doorbell = 1")
+	return Outcome{Call: "ntohll(*doorbell) == 1; __sync_synchronize()",
+		Results: resultKVs(res, verbs.WC{}),
+		Note: Text{"No completion here: the server's CPU saw the flag change in memory.",
+			"这里没有任何完成：是 server 的 CPU 看到了内存里的标志位变化。"}}, nil
+}
+
+func resultKVs(r *Result, wc verbs.WC) []KV {
+	kv := []KV{{"notified by", r.Via.String()}, {"notice", r.Notice.String()}, {"buffer", r.Message.String()}}
+	if wc.Opcode == verbs.WCRecvRDMAWithImm {
+		kv = append(kv, KV{"byte_len", fmt.Sprint(wc.ByteLen)})
+	}
+	return kv
+}
+
+// cString returns a copy of b up to its first NUL, as printf("%s") would
+// print it; it came from the peer, so it is PeerBytes.
+func cString(b []byte) PeerBytes {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return append(PeerBytes(nil), b...)
+}

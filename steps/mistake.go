@@ -1,0 +1,80 @@
+package steps
+
+import (
+	"fmt"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// Mistake is the typed hook through which a lesson changes what steps do:
+// a step consults the session's Mistake at the one point the lesson
+// touches, and never asks which lesson is running. The zero Mistake
+// changes nothing (the plain tour).
+type Mistake struct {
+	// DataAccess, when non-zero, replaces the access flags the data
+	// buffer is registered with (no-remote-write).
+	DataAccess verbs.Access
+	// Advertise, when set, changes the buffer address the server puts in
+	// remote_info (htonl-address).
+	Advertise func(Target) Target
+	// Write, when set, changes where the client's RDMA WRITE goes
+	// (bad-rkey, out-of-bounds): t is the server's buffer as remote_info
+	// gave it, size its length, local the client's data MR, n the number
+	// of bytes written.
+	Write func(t Target, size uint32, local verbs.MR, n int) Target
+}
+
+// Target is a remote address and rkey, each with the C expression that
+// computes it in the program's variables, so the printed C shows the
+// mistake as code rather than as a number.
+type Target struct {
+	Addr  uint64
+	AddrC string
+	RKey  uint32
+	RKeyC string
+	// Why is a comment saying what the lesson changed ("" for none).
+	Why string
+}
+
+// mistake is the hook of the session's lesson for this side.
+func (s *Session) mistake() Mistake {
+	if s.cfg.Lesson == "" {
+		return Mistake{}
+	}
+	l, err := LessonByName(s.cfg.Lesson)
+	if err != nil {
+		return Mistake{}
+	}
+	if s.cfg.Role == Server {
+		return l.server
+	}
+	return l.client
+}
+
+// The lessons' mistakes, one per lesson that makes one inside a step.
+var (
+	mistakeNoRemoteWrite = Mistake{DataAccess: verbs.AccessLocalWrite}
+
+	// htonl keeps the low 32 bits of the address; stored in a
+	// little-endian u64 they read back, through be64toh, as those bits
+	// shifted up by 32.
+	mistakeHtonlAddress = Mistake{Advertise: func(t Target) Target {
+		t.Addr = uint64(uint32(t.Addr)) << 32
+		t.AddrC = "htonl((uintptr_t)buf)"
+		t.Why = "the lesson's mistake: htonl on a 64-bit address"
+		return t
+	}}
+
+	mistakeBadRKey = Mistake{Write: func(t Target, _ uint32, local verbs.MR, _ int) Target {
+		t.Why = fmt.Sprintf("the lesson's mistake: rkey = mr->lkey (0x%x), not the server's rkey 0x%x", local.LKey(), t.RKey)
+		t.RKey, t.RKeyC = local.LKey(), "mr->lkey"
+		return t
+	}}
+
+	mistakeOutOfBounds = Mistake{Write: func(t Target, size uint32, _ verbs.MR, n int) Target {
+		t.Why = fmt.Sprintf("the lesson's mistake: remote_addr = addr + size - 8, then %d bytes", n)
+		t.Addr += uint64(size) - 8
+		t.AddrC = "remote_addr + size - 8"
+		return t
+	}}
+)

@@ -1,0 +1,70 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+func (m *model) explainTitle() string {
+	if m.showLesson {
+		return title(m.lang, "Lesson", "课程") + " · " + m.lesson + " · L: " + tr(m.lang, "step page", "步骤讲解")
+	}
+	side, idx := m.curStep()
+	t := title(m.lang, "Explanation", "讲解")
+	if ss, ok := m.stepStatus(side, idx); ok {
+		t += " · " + ss.ID
+	}
+	if m.lessonDoc {
+		t += " · L: " + tr(m.lang, "lesson page", "课程讲解")
+	}
+	return t
+}
+
+// explainLines renders the page(s) of the current step, or the lesson's.
+func (m *model) explainLines(w int) []string {
+	side, idx := m.curStep()
+	ss, ok := m.stepStatus(side, idx)
+	if m.showLesson {
+		snap := m.snaps[0]
+		ss, ok = steps.StepStatus{ID: lessonPageID(m.lesson), Title: snap.LessonTitle}, true
+	}
+	if !ok {
+		return nil
+	}
+	langs := []string{textLang(m.lang)}
+	if m.lang == LangBoth {
+		langs = []string{LangEN, LangZH}
+	}
+	var out []string
+	for i, l := range langs {
+		if i > 0 {
+			out = append(out, "", m.styles.Dim.R(strings.Repeat("─", 3)+" 中文 "+strings.Repeat("─", max(0, w-9))), "")
+		}
+		out = append(out, m.page(l, ss, w)...)
+	}
+	return out
+}
+
+func (m *model) page(lang string, ss steps.StepStatus, w int) []string {
+	var md string
+	var err error
+	if m.docs == nil {
+		err = fmt.Errorf("no docs")
+	} else {
+		md, err = m.docs(lang, ss.ID)
+	}
+	if err != nil || strings.TrimSpace(md) == "" {
+		out := []string{m.styles.Bold.R(ss.Title.In(lang))}
+		if ss.Outcome != nil {
+			out = append(out, wrap(ss.Outcome.Note.In(lang), w)...)
+		}
+		msg := tr(lang, "(no explanation page for this step yet)", "（这一步的讲解页面还没有）")
+		return append(out, m.styles.Dim.R(msg))
+	}
+	if lines := m.md.render(lang, ss.ID, md, w); lines != nil {
+		return lines
+	}
+	return wrap(md, w)
+}

@@ -1,0 +1,173 @@
+package tui
+
+// The layouts. A layout is a tree of nodes computed from the terminal
+// size and the model's mode (narrow, wide, demo): Update walks its leaves
+// to size the panes and give them their content, View walks the same
+// tree to draw them. Computing it is pure, so both get the same tree.
+
+// node is a piece of the body: one pane, the tab bar, or pieces stacked
+// top to bottom or side by side.
+type node struct {
+	pane   pane
+	w, h   int
+	tabBar bool
+	row    bool // kids side by side; otherwise stacked
+	kids   []node
+}
+
+func leaf(p pane, w, h int) node     { return node{pane: p, w: w, h: h} }
+func stack(w, h int, k ...node) node { return node{w: w, h: h, kids: k} }
+func row(w, h int, k ...node) node   { return node{w: w, h: h, row: true, kids: k} }
+
+// leaves lists the panes of the tree with their sizes.
+func (n node) leaves() []node {
+	if n.kids == nil {
+		if n.tabBar {
+			return nil
+		}
+		return []node{n}
+	}
+	var out []node
+	for _, k := range n.kids {
+		out = append(out, k.leaves()...)
+	}
+	return out
+}
+
+// layout is the body's tree for a body of w×h cells.
+func (m *model) layout(w, h int) node {
+	switch {
+	case m.narrow():
+		return m.narrowLayout(w, h)
+	case m.demo:
+		return m.demoLayout(w, h)
+	case w >= 150:
+		return m.wideLayout(w, h)
+	}
+	return m.mediumLayout(w, h)
+}
+
+// narrowLayout: the current step's call on top, then one tab.
+func (m *model) narrowLayout(w, h int) node {
+	callH := min(7, max(4, h/3))
+	return stack(w, h,
+		leaf(pane{paneCall, 0}, w, callH),
+		node{tabBar: true, w: w, h: 1},
+		leaf(m.focusables()[m.tab()], w, h-callH-1))
+}
+
+// wideLayout: three columns for one session.
+func (m *model) wideLayout(w, h int) node {
+	cw := split(w, 27, 36, 37)
+	c1, c2, c3 := split(h, 55, 45), split(h, 35, 65), split(h, 65, 35)
+	return row(w, h,
+		stack(cw[0], h, leaf(pane{paneSteps, 0}, cw[0], c1[0]), leaf(pane{paneTimeline, 0}, cw[0], c1[1])),
+		stack(cw[1], h, leaf(pane{paneCall, 0}, cw[1], c2[0]), leaf(pane{paneExplain, 0}, cw[1], c2[1])),
+		stack(cw[2], h, leaf(pane{paneState, 0}, cw[2], c3[0]), leaf(pane{paneWire, 0}, cw[2], c3[1])))
+}
+
+// mediumLayout: two columns for one session.
+func (m *model) mediumLayout(w, h int) node {
+	cw := split(w, 45, 55)
+	stepsH := min(len(m.snaps[0].Steps)+3, h*40/100)
+	lh := split(h-stepsH, 35, 65)
+	rh := split(h, 62, 38)
+	bw := split(cw[1], 45, 55)
+	return row(w, h,
+		stack(cw[0], h,
+			leaf(pane{paneSteps, 0}, cw[0], stepsH),
+			leaf(pane{paneCall, 0}, cw[0], lh[0]),
+			leaf(pane{paneExplain, 0}, cw[0], lh[1])),
+		stack(cw[1], h,
+			leaf(pane{paneState, 0}, cw[1], rh[0]),
+			row(cw[1], rh[1], leaf(pane{paneTimeline, 0}, bw[0], rh[1]), leaf(pane{paneWire, 0}, bw[1], rh[1]))))
+}
+
+// demoLayout: server column, shared middle, client column.
+func (m *model) demoLayout(w, h int) node {
+	cw := split(w, 31, 38, 31)
+	side := func(i int) node {
+		cwi := cw[i*2]
+		sh := min(len(m.snaps[i].Steps)+3, h*45/100)
+		return stack(cwi, h, leaf(pane{paneSteps, i}, cwi, sh), leaf(pane{paneState, i}, cwi, h-sh))
+	}
+	mh := split(h, 30, 45, 25)
+	mid := stack(cw[1], h,
+		leaf(pane{paneCall, 0}, cw[1], mh[0]),
+		leaf(pane{paneExplain, 0}, cw[1], mh[1]),
+		leaf(pane{paneTimeline, 0}, cw[1], mh[2]))
+	return row(w, h, side(0), mid, side(1))
+}
+
+// draw renders a layout tree from the panes' current state.
+func (m *model) draw(n node) []string {
+	switch {
+	case n.tabBar:
+		return []string{m.tabBar(n.w)}
+	case n.kids == nil:
+		p, ok := m.panes[n.pane]
+		if !ok {
+			return block(nil, n.w, n.h)
+		}
+		// The tree's size, not the pane's: the frame is exact even if
+		// the pane was sized for another tree.
+		return frame(m.styles, p.title, p.lines, n.w, n.h, p.vp.YOffset(), m.isFocused(n.pane))
+	case n.row:
+		cols := make([][]string, len(n.kids))
+		for i, k := range n.kids {
+			cols[i] = m.draw(k)
+		}
+		return joinColumns(cols...)
+	}
+	var out []string
+	for _, k := range n.kids {
+		out = append(out, m.draw(k)...)
+	}
+	return out
+}
+
+// split divides n into parts by weights.
+func split(n int, weights ...int) []int {
+	total := 0
+	for _, w := range weights {
+		total += w
+	}
+	out := make([]int, len(weights))
+	used := 0
+	for i, w := range weights {
+		out[i] = n * w / total
+		used += out[i]
+	}
+	out[len(out)-1] += n - used
+	return out
+}
+
+// paneContent is what pane p shows at inner size w×h: its title, its
+// lines, and the first line to show while the learner has not scrolled
+// it (the current step in the middle, the newest message at the bottom,
+// the live-state section the step changed at the top).
+func (m *model) paneContent(p pane, w, h int) (string, []string, int) {
+	switch p.kind {
+	case paneSteps:
+		lines, cur := m.stepsLines(p.side, w)
+		return m.stepsTitle(p.side), lines, cur - h/2
+	case paneCall:
+		return m.callTitle(), m.callLines(w), 0
+	case paneExplain:
+		return m.explainTitle(), m.explainLines(w), 0
+	case paneState:
+		lines, anchor := m.stateLinesAnchored(p.side, w)
+		if m.demo && !m.narrow() {
+			// The demo's side columns have no wire pane of their own.
+			lines = append(append(lines, ""), m.wireLines(p.side, w)...)
+		}
+		return m.stateTitle(p.side), lines, anchor
+	case paneTimeline:
+		lines := m.timelineLines(w)
+		return title(m.lang, "Timeline", "时序"), lines, len(lines) - h/2
+	case paneWire:
+		lines := m.wireLines(p.side, w)
+		return m.wireTitle(p.side), lines, len(lines) - h/2
+	}
+	return "", nil, 0
+}

@@ -1,0 +1,287 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// Explanation pages are Markdown, parsed with goldmark (CommonMark, no
+// extensions) and drawn here as terminal lines. Not glamour: glamour
+// links chroma, whose package init (lexer and style registries) took
+// about half of the program's start-up, for syntax highlighting the
+// pages do not need. Drawing it ourselves also wraps with this package's
+// width rules, so Chinese soft line breaks join without a space and
+// lines break between any two CJK characters.
+
+// markdown renders pages and keeps the result per page and width: View
+// runs several times a second, rendering takes a millisecond.
+type markdown struct {
+	st    Styles
+	md    parser.Parser
+	pages map[mdKey][]string
+}
+
+type mdKey struct {
+	lang, id string
+	width    int
+}
+
+func newMarkdown(st Styles) *markdown {
+	p := parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
+	return &markdown{st: st, md: p, pages: map[mdKey][]string{}}
+}
+
+// render returns page (lang, id) drawn to width cells, one string a line.
+func (r *markdown) render(lang, id, src string, width int) []string {
+	k := mdKey{lang, id, width}
+	if l, ok := r.pages[k]; ok {
+		return l
+	}
+	b := []byte(src)
+	doc := r.md.Parse(text.NewReader(b))
+	d := &mdDrawer{st: r.st, src: b}
+	d.blocks(doc, width, "")
+	lines := d.out
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	r.pages[k] = lines
+	return lines
+}
+
+// mdDrawer walks one parsed page.
+type mdDrawer struct {
+	st  Styles
+	src []byte
+	out []string
+}
+
+// gap separates blocks by one empty line.
+func (d *mdDrawer) gap() {
+	if len(d.out) > 0 && d.out[len(d.out)-1] != "" {
+		d.out = append(d.out, "")
+	}
+}
+
+// blocks draws the children of n, each line prefixed with indent.
+func (d *mdDrawer) blocks(n ast.Node, w int, indent string) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		d.block(c, w, indent)
+	}
+}
+
+func (d *mdDrawer) block(n ast.Node, w int, indent string) {
+	st := d.st
+	switch n := n.(type) {
+	case *ast.Heading:
+		d.gap()
+		mark := strings.Repeat("#", n.Level) + " "
+		style := st.Key
+		if n.Level == 1 {
+			style = st.Header
+			mark = ""
+			if st.NoColor {
+				mark = "# "
+			}
+		}
+		d.para(d.inlines(n, sty{}), w, indent+mark, indent+strings.Repeat(" ", width(mark)), style)
+	case *ast.Paragraph, *ast.TextBlock:
+		if n.Kind() == ast.KindParagraph {
+			d.gap()
+		}
+		d.para(d.inlines(n, sty{}), w, indent, indent, sty{})
+	case *ast.List:
+		d.gap()
+		num := n.Start
+		for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+			mark := "• "
+			if n.IsOrdered() {
+				mark = strconv.Itoa(num) + ". "
+				num++
+			}
+			d.listItem(it, w, indent, mark)
+		}
+	case *ast.FencedCodeBlock, *ast.CodeBlock:
+		d.gap()
+		lines := n.Lines()
+		for i := range lines.Len() {
+			seg := lines.At(i)
+			line := strings.TrimRight(string(seg.Value(d.src)), "\n")
+			for _, l := range wrap(line, w-width(indent)-2) {
+				d.out = append(d.out, indent+"  "+st.Call.R(l))
+			}
+		}
+	case *ast.Blockquote:
+		d.gap()
+		d.blocks(n, w, indent+st.Dim.R("│ "))
+	case *ast.ThematicBreak:
+		d.gap()
+		d.out = append(d.out, indent+st.Dim.R(strings.Repeat("─", max(0, w-width(indent)))))
+	case *ast.HTMLBlock:
+		lines := n.Lines()
+		for i := range lines.Len() {
+			seg := lines.At(i)
+			d.out = append(d.out, indent+st.Dim.R(strings.TrimRight(string(seg.Value(d.src)), "\n")))
+		}
+	default:
+		d.blocks(n, w, indent)
+	}
+}
+
+// listItem draws one item: the mark on its first line, the rest indented
+// under the text.
+func (d *mdDrawer) listItem(it ast.Node, w int, indent, mark string) {
+	first := len(d.out)
+	hang := indent + strings.Repeat(" ", width(mark))
+	d.blocks(it, w, hang)
+	// Tight items have no blank line before them: drop the gap the
+	// paragraph left.
+	if first < len(d.out) && d.out[first] == "" {
+		d.out = append(d.out[:first], d.out[first+1:]...)
+	}
+	if first < len(d.out) {
+		d.out[first] = indent + d.st.Dim.R(mark) + strings.TrimPrefix(d.out[first], hang)
+	}
+}
+
+// span is a run of text in one style.
+type span struct {
+	text  string
+	style sty
+}
+
+// inlines flattens n's inline children into styled spans.
+func (d *mdDrawer) inlines(n ast.Node, style sty) []span {
+	var out []span
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			out = append(out, span{string(c.Segment.Value(d.src)), style})
+			switch {
+			case c.HardLineBreak():
+				out = append(out, span{"\n", style})
+			case c.SoftLineBreak():
+				out = append(out, span{softBreak, style})
+			}
+		case *ast.String:
+			out = append(out, span{string(c.Value), style})
+		case *ast.CodeSpan:
+			code := string(codeText(c, d.src))
+			if d.st.NoColor {
+				code = "`" + code + "`"
+			}
+			out = append(out, span{code, d.st.Call})
+		case *ast.Emphasis:
+			out = append(out, d.inlines(c, d.st.Bold)...)
+		case *ast.AutoLink:
+			out = append(out, span{string(c.URL(d.src)), d.st.Key})
+		case *ast.RawHTML:
+		default: // links, images: their text
+			out = append(out, d.inlines(c, style)...)
+		}
+	}
+	return out
+}
+
+func codeText(n ast.Node, src []byte) []byte {
+	var b []byte
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if t, ok := c.(*ast.Text); ok {
+			b = append(b, t.Segment.Value(src)...)
+		}
+	}
+	return b
+}
+
+// softBreak marks a soft line break until the spans are joined: a space
+// between words, nothing between two CJK characters.
+const softBreak = "\x00"
+
+// para wraps spans to w cells: first and rest prefix the first and the
+// following lines; base styles text that has no style of its own.
+func (d *mdDrawer) para(spans []span, w int, first, rest string, base sty) {
+	var plain strings.Builder
+	var styles []sty // the style of each byte of plain
+	for i, s := range spans {
+		t := s.text
+		if t == softBreak {
+			t = " "
+			if cjkJoin(spans, i) {
+				t = ""
+			}
+		}
+		if s.style == (sty{}) {
+			s.style = base
+		}
+		plain.WriteString(t)
+		for range len(t) {
+			styles = append(styles, s.style)
+		}
+	}
+	p := plain.String()
+	pos := 0
+	for i, line := range wrap(p, max(1, w-width(first))) {
+		// wrap drops the spaces it breaks at: find the line again.
+		for pos < len(p) && !strings.HasPrefix(p[pos:], line) && (p[pos] == ' ' || p[pos] == '\n') {
+			pos++
+		}
+		prefix := rest
+		if i == 0 {
+			prefix = first
+		}
+		if !strings.HasPrefix(p[pos:], line) { // cannot happen; stay readable
+			d.out = append(d.out, prefix+base.R(line))
+			continue
+		}
+		d.out = append(d.out, prefix+restyle(line, styles[pos:pos+len(line)]))
+		pos += len(line)
+	}
+}
+
+// restyle applies each byte's style to line, one escape per run.
+func restyle(line string, styles []sty) string {
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		j := i
+		for j < len(line) && styles[j] == styles[i] {
+			j++
+		}
+		b.WriteString(styles[i].R(line[i:j]))
+		i = j
+	}
+	return b.String()
+}
+
+// cjkJoin says the soft break at spans[i] needs no space: between two
+// CJK characters, or next to full-width punctuation.
+func cjkJoin(spans []span, i int) bool {
+	var before, after rune
+	for j := i - 1; j >= 0 && before == 0; j-- {
+		if s := spans[j].text; s != "" && s != softBreak {
+			before, _ = utf8.DecodeLastRuneInString(s)
+		}
+	}
+	for j := i + 1; j < len(spans) && after == 0; j++ {
+		if s := spans[j].text; s != "" && s != softBreak {
+			after, _ = utf8.DecodeRuneInString(s)
+		}
+	}
+	return isCJK(before) && isCJK(after) || isCJKPunct(before) || isCJKPunct(after)
+}
+
+// isCJK: Han, kana, Hangul and the full-width punctuation around them.
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || isCJKPunct(r)
+}
+
+// isCJKPunct: CJK symbols and punctuation, full-width forms.
+func isCJKPunct(r rune) bool { return r >= 0x3000 && r <= 0x303f || r >= 0xff00 && r <= 0xffef }

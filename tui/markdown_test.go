@@ -1,0 +1,67 @@
+package tui
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestMarkdown(t *testing.T) {
+	for _, tt := range []struct {
+		name, src string
+		width     int
+		want      []string
+	}{
+		{"headings", "# Title\n\n## Part\n\nText.", 40, []string{"# Title", "", "## Part", "", "Text."}},
+		{"soft break joins words with a space", "one\ntwo", 40, []string{"one two"}},
+		{"soft break joins Chinese without one", "中文\n接着写，\n（括号）", 40, []string{"中文接着写，（括号）"}},
+		{"Chinese next to Latin keeps the space", "对端的\nGID", 40, []string{"对端的 GID"}},
+		{"wraps at spaces", "aaa bbb ccc", 7, []string{"aaa bbb", "ccc"}},
+		{"wraps between CJK characters", "一二三四五六", 6, []string{"一二三", "四五六"}},
+		{"no line starts with the space it broke at", "是\n1024 x", 2, []string{"是", "10", "24", "x"}},
+		{"code spans keep backticks without colour", "call `ibv_post_send` now", 40, []string{"call `ibv_post_send` now"}},
+		{"bullets hang", "- first item here\n- second", 11, []string{"• first", "  item here", "• second"}},
+		{"ordered list", "1. one\n2. two", 20, []string{"1. one", "2. two"}},
+		{"emphasis and links show their text", "*What* is [it](x.md)?", 40, []string{"What is it?"}},
+		{"code block", "```c\nint x = 1;\n```", 40, []string{"  int x = 1;"}},
+	} {
+		r := newMarkdown(NewStyles(true))
+		got := r.render("en", tt.name, tt.src, tt.width)
+		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+		for _, l := range got {
+			if width(l) > tt.width {
+				t.Errorf("%s: %q is wider than %d", tt.name, l, tt.width)
+			}
+		}
+	}
+}
+
+// With colour, a style never runs past its line: each line closes
+// what it opens (the pane's border follows it).
+func TestMarkdownStylesPerLine(t *testing.T) {
+	r := newMarkdown(NewStyles(false))
+	for _, l := range r.render("en", "x", "## A heading that wraps\n\nsee `a_long_code_span_here` and **bold text that wraps**", 12) {
+		if strings.Count(l, "\x1b[") > 0 && !strings.HasSuffix(l, "\x1b[m") {
+			t.Errorf("line %q leaves a style open", l)
+		}
+	}
+}
+
+// The program links neither glamour nor chroma: chroma's package init
+// alone doubled the time to the first frame.
+func TestNoChromaInTheBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "github.com/rdmatour/rdmatour/cmd/rdmatour").CombinedOutput()
+	if err != nil {
+		t.Skipf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.Contains(dep, "chroma") || strings.Contains(dep, "glamour") {
+			t.Errorf("cmd/rdmatour depends on %s", dep)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// Bytes a peer wrote reach the screen escaped: the result banner, the
+// call pane's results and the timeline cannot carry a terminal control
+// sequence, a bell, a C1 control or a bidi override.
+func TestPeerBytesEscaped(t *testing.T) {
+	hostile := []struct{ name, bytes, shown string }{
+		{"clear and recolour", "\x1b[2J\x1b[31mRED", `\e[2J\e[31mRED`},
+		{"bell", "ding\a", `ding\a`},
+		{"set title (OSC)", "\x1b]0;pwned\a", `\e]0;pwned\a`},
+		{"C1 CSI", "a\u009b2Jb", `a\x9b2Jb`},
+		{"bidi override", "abc\u202edcba", `abc\u202edcba`},
+		{"carriage return", "safe\rEVIL", `safe\rEVIL`},
+	}
+	for _, lang := range []string{LangEN, LangZH} {
+		for _, h := range hostile {
+			r := newRig(t, steps.NotifySend)
+			m := newTestModel(t, []*steps.Session{r.srv}, lang, 160, 50, "NO_COLOR=1")
+			s := m.snaps[0]
+			s.Result = &steps.Result{Via: steps.NotifySend, Message: steps.PeerBytes(h.bytes), Notice: steps.PeerBytes(h.bytes)}
+			s.Timeline = []steps.TimelineEntry{{Label: "SEND", Detail: h.bytes}}
+			s.Steps[0].State = steps.Succeeded
+			s.Steps[0].Outcome = &steps.Outcome{Call: "printf(\"%s\", recv_buf)", Results: []steps.KV{{Name: "buffer", Value: h.bytes}}}
+			m.snaps[0] = s
+			m.sessions = nil // keep the hand-made snapshot
+			m.lastIdx = 0
+			screen := m.render()
+			for _, bad := range []string{"\x1b", "\a", "\r", "\u009b", "\u202e"} {
+				if strings.Contains(screen, bad) {
+					t.Errorf("%s/%s: %q reached the screen", lang, h.name, bad)
+				}
+			}
+			// The banner, the call pane and the timeline each show it.
+			if n := strings.Count(screen, h.shown); n < 3 {
+				t.Errorf("%s/%s: %q shown %d times, want the banner, the results and the timeline:\n%s", lang, h.name, h.shown, n, screen)
+			}
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+func (m *model) wireTitle(side int) string {
+	t := title(m.lang, "Wire & counters", "线上报文与计数器")
+	if m.demo {
+		t = m.roleName(side) + " · " + t
+	}
+	return t
+}
+
+// wireLines: the counters with what the last step changed, then the
+// packets the simulated NIC sent and received, decoded (newest last).
+func (m *model) wireLines(side, w int) []string {
+	st := m.styles
+	s := m.snaps[side]
+	out := []string{st.Title.R(title(m.lang, "Counters", "计数器"))}
+	if len(s.Counters) == 0 {
+		out = append(out, st.Dim.R(tr(m.lang, "  (none available)", "  （没有可用的计数器）")))
+	} else {
+		names := make([]string, 0, len(s.Counters))
+		for k := range s.Counters {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		line, lw := " ", 1
+		for _, k := range names {
+			cell := fmt.Sprintf(" %s=%d", k, s.Counters[k])
+			if d := s.CounterDelta[k]; d > 0 {
+				cell += st.Warn.R(fmt.Sprintf("(+%d)", d))
+			}
+			cw := width(cell)
+			if lw+cw > w && lw > 1 {
+				out = append(out, line)
+				line, lw = " ", 1
+			}
+			line += cell
+			lw += cw
+		}
+		out = append(out, line)
+	}
+	out = append(out, "", st.Title.R(title(m.lang, "Packets", "报文")))
+	if why := m.noPacketsWhy(s); why != "" {
+		out = append(out, wrap(why, w)...)
+	}
+	pk := s.Packets
+	if len(pk) > 60 {
+		pk = pk[len(pk)-60:]
+	}
+	cause := "\x00" // no packet yet
+	for _, p := range pk {
+		if p.Step != cause {
+			cause = p.Step
+			out = append(out, st.Dim.R("▸ "+m.stepName(s, p.Step)))
+		}
+		out = append(out, m.packetLines(p.Packet)...)
+	}
+	return out
+}
+
+// noPacketsWhy says why the packet list is empty or cannot be, or "".
+func (m *model) noPacketsWhy(s steps.Snapshot) string {
+	switch {
+	case s.Wire.State == verbs.TraceNoPermission:
+		return tr(m.lang, "No capture: "+s.Wire.Detail+". The counters above still count every packet.",
+			"无法抓包：需要 CAP_NET_RAW。用 root 运行，或执行一次 sudo setcap cap_net_raw+ep <rdmatour 的路径>。上面的计数器照常统计每个报文。")
+	case s.Wire.State == verbs.TraceUnavailable:
+		return tr(m.lang, "No capture on this device ("+s.Wire.Detail+"): a real NIC sends packets in hardware. Watch the counters above.",
+			"这块设备上没有抓包（"+s.Wire.Detail+"）：真实网卡在硬件里收发报文。请看上面的计数器。")
+	case len(s.Packets) == 0 && s.Wire.OneHost:
+		return tr(m.lang, "Both ends are this machine: the device loops the packets back inside the kernel, so none reaches a wire to capture (the counters above still move). Run the two sides on two hosts to see them.",
+			"两端都在这台机器上：设备在内核里把报文直接环回，一个也到不了线上，所以抓不到（上面的计数器照样会动）。把两端放到两台主机上就能看到。")
+	case len(s.Packets) == 0:
+		return m.styles.Dim.R(tr(m.lang, "no packets yet", "还没有报文"))
+	}
+	return ""
+}
+
+// stepName names the step a packet came from: this side's step, or the
+// peer when none of ours was running.
+func (m *model) stepName(s steps.Snapshot, id string) string {
+	if id == "" {
+		return tr(m.lang, "while waiting (the peer's doing)", "等待期间（对端引起的）")
+	}
+	for _, ss := range s.Steps {
+		if ss.ID == id {
+			return tr(m.lang, ss.Title.EN, ss.Title.ZH)
+		}
+	}
+	return id
+}
+
+// packetLines decodes one packet: direction, opcode, then its headers.
+func (m *model) packetLines(p verbs.Packet) []string {
+	st := m.styles
+	dir := st.OK.R("→ " + tr(m.lang, "out", "发"))
+	if !p.Outbound {
+		dir = st.Key.R("← " + tr(m.lang, "in ", "收"))
+	}
+	if p.CM != "" {
+		return []string{fmt.Sprintf("%s %s %s", dir, st.Bold.R("CM "+p.CM), st.Dim.R(tr(m.lang, "(MAD to QP1)", "（发往 QP1 的 MAD）")))}
+	}
+	a := ""
+	if p.AckReq {
+		a = " A"
+	}
+	out := []string{fmt.Sprintf("%s %s qp=0x%06x psn=%d%s", dir, st.Bold.R(verbs.OpcodeName(p.Opcode)), p.DestQP, p.PSN, a)}
+	if r := p.RETH; r != nil {
+		out = append(out, fmt.Sprintf("     RETH va=0x%x rkey=0x%x len=%d", r.VA, r.RKey, r.DMALen))
+	}
+	if a := p.AETH; a != nil {
+		syn := verbs.SyndromeName(a.Syndrome)
+		if a.Syndrome&0xE0 != 0 {
+			syn = st.Err.R(syn)
+		}
+		out = append(out, fmt.Sprintf("     AETH %s msn=%d", syn, a.MSN))
+	}
+	if p.ImmDt != nil {
+		out = append(out, fmt.Sprintf("     ImmDt 0x%08x", *p.ImmDt))
+	}
+	if p.PayloadLen > 0 {
+		out = append(out, fmt.Sprintf("     payload %d B", p.PayloadLen))
+	}
+	return out
+}

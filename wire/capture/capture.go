@@ -1,0 +1,135 @@
+// Package capture reads the RoCEv2 packets an RDMA device puts on its
+// network interface, as tcpdump would, so the learner sees the real wire:
+// an AF_PACKET socket on the device's netdev with a BPF filter for UDP
+// port 4791, each frame decoded by package wire.
+//
+// It needs CAP_NET_RAW. On one host, Soft-RoCE loops its packets back
+// inside the kernel and none reaches the interface: only a connection to
+// another host can be captured.
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/mdlayher/packet"
+	"golang.org/x/net/bpf"
+
+	"github.com/rdmatour/rdmatour/wire"
+)
+
+// ethPAll is ETH_P_ALL: every protocol (packet.Listen converts it to
+// network byte order itself).
+const ethPAll = 0x0003
+
+// Capture is an open AF_PACKET socket on one interface that yields
+// RoCEv2 frames.
+type Capture struct {
+	ifname string
+	conn   *packet.Conn
+}
+
+// NoPermissionError says the process may not open a packet socket.
+type NoPermissionError struct {
+	Interface string
+	Err       error
+}
+
+func (e *NoPermissionError) Error() string {
+	return fmt.Sprintf("capturing on %s needs CAP_NET_RAW: run as root, or once: sudo setcap cap_net_raw+ep %s",
+		e.Interface, executable())
+}
+
+func (e *NoPermissionError) Unwrap() error { return e.Err }
+
+func executable() string {
+	if p, err := os.Executable(); err == nil {
+		return p
+	}
+	return "rdmatour"
+}
+
+// Open starts capturing RoCEv2 frames on the interface.
+func Open(ifname string) (*Capture, error) {
+	ifi, err := net.InterfaceByName(ifname)
+	if err != nil {
+		return nil, fmt.Errorf("capture: interface %s: %w", ifname, err)
+	}
+	filter, err := roceFilter()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := packet.Listen(ifi, packet.Raw, ethPAll, &packet.Config{Filter: filter})
+	if err != nil {
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
+			return nil, &NoPermissionError{Interface: ifname, Err: err}
+		}
+		return nil, fmt.Errorf("capture: %s: %w", ifname, err)
+	}
+	return &Capture{ifname: ifname, conn: conn}, nil
+}
+
+// roceFilter accepts IPv4 UDP datagrams to port 4791 that are not
+// fragments, as `tcpdump udp dst port 4791` would.
+func roceFilter() ([]bpf.RawInstruction, error) {
+	prog := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: 12, Size: 2}, // EtherType
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 0x0800, SkipTrue: 8},
+		bpf.LoadAbsolute{Off: 23, Size: 1}, // IP protocol
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 17, SkipTrue: 6},
+		bpf.LoadAbsolute{Off: 20, Size: 2}, // flags + fragment offset
+		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: 0x1fff, SkipTrue: 4},
+		bpf.LoadMemShift{Off: 14},              // X = IP header length
+		bpf.LoadIndirect{Off: 14 + 2, Size: 2}, // UDP destination port
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: wire.RoCEv2Port, SkipFalse: 1},
+		bpf.RetConstant{Val: 0x40000},
+		bpf.RetConstant{Val: 0},
+	}
+	raw, err := bpf.Assemble(prog)
+	if err != nil {
+		return nil, fmt.Errorf("capture: BPF: %w", err)
+	}
+	return raw, nil
+}
+
+// Captured is one frame read from the interface.
+type Captured struct {
+	Time  time.Time
+	Raw   []byte
+	Frame wire.Frame
+	// Err is set when the frame is UDP 4791 but does not decode.
+	Err error
+}
+
+// Next waits for the next RoCEv2 frame, until ctx ends.
+func (c *Capture) Next(ctx context.Context) (Captured, error) {
+	buf := make([]byte, 1<<16)
+	for {
+		if err := ctx.Err(); err != nil {
+			return Captured{}, err
+		}
+		// A short deadline lets ctx cancel the wait.
+		if err := c.conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond)); err != nil {
+			return Captured{}, fmt.Errorf("capture: %w", err)
+		}
+		n, _, err := c.conn.ReadFrom(buf)
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return Captured{}, fmt.Errorf("capture: %s: %w", c.ifname, err)
+		}
+		raw := append([]byte(nil), buf[:n]...)
+		fr, err := wire.DecodeFrame(raw)
+		return Captured{Time: time.Now(), Raw: raw, Frame: fr, Err: err}, nil
+	}
+}
+
+// Close stops capturing.
+func (c *Capture) Close() error { return c.conn.Close() }

@@ -1,0 +1,137 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/netip"
+	"slices"
+	"sync"
+
+	"github.com/rdmatour/rdmatour/wire"
+)
+
+// Seen is a captured frame with its place in the trace and its direction
+// from this host's point of view.
+type Seen struct {
+	Seq      uint64
+	Outbound bool
+	Captured
+}
+
+// Tracer captures in the background and keeps the recent RoCEv2 frames
+// of one host, optionally writing every one of them to a pcap file.
+type Tracer struct {
+	local  []netip.Addr
+	cap    *Capture
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu     sync.Mutex
+	frames []Seen
+	seq    uint64
+	pcap   *wire.PcapWriter
+	err    error
+}
+
+// maxFrames bounds what a tracer keeps for the wire pane.
+const maxFrames = 500
+
+// Trace starts capturing on ifname; local are this host's addresses on it
+// (frames from them are outbound). If pcapOut is not nil every RoCEv2
+// frame is written to it as well.
+func Trace(ifname string, local []netip.Addr, pcapOut io.Writer) (*Tracer, error) {
+	c, err := Open(ifname)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tracer{local: local, cap: c, done: make(chan struct{})}
+	if pcapOut != nil {
+		if t.pcap, err = wire.NewPcapWriter(pcapOut); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.cancel = cancel
+	go t.run(ctx)
+	return t, nil
+}
+
+func (t *Tracer) run(ctx context.Context) {
+	defer close(t.done)
+	for {
+		got, err := t.cap.Next(ctx)
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				t.mu.Lock()
+				t.err = err
+				t.mu.Unlock()
+			}
+			return
+		}
+		t.add(got)
+	}
+}
+
+func (t *Tracer) add(got Captured) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seq++
+	s := Seen{Seq: t.seq, Outbound: got.Err == nil && slices.Contains(t.local, got.Frame.Src), Captured: got}
+	t.frames = append(t.frames, s)
+	if len(t.frames) > maxFrames {
+		t.frames = append(t.frames[:0:0], t.frames[len(t.frames)-maxFrames:]...)
+	}
+	if t.pcap != nil && t.err == nil {
+		t.err = t.pcap.WriteFrame(got.Time, got.Raw)
+	}
+}
+
+// Frames returns the kept frames with Seq > after that match, oldest
+// first (match nil: all).
+func (t *Tracer) Frames(after uint64, match func(wire.Frame) bool) []Seen {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []Seen
+	for _, s := range t.frames {
+		if s.Seq > after && s.Err == nil && (match == nil || match(s.Frame)) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Err is the first error the capture or the pcap writer hit, if any.
+func (t *Tracer) Err() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+// Close stops the capture and waits for the reader to finish.
+func (t *Tracer) Close() error {
+	t.cancel()
+	<-t.done
+	return t.cap.Close()
+}
+
+// Between matches the frames one connection exchanges: those between the
+// two addresses whose destination QP is one of qpns, and the CM MADs
+// between the two addresses (QP1).
+func Between(a, b netip.Addr, qpns ...uint32) func(wire.Frame) bool {
+	return func(f wire.Frame) bool {
+		if !(f.Src == a && f.Dst == b) && !(f.Src == b && f.Dst == a) {
+			return false
+		}
+		if f.Packet.BTH.DestQP == 1 {
+			return true
+		}
+		for _, q := range qpns {
+			if f.Packet.BTH.DestQP == q {
+				return true
+			}
+		}
+		return false
+	}
+}

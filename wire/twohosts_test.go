@@ -1,0 +1,84 @@
+package wire
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestTwoHosts reads what scripts/twohosts.sh captured between two QEMU
+// guests running rdmatour on Soft-RoCE: every frame must decode, its ICRC
+// must verify (rxe computed it, so this checks ICRC against the kernel),
+// and the tour's packets must come in the order the tour makes them.
+func TestTwoHosts(t *testing.T) {
+	dir := os.Getenv("RDMATOUR_TWOHOSTS_DIR")
+	if dir == "" {
+		t.Skip("RDMATOUR_TWOHOSTS_DIR is not set: run scripts/twohosts.sh")
+	}
+	pcaps, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
+	pcaps = slices.DeleteFunc(pcaps, func(p string) bool { return strings.HasSuffix(p, ".rdmatour.pcap") })
+	if len(pcaps) == 0 {
+		t.Fatalf("no captures in %s", dir)
+	}
+	for _, path := range pcaps {
+		name := strings.TrimSuffix(filepath.Base(path), ".pcap")
+		t.Run(name, func(t *testing.T) {
+			seq := decodeCapture(t, path)
+			t.Logf("%s: %s", name, strings.Join(seq, " / "))
+			if want, ok := twoHostSequences[name]; ok && strings.Join(seq, " / ") != want {
+				t.Errorf("packet sequence\n got %s\nwant %s", strings.Join(seq, " / "), want)
+			}
+			tsharkClean(t, path)
+			// rdmatour's own capture (--pcap on the server) saw the same.
+			own := decodeCapture(t, filepath.Join(dir, name+".rdmatour.pcap"))
+			if strings.Join(own, " / ") != strings.Join(seq, " / ") {
+				t.Errorf("rdmatour --pcap captured\n %s\ntcpdump captured\n %s", strings.Join(own, " / "), strings.Join(seq, " / "))
+			}
+		})
+	}
+}
+
+// decodeCapture decodes every frame of a capture, failing on any error or
+// bad ICRC, and returns the packet kinds in order.
+func decodeCapture(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	frames, err := ReadPcap(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seq []string
+	for i, b := range frames {
+		fr, err := DecodeFrame(b)
+		if err != nil {
+			t.Errorf("frame %d: %v", i+1, err)
+			continue
+		}
+		if !fr.ICRCValid {
+			t.Errorf("frame %d (%s): ICRC 0x%08x does not verify", i+1, fr.Packet.Summary(), fr.Packet.ICRC)
+		}
+		seq = append(seq, Kind(fr.Packet))
+	}
+	return seq
+}
+
+func tsharkClean(t *testing.T, path string) {
+	t.Helper()
+	if _, err := exec.LookPath("tshark"); err != nil {
+		return
+	}
+	out, err := exec.Command("tshark", "-r", path, "-T", "fields", "-e", "_ws.malformed", "-e", "_ws.expert.severity").Output()
+	if err != nil {
+		t.Fatalf("tshark: %v", err)
+	}
+	if s := strings.TrimSpace(strings.ReplaceAll(string(out), "\t", "")); s != "" {
+		t.Errorf("tshark flags malformed or expert entries: %q", s)
+	}
+}
