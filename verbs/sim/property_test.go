@@ -219,19 +219,17 @@ func TestResponderMemoryProperty(t *testing.T) {
 	}
 }
 
-// byteSource is a rand.Source that reads the fuzzer's bytes (zeros once
-// they run out), so the fuzzer steers the generator.
+// byteSource is a rand.Source that reads the fuzzer's bytes, so the
+// fuzzer steers the generator; once they run out it carries on with a PCG
+// (a constant source would make rand's rejection sampling spin forever).
 type byteSource struct {
-	b []byte
-	n uint64
+	b    []byte
+	rest *rand.PCG
 }
 
 func (s *byteSource) Uint64() uint64 {
 	if len(s.b) == 0 {
-		// Exhausted: a constant would make rand's rejection sampling
-		// (IntN) loop forever, so go on with a fixed-seed generator.
-		s.n++
-		return s.n * 0x9e3779b97f4a7c15
+		return s.rest.Uint64()
 	}
 	var v [8]byte
 	n := copy(v[:], s.b)
@@ -245,6 +243,6 @@ func FuzzResponderMemory(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r := newMemRig(t)
 		defer r.close()
-		r.run(t, rand.New(&byteSource{b: b}), 1+len(b)/16)
+		r.run(t, rand.New(&byteSource{b: b, rest: rand.NewPCG(uint64(len(b)), 1)}), 1+len(b)/16)
 	})
 }
