@@ -86,8 +86,8 @@ func stepPostWriteEarly(_ context.Context, s *Session) (Outcome, error) {
 	call := postSend(sendWR(wr, "buf", "mr", c.Dec(0, ""), zero), "ibv_post_send before rdma_connect")
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{Results: []KV{{"QP state", state}, {"returned", errnoText(err)}},
-			Note: Text{"The error is the return value of ibv_post_send: nothing was queued, so no completion will ever report it.",
-				"错误是 ibv_post_send 的返回值：什么都没进队列，所以也不会有任何 completion 报告它。"}}, call.Returned(errnoText(err)+"; QP state "+state)), err
+			Note: Text{"The error is the return value of ibv_post_send, not a completion. On rxe the WR was queued anyway and runs once the QP reaches RTS (this one is zero bytes and unsignaled, so it completes silently); the simulated NIC discards it.",
+				"错误是 ibv_post_send 的返回值，不是完成。rxe 上这个 WR 其实已经入队，QP 到 RTS 时会执行（它是 0 字节、unsignaled 的，所以悄无声息地完成）；模拟网卡则直接丢弃它。"}}, call.Returned(errnoText(err)+"; QP state "+state)), err
 	}
 	return withC(Outcome{}, call.Returned("0; QP state "+state)), nil
 }
@@ -171,8 +171,8 @@ func (e *CompletionError) Error() string {
 func stepPollWrite(ctx context.Context, s *Session) (Outcome, error) {
 	out, err := s.pollStep(ctx, "RDMA_WRITE completion", verbs.WCRDMAWrite)
 	if err == nil {
-		out.Note = Text{"The completion means the server's NIC acknowledged the data: it is in the server's memory. The server itself got no completion for a plain WRITE.",
-			"这个完成说明 server 的网卡已经 ACK：数据已在 server 内存里。普通 WRITE 在 server 端不会产生任何完成。"}
+		out.Note = Text{"The completion means the server's NIC acknowledged the WRITE: it accepted the data and places it before anything later on this QP. It does not promise the server's CPU can already read it (see the WRITE's page). The server itself got no completion for a plain WRITE.",
+			"这个完成说明 server 的网卡已经 ACK 了这个 WRITE：它收下了数据，并会在这个 QP 上后续操作之前把数据放好。但这不保证 server 的 CPU 此刻已经读得到（见 WRITE 那一页）。普通 WRITE 在 server 端不会产生任何完成。"}
 	}
 	return out, err
 }

@@ -169,7 +169,7 @@ func applyNoRecv(cfg Config, tour []Step) []Step {
 	forever := cfg.RNRRetry == 7
 	if cfg.Role == Server {
 		tour = remove(tour, "post-recv")
-		late := Step{ID: "post-recv-late", Side: Server,
+		late := Step{ID: "post-recv-late", Side: Server, Section: SectionQP,
 			Title: Text{"Post the RECV, late", "迟到的 post_recv"},
 			Call:  postRecvGeneric(), run: stepPostRecv}
 		if forever {
@@ -220,7 +220,7 @@ func applyPostBeforeConnect(cfg Config, tour []Step) []Step {
 	if cfg.Role == Server {
 		return tour
 	}
-	early := Step{ID: "post-write-early", Side: Client,
+	early := Step{ID: "post-write-early", Side: Client, Section: SectionQP,
 		Title:  Text{"post_send while the QP is in INIT", "QP 还在 INIT 就 post_send"},
 		Call:   postSendGeneric(verbs.WRRDMAWrite, ", before rdma_connect"),
 		Expect: expectErrno("ibv_post_send", syscall.EINVAL), run: stepPostWriteEarly}

@@ -67,8 +67,15 @@ var (
 	}}
 
 	mistakeBadRKey = Mistake{Write: func(t Target, _ uint32, local verbs.MR, _ int) Target {
-		t.Why = fmt.Sprintf("the lesson's mistake: rkey = mr->lkey (0x%x), not the server's rkey 0x%x", local.LKey(), t.RKey)
-		t.RKey, t.RKeyC = local.LKey(), c.Hex(uint64(local.LKey()), "mr->lkey")
+		key, expr := local.LKey(), "mr->lkey"
+		if key == t.RKey {
+			// Both sides' data MR can have the same index, and the key's
+			// low byte is random: 1 time in 256 the client's own key is the
+			// server's. Change the low byte so the mistake stays a mistake.
+			key, expr = key^0xff, "mr->lkey ^ 0xff"
+		}
+		t.Why = fmt.Sprintf("the lesson's mistake: rkey = %s (0x%x), not the server's rkey 0x%x", expr, key, t.RKey)
+		t.RKey, t.RKeyC = key, c.Hex(uint64(key), expr)
 		return t
 	}}
 

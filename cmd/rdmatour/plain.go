@@ -110,7 +110,7 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int) 
 		}
 	}
 	if p.in != nil {
-		fmt.Fprintf(p.out, "  next: %s\n  %s", st.Call, p.text(steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}))
+		fmt.Fprintf(p.out, "  next: %s\n  %s", strings.ReplaceAll(st.Call, "\n", "\n        "), p.text(steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}))
 		if _, rerr := p.in.ReadString('\n'); rerr != nil {
 			if !errors.Is(rerr, io.EOF) {
 				return rerr
