@@ -44,7 +44,7 @@ func TestTwoHostsTUI(t *testing.T) {
 		tmux("send-keys", "Enter")
 		s = waitScreen(fmt.Sprintf("%d/18", i), 90*time.Second)
 	}
-	for _, want := range []string{"RDMA_WRITE_ONLY", "▸ RDMA WRITE into the server's buffer", "AETH ACK", "CM REQ"} {
+	for _, want := range []string{"RDMA_WRITE_ONLY", "▸ RDMA WRITE into the server's buffer", "AETH ACK", "CM DREQ"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the wire view lacks %q:\n%s", want, s)
 		}
