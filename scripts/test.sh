@@ -43,7 +43,7 @@ fuzz() {
 	for pkg in $(go list ./...); do
 		for target in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz'); do
 			echo "fuzz $pkg $target"
-			go test -run '^$' -fuzz "^${target}\$" -fuzztime "${RDMATOUR_FUZZTIME:-15s}" "$pkg" >/tmp/rdmatour-fuzz.log 2>&1 || { cat /tmp/rdmatour-fuzz.log; ok=1; }
+			go test -run '^$' -fuzz "^${target}\$" -fuzztime "${RDMATOUR_FUZZTIME:-8s}" "$pkg" >/tmp/rdmatour-fuzz.log 2>&1 || { cat /tmp/rdmatour-fuzz.log; ok=1; }
 		done
 	done
 	return $ok
