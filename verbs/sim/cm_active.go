@@ -1,0 +1,249 @@
+package sim
+
+// The active side of the CM: address and route resolution, the REQ and the wait for the peer's answer.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// ResolveAddr is rdma_resolve_addr. The result arrives as an event.
+func (id *cmID) ResolveAddr(src, dst netip.AddrPort, timeout time.Duration) error {
+	const fn = "rdma_resolve_addr"
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed || (id.state != stIdle && id.state != stBound) {
+		return verbs.Errorf(fn, errEINVAL, "id is not idle")
+	}
+	if !dst.Addr().IsValid() {
+		return verbs.Errorf(fn, errEINVAL, "no destination address")
+	}
+	d := dst.Addr().Unmap()
+	status := 0
+	switch {
+	case d.IsMulticast():
+		status = -int(syscall.EINVAL) // RC cannot connect to a group
+	case d.IsUnspecified():
+		status = -int(syscall.EADDRNOTAVAIL)
+	case src.Addr().IsValid() && !isLocal(src.Addr()):
+		status = -int(syscall.EADDRNOTAVAIL)
+	}
+	if status != 0 {
+		id.ch.post(id.event(verbs.EventAddrError, status))
+		return nil
+	}
+	local := src.Addr().Unmap()
+	if id.state == stBound && !local.IsValid() {
+		local = id.local.Addr()
+	}
+	if !local.IsValid() || local.IsUnspecified() {
+		local = sourceFor(d)
+	}
+	if id.state != stBound {
+		id.local = netip.AddrPortFrom(local, src.Port())
+	}
+	id.peer = netip.AddrPortFrom(d, dst.Port())
+	id.dev = id.p.dev
+	id.state = stAddrResolved
+	id.ch.post(id.event(verbs.EventAddrResolved, 0))
+	return nil
+}
+
+// sourceFor picks the local address the kernel would route from, by
+// "connecting" a UDP socket (which sends nothing).
+func sourceFor(dst netip.Addr) netip.Addr {
+	if dst.IsLoopback() {
+		return dst
+	}
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(dst, 9)))
+	if err != nil {
+		return netip.IPv4Unspecified()
+	}
+	defer c.Close()
+	return addrPortOf(&net.TCPAddr{IP: c.LocalAddr().(*net.UDPAddr).IP}).Addr()
+}
+
+// ResolveRoute is rdma_resolve_route.
+func (id *cmID) ResolveRoute(timeout time.Duration) error {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed || id.state != stAddrResolved {
+		return verbs.Errorf("rdma_resolve_route", errEINVAL, "address not resolved")
+	}
+	id.state = stRouteResolved
+	id.ch.post(id.event(verbs.EventRouteResolved, 0))
+	return nil
+}
+
+// cmFromParam is the REQ or REP that carries rdma_conn_param p (the CM
+// fields are 3 bits wide: counts above 7 mean 7).
+func cmFromParam(typ uint8, p verbs.ConnParam) cmMsg {
+	return cmMsg{Type: typ, ResponderResources: p.ResponderResources, InitiatorDepth: p.InitiatorDepth,
+		RetryCount: min(p.RetryCount, 7), RNRRetryCount: min(p.RNRRetryCount, 7), FlowControl: p.FlowControl,
+		PrivateData: append([]byte(nil), p.PrivateData...)}
+}
+
+// Connect is rdma_connect. The outcome arrives as an event.
+func (id *cmID) Connect(p verbs.ConnParam) error {
+	const fn = "rdma_connect"
+	if len(p.PrivateData) > verbs.MaxConnectPrivateData {
+		return verbs.Errorf(fn, errEINVAL, "%d bytes of private data; at most %d fit in an IB CM REQ", len(p.PrivateData), verbs.MaxConnectPrivateData)
+	}
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed || id.state != stRouteResolved {
+		return verbs.Errorf(fn, errEINVAL, "route not resolved")
+	}
+	req := cmFromParam(cmREQ, p)
+	if id.qp != nil {
+		req.QPN, req.PSN = id.qp.num, id.qp.startPSN()
+	} else {
+		// No QP on the id: rdma_conn_param.qp_num names the application's
+		// QP; the starting PSN is the CM's own (rdma_init_qp_attr(RTS)
+		// hands it back as sq_psn).
+		req.QPN, req.PSN = p.QPNum&0xFFFFFF, id.seqNum
+	}
+	id.localPSN, id.psnSent = req.PSN, true
+	id.respRes, id.initDepth, id.retryCnt, id.rnrRetry = req.ResponderResources, req.InitiatorDepth, req.RetryCount, req.RNRRetryCount
+	ctx, cancel := context.WithCancel(context.Background())
+	id.cancel = cancel
+	id.state = stConnecting
+	dst := id.peer
+	id.p.goStart(func() { id.connectLoop(ctx, dst, req, p) })
+	return nil
+}
+
+// connectLoop dials, sends the REQ and waits for REP or REJ; on REP it
+// finishes the connection and becomes the connection's reader.
+func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, p verbs.ConnParam) {
+	timeout := id.p.opts.CMTimeout
+	fail := func(t verbs.CMEventType, status int) {
+		id.mu.Lock()
+		defer id.mu.Unlock()
+		if id.destroyed || ctx.Err() != nil {
+			return
+		}
+		id.state = stClosed
+		if id.conn != nil {
+			id.conn.abort()
+			id.conn = nil
+		}
+		id.ch.post(id.event(t, status))
+	}
+	d := net.Dialer{Timeout: timeout}
+	nc, err := d.DialContext(ctx, "tcp", dst.String())
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+		case errors.Is(err, syscall.ECONNREFUSED):
+			// Nobody listens on that port: the IB CM answers a REQ for an
+			// unknown service ID with REJ reason 8.
+			fail(verbs.EventRejected, rejInvalidServiceID)
+		default:
+			fail(verbs.EventUnreachable, -int(syscall.ETIMEDOUT))
+		}
+		return
+	}
+	br := bufio.NewReaderSize(nc, 256<<10)
+	c := newConn(id.p, nc, br)
+	id.mu.Lock()
+	if id.destroyed || ctx.Err() != nil {
+		id.mu.Unlock()
+		c.abort()
+		return
+	}
+	id.conn = c
+	id.local = addrPortOf(nc.LocalAddr())
+	id.mu.Unlock()
+	c.send(outItem{raw: append(preamble(), encodeCM(&req)...)})
+
+	// The peer's CM must answer within the CM timeout: its preamble plays
+	// the part of the IB CM's MRA ("REQ received, the application is
+	// deciding"). After it, wait as long as the application takes.
+	nc.SetReadDeadline(time.Now().Add(timeout))
+	if err := readPreamble(br); err != nil {
+		var ne net.Error
+		switch {
+		case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, os.ErrDeadlineExceeded):
+			fail(verbs.EventUnreachable, -int(syscall.ETIMEDOUT))
+		case errors.Is(err, errWire):
+			fail(verbs.EventConnectError, -int(syscall.EPROTO))
+		default:
+			fail(verbs.EventConnectError, -int(syscall.ECONNRESET))
+		}
+		return
+	}
+	nc.SetReadDeadline(time.Time{})
+	buf := make([]byte, maxFrameBody)
+	kind, body, err := readFrame(br, buf)
+	var m cmMsg
+	if err == nil {
+		if kind != kindCM {
+			err = errWire
+		} else {
+			m, err = decodeCM(body)
+		}
+	}
+	if err == nil && m.Type != cmREP && m.Type != cmREJ {
+		err = errWire
+	}
+	if err == nil {
+		c.tap.cm(&m, false)
+	}
+	if err != nil {
+		if errors.Is(err, errWire) {
+			fail(verbs.EventConnectError, -int(syscall.EPROTO))
+		} else {
+			fail(verbs.EventConnectError, -int(syscall.ECONNRESET))
+		}
+		return
+	}
+	id.mu.Lock()
+	if id.destroyed || ctx.Err() != nil {
+		id.mu.Unlock()
+		return
+	}
+	if m.Type == cmREJ {
+		id.state = stClosed
+		c.abort()
+		id.conn = nil
+		ev := id.event(verbs.EventRejected, int(m.Reason))
+		ev.PrivateData = pad(m.PrivateData, rejPrivateDataSize)
+		id.ch.post(ev)
+		id.mu.Unlock()
+		return
+	}
+	id.peerKnown, id.peerQPN, id.peerPSN = true, m.QPN, m.PSN
+	// ib_cm on REP: the peer's answer sets what this side may use.
+	id.respRes, id.initDepth, id.rnrRetry = m.InitiatorDepth, m.ResponderResources, m.RNRRetryCount
+	id.p.dev.setPeer(m.QPN, id)
+	evType := verbs.EventEstablished
+	if q := id.qp; q != nil {
+		q.toRTR(c, m.QPN, m.PSN, p.ResponderResources)
+		q.toRTS(p.RetryCount, p.RNRRetryCount, p.InitiatorDepth)
+		c.sendCM(&cmMsg{Type: cmRTU})
+		id.state = stEstablished
+	} else {
+		// librdmacm hands CONNECT_RESPONSE to an id without a QP: the
+		// application brings its QP to RTR and RTS and then calls
+		// rdma_establish, which sends the RTU.
+		evType = verbs.EventConnectResponse
+		id.state = stRepRcvd
+	}
+	ev := id.event(evType, 0)
+	ev.PrivateData = pad(m.PrivateData, repPrivateDataSize)
+	ev.ResponderResources, ev.InitiatorDepth = m.ResponderResources, m.InitiatorDepth
+	ev.RNRRetryCount = m.RNRRetryCount
+	ev.QPNum = m.QPN
+	id.ch.post(ev)
+	id.mu.Unlock()
+	id.readLoop(c, buf)
+}

@@ -1,0 +1,215 @@
+package sim
+
+// An established connection's CM: its reader, CM messages, a lost peer, accept, reject and disconnect.
+
+import (
+	"syscall"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// readLoop reads frames until the connection ends.
+func (id *cmID) readLoop(c *conn, buf []byte) {
+	defer c.readerExited()
+	for {
+		kind, body, err := readFrame(c.br, buf)
+		if err == nil {
+			c.setBatching(true)
+			switch kind {
+			case kindCM:
+				var m cmMsg
+				if m, err = decodeCM(body); err == nil {
+					c.tap.cm(&m, false)
+					id.onCM(c, &m)
+				}
+			case kindPacket:
+				var pk packet
+				if pk, err = decodePacket(body); err == nil {
+					id.p.dev.trace(&pk, false)
+					c.tap.packet(&pk, pk.Payload, false)
+					// The QP that RTR bound to this connection takes it:
+					// the id's own (rdma_create_qp) or the application's.
+					if q := id.p.dev.qpByNum(pk.DestQP); q != nil {
+						q.receive(c, &pk)
+					}
+				}
+			}
+			if !frameReady(c.br) {
+				c.setBatching(false) // about to block: send what the burst queued
+			}
+		}
+		if err != nil {
+			c.setBatching(false)
+			if !c.isLocalClosed() {
+				id.p.log.Debug("sim: connection lost", "peer", id.peer, "err", err)
+				c.peerClosed()
+				id.connLost(c)
+			}
+			// A QP bound to this connection has no path to its peer any
+			// more: what a real RNIC finds out from its retries.
+			id.p.dev.peerLeft(c)
+			return
+		}
+	}
+}
+
+func (id *cmID) onCM(c *conn, m *cmMsg) {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed || id.conn != c {
+		return
+	}
+	switch m.Type {
+	case cmRTU:
+		if id.state == stAccepted {
+			id.state = stEstablished
+			id.ch.post(id.event(verbs.EventEstablished, 0))
+		}
+	case cmDREQ:
+		switch id.state {
+		case stEstablished, stAccepted:
+			// Like rdma_cm: the DREQ only raises DISCONNECTED. The QP is the
+			// application's; it stays as it is until this side calls
+			// rdma_disconnect, which moves it to ERR and answers with the
+			// DREP (until then the peer waits for its DREQ to time out).
+			id.state = stDisconnected
+			id.passive = true
+			id.ch.post(id.event(verbs.EventDisconnected, 0))
+			// The peer's QP is in ERR (or about to be destroyed) and drops
+			// whatever this side still sends: only the ACK timer can tell.
+			id.p.dev.peerLeft(c)
+		case stDisconnecting: // both sides disconnected at once
+			c.sendCM(&cmMsg{Type: cmDREP})
+		}
+	case cmDREP:
+		if id.state == stDisconnecting {
+			id.p.stopTimer(id.discTimer)
+			id.discTimer = nil
+			id.state = stDisconnected
+			id.ch.post(id.event(verbs.EventDisconnected, 0))
+		}
+	}
+}
+
+// connLost handles the TCP connection breaking (the peer process died).
+func (id *cmID) connLost(c *conn) {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed || id.conn != c {
+		return
+	}
+	switch id.state {
+	case stEstablished, stDisconnecting:
+		id.p.stopTimer(id.discTimer)
+		id.discTimer = nil
+		id.state = stDisconnected
+		id.ch.post(id.event(verbs.EventDisconnected, 0))
+	case stAccepted, stRepRcvd:
+		if id.qp != nil {
+			id.qp.toErr()
+		}
+		id.state = stClosed
+		id.ch.post(id.event(verbs.EventConnectError, -int(syscall.ECONNRESET)))
+	case stConnectReq:
+		id.connDead = true
+	}
+}
+
+// Accept is rdma_accept: QP to RTR and RTS, then REP.
+func (id *cmID) Accept(p verbs.ConnParam) error {
+	const fn = "rdma_accept"
+	if len(p.PrivateData) > verbs.MaxAcceptPrivateData {
+		return verbs.Errorf(fn, errEINVAL, "%d bytes of private data; at most %d fit in an IB CM REP", len(p.PrivateData), verbs.MaxAcceptPrivateData)
+	}
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed || id.state != stConnectReq {
+		return verbs.Errorf(fn, errEINVAL, "no connection request to accept on this id")
+	}
+	rep := cmFromParam(cmREP, p)
+	if q := id.qp; q != nil {
+		q.toRTR(id.conn, id.req.QPN, id.req.PSN, p.ResponderResources)
+		// ib_cm takes the RNR retry count from our own accept parameters.
+		q.toRTS(p.RetryCount, p.RNRRetryCount, p.InitiatorDepth)
+		rep.QPN, rep.PSN = q.num, q.startPSN()
+	} else {
+		// The application's QP (already in RTR/RTS, one hopes): the REP
+		// carries conn_param.qp_num and the PSN rdma_init_qp_attr(RTS)
+		// gave out as sq_psn.
+		rep.QPN, rep.PSN = p.QPNum&0xFFFFFF, id.myPSN()
+	}
+	id.localPSN, id.psnSent = rep.PSN, true
+	id.respRes, id.initDepth, id.rnrRetry = rep.ResponderResources, rep.InitiatorDepth, rep.RNRRetryCount
+	id.state = stAccepted
+	id.conn.sendCM(&rep)
+	if id.connDead {
+		if id.qp != nil {
+			id.qp.toErr()
+		}
+		id.state = stClosed
+		id.ch.post(id.event(verbs.EventConnectError, -int(syscall.ECONNRESET)))
+	}
+	return nil
+}
+
+// Reject is rdma_reject.
+func (id *cmID) Reject(privateData []byte) error {
+	const fn = "rdma_reject"
+	if len(privateData) > verbs.MaxRejectPrivateData {
+		return verbs.Errorf(fn, errEINVAL, "%d bytes of private data; at most %d fit in an IB CM REJ", len(privateData), verbs.MaxRejectPrivateData)
+	}
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed || id.state != stConnectReq {
+		return verbs.Errorf(fn, errEINVAL, "no connection request to reject on this id")
+	}
+	id.conn.sendCM(&cmMsg{Type: cmREJ, Reason: rejConsumerDefined, PrivateData: append([]byte(nil), privateData...)})
+	id.conn.closeAfterFlush()
+	id.state = stClosed
+	return nil
+}
+
+// Disconnect is rdma_disconnect: QP to ERR (flushing), then DREQ.
+func (id *cmID) Disconnect() error {
+	const fn = "rdma_disconnect"
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed {
+		return verbs.Errorf(fn, errEINVAL, "id destroyed")
+	}
+	switch id.state {
+	case stEstablished, stAccepted:
+	case stDisconnected:
+		// Answering the peer's DREQ is fine: QP to ERR, then the DREP.
+		// A second disconnect from this side is not.
+		if id.passive && !id.disconnectCalled {
+			id.disconnectCalled = true
+			if id.qp != nil {
+				id.qp.toErr()
+			}
+			if id.conn != nil {
+				id.conn.sendCM(&cmMsg{Type: cmDREP})
+			}
+			return nil
+		}
+		return verbs.Errorf(fn, errEINVAL, "already disconnected")
+	default:
+		return verbs.Errorf(fn, errEINVAL, "id is not connected")
+	}
+	id.disconnectCalled = true
+	if id.qp != nil {
+		id.qp.toErr()
+	}
+	id.conn.sendCM(&cmMsg{Type: cmDREQ})
+	id.state = stDisconnecting
+	id.discTimer = id.p.afterFunc(id.p.opts.DisconnectTimeout, func() {
+		id.mu.Lock()
+		defer id.mu.Unlock()
+		if id.state == stDisconnecting && !id.destroyed {
+			id.discTimer = nil
+			id.state = stDisconnected
+			id.ch.post(id.event(verbs.EventDisconnected, 0))
+		}
+	})
+	return nil
+}

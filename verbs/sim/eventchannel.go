@@ -1,0 +1,117 @@
+package sim
+
+// The CM event channel: events posted by connections, read with rdma_get_cm_event.
+
+import (
+	"context"
+	"math/rand/v2"
+	"syscall"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// CreateEventChannel is rdma_create_event_channel.
+func (p *Provider) CreateEventChannel() (verbs.EventChannel, error) {
+	p.count(func(r *verbs.ResourceCount) { r.EventChannels++ })
+	return &eventChannel{p: p, sig: make(chan struct{}), ids: map[*cmID]struct{}{}}, nil
+}
+
+func (ch *eventChannel) FD() int { return -1 }
+
+func (ch *eventChannel) post(ev verbs.CMEvent) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.destroyed {
+		return
+	}
+	ch.q = append(ch.q, ev)
+	close(ch.sig)
+	ch.sig = make(chan struct{})
+}
+
+// GetEvent is rdma_get_cm_event + rdma_ack_cm_event.
+func (ch *eventChannel) GetEvent(ctx context.Context) (verbs.CMEvent, error) {
+	for {
+		ch.mu.Lock()
+		if ch.destroyed {
+			ch.mu.Unlock()
+			return verbs.CMEvent{}, verbs.Errorf("rdma_get_cm_event", errEINVAL, "event channel destroyed")
+		}
+		for len(ch.q) > 0 {
+			ev := ch.q[0]
+			ch.q = ch.q[1:]
+			if id, ok := ev.ID.(*cmID); ok && id.isDestroyed() {
+				continue // the id went away before anyone saw the event
+			}
+			ch.mu.Unlock()
+			return ev, nil
+		}
+		sig := ch.sig
+		ch.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return verbs.CMEvent{}, ctx.Err()
+		case <-sig:
+		}
+	}
+}
+
+// Destroy is rdma_destroy_event_channel. rdma_cm requires every id on the
+// channel to be destroyed first; we refuse with EBUSY instead of leaking.
+// Child ids whose CONNECT_REQUEST was never fetched are destroyed here:
+// nobody could have seen them.
+func (ch *eventChannel) Destroy() error {
+	ch.mu.Lock()
+	if ch.destroyed {
+		ch.mu.Unlock()
+		return verbs.Errorf("rdma_destroy_event_channel", errEINVAL, "already destroyed")
+	}
+	unseen := ch.unseenChildren(nil)
+	n := len(ch.ids) - len(unseen)
+	ch.mu.Unlock()
+	if n > 0 {
+		return verbs.Errorf("rdma_destroy_event_channel", errEBUSY, "%d rdma_cm ids still use this channel", n)
+	}
+	for _, c := range unseen {
+		c.Destroy()
+	}
+	ch.mu.Lock()
+	ch.destroyed = true
+	ch.q = nil
+	ch.mu.Unlock()
+	ch.p.count(func(r *verbs.ResourceCount) { r.EventChannels-- })
+	return nil
+}
+
+// unseenChildren lists child ids in queued CONNECT_REQUEST events (of
+// listener l, or of any listener when l is nil). ch.mu must be held.
+func (ch *eventChannel) unseenChildren(l *cmID) []*cmID {
+	var out []*cmID
+	for _, ev := range ch.q {
+		if ev.Type != verbs.EventConnectRequest {
+			continue
+		}
+		if lid, _ := ev.ListenID.(*cmID); l == nil || lid == l {
+			if c, ok := ev.ID.(*cmID); ok {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// CreateID is rdma_create_id.
+func (ch *eventChannel) CreateID(ps verbs.PortSpace) (verbs.CMID, error) {
+	if ps != verbs.PSTCP {
+		return nil, verbs.Errorf("rdma_create_id", syscall.EPROTONOSUPPORT, "%s: the simulated NIC does RDMA_PS_TCP only", ps)
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.destroyed {
+		return nil, verbs.Errorf("rdma_create_id", errEINVAL, "event channel destroyed")
+	}
+	id := &cmID{p: ch.p, ch: ch, ps: ps, seqNum: uint32(rand.N(1 << 24))}
+	ch.ids[id] = struct{}{}
+	ch.p.count(func(r *verbs.ResourceCount) { r.IDs++ })
+	return id, nil
+}

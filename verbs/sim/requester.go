@@ -1,0 +1,304 @@
+package sim
+
+// The requester: posting sends, transmitting them as packets, and what the responder answers.
+
+import (
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// PostSend is ibv_post_send.
+func (q *qp) PostSend(wr verbs.SendWR) error {
+	const fn = "ibv_post_send"
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.destroyed {
+		return verbs.Errorf(fn, errEINVAL, "QP 0x%x destroyed", q.num)
+	}
+	switch q.state {
+	case verbs.QPSReset, verbs.QPSInit, verbs.QPSRTR:
+		// The kernel drivers refuse a send before RTS (rxe: "qp state
+		// must be RTS or SQD"); libibverbs returns the errno.
+		return verbs.Errorf(fn, errEINVAL, "QP 0x%x is in state %s; sends need %s", q.num, q.state.CName(), verbs.QPSRTS.CName())
+	}
+	if len(wr.SGList) > int(q.cap.MaxSendSGE) {
+		return verbs.Errorf(fn, errEINVAL, "num_sge %d exceeds max_send_sge %d", len(wr.SGList), q.cap.MaxSendSGE)
+	}
+	switch wr.Opcode {
+	case verbs.WRSend, verbs.WRSendWithImm, verbs.WRRDMAWrite, verbs.WRRDMAWriteWithImm, verbs.WRRDMARead:
+	default:
+		return verbs.Errorf(fn, errEINVAL, "opcode %s not supported on an RC QP of the simulated NIC", wr.Opcode)
+	}
+	wr.SGList = append([]verbs.SGE(nil), wr.SGList...)
+	if q.state == verbs.QPSErr {
+		// Posting to a QP in error is allowed and completes at once as flushed.
+		q.complete(q.scq, verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: wr.Opcode.CompletionOpcode()})
+		return nil
+	}
+	if len(q.sq) >= int(q.cap.MaxSendWR) {
+		return verbs.Errorf(fn, errENOMEM, "send queue full: %d WRs outstanding (max_send_wr %d)", len(q.sq), q.cap.MaxSendWR)
+	}
+	w := &sendWQE{wr: wr, signaled: q.sigAll || wr.Flags&verbs.SendSignaled != 0}
+	// The local SGE check happens when the NIC executes the WR; here that
+	// is now, and a failure completes when the WR reaches the head.
+	need := verbs.Access(0)
+	if wr.Opcode == verbs.WRRDMARead {
+		need = verbs.AccessLocalWrite // the NIC writes the response locally
+	}
+	for _, s := range wr.SGList {
+		if s.Length == 0 {
+			continue
+		}
+		seg, ok := q.dev.checkRange(s.LKey, s.Addr, uint64(s.Length), q.pd, need)
+		if !ok {
+			w.failed = verbs.WCLocProtErr
+			break
+		}
+		w.segs = append(w.segs, seg)
+		w.length += seg.n
+	}
+	if w.failed == verbs.WCSuccess && w.length > 1<<31 {
+		w.failed = verbs.WCLocLenErr
+	}
+	if w.failed == verbs.WCSuccess {
+		w.npkts = max(1, (w.length+q.pmtu-1)/q.pmtu)
+		w.firstPSN = q.sqPSN
+		q.sqPSN = psnAdd(q.sqPSN, w.npkts)
+	}
+	q.sq = append(q.sq, w)
+	q.pump()
+	q.checkHeadFailed()
+	return nil
+}
+
+// pump transmits WRs that have not been sent yet.
+func (q *qp) pump() {
+	for q.sendIdx < len(q.sq) && !q.halted && q.state == verbs.QPSRTS {
+		w := q.sq[q.sendIdx]
+		if w.failed != verbs.WCSuccess {
+			return
+		}
+		q.transmit(w, 0)
+		q.sendIdx++
+		q.armAckTimer()
+	}
+}
+
+func (q *qp) checkHeadFailed() {
+	if len(q.sq) > 0 && q.sq[0].failed != verbs.WCSuccess && q.state == verbs.QPSRTS {
+		q.errorOut(q.sq[0], q.sq[0].failed)
+	}
+}
+
+// transmit sends packets from..npkts-1 of w.
+func (q *qp) transmit(w *sendWQE, from int) {
+	if q.conn == nil {
+		return
+	}
+	if from == 0 {
+		q.dev.count(cntRDMASends)
+	}
+	wr := &w.wr
+	if wr.Opcode == verbs.WRRDMARead {
+		q.conn.send(outItem{pkt: &packet{
+			Opcode: verbs.OpRDMAReadRequest, AckReq: true, DestQP: q.destQPN, PSN: w.firstPSN,
+			HasRETH: true, RETH: verbs.RETH{VA: wr.RemoteAddr, RKey: wr.RKey, DMALen: uint32(w.length)},
+		}})
+		return
+	}
+	write := wr.Opcode == verbs.WRRDMAWrite || wr.Opcode == verbs.WRRDMAWriteWithImm
+	imm := wr.Opcode == verbs.WRRDMAWriteWithImm || wr.Opcode == verbs.WRSendWithImm
+	for i := from; i < w.npkts; i++ {
+		first, last := i == 0, i == w.npkts-1
+		var op uint8
+		switch {
+		case first && last && write && imm:
+			op = verbs.OpRDMAWriteOnlyWithImm
+		case first && last && write:
+			op = verbs.OpRDMAWriteOnly
+		case first && last && imm:
+			op = verbs.OpSendOnlyWithImm
+		case first && last:
+			op = verbs.OpSendOnly
+		case first && write:
+			op = verbs.OpRDMAWriteFirst
+		case first:
+			op = verbs.OpSendFirst
+		case last && write && imm:
+			op = verbs.OpRDMAWriteLastWithImm
+		case last && write:
+			op = verbs.OpRDMAWriteLast
+		case last && imm:
+			op = verbs.OpSendLastWithImm
+		case last:
+			op = verbs.OpSendLast
+		case write:
+			op = verbs.OpRDMAWriteMiddle
+		default:
+			op = verbs.OpSendMiddle
+		}
+		pk := &packet{Opcode: op, AckReq: last, DestQP: q.destQPN, PSN: psnAdd(w.firstPSN, i)}
+		if first && write {
+			pk.HasRETH = true
+			pk.RETH = verbs.RETH{VA: wr.RemoteAddr, RKey: wr.RKey, DMALen: uint32(w.length)}
+		}
+		if last && imm {
+			pk.HasImm, pk.Imm = true, wr.ImmData
+		}
+		off := i * q.pmtu
+		n := min(q.pmtu, w.length-off)
+		if n > 0 {
+			pk.segs, pk.segLen = sliceSegs(w.segs, off, n), n
+		}
+		q.conn.send(outItem{pkt: pk})
+	}
+}
+
+// ackThrough completes every transmitted WR whose last PSN is at or before
+// psn (an ACK acknowledges everything before it).
+func (q *qp) ackThrough(psn uint32) {
+	for len(q.sq) > 0 && q.sendIdx > 0 {
+		w := q.sq[0]
+		if w.wr.Opcode == verbs.WRRDMARead || psnDiff(psn, w.lastPSN()) < 0 {
+			break
+		}
+		q.sq = q.sq[1:]
+		q.sendIdx--
+		q.ackProgress()
+		if w.signaled {
+			q.complete(q.scq, verbs.WC{WRID: w.wr.WRID, Status: verbs.WCSuccess, Opcode: w.wr.Opcode.CompletionOpcode(), ByteLen: uint32(w.length)})
+		}
+		if q.state != verbs.QPSRTS {
+			return
+		}
+	}
+	q.checkHeadFailed()
+}
+
+func (q *qp) findSent(psn uint32) (int, *sendWQE) {
+	for i, w := range q.sq[:q.sendIdx] {
+		if d := psnDiff(psn, w.firstPSN); d >= 0 && d < w.npkts {
+			return i, w
+		}
+	}
+	return -1, nil
+}
+
+func (q *qp) onResponse(pk *packet) {
+	if q.state != verbs.QPSRTS {
+		return
+	}
+	if pk.Opcode != verbs.OpAcknowledge {
+		q.onReadResponse(pk)
+		return
+	}
+	syn := pk.AETH.Syndrome
+	switch syn & 0xE0 {
+	case 0x00:
+		q.ackThrough(pk.PSN)
+	case 0x20: // RNR NAK
+		q.dev.count(cntRcvdRNRErr)
+		q.ackThrough(psnAdd(pk.PSN, -1))
+		_, w := q.findSent(pk.PSN)
+		if w == nil || q.state != verbs.QPSRTS {
+			return
+		}
+		w.rnrTries++
+		if q.rnrRetry != 7 && w.rnrTries > int(q.rnrRetry) {
+			q.dev.count(cntRetryRNRExceeded)
+			q.errorOut(w, verbs.WCRNRRetryExcErr)
+			return
+		}
+		q.halted = true
+		q.gen++
+		gen, psn := q.gen, pk.PSN
+		d := time.Duration(rnrTimerTable[syn&0x1F]) * time.Microsecond
+		q.dev.p.stopTimer(q.rnrTimer)
+		q.rnrTimer = q.dev.p.afterFunc(d, func() { q.rnrResume(gen, psn) })
+	case 0x60: // NAK
+		q.ackThrough(psnAdd(pk.PSN, -1))
+		_, w := q.findSent(pk.PSN)
+		if w == nil || q.state != verbs.QPSRTS {
+			return
+		}
+		var st verbs.WCStatus
+		switch syn {
+		case verbs.SyndromeNAKPSNSeqErr:
+			q.onSeqNAK(w, pk.PSN)
+			return
+		case verbs.SyndromeNAKInvReq:
+			st = verbs.WCRemInvReqErr
+		case verbs.SyndromeNAKRemAccess:
+			st = verbs.WCRemAccessErr
+		default:
+			st = verbs.WCRemOpErr
+		}
+		q.errorOut(w, st)
+	}
+}
+
+func (q *qp) rnrResume(gen int, psn uint32) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if gen != q.gen || q.state != verbs.QPSRTS {
+		return
+	}
+	q.rnrTimer = nil
+	q.halted = false
+	q.resendFrom(psn)
+}
+
+// resendFrom retransmits everything already sent from psn on (go-back-N),
+// then carries on with unsent WRs.
+func (q *qp) resendFrom(psn uint32) {
+	i, w := q.findSent(psn)
+	if w != nil {
+		q.transmit(w, psnDiff(psn, w.firstPSN))
+		for _, x := range q.sq[i+1 : q.sendIdx] {
+			q.transmit(x, 0)
+		}
+	}
+	q.pump()
+}
+
+func (q *qp) onReadResponse(pk *packet) {
+	if len(q.sq) == 0 || q.sendIdx == 0 {
+		return
+	}
+	// Earlier WRITEs/SENDs are implicitly acknowledged by a later response.
+	q.ackThrough(psnAdd(pk.PSN, -1))
+	if len(q.sq) == 0 || q.sendIdx == 0 || q.state != verbs.QPSRTS {
+		return
+	}
+	w := q.sq[0]
+	if w.wr.Opcode != verbs.WRRDMARead || psnDiff(pk.PSN, psnAdd(w.firstPSN, w.respPkts)) != 0 {
+		q.dev.count(cntDuplicateRequest)
+		return
+	}
+	if pk.HasAETH && pk.AETH.Syndrome&0xE0 != 0 {
+		q.errorOut(w, verbs.WCRemOpErr)
+		return
+	}
+	n := len(pk.Payload)
+	if w.respOff+n > w.length {
+		q.errorOut(w, verbs.WCBadRespErr)
+		return
+	}
+	writeSegs(w.segs, w.respOff, pk.Payload)
+	w.respOff += n
+	w.respPkts++
+	q.ackProgress()
+	if pk.Opcode == verbs.OpRDMAReadRespLast || pk.Opcode == verbs.OpRDMAReadRespOnly {
+		if w.respOff != w.length || w.respPkts != w.npkts {
+			q.errorOut(w, verbs.WCBadRespErr)
+			return
+		}
+		q.sq = q.sq[1:]
+		q.sendIdx--
+		if w.signaled {
+			q.complete(q.scq, verbs.WC{WRID: w.wr.WRID, Status: verbs.WCSuccess, Opcode: verbs.WCRDMARead, ByteLen: uint32(w.length)})
+		}
+		q.checkHeadFailed()
+	}
+}

@@ -1,0 +1,236 @@
+package sim
+
+// The responder: ACKs and NAKs, SEND, WRITE and READ requests, and posted receives.
+
+import (
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+func (q *qp) sendAck(psn uint32, syn uint8) {
+	if q.conn == nil {
+		return
+	}
+	q.conn.send(outItem{pkt: &packet{
+		Opcode: verbs.OpAcknowledge, DestQP: q.destQPN, PSN: psn,
+		HasAETH: true, AETH: verbs.AETH{Syndrome: syn, MSN: q.msn & 0xFFFFFF},
+	}})
+}
+
+// nakFatal sends a NAK and puts the responder QP in error, as rxe does for
+// class C errors (invalid request, remote access, remote operation).
+func (q *qp) nakFatal(psn uint32, syn uint8) {
+	q.sendAck(psn, syn)
+	q.moveToErr()
+}
+
+func (q *qp) rnrNAK(psn uint32) {
+	q.dev.count(cntSendRNRErr)
+	q.sendAck(psn, verbs.SyndromeRNRNAKBase|q.minRNR&0x1F)
+}
+
+func (q *qp) onRequest(pk *packet) {
+	if q.state != verbs.QPSRTR && q.state != verbs.QPSRTS {
+		return
+	}
+	if !q.inSequence(pk) {
+		return
+	}
+	op := pk.Opcode
+	switch op {
+	case verbs.OpSendFirst, verbs.OpSendOnly, verbs.OpSendOnlyWithImm,
+		verbs.OpSendMiddle, verbs.OpSendLast, verbs.OpSendLastWithImm:
+		q.onSend(pk)
+	case verbs.OpRDMAReadRequest:
+		q.onRead(pk)
+	default:
+		q.onWrite(pk)
+	}
+}
+
+func (q *qp) onSend(pk *packet) {
+	op := pk.Opcode
+	starts := op == verbs.OpSendFirst || op == verbs.OpSendOnly || op == verbs.OpSendOnlyWithImm
+	if starts != (q.rcur.kind == respNone) || (!starts && q.rcur.kind != respSend) {
+		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
+		return
+	}
+	if starts {
+		if len(q.rq) == 0 {
+			q.rnrNAK(pk.PSN)
+			return
+		}
+		r := q.rq[0]
+		var segs []memSeg
+		total := 0
+		for _, s := range r.sges {
+			if s.Length == 0 {
+				continue
+			}
+			seg, ok := q.dev.checkRange(s.LKey, s.Addr, uint64(s.Length), q.pd, verbs.AccessLocalWrite)
+			if !ok {
+				q.rq = q.rq[1:]
+				q.complete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCLocProtErr, Opcode: verbs.WCRecv})
+				q.nakFatal(pk.PSN, verbs.SyndromeNAKRemOpErr)
+				return
+			}
+			segs = append(segs, seg)
+			total += seg.n
+		}
+		q.rcur = respOp{kind: respSend, segs: segs, limit: total}
+	}
+	n := len(pk.Payload)
+	if q.rcur.off+n > q.rcur.limit {
+		r := q.rq[0]
+		q.rq = q.rq[1:]
+		q.complete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCLocLenErr, Opcode: verbs.WCRecv, ByteLen: uint32(q.rcur.off + n)})
+		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
+		return
+	}
+	writeSegs(q.rcur.segs, q.rcur.off, pk.Payload)
+	q.rcur.off += n
+	q.rqPSN = psnAdd(q.rqPSN, 1)
+	if op == verbs.OpSendLast || op == verbs.OpSendLastWithImm || op == verbs.OpSendOnly || op == verbs.OpSendOnlyWithImm {
+		r := q.rq[0]
+		q.rq = q.rq[1:]
+		q.msn++
+		q.dev.count(cntRDMARecvs)
+		wc := verbs.WC{WRID: r.wrID, Status: verbs.WCSuccess, Opcode: verbs.WCRecv, ByteLen: uint32(q.rcur.off)}
+		if pk.HasImm {
+			wc.HasImm, wc.ImmData = true, pk.Imm
+		}
+		q.rcur = respOp{}
+		q.complete(q.rcq, wc)
+	}
+	if pk.AckReq && q.state != verbs.QPSErr {
+		q.sendAck(pk.PSN, verbs.SyndromeACK)
+	}
+}
+
+func (q *qp) onWrite(pk *packet) {
+	op := pk.Opcode
+	starts := pk.HasRETH
+	last := op == verbs.OpRDMAWriteLast || op == verbs.OpRDMAWriteLastWithImm || op == verbs.OpRDMAWriteOnly || op == verbs.OpRDMAWriteOnlyWithImm
+	if starts != (q.rcur.kind == respNone) || (!starts && q.rcur.kind != respWrite) {
+		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
+		return
+	}
+	// WRITE_WITH_IMM consumes a RECV on its last packet; without one the
+	// responder answers RNR NAK before touching memory for that packet.
+	if pk.HasImm && len(q.rq) == 0 {
+		q.rnrNAK(pk.PSN)
+		return
+	}
+	if starts && q.access&verbs.AccessRemoteWrite == 0 {
+		// rxe's check_op_valid: the QP does not allow remote writes.
+		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
+		return
+	}
+	if starts {
+		var seg memSeg
+		if pk.RETH.DMALen > 0 {
+			var ok bool
+			seg, ok = q.dev.checkRange(pk.RETH.RKey, pk.RETH.VA, uint64(pk.RETH.DMALen), q.pd, verbs.AccessRemoteWrite)
+			if !ok {
+				q.nakFatal(pk.PSN, verbs.SyndromeNAKRemAccess)
+				return
+			}
+		}
+		q.rcur = respOp{kind: respWrite, segs: []memSeg{seg}, limit: int(pk.RETH.DMALen)}
+	}
+	n := len(pk.Payload)
+	if q.rcur.off+n > q.rcur.limit || (last && q.rcur.off+n != q.rcur.limit) {
+		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
+		return
+	}
+	if n > 0 {
+		writeSegs(q.rcur.segs, q.rcur.off, pk.Payload)
+	}
+	q.rcur.off += n
+	q.rqPSN = psnAdd(q.rqPSN, 1)
+	if last {
+		q.msn++
+		q.dev.count(cntRDMARecvs)
+		total := q.rcur.off
+		q.rcur = respOp{}
+		if pk.HasImm {
+			r := q.rq[0]
+			q.rq = q.rq[1:]
+			q.complete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCSuccess, Opcode: verbs.WCRecvRDMAWithImm, ByteLen: uint32(total), HasImm: true, ImmData: pk.Imm})
+		}
+	}
+	if pk.AckReq && q.state != verbs.QPSErr {
+		q.sendAck(pk.PSN, verbs.SyndromeACK)
+	}
+}
+
+func (q *qp) onRead(pk *packet) {
+	if q.rcur.kind != respNone {
+		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
+		return
+	}
+	if q.access&verbs.AccessRemoteRead == 0 {
+		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
+		return
+	}
+	n := int(pk.RETH.DMALen)
+	var seg memSeg
+	if n > 0 {
+		var ok bool
+		seg, ok = q.dev.checkRange(pk.RETH.RKey, pk.RETH.VA, uint64(n), q.pd, verbs.AccessRemoteRead)
+		if !ok {
+			q.nakFatal(pk.PSN, verbs.SyndromeNAKRemAccess)
+			return
+		}
+	}
+	q.msn++
+	q.dev.count(cntRDMARecvs)
+	npkts := max(1, (n+q.pmtu-1)/q.pmtu)
+	if q.conn != nil {
+		for i := range npkts {
+			first, last := i == 0, i == npkts-1
+			op := verbs.OpRDMAReadRespMiddle
+			switch {
+			case first && last:
+				op = verbs.OpRDMAReadRespOnly
+			case first:
+				op = verbs.OpRDMAReadRespFirst
+			case last:
+				op = verbs.OpRDMAReadRespLast
+			}
+			rp := &packet{Opcode: op, DestQP: q.destQPN, PSN: psnAdd(pk.PSN, i)}
+			if first || last {
+				rp.HasAETH, rp.AETH = true, verbs.AETH{Syndrome: verbs.SyndromeACK, MSN: q.msn & 0xFFFFFF}
+			}
+			if k := min(q.pmtu, n-i*q.pmtu); k > 0 {
+				rp.segs, rp.segLen = sliceSegs([]memSeg{seg}, i*q.pmtu, k), k
+			}
+			q.conn.send(outItem{pkt: rp})
+		}
+	}
+	q.rqPSN = psnAdd(q.rqPSN, npkts)
+}
+
+// PostRecv is ibv_post_recv.
+func (q *qp) PostRecv(wr verbs.RecvWR) error {
+	const fn = "ibv_post_recv"
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.destroyed {
+		return verbs.Errorf(fn, errEINVAL, "QP 0x%x destroyed", q.num)
+	}
+	if q.state == verbs.QPSReset {
+		return verbs.Errorf(fn, errEINVAL, "QP 0x%x is in state %s", q.num, q.state.CName())
+	}
+	if len(wr.SGList) > int(q.cap.MaxRecvSGE) {
+		return verbs.Errorf(fn, errEINVAL, "num_sge %d exceeds max_recv_sge %d", len(wr.SGList), q.cap.MaxRecvSGE)
+	}
+	if q.state == verbs.QPSErr {
+		q.complete(q.rcq, verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: verbs.WCRecv})
+		return nil
+	}
+	if len(q.rq) >= int(q.cap.MaxRecvWR) {
+		return verbs.Errorf(fn, errENOMEM, "receive queue full: %d RECVs posted (max_recv_wr %d)", len(q.rq), q.cap.MaxRecvWR)
+	}
+	q.rq = append(q.rq, recvWQE{wrID: wr.WRID, sges: append([]verbs.SGE(nil), wr.SGList...)})
+	return nil
+}
