@@ -17,7 +17,29 @@ import (
 func (s *Session) Snapshot() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	snap := s.snapshotSteps()
+	if s.closed {
+		snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
+		snap.setCompletions(s.completions)
+		snap.Result = copyResult(s.result)
+		snap.Packets = append([]WirePacket(nil), s.packets...)
+		snap.Remote = copyRemote(s.remote)
+		snap.setQPHistory(s.qpHistory)
+		return snap
+	}
+	s.snapshotDevice(&snap)
+	s.snapshotResources(&snap)
+	s.snapshotMemory(&snap, time.Now())
+	snap.Remote = copyRemote(s.remote)
+	snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
+	snap.Packets = append([]WirePacket(nil), s.packets...)
+	snap.Wire = s.wireStatus()
+	snap.Result = copyResult(s.result)
+	return snap
+}
+
+// snapshotSteps is the tour's progress: the header fields and each step.
+func (s *Session) snapshotSteps() Snapshot {
 	snap := Snapshot{
 		Role: s.cfg.Role, Notify: s.cfg.Notify,
 		Backend: s.cfg.Provider.Name(), Simulated: s.cfg.Provider.Simulated(), Why: s.cfg.BackendWhy,
@@ -36,15 +58,12 @@ func (s *Session) Snapshot() Snapshot {
 		}
 		snap.Steps = append(snap.Steps, ss)
 	}
-	if s.closed {
-		snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
-		snap.setCompletions(s.completions)
-		snap.Result = copyResult(s.result)
-		snap.Packets = append([]WirePacket(nil), s.packets...)
-		snap.Remote = copyRemote(s.remote)
-		snap.setQPHistory(s.qpHistory)
-		return snap
-	}
+	return snap
+}
+
+// snapshotDevice is the device, its port and counters, the new packets,
+// and the CM id.
+func (s *Session) snapshotDevice(snap *Snapshot) {
 	if s.dev != nil {
 		ds := &DeviceState{Info: s.dev.Info(), PortNum: 1}
 		if s.id != nil && s.id.PortNum() != 0 {
@@ -57,7 +76,7 @@ func (s *Session) Snapshot() Snapshot {
 			}
 		}
 		snap.Device = ds
-		s.refreshCounters(&snap)
+		s.refreshCounters(snap)
 		s.refreshPackets()
 	}
 	if s.id != nil || s.listener != nil {
@@ -70,6 +89,11 @@ func (s *Session) Snapshot() Snapshot {
 		}
 		snap.CMID = cs
 	}
+}
+
+// snapshotResources is the PD, the CQ with its completions, the QP and
+// the MR table.
+func (s *Session) snapshotResources(snap *Snapshot) {
 	if s.pd != nil {
 		snap.PD = &PDState{Handle: s.pd.Handle()}
 	}
@@ -98,6 +122,11 @@ func (s *Session) Snapshot() Snapshot {
 			snap.MRs = append(snap.MRs, MRState{Name: m.name, Addr: m.mr.Addr(), Len: m.mr.Len(), LKey: m.mr.LKey(), RKey: m.mr.RKey(), Access: m.mr.Access()})
 		}
 	}
+}
+
+// snapshotMemory reads the data buffer and the doorbell, noting what
+// changed since the last look.
+func (s *Session) snapshotMemory(snap *Snapshot, now time.Time) {
 	if s.mrData != nil {
 		if b, err := s.mrData.Read(0, BufSize); err == nil {
 			s.trackData(b, now)
@@ -113,12 +142,6 @@ func (s *Session) Snapshot() Snapshot {
 			snap.Doorbell = &DoorbellState{Value: v, ChangedAt: s.doorbellAt}
 		}
 	}
-	snap.Remote = copyRemote(s.remote)
-	snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
-	snap.Packets = append([]WirePacket(nil), s.packets...)
-	snap.Wire = s.wireStatus()
-	snap.Result = copyResult(s.result)
-	return snap
 }
 
 // listened says rdma_listen succeeded on the listener: the tour's listen
