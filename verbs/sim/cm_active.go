@@ -124,21 +124,44 @@ func (id *cmID) Connect(p verbs.ConnParam) error {
 // connectLoop dials, sends the REQ and waits for REP or REJ; on REP it
 // finishes the connection and becomes the connection's reader.
 func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, p verbs.ConnParam) {
-	timeout := id.p.opts.CMTimeout
-	fail := func(t verbs.CMEventType, status int) {
-		id.mu.Lock()
-		defer id.mu.Unlock()
-		if id.destroyed || ctx.Err() != nil {
-			return
-		}
-		id.state = stClosed
-		if id.conn != nil {
-			id.conn.abort()
-			id.conn = nil
-		}
-		id.ch.post(id.event(t, status))
+	fail := func(t verbs.CMEventType, status int) { id.connectFailed(ctx, t, status) }
+	c, br, ok := id.dial(ctx, dst, req, fail)
+	if !ok {
+		return
 	}
-	d := net.Dialer{Timeout: timeout}
+	buf := make([]byte, maxFrameBody)
+	m, err := awaitReply(c, br, buf, id.p.opts.CMTimeout)
+	if err != nil {
+		t := verbs.EventConnectError
+		if err.timeout {
+			t = verbs.EventUnreachable // the peer's CM never answered
+		}
+		fail(t, err.status)
+		return
+	}
+	if id.onReply(ctx, c, &m, p) {
+		id.readLoop(c, buf)
+	}
+}
+
+// connectFailed ends a connect with the event rdma_cm would post.
+func (id *cmID) connectFailed(ctx context.Context, t verbs.CMEventType, status int) {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed || ctx.Err() != nil {
+		return
+	}
+	id.state = stClosed
+	if id.conn != nil {
+		id.conn.abort()
+		id.conn = nil
+	}
+	id.ch.post(id.event(t, status))
+}
+
+// dial opens the connection to the passive side and sends the REQ.
+func (id *cmID) dial(ctx context.Context, dst netip.AddrPort, req cmMsg, fail func(verbs.CMEventType, int)) (*conn, *bufio.Reader, bool) {
+	d := net.Dialer{Timeout: id.p.opts.CMTimeout}
 	nc, err := d.DialContext(ctx, "tcp", dst.String())
 	if err != nil {
 		switch {
@@ -150,7 +173,7 @@ func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, 
 		default:
 			fail(verbs.EventUnreachable, -int(syscall.ETIMEDOUT))
 		}
-		return
+		return nil, nil, false
 	}
 	br := bufio.NewReaderSize(nc, 256<<10)
 	c := newConn(id.p, nc, br)
@@ -158,31 +181,40 @@ func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, 
 	if id.destroyed || ctx.Err() != nil {
 		id.mu.Unlock()
 		c.abort()
-		return
+		return nil, nil, false
 	}
 	id.conn = c
 	id.local = addrPortOf(nc.LocalAddr())
 	id.mu.Unlock()
 	c.send(outItem{raw: append(preamble(), encodeCM(&req)...)})
+	return c, br, true
+}
 
+// replyError is why no REP or REJ came: the CM event status to post, and
+// whether the peer's CM never answered at all (UNREACHABLE, not
+// CONNECT_ERROR).
+type replyError struct {
+	status  int
+	timeout bool
+}
+
+// awaitReply reads the peer's answer to the REQ: a REP or a REJ.
+func awaitReply(c *conn, br *bufio.Reader, buf []byte, timeout time.Duration) (cmMsg, *replyError) {
 	// The peer's CM must answer within the CM timeout: its preamble plays
 	// the part of the IB CM's MRA ("REQ received, the application is
 	// deciding"). After it, wait as long as the application takes.
-	nc.SetReadDeadline(time.Now().Add(timeout))
+	c.nc.SetReadDeadline(time.Now().Add(timeout))
 	if err := readPreamble(br); err != nil {
 		var ne net.Error
 		switch {
 		case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, os.ErrDeadlineExceeded):
-			fail(verbs.EventUnreachable, -int(syscall.ETIMEDOUT))
+			return cmMsg{}, &replyError{status: -int(syscall.ETIMEDOUT), timeout: true}
 		case errors.Is(err, errWire):
-			fail(verbs.EventConnectError, -int(syscall.EPROTO))
-		default:
-			fail(verbs.EventConnectError, -int(syscall.ECONNRESET))
+			return cmMsg{}, &replyError{status: -int(syscall.EPROTO)}
 		}
-		return
+		return cmMsg{}, &replyError{status: -int(syscall.ECONNRESET)}
 	}
-	nc.SetReadDeadline(time.Time{})
-	buf := make([]byte, maxFrameBody)
+	c.nc.SetReadDeadline(time.Time{})
 	kind, body, err := readFrame(br, buf)
 	var m cmMsg
 	if err == nil {
@@ -195,21 +227,23 @@ func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, 
 	if err == nil && m.Type != cmREP && m.Type != cmREJ {
 		err = errWire
 	}
-	if err == nil {
+	switch {
+	case err == nil:
 		c.tap.cm(&m, false)
+		return m, nil
+	case errors.Is(err, errWire):
+		return m, &replyError{status: -int(syscall.EPROTO)}
 	}
-	if err != nil {
-		if errors.Is(err, errWire) {
-			fail(verbs.EventConnectError, -int(syscall.EPROTO))
-		} else {
-			fail(verbs.EventConnectError, -int(syscall.ECONNRESET))
-		}
-		return
-	}
+	return m, &replyError{status: -int(syscall.ECONNRESET)}
+}
+
+// onReply acts on the REP or REJ and posts the event; it reports whether
+// the connection goes on (then the caller becomes its reader).
+func (id *cmID) onReply(ctx context.Context, c *conn, m *cmMsg, p verbs.ConnParam) bool {
 	id.mu.Lock()
+	defer id.mu.Unlock()
 	if id.destroyed || ctx.Err() != nil {
-		id.mu.Unlock()
-		return
+		return false
 	}
 	if m.Type == cmREJ {
 		id.state = stClosed
@@ -218,8 +252,7 @@ func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, 
 		ev := id.event(verbs.EventRejected, int(m.Reason))
 		ev.PrivateData = pad(m.PrivateData, rejPrivateDataSize)
 		id.ch.post(ev)
-		id.mu.Unlock()
-		return
+		return false
 	}
 	id.peerKnown, id.peerQPN, id.peerPSN = true, m.QPN, m.PSN
 	// ib_cm on REP: the peer's answer sets what this side may use.
@@ -244,6 +277,5 @@ func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, 
 	ev.RNRRetryCount = m.RNRRetryCount
 	ev.QPNum = m.QPN
 	id.ch.post(ev)
-	id.mu.Unlock()
-	id.readLoop(c, buf)
+	return true
 }

@@ -282,21 +282,37 @@ func (q *qp) Modify(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
 	}
 	next, missing, extra, ok := legalTransition(cur, attr, mask)
 	if !ok {
-		if cur == verbs.QPSRTS && next == verbs.QPSSQD {
-			// Legal for the IBA, but sim0 has no send-queue drain.
-			return verbs.Errorf(fn, syscall.EOPNOTSUPP, "%s -> %s: the simulated NIC does not implement send-queue drain", cur, next)
-		}
-		switch {
-		case missing != 0 && extra != 0:
-			return verbs.Errorf(fn, errEINVAL, "%s -> %s: missing %s; not allowed here: %s", cur, next, missing, extra)
-		case missing != 0:
-			return verbs.Errorf(fn, errEINVAL, "%s -> %s needs %s", cur, next, missing)
-		case extra != 0:
-			return verbs.Errorf(fn, errEINVAL, "%s -> %s does not take %s", cur, next, extra)
-		}
-		return verbs.Errorf(fn, errEINVAL, "%s -> %s is not a legal transition", cur, next)
+		return transitionError(cur, next, missing, extra)
 	}
-	// Attribute values (rxe_qp_chk_attr and friends).
+	if err := checkModifyValues(attr, mask); err != nil {
+		return err
+	}
+	q.apply(cur, next, attr, mask, c)
+	return nil
+}
+
+// transitionError explains an illegal ibv_modify_qp transition the way
+// the kernel refuses it: EINVAL naming what is missing or not allowed.
+func transitionError(cur, next verbs.QPState, missing, extra verbs.QPAttrMask) error {
+	const fn = "ibv_modify_qp"
+	if cur == verbs.QPSRTS && next == verbs.QPSSQD {
+		// Legal for the IBA, but sim0 has no send-queue drain.
+		return verbs.Errorf(fn, syscall.EOPNOTSUPP, "%s -> %s: the simulated NIC does not implement send-queue drain", cur, next)
+	}
+	switch {
+	case missing != 0 && extra != 0:
+		return verbs.Errorf(fn, errEINVAL, "%s -> %s: missing %s; not allowed here: %s", cur, next, missing, extra)
+	case missing != 0:
+		return verbs.Errorf(fn, errEINVAL, "%s -> %s needs %s", cur, next, missing)
+	case extra != 0:
+		return verbs.Errorf(fn, errEINVAL, "%s -> %s does not take %s", cur, next, extra)
+	}
+	return verbs.Errorf(fn, errEINVAL, "%s -> %s is not a legal transition", cur, next)
+}
+
+// checkModifyValues checks the attribute values (rxe_qp_chk_attr and friends).
+func checkModifyValues(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
+	const fn = "ibv_modify_qp"
 	if mask&verbs.QPAttrPort != 0 && attr.PortNum != 1 {
 		return verbs.Errorf(fn, errEINVAL, "port_num %d: sim0 has port 1 only", attr.PortNum)
 	}
@@ -324,7 +340,12 @@ func (q *qp) Modify(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
 		(mask&verbs.QPAttrMinRNRTimer != 0 && attr.MinRNRTimer > 31) || (mask&verbs.QPAttrTimeout != 0 && attr.Timeout > 31) {
 		return verbs.Errorf(fn, errEINVAL, "retry_cnt/rnr_retry are 3 bits, min_rnr_timer/timeout 5 bits")
 	}
+	return nil
+}
 
+// apply moves the QP from cur to next with the attributes the mask names.
+// Called with q.mu held.
+func (q *qp) apply(cur, next verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttrMask, c *conn) {
 	switch next {
 	case verbs.QPSReset:
 		q.gen++
@@ -336,10 +357,10 @@ func (q *qp) Modify(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
 		q.sq, q.rq, q.sendIdx, q.rcur, q.halted, q.msn = nil, nil, 0, respOp{}, false, 0
 		q.conn, q.destQPN, q.rqPSN, q.sqPSN = nil, 0, 0, 0
 		q.state = verbs.QPSReset
-		return nil
+		return
 	case verbs.QPSErr:
 		q.moveToErr()
-		return nil
+		return
 	}
 	if mask&verbs.QPAttrPKeyIndex != 0 {
 		q.pkeyIndex = attr.PKeyIndex
@@ -367,7 +388,6 @@ func (q *qp) Modify(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
 	if next == verbs.QPSRTS {
 		q.pump()
 	}
-	return nil
 }
 
 // Destroy is ibv_destroy_qp for a QP made with Device.CreateQP.
