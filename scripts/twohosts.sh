@@ -25,6 +25,12 @@ cases=(
 	"imm --notify imm"
 	"bad-rkey --lesson bad-rkey"
 	"no-recv --lesson no-recv"
+	"out-of-bounds --lesson out-of-bounds"
+	"no-remote-write --lesson no-remote-write"
+	"htonl-address --lesson htonl-address"
+	"post-before-connect --lesson post-before-connect"
+	"doorbell-ordering --lesson doorbell-ordering"
+	"manual --track manual"
 	"tui --notify send"   # the client's full-screen UI in tmux (TestTwoHostsTUI)
 )
 printf '%s\n' "${cases[@]}" > "$out/cases"

@@ -4,10 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/docs"
 	"github.com/rdmatour/rdmatour/steps"
 )
 
 func (m *model) explainTitle() string {
+	if m.showGlossary {
+		return title(m.lang, "Glossary", "术语表") + " · T: " + tr(m.lang, "step page", "步骤讲解")
+	}
 	if m.showLesson {
 		return title(m.lang, "Lesson", "课程") + " · " + m.lesson + " · L: " + tr(m.lang, "step page", "步骤讲解")
 	}
@@ -29,6 +33,9 @@ func (m *model) explainLines(w int) []string {
 	if m.showLesson {
 		snap := m.snaps[0]
 		ss, ok = steps.StepStatus{ID: lessonPageID(m.lesson), Title: snap.LessonTitle}, true
+	}
+	if m.showGlossary {
+		ss, ok = steps.StepStatus{ID: docs.GlossaryID, Title: steps.Text{EN: "Glossary", ZH: "术语表"}}, true
 	}
 	if !ok {
 		return nil

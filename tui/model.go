@@ -86,6 +86,8 @@ type model struct {
 	lesson     string
 	lessonDoc  bool
 	showLesson bool
+	// showGlossary puts the glossary in the explanation pane (T).
+	showGlossary bool
 }
 
 func newModel(ctx context.Context, opts Options) (*model, error) {
@@ -235,9 +237,12 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.pane(pane{paneExplain, 0}).follow()
 	case key.Matches(msg, k.Lesson):
 		if m.lessonDoc {
-			m.showLesson = !m.showLesson
+			m.showLesson, m.showGlossary = !m.showLesson, false
 			m.pane(pane{paneExplain, 0}).follow()
 		}
+	case key.Matches(msg, k.Glossary):
+		m.showGlossary, m.showLesson = !m.showGlossary, false
+		m.pane(pane{paneExplain, 0}).follow()
 	case key.Matches(msg, k.Help):
 		m.showHelp = !m.showHelp
 		m.help.ShowAll = m.showHelp
@@ -350,6 +355,7 @@ func (m *model) runNext() tea.Cmd {
 	m.running, m.runSide, m.runIdx, m.cancelRun = true, side, idx, cancel
 	m.side = side
 	m.showLesson = false // the explanation follows the step; L brings the lesson back
+	m.showGlossary = false
 	m.pane(pane{paneExplain, 0}).follow()
 	m.pane(pane{paneCall, 0}).follow()
 	m.refresh()
