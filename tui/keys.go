@@ -13,7 +13,7 @@ func newKeyMap(lang string) keyMap {
 		Next:     key.NewBinding(key.WithKeys("enter", "space", "n"), key.WithHelp("enter/space/n", t("run next step", "执行下一步"))),
 		Lang:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", t("language EN/中文/both", "语言 EN/中文/双语"))),
 		Lesson:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", t("lesson page ↔ step page", "课程讲解 ↔ 步骤讲解"))),
-		Glossary: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", t("glossary ↔ step page", "术语表 ↔ 步骤讲解"))),
+		Glossary: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", t("glossary", "术语表"))),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", t("help", "帮助"))),
 		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", t("next pane", "切换窗格"))),
 		Side:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", t("server/client", "切换 server/client"))),
