@@ -268,7 +268,12 @@ func (s *Session) peerHungUp() bool {
 // checkPeerGone looks for a CM event without blocking; DISCONNECTED while
 // the tour still waits means the peer vanished.
 func (s *Session) checkPeerGone(ctx context.Context) error {
-	pctx, cancel := context.WithTimeout(ctx, time.Millisecond)
+	return s.checkPeerGoneWithin(ctx, time.Millisecond)
+}
+
+// checkPeerGoneWithin is checkPeerGone giving the event up to d to arrive.
+func (s *Session) checkPeerGoneWithin(ctx context.Context, d time.Duration) error {
+	pctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	ev, err := s.ec.GetEvent(pctx)
 	if err != nil {

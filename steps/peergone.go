@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -20,7 +21,9 @@ func (s *Session) explainPeerGone(ctx context.Context, err error) error {
 	if !errors.As(err, &ce) || ce.WC.Status != verbs.WCRetryExcErr {
 		return err
 	}
-	if !s.peerHungUp() && s.checkPeerGone(ctx) == nil {
+	// The peer's DREQ came long before the retries ran out; give its event
+	// a moment in case the CM thread has not queued it yet (slow guests).
+	if !s.peerHungUp() && s.checkPeerGoneWithin(ctx, 250*time.Millisecond) == nil {
 		return err // the peer is still there as far as the CM knows
 	}
 	wr := strings.TrimSuffix(ce.What, " completion")

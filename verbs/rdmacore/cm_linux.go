@@ -99,13 +99,15 @@ func (p *Provider) register(id *C.struct_rdma_cm_id, ch *eventChannel) *cmID {
 func (e *eventChannel) GetEvent(ctx context.Context) (verbs.CMEvent, error) {
 	e.getMu.Lock()
 	defer e.getMu.Unlock()
+	// Look before checking ctx: a short deadline (a non-blocking check for
+	// a pending event) must still see an event that is already there.
 	for {
-		if err := ctx.Err(); err != nil {
-			return verbs.CMEvent{}, err
-		}
 		ev, ok, err := e.tryGet()
 		if err != nil || ok {
 			return ev, err
+		}
+		if err := ctx.Err(); err != nil {
+			return verbs.CMEvent{}, err
 		}
 	}
 }
