@@ -30,6 +30,13 @@ func TestSimWireIsTheRealWire(t *testing.T) {
 		{"doorbell", []string{"--notify", "doorbell"}},
 		{"imm", []string{"--notify", "imm"}},
 		{"bad-rkey", []string{"--lesson", "bad-rkey"}},
+		{"no-recv", []string{"--lesson", "no-recv"}},
+		{"out-of-bounds", []string{"--lesson", "out-of-bounds"}},
+		{"no-remote-write", []string{"--lesson", "no-remote-write"}},
+		{"htonl-address", []string{"--lesson", "htonl-address"}},
+		{"doorbell-ordering", []string{"--lesson", "doorbell-ordering"}},
+		{"post-before-connect", []string{"--lesson", "post-before-connect"}},
+		{"manual", []string{"--track", "manual"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

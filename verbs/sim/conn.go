@@ -95,10 +95,19 @@ func frameReady(br *bufio.Reader) bool {
 	return err == nil && br.Buffered() >= frameHeaderLen+n
 }
 
+// minAckBurst is the batch size from which ACKs are coalesced.
+const minAckBurst = 8
+
 // mergeAcks drops a plain ACK that is followed, in the same batch, by a
 // later plain ACK to the same QP: an ACK acknowledges every PSN up to its
 // own (IBA 9.7.5.1.1 "coalesced acknowledgements").
 func mergeAcks(batch []outItem) []outItem {
+	// rxe acknowledges every request that asks for it; only a burst (a
+	// stream of WRITEs, where it pays) is coalesced, so the tour's few
+	// packets look on the wire as they do on Soft-RoCE.
+	if len(batch) < minAckBurst {
+		return batch
+	}
 	out := batch[:0]
 	for i, it := range batch {
 		if i+1 < len(batch) && isPlainAck(it) && isPlainAck(batch[i+1]) && it.pkt.DestQP == batch[i+1].pkt.DestQP {

@@ -355,6 +355,7 @@ func (q *qp) apply(cur, next verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttr
 		q.ackWatch, q.sentSeqNAK = false, false
 		// RESET discards every WR without a completion.
 		q.sq, q.rq, q.sendIdx, q.rcur, q.halted, q.msn = nil, nil, 0, respOp{}, false, 0
+		q.early = nil
 		q.conn, q.destQPN, q.rqPSN, q.sqPSN = nil, 0, 0, 0
 		q.state = verbs.QPSReset
 		return

@@ -70,6 +70,7 @@ type qp struct {
 	mu              sync.Mutex
 	state           verbs.QPState
 	destroyed       bool
+	early           []verbs.SendWR // posted before RTS: rxe runs them at RTS
 	destQPN         uint32
 	sqPSN           uint32 // next PSN the requester uses
 	rqPSN           uint32 // next PSN the responder expects
@@ -271,6 +272,10 @@ func (q *qp) moveToErr() {
 	for _, r := range rq {
 		q.complete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCWRFlushErr, Opcode: verbs.WCRecv})
 	}
+	for _, wr := range q.early {
+		q.complete(q.scq, verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: wr.Opcode.CompletionOpcode()})
+	}
+	q.early = nil
 }
 
 // errorOut completes w with status (errors always complete, signaled or

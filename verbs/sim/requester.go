@@ -17,11 +17,25 @@ func (q *qp) PostSend(wr verbs.SendWR) error {
 		return verbs.Errorf(fn, errEINVAL, "QP 0x%x destroyed", q.num)
 	}
 	switch q.state {
-	case verbs.QPSReset, verbs.QPSInit, verbs.QPSRTR:
-		// The kernel drivers refuse a send before RTS (rxe: "qp state
-		// must be RTS or SQD"); libibverbs returns the errno.
+	case verbs.QPSInit, verbs.QPSRTR:
+		// rxe's provider writes the WQE into the send queue and only then
+		// hears the kernel refuse ("qp state must be RTS or SQD"): the
+		// post returns EINVAL, yet the WR runs once the QP reaches RTS
+		// (measured: post-before-connect puts a second WRITE on the wire).
+		q.early = append(q.early, wr)
+		fallthrough
+	case verbs.QPSReset:
 		return verbs.Errorf(fn, errEINVAL, "QP 0x%x is in state %s; sends need %s", q.num, q.state.CName(), verbs.QPSRTS.CName())
 	}
+	// Like rxe, nothing kicks the requester when the QP reaches RTS: the
+	// WRs kept from before run when the next post rings the doorbell.
+	q.runEarly()
+	return q.post(wr)
+}
+
+// post queues a send WR on a QP in RTS (or ERR). Called with q.mu held.
+func (q *qp) post(wr verbs.SendWR) error {
+	const fn = "ibv_post_send"
 	if len(wr.SGList) > int(q.cap.MaxSendSGE) {
 		return verbs.Errorf(fn, errEINVAL, "num_sge %d exceeds max_send_sge %d", len(wr.SGList), q.cap.MaxSendSGE)
 	}
@@ -300,5 +314,15 @@ func (q *qp) onReadResponse(pk *packet) {
 			q.complete(q.scq, verbs.WC{WRID: w.wr.WRID, Status: verbs.WCSuccess, Opcode: verbs.WCRDMARead, ByteLen: uint32(w.length)})
 		}
 		q.checkHeadFailed()
+	}
+}
+
+// runEarly posts the WRs rxe kept from before RTS (see PostSend), ahead
+// of the WR being posted now. Called with q.mu held.
+func (q *qp) runEarly() {
+	early := q.early
+	q.early = nil
+	for _, wr := range early {
+		q.post(wr)
 	}
 }

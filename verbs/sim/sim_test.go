@@ -373,9 +373,12 @@ func TestPostStates(t *testing.T) {
 	must(t, s.qp.PostRecv(verbs.RecvWR{WRID: 2, SGList: sge(mr, 0, 8)}))
 	wantErrno(t, s.qp.PostRecv(verbs.RecvWR{WRID: 3, SGList: sge(mr, 0, 8)}), "ibv_post_recv", syscall.ENOMEM)
 	wantErrno(t, s.qp.PostRecv(verbs.RecvWR{WRID: 3, SGList: append(sge(mr, 0, 8), sge(mr, 8, 8)...)}), "ibv_post_recv", syscall.EINVAL)
-	// In ERR everything is accepted and flushed.
+	// In ERR everything is accepted and flushed, the SEND refused in INIT
+	// too: like rxe, the provider had queued it anyway.
 	s.qp.(*qp).toErr()
-	wantStatus(t, pollN(t, s.cq, 1)[0], 2, verbs.WCWRFlushErr)
+	flushed := pollN(t, s.cq, 2)
+	wantStatus(t, flushed[0], 2, verbs.WCWRFlushErr)
+	wantStatus(t, flushed[1], 1, verbs.WCWRFlushErr)
 	must(t, s.qp.PostSend(verbs.SendWR{WRID: 4, Opcode: verbs.WRSend, SGList: sge(mr, 0, 8)}))
 	must(t, s.qp.PostRecv(verbs.RecvWR{WRID: 5, SGList: sge(mr, 0, 8)}))
 	wcs := pollN(t, s.cq, 2)
