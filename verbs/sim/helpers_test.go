@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"io"
 	"net/netip"
 	"syscall"
 	"testing"
@@ -33,6 +34,9 @@ type pairCfg struct {
 	accept    verbs.ConnParam
 	sigAll    bool
 	noCleanup bool
+	// serverPcap, if set, is the server's Options.Pcap (the client's NIC
+	// writes none, so each frame is written once).
+	serverPcap io.Writer
 }
 
 func must(t testing.TB, err error) {
@@ -88,7 +92,9 @@ func connectPair(t testing.TB, cfg pairCfg) (srv, cli *side) {
 	if cfg.caps.MaxSendWR == 0 {
 		cfg.caps = verbs.QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 2, MaxRecvSGE: 2}
 	}
-	srv = &side{p: New(cfg.opts)}
+	srvOpts := cfg.opts
+	srvOpts.Pcap = cfg.serverPcap
+	srv = &side{p: New(srvOpts)}
 	cli = &side{p: New(cfg.opts)}
 	var err error
 	srv.ch, err = srv.p.CreateEventChannel()

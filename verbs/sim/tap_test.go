@@ -3,7 +3,6 @@ package sim
 import (
 	"bytes"
 	"context"
-	"net/netip"
 	"os"
 	"os/exec"
 	"strings"
@@ -67,34 +66,9 @@ func TestTapWritesTheRealWire(t *testing.T) {
 // tapPair is connectPair with a pcap on the server's NIC only.
 func tapPair(t *testing.T, w *bytes.Buffer) (srv, cli *side) {
 	t.Helper()
-	cfg := pairCfg{cqe: 64, caps: verbs.QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1},
-		connect: verbs.ConnParam{RetryCount: 7, RNRRetryCount: 7}, accept: verbs.ConnParam{RNRRetryCount: 7}}
-	srv = &side{p: New(Options{Pcap: w})}
-	cli = &side{p: New(Options{})}
-	var err error
-	srv.ch, err = srv.p.CreateEventChannel()
-	must(t, err)
-	srv.lid, err = srv.ch.CreateID(verbs.PSTCP)
-	must(t, err)
-	must(t, srv.lid.BindAddr(netip.AddrPortFrom(loopback, 0)))
-	must(t, srv.lid.Listen(1))
-	cli.ch, err = cli.p.CreateEventChannel()
-	must(t, err)
-	cli.id, err = cli.ch.CreateID(verbs.PSTCP)
-	must(t, err)
-	must(t, cli.id.ResolveAddr(netip.AddrPort{}, srv.lid.LocalAddr(), time.Second))
-	waitEvent(t, cli.ch, verbs.EventAddrResolved)
-	must(t, cli.id.ResolveRoute(time.Second))
-	waitEvent(t, cli.ch, verbs.EventRouteResolved)
-	cli.setupVerbs(t, cfg)
-	must(t, cli.id.Connect(cfg.connect))
-	srv.last = waitEvent(t, srv.ch, verbs.EventConnectRequest)
-	srv.id = srv.last.ID
-	srv.setupVerbs(t, cfg)
-	must(t, srv.id.Accept(cfg.accept))
-	waitEvent(t, cli.ch, verbs.EventEstablished)
-	waitEvent(t, srv.ch, verbs.EventEstablished)
-	return srv, cli
+	return connectPair(t, pairCfg{cqe: 64, caps: verbs.QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1},
+		connect: verbs.ConnParam{RetryCount: 7, RNRRetryCount: 7}, accept: verbs.ConnParam{RNRRetryCount: 7},
+		noCleanup: true, serverPcap: w})
 }
 
 func tsharkReads(t *testing.T, pcap []byte) {
