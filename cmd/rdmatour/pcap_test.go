@@ -21,22 +21,25 @@ import (
 // capture in testdata has the server's DREQ answered by the client's DREP,
 // so here the client waits before its disconnect step until the server
 // has finished; the client's own capture then holds the whole exchange.
+// The no-recv lesson is left out: as two --auto processes whether the RNR
+// NAK happens depends on timing, on rxe as here (issue 10 item 7).
 func TestSimWireIsTheRealWire(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		flags []string
+		// pause is the client's disconnect step ("" = "disconnect").
+		pause string
 	}{
-		{"send", []string{"--notify", "send"}},
-		{"doorbell", []string{"--notify", "doorbell"}},
-		{"imm", []string{"--notify", "imm"}},
-		{"bad-rkey", []string{"--lesson", "bad-rkey"}},
-		{"no-recv", []string{"--lesson", "no-recv"}},
-		{"out-of-bounds", []string{"--lesson", "out-of-bounds"}},
-		{"no-remote-write", []string{"--lesson", "no-remote-write"}},
-		{"htonl-address", []string{"--lesson", "htonl-address"}},
-		{"doorbell-ordering", []string{"--lesson", "doorbell-ordering"}},
-		{"post-before-connect", []string{"--lesson", "post-before-connect"}},
-		{"manual", []string{"--track", "manual"}},
+		{"send", []string{"--notify", "send"}, ""},
+		{"doorbell", []string{"--notify", "doorbell"}, ""},
+		{"imm", []string{"--notify", "imm"}, ""},
+		{"bad-rkey", []string{"--lesson", "bad-rkey"}, ""},
+		{"out-of-bounds", []string{"--lesson", "out-of-bounds"}, ""},
+		{"no-remote-write", []string{"--lesson", "no-remote-write"}, ""},
+		{"htonl-address", []string{"--lesson", "htonl-address"}, ""},
+		{"doorbell-ordering", []string{"--lesson", "doorbell-ordering"}, ""},
+		{"post-before-connect", []string{"--lesson", "post-before-connect"}, ""},
+		{"manual", []string{"--track", "manual"}, "disconnect-manual"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -46,7 +49,11 @@ func TestSimWireIsTheRealWire(t *testing.T) {
 			common := append([]string{"--port", port, "--backend", "sim", "--plain", "--auto", "--brief", "--timeout", "20s"}, tc.flags...)
 			srv := start(t, nil, append([]string{"server"}, common...)...)
 			srv.waitFor(t, "rdma_listen(", 20*time.Second)
-			cli := start(t, nil, append([]string{"client", "127.0.0.1", "--pcap", pcap, "--pause-at", "disconnect"}, common...)...)
+			pause := tc.pause
+			if pause == "" {
+				pause = "disconnect"
+			}
+			cli := start(t, nil, append([]string{"client", "127.0.0.1", "--pcap", pcap, "--pause-at", pause}, common...)...)
 			if code := srv.wait(t, 60*time.Second); code != 0 {
 				t.Fatalf("server exit %d:\n%s\nclient:\n%s", code, srv.out, cli.out)
 			}
