@@ -11,7 +11,7 @@ import (
 	"github.com/rdmatour/rdmatour/wire"
 )
 
-// TestSimWireIsTheRealWire: the client's --pcap on the simulated NIC holds
+// TestSimWireMatchesRxe: the client's --pcap on the simulated NIC holds
 // the same sequence of packets that tcpdump captured between two QEMU
 // guests on Soft-RoCE for the same tour (wire/testdata, taken by
 // scripts/twohosts.sh with server and client --plain --auto).
@@ -23,7 +23,7 @@ import (
 // has finished; the client's own capture then holds the whole exchange.
 // The no-recv lesson is left out: as two --auto processes whether the RNR
 // NAK happens depends on timing, on rxe as here (issue 10 item 7).
-func TestSimWireIsTheRealWire(t *testing.T) {
+func TestSimWireMatchesRxe(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		flags []string
