@@ -28,7 +28,10 @@ func TestTwoHosts(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			seq := decodeCapture(t, path)
 			t.Logf("%s: %s", name, strings.Join(seq, " / "))
-			if want, ok := twoHostSequences[name]; ok && strings.Join(seq, " / ") != want {
+			// post-before-connect's two WRITEs leave back to back, and rxe's
+			// two ACKs may come before or between them: a live run is
+			// checked for decoding only, the kept capture is the reference.
+			if want, ok := twoHostSequences[name]; ok && name != "post-before-connect" && strings.Join(seq, " / ") != want {
 				t.Errorf("packet sequence\n got %s\nwant %s", strings.Join(seq, " / "), want)
 			}
 			tsharkClean(t, path)
