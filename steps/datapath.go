@@ -33,7 +33,7 @@ func writeWR(op verbs.WROpcode, wrID uint64, local verbs.MR, length uint32, radd
 }
 
 func (s *Session) postWrite(withImm bool) (Outcome, error) {
-	msg := append([]byte(s.cfg.Message), 0)
+	msg := s.cfg.messageBytes()
 	if err := s.mrData.Write(0, msg); err != nil {
 		return Outcome{}, err
 	}
@@ -52,7 +52,7 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	if withImm {
 		wr.ImmData = ImmValue
 	}
-	fill := c.S(c.Call("snprintf", c.C("buf"), c.Dec(BufSize, "BUF_SIZE"), c.Str("%s"), c.Str(s.cfg.Message)))
+	fill := messageFill(s.cfg)
 	if t.Why != "" {
 		fill = fill.Returned(fmt.Sprint(len(msg)-1) + "; " + t.Why)
 	}
@@ -67,6 +67,15 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	s.sent(label, fmt.Sprintf("%d B → 0x%x", len(msg), info.Addr))
 	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(len(msg))}, {"to", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)}},
 		Note: Text{"Posting returns at once; the NIC moves the bytes. The server's CPU is not involved.", "post 立即返回，搬数据的是网卡；server 的 CPU 完全不参与。"}}, fill, call.Returned("0")), nil
+}
+
+// messageFill is the C that puts cfg's message in buf: snprintf, padding
+// with spaces to --message-size when one is given.
+func messageFill(cfg Config) c.Stmt {
+	if cfg.MessageSize > 0 {
+		return c.S(c.Call("snprintf", c.C("buf"), c.Dec(BufSize, "BUF_SIZE"), c.Str("%-*s"), c.Dec(int64(cfg.MessageSize-1), ""), c.Str(cfg.Message)))
+	}
+	return c.S(c.Call("snprintf", c.C("buf"), c.Dec(BufSize, "BUF_SIZE"), c.Str("%s"), c.Str(cfg.Message)))
 }
 
 func stepPostWrite(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(false) }
