@@ -29,17 +29,20 @@ func TestSimWireMatchesRxe(t *testing.T) {
 		flags []string
 		// pause is the client's disconnect step ("" = "disconnect").
 		pause string
+		// cliFlags go to the client only.
+		cliFlags []string
 	}{
-		{"send", []string{"--notify", "send"}, ""},
-		{"doorbell", []string{"--notify", "doorbell"}, ""},
-		{"imm", []string{"--notify", "imm"}, ""},
-		{"bad-rkey", []string{"--lesson", "bad-rkey"}, ""},
-		{"out-of-bounds", []string{"--lesson", "out-of-bounds"}, ""},
-		{"no-remote-write", []string{"--lesson", "no-remote-write"}, ""},
-		{"htonl-address", []string{"--lesson", "htonl-address"}, ""},
-		{"doorbell-ordering", []string{"--lesson", "doorbell-ordering"}, ""},
-		{"post-before-connect", []string{"--lesson", "post-before-connect"}, ""},
-		{"manual", []string{"--track", "manual"}, "disconnect-manual"},
+		{"send", []string{"--notify", "send"}, "", nil},
+		{"doorbell", []string{"--notify", "doorbell"}, "", nil},
+		{"imm", []string{"--notify", "imm"}, "", nil},
+		{"bad-rkey", []string{"--lesson", "bad-rkey"}, "", nil},
+		{"out-of-bounds", []string{"--lesson", "out-of-bounds"}, "", nil},
+		{"no-remote-write", []string{"--lesson", "no-remote-write"}, "", nil},
+		{"htonl-address", []string{"--lesson", "htonl-address"}, "", nil},
+		{"doorbell-ordering", []string{"--lesson", "doorbell-ordering"}, "", nil},
+		{"post-before-connect", []string{"--lesson", "post-before-connect"}, "", nil},
+		{"manual", []string{"--track", "manual"}, "disconnect-manual", nil},
+		{"large-write", []string{"--notify", "send"}, "", []string{"--message-size", "3000"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -53,7 +56,7 @@ func TestSimWireMatchesRxe(t *testing.T) {
 			if pause == "" {
 				pause = "disconnect"
 			}
-			cli := start(t, nil, append([]string{"client", "127.0.0.1", "--pcap", pcap, "--pause-at", pause}, common...)...)
+			cli := start(t, nil, append(append([]string{"client", "127.0.0.1", "--pcap", pcap, "--pause-at", pause}, common...), tc.cliFlags...)...)
 			if code := srv.wait(t, 60*time.Second); code != 0 {
 				t.Fatalf("server exit %d:\n%s\nclient:\n%s", code, srv.out, cli.out)
 			}
