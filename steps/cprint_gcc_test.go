@@ -42,6 +42,7 @@ func exportCases() []exportCase {
 	for _, l := range Lessons() {
 		cases = append(cases, exportCase{"lesson/" + l.Name, ExportOptions{Notify: l.Notify, Lesson: l.Name}})
 	}
+	cases = append(cases, exportCase{"cm/send/message-size", ExportOptions{Notify: NotifySend, MessageSize: 3000}})
 	return cases
 }
 
