@@ -1,13 +1,11 @@
 package steps
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
-	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
 // TestGenericIsWhatRuns: every line a step shows before it runs is a
@@ -24,20 +22,16 @@ func TestGenericIsWhatRuns(t *testing.T) {
 		}
 		return lines
 	}
-	for _, tc := range exportCases() {
-		sides, err := runForExport(context.Background(), tc.o, sim.New(sim.Options{}), sim.New(sim.Options{}))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
+	forEachStepRun(t, func(from string, st Step, out *Outcome) {
+		if out == nil {
+			t.Errorf("%s did not run", from)
+			return
 		}
-		for _, s := range sides {
-			for i, st := range s.tour {
-				ran := bare(c.Lines(s.outcomes[i].C, c.Generic))
-				for line := range bare(st.Call) {
-					if !ran[line] {
-						t.Errorf("%s %s/%s shows %q before it runs; it ran:\n%s", tc.name, s.cfg.Role, st.ID, line, c.Lines(s.outcomes[i].C, c.Generic))
-					}
-				}
+		ran := c.Lines(out.C, c.Generic)
+		for line := range bare(st.Call) {
+			if !bare(ran)[line] {
+				t.Errorf("%s shows %q before it runs; it ran:\n%s", from, line, ran)
 			}
 		}
-	}
+	})
 }

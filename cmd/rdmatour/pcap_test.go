@@ -71,9 +71,19 @@ func TestSimWireMatchesRxe(t *testing.T) {
 	}
 }
 
-// kindsOf decodes a pcap and lists its packets' kinds, checking each
-// frame's ICRC on the way.
+// kindsOf decodes a pcap and lists its packets' kinds.
 func kindsOf(t *testing.T, path string) string {
+	t.Helper()
+	var kinds []string
+	for _, p := range pcapPackets(t, path) {
+		kinds = append(kinds, wire.Kind(p))
+	}
+	return strings.Join(kinds, " / ")
+}
+
+// pcapPackets decodes every frame of a pcap, checking each frame's ICRC
+// on the way.
+func pcapPackets(t *testing.T, path string) []wire.Packet {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -84,15 +94,15 @@ func kindsOf(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	var kinds []string
+	var ps []wire.Packet
 	for i, b := range frames {
 		fr, err := wire.DecodeFrame(b)
 		if err != nil || !fr.ICRCValid {
 			t.Fatalf("%s frame %d: err %v, ICRC valid %v", path, i+1, err, fr.ICRCValid)
 		}
-		kinds = append(kinds, wire.Kind(fr.Packet))
+		ps = append(ps, fr.Packet)
 	}
-	return strings.Join(kinds, " / ")
+	return ps
 }
 
 func TestPcapFlagErrors(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -57,23 +56,10 @@ func TestMessageSizePcapSegments(t *testing.T) {
 // writePackets decodes a capture (ICRCs checked) and keeps the RC WRITEs.
 func writePackets(t *testing.T, path string) []wire.Packet {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	frames, err := wire.ReadPcap(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []wire.Packet
-	for i, b := range frames {
-		fr, err := wire.DecodeFrame(b)
-		if err != nil || !fr.ICRCValid {
-			t.Fatalf("frame %d: err %v, ICRC valid %v", i+1, err, fr.ICRCValid)
-		}
-		if op := fr.Packet.BTH.Opcode; op >= wire.RCWriteFirst && op <= wire.RCWriteOnlyWithImm {
-			out = append(out, fr.Packet)
+	for _, p := range pcapPackets(t, path) {
+		if op := p.BTH.Opcode; op >= wire.RCWriteFirst && op <= wire.RCWriteOnlyWithImm {
+			out = append(out, p)
 		}
 	}
 	return out
