@@ -51,10 +51,10 @@ func (q *qp) onRequest(pk *packet) {
 	}
 }
 
-// lengthFits is rxe's check_length: a FIRST or MIDDLE packet carries
-// exactly this QP's path MTU, an ONLY or LAST one at most that. A peer
-// whose path MTU is larger than ours fails here with an invalid-request
-// NAK, as on rxe.
+// lengthFits is rxe's length check (check_length, or check_rkey for a
+// WRITE in older kernels): a FIRST or MIDDLE packet carries exactly this
+// QP's path MTU, an ONLY or LAST one at most that. A peer whose path MTU
+// is larger than ours fails here: ERR_LENGTH, an invalid-request NAK.
 func (q *qp) lengthFits(pk *packet) bool {
 	info, ok := infoOf(pk.Opcode)
 	switch {
