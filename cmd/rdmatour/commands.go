@@ -123,17 +123,20 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 			err = fmt.Errorf("--pcap %s: %w", o.pcap, werr)
 		}
 	}()
+	interactive := stdinIsTerminal() && stdoutIsTerminal()
+	useTUI := !o.plain && interactive
 	var sessions []*steps.Session
 	for _, cfg := range cfgs {
 		cfg.Provider, cfg.BackendWhy = prov, why
+		// A person drives the tour: waits on a live peer never time out.
+		cfg.Interactive = interactive && !o.auto
 		s, err := steps.NewSession(cfg)
 		if err != nil {
 			return err
 		}
 		sessions = append(sessions, s)
 	}
-	interactive := stdinIsTerminal() && stdoutIsTerminal()
-	if !o.plain && interactive {
+	if useTUI {
 		return runTUI(ctx, o, sessions)
 	}
 	p := &plainRunner{out: newTerminalGuard(c.stdout), lang: o.lang, docs: docs.Page, explain: !o.brief,

@@ -1,0 +1,109 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Waiting on the peer at human pace.
+//
+// In an interactive run the other side is driven by a person who may be
+// reading a page, so a wait on the peer has no time bound of its own: it
+// ends when the peer does its part, when the peer vanishes (the CM posts
+// DISCONNECTED, REJECTED or CONNECT_ERROR; the NIC's retries run out) or
+// when one of the protocol's own timers fires. Those timers are rdma_cm's,
+// not ours: measured on Soft-RoCE (docs/*/waiting.md), the passive side's
+// CM answers a REQ it has handed to the application with an MRA ("message
+// received, the application is deciding"), which stretches the
+// requester's timer to minutes, and the active side does the same for a
+// REP whose event the application has not fetched yet.
+//
+// --auto runs (and runs whose input is not a terminal) keep Config.Timeout
+// on every wait: nobody is there to notice a hung peer.
+
+// peerWaitBound is the time limit of a wait on the peer: none (0) in an
+// interactive run, Config.Timeout otherwise.
+func (s *Session) peerWaitBound() time.Duration {
+	if s.cfg.Interactive {
+		return 0
+	}
+	return s.cfg.Timeout
+}
+
+// boundPeerWait is ctx limited by peerWaitBound.
+func (s *Session) boundPeerWait(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := s.peerWaitBound(); d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
+// PeerWait is what the other side must do for a waiting step to end,
+// taken from the tour plan: the furthest step of the peer's tour that the
+// waiting step names in Step.After.
+type PeerWait struct {
+	// Peer is the other side's role.
+	Peer Role
+	// Index is the peer's step (into its tour); Step is that step.
+	Index int
+	Step  Step
+}
+
+// Text says it for the screen: "on the server: press Enter until step 13,
+// Accept, handing out addr and rkey".
+func (w PeerWait) Text() Text {
+	return Text{
+		EN: fmt.Sprintf("on the %s: press Enter until step %d, %s", w.Peer, w.Index+1, w.Step.Title.EN),
+		ZH: fmt.Sprintf("在 %s 端：一直按回车，直到第 %d 步「%s」", w.Peer, w.Index+1, w.Step.Title.In("zh")),
+	}
+}
+
+// PeerTour is the tour the other side runs when it is started with the
+// same options (notify mode, track, lesson), as the tours require.
+func (s *Session) PeerTour() []Step {
+	cfg := s.cfg
+	cfg.Role = Client
+	if s.cfg.Role == Client {
+		cfg.Role = Server
+	}
+	return tourFor(cfg)
+}
+
+// WaitFor says what the peer must do for step idx of this side to end;
+// ok is false when the step does not wait on the peer (it waits on the
+// network only, or not at all).
+func (s *Session) WaitFor(idx int) (w PeerWait, ok bool) {
+	if idx < 0 || idx >= len(s.tour) || !s.tour[idx].Waits {
+		return PeerWait{}, false
+	}
+	return peerWaitIn(s.tour[idx], s.PeerTour())
+}
+
+// peerWaitIn finds the furthest step of peer that st names in After.
+func peerWaitIn(st Step, peer []Step) (PeerWait, bool) {
+	best := -1
+	for _, id := range st.After {
+		for i, ps := range peer {
+			if ps.ID == id && i > best {
+				best = i
+			}
+		}
+	}
+	if best < 0 {
+		return PeerWait{}, false
+	}
+	return PeerWait{Peer: peer[best].Side, Index: best, Step: peer[best]}, true
+}
+
+// WaitNote says why a key pressed during a wait does nothing, naming what
+// ends the wait (w, when the wait is on the peer).
+func WaitNote(w PeerWait, onPeer bool) Text {
+	if !onPeer {
+		return Text{"Still waiting for the network (the NIC's or the CM's answer); the next step starts once this one ends.",
+			"仍在等待网络（网卡或 CM 的应答）；这一步结束后才能执行下一步。"}
+	}
+	t := w.Text()
+	return Text{"Still waiting: this step ends when the peer gets there (" + t.EN + "). Keys wait until then; q quits.",
+		"仍在等待：对端做到那一步，这一步才会结束（" + t.ZH + "）。在那之前按键不起作用；q 退出。"}
+}
