@@ -96,14 +96,13 @@ func peerWaitIn(st Step, peer []Step) (PeerWait, bool) {
 	return PeerWait{Peer: peer[best].Side, Index: best, Step: peer[best]}, true
 }
 
-// WaitNote says why a key pressed during a wait does nothing, naming what
-// ends the wait (w, when the wait is on the peer).
+// WaitNote says, in one short line, why a key pressed during a wait does
+// nothing: what ends the wait (the peer w names, when the wait is on it).
 func WaitNote(w PeerWait, onPeer bool) Text {
 	if !onPeer {
-		return Text{"Still waiting for the network (the NIC's or the CM's answer); the next step starts once this one ends.",
-			"仍在等待网络（网卡或 CM 的应答）；这一步结束后才能执行下一步。"}
+		return Text{"still waiting for the network: Enter does nothing until this step ends; q quits",
+			"仍在等待网络：这一步结束之前按回车不起作用；q 退出"}
 	}
-	t := w.Text()
-	return Text{"Still waiting: this step ends when the peer gets there (" + t.EN + "). Keys wait until then; q quits.",
-		"仍在等待：对端做到那一步，这一步才会结束（" + t.ZH + "）。在那之前按键不起作用；q 退出。"}
+	return Text{fmt.Sprintf("still waiting for the %s (step %d there): Enter does nothing until then; q quits", w.Peer, w.Index+1),
+		fmt.Sprintf("仍在等待 %s（它的第 %d 步）：在那之前按回车不起作用；q 退出", w.Peer, w.Index+1)}
 }

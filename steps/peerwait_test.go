@@ -3,6 +3,7 @@ package steps_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 	"sync"
@@ -70,7 +71,8 @@ func TestWaitForNamesThePeersStep(t *testing.T) {
 				t.Errorf("zh = %q, want %q", w.Text().ZH, tt.wantZH)
 			}
 			note := steps.WaitNote(w, true)
-			if !strings.Contains(note.EN, w.Text().EN) || !strings.Contains(note.ZH, w.Text().ZH) {
+			step := fmt.Sprintf("step %d", w.Index+1)
+			if !strings.Contains(note.EN, w.Peer.String()) || !strings.Contains(note.EN, step) || !strings.Contains(note.ZH, fmt.Sprintf("第 %d 步", w.Index+1)) {
 				t.Errorf("WaitNote does not name the peer's step: %+v", note)
 			}
 		})

@@ -68,6 +68,9 @@ type model struct {
 	tourErr   *TourError
 	// spin turns while a step runs; the refresh tick advances it.
 	spin spinner.Model
+	// keyWhileWaiting: a run key came while a step was still running;
+	// the call pane says why it waits (waiting.go).
+	keyWhileWaiting bool
 
 	focus    int // index into focusables(); the narrow layout's tab
 	side     int // the side shown in the narrow demo layout
@@ -340,9 +343,14 @@ func (m *model) nextTurn() (side, idx int, ok bool) {
 }
 
 func (m *model) runNext() tea.Cmd {
-	if m.running || m.quitting {
+	if m.running {
+		m.keyWhileWaiting = true
 		return nil
 	}
+	if m.quitting {
+		return nil
+	}
+	m.keyWhileWaiting = false
 	side, idx, ok := m.nextTurn()
 	if !ok {
 		return nil
@@ -366,7 +374,7 @@ func (m *model) runNext() tea.Cmd {
 }
 
 func (m *model) stepDone(msg stepDoneMsg) tea.Cmd {
-	m.running = false
+	m.running, m.keyWhileWaiting = false, false
 	if m.cancelRun != nil {
 		m.cancelRun()
 		m.cancelRun = nil

@@ -77,7 +77,7 @@ func (m *model) screen() string {
 	} else {
 		lines = append(lines, m.draw(m.layout(w, bodyH))...)
 	}
-	lines = append(lines, fit(m.help.ShortHelpView(m.keys.ShortHelp()), w))
+	lines = append(lines, m.footer(w))
 	return strings.Join(block(lines, w, h), "\n")
 }
 

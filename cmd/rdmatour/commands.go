@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -142,7 +141,7 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 	p := &plainRunner{out: newTerminalGuard(c.stdout), lang: o.lang, docs: docs.Page, explain: !o.brief,
 		pauseAt: string(o.pauseAt), stdin: c.stdin}
 	if interactive && !o.auto {
-		p.in = bufio.NewReader(c.stdin)
+		p.in = newLineFeed(c.stdin)
 	}
 	if len(sessions) == 2 {
 		return p.runDemo(ctx, sessions[0], sessions[1])
