@@ -105,6 +105,12 @@ func (m *model) callLines(w int) []string {
 	if m.running {
 		return out
 	}
+	if len(m.sessions) > 0 && m.allDone() {
+		out = append(out, "")
+		for _, l := range m.inLangs(steps.NextToTry(m.sessions[0].Config()), w) {
+			out = append(out, st.Bold.R(l))
+		}
+	}
 	if ns, ni, more := m.nextTurn(); more {
 		if nss, ok := m.stepStatus(ns, ni); ok {
 			lead := tr(m.lang, "next: ", "下一步：")
