@@ -48,6 +48,9 @@ type PeerWait struct {
 	// Index is the peer's step (into its tour); Step is that step.
 	Index int
 	Step  Step
+	// Timer says which of the protocol's timers still runs during the
+	// wait, and what it does (concept-waiting).
+	Timer Text
 }
 
 // Text says it for the screen: "on the server: press Enter until step 13,
@@ -77,7 +80,24 @@ func (s *Session) WaitFor(idx int) (w PeerWait, ok bool) {
 	if idx < 0 || idx >= len(s.tour) || !s.tour[idx].Waits {
 		return PeerWait{}, false
 	}
-	return peerWaitIn(s.tour[idx], s.PeerTour())
+	w, ok = peerWaitIn(s.tour[idx], s.PeerTour())
+	w.Timer = handshakeTimer(s.tour[idx].ID, s.cfg.Role)
+	return w, ok
+}
+
+// handshakeTimer explains the CM's timer behind a wait inside the
+// handshake (measured on rxe; see docs concept-waiting), or says there
+// is none.
+func handshakeTimer(id string, role Role) Text {
+	switch {
+	case role == Client && (id == "get-established" || id == "get-connect-response"):
+		return Text{"No rush: the server's CM answers each repeated REQ with an MRA (\"the application is deciding\", about 67 s of grace each); only after about 17 min would rdma_cm give up with RDMA_CM_EVENT_UNREACHABLE.",
+			"不用急：server 的 CM 对每次重发的 REQ 都回一个 MRA（「应用还在考虑」，每次宽限约 67 秒）；大约 17 分钟后 rdma_cm 才会放弃，报 RDMA_CM_EVENT_UNREACHABLE。"}
+	case role == Server && id == "get-established":
+		return Text{"No rush: the RTU leaves when the client fetches its event, and until then the client's CM answers each repeated REP with an MRA; only after about 17 min would rdma_cm give up with RDMA_CM_EVENT_UNREACHABLE.",
+			"不用急：client 取走自己的事件时才发出 RTU，在那之前 client 的 CM 对每次重发的 REP 都回一个 MRA；大约 17 分钟后 rdma_cm 才会放弃，报 RDMA_CM_EVENT_UNREACHABLE。"}
+	}
+	return Text{"No timer runs here: this waits for as long as the peer is there.", "这里没有定时器：只要对端还在，就一直等下去。"}
 }
 
 // peerWaitIn finds the furthest step of peer that st names in After.

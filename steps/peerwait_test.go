@@ -67,6 +67,10 @@ func TestWaitForNamesThePeersStep(t *testing.T) {
 			if !ok || !strings.HasPrefix(w.Text().EN, tt.want) {
 				t.Fatalf("WaitFor(%s) = %q (%v), want %q", tt.stepID, w.Text().EN, ok, tt.want)
 			}
+			handshake := tt.stepID == "get-established" || tt.stepID == "get-connect-response"
+			if got := strings.Contains(w.Timer.EN, "MRA") && strings.Contains(w.Timer.ZH, "MRA"); got != handshake {
+				t.Errorf("timer note %q: mentions the MRA = %v, want %v", w.Timer.EN, got, handshake)
+			}
 			if tt.wantZH != "" && w.Text().ZH != tt.wantZH {
 				t.Errorf("zh = %q, want %q", w.Text().ZH, tt.wantZH)
 			}

@@ -43,6 +43,9 @@ func (m *model) waitingLines(side, idx, w int) []string {
 	for _, l := range m.inLangs(hint, w-2) {
 		out = append(out, st.Bold.R("  "+l))
 	}
+	for _, l := range m.inLangs(pw.Timer, w-2) {
+		out = append(out, st.Dim.R("  "+l))
+	}
 	return out
 }
 

@@ -54,6 +54,7 @@ func (p *plainRunner) runStep(ctx context.Context, s *steps.Session, st steps.St
 	if st.Waits {
 		if onPeer {
 			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for the peer:", ZH: "等待对端："}), p.text(pw.Text()))
+			fmt.Fprintf(p.out, "    %s\n", p.text(pw.Timer))
 		} else {
 			fmt.Fprintf(p.out, "  … %s\n", p.text(steps.Text{EN: "waiting", ZH: "等待中"}))
 		}

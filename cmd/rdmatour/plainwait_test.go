@@ -60,6 +60,7 @@ func TestPlainWaitHintAndEnterWhileWaiting(t *testing.T) {
 		enter()
 	}
 	waitOut("… waiting for the peer: on the server: press Enter until step 13, Accept, handing out addr and rkey")
+	waitOut("No rush: the server's CM answers each repeated REQ with an MRA")
 	time.Sleep(300 * time.Millisecond) // longer than --timeout: an interactive wait does not end
 	enter()
 	waitOut("(still waiting for the server (step 13 there): Enter does nothing until then; q quits)")
