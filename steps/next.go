@@ -32,3 +32,22 @@ func NextToTry(cfg Config) Text {
 	zh = append(zh, "把整个教程导出成一个 C 程序（rdmatour export-c "+cfg.Role.String()+"）")
 	return Text{"Try next: " + strings.Join(en, "; ") + ".", "接下来可以试试：" + strings.Join(zh, "；") + "。"}
 }
+
+// NextToTryShort is NextToTry as the commands alone, for one banner line.
+func NextToTryShort(cfg Config) Text {
+	var cmds []string
+	cmds = append(cmds, "rdmatour lessons")
+	if cfg.Lesson == "" {
+		for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
+			if n != cfg.Notify {
+				cmds = append(cmds, "--notify "+n.String())
+			}
+		}
+		if cfg.Track != TrackManual {
+			cmds = append(cmds, "--track manual")
+		}
+	}
+	cmds = append(cmds, "rdmatour export-c")
+	list := strings.Join(cmds, " · ")
+	return Text{"Try next: " + list, "接下来可以试试：" + list}
+}

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/rdmatour/rdmatour/steps"
 )
 
 // --auto in the full-screen UI: the steps run one after another by
@@ -26,4 +28,13 @@ func (m *model) autoNext() tea.Cmd {
 		return nil
 	}
 	return tea.Tick(m.autoDelay, func(time.Time) tea.Msg { return autoStepMsg{} })
+}
+
+// tourConfig is the configuration the tour runs with (the first
+// session's; the zero Config when the model has no session, in tests).
+func (m *model) tourConfig() steps.Config {
+	if len(m.sessions) == 0 {
+		return steps.Config{}
+	}
+	return m.sessions[0].Config()
 }

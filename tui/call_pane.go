@@ -105,9 +105,9 @@ func (m *model) callLines(w int) []string {
 	if m.running {
 		return out
 	}
-	if len(m.sessions) > 0 && m.allDone() {
+	if m.allDone() {
 		out = append(out, "")
-		for _, l := range m.inLangs(steps.NextToTry(m.sessions[0].Config()), w) {
+		for _, l := range m.inLangs(steps.NextToTry(m.tourConfig()), w) {
 			out = append(out, st.Bold.R(l))
 		}
 	}

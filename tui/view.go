@@ -334,7 +334,8 @@ func (m *model) endBanner(w int) []string {
 				"课程完成：预期的错误（"+what+"）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"), w)...)
 		}
 	}
-	return append(out, bannerLine(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. Press q to quit.", "教程完成：所有资源都已释放。按 q 退出。"), w)...)
+	next := steps.NextToTryShort(m.tourConfig()).In(textLang(m.lang))
+	return append(out, bannerLine(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. ", "教程完成：所有资源都已释放。")+next+tr(m.lang, " — q quits.", " —— 按 q 退出。"), w)...)
 }
 
 // firstExpected names the first expected error of the lesson in the

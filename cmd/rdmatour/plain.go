@@ -137,6 +137,7 @@ func (p *plainRunner) finish(srv *steps.Session) {
 		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message.String())
 	}
 	fmt.Fprintf(p.out, "\n%s\n", p.text(steps.Text{EN: "tour complete", ZH: "完成"}))
+	fmt.Fprintf(p.out, "%s\n", p.text(steps.NextToTry(srv.Config())))
 }
 
 func (p *plainRunner) printOutcome(out steps.Outcome) {
