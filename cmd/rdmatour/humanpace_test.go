@@ -155,7 +155,9 @@ func TestIdleMidTourInTmux(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 	}
 	for _, w := range []string{"srv", "cli"} {
-		s := p.waitFor(w, 10*time.Second, "tour complete", func(s string) bool { return strings.Contains(flatScreen(s), "Tour complete: every resource is released.") })
+		s := p.waitFor(w, 10*time.Second, "tour complete", func(s string) bool {
+			return strings.Contains(flatScreen(s), "Tour complete: every resource is released.")
+		})
 		if !strings.Contains(flatScreen(s), "Try next: rdmatour lessons") {
 			t.Errorf("%s: no suggestion what to try next:\n%s", w, s)
 		}
