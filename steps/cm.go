@@ -221,7 +221,7 @@ func stepResolveRoute(ctx context.Context, s *Session) (Outcome, error) {
 }
 
 func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
-	ev, err := s.waitEvent(ctx, verbs.EventEstablished, s.cfg.Timeout)
+	ev, err := s.waitEvent(ctx, verbs.EventEstablished, s.peerWaitBound())
 	get := getEvent(ev, verbs.EventEstablished, gotEvent(err))
 	if err != nil {
 		return withC(Outcome{}, get), err

@@ -210,7 +210,7 @@ func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
-	ev, err := s.waitEvent(ctx, verbs.EventConnectResponse, s.cfg.Timeout)
+	ev, err := s.waitEvent(ctx, verbs.EventConnectResponse, s.peerWaitBound())
 	get := getEvent(ev, verbs.EventConnectResponse, gotEvent(err))
 	if err != nil {
 		return withC(Outcome{}, get), err

@@ -107,24 +107,14 @@ func NewSession(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	tour := serverTour()
-	if cfg.Role == Client {
-		tour = clientTour(cfg.Notify)
-	}
-	if cfg.Track == TrackManual {
-		tour = manualTour(cfg.Role, cfg.Notify)
-	}
 	if cfg.Lesson != "" {
 		l, err := ParseLesson(cfg.Lesson)
 		if err != nil {
 			return nil, err
 		}
 		cfg.Notify = l.Notify
-		if cfg.Role == Client {
-			tour = clientTour(cfg.Notify)
-		}
-		tour = l.apply(cfg, tour)
 	}
+	tour := tourFor(cfg)
 	s := &Session{
 		cfg:      cfg,
 		tour:     tour,
@@ -132,6 +122,22 @@ func NewSession(cfg Config) (*Session, error) {
 		states:   make([]RunState, len(tour)),
 	}
 	return s, nil
+}
+
+// tourFor is the tour cfg's side runs (cfg validated, the lesson's notify
+// mode already in cfg.Notify).
+func tourFor(cfg Config) []Step {
+	tour := serverTour()
+	if cfg.Role == Client {
+		tour = clientTour(cfg.Notify)
+	}
+	if cfg.Track == TrackManual {
+		tour = manualTour(cfg.Role, cfg.Notify)
+	}
+	if l, err := ParseLesson(cfg.Lesson); cfg.Lesson != "" && err == nil {
+		tour = l.apply(cfg, tour)
+	}
+	return tour
 }
 
 // Config returns the session's configuration (with defaults applied).

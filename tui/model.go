@@ -68,6 +68,12 @@ type model struct {
 	tourErr   *TourError
 	// spin turns while a step runs; the refresh tick advances it.
 	spin spinner.Model
+	// auto runs the steps by themselves, autoDelay apart (auto.go).
+	auto      bool
+	autoDelay time.Duration
+	// keyWhileWaiting: a run key came while a step was still running;
+	// the call pane says why it waits (waiting.go).
+	keyWhileWaiting bool
 
 	focus    int // index into focusables(); the narrow layout's tab
 	side     int // the side shown in the narrow demo layout
@@ -135,6 +141,10 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 		}
 	}
 	m.showLesson = m.lessonDoc
+	m.auto, m.autoDelay = opts.Auto, opts.AutoDelay
+	if m.autoDelay <= 0 {
+		m.autoDelay = defaultAutoDelay
+	}
 	m.help = help.New()
 	m.help.ShortSeparator = "  "
 	m.help.Ellipsis = "~"
@@ -175,7 +185,7 @@ func (m *model) tick() tea.Cmd {
 
 // Init implements tea.Model.
 func (m *model) Init() tea.Cmd {
-	return m.tick()
+	return tea.Batch(m.tick(), m.autoNext())
 }
 
 // Update implements tea.Model: the one place every message goes through.
@@ -204,7 +214,9 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 		m.refresh()
 		return m.tick()
 	case stepDoneMsg:
-		return m.stepDone(msg)
+		return tea.Batch(m.stepDone(msg), m.autoNext())
+	case autoStepMsg:
+		return m.runNext()
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseWheelMsg:
@@ -340,9 +352,14 @@ func (m *model) nextTurn() (side, idx int, ok bool) {
 }
 
 func (m *model) runNext() tea.Cmd {
-	if m.running || m.quitting {
+	if m.running {
+		m.keyWhileWaiting = true
 		return nil
 	}
+	if m.quitting {
+		return nil
+	}
+	m.keyWhileWaiting = false
 	side, idx, ok := m.nextTurn()
 	if !ok {
 		return nil
@@ -366,7 +383,7 @@ func (m *model) runNext() tea.Cmd {
 }
 
 func (m *model) stepDone(msg stepDoneMsg) tea.Cmd {
-	m.running = false
+	m.running, m.keyWhileWaiting = false, false
 	if m.cancelRun != nil {
 		m.cancelRun()
 		m.cancelRun = nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -123,23 +122,26 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 			err = fmt.Errorf("--pcap %s: %w", o.pcap, werr)
 		}
 	}()
+	interactive := stdinIsTerminal() && stdoutIsTerminal()
+	useTUI := !o.plain && interactive
 	var sessions []*steps.Session
 	for _, cfg := range cfgs {
 		cfg.Provider, cfg.BackendWhy = prov, why
+		// A person drives the tour: waits on a live peer never time out.
+		cfg.Interactive = interactive && !o.auto
 		s, err := steps.NewSession(cfg)
 		if err != nil {
 			return err
 		}
 		sessions = append(sessions, s)
 	}
-	interactive := stdinIsTerminal() && stdoutIsTerminal()
-	if !o.plain && interactive {
+	if useTUI {
 		return runTUI(ctx, o, sessions)
 	}
 	p := &plainRunner{out: newTerminalGuard(c.stdout), lang: o.lang, docs: docs.Page, explain: !o.brief,
 		pauseAt: string(o.pauseAt), stdin: c.stdin}
 	if interactive && !o.auto {
-		p.in = bufio.NewReader(c.stdin)
+		p.in = newLineFeed(c.stdin)
 	}
 	if len(sessions) == 2 {
 		return p.runDemo(ctx, sessions[0], sessions[1])
