@@ -1,13 +1,17 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
 
 // keyMap is every binding; help texts follow the language.
 type keyMap struct {
 	Next, Lang, Lesson, Glossary, Help, Focus, Side, Up, Down, PgUp, PgDown, Top, Bottom, Quit key.Binding
 }
 
-func newKeyMap(lang string) keyMap {
+func newKeyMap(lang steps.Lang) keyMap {
 	t := func(en, zh string) string { return tr(lang, en, zh) }
 	return keyMap{
 		Next:     key.NewBinding(key.WithKeys("enter", "space", "n"), key.WithHelp("enter/space/n", t("run next step", "执行下一步"))),

@@ -49,7 +49,7 @@ type model struct {
 	planPos  int
 	docs     func(lang, id string) (string, error)
 
-	lang   string
+	lang   steps.Lang
 	styles Styles
 	keys   keyMap
 	help   help.Model
@@ -128,8 +128,8 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	}
 	m.lesson = opts.Sessions[0].Config().Lesson
 	if m.lesson != "" && m.docs != nil {
-		for _, l := range []string{LangEN, LangZH} {
-			if md, err := m.docs(l, lessonPageID(m.lesson)); err == nil && md != "" {
+		for _, l := range steps.LangBoth.Each() {
+			if md, err := m.docs(l.String(), lessonPageID(m.lesson)); err == nil && md != "" {
 				m.lessonDoc = true
 			}
 		}
@@ -146,7 +146,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	return m, nil
 }
 
-func (m *model) setLang(l string) {
+func (m *model) setLang(l steps.Lang) {
 	m.lang = l
 	m.keys = newKeyMap(l)
 	m.keys.Side.SetEnabled(m.demo)
@@ -383,7 +383,7 @@ func (m *model) stepDone(msg stepDoneMsg) tea.Cmd {
 				id = st[msg.idx].ID
 			}
 			m.tourErr = &TourError{Side: m.sessions[msg.side].Config().Role, StepID: id,
-				Explain: steps.ExplainIn(msg.err, LangEN), Err: msg.err}
+				Explain: steps.ExplainIn(msg.err, steps.LangEN.String()), Err: msg.err}
 		}
 	}
 	m.refresh()

@@ -35,8 +35,9 @@ type Options struct {
 	// Sessions is one session (server or client), or two for the
 	// one-terminal demo: [server, client].
 	Sessions []*steps.Session
-	// Lang is "en", "zh" or "both" (l cycles at run time).
-	Lang string
+	// Lang is the language to start in (l cycles en → zh → both at run
+	// time); anything but zh and both means en.
+	Lang steps.Lang
 	// Docs returns an explanation page (Markdown) for a step id in "en" or
 	// "zh"; docs.Page in the real program.
 	Docs func(lang, id string) (string, error)

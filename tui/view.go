@@ -110,9 +110,9 @@ func (m *model) tooSmall() []string {
 	zh := fmt.Sprintf("终端太小：%d×%d，至少需要 %d×%d —— 请把窗口放大", m.w, m.h, minW, minH)
 	var text []string
 	switch m.lang {
-	case LangZH:
+	case steps.LangZH:
 		text = wrap(zh, m.w)
-	case LangBoth:
+	case steps.LangBoth:
 		text = append(wrap(msg, m.w), wrap(zh, m.w)...)
 	default:
 		text = wrap(msg, m.w)
@@ -136,7 +136,7 @@ func (m *model) header(w int) string {
 	side := snap.Role.String()
 	if m.demo {
 		side = tr(m.lang, "demo: server + client", "演示：server + client")
-	} else if m.lang == LangZH {
+	} else if m.lang == steps.LangZH {
 		side = map[steps.Role]string{steps.Server: "server 端", steps.Client: "client 端"}[snap.Role]
 	}
 	done, total := m.progress()
@@ -183,10 +183,10 @@ func (m *model) lessonLine(w int) string {
 	var ttl, summary string
 	l, err := steps.LessonByName(m.lesson)
 	switch m.lang {
-	case LangZH:
-		ttl = snap.LessonTitle.In(LangZH)
-		summary = l.Summary.In(LangZH)
-	case LangBoth:
+	case steps.LangZH:
+		ttl = snap.LessonTitle.In(steps.LangZH.String())
+		summary = l.Summary.In(steps.LangZH.String())
+	case steps.LangBoth:
 		ttl = snap.LessonTitle.EN
 		if snap.LessonTitle.ZH != "" && snap.LessonTitle.ZH != ttl {
 			ttl += " · " + snap.LessonTitle.ZH
@@ -280,13 +280,13 @@ func (m *model) errorBanner(w int) []string {
 			}
 			return snap.Err
 		}
-		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle, explain(LangEN))
-		zh := fmt.Sprintf("%s：%s 失败：%s", who, stepTitle, explain(LangZH))
+		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle, explain(steps.LangEN.String()))
+		zh := fmt.Sprintf("%s：%s 失败：%s", who, stepTitle, explain(steps.LangZH.String()))
 		switch m.lang {
-		case LangBoth:
+		case steps.LangBoth:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)
 			out = append(out, bannerLine(st.ErrBanner, "  ", zh, w)...)
-		case LangZH:
+		case steps.LangZH:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", zh, w)...)
 		default:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)
@@ -302,9 +302,9 @@ func (m *model) endBanner(w int) []string {
 	st := m.styles
 	inLang := func(en, zh string) []string {
 		switch m.lang {
-		case LangZH:
+		case steps.LangZH:
 			return bannerLine(st.OKBanner, "✓ ", zh, w)
-		case LangBoth:
+		case steps.LangBoth:
 			return append(bannerLine(st.OKBanner, "✓ ", en, w), bannerLine(st.OKBanner, "  ", zh, w)...)
 		}
 		return bannerLine(st.OKBanner, "✓ ", en, w)
