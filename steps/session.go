@@ -82,16 +82,22 @@ type Session struct {
 	closed       bool
 
 	// Snapshot's change tracking.
-	prevData      []byte
-	changedAt     []time.Time
-	prevDoorbell  uint64
-	doorbellAt    time.Time
-	countersAt    map[string]uint64 // counters before the current step
-	counterDelta  map[string]uint64
-	lastPacketSeq uint64
-	packets       []WirePacket
-	oneHost       *bool      // the peer is this machine (see peerIsLocal)
-	spans         []stepSpan // when each step ran: which step a packet belongs to
+	prevData     []byte
+	changedAt    []time.Time
+	prevDoorbell uint64
+	doorbellAt   time.Time
+	countersAt   map[string]uint64 // counters before the current step
+	// countersAtPerQP says countersAt are the QP's own (see readCounters).
+	countersAtPerQP bool
+	// wireQP and wireDest are this side's QP and its peer's, remembered
+	// past teardown; qpCounters are wireQP's last counters (see wireside.go).
+	wireQP, wireDest uint32
+	qpCounters       map[string]uint64
+	counterDelta     map[string]uint64
+	lastPacketSeq    uint64
+	packets          []WirePacket
+	oneHost          *bool      // the peer is this machine (see peerIsLocal)
+	spans            []stepSpan // when each step ran: which step a packet belongs to
 }
 
 // maxPackets bounds the wire history a session keeps for the wire pane.

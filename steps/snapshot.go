@@ -41,6 +41,10 @@ type Snapshot struct {
 	// Wire says whether this side's packets can be shown, and if not why.
 	Wire     WireStatus
 	Counters map[string]uint64
+	// CountersPerQP says Counters count this side's QP alone (a device
+	// that counts per QP, such as the simulated NIC); otherwise they are
+	// the port's, shared by every QP on the device (both sides of a demo).
+	CountersPerQP bool
 	// CounterDelta is how much each counter moved during the last step.
 	CounterDelta map[string]uint64
 
