@@ -312,14 +312,24 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 
 // addTimeline records a message between the sides.
 func (s *Session) addTimeline(fromServer bool, label, detail string) {
+	s.addTimelineText(fromServer, label, Text{EN: detail})
+}
+
+// addTimelineText records a message whose detail has words to translate.
+func (s *Session) addTimelineText(fromServer bool, label string, detail Text) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: fromServer, Label: label, Detail: detail})
+	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: fromServer, Label: label, Detail: detail.EN, DetailZH: detail.ZH})
 }
 
 // sent records a message this side sent; got one it received.
 func (s *Session) sent(label, detail string) { s.addTimeline(s.cfg.Role == Server, label, detail) }
 func (s *Session) got(label, detail string)  { s.addTimeline(s.cfg.Role != Server, label, detail) }
+
+// gotText records a message received whose detail has words to translate.
+func (s *Session) gotText(label string, detail Text) {
+	s.addTimelineText(s.cfg.Role != Server, label, detail)
+}
 
 func (s *Session) setEvent(ev verbs.CMEvent) {
 	s.mu.Lock()

@@ -154,6 +154,9 @@ type TimelineEntry struct {
 	FromServer bool
 	Label      string // "REQ", "REP", "RTU", "RDMA WRITE 42B", "ACK", "SEND", ...
 	Detail     string
+	// DetailZH is Detail in Chinese where it has words ("" when it is
+	// only values, or the peer's text).
+	DetailZH string
 }
 
 // Result is how the tour ended on the server.

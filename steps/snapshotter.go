@@ -254,6 +254,7 @@ func (s *Session) refreshPackets() {
 		s.lastPacketSeq = p.Seq
 		if s.ownPacket(p) {
 			s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
+			s.noteWire(p)
 		}
 	}
 	if n := len(s.packets); n > maxPackets {

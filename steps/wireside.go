@@ -1,6 +1,10 @@
 package steps
 
-import "github.com/rdmatour/rdmatour/verbs"
+import (
+	"fmt"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
 
 // Each side its own: a device may carry more than this side's traffic
 // (the demo runs both sides on one simulated NIC; a workshop server runs
@@ -60,4 +64,51 @@ func (s *Session) readCounters() (c map[string]uint64, perQP bool, err error) {
 	}
 	c, err = s.dev.Counters(s.portNum())
 	return c, false, err
+}
+
+// noteWire puts on this side's timeline what its NIC did with no step of
+// its own: a peer's WRITE landing in its memory (no CPU, and no
+// completion unless it carries an immediate) and a NAK, sent or
+// received. Seen only where the packets are (the simulated NIC, a
+// capture). Called with s.mu held.
+func (s *Session) noteWire(p verbs.Packet) {
+	server := s.cfg.Role == Server
+	var label string
+	var detail Text
+	switch {
+	case p.CM != "":
+		return
+	case !p.Outbound && (p.Opcode == verbs.OpRDMAWriteOnly || p.Opcode == verbs.OpRDMAWriteFirst):
+		label = "RDMA WRITE"
+		detail = Text{fmt.Sprintf("%d B: this NIC checks the rkey and writes them itself — no CPU, no completion on this side", writeLen(p)),
+			fmt.Sprintf("%d 字节：本端网卡检查 rkey 后自己写进内存 —— 本端 CPU 不参与，也没有完成", writeLen(p))}
+	case !p.Outbound && p.Opcode == verbs.OpRDMAWriteOnlyWithImm:
+		label = "RDMA WRITE+IMM"
+		detail = Text{fmt.Sprintf("%d B: this NIC writes them itself; the immediate consumes a RECV and completes it", writeLen(p)),
+			fmt.Sprintf("%d 字节：本端网卡自己写进内存；立即数消耗一个 RECV 并产生完成", writeLen(p))}
+	case p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeRNRNAKBase:
+		label = "RNR NAK"
+		detail = Text{"no RECV posted yet: the requester waits and retries", "还没有 post RECV：请求端等一会儿再重试"}
+	case p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeNAKPSNSeqErr:
+		label = verbs.SyndromeName(p.AETH.Syndrome)
+		detail = Text{"the responder's NIC refused the request: the WR fails", "响应端网卡拒绝了这个请求：这个 WR 失败"}
+	default:
+		return
+	}
+	from := server == p.Outbound // who sent it, as the timeline draws arrows
+	e := TimelineEntry{Time: p.Time, FromServer: from, Label: label, Detail: detail.EN, DetailZH: detail.ZH}
+	// In time order: the packet may be read after later entries were added.
+	i := len(s.timeline)
+	for i > 0 && s.timeline[i-1].Time.After(e.Time) {
+		i--
+	}
+	s.timeline = append(s.timeline[:i], append([]TimelineEntry{e}, s.timeline[i:]...)...)
+}
+
+// writeLen is the length a WRITE's RETH announces (the whole message).
+func writeLen(p verbs.Packet) int {
+	if p.RETH != nil {
+		return int(p.RETH.DMALen)
+	}
+	return p.PayloadLen
 }

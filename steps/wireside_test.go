@@ -3,6 +3,7 @@ package steps_test
 import (
 	"context"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,6 +119,44 @@ func TestDemoSidesShowTheirOwnWire(t *testing.T) {
 		if c := side.snap.Counters; c["sent_pkts"] != out || c["rcvd_pkts"] != in {
 			t.Errorf("%s: sent_pkts %d, rcvd_pkts %d; its packet list has %d out, %d in",
 				side.name, c["sent_pkts"], c["rcvd_pkts"], out, in)
+		}
+	}
+}
+
+// TestServerTimelineShowsTheWriteLanding: on the server, which runs no
+// step while the client's WRITE arrives, the timeline still shows it,
+// and says that no CPU and no completion are involved on this side.
+func TestServerTimelineShowsTheWriteLanding(t *testing.T) {
+	p := newPair(t, steps.NotifySend, "")
+	p.runTurns(t, -1)
+	var got *steps.TimelineEntry
+	for _, e := range p.srv.Snapshot().Timeline {
+		if e.Label == "RDMA WRITE" {
+			got = &e
+		}
+	}
+	if got == nil {
+		t.Fatal("the server's timeline has no RDMA WRITE")
+	}
+	if got.FromServer || !strings.Contains(got.Detail, "no CPU, no completion") || got.DetailZH == "" {
+		t.Errorf("server's WRITE entry %+v: want client → server, saying no CPU, no completion, in both languages", *got)
+	}
+}
+
+// TestLessonTimelineShowsTheNAK: in the bad-rkey lesson both sides'
+// timelines show the NAK the server's NIC sent.
+func TestLessonTimelineShowsTheNAK(t *testing.T) {
+	p := newLessonPair(t, steps.NotifySend, "", "bad-rkey", 0)
+	p.runTurns(t, -1)
+	for name, s := range map[string]*steps.Session{"server": p.srv, "client": p.cli} {
+		found := false
+		for _, e := range s.Snapshot().Timeline {
+			if strings.HasPrefix(e.Label, "NAK") && e.FromServer {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no NAK from the server on the timeline: %+v", name, s.Snapshot().Timeline)
 		}
 	}
 }
