@@ -130,6 +130,8 @@ func TestGoldenFrames(t *testing.T) {
 	}{
 		{false, steps.LangEN, 80, 24}, {false, steps.LangZH, 80, 24}, {false, steps.LangEN, 120, 40}, {false, steps.LangZH, 120, 40},
 		{true, steps.LangEN, 80, 24}, {true, steps.LangZH, 80, 24}, {true, steps.LangEN, 120, 40}, {true, steps.LangZH, 120, 40},
+		// The presenter layout (a projector) and a one-side run at that size.
+		{true, steps.LangEN, 100, 30}, {true, steps.LangZH, 100, 30}, {false, steps.LangZH, 100, 30},
 	} {
 		name := "client"
 		if tt.demo {

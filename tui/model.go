@@ -88,6 +88,11 @@ type model struct {
 	showLesson bool
 	// showGlossary puts the glossary in the explanation pane (T).
 	showGlossary bool
+	// stepAt is when the learner last ran a step: bytes written after it
+	// stay highlighted until the next step, however long they read.
+	stepAt time.Time
+	// zoomed shows the focused pane alone (z; z or esc goes back).
+	zoomed bool
 }
 
 func newModel(ctx context.Context, opts Options) (*model, error) {
@@ -230,6 +235,10 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		// Only the "too small" notice is on screen: a key must not run a
 		// step (or change a pane) the learner cannot see.
 		return nil
+	case m.zoomed && (key.Matches(msg, k.Zoom) || msg.String() == "esc"):
+		m.zoomed = false
+	case key.Matches(msg, k.Zoom):
+		m.zoomed = true
 	case key.Matches(msg, k.Next):
 		return m.runNext()
 	case key.Matches(msg, k.Lang):
@@ -283,6 +292,10 @@ func (m *model) quit() tea.Cmd {
 	return tea.Quit
 }
 
+// fresh says t is a change made since the learner's last step: it is
+// highlighted until the next one.
+func (m *model) fresh(t time.Time) bool { return !t.IsZero() && t.After(m.stepAt) }
+
 // focused is the pane that scroll keys move.
 func (m *model) focused() pane {
 	f := m.focusables()
@@ -311,6 +324,9 @@ func (m *model) sync() {
 		sp := m.pane(n.pane)
 		sp.setSize(n.w, n.h)
 		title, lines, top := m.paneContent(n.pane, n.w-4, n.h-2)
+		if m.zoomed {
+			title += " · " + tr(m.lang, "z/esc: back", "z/esc：还原")
+		}
 		sp.setContent(title, lines, top)
 	}
 }
@@ -353,6 +369,7 @@ func (m *model) runNext() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.running, m.runSide, m.runIdx, m.cancelRun = true, side, idx, cancel
+	m.stepAt = m.now()
 	m.side = side
 	m.showLesson = false // the explanation follows the step; L brings the lesson back
 	m.showGlossary = false

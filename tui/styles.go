@@ -52,7 +52,7 @@ type Styles struct {
 	Expected   sty // a lesson's expected error (the point of the lesson)
 	Running    sty
 	Current    sty // the current step / QP state
-	Changed    sty // bytes changed in the last second
+	Changed    sty // bytes written since the learner's last step
 	TabActive  sty
 	TabIdle    sty
 	Call       sty // C code

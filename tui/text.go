@@ -39,12 +39,16 @@ func tr(lang steps.Lang, en, zh string) string {
 	return en
 }
 
-// title is a pane title; in "both" it carries both languages.
+// title is a pane title; in "both" it carries both languages, once each
+// ("CM id", not "CM id CM id"; "保护域 PD", not "PD 保护域 PD").
 func title(lang steps.Lang, en, zh string) string {
 	switch lang {
 	case steps.LangZH:
 		return zh
 	case steps.LangBoth:
+		if strings.Contains(zh, en) {
+			return zh
+		}
 		return en + " " + zh
 	}
 	return en

@@ -151,6 +151,3 @@ func noColor(environ []string) bool {
 
 // tickEvery is how often the snapshots are re-read.
 const tickEvery = 200 * time.Millisecond
-
-// highlightFor is how long changed bytes stay highlighted.
-const highlightFor = time.Second

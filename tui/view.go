@@ -27,13 +27,24 @@ const (
 // at a time, chosen by a tab bar.
 func (m *model) narrow() bool {
 	if m.demo {
-		return m.w < 120
+		return m.w < 120 && !m.presenter()
 	}
 	return m.w < 100
 }
 
+// presenter says the demo uses the presenter layout: a projector's
+// 100×30 or so, too small for three columns, big enough to show the C
+// call next to both sides' live state (the client's WRITE and the
+// server's buffer on one screen).
+func (m *model) presenter() bool {
+	return m.demo && m.w >= 100 && m.w < 120 && m.h >= 28
+}
+
 // focusables lists the panes tab cycles through in the current layout.
 func (m *model) focusables() []pane {
+	if m.presenter() {
+		return []pane{{paneCall, 0}, {paneExplain, 0}, {paneState, 0}, {paneState, 1}, {paneTimeline, 0}}
+	}
 	if m.narrow() {
 		side := m.shownSide()
 		return []pane{{paneSteps, side}, {paneExplain, 0}, {paneState, side}, {paneTimeline, 0}, {paneWire, side}}
@@ -215,7 +226,7 @@ func (m *model) backendLabel(s steps.Snapshot) string {
 		if dev == "" {
 			dev = "sim0"
 		}
-		return m.styles.Sim.R(" " + tr(m.lang, "SIMULATED NIC ("+dev+") — not real RDMA", "SIMULATED NIC 模拟网卡（"+dev+"）— 非真实 RDMA") + " ")
+		return m.styles.Sim.R(" " + tr(m.lang, "SIMULATED NIC ("+dev+") — not real RDMA", "模拟网卡（"+dev+"）—— 非真实 RDMA") + " ")
 	}
 	label := "RDMA"
 	if dev != "" {

@@ -262,25 +262,44 @@ func TestEastAsianWidth(t *testing.T) {
 	}
 }
 
-func TestHighlightFades(t *testing.T) {
-	m := errorModel(t, steps.LangEN, 160, 50)
+// TestHighlightUntilNextStep: the bytes the client's WRITE puts in the
+// server's buffer stay highlighted however long the learner looks, and
+// whatever they press to look (tab, zoom, scroll), until the next step.
+func TestHighlightUntilNextStep(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 160, 50, "NO_COLOR=1")
 	now := time.Now()
 	m.now = func() time.Time { return now }
-	b := make([]byte, 64)
-	at := make([]time.Time, 64)
-	copy(b, "hello")
-	for i := range 5 {
-		at[i] = now.Add(-100 * time.Millisecond)
+	for m.planPos < len(m.plan) {
+		t0 := m.plan[m.planPos]
+		press(t, m, "enter")
+		if t0.Side == steps.Client && m.tours[1][t0.Index].ID == "post-write" {
+			break
+		}
 	}
-	m.snaps[0].Data = steps.BufferState{Bytes: b, ChangedAt: at}
-	fresh := m.hexdump(m.snaps[0].Data, 80)
-	m.now = func() time.Time { return now.Add(2 * time.Second) }
-	old := m.hexdump(m.snaps[0].Data, 80)
-	if strings.Join(fresh, "") == strings.Join(old, "") {
-		t.Error("changed bytes are not highlighted, or the highlight never fades")
+	const note = "highlighted: written since your last step"
+	highlighted := func() bool { return strings.Contains(strings.Join(m.stateLines(0, 100), "\n"), note) }
+	deadline := time.Now().Add(5 * time.Second)
+	for !highlighted() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		m.refresh() // the refresh tick: the WRITE lands with no step on the server
 	}
-	if !strings.Contains(ansi.Strip(strings.Join(old, "\n")), "|hello") {
-		t.Errorf("hexdump: %q", old)
+	if !highlighted() {
+		t.Fatal("the WRITE's bytes are not highlighted in the server's buffer")
+	}
+	if !strings.Contains(ansi.Strip(strings.Join(m.stateLines(0, 100), "\n")), "*0000") {
+		t.Error("without colour the changed row carries no * mark")
+	}
+	now = now.Add(time.Hour) // a long look
+	for _, k := range []string{"tab", "z", "down", "z", "tab"} {
+		press(t, m, k)
+		if !highlighted() {
+			t.Fatalf("the highlight went away after %q (and an hour): only the next step ends it", k)
+		}
+	}
+	press(t, m, "enter") // the client polls the WRITE's completion
+	if highlighted() {
+		t.Error("the highlight outlived the next step")
 	}
 }
 
