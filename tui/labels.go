@@ -21,6 +21,10 @@ var resultNamesZH = map[string]string{
 	"REP qp_num":               "REP 里的 qp_num",
 	"REQ qp_num":               "REQ 里的 qp_num",
 	"bound to":                 "绑定到",
+	"buf addr":                 "buf 地址",
+	"recv_buf addr":            "recv_buf 地址",
+	"send_buf addr":            "send_buf 地址",
+	"timeout":                  "超时",
 	"buffer":                   "buffer 内容",
 	"bytes":                    "字节数",
 	"client QPN":               "client 的 QPN",
@@ -49,7 +53,7 @@ var resultNamesZH = map[string]string{
 }
 
 // keptNames are result names that are the C field's own name.
-var keptNames = map[string]bool{"status": true, "opcode": true, "lkey": true, "rkey": true, "access": true, "mask": true}
+var keptNames = map[string]bool{"status": true, "opcode": true, "lkey": true, "rkey": true, "access": true, "mask": true, "ec": true}
 
 // isCName says a result name is a C identifier or field path, kept as is.
 func isCName(name string) bool {

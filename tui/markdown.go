@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode"
@@ -212,6 +213,8 @@ func (d *mdDrawer) inlines(n ast.Node, style sty) []span {
 	return out
 }
 
+// codeText is an inline code span's text. A line ending inside the span
+// is a space (CommonMark 6.1), not a line break: the span stays whole.
 func codeText(n ast.Node, src []byte) []byte {
 	var b []byte
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -219,7 +222,7 @@ func codeText(n ast.Node, src []byte) []byte {
 			b = append(b, t.Segment.Value(src)...)
 		}
 	}
-	return b
+	return bytes.ReplaceAll(b, []byte("\n"), []byte(" "))
 }
 
 // softBreak marks a soft line break until the spans are joined: a space

@@ -18,6 +18,8 @@ func TestMarkdown(t *testing.T) {
 		{"entity references mean their character", "a &amp; b &copy; &#42;", 40, []string{"a & b © *"}},
 		{"inline code stays on one line", "call `ibv_post_send(qp, &wr, &bad)` now", 32,
 			[]string{"call", "`ibv_post_send(qp, &wr, &bad)`", "now"}},
+		{"inline code across a source line break stays whole", "see `transport retry\ncounter exceeded` here", 40,
+			[]string{"see `transport retry counter exceeded`", "here"}},
 		{"inline code longer than a line still wraps, nothing lost", "`aaaa bbbb cccc`", 8, []string{"`aaaa bb", "bb cccc`"}},
 		{"Chinese soft break joins without a space", "第二个\n参数是 `x`", 40, []string{"第二个参数是 `x`"}},
 		{"soft break joins words with a space", "one\ntwo", 40, []string{"one two"}},
