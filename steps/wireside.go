@@ -72,7 +72,7 @@ func (s *Session) readCounters() (c map[string]uint64, perQP bool, err error) {
 // received. Seen only where the packets are (the simulated NIC, a
 // capture). Called with s.mu held.
 func (s *Session) noteWire(p verbs.Packet) {
-	server := s.cfg.Role == Server
+	server, role := s.cfg.Role == Server, s.cfg.Role.String()
 	var label string
 	var detail Text
 	switch {
@@ -80,12 +80,12 @@ func (s *Session) noteWire(p verbs.Packet) {
 		return
 	case !p.Outbound && (p.Opcode == verbs.OpRDMAWriteOnly || p.Opcode == verbs.OpRDMAWriteFirst):
 		label = "RDMA WRITE"
-		detail = Text{fmt.Sprintf("%d B: this NIC checks the rkey and writes them itself — no CPU, no completion on this side", writeLen(p)),
-			fmt.Sprintf("%d 字节：本端网卡检查 rkey 后自己写进内存 —— 本端 CPU 不参与，也没有完成", writeLen(p))}
+		detail = Text{fmt.Sprintf("%d B: the %s's NIC checks the rkey and writes them itself — no CPU, no completion on the %s", writeLen(p), role, role),
+			fmt.Sprintf("%d 字节：%s 的网卡检查 rkey 后自己写进内存 —— %s 的 CPU 不参与，也没有完成", writeLen(p), role, role)}
 	case !p.Outbound && p.Opcode == verbs.OpRDMAWriteOnlyWithImm:
 		label = "RDMA WRITE+IMM"
-		detail = Text{fmt.Sprintf("%d B: this NIC writes them itself; the immediate consumes a RECV and completes it", writeLen(p)),
-			fmt.Sprintf("%d 字节：本端网卡自己写进内存；立即数消耗一个 RECV 并产生完成", writeLen(p))}
+		detail = Text{fmt.Sprintf("%d B: the %s's NIC writes them itself; the immediate consumes a RECV and completes it", writeLen(p), role),
+			fmt.Sprintf("%d 字节：%s 的网卡自己写进内存；立即数消耗一个 RECV 并产生完成", writeLen(p), role)}
 	case p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeRNRNAKBase:
 		label = "RNR NAK"
 		detail = Text{"no RECV posted yet: the requester waits and retries", "还没有 post RECV：请求端等一会儿再重试"}

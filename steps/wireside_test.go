@@ -138,7 +138,7 @@ func TestServerTimelineShowsTheWriteLanding(t *testing.T) {
 	if got == nil {
 		t.Fatal("the server's timeline has no RDMA WRITE")
 	}
-	if got.FromServer || !strings.Contains(got.Detail, "no CPU, no completion") || got.DetailZH == "" {
+	if got.FromServer || !strings.Contains(got.Detail, "no CPU, no completion on the server") || got.DetailZH == "" {
 		t.Errorf("server's WRITE entry %+v: want client → server, saying no CPU, no completion, in both languages", *got)
 	}
 }
