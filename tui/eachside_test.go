@@ -115,3 +115,15 @@ func TestDemoTimelineShowsWriteLandingAndNAK(t *testing.T) {
 		t.Errorf("the lesson's timeline has no NAK:\n%s", tl)
 	}
 }
+
+// TestTimelineDetailsInChinese: in zh the timeline's words are Chinese
+// ("56 B private data" was left in English).
+func TestTimelineDetailsInChinese(t *testing.T) {
+	m := sharedDemo(t, "", 160, 50)
+	press(t, m, "l") // 中文
+	runUntilStep(t, m, 1, "get-established")
+	tl := ansi.Strip(strings.Join(m.timelineLines(60), "\n"))
+	if strings.Contains(tl, "B private data") || !strings.Contains(tl, "字节") {
+		t.Errorf("zh timeline:\n%s", tl)
+	}
+}
