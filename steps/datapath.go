@@ -273,7 +273,7 @@ func (s *Session) finishDoorbell() (Outcome, error) {
 	}
 	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
 	s.set(func() { s.result = res })
-	s.got("RDMA WRITE", "doorbell = 1")
+	s.doorbellSeen()
 	seen := c.S(c.C(fmt.Sprintf("if (be64toh(*doorbell) == %d) __sync_synchronize()", DoorbellValue))).Noted(fmt.Sprintf("*doorbell is htobe64(%d): the flag is up", DoorbellValue)).Only(c.ScreenOnly)
 	return withC(Outcome{
 		Results: resultKVs(res, verbs.WC{}),

@@ -37,7 +37,7 @@ type Snapshot struct {
 	Remote   *RemoteState // remote_info: sent (server) or received (client)
 
 	Timeline []TimelineEntry
-	Packets  []WirePacket // the last packets on the wire, oldest first
+	Packets  []WirePacket // this side's last packets (its QP's), oldest first
 	// Wire says whether this side's packets can be shown, and if not why.
 	Wire     WireStatus
 	Counters map[string]uint64
@@ -157,6 +157,9 @@ type TimelineEntry struct {
 	// DetailZH is Detail in Chinese where it has words ("" when it is
 	// only values, or the peer's text).
 	DetailZH string
+	// fromWire: noted from this side's packets (see noteWire), not by a
+	// step.
+	fromWire bool
 }
 
 // Result is how the tour ended on the server.

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -96,7 +97,7 @@ func (s *Session) noteWire(p verbs.Packet) {
 		return
 	}
 	from := server == p.Outbound // who sent it, as the timeline draws arrows
-	e := TimelineEntry{Time: p.Time, FromServer: from, Label: label, Detail: detail.EN, DetailZH: detail.ZH}
+	e := TimelineEntry{Time: p.Time, FromServer: from, Label: label, Detail: detail.EN, DetailZH: detail.ZH, fromWire: true}
 	// In time order: the packet may be read after later entries were added.
 	i := len(s.timeline)
 	for i > 0 && s.timeline[i-1].Time.After(e.Time) {
@@ -111,4 +112,26 @@ func writeLen(p verbs.Packet) int {
 		return int(p.RETH.DMALen)
 	}
 	return p.PayloadLen
+}
+
+// doorbellSeen notes on the timeline that this side's CPU saw the
+// doorbell flag: on the WRITE that set it where the packets showed it
+// arrive (one message, not two), else as an entry of its own.
+func (s *Session) doorbellSeen() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dev != nil {
+		s.refreshPackets()
+	}
+	const en, zh = "the CPU sees doorbell = 1", "CPU 看到 doorbell = 1"
+	for i := len(s.timeline) - 1; i >= 0; i-- {
+		e := &s.timeline[i]
+		if e.fromWire && e.Label == "RDMA WRITE" {
+			e.Detail += "\n" + en
+			e.DetailZH += "\n" + zh
+			return
+		}
+	}
+	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: s.cfg.Role != Server,
+		Label: "RDMA WRITE", Detail: "doorbell = 1", DetailZH: "doorbell = 1"})
 }

@@ -160,3 +160,20 @@ func TestLessonTimelineShowsTheNAK(t *testing.T) {
 		}
 	}
 }
+
+// TestDoorbellIsOneMessage: in doorbell mode the server's timeline has
+// the two WRITEs that arrived (message, flag) and no third entry for its
+// CPU seeing the flag: that is said on the flag's WRITE.
+func TestDoorbellIsOneMessage(t *testing.T) {
+	p := newPair(t, steps.NotifyDoorbell, "")
+	p.runTurns(t, -1)
+	var writes []steps.TimelineEntry
+	for _, e := range p.srv.Snapshot().Timeline {
+		if e.Label == "RDMA WRITE" {
+			writes = append(writes, e)
+		}
+	}
+	if len(writes) != 2 || !strings.Contains(writes[1].Detail, "doorbell = 1") {
+		t.Errorf("server's WRITEs: %+v; want two, the second saying the CPU saw doorbell = 1", writes)
+	}
+}
