@@ -104,6 +104,11 @@ func TestViewIsPure(t *testing.T) {
 		{"demo 80x24 narrow", m, func(m *model) { m.Update(tea.WindowSizeMsg{Width: 80, Height: 24}) }},
 		{"demo scrolled", m, func(m *model) { m.Update(keyMsg("down")); m.Update(keyMsg("tab")) }},
 		{"demo help", m, func(m *model) { m.Update(keyMsg("?")) }},
+		{"demo presenter 100x30", m, func(m *model) {
+			m.Update(keyMsg("?"))
+			m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		}},
+		{"demo zoomed", m, func(m *model) { m.Update(keyMsg("z")) }},
 		{"client 80x24", single, nil},
 		{"client 160x50", single, func(m *model) { m.Update(tea.WindowSizeMsg{Width: 160, Height: 50}) }},
 		{"client lang", single, func(m *model) { m.Update(keyMsg("l")) }},
