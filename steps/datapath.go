@@ -287,7 +287,7 @@ func (s *Session) finishDoorbell(poll c.Stmt) (Outcome, error) {
 	}
 	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
 	s.set(func() { s.result = res })
-	s.got("RDMA WRITE", "doorbell = 1")
+	s.doorbellSeen()
 	seen := c.S(c.C("if (" + doorbellUp().In(c.Actual) + ") __sync_synchronize()")).Noted(fmt.Sprintf("*doorbell is htobe64(%d): the flag is up", DoorbellValue)).Only(c.ScreenOnly)
 	return withC(Outcome{
 		Results: resultKVs(res, verbs.WC{}),

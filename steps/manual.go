@@ -215,7 +215,8 @@ func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
 	if err != nil {
 		return withC(Outcome{}, get), err
 	}
-	s.got("REP", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
+	s.gotText("REP", Text{fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
+		fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
 	out := withC(Outcome{}, get)
 	info, perr := ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {

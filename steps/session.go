@@ -82,16 +82,22 @@ type Session struct {
 	closed       bool
 
 	// Snapshot's change tracking.
-	prevData      []byte
-	changedAt     []time.Time
-	prevDoorbell  uint64
-	doorbellAt    time.Time
-	countersAt    map[string]uint64 // counters before the current step
-	counterDelta  map[string]uint64
-	lastPacketSeq uint64
-	packets       []WirePacket
-	oneHost       *bool      // the peer is this machine (see peerIsLocal)
-	spans         []stepSpan // when each step ran: which step a packet belongs to
+	prevData     []byte
+	changedAt    []time.Time
+	prevDoorbell uint64
+	doorbellAt   time.Time
+	countersAt   map[string]uint64 // counters before the current step
+	// countersAtPerQP says countersAt are the QP's own (see readCounters).
+	countersAtPerQP bool
+	// wireQP and wireDest are this side's QP and its peer's, remembered
+	// past teardown; qpCounters are wireQP's last counters (see wireside.go).
+	wireQP, wireDest uint32
+	qpCounters       map[string]uint64
+	counterDelta     map[string]uint64
+	lastPacketSeq    uint64
+	packets          []WirePacket
+	oneHost          *bool      // the peer is this machine (see peerIsLocal)
+	spans            []stepSpan // when each step ran: which step a packet belongs to
 }
 
 // maxPackets bounds the wire history a session keeps for the wire pane.
@@ -311,14 +317,24 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 
 // addTimeline records a message between the sides.
 func (s *Session) addTimeline(fromServer bool, label, detail string) {
+	s.addTimelineText(fromServer, label, Text{EN: detail})
+}
+
+// addTimelineText records a message whose detail has words to translate.
+func (s *Session) addTimelineText(fromServer bool, label string, detail Text) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: fromServer, Label: label, Detail: detail})
+	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: fromServer, Label: label, Detail: detail.EN, DetailZH: detail.ZH})
 }
 
 // sent records a message this side sent; got one it received.
 func (s *Session) sent(label, detail string) { s.addTimeline(s.cfg.Role == Server, label, detail) }
 func (s *Session) got(label, detail string)  { s.addTimeline(s.cfg.Role != Server, label, detail) }
+
+// gotText records a message received whose detail has words to translate.
+func (s *Session) gotText(label string, detail Text) {
+	s.addTimelineText(s.cfg.Role != Server, label, detail)
+}
 
 func (s *Session) setEvent(ev verbs.CMEvent) {
 	s.mu.Lock()

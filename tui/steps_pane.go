@@ -36,9 +36,9 @@ func (m *model) roleName(side int) string { return m.snaps[side].Role.String() }
 
 func (m *model) stepTitle(ss steps.StepStatus) string {
 	switch m.lang {
-	case LangZH:
-		return ss.Title.In(LangZH)
-	case LangBoth:
+	case steps.LangZH:
+		return ss.Title.In(steps.LangZH.String())
+	case steps.LangBoth:
 		return ss.Title.EN + " · " + ss.Title.ZH
 	}
 	return ss.Title.EN

@@ -328,11 +328,28 @@ func (d *device) Counters(port uint8) (map[string]uint64, error) {
 	return m, nil
 }
 
-// trace records one transport packet in the bounded ring.
-func (d *device) trace(pk *packet, outbound bool) {
+// QPCounters implements verbs.QPCounterReader: the hw_counters of one
+// QP, counted where the device counts them (a demo's two sides share the
+// device, and each has its own QP).
+func (d *device) QPCounters(qpNum uint32) (map[string]uint64, error) {
+	q := d.qpByNum(qpNum)
+	if q == nil {
+		return nil, verbs.Errorf("rdma statistic qp", errEINVAL, "QP 0x%x does not exist", qpNum)
+	}
+	m := make(map[string]uint64, numCounters)
+	for i, n := range counterNames {
+		m[n] = q.counters[i].Load()
+	}
+	return m, nil
+}
+
+// trace records one transport packet in the bounded ring; localQP is the
+// QP of this device that sent it (outbound) or that it is for (inbound).
+func (d *device) trace(pk *packet, outbound bool, localQP uint32) {
 	rec := verbs.Packet{
 		Time:       time.Now(),
 		Outbound:   outbound,
+		LocalQP:    localQP,
 		Opcode:     pk.Opcode,
 		DestQP:     pk.DestQP,
 		PSN:        pk.PSN,
@@ -351,10 +368,13 @@ func (d *device) trace(pk *packet, outbound bool) {
 		v := pk.Imm
 		rec.ImmDt = &v
 	}
+	cnt := cntRcvdPkts
 	if outbound {
-		d.count(cntSentPkts)
-	} else {
-		d.count(cntRcvdPkts)
+		cnt = cntSentPkts
+	}
+	d.count(cnt)
+	if q := d.qpByNum(localQP); q != nil {
+		q.counters[cnt].Add(1)
 	}
 	d.traceMu.Lock()
 	d.traceSeq++
