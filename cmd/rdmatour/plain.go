@@ -121,9 +121,16 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int) 
 	if st.Waits {
 		fmt.Fprintf(p.out, "  … %s\n", p.text(steps.Text{EN: "waiting", ZH: "等待中"}))
 	}
+	idx := s.Next()
 	out, err := s.RunNext(ctx)
 	p.printOutcome(out)
-	p.printState(s.Snapshot())
+	// The state as the session kept it right after the step: the same
+	// snapshot --record writes, so a replay prints the same line.
+	snap, ok := s.StepSnapshot(idx)
+	if !ok {
+		snap = s.Snapshot()
+	}
+	p.printState(snap)
 	if err != nil {
 		for _, l := range p.langs() {
 			fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(err, l))
