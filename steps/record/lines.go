@@ -27,13 +27,13 @@ func (d *decoder) body(line []byte) error {
 	switch probe.Kind {
 	case kindStep:
 		var sl stepLine
-		if err := strictUnmarshal(line, &sl); err != nil {
+		if err := json.Unmarshal(line, &sl); err != nil {
 			return fmt.Errorf("the step line is damaged: %v", err)
 		}
 		return sr.step(sl, d.line)
 	case kindEnd:
 		var el endLine
-		if err := strictUnmarshal(line, &el); err != nil {
+		if err := json.Unmarshal(line, &el); err != nil {
 			return fmt.Errorf("the end line is damaged: %v", err)
 		}
 		return sr.end(el)

@@ -2,7 +2,6 @@ package record
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -131,7 +130,7 @@ func (d *decoder) header() error {
 	if probe.Version != Version {
 		return d.fail("format version %d; this rdmatour reads version %d: replay it with the rdmatour that recorded it", probe.Version, Version)
 	}
-	if err := strictUnmarshal(line, &d.head); err != nil {
+	if err := json.Unmarshal(line, &d.head); err != nil {
 		return d.fail("the header is damaged: %v", err)
 	}
 	return d.checkHeader()
@@ -185,16 +184,4 @@ func sideConfig(sh SideHeader) (steps.Config, error) {
 		}
 	}
 	return cfg, cfg.Validate()
-}
-
-// strictUnmarshal decodes one JSON value and nothing after it.
-func strictUnmarshal(line []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("more than one JSON value on the line")
-	}
-	return nil
 }

@@ -143,3 +143,30 @@ func (sw *sideWriter) state(snap steps.Snapshot) stateJSON {
 	}
 	return st
 }
+
+// Encode writes rec as a file: the header, then each side's steps and end
+// line (side by side, not interleaved as a live demo writes them; the
+// reader accepts either).
+func Encode(out io.Writer, rec *Recording) error {
+	if len(rec.Header.Sides) != len(rec.Sides) {
+		return fmt.Errorf("record: the header describes %d sides, the recording has %d", len(rec.Header.Sides), len(rec.Sides))
+	}
+	w := &Writer{out: out, begun: true}
+	w.write(rec.Header)
+	for _, side := range rec.Sides {
+		sw := &sideWriter{w: w, role: side.Config.Role}
+		for i, p := range side.Steps {
+			var err error
+			if p.Err != nil {
+				err = p.Err
+			}
+			sw.Step(steps.StepRecord{Index: i, ID: p.ID, Outcome: p.Outcome, Err: err, Snapshot: p.Snapshot})
+		}
+		var err error
+		if side.TeardownErr != nil {
+			err = side.TeardownErr
+		}
+		sw.Teardown(side.Teardown, err, side.Final)
+	}
+	return w.err
+}
