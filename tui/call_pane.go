@@ -64,7 +64,7 @@ func (m *model) callLines(w int) []string {
 	ss, ok := m.stepStatus(side, idx)
 	switch {
 	case !ok:
-	case m.running:
+	case m.running && !m.look.on:
 		waits := ""
 		if idx < len(m.tourOf(side)) && m.tourOf(side)[idx].Waits {
 			waits = tr(m.lang, " (waiting for the peer / the network)", "（等待对端或网络）")
@@ -106,7 +106,7 @@ func (m *model) callLines(w int) []string {
 		}
 		return out
 	}
-	if m.running {
+	if m.running || m.look.on {
 		return out
 	}
 	if ns, ni, more := m.nextTurn(); more {

@@ -5,6 +5,8 @@ import "charm.land/bubbles/v2/key"
 // keyMap is every binding; help texts follow the language.
 type keyMap struct {
 	Next, Lang, Lesson, Glossary, Help, Focus, Side, Up, Down, PgUp, PgDown, Top, Bottom, Quit key.Binding
+	// History selects a finished step to look back at (history.go).
+	History historyKeys
 }
 
 func newKeyMap(lang string) keyMap {
@@ -24,6 +26,7 @@ func newKeyMap(lang string) keyMap {
 		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", t("top", "顶部"))),
 		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", t("bottom", "底部"))),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", t("quit (tears down)", "退出（释放资源）"))),
+		History:  newHistoryKeys(lang),
 	}
 }
 
@@ -36,7 +39,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Lang, k.Help, k.Quit},
+		{k.Next, k.Lang, k.Help, k.Quit, k.History.Earlier, k.History.Now},
 		{k.Focus, k.Side, k.Lesson, k.Glossary},
 		{k.Up, k.Down, k.PgUp, k.PgDown, k.Top, k.Bottom},
 	}

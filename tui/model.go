@@ -88,6 +88,8 @@ type model struct {
 	showLesson bool
 	// showGlossary puts the glossary in the explanation pane (T).
 	showGlossary bool
+	// look is the finished step being looked back at (history.go).
+	look lookBack
 }
 
 func newModel(ctx context.Context, opts Options) (*model, error) {
@@ -167,6 +169,7 @@ func (m *model) refresh() {
 	for _, s := range m.sessions {
 		m.snaps = append(m.snaps, s.Snapshot())
 	}
+	m.applyHistory()
 }
 
 func (m *model) tick() tea.Cmd {
@@ -230,6 +233,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		// Only the "too small" notice is on screen: a key must not run a
 		// step (or change a pane) the learner cannot see.
 		return nil
+	case m.historyKey(msg):
+		return nil // [ ] esc, ↑/↓ on the steps pane, enter while looking back
 	case key.Matches(msg, k.Next):
 		return m.runNext()
 	case key.Matches(msg, k.Lang):

@@ -158,7 +158,7 @@ func (m *model) header(w int) string {
 		if drop == 3 && m.demo {
 			side = tr(m.lang, "demo", "演示")
 		}
-		parts = append(parts, st.Bold.R(side), m.backendLabel(snap))
+		parts = append(parts, st.Bold.R(side), m.replayMark()+m.backendLabel(snap))
 		if notify != "" && drop < 1 {
 			parts = append(parts, notify)
 		}
@@ -244,6 +244,9 @@ func (m *model) progress() (done, total int) {
 
 // banner is the tour's end (the Result) or its error, full width.
 func (m *model) banner(w int) []string {
+	if out := m.historyBanner(w); len(out) > 0 {
+		return out
+	}
 	if out := m.errorBanner(w); len(out) > 0 {
 		return out
 	}
