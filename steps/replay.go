@@ -19,6 +19,10 @@ type Replay struct {
 	Config Config
 	// Initial is the state before the first step (it names the backend).
 	Initial Snapshot
+	// Tour is the tour as it was recorded. When this rdmatour builds a
+	// different tour for the same configuration (another version), the
+	// replay follows the recorded one; nil means this rdmatour's.
+	Tour []PlanStep
 	// Steps are the finished steps, in order; only the last may have
 	// failed.
 	Steps []PlayedStep
@@ -39,6 +43,59 @@ type PlayedStep struct {
 	// Snapshot is the state right after the step; its Steps field is
 	// rebuilt on replay and may be left empty.
 	Snapshot Snapshot
+}
+
+// PlanStep is a step of a tour as a recording keeps it: everything a
+// front end shows about a step before and after it runs.
+type PlanStep struct {
+	ID      string
+	Title   Text
+	Call    string
+	Waits   bool
+	Section Section
+	After   []string
+	// Expect is what a lesson expects the step to fail with (nil: none).
+	Expect *Text
+}
+
+// Plan is the tour as PlanSteps (what --record writes).
+func Plan(tour []Step) []PlanStep {
+	out := make([]PlanStep, 0, len(tour))
+	for _, st := range tour {
+		p := PlanStep{ID: st.ID, Title: st.Title, Call: st.Call, Waits: st.Waits, Section: st.Section, After: st.After}
+		if st.Expect != nil {
+			what := st.Expect.What
+			p.Expect = &what
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// recordedTour is the tour a recording was made with, as Steps that only
+// describe (their run is never called: a replay plays outcomes).
+func recordedTour(role Role, plan []PlanStep) []Step {
+	out := make([]Step, 0, len(plan))
+	for _, p := range plan {
+		st := Step{ID: p.ID, Side: role, Title: p.Title, Call: p.Call, Waits: p.Waits, Section: p.Section, After: p.After}
+		if p.Expect != nil {
+			st.Expect = &Expect{What: *p.Expect, match: func(error) bool { return false }}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func sameIDs(plan []PlanStep, tour []Step) bool {
+	if len(plan) != len(tour) {
+		return false
+	}
+	for i := range plan {
+		if plan[i].ID != tour[i].ID {
+			return false
+		}
+	}
+	return true
 }
 
 // ReplayError says a recording does not fit the tour this rdmatour builds
@@ -69,12 +126,16 @@ func NewReplay(r Replay) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Tour != nil && !sameIDs(r.Tour, s.tour) {
+		s.tour = recordedTour(cfg.Role, r.Tour)
+		s.outcomes, s.states = make([]*Outcome, len(s.tour)), make([]RunState, len(s.tour))
+	}
 	if len(r.Steps) > len(s.tour) {
 		return nil, &ReplayError{Step: len(s.tour), Reason: fmt.Sprintf("the recording has %d steps, the tour %d", len(r.Steps), len(s.tour))}
 	}
 	for i, p := range r.Steps {
 		if p.ID != s.tour[i].ID {
-			return nil, &ReplayError{Step: i, Reason: fmt.Sprintf("is %q, but this tour's step %d is %q (recorded by another rdmatour version?)", p.ID, i+1, s.tour[i].ID)}
+			return nil, &ReplayError{Step: i, Reason: fmt.Sprintf("is %q, but this tour's step %d is %q ", p.ID, i+1, s.tour[i].ID)}
 		}
 		if p.Err != nil && i != len(r.Steps)-1 {
 			return nil, &ReplayError{Step: i, Reason: "failed, yet later steps were recorded after it"}

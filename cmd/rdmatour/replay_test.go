@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,4 +141,83 @@ func waitListening(t *testing.T, p *binProc) {
 		}
 	}
 	t.Fatal("the server did not reach rdma_listen")
+}
+
+// TestReplayRecordingsFromSoftRoCE replays the files recorded on rxe0 in
+// the QEMU guest (testdata/replay, with what the live run printed next to
+// each) on this host, which has no RDMA: the output is the live one. Step
+// titles ("[3/17] server: ...") and the lesson's title line come from
+// this rdmatour's tour, which may be retitled after the recording, so
+// they are left out of the comparison; every C line, result, note, state
+// line and the teardown must match.
+func TestReplayRecordingsFromSoftRoCE(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/replay/rxe-*.jsonl")
+	if len(files) < 3 {
+		t.Fatalf("the rxe recordings are missing: %v", files)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			live, err := os.ReadFile(strings.TrimSuffix(f, ".jsonl") + ".out")
+			if err != nil {
+				t.Fatal(err)
+			}
+			re := runBin(t, "replay", "--plain", "--brief", "--lang", "en", f)
+			if re.code != 0 {
+				t.Fatalf("replay exit %d: %s", re.code, re.stderr)
+			}
+			if w, g := recordedLines(string(live)), recordedLines(re.stdout); w != g {
+				t.Errorf("the replay differs from the live rxe run:\n%s", firstDiff(w, g))
+			}
+			if !strings.Contains(re.stdout, "rxe0") {
+				t.Error("the replay does not show the recorded device rxe0")
+			}
+		})
+	}
+}
+
+// recordedLines drops the lines a replay takes from the current tour.
+func recordedLines(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if titleLine.MatchString(l) || strings.HasPrefix(l, "lesson ") {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return strings.Join(keep, "\n")
+}
+
+var titleLine = regexp.MustCompile(`^\[\d+/\d+\] `)
+
+// TestReplayBadFiles: a file that cannot be replayed is refused with its
+// name and line, exit status 1; a missing file is named too.
+func TestReplayBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile("../../testdata/replay/rxe-send-server.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.jsonl")
+	os.WriteFile(cut, good[:len(good)/2], 0o644)
+	lines := bytes.Count(good[:len(good)/2], []byte("\n"))
+	newer := filepath.Join(dir, "newer.jsonl")
+	os.WriteFile(newer, bytes.Replace(good, []byte(`"version":1`), []byte(`"version":7`), 1), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{cut}, cut + " line " + strconv.Itoa(lines+1) + ": the line is cut off"},
+		{[]string{newer}, newer + " line 1: format version 7; this rdmatour reads version 1"},
+		{[]string{filepath.Join(dir, "nope.jsonl")}, "cannot open " + filepath.Join(dir, "nope.jsonl")},
+		{[]string{"../../testdata/replay/rxe-send-server.jsonl", "../../testdata/replay/rxe-lesson-server.jsonl"}, "give one server and one client recording"},
+	}
+	for _, tc := range cases {
+		r := runBin(t, append([]string{"replay", "--plain"}, tc.args...)...)
+		if r.code != 1 || !strings.Contains(r.stderr, tc.want) || r.stdout != "" {
+			t.Errorf("replay %v: exit %d, stderr %q, stdout %.80q; want exit 1 and …%s…", tc.args, r.code, r.stderr, r.stdout, tc.want)
+		}
+	}
+	if r := runBin(t, "replay"); r.code != 2 || !strings.Contains(r.stderr, "replay needs one recorded file") {
+		t.Errorf("replay without a file: exit %d %q", r.code, r.stderr)
+	}
 }

@@ -58,10 +58,10 @@ func (sr *sideReader) step(sl stepLine, lineNo int) error {
 		return fmt.Errorf("step index %d, expected %d (a line is missing or out of order)", sl.Index, n)
 	case n > 0 && sr.replay.Steps[n-1].Err != nil:
 		return errors.New("a step after the step that failed")
-	case n >= len(sr.head.Steps):
-		return fmt.Errorf("step %d, but the header lists %d steps", n+1, len(sr.head.Steps))
-	case sl.ID != sr.head.Steps[n]:
-		return fmt.Errorf("step %q, but the header's step %d is %q", sl.ID, n+1, sr.head.Steps[n])
+	case n >= len(sr.head.Tour):
+		return fmt.Errorf("step %d, but the header lists %d steps", n+1, len(sr.head.Tour))
+	case sl.ID != sr.head.Tour[n].ID:
+		return fmt.Errorf("step %q, but the header's step %d is %q", sl.ID, n+1, sr.head.Tour[n].ID)
 	}
 	snap, err := sr.state(sl.stateJSON)
 	if err != nil {

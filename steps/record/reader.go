@@ -154,7 +154,10 @@ func (d *decoder) checkHeader() error {
 		if err != nil {
 			return d.fail("%s side: %v", sh.Role, err)
 		}
-		d.sides = append(d.sides, &sideReader{head: sh, replay: steps.Replay{Config: cfg, Initial: initial}})
+		if len(sh.Tour) == 0 {
+			return d.fail("%s side: the header lists no steps", sh.Role)
+		}
+		d.sides = append(d.sides, &sideReader{head: sh, replay: steps.Replay{Config: cfg, Initial: initial, Tour: decodeTour(sh.Tour)}})
 	}
 	return nil
 }

@@ -66,10 +66,38 @@ type SideHeader struct {
 	Bind    string `json:"bind,omitempty"`
 	Server  string `json:"server,omitempty"`
 	Message string `json:"message,omitempty"`
-	// Steps are the tour's step IDs, in order.
-	Steps []string `json:"steps"`
+	// Tour is the tour's steps, in order, as the screen describes them:
+	// a recording replays even where rdmatour's tour has changed since.
+	Tour []tourStep `json:"tour"`
 	// Initial is the state before the first step.
 	Initial snapJSON `json:"initial"`
+}
+
+// tourStep is a steps.PlanStep.
+type tourStep struct {
+	ID      string        `json:"id"`
+	Title   steps.Text    `json:"title"`
+	Call    string        `json:"call"`
+	Waits   bool          `json:"waits,omitempty"`
+	Section steps.Section `json:"section,omitempty"`
+	After   []string      `json:"after,omitempty"`
+	Expect  *steps.Text   `json:"expect,omitempty"`
+}
+
+func encodeTour(plan []steps.PlanStep) []tourStep {
+	out := make([]tourStep, 0, len(plan))
+	for _, p := range plan {
+		out = append(out, tourStep(p))
+	}
+	return out
+}
+
+func decodeTour(tour []tourStep) []steps.PlanStep {
+	out := make([]steps.PlanStep, 0, len(tour))
+	for _, t := range tour {
+		out = append(out, steps.PlanStep(t))
+	}
+	return out
 }
 
 // Line kinds after the header.

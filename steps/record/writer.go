@@ -66,9 +66,7 @@ func sideHeader(s *steps.Session, devices []string) SideHeader {
 	if cfg.Server.IsValid() {
 		sh.Server = cfg.Server.String()
 	}
-	for _, st := range s.Steps() {
-		sh.Steps = append(sh.Steps, st.ID)
-	}
+	sh.Tour = encodeTour(steps.Plan(s.Steps()))
 	return sh
 }
 
