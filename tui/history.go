@@ -22,6 +22,9 @@ import (
 type lookBack struct {
 	on        bool
 	side, idx int // session index and step index
+	// now are the live snapshots while the screen shows the past: the
+	// header's progress stays the tour's.
+	now []steps.Snapshot
 }
 
 // historyKeys are the bindings of history (in keyMap's language).
@@ -120,6 +123,7 @@ func (m *model) applyHistory() {
 	if !m.look.on {
 		return
 	}
+	m.look.now = append(m.look.now[:0], m.snaps...)
 	if !m.demo {
 		if snap, ok := m.sessions[0].StepSnapshot(m.look.idx); ok {
 			m.snaps[0] = snap
@@ -140,6 +144,14 @@ func (m *model) applyHistory() {
 			m.snaps[side] = beforeFirstStep(m.snaps[side])
 		}
 	}
+}
+
+// liveSnap is side's live snapshot, also while looking back.
+func (m *model) liveSnap(side int) steps.Snapshot {
+	if m.look.on && side < len(m.look.now) {
+		return m.look.now[side]
+	}
+	return m.snaps[side]
 }
 
 // beforeFirstStep is a side as it was before it ran anything: its tour,

@@ -57,7 +57,7 @@ func TestHistoryByKeys(t *testing.T) {
 	press(t, m, "[")
 	before := m.look
 	press(t, m, "]")
-	if m.look == before || !m.look.on {
+	if (m.look.side == before.side && m.look.idx == before.idx) || !m.look.on {
 		t.Errorf("] did not move to the later step: %+v", m.look)
 	}
 	// Enter while looking back: back to now, nothing run.

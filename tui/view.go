@@ -233,7 +233,7 @@ func (m *model) progress() (done, total int) {
 	if m.demo {
 		return m.planPos, len(m.plan)
 	}
-	s := m.snaps[0]
+	s := m.liveSnap(0)
 	for _, st := range s.Steps {
 		if st.State == steps.Succeeded {
 			done++
