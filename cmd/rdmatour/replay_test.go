@@ -132,6 +132,26 @@ func TestReplayEqualsLivePlainOutput(t *testing.T) {
 	}
 }
 
+// TestReplayOfADemoRecording: one demo file holds both sides; it replays
+// as the demo, printing what the live demo printed.
+func TestReplayOfADemoRecording(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "demo.jsonl")
+	live := runBin(t, "demo", "--port", freePort(t), "--backend", "sim", "--plain", "--auto", "--notify", "doorbell", "--record", file)
+	if live.code != 0 {
+		t.Fatalf("live demo: exit %d %s", live.code, live.stderr)
+	}
+	sameAsLive(t, live, file)
+}
+
+// TestRecordToAnUnwritablePath is refused before anything runs.
+func TestRecordToAnUnwritablePath(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "no", "such", "dir", "x.jsonl")
+	r := runBin(t, "demo", "--backend", "sim", "--plain", "--auto", "--record", bad)
+	if r.code != 2 || !strings.Contains(r.stderr, "--record "+bad) || strings.Contains(r.stdout, "[1/") {
+		t.Errorf("exit %d, stderr %q, stdout %.100q; want exit 2 naming the file and no step run", r.code, r.stderr, r.stdout)
+	}
+}
+
 // waitListening waits until the server's plain output shows rdma_listen.
 func waitListening(t *testing.T, p *binProc) {
 	t.Helper()

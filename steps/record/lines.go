@@ -14,6 +14,9 @@ func (d *decoder) body(line []byte) error {
 		Kind string `json:"kind"`
 		Side string `json:"side"`
 	}
+	if err := checkText(line); err != nil {
+		return err
+	}
 	if err := json.Unmarshal(line, &probe); err != nil {
 		return fmt.Errorf("not valid JSON (%v): the file is damaged", err)
 	}

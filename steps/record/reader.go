@@ -133,6 +133,9 @@ func (d *decoder) header() error {
 	if err := json.Unmarshal(line, &d.head); err != nil {
 		return d.fail("the header is damaged: %v", err)
 	}
+	if err := checkText(line); err != nil {
+		return d.fail("%v", err)
+	}
 	return d.checkHeader()
 }
 

@@ -72,6 +72,12 @@ func TestDecodeRejectsDamagedFiles(t *testing.T) {
 			m["snapshot"].(map[string]any)["Data"] = map[string]any{"len": 8, "changed": []any{map[string]any{"off": 6, "n": 4, "at": "2026-01-01T00:00:00Z"}}}
 		})), n - 1, "outside the 8-byte buffer"},
 		{"more packets shown than recorded", join(edit(t, ok, 2, func(m map[string]any) { m["packets_shown"] = 5 })), 3, "shows 5 packets, but only 0 were recorded"},
+		{"a terminal escape in a C line", join(edit(t, ok, 2, func(m map[string]any) {
+			m["outcome"].(map[string]any)["Call"] = "rdma_create_id(ec, &listener, NULL, RDMA_PS_TCP); \x1b]0;pwned\x07"
+		})), 3, "could control the terminal"},
+		{"a bidi override in a title", join(edit(t, ok, 0, func(m map[string]any) {
+			m["sides"].([]any)[0].(map[string]any)["tour"].([]any)[0].(map[string]any)["title"] = map[string]any{"EN": "abc\u202edef"}
+		})), 1, "U+202E"},
 		{"a wrong type", join(edit(t, ok, 2, func(m map[string]any) { m["index"] = "one" })), 3, "the step line is damaged"},
 		{"a line too long", join(ok[:1]) + strings.Repeat("x", maxLine+1) + "\n", 2, "longer than 16 MiB"},
 	}
