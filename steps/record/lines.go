@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,6 +97,12 @@ func (sr *sideReader) state(st stateJSON) (steps.Snapshot, error) {
 	if err != nil {
 		return snap, err
 	}
+	// An unchanged buffer is the previous snapshot's, as in the live
+	// session's history.
+	if sameBuffer(sr.lastData, snap.Data) {
+		snap.Data = sr.lastData
+	}
+	sr.lastData = snap.Data
 	sr.timeline = append(sr.timeline, st.Timeline...)
 	for _, p := range st.Packets {
 		if n := len(sr.packets); n > 0 && p.Seq <= sr.packets[n-1].Seq {
@@ -117,6 +124,20 @@ func (sr *sideReader) state(st stateJSON) (steps.Snapshot, error) {
 
 // finish checks that the file was complete and that each side replays on
 // this rdmatour's tour.
+// sameBuffer says two buffers hold the same bytes changed at the same
+// times.
+func sameBuffer(a, b steps.BufferState) bool {
+	if !bytes.Equal(a.Bytes, b.Bytes) || len(a.ChangedAt) != len(b.ChangedAt) || (a.Bytes == nil) != (b.Bytes == nil) {
+		return false
+	}
+	for i := range a.ChangedAt {
+		if !a.ChangedAt[i].Equal(b.ChangedAt[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 func (d *decoder) finish() (*Recording, error) {
 	rec := &Recording{Header: d.head}
 	for _, sr := range d.sides {

@@ -28,6 +28,10 @@ func (e *LineError) Error() string {
 // without newlines must not be read into memory whole.
 const maxLine = 16 << 20
 
+// maxTour bounds the steps of one side (the tours have about 20): it
+// bounds what a file can make the replay keep.
+const maxTour = 256
+
 // ReadFile decodes the recording at path.
 func ReadFile(path string) (*Recording, error) {
 	f, err := os.Open(path)
@@ -76,6 +80,7 @@ type sideReader struct {
 	lines    []int // the line of each step
 	timeline []steps.TimelineEntry
 	packets  []steps.WirePacket
+	lastData steps.BufferState // the previous snapshot's data buffer
 	ended    bool
 }
 
@@ -157,8 +162,8 @@ func (d *decoder) checkHeader() error {
 		if err != nil {
 			return d.fail("%s side: %v", sh.Role, err)
 		}
-		if len(sh.Tour) == 0 {
-			return d.fail("%s side: the header lists no steps", sh.Role)
+		if len(sh.Tour) == 0 || len(sh.Tour) > maxTour {
+			return d.fail("%s side: the header lists %d steps (a tour has 1 to %d)", sh.Role, len(sh.Tour), maxTour)
 		}
 		d.sides = append(d.sides, &sideReader{head: sh, replay: steps.Replay{Config: cfg, Initial: initial, Tour: decodeTour(sh.Tour)}})
 	}

@@ -68,9 +68,11 @@ func encodeBuffer(b steps.BufferState) *bufJSON {
 	return out
 }
 
-// maxBuffer bounds a decoded buffer: the tour's buffers are 4 KiB, and a
-// corrupt length must not make the replay allocate gigabytes.
-const maxBuffer = 1 << 20
+// maxBuffer bounds a decoded buffer: the snapshot's data buffer is
+// steps.BufSize, and a corrupt length costing a few bytes in the file
+// must not make the replay allocate megabytes per line (a timestamp per
+// byte is 24 bytes).
+const maxBuffer = steps.BufSize
 
 func (b *bufJSON) decode() (steps.BufferState, error) {
 	if b.Len < 0 || b.Len > maxBuffer || len(b.Bytes) > b.Len {
