@@ -39,22 +39,28 @@ func newHistoryKeys(lang string) historyKeys {
 	}
 }
 
-// finishedTurns are the steps that have finished, in the order they ran.
-func (m *model) finishedTurns() []steps.Turn {
-	var out []steps.Turn
+// stepAt is one step of one side: the session index and the step index.
+type stepAt struct{ side, idx int }
+
+// finishedSteps are the steps that have finished, in the order they ran.
+func (m *model) finishedSteps() []stepAt {
+	var out []stepAt
 	if m.demo {
-		out = append(out, m.plan[:m.planPos]...)
+		turns := m.plan[:m.planPos]
 		if m.planPos < len(m.plan) { // a failed turn does not advance planPos
-			t := m.plan[m.planPos]
-			if _, ok := m.sessions[sideIndex(t.Side)].StepSnapshot(t.Index); ok {
-				out = append(out, t)
+			turns = m.plan[:m.planPos+1]
+		}
+		for _, t := range turns {
+			at := stepAt{sideIndex(t.Side), t.Index}
+			if _, ok := m.sessions[at.side].StepSnapshot(at.idx); ok {
+				out = append(out, at)
 			}
 		}
 		return out
 	}
 	for i := range m.tours[0] {
 		if _, ok := m.sessions[0].StepSnapshot(i); ok {
-			out = append(out, steps.Turn{Side: m.sessions[0].Config().Role, Index: i})
+			out = append(out, stepAt{0, i})
 		}
 	}
 	return out
@@ -89,31 +95,47 @@ func (m *model) historyKey(msg tea.KeyPressMsg) bool {
 }
 
 // moveHistory selects the finished step d steps earlier (d < 0) or later
-// than the one shown; moving later than the last finished step is now.
+// than the one shown (from now: the step the call pane shows); moving
+// later than the last finished step is now.
 func (m *model) moveHistory(d int) {
-	turns := m.finishedTurns()
-	pos := len(turns) // now
-	if m.look.on {
-		for i, t := range turns {
-			if sideIndex(t.Side) == m.look.side && t.Index == m.look.idx {
-				pos = i
-			}
+	done := m.finishedSteps()
+	now := m.nowStep()
+	shown := stepAt{m.look.side, m.look.idx}
+	if !m.look.on {
+		shown = now
+	}
+	pos := len(done)
+	for i, at := range done {
+		if at == shown {
+			pos = i
 		}
 	}
+	if !m.look.on && pos == len(done) && d > 0 {
+		return // now, and nothing later
+	}
 	pos += d
-	switch {
-	case len(turns) == 0 || pos >= len(turns):
+	// The step the present shows is not history: moving onto it is now.
+	if len(done) == 0 || pos >= len(done) || (pos == len(done)-1 && done[pos] == now) {
 		m.look = lookBack{}
-	default:
-		t := turns[max(pos, 0)]
-		m.look = lookBack{on: true, side: sideIndex(t.Side), idx: t.Index}
+	} else {
+		at := done[max(pos, 0)]
+		m.look = lookBack{on: true, side: at.side, idx: at.idx}
 		if m.demo {
-			m.side = m.look.side
+			m.side = at.side
 		}
 	}
 	m.pane(pane{paneExplain, 0}).follow()
 	m.pane(pane{paneCall, 0}).follow()
 	m.refresh()
+}
+
+// nowStep is the step the screen shows when not looking back.
+func (m *model) nowStep() stepAt {
+	saved := m.look
+	m.look.on = false
+	side, idx := m.curStep()
+	m.look = saved
+	return stepAt{side, idx}
 }
 
 // applyHistory replaces the live snapshots with the ones kept right after
@@ -131,9 +153,9 @@ func (m *model) applyHistory() {
 		return
 	}
 	last := [2]int{-1, -1}
-	for _, t := range m.finishedTurns() {
-		last[sideIndex(t.Side)] = t.Index
-		if sideIndex(t.Side) == m.look.side && t.Index == m.look.idx {
+	for _, at := range m.finishedSteps() {
+		last[at.side] = at.idx
+		if at == (stepAt{m.look.side, m.look.idx}) {
 			break
 		}
 	}
@@ -171,12 +193,13 @@ func (m *model) historyBanner(w int) []string {
 		return nil
 	}
 	n := m.look.idx + 1
-	who := ""
+	en := fmt.Sprintf("looking at step %d — press Esc for now ([ ] earlier/later)", n)
+	zh := fmt.Sprintf("正在回看第 %d 步 —— 按 Esc 回到当前（[ ] 上一步/下一步）", n)
 	if m.demo {
-		who = m.snaps[m.look.side].Role.String() + " "
+		who := m.snaps[m.look.side].Role.String()
+		en = fmt.Sprintf("looking at %s step %d — press Esc for now ([ ] earlier/later)", who, n)
+		zh = fmt.Sprintf("正在回看 %s 第 %d 步 —— 按 Esc 回到当前（[ ] 上一步/下一步）", who, n)
 	}
-	en := fmt.Sprintf("looking at %sstep %d — press Esc for now ([ ] earlier/later)", who, n)
-	zh := fmt.Sprintf("正在回看 %s第 %d 步 —— 按 Esc 回到当前（[ ] 上一步/下一步）", who, n)
 	switch m.lang {
 	case LangZH:
 		return bannerLine(m.styles.Expected, "◆ ", zh, w)

@@ -87,11 +87,11 @@ func TestHistoryMarkerInChinese(t *testing.T) {
 	press(t, m, "[")
 	press(t, m, "[")
 	screen := ansi.Strip(m.render())
-	if !strings.Contains(screen, "正在回看 第 2 步 —— 按 Esc 回到当前") {
+	if !strings.Contains(screen, "正在回看第 1 步 —— 按 Esc 回到当前") {
 		t.Errorf("no Chinese history marker:\n%s", screen)
 	}
-	if m.snaps[0].Next != 2 {
-		t.Errorf("the state shown is after step %d, want 2", m.snaps[0].Next)
+	if m.snaps[0].Next != 1 {
+		t.Errorf("the state shown is after step %d, want 1", m.snaps[0].Next)
 	}
 	press(t, m, "?")
 	if help := ansi.Strip(m.render()); !regexp.MustCompile(`\[ \]\s+回看`).MatchString(help) || !regexp.MustCompile(`esc\s+回到当前`).MatchString(help) {
@@ -111,12 +111,12 @@ func TestHistoryUpDownOnTheStepsPane(t *testing.T) {
 		press(t, m, "tab")
 	}
 	press(t, m, "up")
-	if !m.look.on || m.look.idx != 3 {
-		t.Fatalf("↑ on the steps pane: look=%+v, want step 4 (index 3)", m.look)
+	if !m.look.on || m.look.idx != 2 {
+		t.Fatalf("↑ on the steps pane after step 4: look=%+v, want step 3 (index 2)", m.look)
 	}
 	m.Update(keyMsg("up"))
-	if m.look.idx != 2 {
-		t.Errorf("second ↑: index %d, want 2", m.look.idx)
+	if m.look.idx != 1 {
+		t.Errorf("second ↑: index %d, want 1", m.look.idx)
 	}
 	press(t, m, "down")
 	press(t, m, "down")

@@ -60,6 +60,26 @@ func TestReplayInTheTUI(t *testing.T) {
 	}
 }
 
+// TestHistoryOnAClientAlone: one client session (session index 0, role
+// client): looking back shows that step's C call and page.
+func TestHistoryOnAClientAlone(t *testing.T) {
+	sessions := replaySessions(t, "rxe-send-client.jsonl")
+	m := newTestModel(t, sessions, LangEN, 120, 40)
+	for i := 0; i < 6; i++ {
+		press(t, m, "enter")
+	}
+	press(t, m, "[")
+	snap, _ := sessions[0].StepSnapshot(4)
+	call := strings.SplitN(snap.Steps[4].Outcome.Call, "\n", 2)[0]
+	s := ansi.Strip(m.render())
+	if !strings.Contains(s, "looking at step 5 — press Esc for now") || !strings.Contains(s, call[:min(len(call), 30)]) {
+		t.Errorf("looking at step 5: want the marker and its call %q:\n%s", call, s)
+	}
+	if !strings.Contains(s, "Explaining "+snap.Steps[4].ID) {
+		t.Errorf("the explanation is not step 5's page:\n%s", s)
+	}
+}
+
 // TestHistoryInRealTerminal replays a Soft-RoCE recording in tmux (no
 // device and no peer needed): Enter through the steps, [ to look back,
 // the marker on the captured screen, Esc back to now, q exits 0.
@@ -98,7 +118,7 @@ func TestHistoryInRealTerminal(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		s.must("send-keys", "-t", "rt", "[")
 	}
-	want := fmt.Sprintf("looking at step %d — press Esc for now", total-4)
+	want := fmt.Sprintf("looking at step %d — press Esc for now", total-5)
 	if sc, ok = s.waitFor(5*time.Second, func(sc string) bool { return strings.Contains(sc, want) }); !ok {
 		t.Errorf("no %q after five [:\n%s", want, sc)
 	}
