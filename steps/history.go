@@ -56,19 +56,25 @@ func (s *Session) StepSnapshot(i int) (snap Snapshot, ok bool) {
 	return *s.history[i], true
 }
 
-// keepStep stores the snapshot after step idx and tells the recorder.
-// RunNext defers it: it runs with runMu held and mu free.
-func (s *Session) keepStep(idx int, out Outcome, err error) {
-	s.mu.Lock()
+// keepSnapshot stores the snapshot after step idx. RunNext defers it with
+// s.mu held, so whoever sees the step finished (Next, Done) also finds
+// its snapshot.
+func (s *Session) keepSnapshot(idx int) {
 	snap := s.historySnapshot()
 	if s.history == nil {
 		s.history = make([]*Snapshot, len(s.tour))
 	}
 	s.history[idx] = &snap
-	s.mu.Unlock()
-	if s.cfg.Recorder != nil {
-		s.cfg.Recorder.Step(StepRecord{Index: idx, ID: s.tour[idx].ID, Outcome: out, Err: err, Snapshot: snap})
+}
+
+// recordStep tells the recorder of step idx. RunNext defers it: it runs
+// with runMu held and mu free.
+func (s *Session) recordStep(idx int, out Outcome, err error) {
+	if s.cfg.Recorder == nil {
+		return
 	}
+	snap, _ := s.StepSnapshot(idx)
+	s.cfg.Recorder.Step(StepRecord{Index: idx, ID: s.tour[idx].ID, Outcome: out, Err: err, Snapshot: snap})
 }
 
 // recordEnd tells the recorder of the teardown, on the first Close (the

@@ -187,7 +187,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	s.spans = append(s.spans, stepSpan{id: st.ID, waits: st.Waits, start: time.Now()})
 	s.mu.Unlock()
 	s.markCounters()
-	defer func() { s.keepStep(idx, out, err) }() // after mu is released below
+	defer func() { s.recordStep(idx, out, err) }() // after mu is released below
 
 	out, err = st.run(ctx, s)
 	err = s.explainPeerGone(ctx, err)
@@ -204,6 +204,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.keepSnapshot(idx) // with mu held, once the step's state is final
 	s.spans[len(s.spans)-1].end = time.Now()
 	if s.dev != nil {
 		s.refreshPackets() // keep the wire history even without a UI polling
