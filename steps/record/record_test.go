@@ -218,3 +218,27 @@ func firstLineDiff(a, b []byte) string {
 	}
 	return "lengths differ"
 }
+
+// TestHeaderNamesTheSession: the first line says what was recorded and
+// with what: format and versions, role, tour options, backend, devices.
+func TestHeaderNamesTheSession(t *testing.T) {
+	cfg := demoConfig()
+	cfg.Lesson = "no-remote-write"
+	files, _ := liveTour(t, cfg)
+	first, _, _ := strings.Cut(string(files[1]), "\n")
+	var h Header
+	if err := json.Unmarshal([]byte(first), &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.Format != Format || h.Version != Version || h.Rdmatour != "test" || h.Command != "client" || len(h.Sides) != 1 {
+		t.Fatalf("header %+v", h)
+	}
+	sh := h.Sides[0]
+	if sh.Role != "client" || sh.Notify != "send" || sh.Track != "cm" || sh.Lesson != "no-remote-write" ||
+		sh.Backend != "sim" || len(sh.Devices) != 1 || sh.Devices[0] != "sim0" || sh.Server == "" || len(sh.Tour) < 10 {
+		t.Errorf("side header %+v", sh)
+	}
+	if !sh.Initial.Simulated {
+		t.Error("the header's initial state does not say the NIC was simulated")
+	}
+}
