@@ -143,6 +143,17 @@ func TestReplayOfADemoRecording(t *testing.T) {
 	sameAsLive(t, live, file)
 }
 
+// TestReplayOfAFailedTour: a server nobody connects to fails at its wait;
+// the replay ends the same way — same text, same error on stderr, exit 1.
+func TestReplayOfAFailedTour(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "alone.jsonl")
+	live := runBin(t, "server", "--port", freePort(t), "--backend", "sim", "--plain", "--auto", "--wait-client", "300ms", "--record", file)
+	if live.code != 1 || !strings.Contains(live.stderr, "no client connected") {
+		t.Fatalf("live: exit %d %q, want a failed wait", live.code, live.stderr)
+	}
+	sameAsLive(t, live, file)
+}
+
 // TestRecordToAnUnwritablePath is refused before anything runs.
 func TestRecordToAnUnwritablePath(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "no", "such", "dir", "x.jsonl")
