@@ -272,50 +272,49 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 		}
 		calls = append(calls, call)
 	}
-	destroy := func(fn, arg string) c.Stmt { return c.Must(fn, c.Call(fn, c.C(arg))) }
 	if s.id != nil && s.connected && !s.disconnected {
 		// rdma_destroy_id would send the DREQ too; doing it explicitly
 		// makes the peer's DISCONNECTED prompt and visible.
-		do(c.S(c.Call("rdma_disconnect", c.C("id"))).Returned("sends the DREQ"), s.id.Disconnect)
+		do(disconnectCall().Returned("sends the DREQ"), s.id.Disconnect)
 		s.disconnected = true
 	}
 	if s.qp != nil && s.manualQP {
-		do(destroy("ibv_destroy_qp", "qp"), s.qp.Destroy)
+		do(destroyQPCall(true), s.qp.Destroy)
 		s.qp = nil
 	}
 	if s.id != nil && s.qp != nil {
-		do(c.S(c.Call("rdma_destroy_qp", c.C("id"))), func() error { return s.id.DestroyQP() })
+		do(destroyQPCall(false), func() error { return s.id.DestroyQP() })
 		s.qp = nil
 	}
 	for _, m := range []struct {
-		name, buf string
-		mr        *verbs.MR
-	}{{"send_mr", "send_buf", &s.mrSend}, {"recv_mr", "recv_buf", &s.mrRecv}, {"doorbell_mr", "doorbell", &s.mrDoor}, {"mr", "buf", &s.mrData}} {
+		buf string
+		mr  *verbs.MR
+	}{{"send_buf", &s.mrSend}, {"recv_buf", &s.mrRecv}, {"doorbell", &s.mrDoor}, {"buf", &s.mrData}} {
 		if *m.mr != nil {
 			mr := *m.mr
-			do(destroy("ibv_dereg_mr", m.name), mr.Dereg)
+			do(destroyCall("ibv_dereg_mr", mrVar(m.buf)), mr.Dereg)
 			calls = append(calls, c.S(c.Call("free", c.C(m.buf))))
 			*m.mr = nil
 		}
 	}
 	if s.cq != nil {
-		do(destroy("ibv_destroy_cq", "cq"), s.cq.Destroy)
+		do(destroyCall("ibv_destroy_cq", "cq"), s.cq.Destroy)
 		s.cq = nil
 	}
 	if s.pd != nil {
-		do(destroy("ibv_dealloc_pd", "pd"), s.pd.Dealloc)
+		do(destroyCall("ibv_dealloc_pd", "pd"), s.pd.Dealloc)
 		s.pd = nil
 	}
 	if s.id != nil {
-		do(destroy("rdma_destroy_id", "id"), s.id.Destroy)
+		do(destroyCall("rdma_destroy_id", "id"), s.id.Destroy)
 		s.id = nil
 	}
 	if s.listener != nil {
-		do(destroy("rdma_destroy_id", "listener"), s.listener.Destroy)
+		do(destroyCall("rdma_destroy_id", "listener"), s.listener.Destroy)
 		s.listener = nil
 	}
 	if s.ec != nil {
-		do(c.S(c.Call("rdma_destroy_event_channel", c.C("ec"))), func() error { return s.ec.Destroy() })
+		do(destroyECCall(), func() error { return s.ec.Destroy() })
 		s.ec = nil
 	}
 	s.dev = nil

@@ -50,10 +50,11 @@ type options struct {
 	timeout duration
 	wait    duration // server: how long to wait for a client (0 = forever)
 	message string
-	rnr     rnrRetry // rnr_retry_count for connect/accept
-	pcap    string   // write the connection's RoCEv2 frames to this file
-	record  string   // write the session to this file (--record)
-	replay  []string // replay: the recorded files (one side, or server + client)
+	msgSize byteCount // client and demo: --message-size (0 = the message as it is)
+	rnr     rnrRetry  // rnr_retry_count for connect/accept
+	pcap    string    // write the connection's RoCEv2 frames to this file
+	record  string    // write the session to this file (--record)
+	replay  []string  // replay: the recorded files (one side, or server + client)
 }
 
 // usageError is a mistake on the command line: exit status 2.
@@ -171,14 +172,20 @@ func (o *options) flagSet() *flag.FlagSet {
 		fs.Var(flagOf(&o.wait, parseDuration), "wait-client", "give up if no client connects within `DURATION` (0 = wait forever)")
 	case cmdClient:
 		fs.StringVar(&o.src, "src", "", "local source `ADDR` (the seed's client_src_ip)")
-		fs.StringVar(&o.message, "message", steps.DefaultMessage, "`TEXT` to RDMA WRITE into the server's buffer")
+		o.messageFlags(fs)
 	case cmdDemo:
-		fs.StringVar(&o.message, "message", steps.DefaultMessage, "`TEXT` to RDMA WRITE into the server's buffer")
+		o.messageFlags(fs)
 		fs.StringVar(&o.bind, "bind", "", "the local `ADDR` both sides use (default 127.0.0.1; with real RDMA, an address on the RDMA device)")
 	case cmdReplay:
 		o.replayFlags(fs)
 	}
 	return fs
+}
+
+// messageFlags are what the client writes: client and demo.
+func (o *options) messageFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.message, "message", steps.DefaultMessage, "`TEXT` to RDMA WRITE into the server's buffer")
+	fs.Var(flagOf(&o.msgSize, parseByteCount), "message-size", fmt.Sprintf("pad the message with spaces so the WRITE carries `N` bytes, NUL included (at most the %d-byte buffer; above the path MTU it goes out as FIRST/MIDDLE/LAST packets)", steps.BufSize))
 }
 
 // printUsage is o.cmd's --help.
@@ -313,7 +320,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 
 // config is the steps.Config for role, without addresses or a backend.
 func (o *options) config(role steps.Role) steps.Config {
-	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message,
+	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
 		Lesson: o.lesson.Name, RNRRetry: uint8(o.rnr)}
 }

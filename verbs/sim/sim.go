@@ -173,7 +173,15 @@ var counterNames = [numCounters]string{
 }
 
 const (
-	mtu      = 4096
+	// activeMTU is sim0's active MTU and the path MTU rdma_cm gives its
+	// QPs: what rxe reports over a 1500-byte Ethernet. rxe derives it from
+	// the netdev's MTU minus its headers (eth_mtu_int_to_enum in
+	// rxe_param.h): 1500 leaves room for 1024, not 2048.
+	activeMTU = 1024
+	// maxMTU is the largest path MTU ibv_modify_qp accepts: rxe reports
+	// max_mtu IB_MTU_4096 (RXE_PORT_MAX_MTU) whatever the netdev, and
+	// rxe_qp_chk_attr checks path_mtu against it, not the active MTU.
+	maxMTU   = 4096
 	pageSize = 4096
 )
 
@@ -261,8 +269,8 @@ func (d *device) portAttr() verbs.PortAttr {
 	return verbs.PortAttr{
 		Num:         1,
 		State:       verbs.PortActive,
-		ActiveMTU:   mtu,
-		MaxMTU:      mtu,
+		ActiveMTU:   activeMTU,
+		MaxMTU:      maxMTU,
 		LinkLayer:   "Ethernet",
 		GIDs:        []verbs.GIDEntry{{Index: 0, GID: d.gid, Type: "RoCE v2"}},
 		MaxMsgSize:  1 << 31,
