@@ -53,6 +53,9 @@ type Config struct {
 	// RNRRetry is rnr_retry_count for rdma_connect and rdma_accept (0..7,
 	// 7 = forever). The seed leaves it 0.
 	RNRRetry uint8
+	// Recorder, when set, is told every finished step and the teardown
+	// (--record); see history.go.
+	Recorder Recorder
 }
 
 // MaxRNRRetry is the largest rnr_retry_count: a 3-bit field where 7

@@ -98,6 +98,14 @@ type Session struct {
 	packets          []WirePacket
 	oneHost          *bool      // the peer is this machine (see peerIsLocal)
 	spans            []stepSpan // when each step ran: which step a packet belongs to
+
+	// history is the snapshot after each finished step (history.go).
+	history []*Snapshot
+	// endRecorded: the Recorder was told of the teardown (once).
+	endRecorded bool
+	// replay is set on a session made by NewReplay (replay.go): it plays
+	// a recording instead of calling verbs.
+	replay *replayScript
 }
 
 // maxPackets bounds the wire history a session keeps for the wire pane.
@@ -172,9 +180,12 @@ var ErrTourOver = errors.New("the tour is over")
 // RunNext runs the next step. On error the step is marked failed and the
 // tour ends; the caller should Close the session (teardown is safe from
 // any point).
-func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
+func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
+	if s.replay != nil {
+		return s.replayNext()
+	}
 
 	s.mu.Lock()
 	if s.done || s.closed || s.next >= len(s.tour) {
@@ -188,8 +199,9 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 	s.spans = append(s.spans, stepSpan{id: st.ID, waits: st.Waits, start: time.Now()})
 	s.mu.Unlock()
 	s.markCounters()
+	defer func() { s.recordStep(idx, out, err) }() // after mu is released below
 
-	out, err := st.run(ctx, s)
+	out, err = st.run(ctx, s)
 	err = s.explainPeerGone(ctx, err)
 	if err != nil {
 		out.Failure = Text{ExplainIn(err, "en"), ExplainIn(err, "zh")}
@@ -204,6 +216,7 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.keepSnapshot(idx) // with mu held, once the step's state is final
 	s.spans[len(s.spans)-1].end = time.Now()
 	if s.dev != nil {
 		s.refreshPackets() // keep the wire history even without a UI polling
@@ -237,8 +250,13 @@ func (s *Session) Close() (string, error) {
 }
 
 func (s *Session) teardown() (string, error) {
+	if s.replay != nil {
+		return s.replayTeardown()
+	}
 	stmts, err := s.teardownC()
-	return c.Lines(stmts, c.Actual), err
+	calls := c.Lines(stmts, c.Actual)
+	s.recordEnd(calls, err)
+	return calls, err
 }
 
 // teardownC frees what is still allocated and returns the C it ran.

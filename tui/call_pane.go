@@ -64,7 +64,7 @@ func (m *model) callLines(w int) []string {
 	ss, ok := m.stepStatus(side, idx)
 	switch {
 	case !ok:
-	case m.running:
+	case m.running && !m.look.on:
 		out = append(out, m.waitingLines(side, idx, w)...)
 		for _, l := range wrap(ss.Call, w) {
 			out = append(out, st.Call.R(l))
@@ -102,7 +102,7 @@ func (m *model) callLines(w int) []string {
 		}
 		return out
 	}
-	if m.running {
+	if m.running || m.look.on {
 		return out
 	}
 	if m.allDone() {

@@ -99,6 +99,8 @@ type model struct {
 	stepAt time.Time
 	// zoomed shows the focused pane alone (z; z or esc goes back).
 	zoomed bool
+	// look is the finished step being looked back at (history.go).
+	look lookBack
 }
 
 func newModel(ctx context.Context, opts Options) (*model, error) {
@@ -182,6 +184,7 @@ func (m *model) refresh() {
 	for _, s := range m.sessions {
 		m.snaps = append(m.snaps, s.Snapshot())
 	}
+	m.applyHistory()
 }
 
 func (m *model) tick() tea.Cmd {
@@ -251,6 +254,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.zoomed = false
 	case key.Matches(msg, k.Zoom):
 		m.zoomed = true
+	case m.historyKey(msg):
+		return nil // [ ] esc, ↑/↓ on the steps pane, enter while looking back
 	case key.Matches(msg, k.Next):
 		return m.runNext()
 	case key.Matches(msg, k.Lang):

@@ -169,7 +169,7 @@ func (m *model) header(w int) string {
 		if drop == 3 && m.demo {
 			side = tr(m.lang, "demo", "演示")
 		}
-		parts = append(parts, st.Bold.R(side), m.backendLabel(snap))
+		parts = append(parts, st.Bold.R(side), m.replayMark()+m.backendLabel(snap))
 		if notify != "" && drop < 1 {
 			parts = append(parts, notify)
 		}
@@ -244,7 +244,7 @@ func (m *model) progress() (done, total int) {
 	if m.demo {
 		return m.planPos, len(m.plan)
 	}
-	s := m.snaps[0]
+	s := m.liveSnap(0)
 	for _, st := range s.Steps {
 		if st.State == steps.Succeeded {
 			done++
@@ -255,6 +255,9 @@ func (m *model) progress() (done, total int) {
 
 // banner is the tour's end (the Result) or its error, full width.
 func (m *model) banner(w int) []string {
+	if out := m.historyBanner(w); len(out) > 0 {
+		return out
+	}
 	if out := m.errorBanner(w); len(out) > 0 {
 		return out
 	}
