@@ -235,6 +235,9 @@ func (d *mdDrawer) para(spans []span, w int, first, rest string, base sty) {
 	var plain strings.Builder
 	var styles []sty // the style of each byte of plain
 	var glue []bool  // no line break after this byte
+	// Inline code is glued only when it fits on a line; a longer span
+	// breaks at its own spaces rather than inside an identifier.
+	avail := max(1, w-max(width(first), width(rest)))
 	for i, s := range spans {
 		t := s.text
 		if t == softBreak {
@@ -249,7 +252,7 @@ func (d *mdDrawer) para(spans []span, w int, first, rest string, base sty) {
 		plain.WriteString(t)
 		for j := range len(t) {
 			styles = append(styles, s.style)
-			glue = append(glue, s.glued && j < len(t)-1)
+			glue = append(glue, s.glued && j < len(t)-1 && width(t) <= avail)
 		}
 	}
 	p := plain.String()

@@ -180,7 +180,7 @@ func wrapLineGlued(s string, w int, glue []bool) []string {
 		}
 		line.WriteString(v)
 		lw += cw
-		if (v == " " || v == "," || cw == 2) && !glued(at-1) {
+		if (v == " " || v == "," || cw == 2 && !noLineEnd(v)) && !glued(at-1) {
 			prevBreak, lastBreak = lastBreak, line.Len()
 		}
 	}
@@ -194,4 +194,10 @@ func wrapLineGlued(s string, w int, glue []bool) []string {
 // of a line.
 func noLineStart(g string) bool {
 	return strings.Contains("，。、；：？！）》」』】〕…", g) && g != ""
+}
+
+// noLineEnd: opening punctuation that Chinese never leaves at the end of
+// a line: it goes down with what it opens.
+func noLineEnd(g string) bool {
+	return strings.Contains("（《「『【〔“‘", g) && g != ""
 }
