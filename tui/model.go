@@ -154,7 +154,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	}
 	m.help = help.New()
 	m.help.ShortSeparator = "  "
-	m.help.Ellipsis = "~"
+	m.help.Ellipsis = "…" // more keys than fit: ? lists them all
 	m.help.Styles = m.styles.HelpStyles
 	m.setLang(m.lang)
 	m.md = newMarkdown(m.styles)
