@@ -30,6 +30,7 @@ func TestMarkdown(t *testing.T) {
 		{"wraps at spaces", "aaa bbb ccc", 7, []string{"aaa bbb", "ccc"}},
 		{"wraps between CJK characters", "一二三四五六", 6, []string{"一二三", "四五六"}},
 		{"no line starts with Chinese punctuation", "一二三，四五", 6, []string{"一二", "三，四", "五"}},
+		{"two closing marks in a row do not start a line", "一二三四）；", 10, []string{"一二三", "四）；"}},
 		{"no line ends with Chinese opening punctuation", "一二三（四五）", 8, []string{"一二三", "（四五）"}},
 		{"no line starts with the space it broke at", "是\n1024 x", 2, []string{"是", "10", "24", "x"}},
 		{"code spans keep backticks without colour", "call `ibv_post_send` now", 40, []string{"call `ibv_post_send` now"}},

@@ -178,6 +178,11 @@ func wrapLineGlued(s string, w int, glue []bool) []string {
 				continue
 			}
 		}
+		if noLineStart(v) && lastBreak == line.Len() {
+			// No break just before closing punctuation ("完成）；" must
+			// not leave "）；" to start the next line).
+			lastBreak, prevBreak = prevBreak, -1
+		}
 		line.WriteString(v)
 		lw += cw
 		if (v == " " || v == "," || cw == 2 && !noLineEnd(v)) && !glued(at-1) {
