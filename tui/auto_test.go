@@ -85,6 +85,11 @@ func TestSummaryLine(t *testing.T) {
 	failed := snap(steps.Client, 2, 4)
 	failed.Failed = true
 	failed.Steps[2].State = steps.FailedState
+	waiting := snap(steps.Server, 4, 6)
+	waiting.Running = true
+	cancelled := snap(steps.Server, 4, 6)
+	cancelled.Failed = true
+	cancelled.Steps[4].State = steps.FailedState
 	tests := []struct {
 		name    string
 		snaps   []steps.Snapshot
@@ -93,6 +98,9 @@ func TestSummaryLine(t *testing.T) {
 	}{
 		{"complete", []steps.Snapshot{snap(steps.Client, 4, 4)}, nil, "rdmatour client: tour complete, 4/4 steps on rxe0 (real RDMA)"},
 		{"quit", []steps.Snapshot{snap(steps.Server, 1, 4)}, ErrQuit, "rdmatour server: quit before the end, 1/4 steps on rxe0 (real RDMA) (next: Step B); everything was released"},
+		// q or Ctrl-C during a wait named no step: "(next: )".
+		{"quit during a wait", []steps.Snapshot{waiting}, ErrQuit, "rdmatour server: quit before the end, 4/6 steps on rxe0 (real RDMA) (stopped while running: Step E); everything was released"},
+		{"quit, the wait already cancelled", []steps.Snapshot{cancelled}, ErrQuit, "rdmatour server: quit before the end, 4/6 steps on rxe0 (real RDMA) (stopped while running: Step E); everything was released"},
 		{"failed", []steps.Snapshot{failed}, &TourError{Side: steps.Client, StepID: "sc", Explain: "the server has gone"},
 			`rdmatour client: client step "Step C" failed after 2/4 steps on rxe0 (real RDMA): the server has gone`},
 	}
