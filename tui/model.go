@@ -71,6 +71,7 @@ type model struct {
 	// auto runs the steps by themselves, autoDelay apart (auto.go).
 	auto      bool
 	autoDelay time.Duration
+	autoGen   int // the pending --auto tick's schedule (auto.go)
 	// keyWhileWaiting: a run key came while a step was still running;
 	// the call pane says why it waits (waiting.go).
 	keyWhileWaiting bool
@@ -168,6 +169,10 @@ func (m *model) setLang(l steps.Lang) {
 	m.keys = newKeyMap(l)
 	m.keys.Side.SetEnabled(m.demo)
 	m.keys.Lesson.SetEnabled(m.lessonDoc)
+	if m.auto {
+		// The steps run by themselves: Enter only hurries the next one.
+		m.keys.Next.SetHelp("enter", tr(l, "auto: next step now", "自动：立即下一步"))
+	}
 }
 
 // lessonPageID is the docs page of a lesson.
@@ -224,7 +229,7 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 	case stepDoneMsg:
 		return tea.Batch(m.stepDone(msg), m.autoNext())
 	case autoStepMsg:
-		return m.runNext()
+		return m.autoStep(msg)
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseWheelMsg:
