@@ -69,6 +69,28 @@ func TestQuitLeavesASummary(t *testing.T) {
 	}
 }
 
+// q while looking back at an earlier step: the summary is about where the
+// tour is, not the step on screen (it said "tour complete, 12/18").
+func TestQuitWhileLookingBackSummarisesNow(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	typing, text, done := runProgram(t, Options{Sessions: []*steps.Session{r.srv}, Lang: steps.LangEN})
+	for i := 1; i <= 3; i++ {
+		typing.Write([]byte("\r"))
+		waitSteps(t, i, r.srv)
+	}
+	time.Sleep(50 * time.Millisecond) // the last step's end reaches the UI
+	typing.Write([]byte("[["))
+	time.Sleep(50 * time.Millisecond)
+	typing.Write([]byte("q"))
+	if err := <-done; !errors.Is(err, ErrQuit) {
+		t.Fatalf("Run: %v, want ErrQuit", err)
+	}
+	want := "rdmatour server: quit before the end, 3/17 steps on the simulated NIC (sim0, not real RDMA) (next: Listen for connection requests); everything was released"
+	if last := lastLine(<-text); !strings.HasSuffix(last, want) {
+		t.Errorf("summary line\n got  %q\n want %q", last, want)
+	}
+}
+
 func TestSummaryLine(t *testing.T) {
 	snap := func(role steps.Role, done, total int) steps.Snapshot {
 		s := steps.Snapshot{Role: role, Backend: "rdma", Device: &steps.DeviceState{}, Next: done}
