@@ -313,3 +313,10 @@ func isCJK(r rune) bool {
 
 // isCJKPunct: CJK symbols and punctuation, full-width forms.
 func isCJKPunct(r rune) bool { return r >= 0x3000 && r <= 0x303f || r >= 0xff00 && r <= 0xffef }
+
+// PlainPage is a docs page as the plain runner prints it: the same
+// rendering as the explanation pane, without colour (headings underlined,
+// lists hung, entities resolved, inline code in backticks), w cells wide.
+func PlainPage(lang, id, src string, w int) string {
+	return strings.Join(newMarkdown(NewStyles(true)).render(lang, id, src, w), "\n")
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui"
 )
 
 // plainRunner prints the tour as text: for each step its title, the
@@ -104,7 +105,7 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int, 
 	if p.explain {
 		for _, l := range p.langs() {
 			if page, derr := p.docs(l, st.ID); derr == nil {
-				fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
+				fmt.Fprintln(p.out, indent(tui.PlainPage(l, st.ID, page, plainPageWidth)))
 			}
 		}
 	}
@@ -175,6 +176,10 @@ func backendLabel(s steps.Snapshot) string {
 	return label
 }
 
+// plainPageWidth is how wide an explanation page is printed (indented by
+// 4, it fits an 80-column terminal).
+const plainPageWidth = 76
+
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
 }
@@ -217,8 +222,8 @@ func (p *plainRunner) lessonHeader(snap steps.Snapshot) {
 		return
 	}
 	for _, l := range p.langs() {
-		if page, err := p.docs(l, page); err == nil {
-			fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
+		if md, err := p.docs(l, page); err == nil {
+			fmt.Fprintln(p.out, indent(tui.PlainPage(l, page, md, plainPageWidth)))
 		}
 	}
 }
