@@ -131,6 +131,13 @@ func TestSummaryLine(t *testing.T) {
 			t.Errorf("%s:\n got  %q\n want %q", tt.name, got, tt.want)
 		}
 	}
+	// In zh the failure is explained in Chinese (the line had the English
+	// explanation after the Chinese head).
+	gone := &steps.Problem{What: steps.Text{EN: "the server has gone", ZH: "server 已经不在了"}}
+	zh := summaryLine([]steps.Snapshot{failed}, &TourError{Side: steps.Client, StepID: "sc", Explain: "the server has gone", Err: gone}, false, steps.LangZH)
+	if want := "rdmatour client：client 的步骤「步骤」失败，已完成 2/4 步，rxe0（真实 RDMA）：server 已经不在了"; zh != want {
+		t.Errorf("zh failure:\n got  %q\n want %q", zh, want)
+	}
 }
 
 // lastLine is the last non-empty line of a terminal's output, without
