@@ -17,6 +17,14 @@ import (
 func (s *Session) Snapshot() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.replay != nil {
+		return s.replaySnapshot()
+	}
+	return s.snapshotLocked()
+}
+
+// snapshotLocked is Snapshot with s.mu held.
+func (s *Session) snapshotLocked() Snapshot {
 	snap := s.snapshotSteps()
 	if s.closed {
 		snap.Timeline = append([]TimelineEntry(nil), s.timeline...)

@@ -64,12 +64,8 @@ func (m *model) callLines(w int) []string {
 	ss, ok := m.stepStatus(side, idx)
 	switch {
 	case !ok:
-	case m.running:
-		waits := ""
-		if idx < len(m.tourOf(side)) && m.tourOf(side)[idx].Waits {
-			waits = tr(m.lang, " (waiting for the peer / the network)", "（等待对端或网络）")
-		}
-		out = append(out, st.Running.R(m.spin.View()+" "+tr(m.lang, "running", "执行中")+waits))
+	case m.running && !m.look.on:
+		out = append(out, m.waitingLines(side, idx, w)...)
 		for _, l := range wrap(ss.Call, w) {
 			out = append(out, st.Call.R(l))
 		}
@@ -106,8 +102,14 @@ func (m *model) callLines(w int) []string {
 		}
 		return out
 	}
-	if m.running {
+	if m.running || m.look.on {
 		return out
+	}
+	if m.allDone() {
+		out = append(out, "")
+		for _, l := range m.inLangs(steps.NextToTry(m.tourConfig()), w) {
+			out = append(out, st.Bold.R(l))
+		}
 	}
 	if ns, ni, more := m.nextTurn(); more {
 		if nss, ok := m.stepStatus(ns, ni); ok {

@@ -61,12 +61,12 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 	}
 	gid := netip.MustParseAddr("::ffff:10.0.2.15")
 	s.Device = &steps.DeviceState{Info: verbs.DeviceInfo{Name: "sim0", Transport: "simulated"}, PortNum: 1, GIDIndex: 0,
-		Port: verbs.PortAttr{Num: 1, State: verbs.PortActive, ActiveMTU: 4096, MaxMTU: 4096, LinkLayer: "Ethernet",
+		Port: verbs.PortAttr{Num: 1, State: verbs.PortActive, ActiveMTU: 1024, MaxMTU: 4096, LinkLayer: "Ethernet",
 			GIDs: []verbs.GIDEntry{{Index: 0, GID: gid, Type: "RoCE v2"}}}}
 	s.CMID = &steps.CMIDState{Local: local, Peer: peer, LastEvent: "RDMA_CM_EVENT_ESTABLISHED", Connected: true}
 	s.PD = &steps.PDState{Handle: 1}
 	s.QP = &steps.QPState{Num: qpn, Type: "IBV_QPT_RC",
-		Attr: verbs.QPAttr{State: verbs.QPSRTS, DestQPNum: dest, SQPSN: 0x1234, RQPSN: 0x5678, PathMTU: 4096,
+		Attr: verbs.QPAttr{State: verbs.QPSRTS, DestQPNum: dest, SQPSN: 0x1234, RQPSN: 0x5678, PathMTU: 1024,
 			Cap: verbs.QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1}},
 		History: []verbs.QPState{verbs.QPSReset, verbs.QPSInit, verbs.QPSRTR, verbs.QPSRTS}}
 	rw := verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead

@@ -11,6 +11,8 @@ type keyMap struct {
 	Next, Lang, Lesson, Glossary, Help, Focus, Side, Up, Down, PgUp, PgDown, Top, Bottom, Quit key.Binding
 	// Zoom shows the focused pane alone.
 	Zoom key.Binding
+	// History selects a finished step to look back at (history.go).
+	History historyKeys
 }
 
 func newKeyMap(lang steps.Lang) keyMap {
@@ -31,6 +33,7 @@ func newKeyMap(lang steps.Lang) keyMap {
 		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", t("bottom", "底部"))),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", t("quit (tears down)", "退出（释放资源）"))),
 		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", t("zoom pane", "放大窗格"))),
+		History:  newHistoryKeys(lang),
 	}
 }
 
@@ -43,7 +46,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Lang, k.Help, k.Quit},
+		{k.Next, k.Lang, k.Help, k.Quit, k.History.Earlier, k.History.Now},
 		{k.Focus, k.Zoom, k.Side, k.Lesson, k.Glossary},
 		{k.Up, k.Down, k.PgUp, k.PgDown, k.Top, k.Bottom},
 	}

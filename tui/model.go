@@ -68,6 +68,12 @@ type model struct {
 	tourErr   *TourError
 	// spin turns while a step runs; the refresh tick advances it.
 	spin spinner.Model
+	// auto runs the steps by themselves, autoDelay apart (auto.go).
+	auto      bool
+	autoDelay time.Duration
+	// keyWhileWaiting: a run key came while a step was still running;
+	// the call pane says why it waits (waiting.go).
+	keyWhileWaiting bool
 
 	focus    int // index into focusables(); the narrow layout's tab
 	side     int // the side shown in the narrow demo layout
@@ -93,6 +99,8 @@ type model struct {
 	stepAt time.Time
 	// zoomed shows the focused pane alone (z; z or esc goes back).
 	zoomed bool
+	// look is the finished step being looked back at (history.go).
+	look lookBack
 }
 
 func newModel(ctx context.Context, opts Options) (*model, error) {
@@ -140,6 +148,10 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 		}
 	}
 	m.showLesson = m.lessonDoc
+	m.auto, m.autoDelay = opts.Auto, opts.AutoDelay
+	if m.autoDelay <= 0 {
+		m.autoDelay = defaultAutoDelay
+	}
 	m.help = help.New()
 	m.help.ShortSeparator = "  "
 	m.help.Ellipsis = "~"
@@ -172,6 +184,7 @@ func (m *model) refresh() {
 	for _, s := range m.sessions {
 		m.snaps = append(m.snaps, s.Snapshot())
 	}
+	m.applyHistory()
 }
 
 func (m *model) tick() tea.Cmd {
@@ -180,7 +193,7 @@ func (m *model) tick() tea.Cmd {
 
 // Init implements tea.Model.
 func (m *model) Init() tea.Cmd {
-	return m.tick()
+	return tea.Batch(m.tick(), m.autoNext())
 }
 
 // Update implements tea.Model: the one place every message goes through.
@@ -209,7 +222,9 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 		m.refresh()
 		return m.tick()
 	case stepDoneMsg:
-		return m.stepDone(msg)
+		return tea.Batch(m.stepDone(msg), m.autoNext())
+	case autoStepMsg:
+		return m.runNext()
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseWheelMsg:
@@ -239,6 +254,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.zoomed = false
 	case key.Matches(msg, k.Zoom):
 		m.zoomed = true
+	case m.historyKey(msg):
+		return nil // [ ] esc, ↑/↓ on the steps pane, enter while looking back
 	case key.Matches(msg, k.Next):
 		return m.runNext()
 	case key.Matches(msg, k.Lang):
@@ -356,9 +373,14 @@ func (m *model) nextTurn() (side, idx int, ok bool) {
 }
 
 func (m *model) runNext() tea.Cmd {
-	if m.running || m.quitting {
+	if m.running {
+		m.keyWhileWaiting = true
 		return nil
 	}
+	if m.quitting {
+		return nil
+	}
+	m.keyWhileWaiting = false
 	side, idx, ok := m.nextTurn()
 	if !ok {
 		return nil
@@ -383,7 +405,7 @@ func (m *model) runNext() tea.Cmd {
 }
 
 func (m *model) stepDone(msg stepDoneMsg) tea.Cmd {
-	m.running = false
+	m.running, m.keyWhileWaiting = false, false
 	if m.cancelRun != nil {
 		m.cancelRun()
 		m.cancelRun = nil

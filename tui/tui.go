@@ -47,6 +47,11 @@ type Options struct {
 	// "zh"; docs.Page in the real program.
 	Docs func(lang, id string) (string, error)
 
+	// Auto runs every step by itself, one after another (--auto), each
+	// shown for AutoDelay (0 means 700 ms) before the next starts.
+	Auto      bool
+	AutoDelay time.Duration
+
 	// Input and Output replace the terminal (tests); nil means stdin/stdout.
 	Input  io.Reader
 	Output io.Writer
@@ -103,7 +108,17 @@ func Run(ctx context.Context, opts Options) error {
 	p := tea.NewProgram(m, popts...)
 	_, runErr := p.Run()
 	verdict := m.verdict()
+	m.refresh() // the last state, devices included, before teardown
+	last := append([]steps.Snapshot(nil), m.snaps...)
 	closeErr := m.shutdown()
+	if runErr == nil || errors.Is(runErr, tea.ErrInterrupted) {
+		// The terminal is restored: leave one line saying where the tour got to.
+		out := opts.Output
+		if out == nil {
+			out = os.Stdout
+		}
+		fmt.Fprintln(out, summaryLine(last, verdict, m.demo, m.lang))
+	}
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()

@@ -88,7 +88,7 @@ func (m *model) screen() string {
 	} else {
 		lines = append(lines, m.draw(m.layout(w, bodyH))...)
 	}
-	lines = append(lines, fit(m.help.ShortHelpView(m.keys.ShortHelp()), w))
+	lines = append(lines, m.footer(w))
 	return strings.Join(block(lines, w, h), "\n")
 }
 
@@ -169,7 +169,7 @@ func (m *model) header(w int) string {
 		if drop == 3 && m.demo {
 			side = tr(m.lang, "demo", "演示")
 		}
-		parts = append(parts, st.Bold.R(side), m.backendLabel(snap))
+		parts = append(parts, st.Bold.R(side), m.replayMark()+m.backendLabel(snap))
 		if notify != "" && drop < 1 {
 			parts = append(parts, notify)
 		}
@@ -244,7 +244,7 @@ func (m *model) progress() (done, total int) {
 	if m.demo {
 		return m.planPos, len(m.plan)
 	}
-	s := m.snaps[0]
+	s := m.liveSnap(0)
 	for _, st := range s.Steps {
 		if st.State == steps.Succeeded {
 			done++
@@ -255,6 +255,9 @@ func (m *model) progress() (done, total int) {
 
 // banner is the tour's end (the Result) or its error, full width.
 func (m *model) banner(w int) []string {
+	if out := m.historyBanner(w); len(out) > 0 {
+		return out
+	}
 	if out := m.errorBanner(w); len(out) > 0 {
 		return out
 	}
@@ -320,6 +323,7 @@ func (m *model) endBanner(w int) []string {
 		}
 		return bannerLine(st.OKBanner, "✓ ", en, w)
 	}
+	var out []string
 	for _, snap := range m.snaps {
 		if r := snap.Result; r != nil {
 			how := map[steps.Notify][2]string{
@@ -328,21 +332,24 @@ func (m *model) endBanner(w int) []string {
 				steps.NotifyImm:      {"RDMA_WRITE_WITH_IMM raised a RECV completion", "RDMA_WRITE_WITH_IMM 产生了一个 RECV 完成"},
 			}[r.Via]
 			msg, notice := r.Message.String(), r.Notice.String() // PeerBytes: escaped
-			return inLang(fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how[0], notice),
+			out = inLang(fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how[0], notice),
 				fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how[1], notice))
+			break
 		}
 	}
-	if m.lesson != "" && m.allDone() {
+	if !m.allDone() {
+		return out
+	}
+	// Every side says the tour is over (what to try next is in the call pane).
+	if m.lesson != "" {
 		if what := m.firstExpected(); what != "" {
-			return bannerLine(st.OKBanner, "✓ ", tr(m.lang,
+			return append(out, bannerLine(st.OKBanner, "✓ ", tr(m.lang,
 				"Lesson complete: the expected error ("+what+") happened, and every step after it went as the lesson says. L: the lesson page · q: quit.",
-				"课程完成：预期的错误（"+what+"）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"), w)
+				"课程完成：预期的错误（"+what+"）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"), w)...)
 		}
 	}
-	if m.allDone() && !m.demo {
-		return bannerLine(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. Press q to quit.", "教程完成：所有资源都已释放。按 q 退出。"), w)
-	}
-	return nil
+	next := steps.NextToTryShort(m.tourConfig()).In(textLang(m.lang))
+	return append(out, bannerLine(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. ", "教程完成：所有资源都已释放。")+next+tr(m.lang, " — q quits.", " —— 按 q 退出。"), w)...)
 }
 
 // firstExpected names the first expected error of the lesson in the

@@ -160,7 +160,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 		state:  verbs.QPSInit,
 		sqPSN:  uint32(rand.N(1 << 24)),
 		minRNR: d.p.opts.MinRNRTimer,
-		access: qpAccess, port: 1, pmtu: mtu, timeout: 14,
+		access: qpAccess, port: 1, pmtu: activeMTU, timeout: 14,
 	}
 	if manual {
 		// ibv_create_qp: RESET, nothing set yet (rxe reports path_mtu 256).

@@ -35,6 +35,10 @@ func (q *qp) onRequest(pk *packet) {
 	if !q.inSequence(pk) {
 		return
 	}
+	if !q.lengthFits(pk) {
+		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
+		return
+	}
 	op := pk.Opcode
 	switch op {
 	case verbs.OpSendFirst, verbs.OpSendOnly, verbs.OpSendOnlyWithImm,
@@ -45,6 +49,23 @@ func (q *qp) onRequest(pk *packet) {
 	default:
 		q.onWrite(pk)
 	}
+}
+
+// lengthFits is rxe's length check (check_length, or check_rkey for a
+// WRITE in older kernels): a FIRST or MIDDLE packet carries exactly this
+// QP's path MTU, an ONLY or LAST one at most that. A peer whose path MTU
+// is larger than ours fails here: ERR_LENGTH, an invalid-request NAK.
+func (q *qp) lengthFits(pk *packet) bool {
+	info, ok := infoOf(pk.Opcode)
+	switch {
+	case !ok:
+		return true
+	case info.payload == 1:
+		return len(pk.Payload) == q.pmtu
+	case info.payload == 2:
+		return len(pk.Payload) <= q.pmtu
+	}
+	return true
 }
 
 func (q *qp) onSend(pk *packet) {

@@ -37,6 +37,14 @@ type Options struct {
 	// a REQ (default 5 s). Exceeding it gives RDMA_CM_EVENT_UNREACHABLE with
 	// status -ETIMEDOUT, as an unanswered IB CM REQ does.
 	CMTimeout time.Duration
+	// HandshakeTimeout is how long one side of the CM handshake waits for
+	// the peer's next message once the peer's CM has acknowledged the last
+	// one (the MRA): the REP after a REQ, the RTU after a REP. rdma_cm
+	// keeps such a wait alive while a person decides (rdma_accept, or
+	// fetching ESTABLISHED); exceeding it gives RDMA_CM_EVENT_UNREACHABLE
+	// with status -ETIMEDOUT. Default 17 min, what the kernel's constants
+	// give on RoCE (see defaultHandshakeTimeout).
+	HandshakeTimeout time.Duration
 	// DisconnectTimeout is how long rdma_disconnect waits for the DREP before
 	// delivering RDMA_CM_EVENT_DISCONNECTED anyway (default 1 s).
 	DisconnectTimeout time.Duration
@@ -83,6 +91,9 @@ func New(opts Options) *Provider {
 	}
 	if opts.DisconnectTimeout <= 0 {
 		opts.DisconnectTimeout = time.Second
+	}
+	if opts.HandshakeTimeout <= 0 {
+		opts.HandshakeTimeout = defaultHandshakeTimeout
 	}
 	if opts.MinRNRTimer == 0 || opts.MinRNRTimer > 31 {
 		opts.MinRNRTimer = 12
@@ -173,7 +184,15 @@ var counterNames = [numCounters]string{
 }
 
 const (
-	mtu      = 4096
+	// activeMTU is sim0's active MTU and the path MTU rdma_cm gives its
+	// QPs: what rxe reports over a 1500-byte Ethernet. rxe derives it from
+	// the netdev's MTU minus its headers (eth_mtu_int_to_enum in
+	// rxe_param.h): 1500 leaves room for 1024, not 2048.
+	activeMTU = 1024
+	// maxMTU is the largest path MTU ibv_modify_qp accepts: rxe reports
+	// max_mtu IB_MTU_4096 (RXE_PORT_MAX_MTU) whatever the netdev, and
+	// rxe_qp_chk_attr checks path_mtu against it, not the active MTU.
+	maxMTU   = 4096
 	pageSize = 4096
 )
 
@@ -261,8 +280,8 @@ func (d *device) portAttr() verbs.PortAttr {
 	return verbs.PortAttr{
 		Num:         1,
 		State:       verbs.PortActive,
-		ActiveMTU:   mtu,
-		MaxMTU:      mtu,
+		ActiveMTU:   activeMTU,
+		MaxMTU:      maxMTU,
 		LinkLayer:   "Ethernet",
 		GIDs:        []verbs.GIDEntry{{Index: 0, GID: d.gid, Type: "RoCE v2"}},
 		MaxMsgSize:  1 << 31,
@@ -391,3 +410,16 @@ func (d *device) allocQPN(q *qp) uint32 {
 		}
 	}
 }
+
+// defaultHandshakeTimeout is how long rdma_cm on RoCE keeps a handshake
+// alive while the peer's application decides, from the kernel's constants
+// (drivers/infiniband/core/cma.c and cm.c, Linux 6.1): the passive side's
+// CM answers a repeated REQ (or REP) with an MRA whose service timeout is
+// 24 (4.096 µs × 2^24, which cm.c rounds to 65.5 s), plus the packet
+// lifetime, about 67.6 s per retry; CMA_MAX_CM_RETRIES is 15. Measured
+// on Soft-RoCE (QEMU guest, Debian 6.1): in 120 s of a server not calling
+// rdma_accept, the client's CM sent the REQ 3 times and the server's CM
+// answered with MRAs, and the client got no event; the same for a REP
+// whose ESTABLISHED the client did not fetch. The full 17 min were not
+// waited out.
+const defaultHandshakeTimeout = 17 * time.Minute
