@@ -93,11 +93,13 @@ type Session struct {
 	// past teardown; qpCounters are wireQP's last counters (see wireside.go).
 	wireQP, wireDest uint32
 	qpCounters       map[string]uint64
-	counterDelta     map[string]uint64
-	lastPacketSeq    uint64
-	packets          []WirePacket
-	oneHost          *bool      // the peer is this machine (see peerIsLocal)
-	spans            []stepSpan // when each step ran: which step a packet belongs to
+	// sawWire: this side's transport packets can be seen (see noteLanding).
+	sawWire       bool
+	counterDelta  map[string]uint64
+	lastPacketSeq uint64
+	packets       []WirePacket
+	oneHost       *bool      // the peer is this machine (see peerIsLocal)
+	spans         []stepSpan // when each step ran: which step a packet belongs to
 
 	// history is the snapshot after each finished step (history.go).
 	history []*Snapshot
