@@ -46,8 +46,9 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang string) 
 	var te *TourError
 	switch {
 	case errors.As(verdict, &te):
-		return fmt.Sprintf(t("%s: %s step %q failed after %s: %s", "%s：%s 的步骤「%s」失败，已完成 %s：%s"),
-			head, te.Side, stepTitle(snaps, te.StepID, l), ran, te.Explain)
+		// Why it failed follows on its own line (the exit message).
+		return fmt.Sprintf(t("%s: %s step %q failed after %s", "%s：%s 的步骤「%s」失败，已完成 %s"),
+			head, te.Side, stepTitle(snaps, te.StepID, l), ran)
 	case verdict != nil:
 		at := ""
 		for _, s := range snaps {
@@ -56,7 +57,7 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang string) 
 				break
 			}
 		}
-		return fmt.Sprintf(t("%s: quit before the end, %s (next: %s); everything was released", "%s：中途退出，%s（下一步：%s）；所有资源都已释放"),
+		return fmt.Sprintf(t("%s: quit before the end, %s (next: %s)", "%s：中途退出，%s（下一步：%s）"),
 			head, ran, at)
 	}
 	end := fmt.Sprintf(t("%s: tour complete, %s", "%s：教程完成，%s"), head, ran)
