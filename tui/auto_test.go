@@ -38,7 +38,7 @@ func runProgram(t *testing.T, opts Options) (io.WriteCloser, <-chan string, <-ch
 // after another; q then leaves the one-line summary on the terminal.
 func TestAutoRunsTheTourVisibly(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	typing, text, done := runProgram(t, Options{Sessions: []*steps.Session{r.srv, r.cli}, Lang: LangEN, Auto: true, AutoDelay: 5 * time.Millisecond})
+	typing, text, done := runProgram(t, Options{Sessions: []*steps.Session{r.srv, r.cli}, Lang: steps.LangEN, Auto: true, AutoDelay: 5 * time.Millisecond})
 	total := len(r.srv.Steps()) + len(r.cli.Steps())
 	waitSteps(t, total, r.srv, r.cli) // no key pressed
 	typing.Write([]byte("q"))
@@ -56,7 +56,7 @@ func TestAutoRunsTheTourVisibly(t *testing.T) {
 // q before the end: the summary says how far the tour got.
 func TestQuitLeavesASummary(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	typing, text, done := runProgram(t, Options{Sessions: []*steps.Session{r.srv}, Lang: LangZH})
+	typing, text, done := runProgram(t, Options{Sessions: []*steps.Session{r.srv}, Lang: steps.LangZH})
 	typing.Write([]byte("\r"))
 	waitSteps(t, 1, r.srv)
 	typing.Write([]byte("q"))
@@ -97,7 +97,7 @@ func TestSummaryLine(t *testing.T) {
 			`rdmatour client: client step "Step C" failed after 2/4 steps on rxe0 (real RDMA)`},
 	}
 	for _, tt := range tests {
-		if got := summaryLine(tt.snaps, tt.verdict, false, LangEN); got != tt.want {
+		if got := summaryLine(tt.snaps, tt.verdict, false, steps.LangEN); got != tt.want {
 			t.Errorf("%s:\n got  %q\n want %q", tt.name, got, tt.want)
 		}
 	}

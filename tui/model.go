@@ -49,7 +49,7 @@ type model struct {
 	planPos  int
 	docs     func(lang, id string) (string, error)
 
-	lang   string
+	lang   steps.Lang
 	styles Styles
 	keys   keyMap
 	help   help.Model
@@ -94,6 +94,13 @@ type model struct {
 	showLesson bool
 	// showGlossary puts the glossary in the explanation pane (T).
 	showGlossary bool
+	// stepAt is when the learner last ran a step: bytes written after it
+	// stay highlighted until the next step, however long they read.
+	stepAt time.Time
+	// zoomed shows the focused pane alone (z; z or esc goes back).
+	zoomed bool
+	// look is the finished step being looked back at (history.go).
+	look lookBack
 }
 
 func newModel(ctx context.Context, opts Options) (*model, error) {
@@ -134,8 +141,8 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	}
 	m.lesson = opts.Sessions[0].Config().Lesson
 	if m.lesson != "" && m.docs != nil {
-		for _, l := range []string{LangEN, LangZH} {
-			if md, err := m.docs(l, lessonPageID(m.lesson)); err == nil && md != "" {
+		for _, l := range steps.LangBoth.Each() {
+			if md, err := m.docs(l.String(), lessonPageID(m.lesson)); err == nil && md != "" {
 				m.lessonDoc = true
 			}
 		}
@@ -156,7 +163,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	return m, nil
 }
 
-func (m *model) setLang(l string) {
+func (m *model) setLang(l steps.Lang) {
 	m.lang = l
 	m.keys = newKeyMap(l)
 	m.keys.Side.SetEnabled(m.demo)
@@ -177,6 +184,7 @@ func (m *model) refresh() {
 	for _, s := range m.sessions {
 		m.snaps = append(m.snaps, s.Snapshot())
 	}
+	m.applyHistory()
 }
 
 func (m *model) tick() tea.Cmd {
@@ -242,6 +250,12 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		// Only the "too small" notice is on screen: a key must not run a
 		// step (or change a pane) the learner cannot see.
 		return nil
+	case m.zoomed && (key.Matches(msg, k.Zoom) || msg.String() == "esc"):
+		m.zoomed = false
+	case key.Matches(msg, k.Zoom):
+		m.zoomed = true
+	case m.historyKey(msg):
+		return nil // [ ] esc, ↑/↓ on the steps pane, enter while looking back
 	case key.Matches(msg, k.Next):
 		return m.runNext()
 	case key.Matches(msg, k.Lang):
@@ -295,6 +309,10 @@ func (m *model) quit() tea.Cmd {
 	return tea.Quit
 }
 
+// fresh says t is a change made since the learner's last step: it is
+// highlighted until the next one.
+func (m *model) fresh(t time.Time) bool { return !t.IsZero() && t.After(m.stepAt) }
+
 // focused is the pane that scroll keys move.
 func (m *model) focused() pane {
 	f := m.focusables()
@@ -323,6 +341,9 @@ func (m *model) sync() {
 		sp := m.pane(n.pane)
 		sp.setSize(n.w, n.h)
 		title, lines, top := m.paneContent(n.pane, n.w-4, n.h-2)
+		if m.zoomed {
+			title += " · " + tr(m.lang, "z/esc: back", "z/esc：还原")
+		}
 		sp.setContent(title, lines, top)
 	}
 }
@@ -370,6 +391,7 @@ func (m *model) runNext() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.running, m.runSide, m.runIdx, m.cancelRun = true, side, idx, cancel
+	m.stepAt = m.now()
 	m.side = side
 	m.showLesson = false // the explanation follows the step; L brings the lesson back
 	m.showGlossary = false
@@ -400,7 +422,7 @@ func (m *model) stepDone(msg stepDoneMsg) tea.Cmd {
 				id = st[msg.idx].ID
 			}
 			m.tourErr = &TourError{Side: m.sessions[msg.side].Config().Role, StepID: id,
-				Explain: steps.ExplainIn(msg.err, LangEN), Err: msg.err}
+				Explain: steps.ExplainIn(msg.err, steps.LangEN.String()), Err: msg.err}
 		}
 	}
 	m.refresh()

@@ -14,12 +14,12 @@ import (
 
 // summaryLine is that line for the last snapshots (taken before the
 // sessions were closed) and Run's verdict, in lang.
-func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang string) string {
+func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang steps.Lang) string {
 	if len(snaps) == 0 {
 		return ""
 	}
 	l := textLang(lang)
-	t := func(en, zh string) string { return tr(l, en, zh) }
+	t := func(en, zh string) string { return tr(lang, en, zh) }
 	who := snaps[0].Role.String()
 	if demo {
 		who = "demo"
@@ -42,7 +42,7 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang string) 
 		}
 		counts = append(counts, c)
 	}
-	ran := fmt.Sprintf(t("%s steps on %s", "%s 步，%s"), strings.Join(counts, ", "), backendName(snaps[0], l))
+	ran := fmt.Sprintf(t("%s steps on %s", "%s 步，%s"), strings.Join(counts, ", "), backendName(snaps[0], lang))
 	var te *TourError
 	switch {
 	case errors.As(verdict, &te):
@@ -71,7 +71,7 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang string) 
 
 // backendName says where the tour ran: the device, and whether it was
 // the simulated NIC.
-func backendName(s steps.Snapshot, lang string) string {
+func backendName(s steps.Snapshot, lang steps.Lang) string {
 	dev := s.Backend
 	if s.Device != nil {
 		dev = s.Device.Info.Name

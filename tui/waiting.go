@@ -65,7 +65,7 @@ func (m *model) inLangs(t steps.Text, w int) []string {
 	if t.EN == "" {
 		return nil
 	}
-	if m.lang == LangBoth {
+	if m.lang == steps.LangBoth {
 		out := wrap(t.EN, w)
 		if t.ZH != "" && t.ZH != t.EN {
 			out = append(out, wrap(t.ZH, w)...)

@@ -16,14 +16,14 @@ import (
 // run key pressed meanwhile gets a note instead of nothing.
 func TestWaitingHintAndKeyNote(t *testing.T) {
 	for _, tt := range []struct {
-		lang string
+		lang steps.Lang
 		hint []string
 		note string
 	}{
-		{LangEN, []string{"on the client: press Enter until step 11, Send the connect request"}, "still waiting for the client (step 11 there): Enter does nothing until then; q quits"},
-		{LangZH, []string{"在 client 端：一直按回车，直到第 11 步", "「发出连接请求」"}, "仍在等待 client（它的第 11 步）：在那之前按回车不起作用；q 退出"},
+		{steps.LangEN, []string{"on the client: press Enter until step 11, Send the connect request"}, "still waiting for the client (step 11 there): Enter does nothing until then; q quits"},
+		{steps.LangZH, []string{"在 client 端：一直按回车，直到第 11 步", "「发出连接请求」"}, "仍在等待 client（它的第 11 步）：在那之前按回车不起作用；q 退出"},
 	} {
-		t.Run(tt.lang, func(t *testing.T) {
+		t.Run(tt.lang.String(), func(t *testing.T) {
 			r := newRig(t, steps.NotifySend)
 			m := newTestModel(t, []*steps.Session{r.srv}, tt.lang, 100, 30)
 			for range 4 {

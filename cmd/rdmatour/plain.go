@@ -118,9 +118,16 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int, 
 			p.in = nil // input closed: run the rest straight through
 		}
 	}
+	idx := s.Next()
 	out, err := p.runStep(ctx, s, st, demo)
 	p.printOutcome(out)
-	p.printState(s.Snapshot())
+	// The state as the session kept it right after the step: the same
+	// snapshot --record writes, so a replay prints the same line.
+	snap, ok := s.StepSnapshot(idx)
+	if !ok {
+		snap = s.Snapshot()
+	}
+	p.printState(snap)
 	if err != nil {
 		for _, l := range p.langs() {
 			fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(err, l))

@@ -184,7 +184,15 @@ var counterNames = [numCounters]string{
 }
 
 const (
-	mtu      = 4096
+	// activeMTU is sim0's active MTU and the path MTU rdma_cm gives its
+	// QPs: what rxe reports over a 1500-byte Ethernet. rxe derives it from
+	// the netdev's MTU minus its headers (eth_mtu_int_to_enum in
+	// rxe_param.h): 1500 leaves room for 1024, not 2048.
+	activeMTU = 1024
+	// maxMTU is the largest path MTU ibv_modify_qp accepts: rxe reports
+	// max_mtu IB_MTU_4096 (RXE_PORT_MAX_MTU) whatever the netdev, and
+	// rxe_qp_chk_attr checks path_mtu against it, not the active MTU.
+	maxMTU   = 4096
 	pageSize = 4096
 )
 
@@ -272,8 +280,8 @@ func (d *device) portAttr() verbs.PortAttr {
 	return verbs.PortAttr{
 		Num:         1,
 		State:       verbs.PortActive,
-		ActiveMTU:   mtu,
-		MaxMTU:      mtu,
+		ActiveMTU:   activeMTU,
+		MaxMTU:      maxMTU,
 		LinkLayer:   "Ethernet",
 		GIDs:        []verbs.GIDEntry{{Index: 0, GID: d.gid, Type: "RoCE v2"}},
 		MaxMsgSize:  1 << 31,
@@ -320,11 +328,28 @@ func (d *device) Counters(port uint8) (map[string]uint64, error) {
 	return m, nil
 }
 
-// trace records one transport packet in the bounded ring.
-func (d *device) trace(pk *packet, outbound bool) {
+// QPCounters implements verbs.QPCounterReader: the hw_counters of one
+// QP, counted where the device counts them (a demo's two sides share the
+// device, and each has its own QP).
+func (d *device) QPCounters(qpNum uint32) (map[string]uint64, error) {
+	q := d.qpByNum(qpNum)
+	if q == nil {
+		return nil, verbs.Errorf("rdma statistic qp", errEINVAL, "QP 0x%x does not exist", qpNum)
+	}
+	m := make(map[string]uint64, numCounters)
+	for i, n := range counterNames {
+		m[n] = q.counters[i].Load()
+	}
+	return m, nil
+}
+
+// trace records one transport packet in the bounded ring; localQP is the
+// QP of this device that sent it (outbound) or that it is for (inbound).
+func (d *device) trace(pk *packet, outbound bool, localQP uint32) {
 	rec := verbs.Packet{
 		Time:       time.Now(),
 		Outbound:   outbound,
+		LocalQP:    localQP,
 		Opcode:     pk.Opcode,
 		DestQP:     pk.DestQP,
 		PSN:        pk.PSN,
@@ -343,10 +368,13 @@ func (d *device) trace(pk *packet, outbound bool) {
 		v := pk.Imm
 		rec.ImmDt = &v
 	}
+	cnt := cntRcvdPkts
 	if outbound {
-		d.count(cntSentPkts)
-	} else {
-		d.count(cntRcvdPkts)
+		cnt = cntSentPkts
+	}
+	d.count(cnt)
+	if q := d.qpByNum(localQP); q != nil {
+		q.counters[cnt].Add(1)
 	}
 	d.traceMu.Lock()
 	d.traceSeq++
