@@ -41,6 +41,12 @@ func CreateAH(pd PD, attr AHAttr) (AH, error) {
 	return m.CreateAH(attr)
 }
 
+// UD transport opcodes (IBA 9.2: transport UD = 011).
+const (
+	OpUDSendOnly        uint8 = 0x64 // UD SEND_ONLY: BTH + DETH + payload
+	OpUDSendOnlyWithImm uint8 = 0x65 // UD SEND_ONLY_WITH_IMMEDIATE
+)
+
 // UDDest is wr.ud of struct ibv_send_wr: where a SEND on a UD QP goes.
 type UDDest struct {
 	AH         AH     // wr.ud.ah

@@ -212,7 +212,7 @@ func (id *cmID) handshake(nc net.Conn) {
 		return
 	}
 	m, err := decodeCM(body)
-	if err != nil || m.Type != cmREQ {
+	if err != nil || m.Type != requestType(id.ps) {
 		id.p.log.Debug("sim: dropping peer with bad REQ", "peer", nc.RemoteAddr(), "err", err)
 		return
 	}
@@ -254,6 +254,9 @@ func (id *cmID) handshake(nc net.Conn) {
 	ev.ResponderResources, ev.InitiatorDepth = m.InitiatorDepth, m.ResponderResources
 	ev.RNRRetryCount = m.RNRRetryCount
 	ev.QPNum = m.QPN
+	if id.ps == verbs.PSUDP {
+		ev = udRequestEvent(ev, m)
+	}
 	id.ch.post(ev)
 	id.mu.Unlock()
 	child.readLoop(c, buf)

@@ -1,0 +1,135 @@
+package sim
+
+// rdma_cm's UDP port space: RDMA_PS_UDP ids "connect" with a Service ID
+// Resolution exchange (SIDR_REQ, SIDR_REP), not REQ/REP/RTU. The client
+// learns the server QP's number and Q_Key and an address vector to it in
+// its RDMA_CM_EVENT_ESTABLISHED; nothing is set up between the two QPs,
+// and the server gets no event after its rdma_accept.
+//
+// In the sim the TCP connection that carried the exchange stays open as
+// the link the two devices' datagrams travel on (ud.go's udLinkTo).
+
+import (
+	"context"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// SIDR private-data limits (IBA 12.11: SIDR_REQ 216 bytes less rdma_cm's
+// 36-byte header; SIDR_REP 136 bytes), as the kernel checks them.
+const (
+	sidrReqPrivateDataSize = 216 - 36
+	sidrRepPrivateDataSize = 136
+)
+
+// ibSIDRReject is the SIDR_REP status rdma_reject sends on a UD id
+// (enum ib_cm_sidr_status IB_SIDR_REJECT); the client's
+// RDMA_CM_EVENT_UNREACHABLE carries it as event->status.
+const ibSIDRReject = 2
+
+// The address vector rdma_cm builds for a UD peer over RoCE v2 (measured
+// on rxe): source GID index 1 (the IPv4-mapped GID) and hop limit 64.
+const (
+	udSGIDIndex = 1
+	udHopLimit  = 64
+)
+
+// requestType is the CM message a listener in port space ps expects.
+func requestType(ps verbs.PortSpace) uint8 {
+	if ps == verbs.PSUDP {
+		return cmSIDRReq
+	}
+	return cmREQ
+}
+
+// udRequestEvent turns the listener's CONNECT_REQUEST into the UD form:
+// param.ud carries the private data, padded to the SIDR_REQ's size.
+func udRequestEvent(ev verbs.CMEvent, m cmMsg) verbs.CMEvent {
+	ev.PrivateData = pad(m.PrivateData, sidrReqPrivateDataSize)
+	ev.ResponderResources, ev.InitiatorDepth, ev.RNRRetryCount, ev.QPNum = 0, 0, 0, 0
+	return ev
+}
+
+// udConnect is rdma_connect on an RDMA_PS_UDP id: send the SIDR_REQ.
+func (id *cmID) udConnect(p verbs.ConnParam) error {
+	const fn = "rdma_connect"
+	if len(p.PrivateData) > sidrReqPrivateDataSize {
+		return verbs.Errorf(fn, errEINVAL, "%d bytes of private data; at most %d fit in a SIDR_REQ", len(p.PrivateData), sidrReqPrivateDataSize)
+	}
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed || id.state != stRouteResolved {
+		return verbs.Errorf(fn, errEINVAL, "route not resolved")
+	}
+	req := cmMsg{Type: cmSIDRReq, PrivateData: append([]byte(nil), p.PrivateData...)}
+	if id.qp != nil {
+		req.QPN = id.qp.num
+	} else {
+		req.QPN = p.QPNum & 0xFFFFFF
+	}
+	id.startConnect(req, p)
+	return nil
+}
+
+// udOnReply acts on the SIDR_REP (or the sim's REJ for a rejected
+// request). id.mu is held. It reports whether the link stays open.
+func (id *cmID) udOnReply(c *conn, m *cmMsg) bool {
+	if m.Type != cmSIDRRep {
+		id.state = stClosed
+		c.abort()
+		id.conn = nil
+		ev := id.event(verbs.EventUnreachable, ibSIDRReject)
+		ev.PrivateData = pad(m.PrivateData, sidrRepPrivateDataSize)
+		id.ch.post(ev)
+		return false
+	}
+	id.peerKnown, id.peerQPN = true, m.QPN
+	id.p.dev.setPeer(m.QPN, id)
+	id.state = stEstablished
+	ev := id.event(verbs.EventEstablished, 0)
+	ev.PrivateData = pad(m.PrivateData, sidrRepPrivateDataSize)
+	ev.UD = verbs.UDParam{AHAttr: id.udAHAttr(), QPNum: m.QPN, QKey: verbs.UDPQKey}
+	id.ch.post(ev)
+	return true
+}
+
+// udAHAttr is the address vector rdma_cm hands out to reach the peer: a
+// GRH to its RoCE v2 GID from this side's IPv4-mapped GID (index 1, as
+// on rxe), on port 1. id.mu is held.
+func (id *cmID) udAHAttr() verbs.AHAttr {
+	return verbs.AHAttr{DGID: peerGID(id.peer.Addr()), SGIDIndex: udSGIDIndex, HopLimit: udHopLimit,
+		IsGlobal: true, PortNum: 1}
+}
+
+// udAccept is rdma_accept on a UD request: the SIDR_REP with this side's
+// QP number. No event follows on this side.
+func (id *cmID) udAccept(p verbs.ConnParam) error {
+	const fn = "rdma_accept"
+	if len(p.PrivateData) > sidrRepPrivateDataSize {
+		return verbs.Errorf(fn, errEINVAL, "%d bytes of private data; at most %d fit in a SIDR_REP", len(p.PrivateData), sidrRepPrivateDataSize)
+	}
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.destroyed || id.state != stConnectReq {
+		return verbs.Errorf(fn, errEINVAL, "no connection request to accept on this id")
+	}
+	rep := cmMsg{Type: cmSIDRRep, PrivateData: append([]byte(nil), p.PrivateData...)}
+	if id.qp != nil {
+		rep.QPN = id.qp.num
+	} else {
+		rep.QPN = p.QPNum & 0xFFFFFF
+	}
+	id.state = stEstablished
+	id.conn.sendCM(&rep)
+	return nil
+}
+
+// startConnect sends req from the connect goroutine, as Connect does.
+// id.mu is held.
+func (id *cmID) startConnect(req cmMsg, p verbs.ConnParam) {
+	ctx, cancel := context.WithCancel(context.Background())
+	id.cancel = cancel
+	id.state = stConnecting
+	dst := id.peer
+	id.p.goStart(func() { id.connectLoop(ctx, dst, req, p) })
+}

@@ -1,0 +1,209 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"net/netip"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// udPair is a UD server and client set up as the ud tour does: the
+// client's ESTABLISHED gave it an address handle to the server's QP.
+type udPair struct {
+	srv, cli     *side
+	ah           verbs.AH
+	qpn, qkey    uint32
+	srvMR, cliMR verbs.MR
+}
+
+func newUDPair(t *testing.T) *udPair {
+	t.Helper()
+	srv, cli := &side{p: New(Options{})}, &side{p: New(Options{})}
+	var err error
+	srv.ch, err = srv.p.CreateEventChannel()
+	must(t, err)
+	srv.lid, err = srv.ch.CreateID(verbs.PSUDP)
+	must(t, err)
+	must(t, srv.lid.BindAddr(netip.AddrPortFrom(loopback, 0)))
+	must(t, srv.lid.Listen(1))
+	cli.ch, err = cli.p.CreateEventChannel()
+	must(t, err)
+	cli.id, err = cli.ch.CreateID(verbs.PSUDP)
+	must(t, err)
+	must(t, cli.id.ResolveAddr(netip.AddrPort{}, srv.lid.LocalAddr(), time.Second))
+	waitEvent(t, cli.ch, verbs.EventAddrResolved)
+	must(t, cli.id.ResolveRoute(time.Second))
+	waitEvent(t, cli.ch, verbs.EventRouteResolved)
+	cli.setupUD(t)
+	must(t, cli.id.Connect(verbs.ConnParam{PrivateData: []byte("hello-ud")}))
+	srv.last = waitEvent(t, srv.ch, verbs.EventConnectRequest)
+	srv.id = srv.last.ID
+	srv.setupUD(t)
+	must(t, srv.id.Accept(verbs.ConnParam{PrivateData: []byte("ok")}))
+	cli.last = waitEvent(t, cli.ch, verbs.EventEstablished)
+	u := &udPair{srv: srv, cli: cli, qpn: cli.last.UD.QPNum, qkey: cli.last.UD.QKey}
+	u.ah, err = verbs.CreateAH(cli.pd, cli.last.UD.AHAttr)
+	must(t, err)
+	u.srvMR = srv.regMR(t, 4096, verbs.AccessLocalWrite)
+	u.cliMR = cli.regMR(t, 4096, verbs.AccessLocalWrite)
+	t.Cleanup(func() {
+		must(t, u.ah.Destroy())
+		teardown(t, srv, cli)
+	})
+	return u
+}
+
+func (s *side) setupUD(t *testing.T) {
+	t.Helper()
+	var err error
+	s.pd, err = s.id.Device().AllocPD()
+	must(t, err)
+	s.cq, err = s.id.Device().CreateCQ(16)
+	must(t, err)
+	s.qp, err = s.id.CreateQP(s.pd, verbs.QPInitAttr{SendCQ: s.cq, RecvCQ: s.cq, Type: verbs.QPTUD,
+		Cap: verbs.QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1}})
+	must(t, err)
+}
+
+// send posts a signaled UD SEND of the first n bytes of the client's MR
+// and returns its completion.
+func (u *udPair) send(t *testing.T, msg []byte, n int, qkey uint32) verbs.WC {
+	t.Helper()
+	if msg != nil {
+		must(t, u.cliMR.Write(0, msg))
+	}
+	must(t, u.cli.qp.PostSend(verbs.SendWR{WRID: 1, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
+		SGList: sge(u.cliMR, 0, n), UD: verbs.UDDest{AH: u.ah, RemoteQPN: u.qpn, RemoteQKey: qkey}}))
+	return pollN(t, u.cli.cq, 1)[0]
+}
+
+func (u *udPair) postRecv(t *testing.T, n int) {
+	t.Helper()
+	must(t, u.srv.qp.PostRecv(verbs.RecvWR{WRID: 7, SGList: sge(u.srvMR, 0, n)}))
+}
+
+func TestUDConnectEvents(t *testing.T) {
+	u := newUDPair(t)
+	req := u.srv.last
+	if len(req.PrivateData) != 180 || !bytes.HasPrefix(req.PrivateData, []byte("hello-ud")) {
+		t.Errorf("CONNECT_REQUEST private data %q (%d bytes), want hello-ud padded to 180", req.PrivateData, len(req.PrivateData))
+	}
+	est := u.cli.last
+	if est.UD.QPNum != u.srv.qp.Num() || est.UD.QKey != verbs.UDPQKey {
+		t.Errorf("ESTABLISHED param.ud qp_num=%d qkey=0x%x, want %d 0x%x", est.UD.QPNum, est.UD.QKey, u.srv.qp.Num(), verbs.UDPQKey)
+	}
+	ah := est.UD.AHAttr
+	if !ah.IsGlobal || ah.DGID != peerGID(loopback) || ah.PortNum != 1 {
+		t.Errorf("ah_attr %s: want a GRH to %s on port 1", ah, peerGID(loopback))
+	}
+	if len(est.PrivateData) != 136 || !bytes.HasPrefix(est.PrivateData, []byte("ok")) {
+		t.Errorf("ESTABLISHED private data %d bytes, want ok padded to 136", len(est.PrivateData))
+	}
+	for _, s := range []*side{u.srv, u.cli} {
+		a, err := s.qp.Query()
+		must(t, err)
+		if a.State != verbs.QPSRTS || a.QKey != verbs.UDPQKey || s.qp.Type() != verbs.QPTUD {
+			t.Errorf("UD QP after rdma_create_qp: %s qkey 0x%x type %s, want RTS 0x%x UD", a.State, a.QKey, s.qp.Type(), verbs.UDPQKey)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if ev, err := u.srv.ch.GetEvent(ctx); err == nil {
+		t.Errorf("server got %s after rdma_accept on a UD id; rdma_cm sends none", ev.Type)
+	}
+}
+
+func TestUDSendRecvHasGRH(t *testing.T) {
+	u := newUDPair(t)
+	u.postRecv(t, 4096)
+	msg := []byte("hello over UD")
+	wantStatus(t, u.send(t, msg, len(msg), u.qkey), 1, verbs.WCSuccess)
+	wc := pollN(t, u.srv.cq, 1)[0]
+	wantStatus(t, wc, 7, verbs.WCSuccess)
+	if !wc.HasGRH || wc.ByteLen != uint32(verbs.GRHLen+len(msg)) || wc.SrcQP != u.cli.qp.Num() || wc.Opcode != verbs.WCRecv {
+		t.Fatalf("recv completion %+v: want IBV_WC_GRH, byte_len %d, src_qp %d", wc, verbs.GRHLen+len(msg), u.cli.qp.Num())
+	}
+	got, err := u.srvMR.Read(0, verbs.GRHLen+len(msg))
+	must(t, err)
+	if !bytes.Equal(got[verbs.GRHLen:], msg) {
+		t.Errorf("message after the GRH: %q", got[verbs.GRHLen:])
+	}
+	grh := got[:verbs.GRHLen]
+	if !bytes.Equal(grh[:20], make([]byte, 20)) {
+		t.Errorf("first 20 GRH bytes % x, want zero (RoCE v2 over IPv4)", grh[:20])
+	}
+	ip := grh[20:]
+	wantLen := 20 + 8 + 12 + 8 + len(msg) + 3 + 4 // IP, UDP, BTH, DETH, payload, pad, ICRC
+	if ip[0] != 0x45 || ip[9] != 17 || !bytes.Equal(ip[12:16], []byte{127, 0, 0, 1}) || int(binary.BigEndian.Uint16(ip[2:])) != wantLen {
+		t.Errorf("GRH's IPv4 header % x: want version 4, UDP, from 127.0.0.1, total length %d", ip, wantLen)
+	}
+}
+
+func TestUDDropBeforeRecv(t *testing.T) {
+	u := newUDPair(t)
+	// The sender hears nothing back: its completion is SUCCESS although no
+	// RECV waits on the other side.
+	wantStatus(t, u.send(t, []byte("too early"), 9, u.qkey), 1, verbs.WCSuccess)
+	time.Sleep(20 * time.Millisecond) // the datagram has arrived and is gone
+	u.postRecv(t, 4096)
+	noMore(t, u.srv.cq)
+	wantStatus(t, u.send(t, []byte("in time"), 7, u.qkey), 1, verbs.WCSuccess)
+	wc := pollN(t, u.srv.cq, 1)[0]
+	got, _ := u.srvMR.Read(verbs.GRHLen, 7)
+	if wc.Status != verbs.WCSuccess || string(got) != "in time" {
+		t.Fatalf("second datagram: %+v %q", wc, got)
+	}
+}
+
+func TestUDSilentDrops(t *testing.T) {
+	u := newUDPair(t)
+	u.postRecv(t, 4096)
+	cases := []struct {
+		name      string
+		n         int
+		qkey, qpn uint32
+	}{
+		{"wrong qkey", 14, 0x1234, 0},
+		{"no such QP", 14, 0, 100},
+		{"longer than the MTU", activeMTU + 1, 0, 0},
+		{"4096 bytes", 4096, 0, 0},
+	}
+	for _, c := range cases {
+		qkey := u.qkey
+		if c.qkey != 0 {
+			qkey = c.qkey
+		}
+		must(t, u.cli.qp.PostSend(verbs.SendWR{WRID: 2, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
+			SGList: sge(u.cliMR, 0, c.n), UD: verbs.UDDest{AH: u.ah, RemoteQPN: u.qpn + c.qpn, RemoteQKey: qkey}}))
+		wantStatus(t, pollN(t, u.cli.cq, 1)[0], 2, verbs.WCSuccess)
+		noMore(t, u.srv.cq)
+		if a, _ := u.srv.qp.Query(); a.OutstandingRQ != 1 {
+			t.Errorf("%s: the RECV was consumed", c.name)
+		}
+	}
+	// A full-MTU datagram still arrives.
+	wantStatus(t, u.send(t, nil, activeMTU, u.qkey), 1, verbs.WCSuccess)
+	if wc := pollN(t, u.srv.cq, 1)[0]; wc.Status != verbs.WCSuccess || wc.ByteLen != verbs.GRHLen+activeMTU {
+		t.Errorf("1024-byte datagram: %+v", wc)
+	}
+}
+
+func TestUDPostErrors(t *testing.T) {
+	u := newUDPair(t)
+	err := u.cli.qp.PostSend(verbs.SendWR{WRID: 3, Opcode: verbs.WRRDMAWrite, SGList: sge(u.cliMR, 0, 8),
+		UD: verbs.UDDest{AH: u.ah, RemoteQPN: u.qpn, RemoteQKey: u.qkey}})
+	wantErrno(t, err, "ibv_post_send", syscall.EINVAL)
+	err = u.cli.qp.PostSend(verbs.SendWR{WRID: 3, Opcode: verbs.WRSend, SGList: sge(u.cliMR, 0, 8)})
+	wantErrno(t, err, "ibv_post_send", syscall.EINVAL)
+	_, err = verbs.CreateAH(u.cli.pd, verbs.AHAttr{PortNum: 1})
+	wantErrno(t, err, "ibv_create_ah", syscall.EINVAL)
+	wantErrno(t, u.cli.pd.Dealloc(), "ibv_dealloc_pd", syscall.EBUSY)
+	if n := u.cli.p.Live().AHs; n != 1 {
+		t.Errorf("live AHs %d, want 1", n)
+	}
+}
