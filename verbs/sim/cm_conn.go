@@ -185,6 +185,9 @@ func (id *cmID) Disconnect() error {
 	if id.destroyed {
 		return verbs.Errorf(fn, errEINVAL, "id destroyed")
 	}
+	if id.ps == verbs.PSUDP {
+		return id.udDisconnect()
+	}
 	switch id.state {
 	case stEstablished, stAccepted:
 	case stDisconnected:

@@ -219,12 +219,17 @@ func (q *qp) udReceive(c *conn, g *datagram) {
 		total += seg.n
 	}
 	n := verbs.GRHLen + len(g.payload)
+	if total >= verbs.GRHLen {
+		writeSegs(segs, 0, grhOf(c, g))
+	}
 	if n > total {
-		q.udComplete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCLocLenErr, Opcode: verbs.WCRecv, ByteLen: uint32(n)})
+		// Measured on rxe: the GRH is written, the message does not fit,
+		// the RECV completes with IBV_WC_LOC_QP_OP_ERR (byte_len 0, no
+		// opcode) and the QP goes to ERR.
+		q.udComplete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCLocQPOpErr, Opcode: verbs.WCSend})
 		q.moveToErr()
 		return
 	}
-	writeSegs(segs, 0, grhOf(c, g))
 	writeSegs(segs, verbs.GRHLen, g.payload)
 	q.dev.count(cntRDMARecvs)
 	wc := verbs.WC{WRID: r.wrID, Status: verbs.WCSuccess, Opcode: verbs.WCRecv, ByteLen: uint32(n),

@@ -98,7 +98,14 @@ func (id *cmID) udOnReply(c *conn, m *cmMsg) bool {
 // on rxe), on port 1. id.mu is held.
 func (id *cmID) udAHAttr() verbs.AHAttr {
 	return verbs.AHAttr{DGID: peerGID(id.peer.Addr()), SGIDIndex: udSGIDIndex, HopLimit: udHopLimit,
-		IsGlobal: true, PortNum: 1}
+		IsGlobal: true, PortNum: 1, FlowLabel: roceFlowLabel(id.local.Port(), id.peer.Port())}
+}
+
+// roceFlowLabel is the kernel's cma_get_roce_udp_flow_label for an IPv4
+// id: a hash of rdma_cm's source and destination ports (measured on rxe:
+// source port 54395 to 7471 gave flow_label 645140).
+func roceFlowLabel(sport, dport uint16) uint32 {
+	return (uint32(sport)*31 + uint32(dport)) & 0xFFFFF
 }
 
 // udAccept is rdma_accept on a UD request: the SIDR_REP with this side's
@@ -132,4 +139,18 @@ func (id *cmID) startConnect(req cmMsg, p verbs.ConnParam) {
 	id.state = stConnecting
 	dst := id.peer
 	id.p.goStart(func() { id.connectLoop(ctx, dst, req, p) })
+}
+
+// udDisconnect is rdma_disconnect on a UD id, as measured on rxe: it
+// returns 0, librdmacm moves the id's QP to ERR, and nothing reaches the
+// peer (there is no connection to tear down: the server gets no event).
+// id.mu is held.
+func (id *cmID) udDisconnect() error {
+	if id.state != stEstablished {
+		return verbs.Errorf("rdma_disconnect", errEINVAL, "id is not connected")
+	}
+	if id.qp != nil {
+		id.qp.toErr()
+	}
+	return nil
 }

@@ -98,7 +98,8 @@ func TestUDConnectEvents(t *testing.T) {
 		t.Errorf("ESTABLISHED param.ud qp_num=%d qkey=0x%x, want %d 0x%x", est.UD.QPNum, est.UD.QKey, u.srv.qp.Num(), verbs.UDPQKey)
 	}
 	ah := est.UD.AHAttr
-	if !ah.IsGlobal || ah.DGID != peerGID(loopback) || ah.PortNum != 1 {
+	if !ah.IsGlobal || ah.DGID != peerGID(loopback) || ah.PortNum != 1 || ah.SGIDIndex != 1 || ah.HopLimit != 64 ||
+		ah.FlowLabel != roceFlowLabel(u.cli.id.LocalAddr().Port(), u.cli.id.PeerAddr().Port()) {
 		t.Errorf("ah_attr %s: want a GRH to %s on port 1", ah, peerGID(loopback))
 	}
 	if len(est.PrivateData) != 136 || !bytes.HasPrefix(est.PrivateData, []byte("ok")) {
@@ -139,8 +140,8 @@ func TestUDSendRecvHasGRH(t *testing.T) {
 	}
 	ip := grh[20:]
 	wantLen := 20 + 8 + 12 + 8 + len(msg) + 3 + 4 // IP, UDP, BTH, DETH, payload, pad, ICRC
-	if ip[0] != 0x45 || ip[9] != 17 || !bytes.Equal(ip[12:16], []byte{127, 0, 0, 1}) || int(binary.BigEndian.Uint16(ip[2:])) != wantLen {
-		t.Errorf("GRH's IPv4 header % x: want version 4, UDP, from 127.0.0.1, total length %d", ip, wantLen)
+	if ip[0] != 0x45 || ip[9] != 17 || ip[8] != 64 || ip[10]|ip[11] != 0 || !bytes.Equal(ip[12:16], []byte{127, 0, 0, 1}) || int(binary.BigEndian.Uint16(ip[2:])) != wantLen {
+		t.Errorf("GRH's IPv4 header % x: want version 4, TTL 64, UDP, checksum 0, from 127.0.0.1, total length %d", ip, wantLen)
 	}
 }
 
@@ -205,5 +206,46 @@ func TestUDPostErrors(t *testing.T) {
 	wantErrno(t, u.cli.pd.Dealloc(), "ibv_dealloc_pd", syscall.EBUSY)
 	if n := u.cli.p.Live().AHs; n != 1 {
 		t.Errorf("live AHs %d, want 1", n)
+	}
+}
+
+func TestUDRecvTooSmall(t *testing.T) {
+	u := newUDPair(t)
+	u.postRecv(t, verbs.GRHLen+10)
+	u.postRecv(t, 4096)
+	wantStatus(t, u.send(t, []byte("fourteen bytes"), 14, u.qkey), 1, verbs.WCSuccess)
+	wcs := pollN(t, u.srv.cq, 2)
+	wantStatus(t, wcs[0], 7, verbs.WCLocQPOpErr)
+	wantStatus(t, wcs[1], 7, verbs.WCWRFlushErr)
+	if wcs[0].ByteLen != 0 || wcs[0].HasGRH {
+		t.Errorf("error completion %+v: want byte_len 0, no IBV_WC_GRH", wcs[0])
+	}
+	if s := qpState(t, u.srv.qp); s != verbs.QPSErr {
+		t.Errorf("server QP %s, want ERR", s)
+	}
+	grh, _ := u.srvMR.Read(verbs.GRHLen-20, 1)
+	if grh[0] != 0x45 {
+		t.Errorf("the GRH was not written before the length check failed")
+	}
+}
+
+func TestUDDisconnect(t *testing.T) {
+	u := newUDPair(t)
+	must(t, u.cli.id.Disconnect())
+	if s := qpState(t, u.cli.qp); s != verbs.QPSErr {
+		t.Errorf("client QP after rdma_disconnect: %s, want ERR", s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if ev, err := u.srv.ch.GetEvent(ctx); err == nil {
+		t.Errorf("server got %s after the client's rdma_disconnect on a UD id; rxe sends none", ev.Type)
+	}
+}
+
+func TestRoCEFlowLabelMatchesRxe(t *testing.T) {
+	// Measured on rxe in the guest: rdma_cm's source port 54395 to the
+	// server's 7471 gave ah_attr.grh.flow_label 645140.
+	if got := roceFlowLabel(54395, 7471); got != 645140 {
+		t.Fatalf("flow label %d, want 645140", got)
 	}
 }

@@ -10,7 +10,6 @@ package sim
 import (
 	"encoding/binary"
 	"fmt"
-	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/wire"
@@ -23,12 +22,12 @@ const dethLen = 8
 
 // datagram is one UD packet.
 type datagram struct {
-	opcode        uint8
-	destQP, psn   uint32
-	qkey, srcQP   uint32
-	hasImm        bool
-	imm           uint32
-	payload       []byte // owned: copied out of the sender's MR at post time
+	opcode      uint8
+	destQP, psn uint32
+	qkey, srcQP uint32
+	hasImm      bool
+	imm         uint32
+	payload     []byte // owned: copied out of the sender's MR at post time
 }
 
 func encodeDatagram(g *datagram) []byte {
@@ -117,8 +116,14 @@ func (t *tap) datagram(g *datagram, outbound bool) {
 	t.mu.Lock()
 	f := t.frame(g.wirePacket(), outbound, g.srcQP)
 	t.mu.Unlock()
+	f.IPID = g.ipID()
 	t.sink.write(f, t.from(outbound))
 }
+
+// ipID is the IPv4 identification of g's frame. Linux numbers the
+// datagrams to one destination consecutively; the sim uses the sending
+// QP's PSN, which does the same per QP.
+func (g *datagram) ipID() uint16 { return uint16(g.psn) }
 
 // grhOf is the 40 bytes a UD receive buffer starts with for g, which
 // arrived on c. Over RoCE v2 with IPv4 there is no GRH on the wire: like
@@ -128,7 +133,7 @@ func grhOf(c *conn, g *datagram) []byte {
 	src, dst := addrPortOf(c.nc.RemoteAddr()), addrPortOf(c.nc.LocalAddr())
 	f := wire.Frame{SrcMAC: macOf(src.Addr(), false), DstMAC: macOf(dst.Addr(), true),
 		Src: ipv4Of(src.Addr()), Dst: ipv4Of(dst.Addr()), SrcPort: udpSourcePort(g.srcQP), TTL: 64,
-		IPID: uint16(time.Now().UnixNano()), Packet: g.wirePacket()}
+		IPID: g.ipID(), Packet: g.wirePacket()}
 	grh := make([]byte, verbs.GRHLen)
 	b, err := f.Encode()
 	if err != nil {
@@ -136,5 +141,7 @@ func grhOf(c *conn, g *datagram) []byte {
 	}
 	const ethLen, ipv4Len = 14, 20
 	copy(grh[verbs.GRHLen-ipv4Len:], b[ethLen:ethLen+ipv4Len])
+	// Measured on rxe: the header checksum field reads 0 in the GRH.
+	grh[verbs.GRHLen-ipv4Len+10], grh[verbs.GRHLen-ipv4Len+11] = 0, 0
 	return grh
 }
