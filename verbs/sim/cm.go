@@ -326,6 +326,9 @@ func (id *cmID) CreateQP(p verbs.PD, attr verbs.QPInitAttr) (verbs.QP, error) {
 	if dead {
 		return nil, verbs.Errorf(fn, errEINVAL, "PD is deallocated")
 	}
+	if err := checkPortSpaceType(id.ps, attr.Type); err != nil {
+		return nil, err
+	}
 	q, err := newQP(id.dev, pp, attr, fn, false)
 	if err != nil {
 		return nil, err

@@ -263,3 +263,14 @@ func (q *qp) initUD() {
 	q.state, q.qkey, q.sqPSN, q.access = verbs.QPSRTS, verbs.UDPQKey, 0, 0
 	q.pmtu = activeMTU
 }
+
+// checkPortSpaceType: librdmacm brings an RDMA_PS_UDP id's QP up with
+// a Q_Key (ucma_init_ud_qp) and an RDMA_PS_TCP id's with access flags
+// (ucma_init_conn_qp); the other QP type refuses those attributes, so
+// rdma_create_qp fails with EINVAL.
+func checkPortSpaceType(ps verbs.PortSpace, t verbs.QPType) error {
+	if (ps == verbs.PSUDP) != (t == verbs.QPTUD) {
+		return verbs.Errorf("rdma_create_qp", errEINVAL, "%s on an %s id: UD QPs go with RDMA_PS_UDP, RC QPs with RDMA_PS_TCP", t, ps)
+	}
+	return nil
+}

@@ -249,3 +249,19 @@ func TestRoCEFlowLabelMatchesRxe(t *testing.T) {
 		t.Fatalf("flow label %d, want 645140", got)
 	}
 }
+
+func FuzzDecodeDatagram(f *testing.F) {
+	f.Add(encodeDatagram(&datagram{opcode: verbs.OpUDSendOnly, destQP: 5, qkey: verbs.UDPQKey, srcQP: 9, payload: []byte("hi")})[frameHeaderLen:])
+	f.Add(encodeDatagram(&datagram{opcode: verbs.OpUDSendOnlyWithImm, hasImm: true, imm: 7})[frameHeaderLen:])
+	f.Add([]byte{verbs.OpUDSendOnly, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g, err := decodeDatagram(b)
+		if err != nil {
+			return
+		}
+		again := encodeDatagram(&g)[frameHeaderLen:]
+		if !bytes.Equal(again, b) {
+			t.Fatalf("round trip % x != % x", again, b)
+		}
+	})
+}
