@@ -75,6 +75,7 @@ type Session struct {
 	lastEvent    string
 	eventStatus  int
 	remote       *RemoteState
+	ud           udState // the ud tour's destination and address handle
 	completions  []verbs.WC
 	qpHistory    []verbs.QPState
 	timeline     []TimelineEntry
@@ -124,6 +125,9 @@ func NewSession(cfg Config) (*Session, error) {
 			tour = clientTour(cfg.Notify)
 		}
 		tour = l.apply(cfg, tour)
+	}
+	if cfg.Tour == TourUD {
+		tour = udTour(cfg.Role)
 	}
 	s := &Session{
 		cfg:      cfg,
@@ -259,6 +263,10 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 		// makes the peer's DISCONNECTED prompt and visible.
 		do(disconnectCall().Returned("sends the DREQ"), s.id.Disconnect)
 		s.disconnected = true
+	}
+	if s.ud.ah != nil {
+		do(destroyCall("ibv_destroy_ah", "ah"), s.ud.ah.Destroy)
+		s.ud.ah = nil
 	}
 	if s.qp != nil && s.manualQP {
 		do(destroyQPCall(true), s.qp.Destroy)
