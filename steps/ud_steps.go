@@ -150,7 +150,8 @@ func stepUDPollRecv(ctx context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, call.Returned("0, again and again: no datagram came")), fmt.Errorf("UD receive: %w", err)
 	}
 	s.addCompletion(wc)
-	out := withC(Outcome{}, call.Returned(wcText(wc)+fmt.Sprintf(", .src_qp = 0x%x, .wc_flags = %s", wc.SrcQP, grhFlag(wc))))
+	out := withC(Outcome{}, call.Returned(wcText(wc)+fmt.Sprintf(", .src_qp = 0x%x, .wc_flags = %s", wc.SrcQP, grhFlag(wc))),
+		c.S(c.C(`print_escaped("[server] received after the GRH: ", recv_buf + 40, wc.byte_len - 40)`)).Only(c.ExportOnly))
 	if wc.Status != verbs.WCSuccess {
 		return out, &CompletionError{What: "UD receive", WC: wc}
 	}

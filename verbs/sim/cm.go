@@ -393,14 +393,17 @@ func (id *cmID) Destroy() error {
 		pending = append(pending, nc)
 	}
 	if c := id.conn; c != nil {
-		switch id.state {
-		case stEstablished, stAccepted:
+		switch {
+		case id.ps == verbs.PSUDP:
+			// A SIDR exchange leaves nothing to tear down: the peer hears
+			// nothing (ud_cm.go).
+		case id.state == stEstablished, id.state == stAccepted:
 			c.sendCM(&cmMsg{Type: cmDREQ})
-		case stDisconnected:
+		case id.state == stDisconnected:
 			if id.passive && !id.disconnectCalled {
 				c.sendCM(&cmMsg{Type: cmDREP}) // the peer's DREQ, never answered
 			}
-		case stConnectReq, stRepRcvd:
+		case id.state == stConnectReq, id.state == stRepRcvd:
 			// ib_cm rejects a request (or a reply) whose id is destroyed
 			// unanswered.
 			c.sendCM(&cmMsg{Type: cmREJ, Reason: rejConsumerDefined})

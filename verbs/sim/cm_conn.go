@@ -100,8 +100,8 @@ func (id *cmID) onCM(c *conn, m *cmMsg) {
 func (id *cmID) connLost(c *conn) {
 	id.mu.Lock()
 	defer id.mu.Unlock()
-	if id.destroyed || id.conn != c {
-		return
+	if id.destroyed || id.conn != c || (id.ps == verbs.PSUDP && id.state == stEstablished) {
+		return // a UD "connection" is nothing to lose: no event on rxe
 	}
 	switch id.state {
 	case stEstablished, stDisconnecting:

@@ -91,6 +91,7 @@ type qp struct {
 	timeout   uint8 // local ACK timeout code
 	ah        verbs.AHAttr
 	qkey      uint32 // UD: the Q_Key datagrams must carry
+	udOut     []*udSend // UD: sends not yet completed, in post order
 
 	sq       []*sendWQE
 	sendIdx  int  // sq[:sendIdx] have been transmitted

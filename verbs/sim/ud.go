@@ -85,7 +85,12 @@ func (q *qp) udPost(wr verbs.SendWR) error {
 		q.udComplete(q.scq, verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: wr.Opcode.CompletionOpcode()})
 		return nil
 	}
-	signaled := q.sigAll || wr.Flags&verbs.SendSignaled != 0
+	w := &udSend{wc: verbs.WC{WRID: wr.WRID, Status: verbs.WCSuccess, Opcode: wr.Opcode.CompletionOpcode()},
+		signaled: q.sigAll || wr.Flags&verbs.SendSignaled != 0}
+	if len(q.udOut) >= int(q.cap.MaxSendWR) {
+		return verbs.Errorf(fn, errENOMEM, "send queue full: %d WRs outstanding (max_send_wr %d)", len(q.udOut), q.cap.MaxSendWR)
+	}
+	q.udOut = append(q.udOut, w)
 	var payload []byte
 	for _, s := range wr.SGList {
 		if s.Length == 0 {
@@ -93,7 +98,8 @@ func (q *qp) udPost(wr verbs.SendWR) error {
 		}
 		seg, ok := q.dev.checkRange(s.LKey, s.Addr, uint64(s.Length), q.pd, 0)
 		if !ok {
-			q.udComplete(q.scq, verbs.WC{WRID: wr.WRID, Status: verbs.WCLocProtErr, Opcode: verbs.WCSend})
+			w.wc.Status, w.signaled = verbs.WCLocProtErr, true
+			q.udSent(w)
 			q.moveToErr()
 			return nil
 		}
@@ -109,14 +115,45 @@ func (q *qp) udPost(wr verbs.SendWR) error {
 			g.opcode, g.hasImm, g.imm = verbs.OpUDSendOnlyWithImm, true, wr.ImmData
 		}
 		q.sqPSN = psnAdd(q.sqPSN, 1)
-		q.dev.sendDatagram(a.attr.DGID, g)
+		if q.dev.sendDatagram(a.attr.DGID, g, func() { q.udSentLocked(w) }) {
+			return nil
+		}
 	} else {
 		q.dev.p.log.Debug("sim: UD datagram longer than the path MTU not sent", "len", len(payload), "mtu", q.pmtu)
 	}
-	if signaled {
-		q.udComplete(q.scq, verbs.WC{WRID: wr.WRID, Status: verbs.WCSuccess, Opcode: wr.Opcode.CompletionOpcode()})
-	}
+	q.udSent(w)
 	return nil
+}
+
+// udSend is a posted UD send waiting for its datagram to leave.
+type udSend struct {
+	wc       verbs.WC
+	signaled bool
+	done     bool
+}
+
+// udSentLocked is udSent from the connection's writer.
+func (q *qp) udSentLocked(w *udSend) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.udSent(w)
+}
+
+// udSent marks w's datagram gone (written, or lost on the way) and
+// completes, in post order, every send before it that is gone too: a
+// UD send completes once its packet left, never earlier. q.mu is held.
+func (q *qp) udSent(w *udSend) {
+	w.done = true
+	for len(q.udOut) > 0 && q.udOut[0].done {
+		head := q.udOut[0]
+		q.udOut = q.udOut[1:]
+		if q.destroyed {
+			continue
+		}
+		if head.signaled || head.wc.Status != verbs.WCSuccess {
+			q.udComplete(q.scq, head.wc)
+		}
+	}
 }
 
 // udComplete posts a completion of a UD QP; an overrun CQ puts the QP in
@@ -128,17 +165,18 @@ func (q *qp) udComplete(c *cq, wc verbs.WC) {
 	}
 }
 
-// sendDatagram hands g to the link towards dgid, if there is one; without
-// one the datagram is lost on the way, as on a network with no route.
-func (d *device) sendDatagram(dgid netip.Addr, g *datagram) {
+// sendDatagram hands g to the link towards dgid and reports whether there
+// is one; sent runs once the datagram is written. Without a link the
+// datagram is lost on the way, as on a network with no route.
+func (d *device) sendDatagram(dgid netip.Addr, g *datagram, sent func()) bool {
 	c := d.udLinkTo(dgid, g.destQP)
 	if c == nil {
 		d.p.log.Debug("sim: no link to the UD destination; datagram lost", "dgid", dgid)
-		return
+		return false
 	}
 	d.traceDatagram(g, true)
 	c.tap.datagram(g, true)
-	c.send(outItem{raw: encodeDatagram(g)})
+	return c.send(outItem{raw: encodeDatagram(g), sent: sent})
 }
 
 // udLinkTo picks the connection a datagram to (dgid, qpn) travels on: the

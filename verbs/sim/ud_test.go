@@ -265,3 +265,26 @@ func FuzzDecodeDatagram(f *testing.F) {
 		}
 	})
 }
+
+// TestUDSendCompletesAfterTheWire: a UD completion means the datagram
+// left (rxe completes after transmitting), so a sender that destroys its
+// id and exits right after the completion has still delivered it.
+func TestUDSendCompletesAfterTheWire(t *testing.T) {
+	u := newUDPair(t)
+	u.postRecv(t, 4096)
+	wantStatus(t, u.send(t, []byte("last words"), 10, u.qkey), 1, verbs.WCSuccess)
+	must(t, u.cli.id.DestroyQP())
+	u.cli.qp = nil
+	must(t, u.cli.id.Destroy())
+	u.cli.id = nil
+	wc := pollN(t, u.srv.cq, 1)[0]
+	got, _ := u.srvMR.Read(verbs.GRHLen, 10)
+	if wc.Status != verbs.WCSuccess || string(got) != "last words" {
+		t.Fatalf("datagram sent just before the sender went away: %+v %q", wc, got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if ev, err := u.srv.ch.GetEvent(ctx); err == nil {
+		t.Errorf("server got %s when the UD client went away; rxe posts none", ev.Type)
+	}
+}
