@@ -90,7 +90,7 @@ type qp struct {
 	pmtu      int   // path MTU in bytes: how WRs are cut into packets
 	timeout   uint8 // local ACK timeout code
 	ah        verbs.AHAttr
-	qkey      uint32 // UD: the Q_Key datagrams must carry
+	qkey      uint32    // UD: the Q_Key datagrams must carry
 	udOut     []*udSend // UD: sends not yet completed, in post order
 
 	sq       []*sendWQE
