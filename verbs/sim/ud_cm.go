@@ -11,8 +11,10 @@ package sim
 
 import (
 	"context"
+	"net/netip"
 
 	"github.com/rdmatour/rdmatour/verbs"
+	"github.com/rdmatour/rdmatour/wire"
 )
 
 // SIDR private-data limits (IBA 12.11: SIDR_REQ 216 bytes less rdma_cm's
@@ -153,4 +155,18 @@ func (id *cmID) udDisconnect() error {
 		id.qp.toErr()
 	}
 	return nil
+}
+
+// sidrMessage is a SIDR_REQ or SIDR_REP as the IB CM sends it: the
+// request ID names the exchange on both sides (the requester's QPN);
+// the reply carries the QP number and rdma_cm's Q_Key.
+func sidrMessage(m *cmMsg, src, dst netip.AddrPort, requester uint32) wire.CMMessage {
+	if m.Type == cmSIDRReq {
+		r := &wire.SIDRREQ{RequestID: commID(m.QPN), PKey: 0xffff, ServiceID: wire.ServiceIDForUDPPort(dst.Port()),
+			PrivateData: wire.SIDRREQPrivateData(netip.AddrPortFrom(ipv4Of(src.Addr()), src.Port()), ipv4Of(dst.Addr()), m.PrivateData)}
+		return r
+	}
+	r := &wire.SIDRREP{RequestID: commID(requester), QPN: m.QPN, ServiceID: wire.ServiceIDForUDPPort(src.Port()), QKey: verbs.UDPQKey}
+	copy(r.PrivateData[:], m.PrivateData)
+	return r
 }

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/binary"
 	"net/netip"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
+	"github.com/rdmatour/rdmatour/wire"
 )
 
 // udPair is a UD server and client set up as the ud tour does: the
@@ -21,9 +23,12 @@ type udPair struct {
 	srvMR, cliMR verbs.MR
 }
 
-func newUDPair(t *testing.T) *udPair {
+func newUDPair(t *testing.T) *udPair { return newUDPairOpts(t, Options{}) }
+
+// newUDPairOpts is newUDPair with the server NIC's options.
+func newUDPairOpts(t *testing.T, srvOpts Options) *udPair {
 	t.Helper()
-	srv, cli := &side{p: New(Options{})}, &side{p: New(Options{})}
+	srv, cli := &side{p: New(srvOpts)}, &side{p: New(Options{})}
 	var err error
 	srv.ch, err = srv.p.CreateEventChannel()
 	must(t, err)
@@ -286,5 +291,33 @@ func TestUDSendCompletesAfterTheWire(t *testing.T) {
 	defer cancel()
 	if ev, err := u.srv.ch.GetEvent(ctx); err == nil {
 		t.Errorf("server got %s when the UD client went away; rxe posts none", ev.Type)
+	}
+}
+
+// TestUDPcap: the server NIC's capture of the ud exchange is what rxe
+// sends between two hosts: the SIDR MADs on QP1, then the datagrams, each
+// a UD SEND_ONLY with a DETH and a valid ICRC, and nothing answering them.
+func TestUDPcap(t *testing.T) {
+	var pcap bytes.Buffer
+	u := newUDPairOpts(t, Options{Pcap: &pcap})
+	u.postRecv(t, 4096)
+	u.send(t, []byte("hi"), 2, u.qkey)
+	pollN(t, u.srv.cq, 1)
+	frames, err := wire.ReadPcap(bytes.NewReader(pcap.Bytes()))
+	must(t, err)
+	var kinds []string
+	for _, b := range frames {
+		f, err := wire.DecodeFrame(b)
+		must(t, err)
+		if !f.ICRCValid {
+			t.Errorf("frame with a bad ICRC: %+v", f.Packet.BTH)
+		}
+		kinds = append(kinds, wire.Kind(f.Packet))
+		if d := f.Packet.DETH; f.Packet.BTH.DestQP != 1 && (d == nil || d.QKey != verbs.UDPQKey || d.SrcQP != u.cli.qp.Num()) {
+			t.Errorf("datagram DETH %+v: want Q_Key 0x%x from QP 0x%x", d, verbs.UDPQKey, u.cli.qp.Num())
+		}
+	}
+	if got, want := strings.Join(kinds, " / "), "CM SIDR_REQ / CM SIDR_REP / UD SEND_ONLY"; got != want {
+		t.Errorf("capture: %s, want %s", got, want)
 	}
 }
