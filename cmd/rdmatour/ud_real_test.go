@@ -23,7 +23,7 @@ func TestRealUDTour(t *testing.T) {
 	cli := start(t, nil, append([]string{"client", addr, port, "--pause-at", "ud-send", "--message", msg}, common...)...)
 	cli.waitFor(t, ".wr_id = 600, .status = IBV_WC_SUCCESS", 60*time.Second)
 	time.Sleep(300 * time.Millisecond) // rxe under TCG: let the datagram arrive and be dropped
-	fmt.Fprintln(srv.stdin)             // post the RECV
+	fmt.Fprintln(srv.stdin)            // post the RECV
 	srv.waitFor(t, "1 RECV WQE posted", 60*time.Second)
 	fmt.Fprintln(cli.stdin) // send the message
 	if code := cli.wait(t, 120*time.Second); code != 0 {
