@@ -24,6 +24,11 @@ func stepUDConnect(_ context.Context, s *Session) (Outcome, error) {
 func stepUDGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 	ev, err := s.waitEvent(ctx, verbs.EventEstablished, s.cfg.Timeout)
 	get := getEvent(ev, verbs.EventEstablished, gotEvent(err))
+	if err != nil && ev.Type == verbs.EventUnreachable && ev.Status == 1 {
+		err = problem(err, Text{"no UD service on the server's port (SIDR reply: unsupported): the server is not running --tour ud",
+			"server 的端口上没有 UD 服务（SIDR 应答：unsupported）：server 没有用 --tour ud 运行"},
+			Text{"start the server with --tour ud: RDMA_PS_UDP and RDMA_PS_TCP ports are separate", "用 --tour ud 启动 server：RDMA_PS_UDP 和 RDMA_PS_TCP 的端口是分开的"})
+	}
 	if err != nil {
 		return withC(Outcome{}, get), err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
-const exportUsage = `Usage: rdmatour export-c server|client [--notify M] [--track T] [--lesson L] [--message TEXT] [--message-size N] [-o FILE]
+const exportUsage = `Usage: rdmatour export-c server|client [--tour write|ud] [--notify M] [--track T] [--lesson L] [--message TEXT] [--message-size N] [-o FILE]
 
 Writes the tour as one complete C program (to FILE, or to standard output).
 Build it with

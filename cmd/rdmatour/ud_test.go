@@ -36,3 +36,20 @@ func TestUDTourTwoProcesses(t *testing.T) {
 		t.Errorf("client: want two successful UD SEND completions:\n%s", c)
 	}
 }
+
+// TestUDClientAgainstWriteServer: a ud client finds no UD service behind
+// a write-tour server and says what to do; the server keeps waiting.
+func TestUDClientAgainstWriteServer(t *testing.T) {
+	port := freePort(t)
+	common := []string{"--port", port, "--backend", "sim", "--plain", "--auto", "--brief", "--timeout", "20s"}
+	srv := start(t, nil, append([]string{"server", "--wait-client", "5s"}, common...)...)
+	srv.waitFor(t, "rdma_listen(listener, 1); /* = 0 */", 20*time.Second)
+	cli := start(t, nil, append([]string{"client", "127.0.0.1", "--tour", "ud"}, common...)...)
+	if code := cli.wait(t, 60*time.Second); code != 1 {
+		t.Fatalf("client exit %d, want 1:\n%s", code, cli.out)
+	}
+	if out := cli.out.String(); !strings.Contains(out, "the server is not running --tour ud") || !strings.Contains(out, "RDMA_CM_EVENT_UNREACHABLE") {
+		t.Errorf("client output does not explain the mismatch:\n%s", out)
+	}
+	srv.wait(t, 60*time.Second)
+}

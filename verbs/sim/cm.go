@@ -212,6 +212,10 @@ func (id *cmID) handshake(nc net.Conn) {
 		return
 	}
 	m, err := decodeCM(body)
+	if err == nil && m.Type != requestType(id.ps) && (m.Type == cmREQ || m.Type == cmSIDRReq) {
+		answerOtherPortSpace(nc, m.Type)
+		return
+	}
 	if err != nil || m.Type != requestType(id.ps) {
 		id.p.log.Debug("sim: dropping peer with bad REQ", "peer", nc.RemoteAddr(), "err", err)
 		return

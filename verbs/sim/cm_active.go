@@ -172,7 +172,7 @@ func (id *cmID) dial(ctx context.Context, dst netip.AddrPort, req cmMsg, fail fu
 		case errors.Is(err, syscall.ECONNREFUSED):
 			// Nobody listens on that port: the IB CM answers a REQ for an
 			// unknown service ID with REJ reason 8.
-			fail(verbs.EventRejected, rejInvalidServiceID)
+			fail(noListenerEvent(id.ps))
 		default:
 			fail(verbs.EventUnreachable, -int(syscall.ETIMEDOUT))
 		}

@@ -11,6 +11,7 @@ package sim
 
 import (
 	"context"
+	"net"
 	"net/netip"
 
 	"github.com/rdmatour/rdmatour/verbs"
@@ -24,10 +25,14 @@ const (
 	sidrRepPrivateDataSize = 136
 )
 
-// ibSIDRReject is the SIDR_REP status rdma_reject sends on a UD id
-// (enum ib_cm_sidr_status IB_SIDR_REJECT); the client's
-// RDMA_CM_EVENT_UNREACHABLE carries it as event->status.
-const ibSIDRReject = 2
+// SIDR_REP statuses (enum ib_cm_sidr_status): IB_SIDR_UNSUPPORTED when
+// no UDP-space listener has the port, IB_SIDR_REJECT from rdma_reject.
+// The client's RDMA_CM_EVENT_UNREACHABLE carries it as event->status
+// (the kernel's cma_ib_handler).
+const (
+	ibSIDRUnsupported = 1
+	ibSIDRReject      = 2
+)
 
 // The address vector rdma_cm builds for a UD peer over RoCE v2 (measured
 // on rxe): source GID index 1 (the IPv4-mapped GID) and hop limit 64.
@@ -76,11 +81,15 @@ func (id *cmID) udConnect(p verbs.ConnParam) error {
 // udOnReply acts on the SIDR_REP (or the sim's REJ for a rejected
 // request). id.mu is held. It reports whether the link stays open.
 func (id *cmID) udOnReply(c *conn, m *cmMsg) bool {
-	if m.Type != cmSIDRRep {
+	if m.Type != cmSIDRRep || m.Reason != 0 {
+		status := ibSIDRReject
+		if m.Type == cmSIDRRep {
+			status = int(m.Reason)
+		}
 		id.state = stClosed
 		c.abort()
 		id.conn = nil
-		ev := id.event(verbs.EventUnreachable, ibSIDRReject)
+		ev := id.event(verbs.EventUnreachable, status)
 		ev.PrivateData = pad(m.PrivateData, sidrRepPrivateDataSize)
 		id.ch.post(ev)
 		return false
@@ -169,4 +178,26 @@ func sidrMessage(m *cmMsg, src, dst netip.AddrPort, requester uint32) wire.CMMes
 	r := &wire.SIDRREP{RequestID: commID(requester), QPN: m.QPN, ServiceID: wire.ServiceIDForUDPPort(src.Port()), QKey: verbs.UDPQKey}
 	copy(r.PrivateData[:], m.PrivateData)
 	return r
+}
+
+// noListenerEvent is what a request to a port nobody listens on gets:
+// a REQ is rejected with IB_CM_REJ_INVALID_SERVICE_ID, a SIDR request
+// answered with IB_SIDR_UNSUPPORTED. The arguments are fail's.
+func noListenerEvent(ps verbs.PortSpace) (verbs.CMEventType, int) {
+	if ps == verbs.PSUDP {
+		return verbs.EventUnreachable, ibSIDRUnsupported
+	}
+	return verbs.EventRejected, rejInvalidServiceID
+}
+
+// answerOtherPortSpace answers a request from the other port space as
+// the IB CM does when no listener of that space has the port: the
+// kernel keeps RDMA_PS_TCP and RDMA_PS_UDP ports apart, so a ud client
+// finds no UD service behind a write-tour server, and the other way round.
+func answerOtherPortSpace(nc net.Conn, got uint8) {
+	reply := cmMsg{Type: cmREJ, Reason: rejInvalidServiceID}
+	if got == cmSIDRReq {
+		reply = cmMsg{Type: cmSIDRRep, Reason: ibSIDRUnsupported}
+	}
+	nc.Write(append(preamble(), encodeCM(&reply)...))
 }

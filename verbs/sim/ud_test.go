@@ -321,3 +321,54 @@ func TestUDPcap(t *testing.T) {
 		t.Errorf("capture: %s, want %s", got, want)
 	}
 }
+
+// TestUDPortSpacesApart: rdma_cm keeps RDMA_PS_TCP and RDMA_PS_UDP ports
+// apart, so a request from the other space finds no listener: a SIDR
+// request gets UNREACHABLE with IB_SIDR_UNSUPPORTED (1), a REQ gets
+// REJECTED with IB_CM_REJ_INVALID_SERVICE_ID (8) — as when nobody listens.
+func TestUDPortSpacesApart(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		srvPS, cliPS verbs.PortSpace
+		listen       bool
+		want         verbs.CMEventType
+		status       int
+	}{
+		{"ud client, tcp listener", verbs.PSTCP, verbs.PSUDP, true, verbs.EventUnreachable, 1},
+		{"tcp client, ud listener", verbs.PSUDP, verbs.PSTCP, true, verbs.EventRejected, 8},
+		{"ud client, no listener", verbs.PSUDP, verbs.PSUDP, false, verbs.EventUnreachable, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, cli := New(Options{}), New(Options{})
+			sch, _ := srv.CreateEventChannel()
+			lid, err := sch.CreateID(tc.srvPS)
+			must(t, err)
+			must(t, lid.BindAddr(netip.AddrPortFrom(loopback, 0)))
+			addr := lid.LocalAddr()
+			if tc.listen {
+				must(t, lid.Listen(1))
+			} else {
+				must(t, lid.Destroy())
+			}
+			cch, _ := cli.CreateEventChannel()
+			id, err := cch.CreateID(tc.cliPS)
+			must(t, err)
+			must(t, id.ResolveAddr(netip.AddrPort{}, addr, time.Second))
+			waitEvent(t, cch, verbs.EventAddrResolved)
+			must(t, id.ResolveRoute(time.Second))
+			waitEvent(t, cch, verbs.EventRouteResolved)
+			must(t, id.Connect(verbs.ConnParam{}))
+			if ev := waitEvent(t, cch, tc.want); ev.Status != tc.status {
+				t.Errorf("%s status %d, want %d", ev.Type, ev.Status, tc.status)
+			}
+			must(t, id.Destroy())
+			must(t, cch.Destroy())
+			if tc.listen {
+				must(t, lid.Destroy())
+			}
+			must(t, sch.Destroy())
+			waitGoroutines(t, srv)
+			waitGoroutines(t, cli)
+		})
+	}
+}
