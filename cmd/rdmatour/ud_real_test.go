@@ -50,8 +50,8 @@ func TestRealUDTour(t *testing.T) {
 func TestRealUDExportedServer(t *testing.T) {
 	addr, dir := realAddr(t), exportDir(t)
 	port := freePort(t)
-	srv := startRaw(t, filepath.Join(dir, "exported-ud-server"), "server", port)
-	srv.waitFor(t, "listening", 60*time.Second)
+	srv := startRaw(t, "stdbuf", "-oL", filepath.Join(dir, "exported-ud-server"), "server", port)
+	srv.waitFor(t, "[server] listening on port "+port, 60*time.Second)
 	cli := start(t, nil, "client", addr, port, "--backend", "rdma", "--plain", "--auto", "--brief", "--timeout", "60s", "--tour", "ud", "--pause-at", "ud-send")
 	cli.waitFor(t, ".wr_id = 600, .status = IBV_WC_SUCCESS", 60*time.Second)
 	time.Sleep(300 * time.Millisecond)
