@@ -23,10 +23,12 @@ type udPair struct {
 	srvMR, cliMR verbs.MR
 }
 
-func newUDPair(t *testing.T) *udPair { return newUDPairOpts(t, Options{}) }
+func newUDPair(t *testing.T) *udPair { return newUDPairTB(t, Options{}) }
 
 // newUDPairOpts is newUDPair with the server NIC's options.
-func newUDPairOpts(t *testing.T, srvOpts Options) *udPair {
+func newUDPairOpts(t *testing.T, srvOpts Options) *udPair { return newUDPairTB(t, srvOpts) }
+
+func newUDPairTB(t testing.TB, srvOpts Options) *udPair {
 	t.Helper()
 	srv, cli := &side{p: New(srvOpts)}, &side{p: New(Options{})}
 	var err error
@@ -63,7 +65,7 @@ func newUDPairOpts(t *testing.T, srvOpts Options) *udPair {
 	return u
 }
 
-func (s *side) setupUD(t *testing.T) {
+func (s *side) setupUD(t testing.TB) {
 	t.Helper()
 	var err error
 	s.pd, err = s.id.Device().AllocPD()
@@ -371,4 +373,18 @@ func TestUDPortSpacesApart(t *testing.T) {
 			waitGoroutines(t, cli)
 		})
 	}
+}
+
+// BenchmarkUDDatagram is one 1024-byte datagram: post the RECV, SEND,
+// poll both completions.
+func BenchmarkUDDatagram(b *testing.B) {
+	u := newUDPairTB(b, Options{})
+	for i := 0; i < b.N; i++ {
+		must(b, u.srv.qp.PostRecv(verbs.RecvWR{WRID: 7, SGList: sge(u.srvMR, 0, 4096)}))
+		must(b, u.cli.qp.PostSend(verbs.SendWR{WRID: 1, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
+			SGList: sge(u.cliMR, 0, activeMTU), UD: verbs.UDDest{AH: u.ah, RemoteQPN: u.qpn, RemoteQKey: u.qkey}}))
+		pollN(b, u.cli.cq, 1)
+		pollN(b, u.srv.cq, 1)
+	}
+	b.SetBytes(activeMTU)
 }
