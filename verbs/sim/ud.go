@@ -182,26 +182,24 @@ func (d *device) sendDatagram(dgid netip.Addr, g *datagram, sent func()) bool {
 // udLinkTo picks the connection a datagram to (dgid, qpn) travels on: the
 // sim's UD datagrams ride the TCP connection that rdma_cm's SIDR exchange
 // opened with that host. The link whose peer owns qpn is preferred.
+//
+// It runs under q.mu, so it must not take id.mu (the CM takes id.mu,
+// then q.mu). It reads what an id registered with setPeer does not
+// change afterwards: ps, peer and conn are set before setPeer (under
+// d.mu, which orders those writes before these reads), and a destroyed
+// id leaves d.peers (dropPeer) while its connection refuses new items.
 func (d *device) udLinkTo(dgid netip.Addr, qpn uint32) *conn {
 	d.mu.Lock()
-	ids := make([]*cmID, 0, len(d.peers))
-	var exact *cmID
-	for n, id := range d.peers {
-		if n == qpn {
-			exact = id
-		}
-		ids = append(ids, id)
+	defer d.mu.Unlock()
+	match := func(id *cmID) bool {
+		return id.ps == verbs.PSUDP && id.conn != nil && peerGID(id.peer.Addr()) == peerGID(dgid)
 	}
-	d.mu.Unlock()
-	if exact != nil {
-		ids = append([]*cmID{exact}, ids...)
+	if id := d.peers[qpn]; id != nil && match(id) {
+		return id.conn
 	}
-	for _, id := range ids {
-		id.mu.Lock()
-		c, ok := id.conn, !id.destroyed && id.ps == verbs.PSUDP && peerGID(id.peer.Addr()) == peerGID(dgid)
-		id.mu.Unlock()
-		if ok && c != nil {
-			return c
+	for _, id := range d.peers {
+		if match(id) {
+			return id.conn
 		}
 	}
 	return nil
