@@ -5,6 +5,8 @@ package rdmacore
 import (
 	"bytes"
 	"context"
+	"errors"
+	"syscall"
 	"net/netip"
 	"testing"
 	"time"
@@ -128,6 +130,11 @@ func TestUDRealConnect(t *testing.T) {
 	if ev, err := u.srv.ch.GetEvent(ctx); err == nil {
 		t.Errorf("server event after a UD rdma_accept: %s", ev.Type)
 	}
+	bad := ud.AHAttr
+	bad.IsGlobal = false
+	if _, err := verbs.CreateAH(u.cli.pd, bad); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("ibv_create_ah without is_global: %v, want EINVAL", err)
+	}
 	noErr(t, u.cli.id.Disconnect())
 	if st := must(u.cli.qp.Query())(t).State; st != verbs.QPSErr {
 		t.Errorf("client UD QP after rdma_disconnect: %s, want ERR", st)
@@ -180,4 +187,35 @@ func TestUDRealDatagrams(t *testing.T) {
 	if st := must(u.srv.qp.Query())(t).State; st != verbs.QPSErr {
 		t.Errorf("server QP after the too-small RECV: %s, want ERR", st)
 	}
+}
+
+// TestUDRealReject: rdma_reject on a UD request answers the SIDR request
+// with status IB_SIDR_REJECT; the client sees RDMA_CM_EVENT_UNREACHABLE.
+func TestUDRealReject(t *testing.T) {
+	p := open(t)
+	addr := rdmaAddr(t, p)
+	ap := netip.AddrPortFrom(addr, port())
+	sch := must(p.CreateEventChannel())(t)
+	defer sch.Destroy()
+	lid := must(sch.CreateID(verbs.PSUDP))(t)
+	defer lid.Destroy()
+	noErr(t, lid.BindAddr(ap))
+	noErr(t, lid.Listen(1))
+	cch := must(p.CreateEventChannel())(t)
+	defer cch.Destroy()
+	id := must(cch.CreateID(verbs.PSUDP))(t)
+	defer id.Destroy()
+	noErr(t, id.ResolveAddr(netip.AddrPort{}, ap, 5*time.Second))
+	event(t, cch, verbs.EventAddrResolved)
+	noErr(t, id.ResolveRoute(5*time.Second))
+	event(t, cch, verbs.EventRouteResolved)
+	noErr(t, id.Connect(verbs.ConnParam{}))
+	req := event(t, sch, verbs.EventConnectRequest)
+	noErr(t, req.ID.Reject(nil))
+	ev := event(t, cch, verbs.EventUnreachable)
+	t.Logf("client after rdma_reject of a UD request: %s status %d", ev.Type, ev.Status)
+	if ev.Status != 2 {
+		t.Errorf("status %d, want 2 (IB_SIDR_REJECT)", ev.Status)
+	}
+	noErr(t, req.ID.Destroy())
 }

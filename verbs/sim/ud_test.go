@@ -388,3 +388,28 @@ func BenchmarkUDDatagram(b *testing.B) {
 	}
 	b.SetBytes(activeMTU)
 }
+
+func TestUDReject(t *testing.T) {
+	srv, cli := New(Options{}), New(Options{})
+	sch, _ := srv.CreateEventChannel()
+	lid, _ := sch.CreateID(verbs.PSUDP)
+	must(t, lid.BindAddr(netip.AddrPortFrom(loopback, 0)))
+	must(t, lid.Listen(1))
+	cch, _ := cli.CreateEventChannel()
+	id, _ := cch.CreateID(verbs.PSUDP)
+	must(t, id.ResolveAddr(netip.AddrPort{}, lid.LocalAddr(), time.Second))
+	waitEvent(t, cch, verbs.EventAddrResolved)
+	must(t, id.ResolveRoute(time.Second))
+	waitEvent(t, cch, verbs.EventRouteResolved)
+	must(t, id.Connect(verbs.ConnParam{}))
+	req := waitEvent(t, sch, verbs.EventConnectRequest)
+	must(t, req.ID.Reject(nil))
+	if ev := waitEvent(t, cch, verbs.EventUnreachable); ev.Status != ibSIDRReject {
+		t.Errorf("status %d, want %d (IB_SIDR_REJECT)", ev.Status, ibSIDRReject)
+	}
+	for _, x := range []interface{ Destroy() error }{req.ID, id, lid, cch, sch} {
+		must(t, x.Destroy())
+	}
+	waitGoroutines(t, srv)
+	waitGoroutines(t, cli)
+}
