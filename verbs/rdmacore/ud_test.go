@@ -6,8 +6,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"syscall"
 	"net/netip"
+	"syscall"
 	"testing"
 	"time"
 
