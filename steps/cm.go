@@ -129,7 +129,8 @@ func stepGetConnectRequest(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	id := ev.ID
 	s.set(func() { s.id = id; s.dev = id.Device() })
-	s.got("REQ", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
+	s.gotText("REQ", Text{fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
+		fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
 	return withC(Outcome{
 		Results: []KV{{"event", ev.Type.String()}, {"from", id.PeerAddr().String()}, {"id->verbs", devName(id.Device())},
 			{"client QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"initiator_depth", fmt.Sprint(ev.InitiatorDepth)}, {"responder_resources", fmt.Sprint(ev.ResponderResources)}},
@@ -221,7 +222,7 @@ func stepResolveRoute(ctx context.Context, s *Session) (Outcome, error) {
 }
 
 func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
-	ev, err := s.waitEvent(ctx, verbs.EventEstablished, s.cfg.Timeout)
+	ev, err := s.waitEvent(ctx, verbs.EventEstablished, s.peerWaitBound())
 	get := getEvent(ev, verbs.EventEstablished, gotEvent(err))
 	if err != nil {
 		return withC(Outcome{}, get), err
@@ -236,7 +237,7 @@ func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 		out.Note = Text{"The client's RTU arrived: the connection is up.", "client 的 RTU 到了：连接建立。"}
 		return out, nil
 	}
-	s.got("REP", fmt.Sprintf("%d B private data", len(ev.PrivateData)))
+	s.gotText("REP", Text{fmt.Sprintf("%d B private data", len(ev.PrivateData)), fmt.Sprintf("private data %d 字节", len(ev.PrivateData))})
 	s.sent("RTU", "")
 	info, perr := ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {

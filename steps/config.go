@@ -36,8 +36,14 @@ type Config struct {
 	// (--message-size; a size above the path MTU shows segmentation).
 	MessageSize int
 	// Timeout bounds every wait on the peer or the network after the
-	// connection request; 0 means 30 s.
+	// connection request; 0 means 30 s. In an Interactive run it bounds
+	// only the waits on the network (address and route resolution).
 	Timeout time.Duration
+	// Interactive says a person drives this side (the TUI, or plain mode
+	// without --auto): a wait on the peer lasts as long as the peer is
+	// alive, since its user may be reading. The protocol's own timers
+	// still end it (see waitBound), and a vanished peer ends it at once.
+	Interactive bool
 	// AcceptTimeout bounds the server's wait for a client; 0 = forever
 	// (the seed waits forever; Ctrl-C ends it).
 	AcceptTimeout time.Duration
@@ -50,6 +56,9 @@ type Config struct {
 	// Tour is which tour runs (--tour; the zero value is the seed's WRITE
 	// tour). This branch builds TourUD (tour_ud.go).
 	Tour TourKind
+	// Recorder, when set, is told every finished step and the teardown
+	// (--record); see history.go.
+	Recorder Recorder
 }
 
 // MaxRNRRetry is the largest rnr_retry_count: a 3-bit field where 7

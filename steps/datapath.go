@@ -146,7 +146,8 @@ func stepPostDoorbell(_ context.Context, s *Session) (Outcome, error) {
 
 // pollStep waits for one completion and checks it like the seed's poll_one.
 func (s *Session) pollStep(ctx context.Context, what string, wantOp verbs.WCOpcode) (Outcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	// The NIC's own retry timers end this wait if the peer is gone.
+	ctx, cancel := s.boundPeerWait(ctx)
 	defer cancel()
 	call := pollOne(wantOp, what)
 	wc, err := verbs.PollOne(ctx, s.cq)
@@ -202,7 +203,7 @@ func stepPollNotify(ctx context.Context, s *Session) (Outcome, error) {
 // receive completion (SEND or WRITE_WITH_IMM) or the doorbell flag. It
 // also watches the CM channel so a vanished client ends the wait.
 func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	ctx, cancel := s.boundPeerWait(ctx)
 	defer cancel()
 	// The program waits in its wait_for_done helper; the screen shows
 	// the one path this run took (finishNotify, finishDoorbell).
@@ -286,7 +287,7 @@ func (s *Session) finishDoorbell(poll c.Stmt) (Outcome, error) {
 	}
 	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
 	s.set(func() { s.result = res })
-	s.got("RDMA WRITE", "doorbell = 1")
+	s.doorbellSeen()
 	seen := c.S(c.C("if (" + doorbellUp().In(c.Actual) + ") __sync_synchronize()")).Noted(fmt.Sprintf("*doorbell is htobe64(%d): the flag is up", DoorbellValue)).Only(c.ScreenOnly)
 	return withC(Outcome{
 		Results: resultKVs(res, verbs.WC{}),

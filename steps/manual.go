@@ -210,12 +210,13 @@ func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
-	ev, err := s.waitEvent(ctx, verbs.EventConnectResponse, s.cfg.Timeout)
+	ev, err := s.waitEvent(ctx, verbs.EventConnectResponse, s.peerWaitBound())
 	get := getEvent(ev, verbs.EventConnectResponse, gotEvent(err))
 	if err != nil {
 		return withC(Outcome{}, get), err
 	}
-	s.got("REP", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
+	s.gotText("REP", Text{fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
+		fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
 	out := withC(Outcome{}, get)
 	info, perr := ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {

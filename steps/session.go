@@ -83,16 +83,30 @@ type Session struct {
 	closed       bool
 
 	// Snapshot's change tracking.
-	prevData      []byte
-	changedAt     []time.Time
-	prevDoorbell  uint64
-	doorbellAt    time.Time
-	countersAt    map[string]uint64 // counters before the current step
-	counterDelta  map[string]uint64
-	lastPacketSeq uint64
-	packets       []WirePacket
-	oneHost       *bool      // the peer is this machine (see peerIsLocal)
-	spans         []stepSpan // when each step ran: which step a packet belongs to
+	prevData     []byte
+	changedAt    []time.Time
+	prevDoorbell uint64
+	doorbellAt   time.Time
+	countersAt   map[string]uint64 // counters before the current step
+	// countersAtPerQP says countersAt are the QP's own (see readCounters).
+	countersAtPerQP bool
+	// wireQP and wireDest are this side's QP and its peer's, remembered
+	// past teardown; qpCounters are wireQP's last counters (see wireside.go).
+	wireQP, wireDest uint32
+	qpCounters       map[string]uint64
+	counterDelta     map[string]uint64
+	lastPacketSeq    uint64
+	packets          []WirePacket
+	oneHost          *bool      // the peer is this machine (see peerIsLocal)
+	spans            []stepSpan // when each step ran: which step a packet belongs to
+
+	// history is the snapshot after each finished step (history.go).
+	history []*Snapshot
+	// endRecorded: the Recorder was told of the teardown (once).
+	endRecorded bool
+	// replay is set on a session made by NewReplay (replay.go): it plays
+	// a recording instead of calling verbs.
+	replay *replayScript
 }
 
 // maxPackets bounds the wire history a session keeps for the wire pane.
@@ -108,27 +122,14 @@ func NewSession(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	tour := serverTour()
-	if cfg.Role == Client {
-		tour = clientTour(cfg.Notify)
-	}
-	if cfg.Track == TrackManual {
-		tour = manualTour(cfg.Role, cfg.Notify)
-	}
 	if cfg.Lesson != "" {
 		l, err := ParseLesson(cfg.Lesson)
 		if err != nil {
 			return nil, err
 		}
 		cfg.Notify = l.Notify
-		if cfg.Role == Client {
-			tour = clientTour(cfg.Notify)
-		}
-		tour = l.apply(cfg, tour)
 	}
-	if cfg.Tour == TourUD {
-		tour = udTour(cfg.Role)
-	}
+	tour := tourFor(cfg)
 	s := &Session{
 		cfg:      cfg,
 		tour:     tour,
@@ -136,6 +137,25 @@ func NewSession(cfg Config) (*Session, error) {
 		states:   make([]RunState, len(tour)),
 	}
 	return s, nil
+}
+
+// tourFor is the tour cfg's side runs (cfg validated, the lesson's notify
+// mode already in cfg.Notify).
+func tourFor(cfg Config) []Step {
+	if cfg.Tour == TourUD {
+		return udTour(cfg.Role)
+	}
+	tour := serverTour()
+	if cfg.Role == Client {
+		tour = clientTour(cfg.Notify)
+	}
+	if cfg.Track == TrackManual {
+		tour = manualTour(cfg.Role, cfg.Notify)
+	}
+	if l, err := ParseLesson(cfg.Lesson); cfg.Lesson != "" && err == nil {
+		tour = l.apply(cfg, tour)
+	}
+	return tour
 }
 
 // Config returns the session's configuration (with defaults applied).
@@ -164,9 +184,12 @@ var ErrTourOver = errors.New("the tour is over")
 // RunNext runs the next step. On error the step is marked failed and the
 // tour ends; the caller should Close the session (teardown is safe from
 // any point).
-func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
+func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
+	if s.replay != nil {
+		return s.replayNext()
+	}
 
 	s.mu.Lock()
 	if s.done || s.closed || s.next >= len(s.tour) {
@@ -180,8 +203,9 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 	s.spans = append(s.spans, stepSpan{id: st.ID, waits: st.Waits, start: time.Now()})
 	s.mu.Unlock()
 	s.markCounters()
+	defer func() { s.recordStep(idx, out, err) }() // after mu is released below
 
-	out, err := st.run(ctx, s)
+	out, err = st.run(ctx, s)
 	err = s.explainPeerGone(ctx, err)
 	if err != nil {
 		out.Failure = Text{ExplainIn(err, "en"), ExplainIn(err, "zh")}
@@ -196,6 +220,7 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.keepSnapshot(idx) // with mu held, once the step's state is final
 	s.spans[len(s.spans)-1].end = time.Now()
 	if s.dev != nil {
 		s.refreshPackets() // keep the wire history even without a UI polling
@@ -229,8 +254,13 @@ func (s *Session) Close() (string, error) {
 }
 
 func (s *Session) teardown() (string, error) {
+	if s.replay != nil {
+		return s.replayTeardown()
+	}
 	stmts, err := s.teardownC()
-	return c.Lines(stmts, c.Actual), err
+	calls := c.Lines(stmts, c.Actual)
+	s.recordEnd(calls, err)
+	return calls, err
 }
 
 // teardownC frees what is still allocated and returns the C it ran.
@@ -313,14 +343,24 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 
 // addTimeline records a message between the sides.
 func (s *Session) addTimeline(fromServer bool, label, detail string) {
+	s.addTimelineText(fromServer, label, Text{EN: detail})
+}
+
+// addTimelineText records a message whose detail has words to translate.
+func (s *Session) addTimelineText(fromServer bool, label string, detail Text) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: fromServer, Label: label, Detail: detail})
+	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: fromServer, Label: label, Detail: detail.EN, DetailZH: detail.ZH})
 }
 
 // sent records a message this side sent; got one it received.
 func (s *Session) sent(label, detail string) { s.addTimeline(s.cfg.Role == Server, label, detail) }
 func (s *Session) got(label, detail string)  { s.addTimeline(s.cfg.Role != Server, label, detail) }
+
+// gotText records a message received whose detail has words to translate.
+func (s *Session) gotText(label string, detail Text) {
+	s.addTimelineText(s.cfg.Role != Server, label, detail)
+}
 
 func (s *Session) setEvent(ev verbs.CMEvent) {
 	s.mu.Lock()

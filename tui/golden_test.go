@@ -100,7 +100,7 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 }
 
 // goldenModel is a model over the fixture, with nothing live behind it.
-func goldenModel(t *testing.T, demo bool, lang string, w, h int) *model {
+func goldenModel(t *testing.T, demo bool, lang steps.Lang, w, h int) *model {
 	t.Helper()
 	r := newRig(t, steps.NotifySend)
 	sessions := []*steps.Session{r.cli}
@@ -125,11 +125,13 @@ func goldenModel(t *testing.T, demo bool, lang string, w, h int) *model {
 func TestGoldenFrames(t *testing.T) {
 	for _, tt := range []struct {
 		demo bool
-		lang string
+		lang steps.Lang
 		w, h int
 	}{
-		{false, LangEN, 80, 24}, {false, LangZH, 80, 24}, {false, LangEN, 120, 40}, {false, LangZH, 120, 40},
-		{true, LangEN, 80, 24}, {true, LangZH, 80, 24}, {true, LangEN, 120, 40}, {true, LangZH, 120, 40},
+		{false, steps.LangEN, 80, 24}, {false, steps.LangZH, 80, 24}, {false, steps.LangEN, 120, 40}, {false, steps.LangZH, 120, 40},
+		{true, steps.LangEN, 80, 24}, {true, steps.LangZH, 80, 24}, {true, steps.LangEN, 120, 40}, {true, steps.LangZH, 120, 40},
+		// The presenter layout (a projector) and a one-side run at that size.
+		{true, steps.LangEN, 100, 30}, {true, steps.LangZH, 100, 30}, {false, steps.LangZH, 100, 30},
 	} {
 		name := "client"
 		if tt.demo {

@@ -64,12 +64,18 @@ func TestSimWireMatchesRxe(t *testing.T) {
 			if code := cli.wait(t, 60*time.Second); code != 0 {
 				t.Fatalf("client exit %d:\n%s", code, cli.out)
 			}
-			if got := kindsOf(t, pcap); got != want {
+			if got := kindsOf(t, pcap); got != want && !(tc.name == "post-before-connect" && got == interleavedEarlyWrite) {
 				t.Errorf("simulated NIC's wire:\n got %s\nSoft-RoCE's:\n     %s", got, want)
 			}
 		})
 	}
 }
+
+// interleavedEarlyWrite is post-before-connect's other order: the early
+// WRITE's ACK before the second WRITE leaves. rxe produces both orders
+// from run to run (measured between two guests), and so does the sim,
+// depending on when the second post comes.
+const interleavedEarlyWrite = "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE ACK / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE ACK / RC SEND_ONLY / RC ACKNOWLEDGE ACK / CM DREQ / CM DREP"
 
 // kindsOf decodes a pcap and lists its packets' kinds.
 func kindsOf(t *testing.T, path string) string {

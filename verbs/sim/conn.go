@@ -18,6 +18,9 @@ type outItem struct {
 	// dropped with the connection): a UD send completes only then, as on
 	// rxe, whose completion follows the packet's transmission.
 	sent func()
+	// srcQP is the QP that sent pkt: the trace says which QP of the
+	// device each packet belongs to (two sides may share one device).
+	srcQP uint32
 }
 
 // conn is the TCP connection of one RC connection, with its writer
@@ -249,7 +252,7 @@ func (c *conn) writeLoop() {
 				} else {
 					buf = appendSegs(buf, pk.segs)
 				}
-				c.p.dev.trace(pk, true)
+				c.p.dev.trace(pk, true, it.srcQP)
 				c.tap.packet(pk, buf[start:], true)
 			}
 			batch[i] = outItem{}

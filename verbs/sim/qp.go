@@ -3,6 +3,7 @@ package sim
 import (
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
@@ -67,6 +68,8 @@ type qp struct {
 	rcq    *cq
 	cap    verbs.QPCap
 	sigAll bool
+	// counters are the device's hw_counters for this QP alone.
+	counters [numCounters]atomic.Uint64
 
 	mu              sync.Mutex
 	state           verbs.QPState
@@ -173,6 +176,12 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	q.num = d.allocQPN(q)
 	d.p.count(func(r *verbs.ResourceCount) { r.QPs++ })
 	return q, nil
+}
+
+// count adds one to counter i, the device's and this QP's.
+func (q *qp) count(i int) {
+	q.dev.count(i)
+	q.counters[i].Add(1)
 }
 
 func (q *qp) Num() uint32        { return q.num }
@@ -298,7 +307,7 @@ func (q *qp) errorOut(w *sendWQE, status verbs.WCStatus) {
 		}
 	}
 	if status != verbs.WCSuccess {
-		q.dev.count(cntSendErr)
+		q.count(cntSendErr)
 	}
 	q.moveToErr()
 }

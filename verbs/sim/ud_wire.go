@@ -105,7 +105,11 @@ func (g *datagram) wirePacket() wire.Packet {
 // traceDatagram records g for the wire pane.
 func (d *device) traceDatagram(g *datagram, outbound bool) {
 	pk := packet{Opcode: g.opcode, DestQP: g.destQP, PSN: g.psn, Payload: g.payload, HasImm: g.hasImm, Imm: g.imm}
-	d.trace(&pk, outbound)
+	local := g.destQP // the QP of this device the packet belongs to
+	if outbound {
+		local = g.srcQP
+	}
+	d.trace(&pk, outbound, local)
 }
 
 // datagram writes g to the pcap as the RoCEv2 frame rxe would send.
