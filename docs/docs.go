@@ -102,6 +102,7 @@ func Concepts() []string {
 		"concept-waiting",
 		"concept-transports",
 		"concept-wire",
+		"concept-ud",
 	}
 }
 

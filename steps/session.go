@@ -75,6 +75,7 @@ type Session struct {
 	lastEvent    string
 	eventStatus  int
 	remote       *RemoteState
+	ud           udState // the ud tour's destination and address handle
 	completions  []verbs.WC
 	qpHistory    []verbs.QPState
 	timeline     []TimelineEntry
@@ -143,6 +144,9 @@ func NewSession(cfg Config) (*Session, error) {
 // tourFor is the tour cfg's side runs (cfg validated, the lesson's notify
 // mode already in cfg.Notify).
 func tourFor(cfg Config) []Step {
+	if cfg.Tour == TourUD {
+		return udTour(cfg.Role)
+	}
 	tour := serverTour()
 	if cfg.Role == Client {
 		tour = clientTour(cfg.Notify)
@@ -291,6 +295,10 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 		// makes the peer's DISCONNECTED prompt and visible.
 		do(disconnectCall().Returned("sends the DREQ"), s.id.Disconnect)
 		s.disconnected = true
+	}
+	if s.ud.ah != nil {
+		do(destroyCall("ibv_destroy_ah", "ah"), s.ud.ah.Destroy)
+		s.ud.ah = nil
 	}
 	if s.qp != nil && s.manualQP {
 		do(destroyQPCall(true), s.qp.Destroy)
