@@ -58,6 +58,11 @@ type Session struct {
 
 	ec       verbs.EventChannel
 	listener verbs.CMID
+	// events is where the steps read CM events when something else owns
+	// the channel (the one-client server's gate, a workshop Room); nil
+	// means they read ec themselves. See room_events.go.
+	events *eventQueue
+	gate   *gate
 	id       verbs.CMID
 	dev      verbs.Device
 	pd       verbs.PD
@@ -231,6 +236,7 @@ func (s *Session) teardown() (string, error) {
 
 // teardownC frees what is still allocated and returns the C it ran.
 func (s *Session) teardownC() ([]c.Stmt, error) {
+	s.stopGate() // before the ids and the channel it reads go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
