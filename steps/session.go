@@ -61,8 +61,8 @@ type Session struct {
 	// events is where the steps read CM events when something else owns
 	// the channel (the one-client server's gate, a workshop Room); nil
 	// means they read ec themselves. See room_events.go.
-	events *eventQueue
-	gate   *gate
+	events   *eventQueue
+	gate     *gate
 	id       verbs.CMID
 	dev      verbs.Device
 	pd       verbs.PD
