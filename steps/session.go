@@ -66,6 +66,7 @@ type Session struct {
 	id       verbs.CMID
 	dev      verbs.Device
 	pd       verbs.PD
+	sharedPD bool // pd is a workshop Room's: teardown leaves it
 	cq       verbs.CQ
 	qp       verbs.QP
 	manualQP bool // qp came from ibv_create_qp: teardown uses ibv_destroy_qp
@@ -290,10 +291,10 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 		do(destroy("ibv_destroy_cq", "cq"), s.cq.Destroy)
 		s.cq = nil
 	}
-	if s.pd != nil {
+	if s.pd != nil && !s.sharedPD {
 		do(destroy("ibv_dealloc_pd", "pd"), s.pd.Dealloc)
-		s.pd = nil
 	}
+	s.pd = nil
 	if s.id != nil {
 		do(destroy("rdma_destroy_id", "id"), s.id.Destroy)
 		s.id = nil
