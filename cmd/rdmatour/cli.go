@@ -51,6 +51,11 @@ type options struct {
 	message string
 	rnr     rnrRetry // rnr_retry_count for connect/accept
 	pcap    string   // write the connection's RoCEv2 frames to this file
+
+	// server --workshop: serve a whole room at once (workshop.go).
+	workshop     bool
+	maxAttendees int
+	idleLimit    duration
 }
 
 // usageError is a mistake on the command line: exit status 2.
@@ -163,6 +168,7 @@ func (o *options) flagSet() *flag.FlagSet {
 	case cmdServer:
 		fs.StringVar(&o.bind, "bind", "", "local `ADDR` to listen on (default: all)")
 		fs.Var(flagOf(&o.wait, parseDuration), "wait-client", "give up if no client connects within `DURATION` (0 = wait forever)")
+		workshopFlags(fs, o)
 	case cmdClient:
 		fs.StringVar(&o.src, "src", "", "local source `ADDR` (the seed's client_src_ip)")
 		fs.StringVar(&o.message, "message", steps.DefaultMessage, "`TEXT` to RDMA WRITE into the server's buffer")
@@ -282,6 +288,9 @@ func (o *options) crossCheck(set map[string]bool) error {
 	}
 	if set["timeout"] && o.timeout == 0 {
 		return usagef("--timeout 0s: must be positive (how long a wait on the peer may take, e.g. 30s)")
+	}
+	if err := o.checkWorkshop(set); err != nil {
+		return err
 	}
 	if o.lesson.Name != "" {
 		if set["notify"] && o.notify != o.lesson.Notify {
