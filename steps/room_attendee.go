@@ -135,6 +135,13 @@ func (r *Room) newAttendeeSession(l *roomListener, ev verbs.CMEvent, q *eventQue
 	s.outcomes = make([]*Outcome, len(s.tour))
 	s.states = make([]RunState, len(s.tour))
 	s.id, s.dev, s.pd, s.sharedPD, s.events = ev.ID, dev, pd, true, q
+	peerQPN := ev.QPNum
+	s.wireFilter = func(p verbs.Packet) bool {
+		if p.Outbound {
+			return p.DestQP == peerQPN
+		}
+		return s.qp != nil && p.DestQP == s.qp.Num()
+	}
 	s.got("REQ", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
 	return s, nil
 }

@@ -127,6 +127,23 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 	if live, base := r.Live(), r.Baseline(); live != base {
 		t.Errorf("live objects %d after everyone left, want the baseline %d", live, base)
 	}
+	// Each attendee's wire view holds its own connection's packets only.
+	for _, a := range r.Attendees() {
+		row, s := a.Row(), a.Session()
+		if s == nil {
+			continue
+		}
+		pkts := s.Snapshot().Packets
+		for _, p := range pkts {
+			if !p.Outbound && p.DestQP != row.QPN {
+				t.Errorf("attendee #%d (QPN 0x%x) shows a packet for QP 0x%x", row.N, row.QPN, p.DestQP)
+				break
+			}
+		}
+		if row.Phase == steps.PhaseFinished && len(pkts) == 0 {
+			t.Errorf("attendee #%d shows no packets", row.N)
+		}
+	}
 }
 
 // TestRoomFullTurnsAway: with --max-attendees 2 and two attendees who

@@ -67,13 +67,16 @@ type Session struct {
 	dev      verbs.Device
 	pd       verbs.PD
 	sharedPD bool // pd is a workshop Room's: teardown leaves it
-	cq       verbs.CQ
-	qp       verbs.QP
-	manualQP bool // qp came from ibv_create_qp: teardown uses ibv_destroy_qp
-	mrData   verbs.MR
-	mrDoor   verbs.MR
-	mrRecv   verbs.MR
-	mrSend   verbs.MR
+	// wireFilter, when set, keeps only this connection's packets of a
+	// device other connections share (a workshop); called with mu held.
+	wireFilter func(verbs.Packet) bool
+	cq         verbs.CQ
+	qp         verbs.QP
+	manualQP   bool // qp came from ibv_create_qp: teardown uses ibv_destroy_qp
+	mrData     verbs.MR
+	mrDoor     verbs.MR
+	mrRecv     verbs.MR
+	mrSend     verbs.MR
 
 	connected    bool
 	disconnected bool // rdma_disconnect called, or the peer's DREQ seen

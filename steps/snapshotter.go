@@ -247,8 +247,11 @@ func (s *Session) refreshPackets() {
 		return
 	}
 	for _, p := range tr.Packets(s.lastPacketSeq) {
-		s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
 		s.lastPacketSeq = p.Seq
+		if s.wireFilter != nil && !s.wireFilter(p) {
+			continue // another connection's on a shared device (a workshop)
+		}
+		s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
 	}
 	if n := len(s.packets); n > maxPackets {
 		s.packets = append([]WirePacket(nil), s.packets[n-maxPackets:]...)

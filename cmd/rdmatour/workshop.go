@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -77,15 +78,19 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 		return err
 	}
 	out := newTerminalGuard(c.stdout)
+	screen := !o.plain && stdinIsTerminal() && stdoutIsTerminal()
 	var mu sync.Mutex // OnEvent calls are serialised; the header is not
+	onEvent := func(ev steps.RoomEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(out, eventLine(ev))
+	}
+	if screen {
+		onEvent = nil // the roster shows them
+	}
 	room, err := steps.OpenRoom(steps.RoomConfig{Providers: provs, BackendWhy: why,
 		Bind: netip.AddrPortFrom(addr, uint16(o.port)), MaxAttendees: o.maxAttendees,
-		IdleLimit: time.Duration(o.idleLimit), RNRRetry: uint8(o.rnr),
-		OnEvent: func(ev steps.RoomEvent) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintln(out, eventLine(ev))
-		}})
+		IdleLimit: time.Duration(o.idleLimit), RNRRetry: uint8(o.rnr), OnEvent: onEvent})
 	if err != nil {
 		return err
 	}
@@ -93,7 +98,14 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	fmt.Fprintf(out, "[workshop] listening on %s (%s); at most %d attendees, idle limit %v; Ctrl-C ends the workshop\n",
 		strings.Join(room.Addrs(), " and "), why, o.maxAttendees, time.Duration(o.idleLimit))
 	mu.Unlock()
-	<-ctx.Done()
+	if screen {
+		if err := tui.RunWorkshop(ctx, tui.WorkshopOptions{Room: room, Lang: o.lang.String()}); err != nil {
+			room.Close()
+			return err
+		}
+	} else {
+		<-ctx.Done()
+	}
 	ended := time.Now()
 	cerr := room.Close()
 	mu.Lock()
