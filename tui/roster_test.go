@@ -30,9 +30,9 @@ func newFakeRoom(n int, at time.Time) *fakeRoom {
 	return f
 }
 
-func (f *fakeRoom) Roster() []steps.RosterRow     { return f.rows }
+func (f *fakeRoom) Roster() []steps.RosterRow    { return f.rows }
 func (f *fakeRoom) Attendees() []*steps.Attendee { return nil }
-func (f *fakeRoom) Addrs() []string               { return []string{"sim 0.0.0.0:7471"} }
+func (f *fakeRoom) Addrs() []string              { return []string{"sim 0.0.0.0:7471"} }
 func (f *fakeRoom) Counts() steps.RoomCounts {
 	var c steps.RoomCounts
 	for _, r := range f.rows {
