@@ -101,6 +101,7 @@ func Concepts() []string {
 		"concept-async-events",
 		"concept-transports",
 		"concept-wire",
+		"concept-workshop",
 	}
 }
 

@@ -224,6 +224,6 @@ func (m *workshopModel) detailView(h int) []string {
 	state, anchor := m.detail.stateLinesAnchored(0, w1-4)
 	return joinColumns(
 		frame(st, sel+title(m.lang, "Live state", "实时状态"), state, w1, h, max(anchor, 0), false),
-		frame(st, sel+title(m.lang, "Timeline", "时间线"), m.detail.timelineLines(w2-4), w2, h, 1<<20, false),
+		frame(st, sel+title(m.lang, "Timeline", "时序"), m.detail.timelineLines(w2-4), w2, h, 1<<20, false),
 		frame(st, sel+m.detail.wireTitle(0), m.detail.wireLines(0, w3-4), w3, h, 1<<20, false))
 }
