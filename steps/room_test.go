@@ -16,7 +16,7 @@ import (
 )
 
 // openTestRoom opens a workshop room on the simulated NIC on loopback.
-func openTestRoom(t *testing.T, max int, idle time.Duration) (*steps.Room, netip.AddrPort) {
+func openTestRoom(t testing.TB, max int, idle time.Duration) (*steps.Room, netip.AddrPort) {
 	t.Helper()
 	r, err := steps.OpenRoom(steps.RoomConfig{Providers: []verbs.Provider{sim.New(sim.Options{})},
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), MaxAttendees: max, IdleLimit: idle})
@@ -52,7 +52,7 @@ func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, le
 }
 
 // waitEmpty waits until nobody is connected to the room.
-func waitEmpty(t *testing.T, r *steps.Room) {
+func waitEmpty(t testing.TB, r *steps.Room) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for r.Counts().Connected > 0 {

@@ -37,13 +37,16 @@ func (ch *eventChannel) GetEvent(ctx context.Context) (verbs.CMEvent, error) {
 			ch.mu.Unlock()
 			return verbs.CMEvent{}, verbs.Errorf("rdma_get_cm_event", errEINVAL, "event channel destroyed")
 		}
-		for len(ch.q) > 0 {
+		if len(ch.q) > 0 {
 			ev := ch.q[0]
 			ch.q = ch.q[1:]
+			ch.mu.Unlock()
+			// id.mu is taken without ch.mu held: ids post events with
+			// their own mu held (onCM), so holding ch.mu here while taking
+			// an id's mu could deadlock with them.
 			if id, ok := ev.ID.(*cmID); ok && id.isDestroyed() {
 				continue // the id went away before anyone saw the event
 			}
-			ch.mu.Unlock()
 			return ev, nil
 		}
 		sig := ch.sig
