@@ -87,7 +87,7 @@ func (r *roster) header(st Styles, lang string) string {
 func (r *roster) lines(st Styles, lang string, w int) []string {
 	head := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %-*s %*s %s", colN, "#", colAddr, tr(lang, "address", "地址"),
 		colBackend, "nic", colQPN, "QPN", colState, "QP", colPhase, tr(lang, "state", "状态"), colLast, tr(lang, "last", "最近"),
-		tr(lang, "observed · message", "观察到的 · 消息"))
+		tr(lang, "message · observed", "消息 · 观察到的"))
 	out := []string{st.Dim.R(fit(head, w))}
 	if len(r.rows) == 0 {
 		return append(out, st.Dim.R(tr(lang, "  nobody yet: attendees run `rdmatour client <this address>`", "  还没有人：学员运行 `rdmatour client <本机地址>`")))
@@ -117,7 +117,7 @@ func (r *roster) rowLine(row steps.RosterRow, lang string, w int) string {
 	state := strings.TrimPrefix(row.QPState, "IBV_QPS_")
 	what := termSafe(row.Observed)
 	if row.Landed && !strings.Contains(row.Observed, "landed") {
-		what += ` · "` + row.Message.String() + `"`
+		what = `"` + row.Message.String() + `" · ` + what // the message first: it is what the room is about
 	}
 	return fmt.Sprintf("%*d %-*s %-*s %-*s %-*s %-*s %*s %s", colN, row.N, colAddr, truncate(row.Addr.String(), colAddr),
 		colBackend, row.Backend, colQPN, qpn, colState, truncate(state, colState), colPhase, phaseName(lang, row.Phase),
