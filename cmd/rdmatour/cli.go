@@ -75,6 +75,7 @@ const mainUsage = `rdmatour — learn RDMA by running it, one verbs call per key
 
 Usage:
   rdmatour server [PORT] [flags]                     listen and wait for a client
+  rdmatour server --workshop [flags]                 serve a whole class at once (a roster)
   rdmatour client SERVER [PORT] [SRC_IP] [NOTIFY] [flags]
   rdmatour demo [flags]                              both sides in one terminal
   rdmatour lessons                                   list the lessons (--lesson NAME)
