@@ -198,3 +198,56 @@ func TestRoomDropsIdleAttendee(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 }
+
+// TestRoomCloseWithAttendeesConnected: ending the workshop while
+// attendees wait mid-tour frees everything, the room's own objects too,
+// and marks them as ended by the workshop.
+func TestRoomCloseWithAttendeesConnected(t *testing.T) {
+	prov := sim.New(sim.Options{})
+	r, err := steps.OpenRoom(steps.RoomConfig{Providers: []verbs.Provider{prov},
+		Bind: netip.MustParseAddrPort("127.0.0.1:0"), IdleLimit: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := r.ListenAddr(0)
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Add(1)
+		go func() { defer wg.Done(); runClient(context.Background(), addr, steps.NotifySend, "wait", "", "post-write") }()
+	}
+	wg.Wait() // the clients stopped before their WRITE (and hung up)
+	for range 3 {
+		// These stay: paused mid-tour when the room closes.
+		s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: addr, Timeout: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		for s.Steps()[s.Next()].ID != "post-write" {
+			if _, err := s.RunNext(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for r.Counts().Connected != 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	began := time.Now()
+	if err := r.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	t.Logf("Close took %v", time.Since(began))
+	if live := prov.Live(); live.Total() != 0 {
+		t.Errorf("live objects after Close: %+v", live)
+	}
+	ended := 0
+	for _, row := range r.Roster() {
+		if row.Phase == steps.PhaseDropped && row.Observed == "the workshop ended" {
+			ended++
+		}
+	}
+	if c := r.Counts(); ended != 3 || c.Connected != 0 {
+		t.Errorf("%d attendees ended by the workshop, counts %+v; roster %+v", ended, c, r.Roster())
+	}
+}
