@@ -213,7 +213,10 @@ func TestRoomCloseWithAttendeesConnected(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 5 {
 		wg.Add(1)
-		go func() { defer wg.Done(); runClient(context.Background(), addr, steps.NotifySend, "wait", "", "post-write") }()
+		go func() {
+			defer wg.Done()
+			runClient(context.Background(), addr, steps.NotifySend, "wait", "", "post-write")
+		}()
 	}
 	wg.Wait() // the clients stopped before their WRITE (and hung up)
 	for range 3 {
