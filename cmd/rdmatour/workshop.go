@@ -88,11 +88,28 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	if screen {
 		onEvent = nil // the roster shows them
 	}
-	room, err := steps.OpenRoom(steps.RoomConfig{Providers: provs, BackendWhy: why,
+	cfg := steps.RoomConfig{Providers: provs, BackendWhy: why,
 		Bind: netip.AddrPortFrom(addr, uint16(o.port)), MaxAttendees: o.maxAttendees,
-		IdleLimit: time.Duration(o.idleLimit), RNRRetry: uint8(o.rnr), OnEvent: onEvent})
+		IdleLimit: time.Duration(o.idleLimit), RNRRetry: uint8(o.rnr), OnEvent: onEvent}
+	room, err := steps.OpenRoom(cfg)
+	if err != nil && o.backend == backendAuto && len(provs) == 2 {
+		// The device could not listen there (--bind on an address no RDMA
+		// device has, say): the room still opens on the simulated NIC.
+		cfg.Providers = provs[1:]
+		cfg.BackendWhy = "the real device could not listen (" + steps.ExplainIn(err, "en") + "): the simulated NIC only"
+		why = cfg.BackendWhy
+		room, err = steps.OpenRoom(cfg)
+	}
 	if err != nil {
 		return err
+	}
+	for _, p := range cfg.Providers {
+		// Real attendees' packets in the wire pane, when this process may
+		// capture (CAP_NET_RAW); without, the pane says why.
+		w := &wireOut{}
+		if w.start(p, nil) == nil {
+			defer w.finish()
+		}
 	}
 	mu.Lock()
 	fmt.Fprintf(out, "[workshop] listening on %s (%s); at most %d attendees, idle limit %v; Ctrl-C ends the workshop\n",

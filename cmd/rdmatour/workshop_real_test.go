@@ -65,3 +65,28 @@ func TestRealWorkshopRoom(t *testing.T) {
 	}
 	t.Log(lastLines(out, 9))
 }
+
+// TestRealWorkshopFallsBackToSim: when the device cannot listen (here
+// another rdma_cm listener holds the port), the workshop still opens on
+// the simulated NIC and says why.
+func TestRealWorkshopFallsBackToSim(t *testing.T) {
+	addr := realAddr(t)
+	port := freePort(t)
+	holder := start(t, nil, "server", port, "--bind", addr, "--backend", "rdma", "--plain", "--auto", "--brief")
+	holder.waitFor(t, "rdma_listen(listener, 1); /* = 0 */", 60*time.Second)
+	srv := start(t, nil, "server", port, "--workshop", "--plain", "--bind", addr)
+	srv.waitFor(t, "[workshop] listening on", 60*time.Second)
+	if out := srv.out.String(); !strings.Contains(out, "sim "+addr) || strings.Contains(out, "rdma "+addr) ||
+		!strings.Contains(out, "the real device could not listen") || !strings.Contains(out, "already in use") {
+		t.Fatalf("want the simulated NIC only, with the reason:\n%s", out)
+	}
+	cli := start(t, nil, "client", addr, port, "--backend", "sim", "--plain", "--auto", "--brief", "--message", "fallback")
+	if code := cli.wait(t, 120*time.Second); code != 0 {
+		t.Fatalf("client exit %d:\n%s", code, cli.out)
+	}
+	srv.waitFor(t, "notified by send: fallback", 30*time.Second)
+	srv.cmd.Process.Signal(os.Interrupt)
+	if code := srv.wait(t, 30*time.Second); code != 0 {
+		t.Errorf("server exit %d:\n%s", code, srv.out)
+	}
+}
