@@ -172,6 +172,7 @@ func (r *Room) serve(l *roomListener, a *Attendee, ev verbs.CMEvent) {
 	if runErr == nil {
 		return // the teardown step freed everything
 	}
+	nak := refusal(s)
 	s.Close()
 	r.update(a, func() {
 		a.qpState = "-"
@@ -183,8 +184,25 @@ func (r *Room) serve(l *roomListener, a *Attendee, ev verbs.CMEvent) {
 		default:
 			a.phase, a.err = PhaseFailed, ExplainIn(runErr, "en")
 			a.observed = "error: " + a.err
+			if nak != "" {
+				a.observed = "error: this side answered their request with " + nak + "; " + a.err
+			}
 		}
 	}, "")
+}
+
+// refusal is the NAK this side sent the attendee, if its wire view has
+// one ("" otherwise): why its QP went to ERR when a lesson's WRITE (a
+// wrong rkey, an address past the MR) was refused.
+func refusal(s *Session) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.packets {
+		if p.Outbound && p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeNAKPSNSeqErr {
+			return verbs.SyndromeName(p.AETH.Syndrome)
+		}
+	}
+	return ""
 }
 
 // observe records what the step that just ran showed of the attendee.

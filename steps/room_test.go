@@ -103,6 +103,7 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 	if err := <-badErr; err != nil {
 		t.Errorf("the bad-rkey lesson's client: %v", err)
 	}
+	refused := 0
 	waitEmpty(t, r)
 	got := map[string]bool{}
 	for _, row := range r.Roster() {
@@ -114,6 +115,14 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 		if msg := fmt.Sprintf("attendee %02d says hi", i); !got[msg] {
 			t.Errorf("%q never reached the server; roster: %+v", msg, r.Roster())
 		}
+	}
+	for _, row := range r.Roster() {
+		if strings.Contains(row.Observed, "answered their request with NAK remote access error") {
+			refused++
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d attendees refused with a remote access error, want 1 (the bad-rkey lesson)", refused)
 	}
 	c := r.Counts()
 	for _, row := range r.Roster() {
