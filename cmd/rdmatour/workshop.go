@@ -41,6 +41,8 @@ func (o *options) checkWorkshop(set map[string]bool) error {
 		return usagef("--idle-limit %v: must be positive (e.g. 15m)", o.idleLimit)
 	case o.lesson.Name != "" || set["track"] || set["notify"] || set["pcap"] || set["pause-at"] || set["wait-client"]:
 		return usagef("--workshop serves each attendee's tour as it comes: --lesson, --track, --notify, --pcap, --pause-at and --wait-client are the attendees' choice, not the server's")
+	case set["timeout"]:
+		return usagef("--workshop waits on each attendee for --idle-limit, not --timeout")
 	}
 	return nil
 }

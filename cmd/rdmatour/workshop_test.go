@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -99,4 +100,34 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+func TestWorkshopFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		err  string // "" = accepted
+	}{
+		{[]string{"server", "--workshop", "--max-attendees", "40", "--idle-limit", "10m"}, ""},
+		{[]string{"server", "--workshop", "--plain", "--backend", "sim", "7000"}, ""},
+		{[]string{"server", "--max-attendees", "40"}, "go with --workshop"},
+		{[]string{"server", "--idle-limit", "1m"}, "go with --workshop"},
+		{[]string{"server", "--workshop", "--max-attendees", "0"}, "give at least 1"},
+		{[]string{"server", "--workshop", "--idle-limit", "0s"}, "must be positive"},
+		{[]string{"server", "--workshop", "--lesson", "bad-rkey"}, "the attendees' choice"},
+		{[]string{"server", "--workshop", "--notify", "imm"}, "the attendees' choice"},
+		{[]string{"server", "--workshop", "--timeout", "5s"}, "--idle-limit, not --timeout"},
+		{[]string{"client", "10.0.0.1", "--workshop"}, "not defined"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			o, err := parseArgs(tt.args, func(string) string { return "" }, io.Discard)
+			switch {
+			case tt.err == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Fatalf("got %v, want an error saying %q", err, tt.err)
+			case tt.err == "" && !o.workshop:
+				t.Fatalf("--workshop not set: %+v", o)
+			}
+		})
+	}
 }
