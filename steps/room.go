@@ -196,7 +196,7 @@ func (r *Room) admit(l *roomListener, ev verbs.CMEvent) {
 		r.turnAway(l, ev, reason)
 		return
 	}
-	a := &Attendee{N: len(r.attendees) + 1, Backend: l.prov.Name(), Simulated: l.prov.Simulated(),
+	a := &Attendee{N: len(r.attendees) + 1, Backend: l.prov.Name(),
 		events: newEventQueue(), phase: PhaseConnecting, last: time.Now(), qpState: "-"}
 	if ev.ID != nil {
 		a.Addr = ev.ID.PeerAddr()

@@ -46,10 +46,9 @@ func (p Phase) String() string {
 
 // Attendee is one client the room serves (or served).
 type Attendee struct {
-	N         int // 1, 2, ... in order of arrival
-	Addr      netip.AddrPort
-	Backend   string // "rdma" or "sim"
-	Simulated bool
+	N       int // 1, 2, ... in order of arrival
+	Addr    netip.AddrPort
+	Backend string // "rdma" or "sim"
 
 	events *eventQueue
 
