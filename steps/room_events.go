@@ -46,6 +46,15 @@ func (q *eventQueue) close(err error) {
 	}
 }
 
+// drain empties the queue and returns what was in it.
+func (q *eventQueue) drain() []verbs.CMEvent {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.q
+	q.q = nil
+	return out
+}
+
 // get returns the next event. Like rdma_get_cm_event it looks before it
 // checks ctx, so a short deadline still sees an event already queued.
 func (q *eventQueue) get(ctx context.Context) (verbs.CMEvent, error) {

@@ -90,6 +90,17 @@ func (s *Session) stopGate() {
 	}
 	g.cancel()
 	<-g.done
+	// A connect request the gate fetched and the tour never took (it
+	// ended before get-connect-request) is this program's id now: turn it
+	// away and destroy it, or the event channel stays busy.
+	s.mu.Lock()
+	q := s.events
+	s.mu.Unlock()
+	for _, ev := range q.drain() {
+		if ev.Type == verbs.EventConnectRequest {
+			rejectRequest(ev, "the server is shutting down")
+		}
+	}
 }
 
 // turnAway rejects a connection request with reason as the REJ's private
