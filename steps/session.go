@@ -58,25 +58,27 @@ type Session struct {
 
 	ec       verbs.EventChannel
 	listener verbs.CMID
-	// events is where the steps read CM events when something else owns
-	// the channel (the one-client server's gate, a workshop Room); nil
-	// means they read ec themselves. See room_events.go.
-	events   *eventQueue
-	gate     *gate
 	id       verbs.CMID
 	dev      verbs.Device
 	pd       verbs.PD
-	sharedPD bool // pd is a workshop Room's: teardown leaves it
+	cq       verbs.CQ
+	qp       verbs.QP
+	manualQP bool // qp came from ibv_create_qp: teardown uses ibv_destroy_qp
+	mrData   verbs.MR
+	mrDoor   verbs.MR
+	mrRecv   verbs.MR
+	mrSend   verbs.MR
+
+	// events is where the steps read CM events when something else owns
+	// the channel (the one-client server's gate, a workshop Room); nil
+	// means they read ec themselves. See room_events.go.
+	events *eventQueue
+	gate   *gate
+	// sharedPD says pd is a workshop Room's: teardown leaves it.
+	sharedPD bool
 	// wireFilter, when set, keeps only this connection's packets of a
 	// device other connections share (a workshop); called with mu held.
 	wireFilter func(verbs.Packet) bool
-	cq         verbs.CQ
-	qp         verbs.QP
-	manualQP   bool // qp came from ibv_create_qp: teardown uses ibv_destroy_qp
-	mrData     verbs.MR
-	mrDoor     verbs.MR
-	mrRecv     verbs.MR
-	mrSend     verbs.MR
 
 	connected    bool
 	disconnected bool // rdma_disconnect called, or the peer's DREQ seen
