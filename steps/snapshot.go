@@ -37,10 +37,14 @@ type Snapshot struct {
 	Remote   *RemoteState // remote_info: sent (server) or received (client)
 
 	Timeline []TimelineEntry
-	Packets  []WirePacket // the last packets on the wire, oldest first
+	Packets  []WirePacket // this side's last packets (its QP's), oldest first
 	// Wire says whether this side's packets can be shown, and if not why.
 	Wire     WireStatus
 	Counters map[string]uint64
+	// CountersPerQP says Counters count this side's QP alone (a device
+	// that counts per QP, such as the simulated NIC); otherwise they are
+	// the port's, shared by every QP on the device (both sides of a demo).
+	CountersPerQP bool
 	// CounterDelta is how much each counter moved during the last step.
 	CounterDelta map[string]uint64
 
@@ -150,6 +154,12 @@ type TimelineEntry struct {
 	FromServer bool
 	Label      string // "REQ", "REP", "RTU", "RDMA WRITE 42B", "ACK", "SEND", ...
 	Detail     string
+	// DetailZH is Detail in Chinese where it has words ("" when it is
+	// only values, or the peer's text).
+	DetailZH string
+	// fromWire: noted from this side's packets (see noteWire), not by a
+	// step.
+	fromWire bool
 }
 
 // Result is how the tour ended on the server.

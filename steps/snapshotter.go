@@ -17,6 +17,14 @@ import (
 func (s *Session) Snapshot() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.replay != nil {
+		return s.replaySnapshot()
+	}
+	return s.snapshotLocked()
+}
+
+// snapshotLocked is Snapshot with s.mu held.
+func (s *Session) snapshotLocked() Snapshot {
 	snap := s.snapshotSteps()
 	if s.closed {
 		snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
@@ -129,7 +137,7 @@ func (s *Session) snapshotResources(snap *Snapshot) {
 func (s *Session) snapshotMemory(snap *Snapshot, now time.Time) {
 	if s.mrData != nil {
 		if b, err := s.mrData.Read(0, BufSize); err == nil {
-			s.trackData(b, now)
+			s.noteLanding(s.trackData(b, now), now)
 			snap.Data = BufferState{Bytes: b, ChangedAt: append([]time.Time(nil), s.changedAt...)}
 		}
 	}
@@ -189,8 +197,9 @@ func copyResult(r *Result) *Result {
 	return &Result{Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
 }
 
-// trackData records which bytes of the data buffer changed and when.
-func (s *Session) trackData(b []byte, now time.Time) {
+// trackData records which bytes of the data buffer changed and when, and
+// says how many did since the last look.
+func (s *Session) trackData(b []byte, now time.Time) (changed int) {
 	if s.prevData == nil {
 		s.prevData = make([]byte, len(b))
 		s.changedAt = make([]time.Time, len(b))
@@ -199,12 +208,14 @@ func (s *Session) trackData(b []byte, now time.Time) {
 		if b[i] != s.prevData[i] {
 			s.prevData[i] = b[i]
 			s.changedAt[i] = now
+			changed++
 		}
 	}
+	return changed
 }
 
-// markCounters remembers the device counters before a step so the
-// snapshot can show what the step changed.
+// markCounters remembers the counters before a step so the snapshot can
+// show what the step changed.
 func (s *Session) markCounters() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -212,11 +223,11 @@ func (s *Session) markCounters() {
 		s.countersAt = nil
 		return
 	}
-	c, err := s.dev.Counters(s.portNum())
+	c, perQP, err := s.readCounters()
 	if err != nil {
 		return
 	}
-	s.countersAt = c
+	s.countersAt, s.countersAtPerQP = c, perQP
 }
 
 func (s *Session) portNum() uint8 {
@@ -227,12 +238,15 @@ func (s *Session) portNum() uint8 {
 }
 
 func (s *Session) refreshCounters(snap *Snapshot) {
-	c, err := s.dev.Counters(s.portNum())
+	c, perQP, err := s.readCounters()
 	if err != nil || len(c) == 0 {
 		return
 	}
-	snap.Counters = c
+	snap.Counters, snap.CountersPerQP = c, perQP
 	snap.CounterDelta = map[string]uint64{}
+	if perQP != s.countersAtPerQP {
+		return // the baseline counted something else (the port, before the QP)
+	}
 	for k, v := range c {
 		if before, ok := s.countersAt[k]; ok && v > before {
 			snap.CounterDelta[k] = v - before
@@ -246,12 +260,16 @@ func (s *Session) refreshPackets() {
 	if !ok {
 		return
 	}
+	s.learnQP()
 	for _, p := range tr.Packets(s.lastPacketSeq) {
 		s.lastPacketSeq = p.Seq
-		if s.wireFilter != nil && !s.wireFilter(p) {
-			continue // another connection's on a shared device (a workshop)
+		// In a workshop the device is shared: wireFilter also drops the
+		// other attendees' CM MADs, which ownPacket keeps.
+		if s.ownPacket(p) && (s.wireFilter == nil || s.wireFilter(p)) {
+			s.sawWire = s.sawWire || p.CM == ""
+			s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
+			s.noteWire(p)
 		}
-		s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
 	}
 	if n := len(s.packets); n > maxPackets {
 		s.packets = append([]WirePacket(nil), s.packets[n-maxPackets:]...)

@@ -17,7 +17,7 @@ import (
 func BenchmarkFirstFrame(b *testing.B) {
 	r := newRig(b, steps.NotifySend)
 	for b.Loop() {
-		m, err := newModel(context.Background(), Options{Sessions: []*steps.Session{r.srv}, Lang: LangEN, Docs: docs.Page})
+		m, err := newModel(context.Background(), Options{Sessions: []*steps.Session{r.srv}, Lang: steps.LangEN, Docs: docs.Page})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -25,5 +25,24 @@ func BenchmarkFirstFrame(b *testing.B) {
 		if m.View().Content == "" {
 			b.Fatal("no frame")
 		}
+	}
+}
+
+// BenchmarkTickFrame is the work of one refresh tick at a layout: lay
+// out, fill every pane (wrapping what is wider than it) and draw.
+func BenchmarkTickFrame(b *testing.B) {
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{{"presenter-100x30", 100, 30}, {"demo-120x40", 120, 40}, {"narrow-80x24", 80, 24}} {
+		b.Run(sz.name, func(b *testing.B) {
+			m := goldenModel(b, true, steps.LangZH, sz.w, sz.h)
+			for b.Loop() {
+				m.sync()
+				if m.View().Content == "" {
+					b.Fatal("no frame")
+				}
+			}
+		})
 	}
 }

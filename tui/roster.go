@@ -74,7 +74,7 @@ const (
 )
 
 // header is the counts line.
-func (r *roster) header(st Styles, lang string) string {
+func (r *roster) header(st Styles, lang steps.Lang) string {
 	c := r.counts
 	return fmt.Sprintf("%s %s  %s %s  %s %s  %s %s",
 		st.OK.R(fmt.Sprint(c.Connected)), tr(lang, "connected", "已连接"),
@@ -84,7 +84,7 @@ func (r *roster) header(st Styles, lang string) string {
 }
 
 // lines draws the table header and the visible rows at width w.
-func (r *roster) lines(st Styles, lang string, w int) []string {
+func (r *roster) lines(st Styles, lang steps.Lang, w int) []string {
 	head := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %-*s %*s %s", colN, "#", colAddr, tr(lang, "address", "地址"),
 		colBackend, "nic", colQPN, "QPN", colState, "QP", colPhase, tr(lang, "state", "状态"), colLast, tr(lang, "last", "最近"),
 		tr(lang, "message · observed", "消息 · 观察到的"))
@@ -109,7 +109,7 @@ func (r *roster) lines(st Styles, lang string, w int) []string {
 }
 
 // rowLine is one attendee as text (no styles).
-func (r *roster) rowLine(row steps.RosterRow, lang string, w int) string {
+func (r *roster) rowLine(row steps.RosterRow, lang steps.Lang, w int) string {
 	qpn := "-"
 	if row.QPN != 0 {
 		qpn = fmt.Sprintf("0x%x", row.QPN)
@@ -135,7 +135,7 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%dh", int(d/time.Hour))
 }
 
-func phaseName(lang string, p steps.Phase) string {
+func phaseName(lang steps.Lang, p steps.Phase) string {
 	zh := map[steps.Phase]string{steps.PhaseConnecting: "连接中", steps.PhaseConnected: "已连接", steps.PhaseLanded: "数据已到",
 		steps.PhaseFinished: "已完成", steps.PhaseFailed: "失败", steps.PhaseDropped: "已移除", steps.PhaseTurnedAway: "被拒绝"}
 	return tr(lang, p.String(), zh[p])

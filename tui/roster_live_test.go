@@ -57,7 +57,7 @@ func liveRoom(t testing.TB, n int) *steps.Room {
 // attendee's own side of the connection in the usual panes.
 func TestRosterLiveRoom(t *testing.T) {
 	r := liveRoom(t, 5)
-	m := newWorkshopModel(r, LangEN, true, time.Now)
+	m := newWorkshopModel(r, steps.LangEN, true, time.Now)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	row := m.roster.rows[m.roster.sel]
@@ -77,7 +77,7 @@ func TestRosterLiveRoom(t *testing.T) {
 // drawn), in colour.
 func BenchmarkRosterViewLive(b *testing.B) {
 	r := liveRoom(b, 50)
-	m := newWorkshopModel(r, LangEN, false, time.Now)
+	m := newWorkshopModel(r, steps.LangEN, false, time.Now)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	for b.Loop() {

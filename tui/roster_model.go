@@ -25,7 +25,7 @@ type RosterSource interface {
 // WorkshopOptions configures RunWorkshop (the fields as in Options).
 type WorkshopOptions struct {
 	Room          RosterSource
-	Lang          string
+	Lang          steps.Lang
 	Input         io.Reader
 	Output        io.Writer
 	Environ       []string
@@ -64,7 +64,7 @@ func RunWorkshop(ctx context.Context, opts WorkshopOptions) error {
 type workshopModel struct {
 	src    RosterSource
 	addrs  []string
-	lang   string
+	lang   steps.Lang
 	styles Styles
 	keys   keyMap
 	now    func() time.Time
@@ -75,7 +75,7 @@ type workshopModel struct {
 	detailN int
 }
 
-func newWorkshopModel(src RosterSource, lang string, noColor bool, now func() time.Time) *workshopModel {
+func newWorkshopModel(src RosterSource, lang steps.Lang, noColor bool, now func() time.Time) *workshopModel {
 	m := &workshopModel{src: src, addrs: src.Addrs(), lang: normLang(lang), styles: NewStyles(noColor), now: now}
 	m.keys = newKeyMap(m.lang)
 	m.refresh()

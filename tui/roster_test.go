@@ -50,7 +50,7 @@ func (f *fakeRoom) Counts() steps.RoomCounts {
 
 func workshopAt(t testing.TB, n, w, h int) *workshopModel {
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	m := newWorkshopModel(newFakeRoom(n, at), LangEN, true, func() time.Time { return at })
+	m := newWorkshopModel(newFakeRoom(n, at), steps.LangEN, true, func() time.Time { return at })
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m
 }

@@ -21,6 +21,9 @@ func (m *model) timeline() []steps.TimelineEntry {
 		for i, s := range srv {
 			if !used[i] && s.Label == e.Label && s.FromServer == e.FromServer {
 				used[i], dup = true, true
+				// One message, two ends' views of it (the client's
+				// WRITE: where it went; the server: no CPU there).
+				all[i] = mergeDetails(all[i], e)
 				break
 			}
 		}
@@ -32,7 +35,46 @@ func (m *model) timeline() []steps.TimelineEntry {
 	return all
 }
 
-// timelineLines draws server | client with an arrow per message.
+// mergeDetails is a message seen by both ends: the sender's detail
+// first, then the receiver's where it says something else.
+func mergeDetails(srv, cli steps.TimelineEntry) steps.TimelineEntry {
+	first, second := srv, cli
+	if !srv.FromServer {
+		first, second = cli, srv
+	}
+	out := srv
+	// The message happened when it was sent: the receiver may note it
+	// only later (the server sees the SEND when it polls), after the
+	// ACK the sender already has.
+	if cli.Time.Before(out.Time) {
+		out.Time = cli.Time
+	}
+	join := func(a, b string) string {
+		switch {
+		case a == "":
+			return b
+		case b == "" || strings.HasPrefix(a, b):
+			return a
+		case strings.HasPrefix(b, a): // "qpn=…" and "qpn=…, 56 B private data"
+			return b
+		}
+		return a + "\n" + b
+	}
+	out.Detail = join(first.Detail, second.Detail)
+	out.DetailZH = join(orEN(first), orEN(second))
+	return out
+}
+
+// orEN is an entry's Chinese detail, or its English one (values only).
+func orEN(e steps.TimelineEntry) string {
+	if e.DetailZH != "" {
+		return e.DetailZH
+	}
+	return e.Detail
+}
+
+// timelineLines draws server | client with an arrow per message, each
+// detail wrapped and centred under it (never cut).
 func (m *model) timelineLines(w int) []string {
 	st := m.styles
 	out := []string{st.Bold.R("server") + strings.Repeat(" ", max(1, w-12)) + st.Bold.R("client")}
@@ -41,7 +83,14 @@ func (m *model) timelineLines(w int) []string {
 		return append(out, "", st.Dim.R(center(tr(m.lang, "no messages yet", "还没有消息"), w)))
 	}
 	for _, e := range entries {
-		label := " " + termSafe(e.Label) + " "
+		label := termSafe(e.Label)
+		if width(label) > w-6 {
+			for _, l := range wrap(label, w-2) {
+				out = append(out, st.Call.R(center(l, w)))
+			}
+			label = ""
+		}
+		label = " " + label + " "
 		n := max(0, w-2-width(label))
 		l, r := n/2, n-n/2
 		var line string
@@ -51,9 +100,31 @@ func (m *model) timelineLines(w int) []string {
 			line = "◀" + strings.Repeat("─", l) + label + strings.Repeat("─", r) + "┤"
 		}
 		out = append(out, st.Call.R(line))
-		if e.Detail != "" {
-			out = append(out, st.Dim.R(center(termSafe(e.Detail), w)))
+		for _, d := range m.timelineDetail(e) {
+			for _, l := range wrap(termSafe(d), w) {
+				out = append(out, st.Dim.R(center(l, w)))
+			}
 		}
+	}
+	return out
+}
+
+// timelineDetail is an entry's detail in the UI's language(s).
+func (m *model) timelineDetail(e steps.TimelineEntry) []string {
+	var out []string
+	add := func(s string) {
+		if s != "" {
+			out = append(out, strings.Split(s, "\n")...)
+		}
+	}
+	switch {
+	case m.lang == steps.LangZH:
+		add(orEN(e))
+	case m.lang == steps.LangBoth && e.DetailZH != "" && e.DetailZH != e.Detail:
+		add(e.Detail)
+		add(e.DetailZH)
+	default:
+		add(e.Detail)
 	}
 	return out
 }

@@ -54,6 +54,16 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("%+v", o)
 			}
 		}, ""},
+		{"--message-size", []string{"client", "10.0.0.1", "--message-size", "3000", "--message", "big"}, none, func(t *testing.T, o options) {
+			if cfg := o.config(steps.Client); cfg.MessageSize != 3000 || cfg.Message != "big" {
+				t.Errorf("config %+v", cfg)
+			}
+		}, ""},
+		{"--message-size exactly the buffer", []string{"demo", "--message-size", "4096"}, none, func(t *testing.T, o options) {
+			if o.msgSize != 4096 {
+				t.Errorf("%+v", o)
+			}
+		}, ""},
 		{"lang from LANG", []string{"demo"}, env(map[string]string{"LANG": "zh_CN.UTF-8"}), func(t *testing.T, o options) {
 			if o.lang != "zh" {
 				t.Errorf("lang = %q", o.lang)
@@ -135,6 +145,12 @@ func TestExitStatus(t *testing.T) {
 		if code := c.finish(options{lang: steps.LangEN}, tt.err); code != tt.code || strings.TrimSpace(errb.String()) != tt.says {
 			t.Errorf("%s: exit %d saying %q, want %d saying %q", tt.name, code, errb.String(), tt.code, tt.says)
 		}
+	}
+	// In zh the last line is Chinese too (it was left in English).
+	var errb strings.Builder
+	if code := (console{stderr: &errb}).finish(options{lang: steps.LangZH}, tuiOutcome(tui.ErrQuit)); code != 130 ||
+		strings.TrimSpace(errb.String()) != "rdmatour：已中断；所有资源都已释放" {
+		t.Errorf("zh interrupt: exit %d saying %q", code, errb.String())
 	}
 }
 

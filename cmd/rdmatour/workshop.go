@@ -118,7 +118,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 		strings.Join(room.Addrs(), " and "), why, o.maxAttendees, time.Duration(o.idleLimit))
 	mu.Unlock()
 	if screen {
-		if err := tui.RunWorkshop(ctx, tui.WorkshopOptions{Room: room, Lang: o.lang.String()}); err != nil {
+		if err := tui.RunWorkshop(ctx, tui.WorkshopOptions{Room: room, Lang: o.lang}); err != nil {
 			room.Close()
 			return err
 		}

@@ -1,0 +1,116 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// The line the UI leaves on the terminal when it exits (the alternate
+// screen is gone by then): what ran, how far, on which backend, and how
+// it ended — so that after q the learner still knows where they were.
+
+// summaryLine is that line for the last snapshots (taken before the
+// sessions were closed) and Run's verdict, in lang.
+func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang steps.Lang) string {
+	if len(snaps) == 0 {
+		return ""
+	}
+	l := textLang(lang)
+	t := func(en, zh string) string { return tr(lang, en, zh) }
+	who := snaps[0].Role.String()
+	if demo {
+		who = "demo"
+	}
+	head := "rdmatour " + who
+	if snaps[0].Lesson != "" {
+		head += t(" (lesson ", "（课程 ") + snaps[0].Lesson + t(")", "）")
+	}
+	var counts []string
+	for _, s := range snaps {
+		n := 0
+		for _, st := range s.Steps {
+			if st.State == steps.Succeeded {
+				n++
+			}
+		}
+		c := fmt.Sprintf("%d/%d", n, len(s.Steps))
+		if demo {
+			c = s.Role.String() + " " + c
+		}
+		counts = append(counts, c)
+	}
+	ran := fmt.Sprintf(t("%s steps on %s", "%s 步，%s"), strings.Join(counts, ", "), backendName(snaps[0], lang))
+	var te *TourError
+	switch {
+	case errors.As(verdict, &te):
+		why := te.Explain // English; the error explains itself in zh too
+		if te.Err != nil {
+			why = steps.ExplainIn(te.Err, l)
+		}
+		return fmt.Sprintf(t("%s: %s step %q failed after %s: %s", "%s：%s 的步骤「%s」失败，已完成 %s：%s"),
+			head, te.Side, stepTitle(snaps, te.StepID, l), ran, why)
+	case verdict != nil:
+		return fmt.Sprintf(t("%s: quit before the end, %s (%s); everything was released", "%s：中途退出，%s（%s）；所有资源都已释放"),
+			head, ran, quitAt(snaps, lang))
+	}
+	end := fmt.Sprintf(t("%s: tour complete, %s", "%s：教程完成，%s"), head, ran)
+	for _, s := range snaps {
+		if r := s.Result; r != nil {
+			end += fmt.Sprintf(t("; the server's buffer holds \"%s\" (via %s)", "；server 的 buffer 里是 \"%s\"（通过 %s）"), r.Message.String(), r.Via)
+		}
+	}
+	return end
+}
+
+// quitAt names where a quit left the tour: the step that was waiting
+// when q or Ctrl-C ended it (its wait is cancelled, so the snapshot
+// may mark it failed), else the next step to run.
+func quitAt(snaps []steps.Snapshot, lang steps.Lang) string {
+	l := textLang(lang)
+	for _, s := range snaps {
+		if s.Running && s.Next < len(s.Steps) {
+			return tr(lang, "stopped while running: ", "停在正在执行的一步：") + s.Steps[s.Next].Title.In(l)
+		}
+	}
+	for _, s := range snaps {
+		if s.Next < len(s.Steps) {
+			if s.Steps[s.Next].State == steps.FailedState {
+				return tr(lang, "stopped while running: ", "停在正在执行的一步：") + s.Steps[s.Next].Title.In(l)
+			}
+			return tr(lang, "next: ", "下一步：") + s.Steps[s.Next].Title.In(l)
+		}
+	}
+	return tr(lang, "nothing left to run", "已没有待执行的步骤")
+}
+
+// backendName says where the tour ran: the device, and whether it was
+// the simulated NIC.
+func backendName(s steps.Snapshot, lang steps.Lang) string {
+	dev := s.Backend
+	if s.Device != nil {
+		dev = s.Device.Info.Name
+	}
+	if s.Simulated {
+		if s.Device == nil {
+			dev = "sim0"
+		}
+		return tr(lang, "the simulated NIC ("+dev+", not real RDMA)", "模拟网卡（"+dev+"，非真实 RDMA）")
+	}
+	return dev + tr(lang, " (real RDMA)", "（真实 RDMA）")
+}
+
+// stepTitle is the title of the step with id in the first snapshot that
+// has it (id itself if none does).
+func stepTitle(snaps []steps.Snapshot, id, lang string) string {
+	for _, s := range snaps {
+		for _, st := range s.Steps {
+			if st.ID == id {
+				return st.Title.In(lang)
+			}
+		}
+	}
+	return id
+}
