@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clipperhouse/displaywidth"
+
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/tui"
 	"github.com/rdmatour/rdmatour/verbs"
@@ -157,7 +159,14 @@ func writeRoster(w io.Writer, rows []steps.RosterRow, counts steps.RoomCounts, n
 		if r.Landed {
 			msg = `"` + r.Message.String() + `"` // PeerBytes: escaped
 		}
-		fmt.Fprintf(w, "%4d  %-21s  %-7s  %-8s  %-8s  %-11s  %-8s  %-24s  %s\n", r.N, r.Addr, r.Backend, fmt.Sprintf("0x%x", r.QPN),
-			r.QPState, r.Phase, now.Sub(r.Last).Round(time.Second).String()+" ago", msg, r.Observed)
+		fmt.Fprintf(w, "%4d  %-21s  %-7s  %-8s  %-8s  %-11s  %-8s  %s  %s\n", r.N, r.Addr, r.Backend, fmt.Sprintf("0x%x", r.QPN),
+			r.QPState, r.Phase, now.Sub(r.Last).Round(time.Second).String()+" ago", padCells(msg, 24), r.Observed)
 	}
+}
+
+// padCells pads s with spaces to n terminal cells (a Chinese character
+// takes two), so the columns after it line up.
+func padCells(s string, n int) string {
+	w := displaywidth.Options{ControlSequences: true}.String(s)
+	return s + strings.Repeat(" ", max(0, n-w))
 }
