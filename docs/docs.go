@@ -103,6 +103,7 @@ func Concepts() []string {
 		"concept-transports",
 		"concept-wire",
 		"concept-ud",
+		"concept-workshop",
 	}
 }
 

@@ -69,6 +69,17 @@ type Session struct {
 	mrRecv   verbs.MR
 	mrSend   verbs.MR
 
+	// events is where the steps read CM events when something else owns
+	// the channel (the one-client server's gate, a workshop Room); nil
+	// means they read ec themselves. See room_events.go.
+	events *eventQueue
+	gate   *gate
+	// sharedPD says pd is a workshop Room's: teardown leaves it.
+	sharedPD bool
+	// wireFilter, when set, keeps only this connection's packets of a
+	// device other connections share (a workshop); called with mu held.
+	wireFilter func(verbs.Packet) bool
+
 	connected    bool
 	disconnected bool // rdma_disconnect called, or the peer's DREQ seen
 	peerDREQ     bool // the peer hung up (DISCONNECTED) before we did
@@ -267,6 +278,7 @@ func (s *Session) teardown() (string, error) {
 
 // teardownC frees what is still allocated and returns the C it ran.
 func (s *Session) teardownC() ([]c.Stmt, error) {
+	s.stopGate() // before the ids and the channel it reads go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -323,10 +335,10 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 		do(destroyCall("ibv_destroy_cq", "cq"), s.cq.Destroy)
 		s.cq = nil
 	}
-	if s.pd != nil {
+	if s.pd != nil && !s.sharedPD {
 		do(destroyCall("ibv_dealloc_pd", "pd"), s.pd.Dealloc)
-		s.pd = nil
 	}
+	s.pd = nil
 	if s.id != nil {
 		do(destroyCall("rdma_destroy_id", "id"), s.id.Destroy)
 		s.id = nil

@@ -56,6 +56,11 @@ type options struct {
 	pcap    string    // write the connection's RoCEv2 frames to this file
 	record  string    // write the session to this file (--record)
 	replay  []string  // replay: the recorded files (one side, or server + client)
+
+	// server --workshop: serve a whole room at once (workshop.go).
+	workshop     bool
+	maxAttendees int
+	idleLimit    duration
 }
 
 // usageError is a mistake on the command line: exit status 2.
@@ -75,6 +80,7 @@ const mainUsage = `rdmatour — learn RDMA by running it, one verbs call per key
 
 Usage:
   rdmatour server [PORT] [flags]                     listen and wait for a client
+  rdmatour server --workshop [flags]                 serve a whole class at once (a roster)
   rdmatour client SERVER [PORT] [SRC_IP] [NOTIFY] [flags]
   rdmatour demo [flags]                              both sides in one terminal
   rdmatour lessons                                   list the lessons (--lesson NAME)
@@ -171,6 +177,7 @@ func (o *options) flagSet() *flag.FlagSet {
 	case cmdServer:
 		fs.StringVar(&o.bind, "bind", "", "local `ADDR` to listen on (default: all)")
 		fs.Var(flagOf(&o.wait, parseDuration), "wait-client", "give up if no client connects within `DURATION` (0 = wait forever)")
+		workshopFlags(fs, o)
 	case cmdClient:
 		fs.StringVar(&o.src, "src", "", "local source `ADDR` (the seed's client_src_ip)")
 		o.messageFlags(fs)
@@ -302,6 +309,9 @@ func (o *options) crossCheck(set map[string]bool) error {
 	}
 	if set["timeout"] && o.timeout == 0 {
 		return usagef("--timeout 0s: must be positive (how long a wait on the peer may take, e.g. 30s)")
+	}
+	if err := o.checkWorkshop(set); err != nil {
+		return err
 	}
 	if o.lesson.Name != "" {
 		if set["notify"] && o.notify != o.lesson.Notify {
