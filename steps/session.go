@@ -103,6 +103,12 @@ type Session struct {
 
 	// history is the snapshot after each finished step (history.go).
 	history []*Snapshot
+	// peer is the other side of a linked demo, link what both share, and
+	// peerHistory the peer's state after each of this session's steps
+	// (demohistory.go).
+	peer        *Session
+	link        *demoLink
+	peerHistory []*Snapshot
 	// endRecorded: the Recorder was told of the teardown (once).
 	endRecorded bool
 	// replay is set on a session made by NewReplay (replay.go): it plays
@@ -188,6 +194,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	if s.replay != nil {
 		return s.replayNext()
 	}
+	s.sealDemo() // the previous step's state ends as this one starts
 
 	s.mu.Lock()
 	if s.done || s.closed || s.next >= len(s.tour) {
@@ -255,6 +262,7 @@ func (s *Session) teardown() (string, error) {
 	if s.replay != nil {
 		return s.replayTeardown()
 	}
+	s.sealDemo() // before the teardown changes anything
 	stmts, err := s.teardownC()
 	calls := c.Lines(stmts, c.Actual)
 	s.recordEnd(calls, err)

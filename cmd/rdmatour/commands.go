@@ -146,6 +146,10 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 		}
 		sessions = append(sessions, s)
 	}
+	if len(sessions) == 2 {
+		// The recording keeps both sides' state after each step.
+		steps.LinkDemo(sessions[0], sessions[1])
+	}
 	if err := rec.begin(prov, sessions); err != nil {
 		return err
 	}
