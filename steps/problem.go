@@ -29,6 +29,18 @@ func (p *Problem) Error() string {
 
 func (p *Problem) Unwrap() error { return p.Err }
 
+// localizedError is an error that can say itself in a learner's
+// language (CMEventError).
+type localizedError interface{ ErrorIn(lang string) string }
+
+// errorIn is err's text in lang where err can give it, else its Error().
+func errorIn(err error, lang string) string {
+	if le, ok := err.(localizedError); ok {
+		return le.ErrorIn(lang)
+	}
+	return err.Error()
+}
+
 func problem(err error, what, fix Text) error {
 	return &Problem{What: what, Fix: fix, Err: err}
 }
@@ -46,7 +58,11 @@ func ExplainIn(err error, lang string) string {
 	if errors.As(err, &p) {
 		msg := p.What.In(lang)
 		if p.Err != nil && !p.quiet {
-			msg += " (" + p.Err.Error() + ")"
+			if lang == "zh" {
+				msg += "（" + errorIn(p.Err, lang) + "）"
+			} else {
+				msg += " (" + p.Err.Error() + ")"
+			}
 		}
 		if fix := p.Fix.In(lang); fix != "" {
 			if lang == "zh" {

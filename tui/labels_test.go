@@ -149,7 +149,7 @@ func TestChineseLabelsOnScreen(t *testing.T) {
 // the --notify mode stay as they are.
 func englishWords(kv steps.KV) bool {
 	switch kv.Name {
-	case "buffer", "notice", "notified by", "status", "returned", "ec", "ah_attr":
+	case "buffer", "notice", "notified by", "status", "returned", "ah_attr":
 		return false
 	}
 	for _, w := range strings.FieldsFunc(kv.Value, func(r rune) bool { return strings.ContainsRune(" ()[]{},;:=", r) }) {
@@ -158,4 +158,24 @@ func englishWords(kv steps.KV) bool {
 		}
 	}
 	return false
+}
+
+// TestEventStatusInChinese: the CM id's last event keeps its librdmacm
+// name, and its status reads as Chinese text does.
+func TestEventStatusInChinese(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	for _, tt := range []struct {
+		lang      steps.Lang
+		want, not string
+	}{
+		{steps.LangZH, "RDMA_CM_EVENT_REJECTED（status 8）", " (status"},
+		{steps.LangEN, "RDMA_CM_EVENT_REJECTED (status 8)", "（"},
+	} {
+		m := newTestModel(t, []*steps.Session{r.srv, r.cli}, tt.lang, 100, 30)
+		lines, _ := m.cmidLines(steps.Snapshot{CMID: &steps.CMIDState{Local: "10.0.0.1:7471", LastEvent: "RDMA_CM_EVENT_REJECTED", EventStatus: 8}}, 80)
+		got := ansi.Strip(strings.Join(lines, "\n"))
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
+			t.Errorf("%v: %q, want %q and no %q", tt.lang, got, tt.want, tt.not)
+		}
+	}
 }

@@ -104,7 +104,7 @@ func parseBind(bind string, def netip.Addr) (netip.Addr, error) {
 func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs ...steps.Config) (err error) {
 	for _, cfg := range cfgs {
 		if err := cfg.Validate(); err != nil {
-			return usagef("%v", err)
+			return configUsage(err)
 		}
 	}
 	wire, pcap, err := openPcap(o.pcap)
@@ -182,7 +182,7 @@ func (c console) finish(o options, err error) int {
 	case err == nil:
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(c.stderr, "rdmatour: %s\n", ue.msg)
+		fmt.Fprintf(c.stderr, "rdmatour: %s\n", ue.in(o.lang))
 		return 2
 	case errors.As(err, new(*replayError)):
 		fmt.Fprintf(c.stderr, "rdmatour: %v\n", err)
