@@ -43,3 +43,20 @@ func TestExplainEventInChinese(t *testing.T) {
 		t.Errorf("en: %q", en)
 	}
 }
+
+// TestExplainFixStartsASentence: in English the fix follows ". " as a
+// sentence, capitalised; a fix that starts with a flag stays as written.
+func TestExplainFixStartsASentence(t *testing.T) {
+	for _, tt := range []struct{ fix, want string }{
+		{"start `rdmatour server` there first", "it failed. Start `rdmatour server` there first"},
+		{"--port picks another port", "it failed. --port picks another port"},
+	} {
+		err := problem(nil, Text{"it failed", "失败了"}, Text{tt.fix, "修正"})
+		if got := ExplainIn(err, "en"); got != tt.want {
+			t.Errorf("%q, want %q", got, tt.want)
+		}
+		if got := ExplainIn(err, "zh"); got != "失败了。修正" {
+			t.Errorf("zh: %q", got)
+		}
+	}
+}

@@ -68,13 +68,23 @@ func ExplainIn(err error, lang string) string {
 			if lang == "zh" {
 				msg += "。" + fix
 			} else {
-				msg += ". " + fix
+				msg += ". " + sentence(fix)
 			}
 		}
 		return msg
 	}
 	p = classify(err)
 	return ExplainIn(p, lang)
+}
+
+// sentence is s starting a sentence: its first letter capitalised
+// when it is a lower-case ASCII letter (a fix starting with a flag or a
+// `command` stays as written).
+func sentence(s string) string {
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
 }
 
 // classify recognises the errors every step can meet.

@@ -179,3 +179,26 @@ func TestEventStatusInChinese(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorBannerShowsCodeAsThePanesDo: backticks around code in an
+// explanation are not shown raw in the error banner (the explanation pane
+// drops them too); without colour they stay, as they mark the code.
+func TestErrorBannerShowsCodeAsThePanesDo(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	fail := &steps.Problem{What: steps.Text{EN: "nothing is listening at 10.0.0.2:7471", ZH: "10.0.0.2:7471 上没有程序在监听"},
+		Fix: steps.Text{EN: "start `rdmatour server` there first", ZH: "先在那里启动 `rdmatour server`"}}
+	for _, tt := range []struct {
+		environ   []string
+		want, not string
+	}{
+		{[]string{"TERM=xterm"}, "Start rdmatour server there first", "`"},
+		{[]string{"NO_COLOR=1"}, "Start `rdmatour server` there first", "\x00"},
+	} {
+		m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 200, 40, tt.environ...)
+		m.errs[1] = fail
+		got := ansi.Strip(strings.Join(m.errorBanner(200), "\n"))
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
+			t.Errorf("%v: %q, want %q and no %q", tt.environ, got, tt.want, tt.not)
+		}
+	}
+}

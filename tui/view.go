@@ -273,6 +273,32 @@ func bannerLine(s sty, mark, text string, w int) []string {
 	return out
 }
 
+// inlineCode shows a message's `code spans` as the explanation pane
+// shows inline code: without the backticks, unless there is no colour
+// (then the backticks are what marks the code). In a banner the whole
+// line has one style, so the code is not set apart by colour.
+func (m *model) inlineCode(s string) string {
+	if m.styles.NoColor || strings.Count(s, "`") < 2 {
+		return s
+	}
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(s, '`')
+		if open < 0 {
+			break
+		}
+		closing := strings.IndexByte(s[open+1:], '`')
+		if closing < 0 {
+			break
+		}
+		b.WriteString(s[:open])
+		b.WriteString(s[open+1 : open+1+closing])
+		s = s[open+1+closing+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
 // errorBanner says which step failed on which side, and why.
 func (m *model) errorBanner(w int) []string {
 	st := m.styles
@@ -294,8 +320,8 @@ func (m *model) errorBanner(w int) []string {
 			}
 			return snap.Err
 		}
-		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle.In("en"), explain(steps.LangEN.String()))
-		zh := fmt.Sprintf("%s：「%s」失败：%s", who, stepTitle.In("zh"), explain(steps.LangZH.String()))
+		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle.In("en"), m.inlineCode(explain(steps.LangEN.String())))
+		zh := fmt.Sprintf("%s：「%s」失败：%s", who, stepTitle.In("zh"), m.inlineCode(explain(steps.LangZH.String())))
 		switch m.lang {
 		case steps.LangBoth:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)
