@@ -250,6 +250,29 @@ func (m *model) historyBanner(w int) []string {
 	return bannerLine(m.styles.Expected, "◆ ", en, w)
 }
 
+// replaying says the sessions play a recording: nothing is called,
+// opened or released.
+func (m *model) replaying() bool { return len(m.sessions) > 0 && m.sessions[0].Replaying() }
+
+// pressToRun is the call pane's line above a step not run yet.
+func (m *model) pressToRun() string {
+	if m.replaying() {
+		return tr(m.lang, "Press enter to see this call as it was recorded:", "按 enter 查看录制下来的这次调用：")
+	}
+	return tr(m.lang, "Press enter to make this call:", "按 enter 执行这个调用：")
+}
+
+// replayKeys words the keys for a replay: q quits without tearing
+// anything down (nothing was set up), Enter shows the next recorded step.
+func (m *model) replayKeys() {
+	if !m.replaying() {
+		return
+	}
+	t := func(en, zh string) string { return tr(m.lang, en, zh) }
+	m.keys.Quit.SetHelp("q", t("quit", "退出"))
+	m.keys.Next.SetHelp("enter/space/n", t("next recorded step", "下一个录制的步骤"))
+}
+
 // replayMark labels a replayed recording in the header: no device is
 // open and no peer is there, whatever the recorded backend says.
 func (m *model) replayMark() string {

@@ -169,6 +169,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 func (m *model) setLang(l steps.Lang) {
 	m.lang = l
 	m.keys = newKeyMap(l)
+	m.replayKeys()
 	m.keys.Side.SetEnabled(m.demo)
 	m.keys.Lesson.SetEnabled(m.lessonDoc)
 	if m.auto {

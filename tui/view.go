@@ -331,7 +331,11 @@ func (m *model) errorBanner(w int) []string {
 		default:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)
 		}
-		out = append(out, st.Err.R(fit(" "+tr(m.lang, "The tour stopped here. Press q to tear down and quit.", "教程到此中止。按 q 释放资源并退出。"), w)))
+		stopped := tr(m.lang, "The tour stopped here. Press q to tear down and quit.", "教程到此中止。按 q 释放资源并退出。")
+		if m.replaying() {
+			stopped = tr(m.lang, "The recorded tour stopped here. Press q to quit.", "录制的教程到此中止。按 q 退出。")
+		}
+		out = append(out, st.Err.R(fit(" "+stopped, w)))
 	}
 	return out
 }
@@ -375,7 +379,11 @@ func (m *model) endBanner(w int) []string {
 		}
 	}
 	next := steps.NextToTryShort(m.tourConfig()).In(textLang(m.lang))
-	return append(out, bannerLine(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. ", "教程完成：所有资源都已释放。")+next+tr(m.lang, " — q quits.", " —— 按 q 退出。"), w)...)
+	done := tr(m.lang, "Tour complete: every resource is released. ", "教程完成：所有资源都已释放。")
+	if m.replaying() {
+		done = tr(m.lang, "Replay complete: the recorded tour ended here, every resource released. ", "回放完成：录制的教程到此结束，所有资源都已释放。")
+	}
+	return append(out, bannerLine(st.OKBanner, "✓ ", done+next+tr(m.lang, " — q quits.", " —— 按 q 退出。"), w)...)
 }
 
 // firstExpected names the first expected error of the lesson in the
