@@ -100,7 +100,11 @@ func handshakeTimer(id string, role Role) Text {
 	return Text{"No timer runs here: this waits for as long as the peer is there.", "这里没有定时器：只要对端还在，就一直等下去。"}
 }
 
-// peerWaitIn finds the furthest step of peer that st names in After.
+// peerWaitIn finds the peer's step that ends st's wait: the furthest
+// step of peer that st names in After, or the post before it when that
+// step only polls the peer's own CQ. Polling is local: it sends this side
+// nothing (the demo orders the server's wait-notify after the client's
+// poll-notify, yet the client's SEND, one step earlier, is what ends it).
 func peerWaitIn(st Step, peer []Step) (PeerWait, bool) {
 	best := -1
 	for _, id := range st.After {
@@ -112,6 +116,9 @@ func peerWaitIn(st Step, peer []Step) (PeerWait, bool) {
 	}
 	if best < 0 {
 		return PeerWait{}, false
+	}
+	for best > 0 && peer[best].Waits && peer[best].Section == SectionCQ {
+		best--
 	}
 	return PeerWait{Peer: peer[best].Side, Index: best, Step: peer[best]}, true
 }

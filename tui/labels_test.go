@@ -202,3 +202,46 @@ func TestErrorBannerShowsCodeAsThePanesDo(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpDescribesTheLayoutOnScreen: the help's sentence on the panes
+// fits the layout: tabs at 80×24, columns where there are columns.
+func TestHelpDescribesTheLayoutOnScreen(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	for _, tt := range []struct {
+		w, h      int
+		lang      steps.Lang
+		want, not string
+	}{
+		{80, 24, steps.LangEN, "the tabs below", "left"},
+		{80, 24, steps.LangZH, "标签页", "左边"},
+		{140, 45, steps.LangEN, "the server's column (left)", "tabs"},
+	} {
+		m := newTestModel(t, []*steps.Session{r.srv, r.cli}, tt.lang, tt.w, tt.h)
+		got := strings.Join(strings.Fields(ansi.Strip(strings.Join(m.fullHelp(tt.w), " "))), " ")
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
+			t.Errorf("%d×%d %v: %q, want %q and no %q", tt.w, tt.h, tt.lang, got, tt.want, tt.not)
+		}
+	}
+}
+
+// TestTooSmallNoticeSaysItIsCut: at 10×3 the notice does not fit; its
+// last row ends with "…".
+func TestTooSmallNoticeSaysItIsCut(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 10, 3)
+	lines := m.tooSmall()
+	var text []string
+	for _, l := range lines {
+		if s := strings.TrimSpace(ansi.Strip(l)); s != "" {
+			text = append(text, s)
+		}
+	}
+	if len(lines) != 3 || len(text) == 0 || !strings.HasSuffix(text[len(text)-1], "…") {
+		t.Errorf("10×3: %q, want 3 rows, the last ending in …", lines)
+	}
+	for _, l := range lines {
+		if w := ansi.StringWidth(l); w > 10 {
+			t.Errorf("row %q is %d cells wide", l, w)
+		}
+	}
+}

@@ -128,6 +128,10 @@ func (m *model) tooSmall() []string {
 	default:
 		text = wrap(msg, m.w)
 	}
+	if len(text) > m.h && m.h > 0 {
+		// Nothing is cut silently: the last row that fits says more follows.
+		text = append(text[:m.h-1:m.h-1], truncate(text[m.h-1]+"…", m.w))
+	}
 	out := make([]string, m.h)
 	top := max(0, (m.h-len(text))/2)
 	for i := range out {
@@ -419,10 +423,33 @@ func (m *model) fullHelp(w int) []string {
 	hm.SetWidth(w)
 	lines := strings.Split(hm.FullHelpView(m.keys.FullHelp()), "\n")
 	lines = append(lines, "")
-	lines = append(lines, wrap(tr(m.lang,
-		"Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
-		"每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"), w)...)
+	lines = append(lines, wrap(tr(m.lang, "Each keypress makes one real verbs / rdma_cm call. ", "每按一次键就执行一个真实的 verbs / rdma_cm 调用。")+
+		m.whereThingsAre()+tr(m.lang, " Press ? again to close this help.", "再按 ? 关闭帮助。"), w)...)
 	return lines
+}
+
+// whereThingsAre is the help's sentence on the panes, for the layout on
+// screen (the same cases as layout).
+func (m *model) whereThingsAre() string {
+	t := func(en, zh string) string { return tr(m.lang, en, zh) }
+	switch {
+	case m.zoomed:
+		return t("One pane fills the screen: z shows all of them again.", "现在一个窗格占满屏幕：按 z 恢复所有窗格。")
+	case m.presenter():
+		return t("The left panes say what the call is and why; the right ones show what it changed on each side.",
+			"左边讲这个调用是什么、为什么；右边显示它在两端各改变了什么。")
+	case m.narrow():
+		return t("The call is on top; the tabs below explain it and show what it changed (tab switches tabs).",
+			"上方是这个调用；下方的标签页讲解它，并显示它改变了什么（按 tab 切换标签页）。")
+	case m.demo:
+		return t("The middle column says what the call is and why; the server's column (left) and the client's (right) show what it changed.",
+			"中间一栏讲这个调用是什么、为什么；左栏（server）和右栏（client）显示它改变了什么。")
+	case m.w >= 150:
+		return t("The middle column says what the call is and why; the right one shows what it changed; the left one lists the steps and the messages.",
+			"中间一栏讲这个调用是什么、为什么；右栏显示它改变了什么；左栏列出各个步骤和消息。")
+	}
+	return t("The left panes say what the call is and why; the right ones show what it changed.",
+		"左边讲这个调用是什么、为什么；右边显示它改变了什么。")
 }
 
 func (m *model) isFocused(p pane) bool { return !m.showHelp && m.focused() == p }
