@@ -5,7 +5,10 @@
 #   - the steps tours that run on real verbs (the manual QP track),
 #   - the built rdmatour binary as server and client processes (all notify
 #     modes), and interoperability with the seed C program and with the
-#     programs `rdmatour export-c` writes, both ways.
+#     programs `rdmatour export-c` writes, both ways,
+#   - the workshop server (TestRealWorkshop*: rdmatour clients, a simulated-
+#     NIC client, the seed's C client and a bad-rkey lesson in one room) and
+#     the one-client server turning a second client away.
 # Everything is built here first: compiling under TCG would be slow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +26,9 @@ scripts/qemu/build-seed.sh "$out"
 # The programs `rdmatour export-c` writes, built as the page says.
 "$out/rdmatour" export-c server -o "$out/exported-server.c"
 gcc -std=c99 -Wall -Werror -o "$out/exported-server" "$out/exported-server.c" -libverbs -lrdmacm
+# The ud tour's exported server (TestRealUDExportedServer).
+"$out/rdmatour" export-c server --tour ud -o "$out/exported-ud-server.c"
+gcc -std=c99 -Wall -Werror -o "$out/exported-ud-server" "$out/exported-ud-server.c" -libverbs -lrdmacm
 for notify in send doorbell imm; do
 	"$out/rdmatour" export-c client --notify "$notify" -o "$out/exported-client-$notify.c"
 	gcc -std=c99 -Wall -Werror -o "$out/exported-client-$notify" "$out/exported-client-$notify.c" -libverbs -lrdmacm

@@ -76,7 +76,9 @@ func stepListen(_ context.Context, s *Session) (Outcome, error) {
 	if err := s.listener.Listen(1); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}
-	s.set(func() {})
+	// From here a second client may knock: the gate turns it away at
+	// once while this tour serves the first (room_gate.go).
+	s.startGate()
 	return withC(Outcome{
 		Results: []KV{{"listening on", s.listener.LocalAddr().String()}},
 		Note:    Text{"Now start the client.", "现在可以启动 client 了。"}}, call.Returned("0"),
@@ -91,7 +93,7 @@ func (s *Session) waitEvent(ctx context.Context, want verbs.CMEventType, timeout
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	ev, err := s.ec.GetEvent(ctx)
+	ev, err := s.getEvent(ctx)
 	if err != nil {
 		return ev, fmt.Errorf("rdma_get_cm_event waiting for %s: %w", want, err)
 	}
@@ -285,7 +287,7 @@ func (s *Session) checkPeerGone(ctx context.Context) error {
 func (s *Session) checkPeerGoneWithin(ctx context.Context, d time.Duration) error {
 	pctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	ev, err := s.ec.GetEvent(pctx)
+	ev, err := s.getEvent(pctx)
 	if err != nil {
 		return nil // nothing pending
 	}
@@ -337,7 +339,7 @@ func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {
 	var events []c.Stmt
 	if s.ec != nil && s.disconnected && !s.peerHungUp() {
 		pctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-		if ev, err := s.ec.GetEvent(pctx); err == nil {
+		if ev, err := s.getEvent(pctx); err == nil {
 			s.setEvent(ev)
 			if ev.Type == verbs.EventDisconnected {
 				s.got("DREP", "")

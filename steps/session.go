@@ -69,12 +69,24 @@ type Session struct {
 	mrRecv   verbs.MR
 	mrSend   verbs.MR
 
+	// events is where the steps read CM events when something else owns
+	// the channel (the one-client server's gate, a workshop Room); nil
+	// means they read ec themselves. See room_events.go.
+	events *eventQueue
+	gate   *gate
+	// sharedPD says pd is a workshop Room's: teardown leaves it.
+	sharedPD bool
+	// wireFilter, when set, keeps only this connection's packets of a
+	// device other connections share (a workshop); called with mu held.
+	wireFilter func(verbs.Packet) bool
+
 	connected    bool
 	disconnected bool // rdma_disconnect called, or the peer's DREQ seen
 	peerDREQ     bool // the peer hung up (DISCONNECTED) before we did
 	lastEvent    string
 	eventStatus  int
 	remote       *RemoteState
+	ud           udState // the ud tour's destination and address handle
 	completions  []verbs.WC
 	qpHistory    []verbs.QPState
 	timeline     []TimelineEntry
@@ -149,6 +161,9 @@ func NewSession(cfg Config) (*Session, error) {
 // tourFor is the tour cfg's side runs (cfg validated, the lesson's notify
 // mode already in cfg.Notify).
 func tourFor(cfg Config) []Step {
+	if cfg.Tour == TourUD {
+		return udTour(cfg.Role)
+	}
 	tour := serverTour()
 	if cfg.Role == Client {
 		tour = clientTour(cfg.Notify)
@@ -271,6 +286,7 @@ func (s *Session) teardown() (string, error) {
 
 // teardownC frees what is still allocated and returns the C it ran.
 func (s *Session) teardownC() ([]c.Stmt, error) {
+	s.stopGate() // before the ids and the channel it reads go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -300,6 +316,10 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 		do(disconnectCall().Returned("sends the DREQ"), s.id.Disconnect)
 		s.disconnected = true
 	}
+	if s.ud.ah != nil {
+		do(destroyCall("ibv_destroy_ah", "ah"), s.ud.ah.Destroy)
+		s.ud.ah = nil
+	}
 	if s.qp != nil && s.manualQP {
 		do(destroyQPCall(true), s.qp.Destroy)
 		s.qp = nil
@@ -323,10 +343,10 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 		do(destroyCall("ibv_destroy_cq", "cq"), s.cq.Destroy)
 		s.cq = nil
 	}
-	if s.pd != nil {
+	if s.pd != nil && !s.sharedPD {
 		do(destroyCall("ibv_dealloc_pd", "pd"), s.pd.Dealloc)
-		s.pd = nil
 	}
+	s.pd = nil
 	if s.id != nil {
 		do(destroyCall("rdma_destroy_id", "id"), s.id.Destroy)
 		s.id = nil

@@ -263,7 +263,9 @@ func (s *Session) refreshPackets() {
 	s.learnQP()
 	for _, p := range tr.Packets(s.lastPacketSeq) {
 		s.lastPacketSeq = p.Seq
-		if s.ownPacket(p) {
+		// In a workshop the device is shared: wireFilter also drops the
+		// other attendees' CM MADs, which ownPacket keeps.
+		if s.ownPacket(p) && (s.wireFilter == nil || s.wireFilter(p)) {
 			s.sawWire = s.sawWire || p.CM == ""
 			s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
 			s.noteWire(p)

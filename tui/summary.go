@@ -50,17 +50,15 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo, replay bool, lang 
 	var te *TourError
 	switch {
 	case errors.As(verdict, &te):
-		why := te.Explain // English; the error explains itself in zh too
-		if te.Err != nil {
-			why = steps.ExplainIn(te.Err, l)
-		}
-		return fmt.Sprintf(t("%s: %s step %q failed after %s: %s", "%s：%s 的步骤「%s」失败，已完成 %s：%s"),
-			head, te.Side, stepTitle(snaps, te.StepID, l), ran, why)
+		// Why it failed follows on its own line (the exit message).
+		return fmt.Sprintf(t("%s: %s step %q failed after %s", "%s：%s 的步骤「%s」失败，已完成 %s"),
+			head, te.Side, stepTitle(snaps, te.StepID, l), ran)
 	case verdict != nil && replay:
 		return fmt.Sprintf(t("%s: left the replay before the end, %s (%s)", "%s：回放中途退出，%s（%s）"),
 			head, ran, quitAt(snaps, lang))
 	case verdict != nil:
-		return fmt.Sprintf(t("%s: quit before the end, %s (%s); everything was released", "%s：中途退出，%s（%s）；所有资源都已释放"),
+		// That everything was released follows on its own line too.
+		return fmt.Sprintf(t("%s: quit before the end, %s (%s)", "%s：中途退出，%s（%s）"),
 			head, ran, quitAt(snaps, lang))
 	}
 	end := fmt.Sprintf(t("%s: tour complete, %s", "%s：教程完成，%s"), head, ran)

@@ -45,6 +45,7 @@ type options struct {
 	server  string // client: the server's address or host name
 	src     string // client: local source address
 	notify  steps.Notify
+	tour    steps.TourKind // --tour (zero value: write)
 	track   steps.Track
 	lesson  steps.Lesson // zero value: the plain tour
 	timeout duration
@@ -55,6 +56,11 @@ type options struct {
 	pcap    string    // write the connection's RoCEv2 frames to this file
 	record  string    // write the session to this file (--record)
 	replay  []string  // replay: the recorded files (one side, or server + client)
+
+	// server --workshop: serve a whole room at once (workshop.go).
+	workshop     bool
+	maxAttendees int
+	idleLimit    duration
 }
 
 // usageError is a mistake on the command line: exit status 2. zh is msg
@@ -99,6 +105,7 @@ const mainUsage = `rdmatour — learn RDMA by running it, one verbs call per key
 
 Usage:
   rdmatour server [PORT] [flags]                     listen and wait for a client
+  rdmatour server --workshop [flags]                 serve a whole class at once (a roster)
   rdmatour client SERVER [PORT] [SRC_IP] [NOTIFY] [flags]
   rdmatour demo [flags]                              both sides in one terminal
   rdmatour lessons                                   list the lessons (--lesson NAME)
@@ -195,6 +202,7 @@ func (o *options) flagSet() *flag.FlagSet {
 	case cmdServer:
 		fs.StringVar(&o.bind, "bind", "", "local `ADDR` to listen on (default: all)")
 		fs.Var(flagOf(&o.wait, parseDuration), "wait-client", "give up if no client connects within `DURATION` (0 = wait forever)")
+		workshopFlags(fs, o)
 	case cmdClient:
 		fs.StringVar(&o.src, "src", "", "local source `ADDR` (the seed's client_src_ip)")
 		o.messageFlags(fs)
@@ -227,6 +235,7 @@ func (o *options) printUsage(fs *flag.FlagSet, out io.Writer) {
 func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.port, parsePort), "port", "rdma_cm `PORT`, 1-65535")
 	fs.Var(flagOf(&o.notify, steps.ParseNotify), "notify", "how the client signals completion, `MODE`: send | doorbell | imm")
+	fs.Var(flagOf(&o.tour, steps.ParseTourKind), "tour", "which tour, `TOUR`: write | ud; give it to both sides")
 	fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	fs.Var(flagOf(&o.backend, parseBackend), "backend", "the verbs `BACKEND`: auto (real RDMA if a device serves the address, else the simulated NIC) | rdma | sim")
 	fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")
@@ -328,6 +337,9 @@ func (o *options) crossCheck(set map[string]bool) error {
 		return usage2("--timeout 0s: must be positive (how long a wait on the peer may take, e.g. 30s)",
 			"--timeout 0s：必须为正数（等待对端最多多久，例如 30s）")
 	}
+	if err := o.checkWorkshop(set); err != nil {
+		return err
+	}
 	if o.lesson.Name != "" {
 		if set["notify"] && o.notify != o.lesson.Notify {
 			return usage2(fmt.Sprintf("lesson %s needs --notify %s", o.lesson, o.lesson.Notify),
@@ -350,7 +362,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 func (o *options) config(role steps.Role) steps.Config {
 	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
-		Lesson: o.lesson.Name, RNRRetry: uint8(o.rnr)}
+		Lesson: o.lesson.Name, RNRRetry: uint8(o.rnr), Tour: o.tour}
 }
 
 // splitArgs separates flags (with their values) from positional arguments,

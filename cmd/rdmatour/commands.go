@@ -34,6 +34,9 @@ func runCommand(ctx context.Context, o options, c console) int {
 		listLessons(c.stdout, o.lang)
 		return 0
 	case cmdServer:
+		if o.workshop {
+			return c.finish(o, runWorkshop(ctx, o, c))
+		}
 		return c.finish(o, runServer(ctx, o, c))
 	case cmdClient:
 		return c.finish(o, runClient(ctx, o, c))

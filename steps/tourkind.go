@@ -1,0 +1,42 @@
+package steps
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TourKind is which tour a side runs (--tour). This is the ud branch's
+// minimal copy of the type the tours branch defines in hello.go, with
+// the same names and values: when both are merged, keep that one.
+type TourKind uint8
+
+// The tour kinds; TourWrite, the seed's tour, is the zero value.
+const (
+	TourWrite TourKind = iota
+	TourRead
+	TourAtomic
+	TourUD
+	tourKinds // number of known kinds
+)
+
+var tourKindNames = [tourKinds]string{"write", "read", "atomic", "ud"}
+
+func (k TourKind) String() string {
+	if k < tourKinds {
+		return tourKindNames[k]
+	}
+	return fmt.Sprintf("tour#%d", uint8(k))
+}
+
+// ParseTourKind reads a --tour value; "" is the write tour.
+func ParseTourKind(s string) (TourKind, error) {
+	if s == "" {
+		return TourWrite, nil
+	}
+	for k, name := range tourKindNames {
+		if s == name {
+			return TourKind(k), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown tour %q: choose one of %s", s, strings.Join(tourKindNames[:], ", "))
+}
