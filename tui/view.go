@@ -423,21 +423,34 @@ func (m *model) fullHelp(w int) []string {
 	hm.SetWidth(w)
 	lines := strings.Split(hm.FullHelpView(m.keys.FullHelp()), "\n")
 	lines = append(lines, "")
-	lines = append(lines, wrap(tr(m.lang, "Each keypress makes one real verbs / rdma_cm call. ", "每按一次键就执行一个真实的 verbs / rdma_cm 调用。")+
-		m.whereThingsAre()+tr(m.lang, " Press ? again to close this help.", "再按 ? 关闭帮助。"), w)...)
+	lines = append(lines, wrap(m.layoutHelp(
+		"Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
+		"每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"), w)...)
 	return lines
 }
 
+// layoutHelp is the help's paragraph: en or zh as written where the
+// panes are as they say (left, right), else with the sentence on the
+// panes for the layout on screen.
+func (m *model) layoutHelp(en, zh string) string {
+	where := m.whereThingsAre()
+	if where == "" {
+		return tr(m.lang, en, zh)
+	}
+	return tr(m.lang, "Each keypress makes one real verbs / rdma_cm call. ", "每按一次键就执行一个真实的 verbs / rdma_cm 调用。") +
+		where + tr(m.lang, " Press ? again to close this help.", "再按 ? 关闭帮助。")
+}
+
 // whereThingsAre is the help's sentence on the panes, for the layout on
-// screen (the same cases as layout).
+// screen (the same cases as layout); "" for the layouts with the call
+// and explanation on the left and the state on the right.
 func (m *model) whereThingsAre() string {
 	t := func(en, zh string) string { return tr(m.lang, en, zh) }
 	switch {
 	case m.zoomed:
 		return t("One pane fills the screen: z shows all of them again.", "现在一个窗格占满屏幕：按 z 恢复所有窗格。")
 	case m.presenter():
-		return t("The left panes say what the call is and why; the right ones show what it changed on each side.",
-			"左边讲这个调用是什么、为什么；右边显示它在两端各改变了什么。")
+		return ""
 	case m.narrow():
 		return t("The call is on top; the tabs below explain it and show what it changed (tab switches tabs).",
 			"上方是这个调用；下方的标签页讲解它，并显示它改变了什么（按 tab 切换标签页）。")
@@ -448,8 +461,7 @@ func (m *model) whereThingsAre() string {
 		return t("The middle column says what the call is and why; the right one shows what it changed; the left one lists the steps and the messages.",
 			"中间一栏讲这个调用是什么、为什么；右栏显示它改变了什么；左栏列出各个步骤和消息。")
 	}
-	return t("The left panes say what the call is and why; the right ones show what it changed.",
-		"左边讲这个调用是什么、为什么；右边显示它改变了什么。")
+	return ""
 }
 
 func (m *model) isFocused(p pane) bool { return !m.showHelp && m.focused() == p }
