@@ -12,10 +12,11 @@ import "sync"
 // carries it (StepRecord.Peer, PlayedStep.Peer).
 //
 // "Right after" is taken as late as it still means that step: when the
-// next step of either side starts, or at teardown. The WRITE's bytes
-// reach the server's memory asynchronously (rxe's tasklet, the simulated
-// NIC's socket), a moment after ibv_post_send returned; until the next
-// keypress the live screen shows them, so history must too. Until then
+// next step of either side starts, or at teardown; or, when the next
+// step polls the same side's CQ, when that poll ends (see sealDemo). The
+// WRITE's bytes reach the server's memory asynchronously (rxe's tasklet,
+// the simulated NIC's socket), a moment after ibv_post_send returned;
+// the live screen shows them, so history must too. Until it is sealed
 // the step is pending: PeerSnapshot reads the peer live, and its record
 // line is written when it is sealed.
 
@@ -121,9 +122,28 @@ func (l *demoLink) seal() {
 	}
 }
 
-// sealDemo seals the pending step of s's demo, if linked.
-func (s *Session) sealDemo() {
-	if _, link := s.linked(); link != nil {
-		link.seal()
+// sealDemo seals the pending step of s's demo, if linked: s is about to
+// run its next step, or to tear down (next false).
+//
+// A poll of s's own CQ right after s's pending step does not seal it:
+// polling sends the peer nothing, and the poll waits for the very
+// completion that says the pending step's work reached the peer (the
+// WRITE's ACK comes after its bytes landed). So the peer's state taken
+// when the poll ends is the pending step's effect, whatever the pace of
+// the keys (--auto presses them back to back); finished seals it then.
+func (s *Session) sealDemo(next bool) {
+	_, link := s.linked()
+	if link == nil {
+		return
 	}
+	s.mu.Lock()
+	poll := next && s.next < len(s.tour) && s.tour[s.next].pollsOwnCQ()
+	s.mu.Unlock()
+	link.mu.Lock()
+	mine := link.pending != nil && link.pending.s == s
+	link.mu.Unlock()
+	if poll && mine {
+		return
+	}
+	link.seal()
 }

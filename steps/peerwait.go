@@ -126,11 +126,15 @@ func peerWaitIn(st Step, peer []Step) (PeerWait, bool) {
 	if best < 0 {
 		return PeerWait{}, false
 	}
-	for best > 0 && peer[best].Waits && peer[best].Section == SectionCQ {
+	for best > 0 && peer[best].pollsOwnCQ() {
 		best--
 	}
 	return PeerWait{Peer: peer[best].Side, Index: best, Step: peer[best]}, true
 }
+
+// pollsOwnCQ says st waits for completions on its side's own CQ: it
+// reads them and sends the peer nothing.
+func (st Step) pollsOwnCQ() bool { return st.Waits && st.Section == SectionCQ }
 
 // WaitNote says, in one short line, why a key pressed during a wait does
 // nothing: what ends the wait (the peer w names, when the wait is on it).

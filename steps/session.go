@@ -209,7 +209,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	if s.replay != nil {
 		return s.replayNext()
 	}
-	s.sealDemo() // the previous step's state ends as this one starts
+	s.sealDemo(true) // the previous step's state ends as this one starts
 
 	s.mu.Lock()
 	if s.done || s.closed || s.next >= len(s.tour) {
@@ -277,7 +277,7 @@ func (s *Session) teardown() (string, error) {
 	if s.replay != nil {
 		return s.replayTeardown()
 	}
-	s.sealDemo() // before the teardown changes anything
+	s.sealDemo(false) // before the teardown changes anything
 	stmts, err := s.teardownC()
 	calls := c.Lines(stmts, c.Actual)
 	s.recordEnd(calls, err)
