@@ -120,6 +120,18 @@ func (e *CMEventError) Error() string {
 	return fmt.Sprintf("got %s (status %d), expected %s", e.Got, e.Status, e.Want)
 }
 
+// ErrorIn is Error in lang ("en" or "zh"): ExplainIn shows it inside a
+// learner's explanation. Event names stay as librdmacm spells them.
+func (e *CMEventError) ErrorIn(lang string) string {
+	if lang != "zh" {
+		return e.Error()
+	}
+	if e.Want < 0 {
+		return fmt.Sprintf("收到 %s（status %d）", e.Got, e.Status)
+	}
+	return fmt.Sprintf("收到 %s（status %d），预期是 %s", e.Got, e.Status, e.Want)
+}
+
 func stepGetConnectRequest(ctx context.Context, s *Session) (Outcome, error) {
 	ev, err := s.waitEvent(ctx, verbs.EventConnectRequest, s.cfg.AcceptTimeout)
 	if errors.Is(err, context.DeadlineExceeded) {

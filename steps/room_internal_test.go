@@ -52,8 +52,8 @@ func TestRejectedBecause(t *testing.T) {
 	}{
 		{"busy", pad(BusyReason + " (10.0.0.2); one client at a time"), "the server rejected the connection: server busy with another client (10.0.0.2)", "one client at a time"},
 		{"full", pad(FullReason(50)), "the server rejected the connection: server full: 50 attendees", "--max-attendees"},
-		{"no reason", nil, "the server rejected the connection", "look at the server's screen"},
-		{"hostile", pad("\x1b]0;owned\a"), `rejected the connection: \e]0;owned\a`, "look at the server's screen"},
+		{"no reason", nil, "the server rejected the connection", "Look at the server's screen"},
+		{"hostile", pad("\x1b]0;owned\a"), `rejected the connection: \e]0;owned\a`, "Look at the server's screen"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := rejectedBecause(errors.New("REJ"), tt.private)

@@ -115,6 +115,12 @@ type Session struct {
 
 	// history is the snapshot after each finished step (history.go).
 	history []*Snapshot
+	// peer is the other side of a linked demo, link what both share, and
+	// peerHistory the peer's state after each of this session's steps
+	// (demohistory.go).
+	peer        *Session
+	link        *demoLink
+	peerHistory []*Snapshot
 	// endRecorded: the Recorder was told of the teardown (once).
 	endRecorded bool
 	// replay is set on a session made by NewReplay (replay.go): it plays
@@ -203,6 +209,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	if s.replay != nil {
 		return s.replayNext()
 	}
+	s.sealDemo(true) // the previous step's state ends as this one starts
 
 	s.mu.Lock()
 	if s.done || s.closed || s.next >= len(s.tour) {
@@ -270,6 +277,7 @@ func (s *Session) teardown() (string, error) {
 	if s.replay != nil {
 		return s.replayTeardown()
 	}
+	s.sealDemo(false) // before the teardown changes anything
 	stmts, err := s.teardownC()
 	calls := c.Lines(stmts, c.Actual)
 	s.recordEnd(calls, err)

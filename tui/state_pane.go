@@ -185,7 +185,7 @@ func (m *model) cmidLines(s steps.Snapshot, _ int) ([]string, bool) {
 		ev = "-"
 	}
 	if c.EventStatus != 0 {
-		ev += fmt.Sprintf(" (status %d)", c.EventStatus)
+		ev += fmt.Sprintf(tr(L, " (status %d)", "（status %d）"), c.EventStatus)
 	}
 	return []string{fields(addr), fields(m.kv(tr(L, "last event", "最近事件"), ev), stateWord)}, true
 }

@@ -437,7 +437,7 @@ func peerQuitsBeforeWrite(t *testing.T, host string, srvArgs []string, args ...s
 		t.Logf("the client said: %s", strings.TrimSpace(out[i:]))
 	}
 	if code != 1 || !strings.Contains(out, "the server has gone (it disconnected)") ||
-		!strings.Contains(out, "transport retry counter exceeded") || !strings.Contains(out, "start both sides again") ||
+		!strings.Contains(out, "transport retry counter exceeded") || !strings.Contains(out, "Start both sides again") ||
 		!strings.Contains(out, "-- teardown --") || strings.Contains(out, "panic") {
 		t.Errorf("client exit %d; want 1 saying the server has gone, with the retry error and a teardown:\n%s", code, out)
 	}
