@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/wire"
 )
 
@@ -68,6 +69,36 @@ func TestSimWireMatchesRxe(t *testing.T) {
 				t.Errorf("simulated NIC's wire:\n got %s\nSoft-RoCE's:\n     %s", got, want)
 			}
 		})
+	}
+}
+
+// TestSimWireMatchesRxeUD is TestSimWireMatchesRxe for --tour ud: SIDR
+// request and reply, then two UD SEND_ONLY datagrams with a DETH. Two
+// --auto processes do not wait for each other's steps, so both pause
+// where the guests' run had them in order: the early datagram leaves
+// before the server posts its RECV, the second after.
+func TestSimWireMatchesRxeUD(t *testing.T) {
+	want := kindsOf(t, filepath.Join("..", "..", "wire", "testdata", "rxe-two-hosts-ud.pcap"))
+	pcap := filepath.Join(t.TempDir(), "client.pcap")
+	common := []string{"--port", freePort(t), "--backend", "sim", "--plain", "--auto", "--brief", "--timeout", "20s", "--tour", "ud"}
+	srv := start(t, nil, append([]string{"server", "--pause-at", "ud-post-recv"}, common...)...)
+	srv.waitFor(t, "rdma_listen(", 20*time.Second)
+	cli := start(t, nil, append([]string{"client", "127.0.0.1", "--pcap", pcap, "--pause-at", "ud-send"}, common...)...)
+	cli.waitFor(t, ": SEND the message", 20*time.Second) // the early datagram is out
+	fmt.Fprintln(srv.stdin)
+	srv.waitFor(t, ": Poll for a datagram", 20*time.Second) // the RECV is posted
+	fmt.Fprintln(cli.stdin)
+	if code := srv.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("server exit %d:\n%s\nclient:\n%s", code, srv.out, cli.out)
+	}
+	if code := cli.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("client exit %d:\n%s", code, cli.out)
+	}
+	if got := kindsOf(t, pcap); got != want {
+		t.Errorf("simulated NIC's wire:\n got %s\nSoft-RoCE's:\n     %s", got, want)
+	}
+	if !strings.Contains(srv.out.String(), steps.DefaultUDMsg) {
+		t.Errorf("the server did not receive the second datagram:\n%s", srv.out)
 	}
 }
 
