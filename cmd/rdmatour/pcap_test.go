@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,11 @@ func TestSimWireMatchesRxe(t *testing.T) {
 			if got := kindsOf(t, pcap); got != want && !(tc.name == "post-before-connect" && got == interleavedEarlyWrite) {
 				t.Errorf("simulated NIC's wire:\n got %s\nSoft-RoCE's:\n     %s", got, want)
 			}
+			// The send capture was the guests' first: QP1's PSNs start at 0.
+			rxeMADs := madHeaders(t, filepath.Join("..", "..", "wire", "testdata", "rxe-two-hosts-"+tc.name+".pcap"), tc.name == "send")
+			if got := madHeaders(t, pcap, tc.name == "send"); got != rxeMADs {
+				t.Errorf("the MADs' headers:\n got %s\nSoft-RoCE's:\n     %s", got, rxeMADs)
+			}
 		})
 	}
 }
@@ -97,6 +103,10 @@ func TestSimWireMatchesRxeUD(t *testing.T) {
 	if got := kindsOf(t, pcap); got != want {
 		t.Errorf("simulated NIC's wire:\n got %s\nSoft-RoCE's:\n     %s", got, want)
 	}
+	rxeMADs := madHeaders(t, filepath.Join("..", "..", "wire", "testdata", "rxe-two-hosts-ud.pcap"), true)
+	if got := madHeaders(t, pcap, true); got != rxeMADs {
+		t.Errorf("the MADs' headers:\n got %s\nSoft-RoCE's:\n     %s", got, rxeMADs)
+	}
 	if !strings.Contains(srv.out.String(), steps.DefaultUDMsg) {
 		t.Errorf("the server did not receive the second datagram:\n%s", srv.out)
 	}
@@ -107,6 +117,49 @@ func TestSimWireMatchesRxeUD(t *testing.T) {
 // from run to run (measured between two guests), and so does the sim,
 // depending on when the second post comes.
 const interleavedEarlyWrite = "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE ACK / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE ACK / RC SEND_ONLY / RC ACKNOWLEDGE ACK / CM DREQ / CM DREP"
+
+// madHeaders lists what the CM MADs' headers say beyond their kind:
+// AckReq, the high half of the transaction ID, which earlier MAD's
+// transaction ID each one repeats (a reply echoes its request's, RTU
+// the REQ's, DREP the DREQ's), and with psns QP1's PSN of each, which
+// each sending host counts.
+func madHeaders(t *testing.T, path string, psns bool) string {
+	t.Helper()
+	var out []string
+	var tids []uint64
+	var dreq uint64
+	for _, p := range pcapPackets(t, path) {
+		if p.BTH.DestQP != 1 {
+			continue
+		}
+		m, err := wire.DecodeMAD(p.Payload)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		s := fmt.Sprintf("%s ackreq=%v hi_tid=%d", wire.Kind(p), p.BTH.AckReq, m.TransactionID>>32)
+		switch kind := wire.Kind(p); {
+		case kind == "CM DREQ":
+			// Its transaction ID is the disconnecting side's: the REQ's
+			// when the client disconnects first, a new one when the
+			// server does; which one races (see above).
+			dreq = m.TransactionID
+		case kind == "CM DREP":
+			s += fmt.Sprintf(" echoes-DREQ=%v", m.TransactionID == dreq)
+		default:
+			same := slices.Index(tids, m.TransactionID)
+			if same < 0 {
+				same = len(tids)
+				tids = append(tids, m.TransactionID)
+			}
+			s += fmt.Sprintf(" tid#%d", same)
+		}
+		if psns {
+			s += fmt.Sprintf(" psn=%d", p.BTH.PSN)
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " / ")
+}
 
 // kindsOf decodes a pcap and lists its packets' kinds.
 func kindsOf(t *testing.T, path string) string {
