@@ -19,10 +19,11 @@ import (
 // scripts/twohosts.sh with server and client --plain --auto).
 //
 // Two --auto sides race to disconnect: whoever calls rdma_disconnect first
-// sends the DREQ, and if both do at once two DREQs cross (on rxe too). The
-// capture in testdata has the server's DREQ answered by the client's DREP,
-// so here the client waits before its disconnect step until the server
-// has finished; the client's own capture then holds the whole exchange.
+// sends the DREQ, and if both do at once two DREQs cross (on rxe too). Most
+// captures in testdata have the server's DREQ answered by the client's
+// DREP (doorbell and no-remote-write have the client's), so here the
+// client waits before its disconnect step until the server has finished;
+// the client's own capture then holds the whole exchange.
 // The no-recv lesson is left out: as two --auto processes whether the RNR
 // NAK happens depends on timing, on rxe as here (issue 10 item 7).
 func TestSimWireMatchesRxe(t *testing.T) {
