@@ -38,19 +38,19 @@ func (m *model) udLines(s steps.Snapshot, w int) []string {
 		dim("Destination: not known yet (the SIDR reply brings it).", "目的地：还不知道（SIDR 应答会带来）。")
 		return out
 	}
-	out = append(out, fields(tr(L, "each SEND goes to", "每个 SEND 发往"),
-		m.kv("remote_qpn", fmt.Sprintf("0x%x", u.RemoteQPN)), m.kv("remote_qkey", fmt.Sprintf("0x%08x", u.RemoteQKey))))
+	// Indented under their heading: the fields of every SEND's wr.ud.
+	sub := func(parts ...string) string { return "  " + fields(parts...) }
+	out = append(out, fields(tr(L, "each SEND goes to (wr.ud):", "每个 SEND 发往（wr.ud）：")),
+		sub(m.kv("remote_qpn", fmt.Sprintf("0x%x", u.RemoteQPN)), m.kv("remote_qkey", fmt.Sprintf("0x%08x", u.RemoteQKey))))
 	a := u.AH
 	if a == nil {
-		out = append(out, fields(m.kv("ah", tr(L, "none (ibv_create_ah not called, or destroyed)", "无（还没调用 ibv_create_ah，或已销毁）"))))
-		return out
+		return append(out, sub(m.kv("ah", tr(L, "none (ibv_create_ah not called, or destroyed)", "无（还没调用 ibv_create_ah，或已销毁）"))))
 	}
 	dgid := "::"
 	if a.DGID.IsValid() {
 		dgid = a.DGID.String()
 	}
-	out = append(out, fields(m.kv("ah", tr(L, "address handle", "地址句柄")), m.kv("dgid", dgid)),
-		fields(m.kv("sgid_index", fmt.Sprint(a.SGIDIndex)), m.kv("hop_limit", fmt.Sprint(a.HopLimit)),
+	return append(out, sub(m.kv("ah", tr(L, "address handle", "地址句柄")), m.kv("dgid", dgid)),
+		sub(m.kv("sgid_index", fmt.Sprint(a.SGIDIndex)), m.kv("hop_limit", fmt.Sprint(a.HopLimit)),
 			m.kv("flow_label", fmt.Sprint(a.FlowLabel)), m.kv("port_num", fmt.Sprint(a.PortNum))))
-	return out
 }

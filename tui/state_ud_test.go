@@ -66,7 +66,7 @@ func TestStateUD(t *testing.T) {
 func TestStateUDChineseAndWriteTourUnchanged(t *testing.T) {
 	m := udDemo(t, steps.TourUD, steps.LangZH)
 	runUntil(t, m, 1, "ud-create-ah")
-	if cli := stateText(m, 1); !strings.Contains(cli, "地址句柄") || !strings.Contains(cli, "没有连接") || !strings.Contains(cli, "每个 SEND 发往") {
+	if cli := stateText(m, 1); !strings.Contains(cli, "地址句柄") || !strings.Contains(cli, "没有连接") || !strings.Contains(cli, "每个 SEND 发往（wr.ud）") {
 		t.Errorf("client, zh:\n%s", cli)
 	}
 	w := udDemo(t, steps.TourWrite, steps.LangEN)
