@@ -33,12 +33,14 @@ func (s *Session) snapshotLocked() Snapshot {
 		snap.Packets = append([]WirePacket(nil), s.packets...)
 		snap.Remote = copyRemote(s.remote)
 		snap.setQPHistory(s.qpHistory)
+		snap.UD = s.udSnapshot()
 		return snap
 	}
 	s.snapshotDevice(&snap)
 	s.snapshotResources(&snap)
 	s.snapshotMemory(&snap, time.Now())
 	snap.Remote = copyRemote(s.remote)
+	snap.UD = s.udSnapshot()
 	snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
 	snap.Packets = append([]WirePacket(nil), s.packets...)
 	snap.Wire = s.wireStatus()
