@@ -75,6 +75,9 @@ type Session struct {
 	lastEvent    string
 	eventStatus  int
 	remote       *RemoteState
+	peerTour     PeerTour
+	rnrBaseline  uint64 // RNR NAKs the device had sent at rdma_accept
+	rnrCounted   bool   // the device counts them (see rnrwait.go)
 	completions  []verbs.WC
 	qpHistory    []verbs.QPState
 	timeline     []TimelineEntry
@@ -179,6 +182,7 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 
 	out, err := st.run(ctx, s)
 	err = s.explainPeerGone(ctx, err)
+	err = s.withMismatch(err, st.Expect.Matches(err))
 	if err != nil {
 		out.Failure = Text{ExplainIn(err, "en"), ExplainIn(err, "zh")}
 		if st.Expect.Matches(err) {
@@ -186,8 +190,8 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 			err = nil
 		}
 	} else if st.Expect != nil {
-		out.Note = Text{"This lesson expected " + st.Expect.What.EN + ", but the call succeeded. " + out.Note.EN,
-			"本课预期会出现 " + st.Expect.What.ZH + "，但这次调用成功了。" + out.Note.ZH}
+		out.Note = s.explainMismatch(Text{"This lesson expected " + st.Expect.What.EN + ", but the call succeeded. " + out.Note.EN,
+			"本课预期会出现 " + st.Expect.What.ZH + "，但这次调用成功了。" + out.Note.ZH}, false)
 	}
 
 	s.mu.Lock()
