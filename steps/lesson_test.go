@@ -116,6 +116,11 @@ func TestLessonsHaveTitlesAndUniqueNames(t *testing.T) {
 			t.Errorf("lesson %+v: duplicate name or missing text", l)
 		}
 		seen[l.Name] = true
+		for _, text := range []string{l.Title.EN, l.Title.ZH, l.Summary.EN, l.Summary.ZH} {
+			if strings.Contains(text, "`") || strings.Contains(text, "**") || strings.Contains(text, "](") {
+				t.Errorf("lesson %s: %q has Markdown; titles and summaries are shown as plain text", l.Name, text)
+			}
+		}
 	}
 	if _, err := steps.LessonByName("nope"); err == nil {
 		t.Error("unknown lesson accepted")
