@@ -99,5 +99,5 @@ func predictRemoteAccess(lesson string, role Role) *Prediction {
 	}
 	return &Prediction{At: "poll-write",
 		Question: Text{setup[1].EN + " How does the RDMA WRITE complete?", setup[1].ZH + "这个 RDMA WRITE 的完成状态是什么？"},
-		Choices: []Choice{statusChoice(verbs.WCSuccess), statusChoice(verbs.WCRemAccessErr), statusChoice(verbs.WCLocProtErr), statusChoice(verbs.WCRemInvReqErr)}}
+		Choices:  []Choice{statusChoice(verbs.WCSuccess), statusChoice(verbs.WCRemAccessErr), statusChoice(verbs.WCLocProtErr), statusChoice(verbs.WCRemInvReqErr)}}
 }

@@ -46,10 +46,14 @@ type PredictionState struct {
 }
 
 // Pending says the learner still has to predict before the tour runs.
-func (p *PredictionState) Pending() bool { return p != nil && p.Picked < 0 && !p.Skipped && !p.Revealed }
+func (p *PredictionState) Pending() bool {
+	return p != nil && p.Picked < 0 && !p.Skipped && !p.Revealed
+}
 
 // Right says the pick matched what happened.
-func (p *PredictionState) Right() bool { return p != nil && p.Revealed && p.Picked >= 0 && p.Picked == p.Actual }
+func (p *PredictionState) Right() bool {
+	return p != nil && p.Revealed && p.Picked >= 0 && p.Picked == p.Actual
+}
 
 // Verdict is the sentence the answering step adds to its note.
 func (p *PredictionState) Verdict() Text {

@@ -78,8 +78,8 @@ type Session struct {
 	peerTour     PeerTour
 	pred         *Prediction     // the lesson's question for this side (nil: none)
 	predState    PredictionState // the learner's pick and what happened
-	rnrBaseline  uint64 // RNR NAKs the device had sent at rdma_accept
-	rnrCounted   bool   // the device counts them (see rnrwait.go)
+	rnrBaseline  uint64          // RNR NAKs the device had sent at rdma_accept
+	rnrCounted   bool            // the device counts them (see rnrwait.go)
 	completions  []verbs.WC
 	qpHistory    []verbs.QPState
 	timeline     []TimelineEntry

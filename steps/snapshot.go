@@ -19,10 +19,10 @@ type Snapshot struct {
 	// pick and the answer once revealed; nil when none is asked.
 	Prediction *PredictionState
 	// Peer is what this side knows of the other side's tour (hello).
-	Peer PeerTour
-	Backend     string // "rdma" or "sim"
-	Simulated   bool   // true: the screen must say "simulated NIC"
-	Why         string // why this backend was chosen (from cmd)
+	Peer      PeerTour
+	Backend   string // "rdma" or "sim"
+	Simulated bool   // true: the screen must say "simulated NIC"
+	Why       string // why this backend was chosen (from cmd)
 
 	Steps   []StepStatus // the whole tour, in order
 	Next    int          // index of the next step to run; len(Steps) when done
