@@ -76,3 +76,27 @@ func TestLessonPredictFlowByKeys(t *testing.T) {
 		}
 	}
 }
+
+// After bad-rkey's error the timeline draws the client's SEND as never
+// sent (no arrow reaches the server) and shows the server's NAK.
+func TestTimelineDrawsFlushedSendAndNAK(t *testing.T) {
+	m := lessonDemo(t, "bad-rkey", LangEN, 160, 50)
+	runUntil(t, m, 1, "poll-notify")
+	lines := m.timelineLines(50)
+	var send, nak string
+	for i, l := range lines {
+		l = ansi.Strip(l)
+		if strings.Contains(l, "SEND ✗") {
+			send = l + " / " + ansi.Strip(strings.Join(lines[i+1:min(i+3, len(lines))], " / "))
+		}
+		if strings.Contains(l, " NAK ") {
+			nak = l
+		}
+	}
+	if send == "" || strings.ContainsAny(send, "▶◀") || !strings.Contains(send, "never sent") {
+		t.Errorf("flushed SEND drawn as %q:\n%s", send, ansi.Strip(strings.Join(lines, "\n")))
+	}
+	if nak == "" || !strings.Contains(nak, "▶") {
+		t.Errorf("no NAK from the server:\n%s", ansi.Strip(strings.Join(lines, "\n")))
+	}
+}
