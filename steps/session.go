@@ -83,11 +83,11 @@ type Session struct {
 	// RNR NAKs received when the SEND was posted (timelinefate.go).
 	sendRNRBase    uint64
 	sendRNRCounted bool
-	completions  []verbs.WC
-	qpHistory    []verbs.QPState
-	timeline     []TimelineEntry
-	result       *Result
-	closed       bool
+	completions    []verbs.WC
+	qpHistory      []verbs.QPState
+	timeline       []TimelineEntry
+	result         *Result
+	closed         bool
 
 	// Snapshot's change tracking.
 	prevData      []byte
