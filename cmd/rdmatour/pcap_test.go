@@ -39,6 +39,8 @@ func TestSimWireMatchesRxe(t *testing.T) {
 		{"htonl-address", []string{"--lesson", "htonl-address"}, ""},
 		{"doorbell-ordering", []string{"--lesson", "doorbell-ordering"}, ""},
 		{"post-before-connect", []string{"--lesson", "post-before-connect"}, ""},
+		// The server waits for the client to hang up: pause after it did.
+		{"no-recv", []string{"--lesson", "no-recv"}, "teardown"},
 		{"manual", []string{"--track", "manual"}, "disconnect-manual"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
