@@ -21,8 +21,9 @@ import (
 // capture in testdata has the server's DREQ answered by the client's DREP,
 // so here the client waits before its disconnect step until the server
 // has finished; the client's own capture then holds the whole exchange.
-// The no-recv lesson is left out: as two --auto processes whether the RNR
-// NAK happens depends on timing, on rxe as here (issue 10 item 7).
+// In the no-recv lesson the server waits for the client to hang up, so
+// there the client pauses before its teardown instead. (Its RNR NAK no
+// longer depends on timing: the server's late RECV waits for it.)
 func TestSimWireMatchesRxe(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
