@@ -19,6 +19,8 @@ type ExportOptions struct {
 	Lesson string
 	// Message is what the client writes ("" = DefaultMessage).
 	Message string
+	// MessageSize pads the message to this many bytes (Config.MessageSize).
+	MessageSize int
 }
 
 // ExportC writes the chosen tour as one complete C program: the
@@ -75,7 +77,7 @@ func runForExport(ctx context.Context, o ExportOptions, serverNIC, clientNIC ver
 		}
 	}
 	cli, err := NewSession(Config{Role: Client, Notify: o.Notify, Track: o.Track, Lesson: o.Lesson, Provider: clientNIC,
-		Server: srv.listener.LocalAddr(), Message: o.Message, Timeout: timeout})
+		Server: srv.listener.LocalAddr(), Message: o.Message, MessageSize: o.MessageSize, Timeout: timeout})
 	if err != nil {
 		return nil, err
 	}

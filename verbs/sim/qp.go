@@ -3,6 +3,7 @@ package sim
 import (
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
@@ -66,6 +67,8 @@ type qp struct {
 	rcq    *cq
 	cap    verbs.QPCap
 	sigAll bool
+	// counters are the device's hw_counters for this QP alone.
+	counters [numCounters]atomic.Uint64
 
 	mu              sync.Mutex
 	state           verbs.QPState
@@ -157,7 +160,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 		state:  verbs.QPSInit,
 		sqPSN:  uint32(rand.N(1 << 24)),
 		minRNR: d.p.opts.MinRNRTimer,
-		access: qpAccess, port: 1, pmtu: mtu, timeout: 14,
+		access: qpAccess, port: 1, pmtu: activeMTU, timeout: 14,
 	}
 	if manual {
 		// ibv_create_qp: RESET, nothing set yet (rxe reports path_mtu 256).
@@ -167,6 +170,12 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	q.num = d.allocQPN(q)
 	d.p.count(func(r *verbs.ResourceCount) { r.QPs++ })
 	return q, nil
+}
+
+// count adds one to counter i, the device's and this QP's.
+func (q *qp) count(i int) {
+	q.dev.count(i)
+	q.counters[i].Add(1)
 }
 
 func (q *qp) Num() uint32        { return q.num }
@@ -292,7 +301,7 @@ func (q *qp) errorOut(w *sendWQE, status verbs.WCStatus) {
 		}
 	}
 	if status != verbs.WCSuccess {
-		q.dev.count(cntSendErr)
+		q.count(cntSendErr)
 	}
 	q.moveToErr()
 }
