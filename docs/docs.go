@@ -118,6 +118,7 @@ func Concepts() []string {
 		"concept-waiting",
 		"concept-transports",
 		"concept-wire",
+		"concept-ud",
 	}
 }
 

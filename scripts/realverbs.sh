@@ -23,6 +23,9 @@ scripts/qemu/build-seed.sh "$out"
 # The programs `rdmatour export-c` writes, built as the page says.
 "$out/rdmatour" export-c server -o "$out/exported-server.c"
 gcc -std=c99 -Wall -Werror -o "$out/exported-server" "$out/exported-server.c" -libverbs -lrdmacm
+# The ud tour's exported server (TestRealUDExportedServer).
+"$out/rdmatour" export-c server --tour ud -o "$out/exported-ud-server.c"
+gcc -std=c99 -Wall -Werror -o "$out/exported-ud-server" "$out/exported-ud-server.c" -libverbs -lrdmacm
 for notify in send doorbell imm; do
 	"$out/rdmatour" export-c client --notify "$notify" -o "$out/exported-client-$notify.c"
 	gcc -std=c99 -Wall -Werror -o "$out/exported-client-$notify" "$out/exported-client-$notify.c" -libverbs -lrdmacm

@@ -53,6 +53,9 @@ type Config struct {
 	// RNRRetry is rnr_retry_count for rdma_connect and rdma_accept (0..7,
 	// 7 = forever). The seed leaves it 0.
 	RNRRetry uint8
+	// Tour is which tour runs (--tour; the zero value is the seed's WRITE
+	// tour). This branch builds TourUD (tour_ud.go).
+	Tour TourKind
 	// Recorder, when set, is told every finished step and the teardown
 	// (--record); see history.go.
 	Recorder Recorder
@@ -106,6 +109,12 @@ func (c Config) Validate() error {
 	}
 	if c.RNRRetry > MaxRNRRetry {
 		return configErrorf("--rnr-retry %d is out of range: 0..%d (%d = retry forever)", c.RNRRetry, MaxRNRRetry, MaxRNRRetry)
+	}
+	if err := c.validateUD(); err != nil {
+		return err
+	}
+	if c.Tour != TourWrite && c.Tour != TourUD {
+		return configErrorf("--tour %s is not available here: use --tour write or ud", c.Tour)
 	}
 	if c.Lesson != "" {
 		if _, err := ParseLesson(c.Lesson); err != nil {

@@ -49,6 +49,9 @@ struct ibv_send_wr wr;
 struct ibv_recv_wr recv_wr;
 struct addrinfo *addr, *dst, *src;
 const char *port;
+struct ibv_ah *ah;
+struct ibv_ah_attr ah_attr;
+uint32_t remote_qpn, remote_qkey;
 `
 
 // withC returns o showing stmts: o.C keeps them for export-c, o.Call is

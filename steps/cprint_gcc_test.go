@@ -43,6 +43,7 @@ func exportCases() []exportCase {
 		cases = append(cases, exportCase{"lesson/" + l.Name, ExportOptions{Notify: l.Notify, Lesson: l.Name}})
 	}
 	cases = append(cases, exportCase{"cm/send/message-size", ExportOptions{Notify: NotifySend, MessageSize: 3000}})
+	cases = append(cases, exportCase{"ud", ExportOptions{Tour: TourUD}})
 	return cases
 }
 

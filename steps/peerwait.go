@@ -62,6 +62,15 @@ func (w PeerWait) Text() Text {
 	}
 }
 
+// Reach says it without the keypress, for runs where the peer may run by
+// itself (--auto): "the server's step 13, Accept, handing out addr and rkey".
+func (w PeerWait) Reach() Text {
+	return Text{
+		EN: fmt.Sprintf("the %s's step %d, %s", w.Peer, w.Index+1, w.Step.Title.EN),
+		ZH: fmt.Sprintf("%s 端的第 %d 步「%s」", w.Peer, w.Index+1, w.Step.Title.In("zh")),
+	}
+}
+
 // PeerTour is the tour the other side runs when it is started with the
 // same options (notify mode, track, lesson), as the tours require.
 func (s *Session) PeerTour() []Step {

@@ -154,7 +154,11 @@ func runAll(s *steps.Session, slow map[string]bool, d time.Duration) error {
 		if slow[s.Steps()[s.Next()].ID] {
 			time.Sleep(d)
 		}
-		if _, err := s.RunNext(context.Background()); err != nil {
+		if out, err := s.RunNext(context.Background()); err != nil {
+			// The failed wait shows no result it did not get.
+			if strings.Contains(out.Call, "= 0") || !strings.Contains(out.Call, "blocked") {
+				return fmt.Errorf("%w; the failed call shows a stale result: %s", err, out.Call)
+			}
 			return err
 		}
 	}

@@ -83,6 +83,7 @@ type Session struct {
 	// RNR NAKs received when the SEND was posted (timelinefate.go).
 	sendRNRBase    uint64
 	sendRNRCounted bool
+	ud             udState // the ud tour's destination and address handle
 	completions    []verbs.WC
 	qpHistory      []verbs.QPState
 	timeline       []TimelineEntry
@@ -101,11 +102,13 @@ type Session struct {
 	// past teardown; qpCounters are wireQP's last counters (see wireside.go).
 	wireQP, wireDest uint32
 	qpCounters       map[string]uint64
-	counterDelta     map[string]uint64
-	lastPacketSeq    uint64
-	packets          []WirePacket
-	oneHost          *bool      // the peer is this machine (see peerIsLocal)
-	spans            []stepSpan // when each step ran: which step a packet belongs to
+	// sawWire: this side's transport packets can be seen (see noteLanding).
+	sawWire       bool
+	counterDelta  map[string]uint64
+	lastPacketSeq uint64
+	packets       []WirePacket
+	oneHost       *bool      // the peer is this machine (see peerIsLocal)
+	spans         []stepSpan // when each step ran: which step a packet belongs to
 
 	// history is the snapshot after each finished step (history.go).
 	history []*Snapshot
@@ -152,6 +155,9 @@ func NewSession(cfg Config) (*Session, error) {
 // tourFor is the tour cfg's side runs (cfg validated, the lesson's notify
 // mode already in cfg.Notify).
 func tourFor(cfg Config) []Step {
+	if cfg.Tour == TourUD {
+		return udTour(cfg.Role)
+	}
 	tour := serverTour()
 	if cfg.Role == Client {
 		tour = clientTour(cfg.Notify)
@@ -303,6 +309,10 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 		// makes the peer's DISCONNECTED prompt and visible.
 		do(disconnectCall().Returned("sends the DREQ"), s.id.Disconnect)
 		s.disconnected = true
+	}
+	if s.ud.ah != nil {
+		do(destroyCall("ibv_destroy_ah", "ah"), s.ud.ah.Destroy)
+		s.ud.ah = nil
 	}
 	if s.qp != nil && s.manualQP {
 		do(destroyQPCall(true), s.qp.Destroy)

@@ -140,7 +140,7 @@ func (s *Session) snapshotResources(snap *Snapshot) {
 func (s *Session) snapshotMemory(snap *Snapshot, now time.Time) {
 	if s.mrData != nil {
 		if b, err := s.mrData.Read(0, BufSize); err == nil {
-			s.trackData(b, now)
+			s.noteLanding(s.trackData(b, now), now)
 			snap.Data = BufferState{Bytes: b, ChangedAt: append([]time.Time(nil), s.changedAt...)}
 		}
 	}
@@ -200,8 +200,9 @@ func copyResult(r *Result) *Result {
 	return &Result{Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
 }
 
-// trackData records which bytes of the data buffer changed and when.
-func (s *Session) trackData(b []byte, now time.Time) {
+// trackData records which bytes of the data buffer changed and when, and
+// says how many did since the last look.
+func (s *Session) trackData(b []byte, now time.Time) (changed int) {
 	if s.prevData == nil {
 		s.prevData = make([]byte, len(b))
 		s.changedAt = make([]time.Time, len(b))
@@ -210,8 +211,10 @@ func (s *Session) trackData(b []byte, now time.Time) {
 		if b[i] != s.prevData[i] {
 			s.prevData[i] = b[i]
 			s.changedAt[i] = now
+			changed++
 		}
 	}
+	return changed
 }
 
 // markCounters remembers the counters before a step so the snapshot can
@@ -264,6 +267,7 @@ func (s *Session) refreshPackets() {
 	for _, p := range tr.Packets(s.lastPacketSeq) {
 		s.lastPacketSeq = p.Seq
 		if s.ownPacket(p) {
+			s.sawWire = s.sawWire || p.CM == ""
 			s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
 			s.noteWire(p)
 		}

@@ -165,6 +165,8 @@ func AllStepIDs() []string {
 	for _, t := range manualTours() {
 		add(t)
 	}
+	add(udServerTour())
+	add(udClientTour())
 	for _, l := range Lessons() {
 		for _, role := range []Role{Server, Client} {
 			cfg := Config{Role: role, Notify: l.Notify}

@@ -71,6 +71,7 @@ type model struct {
 	// auto runs the steps by themselves, autoDelay apart (auto.go).
 	auto      bool
 	autoDelay time.Duration
+	autoGen   int // the pending --auto tick's schedule (auto.go)
 	// keyWhileWaiting: a run key came while a step was still running;
 	// the call pane says why it waits (waiting.go).
 	keyWhileWaiting bool
@@ -154,7 +155,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	}
 	m.help = help.New()
 	m.help.ShortSeparator = "  "
-	m.help.Ellipsis = "~"
+	m.help.Ellipsis = "…" // more keys than fit: ? lists them all
 	m.help.Styles = m.styles.HelpStyles
 	m.setLang(m.lang)
 	m.md = newMarkdown(m.styles)
@@ -170,6 +171,10 @@ func (m *model) setLang(l steps.Lang) {
 	if !m.lessonDoc {
 		// The plain tour: L lists the lessons.
 		m.keys.Lesson.SetHelp("L", tr(l, "lessons", "课程"))
+	}
+	if m.auto {
+		// The steps run by themselves: Enter only hurries the next one.
+		m.keys.Next.SetHelp("enter", tr(l, "auto: next step now", "自动：立即下一步"))
 	}
 }
 
@@ -227,7 +232,7 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 	case stepDoneMsg:
 		return tea.Batch(m.stepDone(msg), m.autoNext())
 	case autoStepMsg:
-		return m.runNext()
+		return m.autoStep(msg)
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseWheelMsg:

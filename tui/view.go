@@ -282,10 +282,10 @@ func (m *model) errorBanner(w int) []string {
 			continue
 		}
 		who := snap.Role.String()
-		stepTitle := ""
+		var stepTitle steps.Text // each banner line in its own language
 		for _, ss := range snap.Steps {
 			if ss.State == steps.FailedState {
-				stepTitle = ss.Title.In(textLang(m.lang))
+				stepTitle = ss.Title
 			}
 		}
 		explain := func(lang string) string {
@@ -294,8 +294,8 @@ func (m *model) errorBanner(w int) []string {
 			}
 			return snap.Err
 		}
-		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle, explain(steps.LangEN.String()))
-		zh := fmt.Sprintf("%s：%s 失败：%s", who, stepTitle, explain(steps.LangZH.String()))
+		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle.In("en"), explain(steps.LangEN.String()))
+		zh := fmt.Sprintf("%s：「%s」失败：%s", who, stepTitle.In("zh"), explain(steps.LangZH.String()))
 		switch m.lang {
 		case steps.LangBoth:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)

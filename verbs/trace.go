@@ -39,6 +39,7 @@ func OpcodeName(op uint8) string {
 		OpRDMAReadRespFirst: "RDMA_READ_RESPONSE_FIRST", OpRDMAReadRespMiddle: "RDMA_READ_RESPONSE_MIDDLE",
 		OpRDMAReadRespLast: "RDMA_READ_RESPONSE_LAST", OpRDMAReadRespOnly: "RDMA_READ_RESPONSE_ONLY",
 		OpAcknowledge: "ACKNOWLEDGE",
+		OpUDSendOnly:  "UD_SEND_ONLY", OpUDSendOnlyWithImm: "UD_SEND_ONLY_WITH_IMM",
 	}
 	if n, ok := names[op]; ok {
 		return n

@@ -116,6 +116,10 @@ func DecodeCM(m MAD) (CMMessage, error) {
 		return decodeDREQ(d), nil
 	case AttrDREP:
 		return decodeDREP(d), nil
+	case AttrSIDRREQ:
+		return decodeSIDRREQ(d), nil
+	case AttrSIDRREP:
+		return decodeSIDRREP(d), nil
 	}
 	return nil, malformed("CM attribute 0x%04x is not one rdmatour models", m.AttributeID)
 }
@@ -124,7 +128,8 @@ func DecodeCM(m MAD) (CMMessage, error) {
 // "CM: ConnectRequest", "CM: ConnectReply", ...
 func CMSummary(msg CMMessage) string {
 	names := map[uint16]string{AttrREQ: "ConnectRequest", AttrREP: "ConnectReply", AttrRTU: "ReadyToUse",
-		AttrREJ: "ConnectReject", AttrDREQ: "DisconnectRequest", AttrDREP: "DisconnectReply"}
+		AttrREJ: "ConnectReject", AttrDREQ: "DisconnectRequest", AttrDREP: "DisconnectReply",
+		AttrSIDRREQ: "ServiceIDResReq", AttrSIDRREP: "ServiceIDResReqResp"}
 	if n, ok := names[msg.Attr()]; ok {
 		return "CM: " + n
 	}

@@ -146,6 +146,12 @@ func TestExitStatus(t *testing.T) {
 			t.Errorf("%s: exit %d saying %q, want %d saying %q", tt.name, code, errb.String(), tt.code, tt.says)
 		}
 	}
+	// In zh the last line is Chinese too (it was left in English).
+	var errb strings.Builder
+	if code := (console{stderr: &errb}).finish(options{lang: steps.LangZH}, tuiOutcome(tui.ErrQuit)); code != 130 ||
+		strings.TrimSpace(errb.String()) != "rdmatour：已中断；所有资源都已释放" {
+		t.Errorf("zh interrupt: exit %d saying %q", code, errb.String())
+	}
 }
 
 // Every flag's help names its value and gives its default once.

@@ -187,7 +187,8 @@ func (c console) finish(o options, err error) int {
 		fmt.Fprintf(c.stderr, "rdmatour: %v\n", err)
 		return 1
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(c.stderr, "rdmatour: interrupted; everything was released")
+		fmt.Fprintln(c.stderr, steps.Text{EN: "rdmatour: interrupted; everything was released",
+			ZH: "rdmatour：已中断；所有资源都已释放"}.In(o.lang.Primary().String()))
 		return 130
 	}
 	fmt.Fprintf(c.stderr, "rdmatour: %s\n", steps.ExplainIn(err, o.lang.Primary().String()))

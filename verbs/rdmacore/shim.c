@@ -163,6 +163,7 @@ int rt_get_event(struct rt *rt, struct rdma_event_channel *ch, struct rt_event *
 	default:
 		break;
 	}
+	rt_copy_ud(ev, out);
 	rt->ack_cm_event(ev);
 	return 0;
 }
@@ -275,6 +276,7 @@ int rt_poll_cq(struct ibv_cq *cq, int n, struct rt_wc *out)
 			o->imm_host = o->has_imm ? ntohl(wc[i].imm_data) : 0;
 			o->qp_num = wc[i].qp_num;
 			o->src_qp = wc[i].src_qp;
+			o->has_grh = (wc[i].wc_flags & IBV_WC_GRH) != 0;
 		}
 		total += got;
 		if (got < want)

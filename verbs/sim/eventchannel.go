@@ -123,8 +123,8 @@ func (ch *eventChannel) unseenChildren(l *cmID) []*cmID {
 
 // CreateID is rdma_create_id.
 func (ch *eventChannel) CreateID(ps verbs.PortSpace) (verbs.CMID, error) {
-	if ps != verbs.PSTCP {
-		return nil, verbs.Errorf("rdma_create_id", syscall.EPROTONOSUPPORT, "%s: the simulated NIC does RDMA_PS_TCP only", ps)
+	if ps != verbs.PSTCP && ps != verbs.PSUDP {
+		return nil, verbs.Errorf("rdma_create_id", syscall.EPROTONOSUPPORT, "%s: the simulated NIC does RDMA_PS_TCP and RDMA_PS_UDP only", ps)
 	}
 	ch.mu.Lock()
 	defer ch.mu.Unlock()

@@ -192,7 +192,7 @@ func (t *tap) cm(m *cmMsg, outbound bool) {
 	}
 	t.mu.Lock()
 	switch m.Type {
-	case cmREQ, cmREP:
+	case cmREQ, cmREP, cmSIDRReq, cmSIDRRep:
 		if outbound {
 			t.localQPN = m.QPN
 		} else {
@@ -253,6 +253,8 @@ func (t *tap) cmMessage(m *cmMsg, outbound bool) wire.CMMessage {
 		return &wire.DREQ{LocalCommID: commID(from), RemoteCommID: commID(to), RemoteQPN: to}
 	case cmDREP:
 		return &wire.DREP{LocalCommID: commID(from), RemoteCommID: commID(to)}
+	case cmSIDRReq, cmSIDRRep:
+		return sidrMessage(m, src, dst, to)
 	}
 	return nil
 }
