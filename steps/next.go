@@ -7,12 +7,13 @@ import "strings"
 // run already was.
 func NextToTry(cfg Config) Text {
 	var en, zh []string
+	next := TryNext(cfg.Lesson)
 	if cfg.Lesson == "" {
-		en = append(en, "a lesson, the tour with one deliberate mistake (rdmatour lessons lists them; --lesson NAME on both sides)")
-		zh = append(zh, "一节课程，即故意犯一个错的教程（rdmatour lessons 列出全部；两端都加 --lesson NAME）")
+		en = append(en, "a lesson, the tour with one deliberate mistake: --lesson "+next.Name+" on both sides ("+next.Title.EN+"; rdmatour lessons lists them all)")
+		zh = append(zh, "一节课程，即故意犯一个错的教程：两端都加 --lesson "+next.Name+"（"+next.Title.ZH+"；rdmatour lessons 列出全部）")
 	} else {
-		en = append(en, "another lesson (rdmatour lessons)")
-		zh = append(zh, "另一节课程（rdmatour lessons）")
+		en = append(en, "the next lesson: --lesson "+next.Name+" ("+next.Title.EN+"; rdmatour lessons lists them all)")
+		zh = append(zh, "下一课：--lesson "+next.Name+"（"+next.Title.ZH+"；rdmatour lessons 列出全部）")
 	}
 	var others []string
 	for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
@@ -35,8 +36,7 @@ func NextToTry(cfg Config) Text {
 
 // NextToTryShort is NextToTry as the commands alone, for one banner line.
 func NextToTryShort(cfg Config) Text {
-	var cmds []string
-	cmds = append(cmds, "rdmatour lessons")
+	cmds := []string{"--lesson " + TryNext(cfg.Lesson).Name, "rdmatour lessons"}
 	if cfg.Lesson == "" {
 		for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
 			if n != cfg.Notify {

@@ -86,12 +86,20 @@ type Session struct {
 	lastEvent    string
 	eventStatus  int
 	remote       *RemoteState
-	ud           udState // the ud tour's destination and address handle
-	completions  []verbs.WC
-	qpHistory    []verbs.QPState
-	timeline     []TimelineEntry
-	result       *Result
-	closed       bool
+	peerTour     PeerInfo
+	pred         *Prediction     // the lesson's question for this side (nil: none)
+	predState    PredictionState // the learner's pick and what happened
+	rnrBaseline  uint64          // RNR NAKs the device had sent at rdma_accept
+	rnrCounted   bool            // the device counts them (see rnrwait.go)
+	// RNR NAKs received when the SEND was posted (timelinefate.go).
+	sendRNRBase    uint64
+	sendRNRCounted bool
+	ud             udState // the ud tour's destination and address handle
+	completions    []verbs.WC
+	qpHistory      []verbs.QPState
+	timeline       []TimelineEntry
+	result         *Result
+	closed         bool
 
 	// Snapshot's change tracking.
 	prevData     []byte
@@ -155,6 +163,9 @@ func NewSession(cfg Config) (*Session, error) {
 		outcomes: make([]*Outcome, len(tour)),
 		states:   make([]RunState, len(tour)),
 	}
+	if l, err := LessonByName(cfg.Lesson); err == nil {
+		s.initPrediction(predictionFor(l, cfg))
+	}
 	return s, nil
 }
 
@@ -172,7 +183,7 @@ func tourFor(cfg Config) []Step {
 		tour = manualTour(cfg.Role, cfg.Notify)
 	}
 	if l, err := ParseLesson(cfg.Lesson); cfg.Lesson != "" && err == nil {
-		tour = l.apply(cfg, tour)
+		tour = markLessonSteps(tour, l.apply(cfg, tour))
 	}
 	return tour
 }
@@ -227,6 +238,8 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 
 	out, err = st.run(ctx, s)
 	err = s.explainPeerGone(ctx, err)
+	err = s.withMismatch(err, st.Expect.Matches(err))
+	verdict := s.reveal(st.ID, err)
 	if err != nil {
 		out.Failure = Text{ExplainIn(err, "en"), ExplainIn(err, "zh")}
 		if st.Expect.Matches(err) {
@@ -234,9 +247,10 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 			err = nil
 		}
 	} else if st.Expect != nil {
-		out.Note = Text{"This lesson expected " + st.Expect.What.EN + ", but the call succeeded. " + out.Note.EN,
-			"本课预期会出现 " + st.Expect.What.ZH + "，但这次调用成功了。" + out.Note.ZH}
+		out.Note = s.explainMismatch(Text{"This lesson expected " + st.Expect.What.EN + ", but the call succeeded. " + out.Note.EN,
+			"本课预期会出现 " + st.Expect.What.ZH + "，但这次调用成功了。" + out.Note.ZH}, false)
 	}
+	out.Note = joinNotes(out.Note, verdict)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -382,6 +396,11 @@ func (s *Session) got(label, detail string)  { s.addTimeline(s.cfg.Role != Serve
 // gotText records a message received whose detail has words to translate.
 func (s *Session) gotText(label string, detail Text) {
 	s.addTimelineText(s.cfg.Role != Server, label, detail)
+}
+
+// sentText records a message sent whose detail has words to translate.
+func (s *Session) sentText(label string, detail Text) {
+	s.addTimelineText(s.cfg.Role == Server, label, detail)
 }
 
 func (s *Session) setEvent(ev verbs.CMEvent) {

@@ -15,9 +15,14 @@ type Snapshot struct {
 	Track  Track  // TrackCM or TrackManual
 	// LessonTitle is the lesson's title ("" for the plain tour).
 	LessonTitle Text
-	Backend     string // "rdma" or "sim"
-	Simulated   bool   // true: the screen must say "simulated NIC"
-	Why         string // why this backend was chosen (from cmd)
+	// Prediction is the lesson's question for this side, the learner's
+	// pick and the answer once revealed; nil when none is asked.
+	Prediction *PredictionState
+	// Peer is what this side knows of the other side's tour (hello).
+	Peer      PeerInfo
+	Backend   string // "rdma" or "sim"
+	Simulated bool   // true: the screen must say "simulated NIC"
+	Why       string // why this backend was chosen (from cmd)
 
 	Steps   []StepStatus // the whole tour, in order
 	Next    int          // index of the next step to run; len(Steps) when done
@@ -63,6 +68,9 @@ type StepStatus struct {
 	State RunState
 	// Outcome is filled once the step ran.
 	Outcome *Outcome
+	// LessonStep: the lesson changes this step's result, so its normal
+	// page would give the answer away (see LessonStepPage).
+	LessonStep bool
 }
 
 // RunState of a step.
@@ -169,7 +177,7 @@ type TimelineEntry struct {
 	Time time.Time
 	// FromServer says which way the arrow points.
 	FromServer bool
-	Label      string // "REQ", "REP", "RTU", "RDMA WRITE 42B", "ACK", "SEND", ...
+	Label      string // "REQ", "REP", "RTU", "RDMA WRITE 42B", "ACK", "SEND", "NAK", ...
 	Detail     string
 	// DetailZH is Detail in Chinese where it has words ("" when it is
 	// only values, or the peer's text).
@@ -177,6 +185,8 @@ type TimelineEntry struct {
 	// fromWire: noted from this side's packets (see noteWire), not by a
 	// step.
 	fromWire bool
+	// Fate is what became of a posted message (flushed, never sent).
+	Fate Fate
 }
 
 // Result is how the tour ended on the server.

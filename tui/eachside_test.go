@@ -30,6 +30,7 @@ func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 		t.Fatal(err)
 	}
 	m := newTestModel(t, []*steps.Session{srv, cli}, steps.LangEN, w, h, "NO_COLOR=1")
+	answerPredictions(t, m) // a lesson asks first
 	for m.lastIdx < 0 || m.lastSide != 0 || srv.Steps()[m.lastIdx].ID != "listen" {
 		if m.planPos > 10 || m.tourErr != nil {
 			t.Fatalf("server never listened: %v", m.tourErr)
@@ -49,6 +50,7 @@ func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 	m.sessions[1] = cli
 	m.tours = nil
 	m.refresh()
+	answerPredictions(t, m)
 	return m
 }
 

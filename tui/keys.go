@@ -13,6 +13,8 @@ type keyMap struct {
 	Zoom key.Binding
 	// History selects a finished step to look back at (history.go).
 	History historyKeys
+	// Predict answers a lesson's question (1-4).
+	Predict key.Binding
 }
 
 func newKeyMap(lang steps.Lang) keyMap {
@@ -34,13 +36,14 @@ func newKeyMap(lang steps.Lang) keyMap {
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", t("quit (tears down)", "退出（释放资源）"))),
 		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", t("zoom pane", "放大窗格"))),
 		History:  newHistoryKeys(lang),
+		Predict:  key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", t("predict (lesson)", "预测（课程）"))),
 	}
 }
 
 // ShortHelp implements help.KeyMap. Most important first: at 80 columns
 // the line is cut, and how to go on and how to quit must stay visible.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Quit, k.Help, k.Lang, k.Focus, k.Zoom, k.Side, k.Lesson}
+	return []key.Binding{k.Next, k.Quit, k.Help, k.Lesson, k.Lang, k.Focus, k.Zoom, k.Side}
 }
 
 // FullHelp implements help.KeyMap.

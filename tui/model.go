@@ -171,7 +171,10 @@ func (m *model) setLang(l steps.Lang) {
 	m.keys = newKeyMap(l)
 	m.replayKeys()
 	m.keys.Side.SetEnabled(m.demo)
-	m.keys.Lesson.SetEnabled(m.lessonDoc)
+	if !m.lessonDoc {
+		// The plain tour: L lists the lessons.
+		m.keys.Lesson.SetHelp("L", tr(l, "lessons", "课程"))
+	}
 	if m.auto {
 		// The steps run by themselves: Enter only hurries the next one.
 		m.keys.Next.SetHelp("enter", tr(l, "auto: next step now", "自动：立即下一步"))
@@ -259,6 +262,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		// Only the "too small" notice is on screen: a key must not run a
 		// step (or change a pane) the learner cannot see.
 		return nil
+	case key.Matches(msg, k.Predict) && m.predictKey(msg.String()):
 	case m.zoomed && (key.Matches(msg, k.Zoom) || msg.String() == "esc"):
 		m.zoomed = false
 	case key.Matches(msg, k.Zoom):
@@ -271,10 +275,9 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.setLang(nextLang(m.lang))
 		m.pane(pane{paneExplain, 0}).follow()
 	case key.Matches(msg, k.Lesson):
-		if m.lessonDoc {
-			m.showLesson, m.showGlossary = !m.showLesson, false
-			m.pane(pane{paneExplain, 0}).follow()
-		}
+		// The lesson's page, or in the plain tour the list of lessons.
+		m.showLesson, m.showGlossary = !m.showLesson, false
+		m.pane(pane{paneExplain, 0}).follow()
 	case key.Matches(msg, k.Glossary):
 		m.showGlossary, m.showLesson = !m.showGlossary, false
 		m.pane(pane{paneExplain, 0}).follow()
@@ -390,6 +393,14 @@ func (m *model) runNext() tea.Cmd {
 		return nil
 	}
 	m.keyWhileWaiting = false
+	if _, _, pending := m.pendingPrediction(); pending {
+		// The lesson asks first: show its question rather than run.
+		m.showLesson, m.showGlossary = m.lessonDoc, false
+		if m.narrow() {
+			m.focus = tabExplain
+		}
+		return nil
+	}
 	side, idx, ok := m.nextTurn()
 	if !ok {
 		return nil

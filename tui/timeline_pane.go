@@ -83,30 +83,63 @@ func (m *model) timelineLines(w int) []string {
 		return append(out, "", st.Dim.R(center(tr(m.lang, "no messages yet", "还没有消息"), w)))
 	}
 	for _, e := range entries {
+		style := st.Call
+		if e.Fate != steps.FateSent || strings.Contains(e.Label, "NAK") {
+			style = st.Err // refused or never delivered
+		}
 		label := termSafe(e.Label)
+		if e.Fate != steps.FateSent {
+			label += " ✗"
+		}
 		if width(label) > w-6 {
 			for _, l := range wrap(label, w-2) {
-				out = append(out, st.Call.R(center(l, w)))
+				out = append(out, style.R(center(l, w)))
 			}
 			label = ""
 		}
-		label = " " + label + " "
-		n := max(0, w-2-width(label))
-		l, r := n/2, n-n/2
-		var line string
-		if e.FromServer {
-			line = "├" + strings.Repeat("─", l) + label + strings.Repeat("─", r) + "▶"
-		} else {
-			line = "◀" + strings.Repeat("─", l) + label + strings.Repeat("─", r) + "┤"
+		out = append(out, style.R(arrowLine(e, " "+label+" ", w)))
+		details := m.timelineDetail(e)
+		if f := m.fateText(e.Fate); f != "" {
+			details = append(details, f)
 		}
-		out = append(out, st.Call.R(line))
-		for _, d := range m.timelineDetail(e) {
+		for _, d := range details {
 			for _, l := range wrap(termSafe(d), w) {
 				out = append(out, st.Dim.R(center(l, w)))
 			}
 		}
 	}
 	return out
+}
+
+// arrowLine is one message's arrow: from its sender to the other side;
+// a message that never left is drawn dashed and reaches no one.
+func arrowLine(e steps.TimelineEntry, label string, w int) string {
+	rule := "─"
+	if e.Fate != steps.FateSent {
+		rule = "┄"
+	}
+	n := max(0, w-2-width(label))
+	l, r := n/2, n-n/2
+	switch {
+	case e.Fate == steps.FateNeverSent && e.FromServer:
+		return "├" + strings.Repeat(rule, l) + label + strings.Repeat(" ", r+1)
+	case e.Fate == steps.FateNeverSent:
+		return strings.Repeat(" ", l+1) + label + strings.Repeat(rule, r) + "┤"
+	case e.FromServer:
+		return "├" + strings.Repeat(rule, l) + label + strings.Repeat(rule, r) + "▶"
+	}
+	return "◀" + strings.Repeat(rule, l) + label + strings.Repeat(rule, r) + "┤"
+}
+
+// fateText says what became of a message that was not delivered.
+func (m *model) fateText(f steps.Fate) string {
+	switch f {
+	case steps.FateNeverSent:
+		return tr(m.lang, "flushed: the QP was already in ERR, never sent", "被 flush：QP 已处于 ERR，根本没有发出")
+	case steps.FateFlushed:
+		return tr(m.lang, "flushed after the error: never completed", "出错后被 flush：没有完成")
+	}
+	return ""
 }
 
 // timelineDetail is an entry's detail in the UI's language(s).

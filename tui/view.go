@@ -215,7 +215,7 @@ func (m *model) lessonLine(w int) string {
 		summary = ""
 	}
 	line := " " + st.Expected.R(tr(m.lang, "Lesson ", "课程 ")+m.lesson) + st.Bold.R(": "+ttl)
-	if summary != "" {
+	if summary = m.lessonStatus(summary); summary != "" {
 		line += st.Dim.R(" — " + summary)
 	}
 	return fit(line, w)
@@ -400,6 +400,8 @@ func (m *model) fullHelp(w int) []string {
 	lines = append(lines, wrap(m.layoutHelp(
 		"Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
 		"每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"), w)...)
+	lines = append(lines, "")
+	lines = append(lines, wrap(m.lessonsHelp(), w)...)
 	return lines
 }
 

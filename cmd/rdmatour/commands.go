@@ -147,6 +147,9 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 		if err != nil {
 			return err
 		}
+		if o.auto {
+			s.SkipPrediction() // --auto asks nothing, in the TUI as in plain mode
+		}
 		sessions = append(sessions, s)
 	}
 	if len(sessions) == 2 {

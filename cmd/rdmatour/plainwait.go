@@ -14,19 +14,20 @@ import (
 // while a step still waits (instead of letting it run the next step
 // unseen, or dropping it silently).
 type lineFeed struct {
-	lines chan struct{} // one per line; closed at end of input
+	lines chan string // one per line; closed at end of input
 }
 
 func newLineFeed(r io.Reader) *lineFeed {
-	f := &lineFeed{lines: make(chan struct{})}
+	f := &lineFeed{lines: make(chan string)}
 	br := bufio.NewReader(r)
 	go func() {
 		defer close(f.lines)
 		for {
-			if _, err := br.ReadString('\n'); err != nil {
+			line, err := br.ReadString('\n')
+			if err != nil {
 				return
 			}
-			f.lines <- struct{}{}
+			f.lines <- line
 		}
 	}()
 	return f
@@ -34,11 +35,17 @@ func newLineFeed(r io.Reader) *lineFeed {
 
 // next waits for a line: ok is false at end of input; err is ctx's.
 func (f *lineFeed) next(ctx context.Context) (ok bool, err error) {
+	_, ok, err = f.nextLine(ctx)
+	return ok, err
+}
+
+// nextLine is next with the line's text (a lesson's prediction).
+func (f *lineFeed) nextLine(ctx context.Context) (line string, ok bool, err error) {
 	select {
-	case _, ok := <-f.lines:
-		return ok, nil
+	case line, ok := <-f.lines:
+		return line, ok, nil
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return "", false, ctx.Err()
 	}
 }
 
