@@ -119,6 +119,7 @@ func Concepts() []string {
 		"concept-transports",
 		"concept-wire",
 		"concept-ud",
+		"concept-workshop",
 	}
 }
 

@@ -5,7 +5,10 @@
 #   - the steps tours that run on real verbs (the manual QP track),
 #   - the built rdmatour binary as server and client processes (all notify
 #     modes), and interoperability with the seed C program and with the
-#     programs `rdmatour export-c` writes, both ways.
+#     programs `rdmatour export-c` writes, both ways,
+#   - the workshop server (TestRealWorkshop*: rdmatour clients, a simulated-
+#     NIC client, the seed's C client and a bad-rkey lesson in one room) and
+#     the one-client server turning a second client away.
 # Everything is built here first: compiling under TCG would be slow.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -33,12 +33,14 @@ func (s *Session) snapshotLocked() Snapshot {
 		snap.Packets = append([]WirePacket(nil), s.packets...)
 		snap.Remote = copyRemote(s.remote)
 		snap.setQPHistory(s.qpHistory)
+		snap.UD = s.udSnapshot()
 		return snap
 	}
 	s.snapshotDevice(&snap)
 	s.snapshotResources(&snap)
 	s.snapshotMemory(&snap, time.Now())
 	snap.Remote = copyRemote(s.remote)
+	snap.UD = s.udSnapshot()
 	snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
 	snap.Packets = append([]WirePacket(nil), s.packets...)
 	snap.Wire = s.wireStatus()
@@ -266,7 +268,9 @@ func (s *Session) refreshPackets() {
 	s.learnQP()
 	for _, p := range tr.Packets(s.lastPacketSeq) {
 		s.lastPacketSeq = p.Seq
-		if s.ownPacket(p) {
+		// In a workshop the device is shared: wireFilter also drops the
+		// other attendees' CM MADs, which ownPacket keeps.
+		if s.ownPacket(p) && (s.wireFilter == nil || s.wireFilter(p)) {
 			s.sawWire = s.sawWire || p.CM == ""
 			s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
 			s.noteWire(p)

@@ -45,6 +45,9 @@ func TestUDTourOnRealVerbs(t *testing.T) {
 		}
 		outs[turn.Side.String()+"/"+id] = out
 		t.Logf("%s %s:\n%s", turn.Side, id, out.Call)
+		if id == "ud-create-ah" {
+			checkUDSnapshotReal(t, srv.Snapshot(), cli.Snapshot())
+		}
 	}
 	if got := result(ptr(outs["client/ud-send-early"]), "status"); got != verbs.WCSuccess.String() {
 		t.Errorf("early UD SEND: %q, want success", got)
@@ -61,6 +64,23 @@ func TestUDTourOnRealVerbs(t *testing.T) {
 	if live := p.Live(); live.Total() != 0 {
 		t.Fatalf("live after the ud tour: %+v", live)
 	}
+}
+
+// checkUDSnapshotReal: the live state's UD part on rxe — both QPs hold
+// rdma_cm's Q_Key, and the client's destination is the server's QP with
+// an address handle to the server's address.
+func checkUDSnapshotReal(t *testing.T, srv, cli Snapshot) {
+	t.Helper()
+	for _, s := range []Snapshot{srv, cli} {
+		if s.QP == nil || s.QP.Attr.QKey != verbs.UDPQKey {
+			t.Errorf("%s: QP %+v, want qkey 0x%x", s.Role, s.QP, verbs.UDPQKey)
+		}
+	}
+	u := cli.UD
+	if u == nil || !u.HasDest || u.RemoteQPN != srv.QP.Num || u.RemoteQKey != verbs.UDPQKey || u.AH == nil || !u.AH.DGID.IsValid() {
+		t.Fatalf("client's UD state %+v (server QP 0x%x)", u, srv.QP.Num)
+	}
+	t.Logf("client's UD state: remote_qpn 0x%x remote_qkey 0x%x ah %s", u.RemoteQPN, u.RemoteQKey, u.AH)
 }
 
 func ptr(o Outcome) *Outcome { return &o }

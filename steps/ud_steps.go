@@ -19,6 +19,22 @@ type udState struct {
 	ah   verbs.AH      // the client's address handle to the server
 }
 
+// udSnapshot is the ud tour's live state (nil on the other tours).
+func (s *Session) udSnapshot() *UDState {
+	if s.cfg.Tour != TourUD {
+		return nil
+	}
+	u := &UDState{}
+	if d := s.ud.dest; d.QPNum != 0 {
+		u.HasDest, u.RemoteQPN, u.RemoteQKey = true, d.QPNum, d.QKey
+	}
+	if s.ud.ah != nil {
+		a := s.ud.ah.Attr()
+		u.AH = &a
+	}
+	return u
+}
+
 // udMessage is what the client's second datagram carries.
 func udMessage(cfg Config) string {
 	if cfg.Message == "" || cfg.Message == DefaultMessage {

@@ -127,14 +127,14 @@ func TestSummaryLine(t *testing.T) {
 			`rdmatour client: client step "Step C" failed after 2/4 steps on rxe0 (real RDMA)`},
 	}
 	for _, tt := range tests {
-		if got := summaryLine(tt.snaps, tt.verdict, false, steps.LangEN); got != tt.want {
+		if got := summaryLine(tt.snaps, tt.verdict, false, false, steps.LangEN); got != tt.want {
 			t.Errorf("%s:\n got  %q\n want %q", tt.name, got, tt.want)
 		}
 	}
 	// In zh the line is all Chinese; why it failed follows on stderr, in
 	// Chinese too (console.finish), not repeated here.
 	gone := &steps.Problem{What: steps.Text{EN: "the server has gone", ZH: "server 已经不在了"}}
-	zh := summaryLine([]steps.Snapshot{failed}, &TourError{Side: steps.Client, StepID: "sc", Explain: "the server has gone", Err: gone}, false, steps.LangZH)
+	zh := summaryLine([]steps.Snapshot{failed}, &TourError{Side: steps.Client, StepID: "sc", Explain: "the server has gone", Err: gone}, false, false, steps.LangZH)
 	if want := "rdmatour client：client 的步骤「步骤」失败，已完成 2/4 步，rxe0（真实 RDMA）"; zh != want {
 		t.Errorf("zh failure:\n got  %q\n want %q", zh, want)
 	}

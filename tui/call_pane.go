@@ -96,7 +96,7 @@ func (m *model) callLines(w int) []string {
 			}
 		}
 	default:
-		out = append(out, st.Dim.R(tr(m.lang, "Press enter to make this call:", "按 enter 执行这个调用：")))
+		out = append(out, st.Dim.R(m.pressToRun()))
 		for _, l := range wrap(ss.Call, w) {
 			out = append(out, st.Call.R(l))
 		}

@@ -70,6 +70,7 @@ var resultValuesZH = map[string]string{
 	"1 RECV WQE posted":                  "已提交 1 个 RECV WQE",
 	"NULL (the CM does not own this QP)": "NULL（这个 QP 不归 CM 管）",
 	"(undefined: the completion failed)": "（未定义：这个完成是失败的）",
+	"simulated":                          "模拟的（没有 fd）",
 }
 
 // resultValue is a result's value in the UI's language.

@@ -139,6 +139,8 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 			return nil, errors.New("tui: the demo needs [server, client] sessions")
 		}
 		m.plan = steps.DemoPlan(opts.Sessions[0].Steps(), opts.Sessions[1].Steps())
+		// History shows both sides as they were after each step.
+		steps.LinkDemo(opts.Sessions[0], opts.Sessions[1])
 	}
 	m.lesson = opts.Sessions[0].Config().Lesson
 	if m.lesson != "" && m.docs != nil {
@@ -167,6 +169,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 func (m *model) setLang(l steps.Lang) {
 	m.lang = l
 	m.keys = newKeyMap(l)
+	m.replayKeys()
 	m.keys.Side.SetEnabled(m.demo)
 	if !m.lessonDoc {
 		// The plain tour: L lists the lessons.
@@ -192,6 +195,7 @@ func (m *model) refresh() {
 	for _, s := range m.sessions {
 		m.snaps = append(m.snaps, s.Snapshot())
 	}
+	m.replayPeer()
 	m.applyHistory()
 }
 

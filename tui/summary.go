@@ -13,8 +13,9 @@ import (
 // it ended — so that after q the learner still knows where they were.
 
 // summaryLine is that line for the last snapshots (taken before the
-// sessions were closed) and Run's verdict, in lang.
-func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang steps.Lang) string {
+// sessions were closed) and Run's verdict, in lang. replay: the sessions
+// played a recording (nothing ran, nothing was released).
+func summaryLine(snaps []steps.Snapshot, verdict error, demo, replay bool, lang steps.Lang) string {
 	if len(snaps) == 0 {
 		return ""
 	}
@@ -25,6 +26,9 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang steps.La
 		who = "demo"
 	}
 	head := "rdmatour " + who
+	if replay {
+		head = t("rdmatour replay of a ", "rdmatour 回放 ") + who
+	}
 	if snaps[0].Lesson != "" {
 		head += t(" (lesson ", "（课程 ") + snaps[0].Lesson + t(")", "）")
 	}
@@ -49,6 +53,9 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang steps.La
 		// Why it failed follows on its own line (the exit message).
 		return fmt.Sprintf(t("%s: %s step %q failed after %s", "%s：%s 的步骤「%s」失败，已完成 %s"),
 			head, te.Side, stepTitle(snaps, te.StepID, l), ran)
+	case verdict != nil && replay:
+		return fmt.Sprintf(t("%s: left the replay before the end, %s (%s)", "%s：回放中途退出，%s（%s）"),
+			head, ran, quitAt(snaps, lang))
 	case verdict != nil:
 		// That everything was released follows on its own line too.
 		return fmt.Sprintf(t("%s: quit before the end, %s (%s)", "%s：中途退出，%s（%s）"),

@@ -118,7 +118,7 @@ func Run(ctx context.Context, opts Options) error {
 		if out == nil {
 			out = os.Stdout
 		}
-		fmt.Fprintln(out, summaryLine(last, verdict, m.demo, m.lang))
+		fmt.Fprintln(out, summaryLine(last, verdict, m.demo, m.replaying(), m.lang))
 	}
 	switch {
 	case ctx.Err() != nil:

@@ -88,10 +88,13 @@ func CMMAD(msg CMMessage, tid uint64) MAD {
 }
 
 // CMPacket is the UD packet that carries a CM MAD to the peer's QP1.
+// AckReq is set as rxe sets it on every packet of the GSI QP (QP1), MADs
+// included, though nothing acknowledges them; on a UD QP's own datagrams
+// it is clear (both measured between two guests).
 func CMPacket(msg CMMessage, tid uint64, psn uint32) Packet {
 	m := CMMAD(msg, tid)
 	return Packet{
-		BTH:     BTH{Opcode: UDSendOnly, PKey: 0xffff, DestQP: 1, PSN: psn},
+		BTH:     BTH{Opcode: UDSendOnly, PKey: 0xffff, DestQP: 1, AckReq: true, PSN: psn},
 		DETH:    &DETH{QKey: QP1QKey, SrcQP: 1},
 		Payload: m.Marshal(),
 	}

@@ -113,7 +113,11 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int, 
 		}
 	}
 	if p.in != nil {
-		fmt.Fprintf(p.out, "  next: %s\n  %s", strings.ReplaceAll(st.Call, "\n", "\n        "), p.text(steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}))
+		prompt := steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}
+		if s.Replaying() {
+			prompt = steps.Text{EN: "press Enter to see it as recorded", ZH: "按回车查看录制的结果"}
+		}
+		fmt.Fprintf(p.out, "  next: %s\n  %s", strings.ReplaceAll(st.Call, "\n", "\n        "), p.text(prompt))
 		ok, rerr := p.in.next(ctx)
 		if rerr != nil {
 			return rerr

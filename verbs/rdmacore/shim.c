@@ -415,7 +415,7 @@ int rt_query_qp_full(struct rt *rt, struct ibv_qp *qp, struct rt_qp_attr *out)
 		   IBV_QP_SQ_PSN | IBV_QP_ACCESS_FLAGS | IBV_QP_MAX_QP_RD_ATOMIC |
 		   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
 		   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_PORT | IBV_QP_CAP |
-		   IBV_QP_PKEY_INDEX | IBV_QP_AV;
+		   IBV_QP_PKEY_INDEX | IBV_QP_AV | IBV_QP_QKEY; /* qkey: a UD QP's, shown in the live state */
 	int rc;
 
 	memset(&a, 0, sizeof(a));
