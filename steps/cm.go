@@ -337,11 +337,12 @@ func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
 }
 
 func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {
-	// Show the peer's answer to our DREQ if it came (never wait for it:
-	// destroying the id is fine either way).
+	// Show the peer's answer to our DREQ if it comes soon (never wait
+	// long: destroying the id is fine either way). A quarter second lets
+	// a peer on a loaded machine answer; a vanished one costs only that.
 	var events []c.Stmt
 	if s.ec != nil && s.disconnected && !s.peerHungUp() {
-		pctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		pctx, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
 		if ev, err := s.getEvent(pctx); err == nil {
 			s.setEvent(ev)
 			if ev.Type == verbs.EventDisconnected {

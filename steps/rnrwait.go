@@ -74,14 +74,12 @@ func (s *Session) rnrNAKSeen() (bool, string) {
 }
 
 // waitForRNRNAK blocks until the responder has RNR-NAKed the client's
-// SEND, the peer hangs up, or ctx ends. With --auto (cfg.Timeout) it is
-// bounded; interactively it waits for the person on the client side.
+// SEND, the peer hangs up, or ctx ends. With --auto it is bounded
+// (peerWaitBound); interactively it waits for the person on the client
+// side as long as the peer is there.
 func (s *Session) waitForRNRNAK(ctx context.Context) (string, error) {
-	if s.cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.cfg.Timeout)
-		defer cancel()
-	}
+	ctx, cancel := s.boundPeerWait(ctx)
+	defer cancel()
 	tick := time.NewTicker(rnrPollEvery)
 	defer tick.Stop()
 	for {

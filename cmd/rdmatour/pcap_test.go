@@ -24,9 +24,10 @@ import (
 // DREP (doorbell and no-remote-write have the client's), so here the
 // client waits before its disconnect step until the server has finished;
 // the client's own capture then holds the whole exchange.
-// In the no-recv lesson the server waits for the client to hang up, so
-// there the client pauses before its teardown instead. (Its RNR NAK no
-// longer depends on timing: the server's late RECV waits for it.)
+// In the no-recv lesson the server waits for the client to hang up (the
+// client's DREQ), so there the client pauses before its teardown instead.
+// (Its RNR NAK no longer depends on timing: the server's late RECV waits
+// for it.)
 func TestSimWireMatchesRxe(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
