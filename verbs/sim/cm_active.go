@@ -260,8 +260,12 @@ func (id *cmID) onReply(ctx context.Context, c *conn, m *cmMsg, p verbs.ConnPara
 	id.p.dev.setPeer(m.QPN, id)
 	evType := verbs.EventEstablished
 	if q := id.qp; q != nil {
-		q.toRTR(c, m.QPN, m.PSN, p.ResponderResources)
-		q.toRTS(p.RetryCount, p.RNRRetryCount, p.InitiatorDepth)
+		q.toRTR(c, m.QPN, m.PSN, p.ResponderResources, m.InitiatorDepth)
+		// librdmacm's CONNECT_RESPONSE handling keeps ib_cm's
+		// max_rd_atomic, the REP's responder resources (measured on
+		// rxe: initiator_depth 0 in rdma_connect still gives 1 here
+		// when the server accepted with responder_resources 1).
+		q.toRTS(p.RetryCount, p.RNRRetryCount, m.ResponderResources)
 		c.sendCM(&cmMsg{Type: cmRTU})
 		id.state = stEstablished
 	} else {

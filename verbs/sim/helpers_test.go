@@ -34,6 +34,9 @@ type pairCfg struct {
 	accept    verbs.ConnParam
 	sigAll    bool
 	noCleanup bool
+	// keepRdAtomic: use connect/accept's responder_resources and
+	// initiator_depth as given, 0 included.
+	keepRdAtomic bool
 	// serverPcap, if set, is the server's Options.Pcap (the client's NIC
 	// writes none, so each frame is written once).
 	serverPcap io.Writer
@@ -91,6 +94,13 @@ func connectPair(t testing.TB, cfg pairCfg) (srv, cli *side) {
 	}
 	if cfg.caps.MaxSendWR == 0 {
 		cfg.caps = verbs.QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 2, MaxRecvSGE: 2}
+	}
+	// Like the seed (and rdmatour), one READ/atomic each way unless a test
+	// asks otherwise: with 0 the peer's QP has no REMOTE_READ (cmAccess).
+	if !cfg.keepRdAtomic {
+		for _, p := range []*verbs.ConnParam{&cfg.connect, &cfg.accept} {
+			p.ResponderResources, p.InitiatorDepth = max(p.ResponderResources, 1), max(p.InitiatorDepth, 1)
+		}
 	}
 	srvOpts := cfg.opts
 	srvOpts.Pcap = cfg.serverPcap

@@ -15,8 +15,8 @@ var rnrTimerTable = [32]int{
 	122880, 163840, 245760, 327680, 491520,
 }
 
-// qpAccess is what rdma_cm grants an RC QP (cma_ib_init_qp_attr +
-// ib_cm's qp_access_flags when responder resources > 0).
+// qpAccess is an rdma_create_qp QP's access before rdma_cm brings it to
+// RTR; from RTR on, cmAccess decides, as ib_cm does.
 const qpAccess = verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead
 
 // sendWQE is a posted send work request and its progress.
@@ -200,13 +200,15 @@ func (q *qp) destroy() {
 }
 
 // toRTR and toRTS are the modify_qp calls rdma_cm makes on connect/accept.
-func (q *qp) toRTR(c *conn, destQPN, rqPSN uint32, maxDestRd uint8) {
+// peerInitDepth is the initiator depth the peer asked for (see cmAccess).
+func (q *qp) toRTR(c *conn, destQPN, rqPSN uint32, maxDestRd, peerInitDepth uint8) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.state != verbs.QPSInit {
 		return
 	}
 	q.state = verbs.QPSRTR
+	q.access = cmAccess(peerInitDepth)
 	q.conn, q.destQPN, q.rqPSN, q.maxDestRdAtomic = c, destQPN, rqPSN, maxDestRd
 }
 
@@ -306,7 +308,7 @@ func (q *qp) receive(c *conn, pk *packet) {
 		return
 	}
 	switch pk.Opcode {
-	case verbs.OpAcknowledge, verbs.OpRDMAReadRespFirst, verbs.OpRDMAReadRespMiddle,
+	case verbs.OpAcknowledge, verbs.OpAtomicAcknowledge, verbs.OpRDMAReadRespFirst, verbs.OpRDMAReadRespMiddle,
 		verbs.OpRDMAReadRespLast, verbs.OpRDMAReadRespOnly:
 		q.onResponse(pk)
 	default:
