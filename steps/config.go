@@ -42,6 +42,9 @@ type Config struct {
 	// RNRRetry is rnr_retry_count for rdma_connect and rdma_accept (0..7,
 	// 7 = forever). The seed leaves it 0.
 	RNRRetry uint8
+	// Tour is which operation the tour teaches (--tour; the zero value is
+	// the seed's WRITE tour).
+	Tour TourKind
 }
 
 // MaxRNRRetry is the largest rnr_retry_count: a 3-bit field where 7
@@ -90,6 +93,9 @@ func (c Config) Validate() error {
 	if c.RNRRetry > MaxRNRRetry {
 		return configErrorf("--rnr-retry %d is out of range: 0..%d (%d = retry forever)", c.RNRRetry, MaxRNRRetry, MaxRNRRetry)
 	}
+	if err := c.validateTour(); err != nil {
+		return err
+	}
 	if c.Lesson != "" {
 		if _, err := ParseLesson(c.Lesson); err != nil {
 			return &ConfigError{Reason: err.Error()}
@@ -97,6 +103,27 @@ func (c Config) Validate() error {
 		if c.Track == TrackManual {
 			return configErrorf("--track manual and --lesson %s cannot be combined: the lessons run on the rdma_cm track", c.Lesson)
 		}
+	}
+	return nil
+}
+
+// validateTour refuses tours not built yet and combinations that do not
+// exist: lessons and the manual track run on the write tour.
+func (c Config) validateTour() error {
+	switch c.Tour {
+	case TourWrite:
+		return nil
+	case TourRead:
+	case TourAtomic, TourUD:
+		return configErrorf("--tour %s is not available yet: use --tour write or --tour read", c.Tour)
+	default:
+		return configErrorf("unknown tour %d: use write or read", int(c.Tour))
+	}
+	if c.Lesson != "" {
+		return configErrorf("--tour %s and --lesson %s cannot be combined: the lessons run on the write tour", c.Tour, c.Lesson)
+	}
+	if c.Track == TrackManual {
+		return configErrorf("--tour %s and --track manual cannot be combined: the manual track runs the write tour", c.Tour)
 	}
 	return nil
 }

@@ -114,6 +114,9 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.Track == TrackManual {
 		tour = manualTour(cfg.Role, cfg.Notify)
 	}
+	if cfg.Tour == TourRead {
+		tour = readTour(cfg.Role, tour)
+	}
 	if cfg.Lesson != "" {
 		l, err := ParseLesson(cfg.Lesson)
 		if err != nil {

@@ -161,6 +161,8 @@ func AllStepIDs() []string {
 	for _, t := range manualTours() {
 		add(t)
 	}
+	add(readTour(Server, serverTour()))
+	add(readTour(Client, clientTour(NotifySend)))
 	for _, l := range Lessons() {
 		for _, role := range []Role{Server, Client} {
 			cfg := Config{Role: role, Notify: l.Notify}
