@@ -37,11 +37,27 @@ var requiredSections = map[string][]string{
 }
 
 // lessonSections are the level-2 headings of a lesson page
-// (lesson-<name>.md): the mistake, the error, how to spot it, the fix.
+// (lesson-<name>.md): the mistake, the question the learner answers before
+// running it, the error, how to spot it, the fix. Everything from the
+// third section on gives the answer away: screens show it only after the
+// learner predicted (BeforePrediction).
 var lessonSections = map[string][]string{
+	"en": {"The mistake", PredictSection["en"], "What you will see", "How to recognise it in real code", "The fix"},
+	"zh": {"错在哪里", PredictSection["zh"], "你会看到什么", "在真实代码里怎么认出它", "怎么改"},
+}
+
+// PredictSection is the lesson page's question section, per language.
+var PredictSection = map[string]string{"en": "Predict", "zh": "先猜一猜"}
+
+// trackSections are the sections of lesson-manual-qp, a track rather
+// than a lesson with a mistake: it asks no prediction.
+var trackSections = map[string][]string{
 	"en": {"The mistake", "What you will see", "How to recognise it in real code", "The fix"},
 	"zh": {"错在哪里", "你会看到什么", "在真实代码里怎么认出它", "怎么改"},
 }
+
+// ManualTrackPage is the page of the manual QP track.
+const ManualTrackPage = "lesson-manual-qp"
 
 // conceptSections are the level-2 headings of a concept page
 // (concept-<name>.md).
@@ -114,6 +130,9 @@ func SectionsFor(lang, id string) []string {
 		sections = conceptSections
 	case KindLesson:
 		sections = lessonSections
+		if id == ManualTrackPage {
+			sections = trackSections
+		}
 	default:
 		sections = requiredSections
 	}

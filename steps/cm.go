@@ -130,11 +130,12 @@ func stepGetConnectRequest(ctx context.Context, s *Session) (Outcome, error) {
 	id := ev.ID
 	s.set(func() { s.id = id; s.dev = id.Device() })
 	s.got("REQ", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
+	peer, mismatch := s.learnPeerTour(ev.PrivateData)
 	return withC(Outcome{
 		Results: []KV{{"event", ev.Type.String()}, {"from", id.PeerAddr().String()}, {"id->verbs", devName(id.Device())},
-			{"client QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"initiator_depth", fmt.Sprint(ev.InitiatorDepth)}, {"responder_resources", fmt.Sprint(ev.ResponderResources)}},
-		Note: Text{"event->id is a NEW cm id for this connection, already bound to the device the request came in on; the listener keeps listening.",
-			"event->id 是为这条连接新建的 cm id，已绑定到请求到达的那块设备；listener 继续监听。"},
+			{"client QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"initiator_depth", fmt.Sprint(ev.InitiatorDepth)}, {"responder_resources", fmt.Sprint(ev.ResponderResources)}, peer},
+		Note: joinNotes(Text{"event->id is a NEW cm id for this connection, already bound to the device the request came in on; the listener keeps listening.",
+			"event->id 是为这条连接新建的 cm id，已绑定到请求到达的那块设备；listener 继续监听。"}, mismatch),
 	}, getEvent(ev, verbs.EventConnectRequest, true), c.S(c.Assign("id", c.C("event->id"))), ackEvent()), nil
 }
 
@@ -185,9 +186,10 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 		info.Addr, addrC = t.Addr, t.AddrC
 	}
 	raw := info.Marshal()
-	p := verbs.ConnParam{PrivateData: raw, ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
+	p := verbs.ConnParam{PrivateData: append(append([]byte(nil), raw...), s.myHello()...), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
 	fill := remoteInfoC(info, addrC)
 	call := c.Must("rdma_accept", c.Call("rdma_accept", c.C("id"), connParamC(p, c.C("&info"), true)))
+	s.markRNRBaseline() // before any SEND can arrive: the no-recv lesson counts RNR NAKs from here
 	if err := s.id.Accept(p); err != nil {
 		return withC(Outcome{}, fill, failed(call, err)), s.acceptFailed(err)
 	}
@@ -195,19 +197,19 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 	s.sent("REP", fmt.Sprintf("remote_info: addr=0x%x rkey=0x%x", info.Addr, info.RKey))
 	state := s.recordQPState()
 	return withC(Outcome{
-		Results: []KV{{"private data", fmt.Sprintf("% x", raw)}, {"QP state", state}},
-		Note:    Text{"librdmacm moved the QP to RTR and RTS before sending the REP.", "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}}, fill, call.Returned("0")), nil
+		Results: []KV{{"private data", fmt.Sprintf("% x", raw)}, s.helloSentKV(), {"QP state", state}},
+		Note:    joinNotes(Text{"librdmacm moved the QP to RTR and RTS before sending the REP.", "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}, helloNote)}, fill, call.Returned("0")), nil
 }
 
 func stepConnect(_ context.Context, s *Session) (Outcome, error) {
-	p := verbs.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
+	p := verbs.ConnParam{PrivateData: s.myHello(), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
 	call := c.Must("rdma_connect", c.Call("rdma_connect", c.C("id"), connParamC(p, c.Expr{}, false)))
 	if err := s.id.Connect(p); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.sent("REQ", fmt.Sprintf("qpn=0x%x", s.qp.Num()))
-	return withC(Outcome{Results: []KV{{"sent", "CM REQ"}},
-		Note: Text{"rdma_connect only sends the request; the answer comes as an event.", "rdma_connect 只是把请求发出去，结果以事件的形式返回。"}}, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{{"sent", "CM REQ"}, s.helloSentKV()},
+		Note: joinNotes(Text{"rdma_connect only sends the request; the answer comes as an event.", "rdma_connect 只是把请求发出去，结果以事件的形式返回。"}, helloNote)}, call.Returned("0")), nil
 }
 
 func stepResolveRoute(ctx context.Context, s *Session) (Outcome, error) {
@@ -247,14 +249,15 @@ func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	raw := append([]byte(nil), ev.PrivateData...)
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
+	peer, mismatch := s.learnPeerTour(ev.PrivateData[RemoteInfoSize:])
 	state := s.recordQPState()
 	out = withC(out, append(readRemoteInfo(info, len(ev.PrivateData)), ackEvent(),
 		c.S(c.C(`printf("[client] connected: remote addr=0x%" PRIx64 " rkey=0x%" PRIx32 " size=%" PRIu32 "\n", remote_addr, rkey, size)`)).Only(c.ExportOnly))...)
 	out.Results = []KV{{"event", ev.Type.String()}, {"private_data_len", fmt.Sprint(len(ev.PrivateData))},
 		{"remote addr", fmt.Sprintf("0x%x", info.Addr)}, {"remote rkey", fmt.Sprintf("0x%x", info.RKey)}, {"remote size", fmt.Sprint(info.Size)},
-		{"doorbell addr", fmt.Sprintf("0x%x", info.DoorbellAddr)}, {"doorbell rkey", fmt.Sprintf("0x%x", info.DoorbellRKey)}, {"QP state", state}}
-	out.Note = Text{"librdmacm moved the QP to RTR and RTS and sent the RTU while handling this event. remote_info is the first 32 bytes of the private data.",
-		"librdmacm 在处理这个事件时把 QP 推到了 RTR、RTS 并发出 RTU。remote_info 就是 private data 的前 32 字节。"}
+		{"doorbell addr", fmt.Sprintf("0x%x", info.DoorbellAddr)}, {"doorbell rkey", fmt.Sprintf("0x%x", info.DoorbellRKey)}, {"QP state", state}, peer}
+	out.Note = joinNotes(Text{"librdmacm moved the QP to RTR and RTS and sent the RTU while handling this event. remote_info is the first 32 bytes of the private data.",
+		"librdmacm 在处理这个事件时把 QP 推到了 RTR、RTS 并发出 RTU。remote_info 就是 private data 的前 32 字节。"}, mismatch)
 	return out, nil
 }
 

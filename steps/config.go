@@ -148,6 +148,14 @@ const (
 )
 
 // String returns "server" or "client" ("" for no known role).
+// Peer is the other side's role.
+func (r Role) Peer() Role {
+	if r == Server {
+		return Client
+	}
+	return Server
+}
+
 func (r Role) String() string {
 	switch r {
 	case Server:

@@ -79,40 +79,66 @@ type Lesson struct {
 	apply func(cfg Config, tour []Step) []Step
 	// server and client are the mistakes steps make on each side.
 	server, client Mistake
+	// by is the side whose code has the mistake; noMistake for an
+	// explanation-only lesson. A plain-tour peer of that side adopts the
+	// lesson's expectations (see adoptPeerExpectations).
+	by Role
 }
+
+// noMistake marks a lesson in which neither side makes a mistake.
+const noMistake Role = -1
 
 // Lessons lists every lesson, in teaching order.
 func Lessons() []Lesson {
 	return []Lesson{
-		{Name: "no-recv", Notify: NotifySend,
+		{Name: "no-recv", Notify: NotifySend, by: Server,
 			Title:   Text{"SEND with no posted RECV", "没有 post RECV 就 SEND"},
-			Summary: Text{"the server skips post_recv: RNR NAKs, then `RNR retry counter exceeded` (or, with --rnr-retry 7, retries until the late RECV)", "server 跳过 post_recv：RNR NAK，然后 `RNR retry counter exceeded`（--rnr-retry 7 时一直重试，直到迟到的 RECV）"},
+			Summary: Text{"the server skips post_recv: RNR NAKs, then RNR retry counter exceeded (or, with --rnr-retry 7, retries until the late RECV)", "server 跳过 post_recv：RNR NAK，然后 RNR retry counter exceeded（--rnr-retry 7 时一直重试，直到迟到的 RECV）"},
 			apply:   applyNoRecv},
-		{Name: "bad-rkey", Notify: NotifySend,
+		{Name: "bad-rkey", Notify: NotifySend, by: Client,
 			Title:   Text{"WRITE with the wrong rkey", "用错 rkey 做 WRITE"},
-			Summary: Text{"the client puts its own lkey in wr.rdma.rkey: `remote access error`, then `Work Request Flushed Error`", "client 把自己的 lkey 填进 wr.rdma.rkey：`remote access error`，随后 `Work Request Flushed Error`"},
+			Summary: Text{"the client puts its own lkey in wr.rdma.rkey: remote access error, then Work Request Flushed Error", "client 把自己的 lkey 填进 wr.rdma.rkey：remote access error，随后 Work Request Flushed Error"},
 			apply:   applyRemoteAccessError, client: mistakeBadRKey},
-		{Name: "out-of-bounds", Notify: NotifySend,
+		{Name: "out-of-bounds", Notify: NotifySend, by: Client,
 			Title:   Text{"WRITE past the end of the MR", "WRITE 越过 MR 末尾"},
-			Summary: Text{"the client writes at addr+size-8: `remote access error`, nothing lands", "client 从 addr+size-8 开始写：`remote access error`，一个字节也不会落地"},
+			Summary: Text{"the client writes at addr+size-8: remote access error, nothing lands", "client 从 addr+size-8 开始写：remote access error，一个字节也不会落地"},
 			apply:   applyRemoteAccessError, client: mistakeOutOfBounds},
-		{Name: "no-remote-write", Notify: NotifySend,
+		{Name: "no-remote-write", Notify: NotifySend, by: Server,
 			Title:   Text{"MR without REMOTE_WRITE", "MR 没有 REMOTE_WRITE 权限"},
-			Summary: Text{"the server registers its buffer with LOCAL_WRITE only: `remote access error`", "server 注册 buffer 时只给了 LOCAL_WRITE：`remote access error`"},
+			Summary: Text{"the server registers its buffer with LOCAL_WRITE only: remote access error", "server 注册 buffer 时只给了 LOCAL_WRITE：remote access error"},
 			apply:   applyRemoteAccessError, server: mistakeNoRemoteWrite},
-		{Name: "htonl-address", Notify: NotifySend,
+		{Name: "htonl-address", Notify: NotifySend, by: Server,
 			Title:   Text{"64-bit address through htonl", "64 位地址被 htonl 截断"},
-			Summary: Text{"the server sends htonl((uintptr_t)buf): the address loses its top 32 bits, `remote access error`", "server 发送 htonl((uintptr_t)buf)：地址丢了高 32 位，`remote access error`"},
+			Summary: Text{"the server sends htonl((uintptr_t)buf): the address loses its top 32 bits, remote access error", "server 发送 htonl((uintptr_t)buf)：地址丢了高 32 位，remote access error"},
 			apply:   applyRemoteAccessError, server: mistakeHtonlAddress},
-		{Name: "post-before-connect", Notify: NotifySend,
+		{Name: "post-before-connect", Notify: NotifySend, by: Client,
 			Title:   Text{"post_send before the QP is connected", "QP 还没连上就 post_send"},
 			Summary: Text{"the client posts its WRITE while the QP is in INIT: ibv_post_send returns EINVAL", "client 在 QP 还处于 INIT 时 post WRITE：ibv_post_send 返回 EINVAL"},
 			apply:   applyPostBeforeConnect},
-		{Name: "doorbell-ordering", Notify: NotifyDoorbell,
+		{Name: "doorbell-ordering", Notify: NotifyDoorbell, by: noMistake,
 			Title:   Text{"Is a flag after the data a completion?", "数据后面写个标志位，算完成通知吗？"},
 			Summary: Text{"an explanation: why polling a doorbell is not a portable completion guarantee, and what to use instead", "讲解课：为什么轮询 doorbell 不是可移植的完成保证，以及应该用什么"},
 			apply:   func(_ Config, tour []Step) []Step { return tour }},
 	}
+}
+
+// TryNext is the lesson to suggest when a tour running lesson current
+// ("" = the plain tour) ends: the next one in teaching order, wrapping.
+func TryNext(current string) Lesson {
+	all := Lessons()
+	for i, l := range all {
+		if l.Name == current {
+			return all[(i+1)%len(all)]
+		}
+	}
+	return all[0]
+}
+
+// TryNextText is the end-of-tour line that points to the lessons.
+func TryNextText(current string) Text {
+	l := TryNext(current)
+	return Text{"Try next: --lesson " + l.Name + " (" + l.Title.EN + "); rdmatour lessons lists them all.",
+		"下一步试试：--lesson " + l.Name + "（" + l.Title.ZH + "）；rdmatour lessons 列出全部课程。"}
 }
 
 // LessonByName finds a lesson.
@@ -169,9 +195,9 @@ func applyNoRecv(cfg Config, tour []Step) []Step {
 	forever := cfg.RNRRetry == 7
 	if cfg.Role == Server {
 		tour = remove(tour, "post-recv")
-		late := Step{ID: "post-recv-late", Side: Server, Section: SectionQP,
-			Title: Text{"Post the RECV, late", "迟到的 post_recv"},
-			Call:  postRecvGeneric(), run: stepPostRecv}
+		late := Step{ID: "post-recv-late", Side: Server, Section: SectionQP, Waits: true,
+			Title: Text{"Post the RECV, late (after the client's SEND)", "迟到的 post_recv（等 client 的 SEND 之后）"},
+			Call:  postRecvGeneric(), run: stepPostRecvLate}
 		if forever {
 			late.After = []string{"post-send"} // while the SEND is being RNR-NAKed
 		} else {

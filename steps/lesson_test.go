@@ -3,7 +3,6 @@ package steps_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
@@ -57,13 +56,8 @@ func TestLessonsOnSimulatedNIC(t *testing.T) {
 			}
 			msg := "lesson " + tt.lesson
 			p := newLessonPair(t, l.Notify, msg, tt.lesson, tt.rnr)
-			p.pauseAfter = func(side steps.Role, id string) {
-				// Give the SEND time to be RNR-NAKed before the server's
-				// late RECV, as a learner reading the screen would.
-				if side == steps.Client && id == "post-send" && tt.rnrNAKs {
-					waitForRNRNAK(t, p.cli)
-				}
-			}
+			// No pause before the server's late RECV: the step itself
+			// waits until its RNR NAK went out (rnrwait.go).
 			p.runTurns(t, -1)
 			seen := map[string]bool{}
 			for side, s := range map[string]*steps.Session{"server": p.srv, "client": p.cli} {
@@ -122,6 +116,11 @@ func TestLessonsHaveTitlesAndUniqueNames(t *testing.T) {
 			t.Errorf("lesson %+v: duplicate name or missing text", l)
 		}
 		seen[l.Name] = true
+		for _, text := range []string{l.Title.EN, l.Title.ZH, l.Summary.EN, l.Summary.ZH} {
+			if strings.Contains(text, "`") || strings.Contains(text, "**") || strings.Contains(text, "](") {
+				t.Errorf("lesson %s: %q has Markdown; titles and summaries are shown as plain text", l.Name, text)
+			}
+		}
 	}
 	if _, err := steps.LessonByName("nope"); err == nil {
 		t.Error("unknown lesson accepted")
@@ -136,15 +135,4 @@ func countRNRNAKs(s *steps.Session) int {
 		}
 	}
 	return n
-}
-
-func waitForRNRNAK(t *testing.T, s *steps.Session) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for countRNRNAKs(s) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no RNR NAK within 5 s of the SEND")
-		}
-		time.Sleep(time.Millisecond)
-	}
 }

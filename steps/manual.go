@@ -184,7 +184,7 @@ func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
 func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 	info := s.localRemoteInfo()
 	raw := info.Marshal()
-	p := verbs.ConnParam{PrivateData: raw, ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
+	p := verbs.ConnParam{PrivateData: append(append([]byte(nil), raw...), s.myHello()...), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
 	fill := remoteInfoC(info, c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)buf")))
 	call := c.Must("rdma_accept", c.Call("rdma_accept", c.C("id"), connParamC(p, c.C("&info"), true)))
 	if err := s.id.Accept(p); err != nil {
@@ -200,7 +200,7 @@ func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
-	p := verbs.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
+	p := verbs.ConnParam{PrivateData: s.myHello(), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
 	call := c.Must("rdma_connect", c.Call("rdma_connect", c.C("id"), connParamC(p, c.Expr{}, false)))
 	if err := s.id.Connect(p); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
@@ -225,10 +225,11 @@ func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	raw := append([]byte(nil), ev.PrivateData...)
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
+	peer, _ := s.learnPeerTour(ev.PrivateData[RemoteInfoSize:])
 	state := s.recordQPState()
 	out = withC(out, append(readRemoteInfo(info, len(ev.PrivateData)), ackEvent())...)
 	out.Results = []KV{{"event", ev.Type.String()}, {"server QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"private_data_len", fmt.Sprint(len(ev.PrivateData))},
-		{"remote addr", fmt.Sprintf("0x%x", info.Addr)}, {"remote rkey", fmt.Sprintf("0x%x", info.RKey)}, {"QP state", state}}
+		{"remote addr", fmt.Sprintf("0x%x", info.Addr)}, {"remote rkey", fmt.Sprintf("0x%x", info.RKey)}, {"QP state", state}, peer}
 	out.Note = Text{"With a QP on the id, librdmacm would have moved it to RTR and RTS and sent the RTU right here. id->qp is NULL, so it hands the REP to us: the connection is half open until rdma_establish.",
 		"如果 id 上挂着 QP，librdmacm 会在这里把它推到 RTR、RTS 并发出 RTU。现在 id->qp 是 NULL，它就把 REP 交给我们：在 rdma_establish 之前，连接只建立了一半。"}
 	return out, nil

@@ -79,10 +79,14 @@ var (
 		return t
 	}}
 
+	// out-of-bounds starts 8 bytes before the end; a message of 8 bytes
+	// or less (with its NUL) would still fit there, so it starts closer,
+	// always leaving at least one byte past the end.
 	mistakeOutOfBounds = Mistake{Write: func(t Target, size uint32, _ verbs.MR, n int) Target {
-		t.Why = fmt.Sprintf("the lesson's mistake: remote_addr = addr + size - 8, then %d bytes", n)
-		t.Addr += uint64(size) - 8
-		t.AddrC = c.Hex(t.Addr, "remote_addr + size - 8")
+		back := min(8, max(n-1, 0))
+		t.Why = fmt.Sprintf("the lesson's mistake: remote_addr = addr + size - %d, then %d bytes", back, n)
+		t.Addr += uint64(size) - uint64(back)
+		t.AddrC = c.Hex(t.Addr, fmt.Sprintf("remote_addr + size - %d", back))
 		return t
 	}}
 )

@@ -75,6 +75,11 @@ type Session struct {
 	lastEvent    string
 	eventStatus  int
 	remote       *RemoteState
+	peerTour     PeerTour
+	pred         *Prediction     // the lesson's question for this side (nil: none)
+	predState    PredictionState // the learner's pick and what happened
+	rnrBaseline  uint64          // RNR NAKs the device had sent at rdma_accept
+	rnrCounted   bool            // the device counts them (see rnrwait.go)
 	completions  []verbs.WC
 	qpHistory    []verbs.QPState
 	timeline     []TimelineEntry
@@ -126,13 +131,16 @@ func NewSession(cfg Config) (*Session, error) {
 		if cfg.Role == Client {
 			tour = clientTour(cfg.Notify)
 		}
-		tour = l.apply(cfg, tour)
+		tour = markLessonSteps(tour, l.apply(cfg, tour))
 	}
 	s := &Session{
 		cfg:      cfg,
 		tour:     tour,
 		outcomes: make([]*Outcome, len(tour)),
 		states:   make([]RunState, len(tour)),
+	}
+	if l, err := LessonByName(cfg.Lesson); err == nil {
+		s.initPrediction(predictionFor(l, cfg))
 	}
 	return s, nil
 }
@@ -182,6 +190,8 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 
 	out, err := st.run(ctx, s)
 	err = s.explainPeerGone(ctx, err)
+	err = s.withMismatch(err, st.Expect.Matches(err))
+	verdict := s.reveal(st.ID, err)
 	if err != nil {
 		out.Failure = Text{ExplainIn(err, "en"), ExplainIn(err, "zh")}
 		if st.Expect.Matches(err) {
@@ -189,9 +199,10 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 			err = nil
 		}
 	} else if st.Expect != nil {
-		out.Note = Text{"This lesson expected " + st.Expect.What.EN + ", but the call succeeded. " + out.Note.EN,
-			"本课预期会出现 " + st.Expect.What.ZH + "，但这次调用成功了。" + out.Note.ZH}
+		out.Note = s.explainMismatch(Text{"This lesson expected " + st.Expect.What.EN + ", but the call succeeded. " + out.Note.EN,
+			"本课预期会出现 " + st.Expect.What.ZH + "，但这次调用成功了。" + out.Note.ZH}, false)
 	}
+	out.Note = joinNotes(out.Note, verdict)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -15,9 +15,14 @@ type Snapshot struct {
 	Track  Track  // TrackCM or TrackManual
 	// LessonTitle is the lesson's title ("" for the plain tour).
 	LessonTitle Text
-	Backend     string // "rdma" or "sim"
-	Simulated   bool   // true: the screen must say "simulated NIC"
-	Why         string // why this backend was chosen (from cmd)
+	// Prediction is the lesson's question for this side, the learner's
+	// pick and the answer once revealed; nil when none is asked.
+	Prediction *PredictionState
+	// Peer is what this side knows of the other side's tour (hello).
+	Peer      PeerTour
+	Backend   string // "rdma" or "sim"
+	Simulated bool   // true: the screen must say "simulated NIC"
+	Why       string // why this backend was chosen (from cmd)
 
 	Steps   []StepStatus // the whole tour, in order
 	Next    int          // index of the next step to run; len(Steps) when done
@@ -57,6 +62,9 @@ type StepStatus struct {
 	State RunState
 	// Outcome is filled once the step ran.
 	Outcome *Outcome
+	// LessonStep: the lesson changes this step's result, so its normal
+	// page would give the answer away (see LessonStepPage).
+	LessonStep bool
 }
 
 // RunState of a step.

@@ -49,8 +49,11 @@ func (s *Session) snapshotSteps() Snapshot {
 	if l, err := LessonByName(s.cfg.Lesson); err == nil {
 		snap.LessonTitle = l.Title
 	}
+	snap.Prediction = s.predictionLocked()
+	snap.Peer = s.peerTour
 	for i, st := range s.tour {
-		ss := StepStatus{ID: st.ID, Title: st.Title, Call: st.Call, State: s.states[i]}
+		ss := StepStatus{ID: st.ID, Title: st.Title, Call: st.Call, State: s.states[i],
+			LessonStep: st.lessonStep || (s.pred != nil && st.ID == s.pred.At)}
 		if o := s.outcomes[i]; o != nil {
 			c := *o
 			c.Results = append([]KV(nil), o.Results...)

@@ -61,4 +61,6 @@ type Step struct {
 	// Section is the part of the live state the step creates or changes.
 	Section Section
 	run     func(ctx context.Context, s *Session) (Outcome, error)
+	// lessonStep: the lesson added this step or changed its result.
+	lessonStep bool
 }

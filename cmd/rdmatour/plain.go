@@ -81,6 +81,9 @@ func (p *plainRunner) run(ctx context.Context, s *steps.Session) (err error) {
 	side := s.Config().Role.String()
 	fmt.Fprintf(p.out, "rdmatour %s — backend: %s\n", side, backendLabel(snap))
 	p.lessonHeader(snap)
+	if err := p.predict(ctx, s); err != nil {
+		return err
+	}
 	total := len(s.Steps())
 	for s.Next() < total {
 		if err := p.step(ctx, s, s.Next()+1, total); err != nil {
@@ -104,7 +107,7 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int) 
 	}
 	if p.explain {
 		for _, l := range p.langs() {
-			if page, derr := p.docs(l, st.ID); derr == nil {
+			if page, ok := p.stepPage(s, s.Next(), l); ok {
 				fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
 			}
 		}
@@ -121,9 +124,11 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int) 
 	if st.Waits {
 		fmt.Fprintf(p.out, "  … %s\n", p.text(steps.Text{EN: "waiting", ZH: "等待中"}))
 	}
+	idx := s.Next()
 	out, err := s.RunNext(ctx)
 	p.printOutcome(out)
 	p.printState(s.Snapshot())
+	p.afterLessonStep(s, idx)
 	if err != nil {
 		for _, l := range p.langs() {
 			fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(err, l))
@@ -140,6 +145,15 @@ func (p *plainRunner) finish(srv *steps.Session) {
 		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message.String())
 	}
 	fmt.Fprintf(p.out, "\n%s\n", p.text(steps.Text{EN: "tour complete", ZH: "完成"}))
+	snap := srv.Snapshot()
+	if p.explain && snap.Lesson != "" {
+		for _, l := range p.langs() {
+			if page, ok := p.lessonPage(l, "lesson-"+snap.Lesson, true); ok {
+				fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
+			}
+		}
+	}
+	p.tryNext(snap.Lesson)
 }
 
 func (p *plainRunner) printOutcome(out steps.Outcome) {
@@ -185,6 +199,11 @@ func (p *plainRunner) runDemo(ctx context.Context, srv, cli *steps.Session) (err
 	}()
 	fmt.Fprintf(p.out, "rdmatour demo — backend: %s\n", backendLabel(srv.Snapshot()))
 	p.lessonHeader(srv.Snapshot())
+	for _, s := range []*steps.Session{cli, srv} {
+		if err := p.predict(ctx, s); err != nil {
+			return err
+		}
+	}
 	sides := map[steps.Role]*steps.Session{steps.Server: srv, steps.Client: cli}
 	plan := steps.DemoPlan(srv.Steps(), cli.Steps())
 	for n, turn := range plan {
@@ -212,7 +231,7 @@ func (p *plainRunner) lessonHeader(snap steps.Snapshot) {
 		return
 	}
 	for _, l := range p.langs() {
-		if page, err := p.docs(l, page); err == nil {
+		if page, ok := p.lessonPage(l, page, false); ok {
 			fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
 		}
 	}

@@ -1,0 +1,216 @@
+package steps
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// PeerTour is what this side learned about the other side's tour from its
+// hello (see hello.go).
+type PeerTour struct {
+	// Known is false until the hello's message arrived (REQ on the
+	// server, REP on the client).
+	Known bool
+	// Sent is false when the peer sent no hello: the seed program, or an
+	// rdmatour from before the hello. It runs the plain write tour.
+	Sent  bool
+	Hello Hello
+	// Bad is why a hello with the magic could not be read ("" if fine).
+	Bad string
+}
+
+// Lesson is the peer's lesson name ("" for the plain tour or no hello).
+func (p PeerTour) Lesson() string { return p.Hello.Lesson }
+
+// myHello is the hello this side sends.
+func (s *Session) myHello() []byte {
+	b, err := HelloFor(s.tourKind(), s.cfg.Lesson).Marshal()
+	if err != nil {
+		return nil // TestHelloFitsEveryLesson: never for a real lesson
+	}
+	return b
+}
+
+// tourKind is the tour this side runs; lessons run on the write tour.
+func (s *Session) tourKind() TourKind { return TourWrite }
+
+// learnPeerTour records the peer's hello from p (the REQ private data, or
+// what follows remote_info in the REP) and returns a line for the step's
+// results plus a note when the two sides do not run the same thing.
+func (s *Session) learnPeerTour(p []byte) (KV, Text) {
+	h, found, err := ParseHello(p)
+	pt := PeerTour{Known: true, Sent: found, Hello: h}
+	if err != nil {
+		pt.Bad = err.Error()
+	}
+	if !found || err != nil {
+		pt.Hello = HelloFor(TourWrite, "")
+	}
+	s.set(func() { s.peerTour = pt })
+	kv := KV{"peer runs", pt.Hello.Describe().EN}
+	if !found {
+		kv.Value += " (no hello: the seed program or an older rdmatour)"
+	}
+	if pt.Bad != "" {
+		kv.Value += " (unreadable hello: " + pt.Bad + ")"
+	}
+	note := s.mismatchNote(pt)
+	if note.EN != "" && s.cfg.Lesson == "" && pt.Hello.Lesson != "" {
+		s.adoptPeerExpectations(pt.Hello.Lesson)
+	}
+	return kv, note
+}
+
+// PeerTour returns what this side knows of the peer's tour.
+func (s *Session) PeerTour() PeerTour {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peerTour
+}
+
+// mismatchNote explains, for this side's learner, that the two sides run
+// different lessons (or tours), and what that will do; empty when they
+// agree.
+func (s *Session) mismatchNote(pt PeerTour) Text {
+	mine, theirs := HelloFor(s.tourKind(), s.cfg.Lesson), pt.Hello
+	if mine.Lesson == theirs.Lesson && mine.Tour == theirs.Tour {
+		return Text{}
+	}
+	peer := s.cfg.Role.Peer().String()
+	if !pt.Sent && mine.Lesson != "" {
+		return Text{
+			fmt.Sprintf("The %s sent no hello (the seed program or an older rdmatour): it runs the plain tour, so only this side's half of lesson %s happens.", peer, mine.Lesson),
+			fmt.Sprintf("%s 没有发来 hello（seed 程序或旧版 rdmatour）：它跑的是普通导览，所以课程 %s 只有本端这一半会发生。", peer, mine.Lesson)}
+	}
+	me, them := mine.Describe(), theirs.Describe()
+	head := Text{fmt.Sprintf("Mismatch: the %s runs %s, this side runs %s.", peer, them.EN, me.EN),
+		fmt.Sprintf("两端不一致：%s 跑的是%s，本端跑的是%s。", peer, them.ZH, me.ZH)}
+	what := s.mismatchEffect(mine, theirs)
+	fix := mine.Lesson
+	if fix == "" {
+		fix = theirs.Lesson
+	}
+	tail := Text{fmt.Sprintf(" To follow one lesson on both screens, start both sides with --lesson %s.", fix),
+		fmt.Sprintf("想在两边看同一课，两端都用 --lesson %s 启动。", fix)}
+	if fix == "" {
+		tail = Text{" Start both sides with the same tour.", "两端请用同一种导览启动。"}
+	}
+	return Text{head.EN + " " + what.EN + tail.EN, head.ZH + what.ZH + tail.ZH}
+}
+
+// mismatchEffect says what a mismatch will do to this side's steps.
+func (s *Session) mismatchEffect(mine, theirs Hello) Text {
+	peer := s.cfg.Role.Peer().String()
+	byOf := func(name string) Role {
+		if l, err := LessonByName(name); err == nil {
+			return l.by
+		}
+		return noMistake
+	}
+	switch {
+	case mine.Tour != theirs.Tour:
+		return Text{"The two tours do not fit together.", "两种导览对不上。"}
+	case mine.Lesson != "" && theirs.Lesson != "":
+		return Text{"Each side makes its own lesson's mistake; the errors on each screen will not be the ones its lesson page describes.",
+			"两端各犯各的错；每一端看到的错误都不会是它的课程讲解里写的那个。"}
+	case mine.Lesson == "" && byOf(theirs.Lesson) == s.cfg.Role.Peer():
+		return Text{fmt.Sprintf("The %s's mistake will reach this side too; the steps it breaks here say so.", peer),
+			fmt.Sprintf("%s 犯的错也会波及本端；被它影响的步骤会注明。", peer)}
+	case mine.Lesson == "":
+		return Text{fmt.Sprintf("That lesson's mistake is this side's to make, and this side does not make it: the %s's expected error will not happen.", peer),
+			fmt.Sprintf("那一课的错误本该由本端来犯，而本端没有犯：%s 预期的错误不会出现。", peer)}
+	case byOf(mine.Lesson) == s.cfg.Role:
+		return Text{fmt.Sprintf("This side makes the lesson's mistake; the %s sees its effect without being told why.", peer),
+			fmt.Sprintf("本端会犯这一课的错；%s 会看到后果，但不知道原因。", peer)}
+	}
+	return Text{fmt.Sprintf("The lesson's mistake is the %s's to make, and it does not make it: the error this side expects will not happen.", peer),
+		fmt.Sprintf("这一课的错误该由 %s 来犯，而它没有犯：本端预期的错误不会出现。", peer)}
+}
+
+// adoptPeerExpectations: this side runs the plain tour, the peer a lesson
+// whose mistake will break this side's steps too. Those steps now expect
+// the lesson's error (and say whose it is), instead of failing the tour
+// with a bare error.
+func (s *Session) adoptPeerExpectations(lesson string) {
+	l, err := LessonByName(lesson)
+	if err != nil || l.by != s.cfg.Role.Peer() {
+		return // the mistake is not the peer's: nothing reaches this side
+	}
+	cfg := s.cfg
+	cfg.Lesson, cfg.Notify = lesson, l.Notify
+	base := serverTour()
+	if cfg.Role == Client {
+		base = clientTour(cfg.Notify)
+	}
+	want := l.apply(cfg, base)
+	peer := s.cfg.Role.Peer().String()
+	s.set(func() {
+		for i := s.next; i < len(s.tour); i++ {
+			j := indexOf(want, s.tour[i].ID)
+			if j < 0 || want[j].Expect == nil || s.tour[i].Expect != nil {
+				continue
+			}
+			e := *want[j].Expect
+			e.What = Text{fmt.Sprintf("%s (the %s's lesson %s)", e.What.EN, peer, lesson),
+				fmt.Sprintf("%s（%s 的课程 %s）", e.What.ZH, peer, lesson)}
+			s.tour[i].Expect = &e
+		}
+	})
+}
+
+// explainMismatch adds to a failure, or to an expected error that did
+// not come, that the peer runs something else; expected says the error is
+// one this side adopted from the peer's lesson.
+func (s *Session) explainMismatch(what Text, expected bool) Text {
+	pt := s.PeerTour()
+	if !pt.Known || s.mismatchNote(pt).EN == "" {
+		return what
+	}
+	peer := s.cfg.Role.Peer().String()
+	if expected {
+		return Text{fmt.Sprintf("%s — from the %s's lesson %s (this side runs the plain tour)", what.EN, peer, pt.Lesson()),
+			fmt.Sprintf("%s —— 来自 %s 的课程 %s（本端跑的是普通导览）", what.ZH, peer, pt.Lesson())}
+	}
+	note := s.mismatchNote(pt)
+	return Text{what.EN + " — " + strings.TrimSuffix(note.EN, "."), what.ZH + " —— " + strings.TrimSuffix(note.ZH, "。")}
+}
+
+// withMismatch wraps a step's error with the mismatch explanation, when
+// the sides run different things; the wrapped error still matches what
+// it matched before (Problem unwraps).
+func (s *Session) withMismatch(err error, expected bool) error {
+	if err == nil || (expected && s.cfg.Lesson != "") {
+		return err // no error, or this side's own lesson doing what it says
+	}
+	pt := s.PeerTour()
+	if !pt.Known || s.mismatchNote(pt).EN == "" {
+		return err
+	}
+	var p *Problem
+	if !errors.As(err, &p) {
+		p = classify(err)
+	}
+	return &Problem{What: s.explainMismatch(p.What, expected), Fix: p.Fix, Err: p.Err, quiet: p.quiet}
+}
+
+// helloSentKV is the results row for the hello this side sent.
+func (s *Session) helloSentKV() KV {
+	return KV{"hello sent", fmt.Sprintf("% x (%s)", s.myHello(), HelloFor(s.tourKind(), s.cfg.Lesson).Describe().EN)}
+}
+
+// helloNote says what the hello bytes are, next to C that does not send
+// them: the seed's programs (and export-c's) send no hello.
+var helloNote = Text{"rdmatour also sends a short hello in the private data (after remote_info on the accept) so both sides know which tour and lesson run; the seed program sends none and ignores it.",
+	"rdmatour 还会在 private data 里带一段简短的 hello（accept 时放在 remote_info 之后），让两端知道对方跑的是哪个导览、哪一课；seed 程序不发送，也会忽略它。"}
+
+// joinNotes puts two notes one after the other; either may be empty.
+func joinNotes(a, b Text) Text {
+	if b.EN == "" {
+		return a
+	}
+	if a.EN == "" {
+		return b
+	}
+	return Text{a.EN + " " + b.EN, a.ZH + b.ZH}
+}

@@ -1,0 +1,207 @@
+package steps
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// A lesson asks its learner to predict before it runs: which status, errno
+// or event the mistake will produce. The step that answers the question
+// then says whether the prediction was right, judged by what actually
+// happened on this run (the choices match errors, not a stored answer).
+
+// Choice is one answer the learner can pick.
+type Choice struct {
+	Text Text
+	// happened reports whether the answering step ended this way: its
+	// error (nil for success) and the session (for what landed).
+	happened func(err error, s *Session) bool
+}
+
+// Prediction is the question a lesson asks one side.
+type Prediction struct {
+	Question Text
+	Choices  []Choice
+	// At is the ID of this side's step whose end answers the question.
+	At string
+}
+
+// PredictionState is the question, the learner's pick and, once the
+// answering step ran, what happened: for rendering.
+type PredictionState struct {
+	Question Text
+	Choices  []Text
+	At       string
+	// Picked is the chosen index, -1 while the learner has not chosen.
+	Picked int
+	// Skipped: no prediction was asked (--auto).
+	Skipped bool
+	// Revealed is true once the step At ran; Actual is the index of the
+	// choice that happened, -1 when none of them did.
+	Revealed bool
+	Actual   int
+}
+
+// Pending says the learner still has to predict before the tour runs.
+func (p *PredictionState) Pending() bool {
+	return p != nil && p.Picked < 0 && !p.Skipped && !p.Revealed
+}
+
+// Right says the pick matched what happened.
+func (p *PredictionState) Right() bool {
+	return p != nil && p.Revealed && p.Picked >= 0 && p.Picked == p.Actual
+}
+
+// Verdict is the sentence the answering step adds to its note.
+func (p *PredictionState) Verdict() Text {
+	if p == nil || !p.Revealed || p.Picked < 0 {
+		return Text{}
+	}
+	picked := p.Choices[p.Picked]
+	if p.Right() {
+		return Text{fmt.Sprintf("Your prediction, %s, was right.", picked.EN), fmt.Sprintf("你的预测「%s」是对的。", picked.ZH)}
+	}
+	actual := Text{"none of the choices", "哪个选项都不是"}
+	if p.Actual >= 0 {
+		actual = p.Choices[p.Actual]
+	}
+	return Text{fmt.Sprintf("Your prediction was %s; what happened is %s.", picked.EN, actual.EN),
+		fmt.Sprintf("你预测的是「%s」；实际发生的是「%s」。", picked.ZH, actual.ZH)}
+}
+
+// ErrNoPrediction is Predict on a session whose lesson asks nothing.
+var ErrNoPrediction = errors.New("this tour asks no prediction")
+
+// Predict records the learner's choice (0-based). It may change until the
+// answering step has run.
+func (s *Session) Predict(choice int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pred == nil {
+		return ErrNoPrediction
+	}
+	if choice < 0 || choice >= len(s.pred.Choices) {
+		return fmt.Errorf("choice %d: pick 1 to %d", choice+1, len(s.pred.Choices))
+	}
+	if s.predState.Revealed {
+		return errors.New("the answer is already on the screen")
+	}
+	s.predState.Picked = choice
+	return nil
+}
+
+// SkipPrediction runs the lesson without asking (--auto).
+func (s *Session) SkipPrediction() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.predState.Skipped = true
+}
+
+// Prediction returns the question's state; nil when the tour asks none.
+func (s *Session) Prediction() *PredictionState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.predictionLocked()
+}
+
+func (s *Session) predictionLocked() *PredictionState {
+	if s.pred == nil {
+		return nil
+	}
+	c := s.predState
+	c.Choices = append([]Text(nil), c.Choices...)
+	return &c
+}
+
+// initPrediction sets the question up for a new session.
+func (s *Session) initPrediction(p *Prediction) {
+	if p == nil {
+		return
+	}
+	s.pred = p
+	s.predState = PredictionState{Question: p.Question, At: p.At, Picked: -1, Actual: -1}
+	for _, ch := range p.Choices {
+		s.predState.Choices = append(s.predState.Choices, ch.Text)
+	}
+}
+
+// reveal judges the prediction once step id ended with err, and returns
+// the verdict for the step's note.
+func (s *Session) reveal(id string, err error) Text {
+	s.mu.Lock()
+	p := s.pred
+	s.mu.Unlock()
+	if p == nil || id != p.At {
+		return Text{}
+	}
+	actual := -1
+	for i, ch := range p.Choices {
+		if ch.happened(err, s) {
+			actual = i
+			break
+		}
+	}
+	s.mu.Lock()
+	s.predState.Revealed, s.predState.Actual = true, actual
+	st := s.predState
+	s.mu.Unlock()
+	return st.Verdict()
+}
+
+// The ways a step can end, as choices.
+
+func statusChoice(st verbs.WCStatus) Choice {
+	label := st.CName() + " (" + st.String() + ")"
+	return Choice{Text: Text{label, label}, happened: func(err error, _ *Session) bool {
+		if st == verbs.WCSuccess {
+			return err == nil
+		}
+		var ce *CompletionError
+		return errors.As(err, &ce) && ce.WC.Status == st
+	}}
+}
+
+// errnoChoice: fn returns errno (0: the call succeeds).
+func errnoChoice(fn string, errno syscall.Errno) Choice {
+	t := Text{fn + " returns 0", fn + " 返回 0"}
+	if errno != 0 {
+		t = Text{fn + " fails with " + verbs.ErrnoName(errno), fn + " 失败，errno = " + verbs.ErrnoName(errno)}
+	}
+	return Choice{Text: t, happened: func(err error, _ *Session) bool {
+		if errno == 0 {
+			return err == nil
+		}
+		var ve *verbs.Error
+		return errors.As(err, &ve) && ve.Func == fn && ve.Errno == errno
+	}}
+}
+
+// eventChoice: the wait ends with rdma_cm event ev.
+func eventChoice(ev verbs.CMEventType, gloss Text) Choice {
+	return Choice{Text: Text{ev.String() + " (" + gloss.EN + ")", ev.String() + "（" + gloss.ZH + "）"}, happened: func(err error, _ *Session) bool {
+		var ce *CMEventError
+		return errors.As(err, &ce) && ce.Got == ev
+	}}
+}
+
+// landedChoice: the step succeeded and the client's message is in the
+// server's buffer (want) or the buffer is still empty (!want).
+func landedChoice(want bool, t Text) Choice {
+	return Choice{Text: t, happened: func(err error, s *Session) bool {
+		if err != nil {
+			return false
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		got := s.result != nil && len(s.result.Message) > 0
+		return got == want
+	}}
+}
+
+// failedChoice: the step failed in some way no other choice names.
+func failedChoice(t Text) Choice {
+	return Choice{Text: t, happened: func(err error, _ *Session) bool { return err != nil }}
+}

@@ -1,0 +1,118 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// The no-recv lesson's point is an RNR NAK: the client's SEND must reach
+// the server while no RECV is posted. Run by two people, or as two --auto
+// processes, nothing orders the server's late ibv_post_recv after that
+// SEND; so the late post waits for evidence that the responder has
+// already refused a SEND with an RNR NAK.
+//
+// The evidence is the device's responder counter: rxe counts every RNR
+// NAK it sends in hw_counters/send_rnr_err (rxe_resp.c, RESPST_ERR_RNR),
+// and the simulated NIC does the same. Without that counter, an outbound
+// RNR NAK in the packets this side can see will do.
+
+// rnrNAKCounter is rxe's (and the sim's) count of RNR NAKs sent.
+const rnrNAKCounter = "send_rnr_err"
+
+// rnrPollEvery is how often the late post looks for the evidence.
+const rnrPollEvery = 5 * time.Millisecond
+
+// markRNRBaseline remembers how many RNR NAKs the device had sent before
+// the connection could carry a SEND (called at rdma_accept).
+func (s *Session) markRNRBaseline() {
+	n, ok := s.rnrNAKsSent()
+	s.set(func() { s.rnrBaseline, s.rnrCounted = n, ok })
+}
+
+// rnrNAKsSent reads the device's RNR NAK counter; ok is false when the
+// device has none.
+func (s *Session) rnrNAKsSent() (n uint64, ok bool) {
+	s.mu.Lock()
+	dev := s.dev
+	s.mu.Unlock()
+	if dev == nil {
+		return 0, false
+	}
+	c, err := dev.Counters(s.portNum())
+	if err != nil {
+		return 0, false
+	}
+	n, ok = c[rnrNAKCounter]
+	return n, ok
+}
+
+// rnrNAKSeen reports whether an RNR NAK went out since the baseline, and
+// which evidence said so.
+func (s *Session) rnrNAKSeen() (bool, string) {
+	s.mu.Lock()
+	base, counted := s.rnrBaseline, s.rnrCounted
+	s.mu.Unlock()
+	if counted {
+		if n, ok := s.rnrNAKsSent(); ok && n > base {
+			return true, fmt.Sprintf("%s %d → %d", rnrNAKCounter, base, n)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dev != nil {
+		s.refreshPackets()
+	}
+	for _, p := range s.packets {
+		if p.Outbound && p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeRNRNAKBase {
+			return true, "an outbound RNR NAK on the wire"
+		}
+	}
+	return false, ""
+}
+
+// waitForRNRNAK blocks until the responder has RNR-NAKed the client's
+// SEND, the peer hangs up, or ctx ends. With --auto (cfg.Timeout) it is
+// bounded; interactively it waits for the person on the client side.
+func (s *Session) waitForRNRNAK(ctx context.Context) (string, error) {
+	if s.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.Timeout)
+		defer cancel()
+	}
+	tick := time.NewTicker(rnrPollEvery)
+	defer tick.Stop()
+	for {
+		if seen, how := s.rnrNAKSeen(); seen {
+			return how, nil
+		}
+		if err := s.checkPeerGone(ctx); err != nil {
+			return "", err
+		}
+		select {
+		case <-ctx.Done():
+			return "", problem(ctx.Err(), Text{"the client's SEND never arrived to be refused with an RNR NAK", "client 的 SEND 一直没到，也就没有 RNR NAK"},
+				Text{"on the client: press Enter until post_send (the SEND)", "在 client 上：一直按回车，直到 post_send（SEND）"})
+		case <-tick.C:
+		}
+	}
+}
+
+// stepPostRecvLate is the no-recv lesson's late RECV: posted only once
+// the SEND it would have caught has been refused.
+func stepPostRecvLate(ctx context.Context, s *Session) (Outcome, error) {
+	how, err := s.waitForRNRNAK(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out, err := stepPostRecv(ctx, s)
+	if err != nil {
+		return out, err
+	}
+	out.Results = append(out.Results, KV{"RNR NAK seen first", how})
+	out.Note = Text{"Posted only after this side had refused the client's SEND with an RNR NAK (" + how + "): the RECV is late.",
+		"等本端已经用 RNR NAK 拒绝了 client 的 SEND（" + how + "）之后才 post：这个 RECV 迟到了。"}
+	return out, nil
+}
