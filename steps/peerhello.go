@@ -33,7 +33,7 @@ func (s *Session) myHello() []byte {
 }
 
 // tourKind is the tour this side runs; lessons run on the write tour.
-func (s *Session) tourKind() TourKind { return TourWrite }
+func (s *Session) tourKind() TourKind { return s.cfg.Tour }
 
 // learnPeerTour records the peer's hello from p (the REQ private data, or
 // what follows remote_info in the REP) and returns a line for the step's
@@ -110,7 +110,7 @@ func (s *Session) mismatchEffect(mine, theirs Hello) Text {
 	}
 	switch {
 	case mine.Tour != theirs.Tour:
-		return Text{"The two tours do not fit together.", "两种导览对不上。"}
+		return tourMismatchEffect(s.cfg.Role, mine.Tour, theirs.Tour)
 	case mine.Lesson != "" && theirs.Lesson != "":
 		return Text{"Each side makes its own lesson's mistake; the errors on each screen will not be the ones its lesson page describes.",
 			"两端各犯各的错；每一端看到的错误都不会是它的课程讲解里写的那个。"}

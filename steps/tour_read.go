@@ -129,3 +129,25 @@ func stepWaitDisconnected(ctx context.Context, s *Session) (Outcome, error) {
 		Note: Text{"The client READ the buffer and hung up. The server saw nothing of the READ: no completion, no interrupt, the buffer is unchanged.",
 			"client 读完 buffer 后断开了。server 对这次 READ 一无所知：没有完成，没有中断，buffer 也没变。"}}, get, ackEvent()), nil
 }
+
+// tourMismatchEffect says what happens on this side (role, running mine)
+// when the peer runs the other tour: the write and read tours share the
+// connection setup, so they connect and then talk past each other.
+func tourMismatchEffect(role Role, mine, theirs TourKind) Text {
+	switch {
+	case role == Client && mine == TourRead && theirs == TourWrite:
+		return Text{"This side READs a buffer the server left empty (it waits for a WRITE instead), and the notification the server waits for never comes.",
+			"本端 READ 到的是 server 留空的 buffer（它在等一个 WRITE），而 server 等的通知永远不会来。"}
+	case role == Server && mine == TourRead && theirs == TourWrite:
+		return Text{"The client WRITEs over the message this side put in its buffer and sends a notification nobody here waits for; this side only waits for it to hang up.",
+			"client 会用 WRITE 覆盖本端放进 buffer 的消息，再发一个这里没人等的通知；本端只等它断开。"}
+	case role == Client && mine == TourWrite && theirs == TourRead:
+		return Text{"This side's WRITE overwrites the message the server put there to be READ, and the server waits for no notification.",
+			"本端的 WRITE 会覆盖 server 放在那里等人 READ 的消息，而 server 并不等任何通知。"}
+	case role == Server && mine == TourWrite && theirs == TourRead:
+		return Text{"The client READs this side's still-empty buffer and hangs up without writing: the notification this side waits for never comes.",
+			"client 会 READ 本端还空着的 buffer，然后不写任何东西就断开：本端等的通知永远不会来。"}
+	}
+	return Text{fmt.Sprintf("The %s tour and the %s tour do not fit together.", mine, theirs),
+		fmt.Sprintf("%s 导览和 %s 导览对不上。", mine, theirs)}
+}

@@ -1,7 +1,9 @@
 package steps_test
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/rdmatour/rdmatour/steps"
@@ -9,7 +11,7 @@ import (
 )
 
 func TestReadTourOnSimulatedNIC(t *testing.T) {
-	p := newTourPair(t, steps.TourRead, steps.NotifySend, "", "", 0)
+	p := newTourPair(t, steps.TourRead, steps.TourRead, steps.NotifySend, "", "", 0)
 	var ids []string
 	for _, turn := range p.plan {
 		ids = append(ids, turn.Side.String()+":"+p.sessions[turn.Side].Steps()[turn.Index].ID)
@@ -60,5 +62,35 @@ func TestTourConfigRefusals(t *testing.T) {
 		if err := cfg.Validate(); !errors.As(err, &ce) {
 			t.Errorf("%+v: %v, want a ConfigError", cfg, err)
 		}
+	}
+}
+
+// TestTourMismatchIsExplained: a read-tour server and a write-tour client
+// connect (the hello carries each side's tour), both finish, and each
+// side's screen says what the mismatch does to it.
+func TestTourMismatchIsExplained(t *testing.T) {
+	p := newTourPair(t, steps.TourRead, steps.TourWrite, steps.NotifySend, "written over", "", 0)
+	notes := map[steps.Role]string{}
+	for _, turn := range p.plan {
+		s := p.sessions[turn.Side]
+		if s.Next() > turn.Index {
+			continue
+		}
+		out, err := s.RunNext(context.Background())
+		if err != nil {
+			t.Fatalf("%s %s: %v", turn.Side, s.Steps()[turn.Index].ID, err)
+		}
+		if strings.Contains(out.Note.EN, "Mismatch") {
+			notes[turn.Side] += out.Note.EN
+		}
+	}
+	if !strings.Contains(notes[steps.Server], "WRITEs over the message") {
+		t.Errorf("server's mismatch note: %q", notes[steps.Server])
+	}
+	if !strings.Contains(notes[steps.Client], "overwrites the message the server put there") {
+		t.Errorf("client's mismatch note: %q", notes[steps.Client])
+	}
+	if pt := p.cli.PeerTour(); pt.Hello.Tour != steps.TourRead {
+		t.Errorf("client learned peer tour %s, want read", pt.Hello.Tour)
 	}
 }

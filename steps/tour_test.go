@@ -32,15 +32,15 @@ func newPair(t *testing.T, n steps.Notify, msg string) *pair {
 
 func newLessonPair(t *testing.T, n steps.Notify, msg, lesson string, rnr uint8) *pair {
 	t.Helper()
-	return newTourPair(t, steps.TourWrite, n, msg, lesson, rnr)
+	return newTourPair(t, steps.TourWrite, steps.TourWrite, n, msg, lesson, rnr)
 }
 
-func newTourPair(t *testing.T, tour steps.TourKind, n steps.Notify, msg, lesson string, rnr uint8) *pair {
+func newTourPair(t *testing.T, srvTour, cliTour steps.TourKind, n steps.Notify, msg, lesson string, rnr uint8) *pair {
 	t.Helper()
 	p := &pair{srvNIC: sim.New(sim.Options{}), cliNIC: sim.New(sim.Options{})}
 	var err error
 	p.srv, err = steps.NewSession(steps.Config{Role: steps.Server, Notify: n, Provider: p.srvNIC,
-		Bind: netip.AddrPortFrom(loopback, 0), Timeout: 10 * time.Second, Lesson: lesson, RNRRetry: rnr, Tour: tour})
+		Bind: netip.AddrPortFrom(loopback, 0), Timeout: 10 * time.Second, Lesson: lesson, RNRRetry: rnr, Tour: srvTour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func newTourPair(t *testing.T, tour steps.TourKind, n steps.Notify, msg, lesson 
 		t.Fatalf("server local address %q: %v", port, err)
 	}
 	p.cli, err = steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: p.cliNIC,
-		Server: server, Message: msg, Timeout: 10 * time.Second, Lesson: lesson, RNRRetry: rnr, Tour: tour})
+		Server: server, Message: msg, Timeout: 10 * time.Second, Lesson: lesson, RNRRetry: rnr, Tour: cliTour})
 	if err != nil {
 		t.Fatal(err)
 	}
