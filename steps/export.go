@@ -19,6 +19,8 @@ type ExportOptions struct {
 	Lesson string
 	// Message is what the client writes ("" = DefaultMessage).
 	Message string
+	// Tour is which tour (the zero value: write).
+	Tour TourKind
 }
 
 // ExportC writes the chosen tour as one complete C program: the
@@ -60,7 +62,7 @@ func comment(s string) string { return strings.ReplaceAll(s, "*/", "* /") }
 func runForExport(ctx context.Context, o ExportOptions, serverNIC, clientNIC verbs.Provider) (map[Role]*Session, error) {
 	const timeout = 10 * time.Second
 	srv, err := NewSession(Config{Role: Server, Notify: o.Notify, Track: o.Track, Lesson: o.Lesson, Provider: serverNIC,
-		Bind: netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), 0), Timeout: timeout})
+		Bind: netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), 0), Timeout: timeout, Tour: o.Tour})
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +77,7 @@ func runForExport(ctx context.Context, o ExportOptions, serverNIC, clientNIC ver
 		}
 	}
 	cli, err := NewSession(Config{Role: Client, Notify: o.Notify, Track: o.Track, Lesson: o.Lesson, Provider: clientNIC,
-		Server: srv.listener.LocalAddr(), Message: o.Message, Timeout: timeout})
+		Server: srv.listener.LocalAddr(), Message: o.Message, Timeout: timeout, Tour: o.Tour})
 	if err != nil {
 		return nil, err
 	}

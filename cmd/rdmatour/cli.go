@@ -44,6 +44,7 @@ type options struct {
 	server  string // client: the server's address or host name
 	src     string // client: local source address
 	notify  steps.Notify
+	tour    steps.TourKind // --tour (zero value: write)
 	track   steps.Track
 	lesson  steps.Lesson // zero value: the plain tour
 	timeout duration
@@ -187,6 +188,7 @@ func (o *options) printUsage(fs *flag.FlagSet, out io.Writer) {
 func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.port, parsePort), "port", "rdma_cm `PORT`, 1-65535")
 	fs.Var(flagOf(&o.notify, steps.ParseNotify), "notify", "how the client signals completion, `MODE`: send | doorbell | imm")
+	fs.Var(flagOf(&o.tour, steps.ParseTourKind), "tour", "which operation the tour teaches, `TOUR`: write | read; give it to both sides")
 	fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	fs.Var(flagOf(&o.backend, parseBackend), "backend", "the verbs `BACKEND`: auto (real RDMA if a device serves the address, else the simulated NIC) | rdma | sim")
 	fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")
@@ -304,7 +306,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 func (o *options) config(role steps.Role) steps.Config {
 	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message,
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
-		Lesson: o.lesson.Name, RNRRetry: uint8(o.rnr)}
+		Lesson: o.lesson.Name, RNRRetry: uint8(o.rnr), Tour: o.tour}
 }
 
 // splitArgs separates flags (with their values) from positional arguments,

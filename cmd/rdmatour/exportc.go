@@ -13,7 +13,7 @@ import (
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
-const exportUsage = `Usage: rdmatour export-c server|client [--notify M] [--track T] [--lesson L] [--message TEXT] [-o FILE]
+const exportUsage = `Usage: rdmatour export-c server|client [--tour write|read] [--notify M] [--track T] [--lesson L] [--message TEXT] [-o FILE]
 
 Writes the tour as one complete C program (to FILE, or to standard output).
 Build it with
@@ -68,6 +68,7 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
 	notify := fs.String("notify", "send", "how the client signals completion: send | doorbell | imm")
 	track := fs.String("track", "cm", "cm | manual")
+	tour := fs.String("tour", "write", "which tour: write | read")
 	fs.StringVar(&a.opts.Lesson, "lesson", "", "a lesson (see `rdmatour lessons`): the program makes its mistake")
 	fs.StringVar(&a.opts.Message, "message", steps.DefaultMessage, "what the client RDMA-WRITEs")
 	fs.StringVar(&a.out, "o", "", "write the program to this file instead of standard output")
@@ -100,6 +101,12 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	}
 	a.opts.Notify = n
 	if a.opts.Track, err = steps.ParseTrack(*track); err != nil {
+		return a, err
+	}
+	if a.opts.Tour, err = steps.ParseTourKind(*tour); err != nil {
+		return a, err
+	}
+	if err := (steps.Config{Tour: a.opts.Tour, Lesson: a.opts.Lesson, Track: a.opts.Track}).Validate(); err != nil && a.opts.Tour != steps.TourWrite {
 		return a, err
 	}
 	return a, checkExportTour(a.opts)

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// The read tour as two processes: the client prints the message the
+// server put in its buffer; the server saw no completion.
+func TestReadTourAsTwoProcesses(t *testing.T) {
+	readTourPair(t, "127.0.0.1", "--backend", "sim")
+}
+
+func TestRealReadTourAsTwoProcesses(t *testing.T) {
+	addr := realAddr(t)
+	readTourPair(t, addr, "--backend", "rdma", "--bind", addr)
+}
+
+func readTourPair(t *testing.T, host string, backend ...string) {
+	o := runPair(t, host, []string{"--tour", "read"}, []string{"--tour", "read"}, backend...)
+	if o.srvCode != 0 || o.cliCode != 0 {
+		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
+	}
+	for _, want := range []string{"IBV_WR_RDMA_READ", "IBV_WC_RDMA_READ", steps.ServerReadMessage, "peer runs = the plain tour (read)"} {
+		if !strings.Contains(o.cli, want) {
+			t.Errorf("client output lacks %q:\n%s", want, o.cli)
+		}
+	}
+	if !strings.Contains(o.srv, "RDMA_CM_EVENT_DISCONNECTED") || strings.Contains(o.srv+o.cli, "Mismatch") {
+		t.Errorf("server output:\n%s", o.srv)
+	}
+}
+
+// One side on --tour read, the other on the write tour: both finish and
+// both say what the mismatch does.
+func TestTourMismatchAsProcesses(t *testing.T) {
+	o := runPair(t, "127.0.0.1", []string{"--tour", "read"}, nil, "--backend", "sim")
+	if o.srvCode != 0 || o.cliCode != 0 {
+		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
+	}
+	if !strings.Contains(o.srv, "WRITEs over the message") || !strings.Contains(o.cli, "overwrites the message the server put there") {
+		t.Errorf("mismatch not explained\nserver:\n%s\nclient:\n%s", o.srv, o.cli)
+	}
+}
+
+// The exported read-tour programs against rdmatour, both ways.
+func TestRealExportedReadTour(t *testing.T) {
+	addr, dir := realAddr(t), exportDir(t)
+	t.Run("exported client", func(t *testing.T) {
+		port := freePort(t)
+		srv := start(t, nil, "server", port, "--tour", "read", "--bind", addr, "--backend", "rdma", "--plain", "--auto", "--brief", "--timeout", "60s")
+		srv.waitFor(t, "rdma_listen(listener, 1); /* = 0 */", 60*time.Second)
+		cli := startRaw(t, "stdbuf", "-oL", dir+"/exported-read-client", "client", addr, port)
+		if code := cli.wait(t, 120*time.Second); code != 0 {
+			t.Fatalf("exported client exit %d:\n%s\nserver:\n%s", code, cli.out, srv.out)
+		}
+		if code := srv.wait(t, 120*time.Second); code != 0 {
+			t.Fatalf("rdmatour server exit %d:\n%s", code, srv.out)
+		}
+		if !strings.Contains(cli.out.String(), steps.ServerReadMessage) {
+			t.Errorf("exported client did not print the server's message:\n%s", cli.out)
+		}
+	})
+	t.Run("exported server", func(t *testing.T) {
+		port := freePort(t)
+		srv := startRaw(t, "stdbuf", "-oL", dir+"/exported-read-server", "server", port)
+		srv.waitFor(t, "[server] listening on port "+port, 60*time.Second)
+		cli := start(t, nil, "client", addr, port, "--tour", "read", "--backend", "rdma", "--plain", "--auto", "--brief", "--timeout", "60s")
+		if code := cli.wait(t, 120*time.Second); code != 0 {
+			t.Fatalf("rdmatour client exit %d:\n%s\nexported server:\n%s", code, cli.out, srv.out)
+		}
+		if code := srv.wait(t, 120*time.Second); code != 0 {
+			t.Fatalf("exported server exit %d:\n%s", code, srv.out)
+		}
+		if !strings.Contains(cli.out.String(), steps.ServerReadMessage) {
+			t.Errorf("rdmatour client did not show the exported server's message:\n%s", cli.out)
+		}
+	})
+}
