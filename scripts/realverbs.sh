@@ -23,9 +23,11 @@ scripts/qemu/build-seed.sh "$out"
 # The programs `rdmatour export-c` writes, built as the page says.
 "$out/rdmatour" export-c server -o "$out/exported-server.c"
 gcc -std=c99 -Wall -Werror -o "$out/exported-server" "$out/exported-server.c" -libverbs -lrdmacm
-for side in server client; do   # the read tour's programs (--tour read)
-	"$out/rdmatour" export-c "$side" --tour read -o "$out/exported-read-$side.c"
-	gcc -std=c99 -Wall -Werror -o "$out/exported-read-$side" "$out/exported-read-$side.c" -libverbs -lrdmacm
+for tour in read atomic; do   # the other tours' programs (--tour)
+	for side in server client; do
+		"$out/rdmatour" export-c "$side" --tour "$tour" -o "$out/exported-$tour-$side.c"
+		gcc -std=c99 -Wall -Werror -o "$out/exported-$tour-$side" "$out/exported-$tour-$side.c" -libverbs -lrdmacm
+	done
 done
 for notify in send doorbell imm; do
 	"$out/rdmatour" export-c client --notify "$notify" -o "$out/exported-client-$notify.c"

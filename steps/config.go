@@ -113,11 +113,11 @@ func (c Config) validateTour() error {
 	switch c.Tour {
 	case TourWrite:
 		return nil
-	case TourRead:
-	case TourAtomic, TourUD:
-		return configErrorf("--tour %s is not available yet: use --tour write or --tour read", c.Tour)
+	case TourRead, TourAtomic:
+	case TourUD:
+		return configErrorf("--tour %s is not available yet: use --tour write, read or atomic", c.Tour)
 	default:
-		return configErrorf("unknown tour %d: use write or read", int(c.Tour))
+		return configErrorf("unknown tour %d: use write, read or atomic", int(c.Tour))
 	}
 	if c.Lesson != "" {
 		return configErrorf("--tour %s and --lesson %s cannot be combined: the lessons run on the write tour", c.Tour, c.Lesson)

@@ -33,6 +33,8 @@ type Target struct {
 	AddrC c.Expr
 	RKey  uint32
 	RKeyC c.Expr
+	// CompareAddC and SwapC are wr.atomic's operands (atomics only).
+	CompareAddC, SwapC c.Expr
 	// Why is a comment saying what the lesson changed ("" for none).
 	Why string
 }

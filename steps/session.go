@@ -84,6 +84,7 @@ type Session struct {
 	qpHistory    []verbs.QPState
 	timeline     []TimelineEntry
 	result       *Result
+	atomicOld    uint64 // the atomic tour: the counter FETCH_AND_ADD found
 	closed       bool
 
 	// Snapshot's change tracking.
@@ -119,8 +120,11 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.Track == TrackManual {
 		tour = manualTour(cfg.Role, cfg.Notify)
 	}
-	if cfg.Tour == TourRead {
+	switch cfg.Tour {
+	case TourRead:
 		tour = readTour(cfg.Role, tour)
+	case TourAtomic:
+		tour = atomicTour(cfg.Role, tour)
 	}
 	if cfg.Lesson != "" {
 		l, err := ParseLesson(cfg.Lesson)

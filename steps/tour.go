@@ -163,6 +163,8 @@ func AllStepIDs() []string {
 	}
 	add(readTour(Server, serverTour()))
 	add(readTour(Client, clientTour(NotifySend)))
+	add(atomicTour(Server, serverTour()))
+	add(atomicTour(Client, clientTour(NotifySend)))
 	for _, l := range Lessons() {
 		for _, role := range []Role{Server, Client} {
 			cfg := Config{Role: role, Notify: l.Notify}

@@ -54,7 +54,6 @@ func TestTourConfigRefusals(t *testing.T) {
 	for _, cfg := range []steps.Config{
 		{Tour: steps.TourRead, Lesson: "bad-rkey"},
 		{Tour: steps.TourRead, Track: steps.TrackManual},
-		{Tour: steps.TourAtomic},
 		{Tour: steps.TourUD},
 		{Tour: steps.TourKind(9)},
 	} {
@@ -92,5 +91,32 @@ func TestTourMismatchIsExplained(t *testing.T) {
 	}
 	if pt := p.cli.PeerTour(); pt.Hello.Tour != steps.TourRead {
 		t.Errorf("client learned peer tour %s, want read", pt.Hello.Tour)
+	}
+}
+
+func TestAtomicTourOnSimulatedNIC(t *testing.T) {
+	p := newTourPair(t, steps.TourAtomic, steps.TourAtomic, steps.NotifySend, "", "", 0)
+	p.runTurns(t, -1)
+	for _, s := range []*steps.Session{p.srv, p.cli} {
+		if done, failed := s.Done(); !done || failed {
+			t.Fatalf("%s: done=%v failed=%v", s.Config().Role, done, failed)
+		}
+	}
+	want := []string{"fetch_add old=40, cmp_swap old=42", "counter=1000"}
+	for i, s := range []*steps.Session{p.cli, p.srv} {
+		if r := s.Snapshot().Result; r == nil || string(r.Message) != want[i] {
+			t.Errorf("%s result %+v, want %q", s.Config().Role, r, want[i])
+		}
+	}
+	checkOps(t, "client", p.cli.Snapshot(), []verbs.WCOpcode{verbs.WCFetchAdd, verbs.WCCompSwap})
+	checkOps(t, "server", p.srv.Snapshot(), nil)
+	var ops []string
+	for _, w := range p.cli.Snapshot().Packets {
+		if w.AtomicETH != nil || w.AtomicAck != nil {
+			ops = append(ops, verbs.OpcodeName(w.Opcode))
+		}
+	}
+	if strings.Join(ops, " ") != "FETCH_ADD ATOMIC_ACKNOWLEDGE COMPARE_SWAP ATOMIC_ACKNOWLEDGE" {
+		t.Errorf("wire: %v", ops)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
-const exportUsage = `Usage: rdmatour export-c server|client [--tour write|read] [--notify M] [--track T] [--lesson L] [--message TEXT] [-o FILE]
+const exportUsage = `Usage: rdmatour export-c server|client [--tour write|read|atomic] [--notify M] [--track T] [--lesson L] [--message TEXT] [-o FILE]
 
 Writes the tour as one complete C program (to FILE, or to standard output).
 Build it with
@@ -68,7 +68,7 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
 	notify := fs.String("notify", "send", "how the client signals completion: send | doorbell | imm")
 	track := fs.String("track", "cm", "cm | manual")
-	tour := fs.String("tour", "write", "which tour: write | read")
+	tour := fs.String("tour", "write", "which tour: write | read | atomic")
 	fs.StringVar(&a.opts.Lesson, "lesson", "", "a lesson (see `rdmatour lessons`): the program makes its mistake")
 	fs.StringVar(&a.opts.Message, "message", steps.DefaultMessage, "what the client RDMA-WRITEs")
 	fs.StringVar(&a.out, "o", "", "write the program to this file instead of standard output")

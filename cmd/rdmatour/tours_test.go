@@ -80,3 +80,29 @@ func TestRealExportedReadTour(t *testing.T) {
 		}
 	})
 }
+
+// The atomic tour as two processes: the client sees the counter's old
+// values, the server the counter after both atomics.
+func TestAtomicTourAsTwoProcesses(t *testing.T) {
+	atomicTourPair(t, "127.0.0.1", "--backend", "sim")
+}
+
+func TestRealAtomicTourAsTwoProcesses(t *testing.T) {
+	addr := realAddr(t)
+	atomicTourPair(t, addr, "--backend", "rdma", "--bind", addr)
+}
+
+func atomicTourPair(t *testing.T, host string, backend ...string) {
+	o := runPair(t, host, []string{"--tour", "atomic"}, []string{"--tour", "atomic"}, backend...)
+	if o.srvCode != 0 || o.cliCode != 0 {
+		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
+	}
+	for _, want := range []string{"IBV_WR_ATOMIC_FETCH_AND_ADD", "IBV_WR_ATOMIC_CMP_AND_SWP", "old value = 40", "old value = 42", "compare held = true", "atomic_cap = IBV_ATOMIC_HCA"} {
+		if !strings.Contains(o.cli, want) {
+			t.Errorf("client output lacks %q:\n%s", want, o.cli)
+		}
+	}
+	if !strings.Contains(o.srv, "counter = 1000 (started at 40)") {
+		t.Errorf("server output lacks the counter:\n%s", o.srv)
+	}
+}
