@@ -47,6 +47,8 @@ struct ibv_qp_init_attr init_attr;
 struct rdma_conn_param param;
 struct ibv_send_wr wr;
 struct ibv_recv_wr recv_wr;
+struct ibv_device_attr dev_attr; /* the atomic tour */
+uint64_t old, old2;             /* the atomic tour: values the atomics found */
 struct addrinfo *addr, *dst, *src;
 const char *port;
 `

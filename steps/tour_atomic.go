@@ -75,12 +75,11 @@ func atomicTour(role Role, base []Step) []Step {
 // with IBV_ATOMIC_NONE cannot run this tour, and the step says so.
 func stepQueryDevice(_ context.Context, s *Session) (Outcome, error) {
 	info := s.dev.Info()
-	decl := c.S(c.C("struct ibv_device_attr dev_attr")).Only(c.ExportOnly)
 	call := c.Must("ibv_query_device", c.Call("ibv_query_device", c.C("id->verbs"), c.C("&dev_attr"))).
 		Returned(fmt.Sprintf("0: { .atomic_cap = %s, .max_qp_rd_atom = %d, .max_qp_init_rd_atom = %d }", info.AtomicCap, info.MaxQPRdAtom, info.MaxQPInitRdAtom))
 	check := c.S(c.C(`if (dev_attr.atomic_cap == IBV_ATOMIC_NONE) die("this device does no atomics (IBV_ATOMIC_NONE)")`)).Only(c.ExportOnly)
 	out := withC(Outcome{Results: []KV{{"device", info.Name}, {"atomic_cap", info.AtomicCap.String()},
-		{"max_qp_rd_atom", fmt.Sprint(info.MaxQPRdAtom)}, {"max_qp_init_rd_atom", fmt.Sprint(info.MaxQPInitRdAtom)}}}, decl, call, check)
+		{"max_qp_rd_atom", fmt.Sprint(info.MaxQPRdAtom)}, {"max_qp_init_rd_atom", fmt.Sprint(info.MaxQPInitRdAtom)}}}, call, check)
 	if info.AtomicCap == verbs.AtomicNone {
 		return out, problem(fmt.Errorf("%s: atomic_cap is IBV_ATOMIC_NONE", info.Name),
 			Text{"this device does no atomic operations, so the atomic tour cannot run on it", "这块设备不支持原子操作，原子操作导览无法在上面运行"},
@@ -146,8 +145,7 @@ func (s *Session) pollAtomic(ctx context.Context, what string, op verbs.WCOpcode
 		return out, 0, err
 	}
 	old := binary.LittleEndian.Uint64(b)
-	out = withC(out, c.S(c.C(fmt.Sprintf("uint64_t %s", oldVar))).Only(c.ExportOnly),
-		c.S(c.Call("memcpy", c.C("&"+oldVar), c.C("buf"), c.C("8"))).Returned(fmt.Sprintf("%s = %d", oldVar, old)),
+	out = withC(out, c.S(c.Call("memcpy", c.C("&"+oldVar), c.C("buf"), c.C("8"))).Returned(fmt.Sprintf("%s = %d", oldVar, old)),
 		c.S(c.C(fmt.Sprintf(`printf("[client] old value %%" PRIu64 "\n", %s)`, oldVar))).Only(c.ExportOnly))
 	out.Results = append(out.Results, KV{"old value", fmt.Sprint(old)})
 	return out, old, nil

@@ -48,7 +48,7 @@ func readTour(role Role, base []Step) []Step {
 		if st.ID == "reg-mr-data" && role == Server {
 			out = append(out, Step{ID: "put-message", Side: Server, Section: SectionMRs,
 				Title: Text{"Put the server's message in the buffer", "把 server 的消息放进 buffer"},
-				Call:  "snprintf(buf, BUF_SIZE, \"%s\", message);", run: stepPutMessage})
+				Call:  fmt.Sprintf("snprintf(buf, BUF_SIZE, \"%%s\", %q);", ServerReadMessage), run: stepPutMessage})
 		}
 	}
 	return out
