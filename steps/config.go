@@ -119,8 +119,8 @@ func (c Config) validateTour() error {
 	default:
 		return configErrorf("unknown tour %d: use write, read or atomic", int(c.Tour))
 	}
-	if c.Lesson != "" {
-		return configErrorf("--tour %s and --lesson %s cannot be combined: the lessons run on the write tour", c.Tour, c.Lesson)
+	if l, err := LessonByName(c.Lesson); c.Lesson != "" && err == nil && l.Tour != c.Tour {
+		return configErrorf("--tour %s and --lesson %s cannot be combined: that lesson runs on the %s tour (leave --tour out)", c.Tour, c.Lesson, l.Tour)
 	}
 	if c.Track == TrackManual {
 		return configErrorf("--tour %s and --track manual cannot be combined: the manual track runs the write tour", c.Tour)

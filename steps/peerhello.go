@@ -138,12 +138,8 @@ func (s *Session) adoptPeerExpectations(lesson string) {
 		return // the mistake is not the peer's: nothing reaches this side
 	}
 	cfg := s.cfg
-	cfg.Lesson, cfg.Notify = lesson, l.Notify
-	base := serverTour()
-	if cfg.Role == Client {
-		base = clientTour(cfg.Notify)
-	}
-	want := l.apply(cfg, base)
+	cfg.Lesson, cfg.Notify, cfg.Tour = lesson, l.Notify, l.Tour
+	want := l.apply(cfg, tourFor(cfg.Role, cfg.Notify, cfg.Tour))
 	peer := s.cfg.Role.Peer().String()
 	s.set(func() {
 		for i := s.next; i < len(s.tour); i++ {

@@ -131,10 +131,8 @@ func NewSession(cfg Config) (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.Notify = l.Notify
-		if cfg.Role == Client {
-			tour = clientTour(cfg.Notify)
-		}
+		cfg.Notify, cfg.Tour = l.Notify, l.Tour
+		tour = tourFor(cfg.Role, cfg.Notify, cfg.Tour)
 		tour = markLessonSteps(tour, l.apply(cfg, tour))
 	}
 	s := &Session{

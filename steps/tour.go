@@ -167,11 +167,8 @@ func AllStepIDs() []string {
 	add(atomicTour(Client, clientTour(NotifySend)))
 	for _, l := range Lessons() {
 		for _, role := range []Role{Server, Client} {
-			cfg := Config{Role: role, Notify: l.Notify}
-			tour := serverTour()
-			if role == Client {
-				tour = clientTour(l.Notify)
-			}
+			cfg := Config{Role: role, Notify: l.Notify, Tour: l.Tour}
+			tour := tourFor(role, l.Notify, l.Tour)
 			add(l.apply(cfg, tour))
 			cfg.RNRRetry = 7
 			add(l.apply(cfg, tour))

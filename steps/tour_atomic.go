@@ -111,9 +111,18 @@ func (s *Session) postAtomic(op verbs.WROpcode, wrID, compareAdd, swap uint64, c
 		RemoteAddr: info.Addr, RKey: info.RKey, CompareAdd: compareAdd, Swap: swap}
 	t := Target{Addr: info.Addr, AddrC: c.Hex(info.Addr, "remote_addr"), RKey: info.RKey, RKeyC: c.Hex(uint64(info.RKey), "rkey"),
 		CompareAddC: compareAddC, SwapC: swapC}
+	if op == verbs.WRAtomicFetchAndAdd {
+		t = s.atomicTarget(t)
+	}
+	wr.RemoteAddr = t.Addr
 	call := postSend(sendWR(wr, "buf", "mr", c.Dec(8, "sizeof(uint64_t)"), t), "ibv_post_send "+op.String())
+	if t.Why != "" {
+		call = call.Noted(t.Why)
+	}
 	if err := s.qp.PostSend(wr); err != nil {
-		return withC(Outcome{}, postFailed(call, err)), err
+		return withC(Outcome{Results: []KV{{"target", fmt.Sprintf("0x%x (%s)", t.Addr, t.Why)}},
+			Note: Text{"The error is ibv_post_send's return value: Soft-RoCE's provider checks the alignment before anything is queued, so nothing goes on the wire and the QP stays in RTS.",
+				"错误是 ibv_post_send 的返回值：Soft-RoCE 的 provider 在入队之前就检查对齐，所以什么都不会上线，QP 仍然是 RTS。"}}, postFailed(call, err)), err
 	}
 	s.sent(opcodeLabel(op), fmt.Sprintf("8 B at 0x%x", info.Addr))
 	return withC(Outcome{Results: []KV{{"target", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)}, {"compare_add", fmt.Sprint(compareAdd)}, {"swap", fmt.Sprint(swap)}}}, call.Returned("0")), nil
