@@ -106,3 +106,37 @@ func atomicTourPair(t *testing.T, host string, backend ...string) {
 		t.Errorf("server output lacks the counter:\n%s", o.srv)
 	}
 }
+
+// The read and atomic tours' lessons as two processes: each side gets
+// only --lesson (the lesson brings its tour), both exit 0, the client
+// shows the measured error.
+var tourLessonErrors = []struct{ lesson, want string }{
+	{"no-remote-read", "remote access error"},
+	{"read-depth-zero", "remote invalid request error"},
+	{"atomic-unaligned", "invalid argument (errno 22 EINVAL)"},
+	{"no-remote-atomic", "remote access error"},
+}
+
+func TestTourLessonsAsTwoProcesses(t *testing.T) {
+	tourLessonPairs(t, "127.0.0.1", "--backend", "sim")
+}
+
+func TestRealTourLessonsAsTwoProcesses(t *testing.T) {
+	addr := realAddr(t)
+	tourLessonPairs(t, addr, "--backend", "rdma", "--bind", addr)
+}
+
+func tourLessonPairs(t *testing.T, host string, backend ...string) {
+	for _, tt := range tourLessonErrors {
+		t.Run(tt.lesson, func(t *testing.T) {
+			args := []string{"--lesson", tt.lesson}
+			o := runPair(t, host, args, args, backend...)
+			if o.srvCode != 0 || o.cliCode != 0 {
+				t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
+			}
+			if !strings.Contains(o.cli, tt.want) || strings.Contains(o.srv+o.cli, "Mismatch") {
+				t.Errorf("client lacks %q (or a mismatch was seen)\nserver:\n%s\nclient:\n%s", tt.want, o.srv, o.cli)
+			}
+		})
+	}
+}
