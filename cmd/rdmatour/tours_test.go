@@ -19,8 +19,29 @@ func TestRealReadTourAsTwoProcesses(t *testing.T) {
 	readTourPair(t, addr, "--backend", "rdma", "--bind", addr)
 }
 
+// tourPair is runPair that shows the client's output too when the server
+// does not finish (the client's failure is then the reason).
+func tourPair(t *testing.T, host string, srvExtra, cliExtra []string, backend ...string) pairOut {
+	t.Helper()
+	port := freePort(t)
+	common := append([]string{"--plain", "--brief", "--auto", "--timeout", "30s"}, backend...)
+	srv := start(t, nil, append(append([]string{"server", "--port", port}, common...), srvExtra...)...)
+	srv.waitFor(t, "rdma_listen(listener, 1); /* = 0 */", 30*time.Second)
+	cli := start(t, nil, append(append([]string{"client", host, port}, common...), cliExtra...)...)
+	var o pairOut
+	o.cliCode = cli.wait(t, 120*time.Second)
+	select {
+	case <-srv.done:
+	case <-time.After(90 * time.Second):
+		t.Fatalf("the server did not finish; client (exit %d):\n%s\nserver:\n%s", o.cliCode, cli.out, srv.out)
+	}
+	o.srvCode = srv.wait(t, time.Second)
+	o.srv, o.cli = srv.out.String(), cli.out.String()
+	return o
+}
+
 func readTourPair(t *testing.T, host string, backend ...string) {
-	o := runPair(t, host, []string{"--tour", "read"}, []string{"--tour", "read"}, backend...)
+	o := tourPair(t, host, []string{"--tour", "read"}, []string{"--tour", "read"}, backend...)
 	if o.srvCode != 0 || o.cliCode != 0 {
 		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 	}
@@ -93,7 +114,7 @@ func TestRealAtomicTourAsTwoProcesses(t *testing.T) {
 }
 
 func atomicTourPair(t *testing.T, host string, backend ...string) {
-	o := runPair(t, host, []string{"--tour", "atomic"}, []string{"--tour", "atomic"}, backend...)
+	o := tourPair(t, host, []string{"--tour", "atomic"}, []string{"--tour", "atomic"}, backend...)
 	if o.srvCode != 0 || o.cliCode != 0 {
 		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 	}
@@ -130,7 +151,7 @@ func tourLessonPairs(t *testing.T, host string, backend ...string) {
 	for _, tt := range tourLessonErrors {
 		t.Run(tt.lesson, func(t *testing.T) {
 			args := []string{"--lesson", tt.lesson}
-			o := runPair(t, host, args, args, backend...)
+			o := tourPair(t, host, args, args, backend...)
 			if o.srvCode != 0 || o.cliCode != 0 {
 				t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 			}
