@@ -162,6 +162,10 @@ type TimelineEntry struct {
 
 // Result is how the tour ended on the server.
 type Result struct {
+	// Tour is the tour that produced the result; for any but the write
+	// tour, Summary says what happened and Via/Notice are unused.
+	Tour    TourKind
+	Summary Text
 	Via     Notify    // how the server learned the data was there
 	Message PeerBytes // the bytes in the data buffer up to the first NUL
 	Notice  PeerBytes // the SEND text, the doorbell value or the imm_data

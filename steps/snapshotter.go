@@ -189,7 +189,7 @@ func copyResult(r *Result) *Result {
 	if r == nil {
 		return nil
 	}
-	return &Result{Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
+	return &Result{Tour: r.Tour, Summary: r.Summary, Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
 }
 
 // trackData records which bytes of the data buffer changed and when.

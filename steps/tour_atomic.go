@@ -197,7 +197,9 @@ func stepPollCmpSwap(ctx context.Context, s *Session) (Outcome, error) {
 		now = fmt.Sprintf("%d (unchanged: someone else changed it first)", old)
 	}
 	s.set(func() {
-		s.result = &Result{Message: PeerBytes(fmt.Sprintf("fetch_add old=%d, cmp_swap old=%d", s.atomicOld, old))}
+		s.result = &Result{Tour: TourAtomic, Message: PeerBytes(fmt.Sprintf("fetch_add old=%d, cmp_swap old=%d", s.atomicOld, old)), Summary: Text{
+			fmt.Sprintf("FETCH_AND_ADD found %d and CMP_AND_SWP found %d: the counter is now %s.", s.atomicOld, old, now),
+			fmt.Sprintf("FETCH_AND_ADD 看到的是 %d，CMP_AND_SWP 看到的是 %d：计数器现在是 %s。", s.atomicOld, old, now)}}
 	})
 	out.Results = append(out.Results, KV{"compare held", fmt.Sprint(swapped)}, KV{"counter now", now})
 	out.Note = Text{"If the old value equals compare_add the swap happened; otherwise the counter changed in between and nothing was stored. This is how a lock or a version check is built with one-sided operations.",
@@ -218,7 +220,11 @@ func stepWaitAtomics(ctx context.Context, s *Session) (Outcome, error) {
 		return out, err
 	}
 	v := binary.LittleEndian.Uint64(b)
-	s.set(func() { s.result = &Result{Message: PeerBytes(fmt.Sprintf("counter=%d", v))} })
+	s.set(func() {
+		s.result = &Result{Tour: TourAtomic, Message: PeerBytes(fmt.Sprintf("counter=%d", v)), Summary: Text{
+			fmt.Sprintf("The server's counter went from %d to %d: the client's atomics ran in this server's NIC, its CPU took no part.", CounterStart, v),
+			fmt.Sprintf("server 的计数器从 %d 变成了 %d：client 的原子操作在本端网卡里完成，CPU 没有参与。", CounterStart, v)}}
+	})
 	out = withC(out, c.S(c.C(`printf("[server] counter: %" PRIu64 "\n", *(uint64_t *)(void *)buf)`)).Returned(fmt.Sprintf("prints %d", v)))
 	out.Results = []KV{{"event", verbs.EventDisconnected.String()}, {"counter", fmt.Sprintf("%d (started at %d)", v, CounterStart)}}
 	out.Note = Text{"The server's CPU took no part: its NIC ran both atomics on the counter. Only now does the CPU read the result.",

@@ -98,7 +98,11 @@ func stepPollRead(ctx context.Context, s *Session) (Outcome, error) {
 		return out, err
 	}
 	msg := cString(data)
-	s.set(func() { s.result = &Result{Message: msg} })
+	s.set(func() {
+		s.result = &Result{Tour: TourRead, Message: msg, Summary: Text{
+			fmt.Sprintf("The client's buffer holds \"%s\": its RDMA READ fetched it from the server's memory, and the server's CPU took no part.", msg),
+			fmt.Sprintf("client 的 buffer 里现在是 \"%s\"：它是 client 用 RDMA READ 从 server 内存里取来的，server 的 CPU 没有参与。", msg)}}
+	})
 	out = withC(out, c.S(c.Call("printf", c.Str("%s\n"), c.C("buf"))).Returned(fmt.Sprintf("prints %s", msg)))
 	out.Results = append(out.Results, KV{"buffer", msg.String()})
 	out.Note = Text{"Unlike a WRITE's completion, a READ's completion says the data is in this side's memory: the program may read buf now. The server's CPU did nothing and got no completion.",
@@ -124,6 +128,13 @@ func stepWaitDisconnected(ctx context.Context, s *Session) (Outcome, error) {
 	data, err := s.mrData.Read(0, BufSize)
 	if err != nil {
 		return Outcome{}, err
+	}
+	if s.cfg.Tour == TourRead {
+		s.set(func() {
+			s.result = &Result{Tour: TourRead, Message: cString(data), Summary: Text{
+				"The client READ this server's buffer and hung up: the server got no completion and its CPU did nothing for the READ.",
+				"client READ 了本端 server 的 buffer 后断开：server 没有收到任何完成，它的 CPU 也没为这次 READ 做任何事。"}}
+		})
 	}
 	return withC(Outcome{Results: []KV{{"event", verbs.EventDisconnected.String()}, {"buffer", cString(data).String()}},
 		Note: Text{"The client READ the buffer and hung up. The server saw nothing of the READ: no completion, no interrupt, the buffer is unchanged.",

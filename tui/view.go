@@ -310,6 +310,9 @@ func (m *model) endBanner(w int) []string {
 		return bannerLine(st.OKBanner, "✓ ", en, w)
 	}
 	for _, snap := range m.snaps {
+		if r := snap.Result; r != nil && r.Tour != steps.TourWrite {
+			return inLang(r.Summary.EN, r.Summary.ZH) // the read and atomic tours
+		}
 		if r := snap.Result; r != nil {
 			how := map[steps.Notify][2]string{
 				steps.NotifySend:     {"a SEND completed its posted RECV", "一个 SEND 消耗了它 post 的 RECV，产生完成"},
