@@ -11,21 +11,26 @@ import (
 // The read tour as two processes: the client prints the message the
 // server put in its buffer; the server saw no completion.
 func TestReadTourAsTwoProcesses(t *testing.T) {
-	readTourPair(t, "127.0.0.1", "--backend", "sim")
+	readTourPair(t, "127.0.0.1", "", "--backend", "sim")
 }
 
 func TestRealReadTourAsTwoProcesses(t *testing.T) {
 	addr := realAddr(t)
-	readTourPair(t, addr, "--backend", "rdma", "--bind", addr)
+	readTourPair(t, addr, addr, "--backend", "rdma")
 }
 
 // tourPair is runPair that shows the client's output too when the server
 // does not finish (the client's failure is then the reason).
-func tourPair(t *testing.T, host string, srvExtra, cliExtra []string, backend ...string) pairOut {
+// bind is the server's --bind ("" for none; the client has no such flag).
+func tourPair(t *testing.T, host, bind string, srvExtra, cliExtra []string, backend ...string) pairOut {
 	t.Helper()
 	port := freePort(t)
 	common := append([]string{"--plain", "--brief", "--auto", "--timeout", "30s"}, backend...)
-	srv := start(t, nil, append(append([]string{"server", "--port", port}, common...), srvExtra...)...)
+	srvArgs := append([]string{"server", "--port", port}, common...)
+	if bind != "" {
+		srvArgs = append(srvArgs, "--bind", bind)
+	}
+	srv := start(t, nil, append(srvArgs, srvExtra...)...)
 	srv.waitFor(t, "rdma_listen(listener, 1); /* = 0 */", 30*time.Second)
 	cli := start(t, nil, append(append([]string{"client", host, port}, common...), cliExtra...)...)
 	var o pairOut
@@ -40,8 +45,8 @@ func tourPair(t *testing.T, host string, srvExtra, cliExtra []string, backend ..
 	return o
 }
 
-func readTourPair(t *testing.T, host string, backend ...string) {
-	o := tourPair(t, host, []string{"--tour", "read"}, []string{"--tour", "read"}, backend...)
+func readTourPair(t *testing.T, host, bind string, backend ...string) {
+	o := tourPair(t, host, bind, []string{"--tour", "read"}, []string{"--tour", "read"}, backend...)
 	if o.srvCode != 0 || o.cliCode != 0 {
 		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 	}
@@ -58,7 +63,7 @@ func readTourPair(t *testing.T, host string, backend ...string) {
 // One side on --tour read, the other on the write tour: both finish and
 // both say what the mismatch does.
 func TestTourMismatchAsProcesses(t *testing.T) {
-	o := runPair(t, "127.0.0.1", []string{"--tour", "read"}, nil, "--backend", "sim")
+	o := tourPair(t, "127.0.0.1", "", []string{"--tour", "read"}, nil, "--backend", "sim")
 	if o.srvCode != 0 || o.cliCode != 0 {
 		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 	}
@@ -105,16 +110,16 @@ func TestRealExportedReadTour(t *testing.T) {
 // The atomic tour as two processes: the client sees the counter's old
 // values, the server the counter after both atomics.
 func TestAtomicTourAsTwoProcesses(t *testing.T) {
-	atomicTourPair(t, "127.0.0.1", "--backend", "sim")
+	atomicTourPair(t, "127.0.0.1", "", "--backend", "sim")
 }
 
 func TestRealAtomicTourAsTwoProcesses(t *testing.T) {
 	addr := realAddr(t)
-	atomicTourPair(t, addr, "--backend", "rdma", "--bind", addr)
+	atomicTourPair(t, addr, addr, "--backend", "rdma")
 }
 
-func atomicTourPair(t *testing.T, host string, backend ...string) {
-	o := tourPair(t, host, []string{"--tour", "atomic"}, []string{"--tour", "atomic"}, backend...)
+func atomicTourPair(t *testing.T, host, bind string, backend ...string) {
+	o := tourPair(t, host, bind, []string{"--tour", "atomic"}, []string{"--tour", "atomic"}, backend...)
 	if o.srvCode != 0 || o.cliCode != 0 {
 		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 	}
@@ -139,19 +144,19 @@ var tourLessonErrors = []struct{ lesson, want string }{
 }
 
 func TestTourLessonsAsTwoProcesses(t *testing.T) {
-	tourLessonPairs(t, "127.0.0.1", "--backend", "sim")
+	tourLessonPairs(t, "127.0.0.1", "", "--backend", "sim")
 }
 
 func TestRealTourLessonsAsTwoProcesses(t *testing.T) {
 	addr := realAddr(t)
-	tourLessonPairs(t, addr, "--backend", "rdma", "--bind", addr)
+	tourLessonPairs(t, addr, addr, "--backend", "rdma")
 }
 
-func tourLessonPairs(t *testing.T, host string, backend ...string) {
+func tourLessonPairs(t *testing.T, host, bind string, backend ...string) {
 	for _, tt := range tourLessonErrors {
 		t.Run(tt.lesson, func(t *testing.T) {
 			args := []string{"--lesson", tt.lesson}
-			o := tourPair(t, host, args, args, backend...)
+			o := tourPair(t, host, bind, args, args, backend...)
 			if o.srvCode != 0 || o.cliCode != 0 {
 				t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 			}
