@@ -57,6 +57,7 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 		fill = fill.Returned(fmt.Sprint(len(msg)-1) + "; " + t.Why)
 	}
 	call := postSend(sendWR(wr, "buf", "mr", c.Dec(int64(len(msg)), "strlen(buf) + 1"), t), "ibv_post_send RDMA_WRITE")
+	inERR := s.postedInERR()
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{}, fill, postFailed(call, err)), err
 	}
@@ -64,7 +65,7 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	if withImm {
 		label = "RDMA WRITE+IMM"
 	}
-	s.sent(label, fmt.Sprintf("%d B → 0x%x", len(msg), info.Addr))
+	s.sentWR(label, fmt.Sprintf("%d B → 0x%x", len(msg), info.Addr), inERR)
 	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(len(msg))}, {"to", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)}},
 		Note: Text{"Posting returns at once; the NIC moves the bytes. The server's CPU is not involved.", "post 立即返回，搬数据的是网卡；server 的 CPU 完全不参与。"}}, fill, call.Returned("0")), nil
 }
@@ -103,10 +104,12 @@ func stepPostSend(_ context.Context, s *Session) (Outcome, error) {
 		SGList: []verbs.SGE{{Addr: s.mrSend.Addr(), Length: uint32(len(text)), LKey: s.mrSend.LKey()}}}
 	fill := c.S(c.Call("snprintf", c.C("send_buf"), c.Dec(MsgBufSize, ""), c.Str("%s"), c.Str(DoneText)))
 	call := postSend(sendWR(wr, "send_buf", "send_mr", c.Dec(int64(len(text)), "strlen(send_buf) + 1"), Target{}), "ibv_post_send SEND")
+	inERR := s.postedInERR()
+	s.markSendRNR()
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{}, fill, postFailed(call, err)), err
 	}
-	s.sent("SEND", DoneText)
+	s.sentWR("SEND", DoneText, inERR)
 	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(len(text))}},
 		Note: Text{"A two-sided SEND: it consumes the RECV the server posted before accepting.", "双边 SEND：它会消耗 server 在 accept 之前 post 的那个 RECV。"}}, fill, call.Returned("0")), nil
 }
@@ -124,10 +127,11 @@ func stepPostDoorbell(_ context.Context, s *Session) (Outcome, error) {
 	fill := c.S(c.Assign("*doorbell", c.Call("htobe64", c.Dec(DoorbellValue, "DOORBELL_VALUE"))))
 	target := Target{AddrC: c.Hex(info.DoorbellAddr, "doorbell_addr"), RKeyC: c.Hex(uint64(info.DoorbellRKey), "doorbell_rkey")}
 	call := postSend(sendWR(wr, "doorbell", "doorbell_mr", c.Dec(8, "sizeof *doorbell"), target), "ibv_post_send doorbell")
+	inERR := s.postedInERR()
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{}, fill, postFailed(call, err)), err
 	}
-	s.sent("RDMA WRITE", fmt.Sprintf("doorbell 8 B → 0x%x", info.DoorbellAddr))
+	s.sentWR("RDMA WRITE", fmt.Sprintf("doorbell 8 B → 0x%x", info.DoorbellAddr), inERR)
 	return withC(Outcome{Results: []KV{{"to", fmt.Sprintf("0x%x rkey 0x%x", info.DoorbellAddr, info.DoorbellRKey)}},
 		Note: Text{"Posted after the data WRITE on the same QP.", "在同一个 QP 上、紧跟数据 WRITE 之后 post。"}}, fill, call.Returned("0")), nil
 }
@@ -147,7 +151,11 @@ func (s *Session) pollStep(ctx context.Context, what string, wantOp verbs.WCOpco
 		Results: []KV{{"status", wc.Status.String()}, {"opcode", opcodeText(wc)}, {"wr_id", fmt.Sprint(wc.WRID)}, {"QP state", state}}},
 		call.Returned(wcText(wc)))
 	if wc.Status != verbs.WCSuccess {
+		s.completionFate(wc)
 		return out, &CompletionError{What: what, WC: wc}
+	}
+	if wc.Opcode == verbs.WCSend {
+		s.sendRNRNAKs()
 	}
 	if wc.Opcode == verbs.WCSend || wc.Opcode == verbs.WCRDMAWrite {
 		s.got("ACK", wc.Opcode.String())
@@ -236,6 +244,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	s.addCompletion(wc)
 	out := withC(Outcome{}, poll.Returned(wcText(wc)))
 	if wc.Status != verbs.WCSuccess {
+		s.responderNAKs()
 		return out, &CompletionError{What: "recv done message", WC: wc}
 	}
 	data, err := s.mrData.Read(0, BufSize)

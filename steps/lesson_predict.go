@@ -36,8 +36,8 @@ func predictionFor(l Lesson, cfg Config) *Prediction {
 			return nil // the answer shows on the server
 		}
 		return &Prediction{At: "wait-notify",
-			Question: Text{"The client WRITEs the message, then 8 bytes to the doorbell. When this server's CPU sees doorbell = 1, what is in its buffer?",
-				"client 先 WRITE 消息，再往 doorbell 写 8 字节。本端 server 的 CPU 看到 doorbell = 1 时，buffer 里是什么？"},
+			Question: Text{"The client WRITEs the message, then 8 bytes to the doorbell. When the server's CPU sees doorbell = 1, what is in its buffer?",
+				"client 先 WRITE 消息，再往 doorbell 写 8 字节。server 的 CPU 看到 doorbell = 1 时，buffer 里是什么？"},
 			Choices: []Choice{
 				landedChoice(true, Text{"the whole message", "完整的消息"}),
 				landedChoice(false, Text{"nothing yet: still zeros", "还什么都没有：全是 0"}),
@@ -65,28 +65,28 @@ func predictNoRecv(cfg Config) *Prediction {
 	}
 	if cfg.Role == Server {
 		return &Prediction{At: "wait-notify", Choices: serverWaitChoices(),
-			Question: Text{"This server posts its RECV only after the client's SEND has arrived, and " + retry.EN + ". How does its wait for the client's notification end?",
-				"本端 server 等 client 的 SEND 到了之后才 post RECV，而且" + retry.ZH + "。它等待 client 通知的这一步会怎样结束？"}}
+			Question: Text{"The server posts its RECV only after the client's SEND has arrived, and " + retry.EN + ". How does its wait for the client's notification end?",
+				"server 等 client 的 SEND 到了之后才 post RECV，而且 " + retry.ZH + "。它等待 client 通知的这一步会怎样结束？"}}
 	}
 	return &Prediction{At: "poll-notify",
-		Question: Text{"The server has no RECV posted when this client's SEND arrives, and " + retry.EN + ". How does the SEND complete?",
-			"本端 client 的 SEND 到达时，server 还没有 post 任何 RECV，而且" + retry.ZH + "。这个 SEND 的完成状态是什么？"},
+		Question: Text{"The server has no RECV posted when the client's SEND arrives, and " + retry.EN + ". How does the SEND complete?",
+			"client 的 SEND 到达时，server 还没有 post 任何 RECV，而且 " + retry.ZH + "。这个 SEND 的完成状态是什么？"},
 		Choices: []Choice{statusChoice(verbs.WCSuccess), statusChoice(verbs.WCRNRRetryExcErr), statusChoice(verbs.WCRetryExcErr), statusChoice(verbs.WCRemOpErr)}}
 }
 
 // remoteAccessSetups say, per lesson, what is wrong, from each side.
 var remoteAccessSetups = map[string][2]Text{ // [server, client]
 	"bad-rkey": {
-		{"The client puts its own lkey where this server's rkey belongs.", "client 把自己的 lkey 填在了本端 server 的 rkey 该在的位置。"},
-		{"This client puts its own lkey where the server's rkey belongs.", "本端 client 把自己的 lkey 填在了 server 的 rkey 该在的位置。"}},
+		{"The client puts its own lkey where the server's rkey belongs.", "client 把自己的 lkey 填在了 server 的 rkey 该在的位置。"},
+		{"The client puts its own lkey where the server's rkey belongs.", "client 把自己的 lkey 填在了 server 的 rkey 该在的位置。"}},
 	"out-of-bounds": {
-		{"The client WRITEs its message starting 8 bytes before the end of this server's MR.", "client 从本端 server 的 MR 末尾前 8 字节处开始 WRITE 它的消息。"},
-		{"This client WRITEs its message starting 8 bytes before the end of the server's MR.", "本端 client 从 server 的 MR 末尾前 8 字节处开始 WRITE 它的消息。"}},
+		{"The client WRITEs its message starting 8 bytes before the end of the server's MR.", "client 从 server 的 MR 末尾前 8 字节处开始 WRITE 它的消息。"},
+		{"The client WRITEs its message starting 8 bytes before the end of the server's MR.", "client 从 server 的 MR 末尾前 8 字节处开始 WRITE 它的消息。"}},
 	"no-remote-write": {
-		{"This server registered its buffer with IBV_ACCESS_LOCAL_WRITE only.", "本端 server 注册 buffer 时只给了 IBV_ACCESS_LOCAL_WRITE。"},
+		{"The server registered its buffer with IBV_ACCESS_LOCAL_WRITE only.", "server 注册 buffer 时只给了 IBV_ACCESS_LOCAL_WRITE。"},
 		{"The server registered its buffer with IBV_ACCESS_LOCAL_WRITE only.", "server 注册 buffer 时只给了 IBV_ACCESS_LOCAL_WRITE。"}},
 	"htonl-address": {
-		{"This server sends its buffer address as htonl((uintptr_t)buf).", "本端 server 以 htonl((uintptr_t)buf) 的形式发送 buffer 地址。"},
+		{"The server sends its buffer address as htonl((uintptr_t)buf).", "server 以 htonl((uintptr_t)buf) 的形式发送 buffer 地址。"},
 		{"The server sent its buffer address as htonl((uintptr_t)buf).", "server 以 htonl((uintptr_t)buf) 的形式发来了 buffer 地址。"}},
 }
 
@@ -94,8 +94,8 @@ func predictRemoteAccess(lesson string, role Role) *Prediction {
 	setup := remoteAccessSetups[lesson]
 	if role == Server {
 		return &Prediction{At: "wait-notify", Choices: serverWaitChoices(),
-			Question: Text{setup[0].EN + " The client then RDMA-WRITEs and SENDs its notification. How does this server's wait for the notification end?",
-				setup[0].ZH + "client 随后 RDMA WRITE，再 SEND 通知。本端 server 等待通知的这一步会怎样结束？"}}
+			Question: Text{setup[0].EN + " The client then RDMA-WRITEs and SENDs its notification. How does the server's wait for the notification end?",
+				setup[0].ZH + "client 随后 RDMA WRITE，再 SEND 通知。server 等待通知的这一步会怎样结束？"}}
 	}
 	return &Prediction{At: "poll-write",
 		Question: Text{setup[1].EN + " How does the RDMA WRITE complete?", setup[1].ZH + "这个 RDMA WRITE 的完成状态是什么？"},

@@ -121,23 +121,23 @@ func tourLessonPrediction(l Lesson, cfg Config) *Prediction {
 	switch l.Name {
 	case "no-remote-read":
 		return &Prediction{At: "poll-read",
-			Question: Text{"The server registered its buffer with IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, without REMOTE_READ. How does this client's RDMA READ complete?",
-				"server 注册 buffer 时给的是 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE，没有 REMOTE_READ。本端 client 的 RDMA READ 的完成状态是什么？"},
+			Question: Text{"The server registered its buffer with IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, without REMOTE_READ. How does the client's RDMA READ complete?",
+				"server 注册 buffer 时给的是 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE，没有 REMOTE_READ。client 的 RDMA READ 的完成状态是什么？"},
 			Choices: []Choice{statusChoice(verbs.WCSuccess), statusChoice(verbs.WCRemAccessErr), statusChoice(verbs.WCLocProtErr), statusChoice(verbs.WCRemInvReqErr)}}
 	case "read-depth-zero":
 		return &Prediction{At: "poll-read",
-			Question: Text{"This client connected with initiator_depth 0 (the server accepted with responder_resources 1), then posts one RDMA READ. How does it complete?",
-				"本端 client 用 initiator_depth 0 连接（server 用 responder_resources 1 accept），然后 post 一个 RDMA READ。它的完成状态是什么？"},
+			Question: Text{"The client connected with initiator_depth 0 (the server accepted with responder_resources 1), then posts one RDMA READ. How does it complete?",
+				"client 用 initiator_depth 0 连接（server 用 responder_resources 1 accept），然后 post 一个 RDMA READ。它的完成状态是什么？"},
 			Choices: []Choice{statusChoice(verbs.WCSuccess), statusChoice(verbs.WCRemAccessErr), statusChoice(verbs.WCRemInvReqErr), statusChoice(verbs.WCRetryExcErr)}}
 	case "atomic-unaligned":
 		return &Prediction{At: "post-fetch-add",
-			Question: Text{"This client aims its FETCH_AND_ADD at remote_addr + 4. What does ibv_post_send do?",
-				"本端 client 把 FETCH_AND_ADD 指向 remote_addr + 4。ibv_post_send 会怎样？"},
+			Question: Text{"The client aims its FETCH_AND_ADD at remote_addr + 4. What does ibv_post_send do?",
+				"client 把 FETCH_AND_ADD 指向 remote_addr + 4。ibv_post_send 会怎样？"},
 			Choices: []Choice{errnoChoice("ibv_post_send", 0), errnoChoice("ibv_post_send", syscall.EINVAL), errnoChoice("ibv_post_send", syscall.EFAULT), errnoChoice("ibv_post_send", syscall.EOPNOTSUPP)}}
 	case "no-remote-atomic":
 		return &Prediction{At: "poll-fetch-add",
-			Question: Text{"The server registered its counter with IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ. How does this client's FETCH_AND_ADD complete?",
-				"server 注册计数器时给的是 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ。本端 client 的 FETCH_AND_ADD 的完成状态是什么？"},
+			Question: Text{"The server registered its counter with IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ. How does the client's FETCH_AND_ADD complete?",
+				"server 注册计数器时给的是 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ。client 的 FETCH_AND_ADD 的完成状态是什么？"},
 			Choices: []Choice{statusChoice(verbs.WCSuccess), statusChoice(verbs.WCRemAccessErr), statusChoice(verbs.WCRemInvReqErr), statusChoice(verbs.WCLocProtErr)}}
 	}
 	return nil

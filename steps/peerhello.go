@@ -114,9 +114,12 @@ func (s *Session) mismatchEffect(mine, theirs Hello) Text {
 	case mine.Lesson != "" && theirs.Lesson != "":
 		return Text{"Each side makes its own lesson's mistake; the errors on each screen will not be the ones its lesson page describes.",
 			"两端各犯各的错；每一端看到的错误都不会是它的课程讲解里写的那个。"}
-	case mine.Lesson == "" && byOf(theirs.Lesson) == s.cfg.Role.Peer():
+	case mine.Lesson == "" && byOf(theirs.Lesson) == s.cfg.Role.Peer() && len(s.peerExpectations(theirs.Lesson)) > 0:
 		return Text{fmt.Sprintf("The %s's mistake will reach this side too; the steps it breaks here say so.", peer),
 			fmt.Sprintf("%s 犯的错也会波及本端；被它影响的步骤会注明。", peer)}
+	case mine.Lesson == "" && byOf(theirs.Lesson) == s.cfg.Role.Peer():
+		return Text{fmt.Sprintf("The %s's mistake stays on its side: this side's steps run as usual.", peer),
+			fmt.Sprintf("%s 犯的错只影响它自己那一端：本端的步骤照常进行。", peer)}
 	case mine.Lesson == "":
 		return Text{fmt.Sprintf("That lesson's mistake is this side's to make, and this side does not make it: the %s's expected error will not happen.", peer),
 			fmt.Sprintf("那一课的错误本该由本端来犯，而本端没有犯：%s 预期的错误不会出现。", peer)}
@@ -137,17 +140,15 @@ func (s *Session) adoptPeerExpectations(lesson string) {
 	if err != nil || l.by != s.cfg.Role.Peer() {
 		return // the mistake is not the peer's: nothing reaches this side
 	}
-	cfg := s.cfg
-	cfg.Lesson, cfg.Notify, cfg.Tour = lesson, l.Notify, l.Tour
-	want := l.apply(cfg, tourFor(cfg.Role, cfg.Notify, cfg.Tour))
+	want := s.peerExpectations(lesson)
 	peer := s.cfg.Role.Peer().String()
 	s.set(func() {
 		for i := s.next; i < len(s.tour); i++ {
-			j := indexOf(want, s.tour[i].ID)
-			if j < 0 || want[j].Expect == nil || s.tour[i].Expect != nil {
+			w, ok := want[s.tour[i].ID]
+			if !ok || s.tour[i].Expect != nil {
 				continue
 			}
-			e := *want[j].Expect
+			e := *w
 			e.What = Text{fmt.Sprintf("%s (the %s's lesson %s)", e.What.EN, peer, lesson),
 				fmt.Sprintf("%s（%s 的课程 %s）", e.What.ZH, peer, lesson)}
 			s.tour[i].Expect = &e
@@ -209,4 +210,22 @@ func joinNotes(a, b Text) Text {
 		return b
 	}
 	return Text{a.EN + " " + b.EN, a.ZH + b.ZH}
+}
+
+// peerExpectations are the errors lesson makes this side's steps expect,
+// by step ID (none when its mistake does not reach this side).
+func (s *Session) peerExpectations(lesson string) map[string]*Expect {
+	l, err := LessonByName(lesson)
+	if err != nil {
+		return nil
+	}
+	cfg := s.cfg
+	cfg.Lesson, cfg.Notify, cfg.Tour = lesson, l.Notify, l.Tour
+	out := map[string]*Expect{}
+	for _, st := range l.apply(cfg, tourFor(cfg.Role, cfg.Notify, cfg.Tour)) {
+		if st.Expect != nil {
+			out[st.ID] = st.Expect
+		}
+	}
+	return out
 }

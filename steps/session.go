@@ -80,12 +80,15 @@ type Session struct {
 	predState    PredictionState // the learner's pick and what happened
 	rnrBaseline  uint64          // RNR NAKs the device had sent at rdma_accept
 	rnrCounted   bool            // the device counts them (see rnrwait.go)
-	completions  []verbs.WC
-	qpHistory    []verbs.QPState
-	timeline     []TimelineEntry
-	result       *Result
-	atomicOld    uint64 // the atomic tour: the counter FETCH_AND_ADD found
-	closed       bool
+	// RNR NAKs received when the SEND was posted (timelinefate.go).
+	sendRNRBase    uint64
+	sendRNRCounted bool
+	completions    []verbs.WC
+	qpHistory      []verbs.QPState
+	timeline       []TimelineEntry
+	result         *Result
+	atomicOld      uint64 // the atomic tour: the counter FETCH_AND_ADD found
+	closed         bool
 
 	// Snapshot's change tracking.
 	prevData      []byte

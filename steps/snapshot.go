@@ -156,8 +156,10 @@ type TimelineEntry struct {
 	Time time.Time
 	// FromServer says which way the arrow points.
 	FromServer bool
-	Label      string // "REQ", "REP", "RTU", "RDMA WRITE 42B", "ACK", "SEND", ...
+	Label      string // "REQ", "REP", "RTU", "RDMA WRITE 42B", "ACK", "SEND", "NAK", ...
 	Detail     string
+	// Fate is what became of a posted message (flushed, never sent).
+	Fate Fate
 }
 
 // Result is how the tour ended on the server.

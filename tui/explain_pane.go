@@ -12,6 +12,9 @@ func (m *model) explainTitle() string {
 	if m.showGlossary {
 		return title(m.lang, "Glossary", "术语表") + " · T: " + tr(m.lang, "step page", "步骤讲解")
 	}
+	if m.showLesson && m.lesson == "" {
+		return title(m.lang, "Lessons", "课程") + " · L: " + tr(m.lang, "step page", "步骤讲解")
+	}
 	if m.showLesson {
 		return title(m.lang, "Lesson", "课程") + " · " + m.lesson + " · L: " + tr(m.lang, "step page", "步骤讲解")
 	}
@@ -28,6 +31,14 @@ func (m *model) explainTitle() string {
 
 // explainLines renders the page(s) of the current step, or the lesson's.
 func (m *model) explainLines(w int) []string {
+	if m.showLesson && m.lesson == "" && !m.showGlossary {
+		return m.lessonsList(w)
+	}
+	return append(m.predictionLines(w), m.pageLines(w)...)
+}
+
+// pageLines is the page of the current step, the lesson's or the glossary.
+func (m *model) pageLines(w int) []string {
 	side, idx := m.curStep()
 	ss, ok := m.stepStatus(side, idx)
 	if m.showLesson {
@@ -70,7 +81,14 @@ func (m *model) page(lang string, ss steps.StepStatus, w int) []string {
 		msg := tr(lang, "(no explanation page for this step yet)", "（这一步的讲解页面还没有）")
 		return append(out, m.styles.Dim.R(msg))
 	}
-	if lines := m.md.render(lang, ss.ID, md, w); lines != nil {
+	variant := ""
+	switch {
+	case ss.ID == lessonPageID(m.lesson):
+		md, variant = m.lessonPageMarkdown(md)
+	default:
+		md, variant = m.lessonStepMarkdown(md, ss, lang)
+	}
+	if lines := m.md.render(lang, ss.ID+"#"+variant, md, w); lines != nil {
 		return lines
 	}
 	return wrap(md, w)

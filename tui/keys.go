@@ -5,6 +5,8 @@ import "charm.land/bubbles/v2/key"
 // keyMap is every binding; help texts follow the language.
 type keyMap struct {
 	Next, Lang, Lesson, Glossary, Help, Focus, Side, Up, Down, PgUp, PgDown, Top, Bottom, Quit key.Binding
+	// Predict answers a lesson's question (1-4).
+	Predict key.Binding
 }
 
 func newKeyMap(lang string) keyMap {
@@ -24,19 +26,20 @@ func newKeyMap(lang string) keyMap {
 		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", t("top", "顶部"))),
 		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", t("bottom", "底部"))),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", t("quit (tears down)", "退出（释放资源）"))),
+		Predict:  key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", t("predict (lesson)", "预测（课程）"))),
 	}
 }
 
 // ShortHelp implements help.KeyMap. Most important first: at 80 columns
 // the line is cut, and how to go on and how to quit must stay visible.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Quit, k.Help, k.Lang, k.Focus, k.Side, k.Lesson}
+	return []key.Binding{k.Next, k.Quit, k.Help, k.Lesson, k.Lang, k.Focus, k.Side}
 }
 
 // FullHelp implements help.KeyMap.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Lang, k.Help, k.Quit},
+		{k.Next, k.Predict, k.Lang, k.Help, k.Quit},
 		{k.Focus, k.Side, k.Lesson, k.Glossary},
 		{k.Up, k.Down, k.PgUp, k.PgDown, k.Top, k.Bottom},
 	}

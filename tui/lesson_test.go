@@ -19,6 +19,15 @@ import (
 // port the server got.
 func lessonDemo(t *testing.T, lesson, lang string, w, h int, environ ...string) *model {
 	t.Helper()
+	m := lessonDemoAsking(t, lesson, lang, w, h, environ...)
+	answerPredictions(t, m)
+	return m
+}
+
+// lessonDemoAsking is lessonDemo with the lesson's questions still open
+// (the server's step up to listen ran with the server's answered).
+func lessonDemoAsking(t *testing.T, lesson, lang string, w, h int, environ ...string) *model {
+	t.Helper()
 	srvNIC, cliNIC := sim.New(sim.Options{}), sim.New(sim.Options{})
 	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: srvNIC, Lesson: lesson,
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second, BackendWhy: "test"})
@@ -34,6 +43,7 @@ func lessonDemo(t *testing.T, lesson, lang string, w, h int, environ ...string) 
 	}
 	t.Cleanup(func() { srv.Close(); cli.Close() })
 	m := newTestModel(t, []*steps.Session{srv, cli}, lang, w, h, environ...)
+	answerPredictions(t, m)
 	for i := 0; ; i++ {
 		if i > 10 || m.tourErr != nil {
 			t.Fatalf("server never listened: %v", m.tourErr)
@@ -58,6 +68,21 @@ func lessonDemo(t *testing.T, lesson, lang string, w, h int, environ ...string) 
 	m.tours = nil
 	m.refresh()
 	return m
+}
+
+// answerPredictions answers every pending question with its second
+// choice, by key.
+func answerPredictions(t *testing.T, m *model) {
+	t.Helper()
+	for i := 0; ; i++ {
+		if _, _, ok := m.pendingPrediction(); !ok {
+			return
+		}
+		if i > 2 {
+			t.Fatal("a prediction stays pending after its key")
+		}
+		press(t, m, "2")
+	}
 }
 
 func TestLessonViews(t *testing.T) {
@@ -173,11 +198,17 @@ func TestLessonPageAtStart(t *testing.T) {
 		}
 	}
 	m.showHelp = false
-	// Without a lesson page, L does nothing and is not offered.
+	// In the plain tour, L lists the lessons (footer: "L lessons").
 	r := newRig(t, steps.NotifySend)
 	p := newTestModel(t, []*steps.Session{r.srv}, LangEN, 120, 40)
+	if plain := ansi.Strip(p.render()); !strings.Contains(plain, "L lessons") || strings.Contains(plain, "lesson page") {
+		t.Errorf("footer without \"L lessons\":\n%s", plain)
+	}
 	press(t, p, "L")
-	if p.showLesson || strings.Contains(ansi.Strip(p.render()), "lesson page") {
-		t.Error("L offered without a lesson")
+	plain = ansi.Strip(p.render())
+	for _, want := range []string{"Lessons · L: step page", "--lesson no-recv  SEND with no posted RECV", "--lesson bad-rkey"} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("L in the plain tour: missing %q:\n%s", want, plain)
+		}
 	}
 }

@@ -150,7 +150,10 @@ func (m *model) setLang(l string) {
 	m.lang = l
 	m.keys = newKeyMap(l)
 	m.keys.Side.SetEnabled(m.demo)
-	m.keys.Lesson.SetEnabled(m.lessonDoc)
+	if !m.lessonDoc {
+		// The plain tour: L lists the lessons.
+		m.keys.Lesson.SetHelp("L", tr(l, "lessons", "课程"))
+	}
 }
 
 // lessonPageID is the docs page of a lesson.
@@ -230,16 +233,16 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		// Only the "too small" notice is on screen: a key must not run a
 		// step (or change a pane) the learner cannot see.
 		return nil
+	case key.Matches(msg, k.Predict) && m.predictKey(msg.String()):
 	case key.Matches(msg, k.Next):
 		return m.runNext()
 	case key.Matches(msg, k.Lang):
 		m.setLang(nextLang(m.lang))
 		m.pane(pane{paneExplain, 0}).follow()
 	case key.Matches(msg, k.Lesson):
-		if m.lessonDoc {
-			m.showLesson, m.showGlossary = !m.showLesson, false
-			m.pane(pane{paneExplain, 0}).follow()
-		}
+		// The lesson's page, or in the plain tour the list of lessons.
+		m.showLesson, m.showGlossary = !m.showLesson, false
+		m.pane(pane{paneExplain, 0}).follow()
 	case key.Matches(msg, k.Glossary):
 		m.showGlossary, m.showLesson = !m.showGlossary, false
 		m.pane(pane{paneExplain, 0}).follow()
@@ -341,6 +344,14 @@ func (m *model) nextTurn() (side, idx int, ok bool) {
 
 func (m *model) runNext() tea.Cmd {
 	if m.running || m.quitting {
+		return nil
+	}
+	if _, _, pending := m.pendingPrediction(); pending {
+		// The lesson asks first: show its question rather than run.
+		m.showLesson, m.showGlossary = m.lessonDoc, false
+		if m.narrow() {
+			m.focus = tabExplain
+		}
 		return nil
 	}
 	side, idx, ok := m.nextTurn()

@@ -41,19 +41,44 @@ func (m *model) timelineLines(w int) []string {
 		return append(out, "", st.Dim.R(center(tr(m.lang, "no messages yet", "还没有消息"), w)))
 	}
 	for _, e := range entries {
-		label := " " + termSafe(e.Label) + " "
+		label, rule, fate := " "+termSafe(e.Label)+" ", "─", m.fateText(e.Fate)
+		if e.Fate != steps.FateSent {
+			label, rule = " "+termSafe(e.Label)+" ✗ ", "┄" // not drawn as delivered
+		}
 		n := max(0, w-2-width(label))
 		l, r := n/2, n-n/2
 		var line string
-		if e.FromServer {
-			line = "├" + strings.Repeat("─", l) + label + strings.Repeat("─", r) + "▶"
-		} else {
-			line = "◀" + strings.Repeat("─", l) + label + strings.Repeat("─", r) + "┤"
+		switch {
+		case e.Fate == steps.FateNeverSent && e.FromServer:
+			line = "├" + strings.Repeat(rule, l) + label + strings.Repeat(" ", r+1) // it never left
+		case e.Fate == steps.FateNeverSent:
+			line = strings.Repeat(" ", l+1) + label + strings.Repeat(rule, r) + "┤"
+		case e.FromServer:
+			line = "├" + strings.Repeat(rule, l) + label + strings.Repeat(rule, r) + "▶"
+		default:
+			line = "◀" + strings.Repeat(rule, l) + label + strings.Repeat(rule, r) + "┤"
 		}
-		out = append(out, st.Call.R(line))
-		if e.Detail != "" {
-			out = append(out, st.Dim.R(center(termSafe(e.Detail), w)))
+		style := st.Call
+		if e.Fate != steps.FateSent || strings.Contains(e.Label, "NAK") {
+			style = st.Err
+		}
+		out = append(out, style.R(line))
+		for _, d := range []string{termSafe(e.Detail), fate} {
+			if d != "" {
+				out = append(out, st.Dim.R(center(d, w)))
+			}
 		}
 	}
 	return out
+}
+
+// fateText says what became of a message that was not delivered.
+func (m *model) fateText(f steps.Fate) string {
+	switch f {
+	case steps.FateNeverSent:
+		return tr(m.lang, "flushed: the QP was already in ERR, never sent", "被 flush：QP 已处于 ERR，根本没有发出")
+	case steps.FateFlushed:
+		return tr(m.lang, "flushed after the error: never completed", "出错后被 flush：没有完成")
+	}
+	return ""
 }

@@ -200,7 +200,7 @@ func (m *model) lessonLine(w int) string {
 		summary = ""
 	}
 	line := " " + st.Expected.R(tr(m.lang, "Lesson ", "课程 ")+m.lesson) + st.Bold.R(": "+ttl)
-	if summary != "" {
+	if summary = m.lessonStatus(summary); summary != "" {
 		line += st.Dim.R(" — " + summary)
 	}
 	return fit(line, w)
@@ -320,19 +320,23 @@ func (m *model) endBanner(w int) []string {
 				steps.NotifyImm:      {"RDMA_WRITE_WITH_IMM raised a RECV completion", "RDMA_WRITE_WITH_IMM 产生了一个 RECV 完成"},
 			}[r.Via]
 			msg, notice := r.Message.String(), r.Notice.String() // PeerBytes: escaped
-			return inLang(fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how[0], notice),
-				fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how[1], notice))
+			next := ""
+			if m.allDone() {
+				next = " " + m.tryNextLine()
+			}
+			return inLang(fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how[0], notice)+next,
+				fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how[1], notice)+next)
 		}
 	}
 	if m.lesson != "" && m.allDone() {
 		if what := m.firstExpected(); what != "" {
 			return bannerLine(st.OKBanner, "✓ ", tr(m.lang,
-				"Lesson complete: the expected error ("+what+") happened, and every step after it went as the lesson says. L: the lesson page · q: quit.",
-				"课程完成：预期的错误（"+what+"）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"), w)
+				"Lesson complete: the expected error ("+what+") happened, and every step after it went as the lesson says. L: the lesson page · q: quit. "+m.tryNextLine(),
+				"课程完成：预期的错误（"+what+"）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"+m.tryNextLine()), w)
 		}
 	}
 	if m.allDone() && !m.demo {
-		return bannerLine(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. Press q to quit.", "教程完成：所有资源都已释放。按 q 退出。"), w)
+		return bannerLine(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. Press q to quit. ", "教程完成：所有资源都已释放。按 q 退出。")+m.tryNextLine(), w)
 	}
 	return nil
 }
@@ -373,6 +377,8 @@ func (m *model) fullHelp(w int) []string {
 	lines = append(lines, wrap(tr(m.lang,
 		"Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
 		"每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"), w)...)
+	lines = append(lines, "")
+	lines = append(lines, wrap(m.lessonsHelp(), w)...)
 	return lines
 }
 

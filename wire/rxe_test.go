@@ -23,9 +23,10 @@ var twoHostSequences = map[string]string{
 	"out-of-bounds":   "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE NAK / CM DREQ / CM DREP",
 	"no-remote-write": "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE NAK / CM DREQ / CM DREP",
 	"htonl-address":   "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE NAK / CM DREQ / CM DREP",
-	// Run as two --auto processes, the server's late RECV beats the SEND:
-	// no RNR NAK (issue 10 item 7 is about exactly this).
-	"no-recv":           "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE ACK / RC SEND_ONLY / RC ACKNOWLEDGE ACK / CM DREQ / CM DREP",
+	// The server's late RECV waits for its RNR NAK (steps/rnrwait.go), so
+	// even as two --auto processes the SEND is refused: rnr_retry_count 0
+	// gives up at the first RNR NAK.
+	"no-recv":           "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE ACK / RC SEND_ONLY / RC ACKNOWLEDGE RNR NAK / CM DREQ / CM DREP",
 	"doorbell-ordering": "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE ACK / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE ACK / CM DREQ / CM DREP",
 	// rxe queued the zero-length WRITE posted before RTS; it goes out with
 	// the real one.

@@ -130,6 +130,9 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 		if err != nil {
 			return err
 		}
+		if o.auto {
+			s.SkipPrediction() // --auto asks nothing, in the TUI as in plain mode
+		}
 		sessions = append(sessions, s)
 	}
 	interactive := stdinIsTerminal() && stdoutIsTerminal()

@@ -13,17 +13,24 @@ type pairOut struct {
 }
 
 // runPair starts `rdmatour server` with srvExtra and `rdmatour client`
-// with cliExtra, both --plain --auto on the given backend, and waits for
-// both.
-func runPair(t *testing.T, host string, srvExtra, cliExtra []string, backend ...string) pairOut {
+// with cliExtra, both --plain --auto on the given backend (bind: the
+// server's --bind, if any), and waits for both.
+func runPair(t *testing.T, host, bind string, srvExtra, cliExtra []string, backend ...string) pairOut {
 	t.Helper()
 	port := freePort(t)
 	common := append([]string{"--plain", "--brief", "--auto", "--timeout", "30s"}, backend...)
-	srv := start(t, nil, append(append([]string{"server", "--port", port}, common...), srvExtra...)...)
+	srvArgs := append([]string{"server", "--port", port}, common...)
+	if bind != "" {
+		srvArgs = append(srvArgs, "--bind", bind)
+	}
+	srv := start(t, nil, append(srvArgs, srvExtra...)...)
 	srv.waitFor(t, "rdma_listen(listener, 1); /* = 0 */", 30*time.Second)
 	cli := start(t, nil, append(append([]string{"client", host, port}, common...), cliExtra...)...)
 	var o pairOut
 	o.cliCode = cli.wait(t, 120*time.Second)
+	if o.cliCode != 0 {
+		t.Logf("client exit %d:\n%s", o.cliCode, cli.out)
+	}
 	o.srvCode = srv.wait(t, 120*time.Second)
 	o.srv, o.cli = srv.out.String(), cli.out.String()
 	return o
@@ -32,19 +39,19 @@ func runPair(t *testing.T, host string, srvExtra, cliExtra []string, backend ...
 // Every lesson as two --auto processes: the no-recv lesson used to miss
 // its RNR here, because nothing held the server's late RECV back.
 func TestLessonsAsTwoProcesses(t *testing.T) {
-	runLessonPairs(t, "127.0.0.1", "--backend", "sim")
+	runLessonPairs(t, "127.0.0.1", "", "--backend", "sim")
 }
 
 func TestRealLessonsAsTwoProcesses(t *testing.T) {
 	addr := realAddr(t)
-	runLessonPairs(t, addr, "--backend", "rdma", "--bind", addr)
+	runLessonPairs(t, addr, addr, "--backend", "rdma")
 }
 
-func runLessonPairs(t *testing.T, host string, backend ...string) {
+func runLessonPairs(t *testing.T, host, bind string, backend ...string) {
 	for _, tt := range lessonErrors {
 		t.Run(tt.lesson+strings.Join(tt.extra, ""), func(t *testing.T) {
 			args := append([]string{"--lesson", tt.lesson}, tt.extra...)
-			o := runPair(t, host, args, args, backend...)
+			o := runPair(t, host, bind, args, args, backend...)
 			if o.srvCode != 0 || o.cliCode != 0 {
 				t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 			}
@@ -89,7 +96,7 @@ func TestLessonMismatchAsProcesses(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o := runPair(t, "127.0.0.1", tc.srvArgs, tc.cliArgs, "--backend", "sim")
+			o := runPair(t, "127.0.0.1", "", tc.srvArgs, tc.cliArgs, "--backend", "sim")
 			for side, c := range map[string]struct {
 				out   string
 				wants []string
