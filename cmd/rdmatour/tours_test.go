@@ -166,3 +166,43 @@ func tourLessonPairs(t *testing.T, host, bind string, backend ...string) {
 		})
 	}
 }
+
+// The exported atomic-tour programs against rdmatour, both ways.
+func TestRealExportedAtomicTour(t *testing.T) {
+	addr, dir := realAddr(t), exportDir(t)
+	t.Run("exported client", func(t *testing.T) {
+		port := freePort(t)
+		srv := start(t, nil, "server", port, "--tour", "atomic", "--bind", addr, "--backend", "rdma", "--plain", "--auto", "--brief", "--timeout", "60s")
+		srv.waitFor(t, "rdma_listen(listener, 1); /* = 0 */", 60*time.Second)
+		cli := startRaw(t, "stdbuf", "-oL", dir+"/exported-atomic-client", "client", addr, port)
+		if code := cli.wait(t, 120*time.Second); code != 0 {
+			t.Fatalf("exported client exit %d:\n%s\nserver:\n%s", code, cli.out, srv.out)
+		}
+		if code := srv.wait(t, 120*time.Second); code != 0 {
+			t.Fatalf("rdmatour server exit %d:\n%s", code, srv.out)
+		}
+		for _, want := range []string{"[client] old value 40", "[client] old value 42"} {
+			if !strings.Contains(cli.out.String(), want) {
+				t.Errorf("exported client lacks %q:\n%s", want, cli.out)
+			}
+		}
+		if !strings.Contains(srv.out.String(), "counter = 1000 (started at 40)") {
+			t.Errorf("rdmatour server lacks the counter:\n%s", srv.out)
+		}
+	})
+	t.Run("exported server", func(t *testing.T) {
+		port := freePort(t)
+		srv := startRaw(t, "stdbuf", "-oL", dir+"/exported-atomic-server", "server", port)
+		srv.waitFor(t, "[server] listening on port "+port, 60*time.Second)
+		cli := start(t, nil, "client", addr, port, "--tour", "atomic", "--backend", "rdma", "--plain", "--auto", "--brief", "--timeout", "60s")
+		if code := cli.wait(t, 120*time.Second); code != 0 {
+			t.Fatalf("rdmatour client exit %d:\n%s\nexported server:\n%s", code, cli.out, srv.out)
+		}
+		if code := srv.wait(t, 120*time.Second); code != 0 {
+			t.Fatalf("exported server exit %d:\n%s", code, srv.out)
+		}
+		if !strings.Contains(srv.out.String(), "[server] counter: 1000") || !strings.Contains(cli.out.String(), "compare held = true") {
+			t.Errorf("exported server:\n%s\nrdmatour client:\n%s", srv.out, cli.out)
+		}
+	})
+}
