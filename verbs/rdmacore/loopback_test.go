@@ -80,6 +80,9 @@ type pair struct {
 	srv, cli side
 	// estPriv is the private data the client saw on ESTABLISHED.
 	estPriv []byte
+	// srvInitAccess is the server QP's qp_access_flags right after
+	// rdma_create_qp on the connection request's id.
+	srvInitAccess verbs.Access
 }
 
 type opts struct {
@@ -236,6 +239,9 @@ func connect(t testing.TB, p *Provider, addr netip.Addr, o opts) *pair {
 			if pr.srv.qp, err = pr.srv.id.CreateQP(pr.srv.pd, verbs.QPInitAttr{SendCQ: pr.srv.cq, RecvCQ: pr.srv.cq, Type: verbs.QPTRC,
 				Cap: verbs.QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
 				return err
+			}
+			if a, err := pr.srv.qp.Query(); err == nil {
+				pr.srvInitAccess = a.AccessFlags
 			}
 			if pr.srv.data, err = pr.srv.pd.RegMR(4096, o.srvAccess); err != nil {
 				return err

@@ -24,6 +24,8 @@ type side struct {
 	qp   verbs.QP
 	mrs  []verbs.MR
 	last verbs.CMEvent // the ESTABLISHED / CONNECT_REQUEST event
+	// initAccess is the QP's qp_access_flags right after rdma_create_qp.
+	initAccess verbs.Access
 }
 
 type pairCfg struct {
@@ -76,6 +78,9 @@ func (s *side) setupVerbs(t testing.TB, cfg pairCfg) {
 	must(t, err)
 	s.qp, err = s.id.CreateQP(s.pd, verbs.QPInitAttr{SendCQ: s.cq, RecvCQ: s.cq, Type: verbs.QPTRC, Cap: cfg.caps, SigAll: cfg.sigAll})
 	must(t, err)
+	a, err := s.qp.Query()
+	must(t, err)
+	s.initAccess = a.AccessFlags
 }
 
 func (s *side) regMR(t testing.TB, n int, acc verbs.Access) verbs.MR {

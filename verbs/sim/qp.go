@@ -15,9 +15,6 @@ var rnrTimerTable = [32]int{
 	122880, 163840, 245760, 327680, 491520,
 }
 
-// qpAccess is an rdma_create_qp QP's access before rdma_cm brings it to
-// RTR; from RTR on, cmAccess decides, as ib_cm does.
-const qpAccess = verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead
 
 // sendWQE is a posted send work request and its progress.
 type sendWQE struct {
@@ -157,7 +154,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 		state:  verbs.QPSInit,
 		sqPSN:  uint32(rand.N(1 << 24)),
 		minRNR: d.p.opts.MinRNRTimer,
-		access: qpAccess, port: 1, pmtu: mtu, timeout: 14,
+		port: 1, pmtu: mtu, timeout: 14, // access: see cmID.CreateQP
 	}
 	if manual {
 		// ibv_create_qp: RESET, nothing set yet (rxe reports path_mtu 256).

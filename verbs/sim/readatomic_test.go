@@ -185,3 +185,17 @@ func TestReadDepthLimit(t *testing.T) {
 		t.Fatalf("second READ request went out before the first response: requests %v responses %v", reqs, resps)
 	}
 }
+
+// TestQPAccessAtInit: rdma_create_qp's QP before the connection is set
+// up, as measured on rxe (verbs/rdmacore TestQPAccessAtInit: the client's
+// QP has qp_access_flags 0), and the server's, which ib_cm sets from the
+// REQ's initiator depth.
+func TestQPAccessAtInit(t *testing.T) {
+	for _, depth := range []uint8{0, 1} {
+		srv, cli := connectPair(t, pairCfg{keepRdAtomic: true,
+			connect: verbs.ConnParam{ResponderResources: 1, InitiatorDepth: depth}, accept: verbs.ConnParam{ResponderResources: 1, InitiatorDepth: 1}})
+		if cli.initAccess != 0 || srv.initAccess != cmAccess(depth) {
+			t.Errorf("initiator_depth %d: client INIT access %s, server %s; want 0 and %s", depth, cli.initAccess, srv.initAccess, cmAccess(depth))
+		}
+	}
+}
