@@ -115,6 +115,7 @@ func Concepts() []string {
 		"concept-mtu",
 		"concept-completion-channel",
 		"concept-async-events",
+		"concept-waiting",
 		"concept-transports",
 		"concept-wire",
 	}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every rdmatour test, installing what they need first:
 #   formatting and vet, unit + process tests (with -race), each fuzz target
-#   briefly, and the real-verbs tests on Soft-RoCE inside a QEMU guest.
+#   briefly, a tour where one side idles for 3 minutes, and the real-verbs tests on Soft-RoCE inside a QEMU guest.
 # Set RDMATOUR_SKIP_QEMU=1 to leave out the guest (it needs root).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +53,10 @@ fuzz() {
 	done
 	return $ok
 }
+# Human pace: two terminals (tmux), the server's user reads for 3 minutes
+# mid-handshake while the client waits; the tour then completes. Slow by
+# design, so it runs once, here, rather than in every unit run.
+humanpace() { RDMATOUR_IDLE=${RDMATOUR_IDLE:-3m} go test -count=1 -timeout 10m -run '^TestIdleMidTourInTmux$' ./cmd/rdmatour; }
 realverbs() {
 	if [ "${RDMATOUR_SKIP_QEMU:-}" = 1 ]; then
 		echo "skipped: RDMATOUR_SKIP_QEMU=1"
@@ -78,6 +82,7 @@ stage "gofmt" format
 stage "go vet" vet
 stage "unit and process tests (go test -race)" unit
 stage "fuzz targets" fuzz
+stage "human pace: one side idles 3 minutes mid-tour (tmux)" humanpace
 stage "real verbs on Soft-RoCE in a QEMU guest" realverbs
 stage "two hosts: Soft-RoCE in two wired QEMU guests" twohosts
 

@@ -18,7 +18,8 @@ go build -o "$out/rdmatour" ./cmd/rdmatour
 go test -c -o "$out/wire.test" ./wire
 go test -c -o "$out/cmd.test" ./cmd/rdmatour
 
-# Each case: NAME then the flags both sides get.
+# Each case: NAME then the flags both sides get, then optionally "|" and
+# the flags only the client gets.
 cases=(
 	"send --notify send"
 	"doorbell --notify doorbell"
@@ -31,14 +32,23 @@ cases=(
 	"post-before-connect --lesson post-before-connect"
 	"doorbell-ordering --lesson doorbell-ordering"
 	"manual --track manual"
+	"large-write --notify send | --message-size 3000"   # FIRST/MIDDLE/LAST at the 1024-byte path MTU
 	"tui --notify send"   # the client's full-screen UI in tmux (TestTwoHostsTUI)
 )
-printf '%s\n' "${cases[@]}" > "$out/cases"
+# RDMATOUR_TWOHOSTS_CASES="send large-write" runs only the cases named.
+if [[ -n ${RDMATOUR_TWOHOSTS_CASES:-} ]]; then
+	for c in "${cases[@]}"; do
+		[[ " $RDMATOUR_TWOHOSTS_CASES " == *" ${c%% *} "* ]] && printf '%s\n' "$c"
+	done > "$out/cases"
+else
+	printf '%s\n' "${cases[@]}" > "$out/cases"
+fi
 
 cat > "$out/a.sh" <<SCRIPT
 # Guest A: for each case, capture and run the server.
 nic=\$(ip -o link | awk -F': ' '\$2 != "lo" {print \$2; exit}')
 while read -r name flags; do
+	flags=\${flags%%|*}
 	tcpdump -i "\$nic" -U -w $out/\$name.pcap udp port 4791 2> $out/\$name.tcpdump.log &
 	dump=\$!
 	sleep 1
@@ -55,6 +65,8 @@ SCRIPT
 cat > "$out/b.sh" <<SCRIPT
 # Guest B: for each case, wait for A's server, then run the client.
 while read -r name flags; do
+	cliflags=
+	case "\$flags" in *'|'*) cliflags=\${flags#*|}; flags=\${flags%%|*} ;; esac
 	i=0
 	until [ -e $out/\$name.listening ]; do
 		i=\$((i + 1)); [ \$i -gt 600 ] && { echo "no server for \$name"; exit 1; }
@@ -64,7 +76,7 @@ while read -r name flags; do
 		(cd cmd/rdmatour && TMUX_TMPDIR=/run RDMATOUR_BIN=$out/rdmatour RDMATOUR_TWOHOSTS_PEER=10.0.3.1 \
 			RDMATOUR_TWOHOSTS_PCAP=$out/tui-client.rdmatour.pcap $out/cmd.test -test.run TestTwoHostsTUI -test.v) > $out/tui.client.log 2>&1
 	else
-		$out/rdmatour client 10.0.3.1 --backend rdma --plain --auto --brief --timeout 60s \$flags > $out/\$name.client.log 2>&1
+		$out/rdmatour client 10.0.3.1 --backend rdma --plain --auto --brief --timeout 60s \$flags \$cliflags > $out/\$name.client.log 2>&1
 	fi
 	rc=\$?
 	echo "client \$name exited \$rc"

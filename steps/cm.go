@@ -19,7 +19,7 @@ import (
 // and returns the C it executed with the actual values.
 
 func stepCreateEventChannel(_ context.Context, s *Session) (Outcome, error) {
-	call := c.MustPtr("rdma_create_event_channel", "ec", c.Call("rdma_create_event_channel"))
+	call := createEventChannelCall()
 	ec, err := s.cfg.Provider.CreateEventChannel()
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), problem(err,
@@ -43,7 +43,7 @@ func stepCreateID(_ context.Context, s *Session) (Outcome, error) {
 	if s.cfg.Role == Server {
 		name = "listener"
 	}
-	call := c.Must("rdma_create_id", c.Call("rdma_create_id", c.C("ec"), c.C("&"+name), c.C("NULL"), c.C("RDMA_PS_TCP")))
+	call := createIDCall(name)
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}
@@ -59,7 +59,7 @@ func stepCreateID(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepBindAddr(_ context.Context, s *Session) (Outcome, error) {
-	call := c.Must("rdma_bind_addr", c.Call("rdma_bind_addr", c.C("listener"), sockaddr(s.cfg.Bind, "addr->ai_addr")))
+	call := bindAddrCall(s.cfg.Bind)
 	if err := s.listener.BindAddr(s.cfg.Bind); err != nil {
 		return withC(Outcome{}, failed(call, err)), explainBind(err, s.cfg.Bind)
 	}
@@ -72,7 +72,7 @@ func stepBindAddr(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepListen(_ context.Context, s *Session) (Outcome, error) {
-	call := c.Must("rdma_listen", c.Call("rdma_listen", c.C("listener"), c.C("1")))
+	call := listenCall()
 	if err := s.listener.Listen(1); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}
@@ -129,7 +129,8 @@ func stepGetConnectRequest(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	id := ev.ID
 	s.set(func() { s.id = id; s.dev = id.Device() })
-	s.got("REQ", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
+	s.gotText("REQ", Text{fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
+		fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
 	peer, mismatch := s.learnPeerTour(ev.PrivateData)
 	return withC(Outcome{
 		Results: []KV{{"event", ev.Type.String()}, {"from", id.PeerAddr().String()}, {"id->verbs", devName(id.Device())},
@@ -155,13 +156,10 @@ func devName(d verbs.Device) string {
 
 func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 	var src netip.AddrPort
-	srcC := c.Either(c.C("NULL"), c.C("src ? src->ai_addr : NULL"))
 	if s.cfg.Src.IsValid() {
 		src = netip.AddrPortFrom(s.cfg.Src, 0)
-		srcC = c.Either(sockaddr(src, ""), srcC)
 	}
-	call := c.Must("rdma_resolve_addr", c.Call("rdma_resolve_addr", c.C("id"), srcC, sockaddr(s.cfg.Server, "dst->ai_addr"),
-		c.Dec(resolveTimeout.Milliseconds(), "TIMEOUT_MS")))
+	call := resolveAddrCall(s.cfg.Src, s.cfg.Server)
 	if err := s.id.ResolveAddr(src, s.cfg.Server, resolveTimeout); err != nil {
 		return withC(Outcome{}, failed(call, err)), problem(err, Text{"rdma_resolve_addr refused the address", "rdma_resolve_addr 不接受这个地址"},
 			Text{"check the server address (and --src)", "检查 server 地址（以及 --src）"})
@@ -188,7 +186,7 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 	raw := info.Marshal()
 	p := verbs.ConnParam{PrivateData: append(append([]byte(nil), raw...), s.myHello()...), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
 	fill := remoteInfoC(info, addrC)
-	call := c.Must("rdma_accept", c.Call("rdma_accept", c.C("id"), connParamC(p, c.C("&info"), true)))
+	call := acceptCall(p, false)
 	s.markRNRBaseline() // before any SEND can arrive: the no-recv lesson counts RNR NAKs from here
 	if err := s.id.Accept(p); err != nil {
 		return withC(Outcome{}, fill, failed(call, err)), s.acceptFailed(err)
@@ -203,7 +201,7 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 
 func stepConnect(_ context.Context, s *Session) (Outcome, error) {
 	p := verbs.ConnParam{PrivateData: s.myHello(), ResponderResources: 1, InitiatorDepth: s.initiatorDepth(), RNRRetryCount: s.cfg.RNRRetry}
-	call := c.Must("rdma_connect", c.Call("rdma_connect", c.C("id"), connParamC(p, c.Expr{}, false)))
+	call := connectCall(p, false)
 	if err := s.id.Connect(p); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}
@@ -213,7 +211,7 @@ func stepConnect(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepResolveRoute(ctx context.Context, s *Session) (Outcome, error) {
-	call := c.Must("rdma_resolve_route", c.Call("rdma_resolve_route", c.C("id"), c.Dec(resolveTimeout.Milliseconds(), "TIMEOUT_MS")))
+	call := resolveRouteCall()
 	if err := s.id.ResolveRoute(resolveTimeout); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}
@@ -226,7 +224,7 @@ func stepResolveRoute(ctx context.Context, s *Session) (Outcome, error) {
 }
 
 func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
-	ev, err := s.waitEvent(ctx, verbs.EventEstablished, s.cfg.Timeout)
+	ev, err := s.waitEvent(ctx, verbs.EventEstablished, s.peerWaitBound())
 	get := getEvent(ev, verbs.EventEstablished, gotEvent(err))
 	if err != nil {
 		return withC(Outcome{}, get), err
@@ -241,7 +239,7 @@ func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 		out.Note = Text{"The client's RTU arrived: the connection is up.", "client 的 RTU 到了：连接建立。"}
 		return out, nil
 	}
-	s.got("REP", fmt.Sprintf("%d B private data", len(ev.PrivateData)))
+	s.gotText("REP", Text{fmt.Sprintf("%d B private data", len(ev.PrivateData)), fmt.Sprintf("private data %d 字节", len(ev.PrivateData))})
 	s.sent("RTU", "")
 	info, perr := ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {
@@ -301,9 +299,7 @@ func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
 	peerFirst := s.peerHungUp()
 	// rdma_disconnect is also how a side answers the peer's DREQ (with a
 	// DREP): without it the peer waits for its DREQ to time out.
-	// The program does not check it, as the seed: the peer may have
-	// hung up first, and teardown follows either way.
-	call := c.S(c.Call("rdma_disconnect", c.C("id")))
+	call := disconnectCall()
 	err := s.id.Disconnect()
 	s.set(func() { s.disconnected = true })
 	if err != nil && !peerFirst {

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -30,9 +31,19 @@ type Config struct {
 	Src    netip.Addr
 	// Message is what the client RDMA-WRITEs ("" = DefaultMessage).
 	Message string
+	// MessageSize, when not 0, is how many bytes the WRITE carries: the
+	// message padded with spaces to MessageSize-1 characters, and its NUL
+	// (--message-size; a size above the path MTU shows segmentation).
+	MessageSize int
 	// Timeout bounds every wait on the peer or the network after the
-	// connection request; 0 means 30 s.
+	// connection request; 0 means 30 s. In an Interactive run it bounds
+	// only the waits on the network (address and route resolution).
 	Timeout time.Duration
+	// Interactive says a person drives this side (the TUI, or plain mode
+	// without --auto): a wait on the peer lasts as long as the peer is
+	// alive, since its user may be reading. The protocol's own timers
+	// still end it (see waitBound), and a vanished peer ends it at once.
+	Interactive bool
 	// AcceptTimeout bounds the server's wait for a client; 0 = forever
 	// (the seed waits forever; Ctrl-C ends it).
 	AcceptTimeout time.Duration
@@ -45,6 +56,9 @@ type Config struct {
 	// Tour is which operation the tour teaches (--tour; the zero value is
 	// the seed's WRITE tour).
 	Tour TourKind
+	// Recorder, when set, is told every finished step and the teardown
+	// (--record); see history.go.
+	Recorder Recorder
 }
 
 // MaxRNRRetry is the largest rnr_retry_count: a 3-bit field where 7
@@ -83,6 +97,9 @@ func (c Config) Validate() error {
 	}
 	if len(c.Message)+1 > BufSize {
 		return configErrorf("--message is %d bytes; at most %d fit the %d-byte buffer with its NUL", len(c.Message), BufSize-1, BufSize)
+	}
+	if err := c.checkMessageSize(); err != nil {
+		return err
 	}
 	if c.Timeout < 0 {
 		return configErrorf("--timeout %v: must be positive (how long a wait on the peer may take, e.g. 30s)", c.Timeout)
@@ -126,6 +143,36 @@ func (c Config) validateTour() error {
 		return configErrorf("--tour %s and --track manual cannot be combined: the manual track runs the write tour", c.Tour)
 	}
 	return nil
+}
+
+// checkMessageSize: the padded message and its NUL must fit the buffer,
+// and padding cannot make the message shorter.
+func (c Config) checkMessageSize() error {
+	msg := c.Message
+	if msg == "" {
+		msg = DefaultMessage
+	}
+	switch {
+	case c.MessageSize == 0:
+		return nil
+	case c.MessageSize < 0 || c.MessageSize > BufSize:
+		return configErrorf("--message-size %d is out of range: the bytes to WRITE, NUL included, at most %d (the data buffer's size)", c.MessageSize, BufSize)
+	case c.MessageSize < len(msg)+1:
+		return configErrorf("--message-size %d is smaller than the message (%d bytes with its NUL): give at least %d, or a shorter --message", c.MessageSize, len(msg)+1, len(msg)+1)
+	}
+	return nil
+}
+
+// messageBytes is what the client's WRITE carries: the message, padded
+// with spaces to MessageSize-1 characters when MessageSize is set, and
+// its NUL. This is what snprintf(buf, BUF_SIZE, "%-*s", size - 1, msg)
+// writes.
+func (c Config) messageBytes() []byte {
+	msg := []byte(c.Message)
+	if pad := c.MessageSize - 1 - len(msg); pad > 0 {
+		msg = append(msg, bytes.Repeat([]byte{' '}, pad)...)
+	}
+	return append(msg, 0)
 }
 
 // withDefaults fills in what a zero value means.

@@ -73,7 +73,7 @@ func failed(s c.Stmt, err error) c.Stmt {
 func postFailed(s c.Stmt, err error) c.Stmt { return s.Returned(errnoText(err)) }
 
 // sockaddr is a struct sockaddr * for addr: a compound literal of the
-// family's type on screen, sym in the program.
+// family's type on screen, sym in the program and before the run.
 func sockaddr(ap netip.AddrPort, sym string) c.Expr {
 	port := c.Call("htons", c.Dec(int64(ap.Port()), ""))
 	var lit c.Expr
@@ -90,7 +90,7 @@ func sockaddr(ap netip.AddrPort, sym string) c.Expr {
 		lit = c.Compound("struct sockaddr_in6", c.F("sin6_family", c.C("AF_INET6")), c.F("sin6_port", port),
 			c.F("sin6_addr.s6_addr", c.C("{ "+strings.Join(bs, ", ")+" } /* "+a.String()+" */")))
 	}
-	return c.Either(c.C("(struct sockaddr *)&"+lit.In(c.Actual)), c.C(sym))
+	return c.Value("(struct sockaddr *)&"+lit.In(c.Actual), sym)
 }
 
 // getEvent is rdma_get_cm_event as the step saw it (got: an event came);
@@ -99,6 +99,7 @@ func sockaddr(ap netip.AddrPort, sym string) c.Expr {
 func getEvent(ev verbs.CMEvent, want verbs.CMEventType, got bool) c.Stmt {
 	s := c.S(c.Either(c.Call("rdma_get_cm_event", c.C("ec"), c.C("&event")),
 		c.Call("get_event", c.C("ec"), c.C("&event"), c.C(want.String()))))
+	s = s.Hinted(want.String())
 	switch {
 	case !got:
 		return s.Noted("blocked: no event came")
@@ -120,8 +121,8 @@ func sge(g verbs.SGE, local, mrVar string, length c.Expr) c.Expr {
 		c.F("addr", c.Hex(g.Addr, "(uintptr_t)"+local)), c.F("length", length), c.F("lkey", c.Hex(uint64(g.LKey), mrVar+"->lkey"))))
 }
 
-// sendWR is &(struct ibv_send_wr){...} for wr. remote is the target's
-// address and rkey (ignored for SEND).
+// sendWR is &(struct ibv_send_wr){...} for wr (&wr before the run).
+// remote is the target's address and rkey (ignored for SEND).
 func sendWR(wr verbs.SendWR, local, mrVar string, length c.Expr, remote Target) c.Expr {
 	fs := []c.Field{c.F("wr_id", c.Dec(int64(wr.WRID), "")),
 		c.F("sg_list", sge(wr.SGList[0], local, mrVar, length)), c.F("num_sge", c.C("1")),
@@ -136,12 +137,7 @@ func sendWR(wr verbs.SendWR, local, mrVar string, length c.Expr, remote Target) 
 	if wr.Opcode == verbs.WRRDMAWriteWithImm || wr.Opcode == verbs.WRSendWithImm {
 		fs = append(fs, c.F("imm_data", c.Call("htonl", c.Hex(uint64(wr.ImmData), ""))))
 	}
-	return c.Ref(c.Compound("struct ibv_send_wr", fs...))
-}
-
-// postSend is ibv_post_send(qp, wr, &bad_send).
-func postSend(wr c.Expr, what string) c.Stmt {
-	return c.Must(what, c.Call("ibv_post_send", c.C("qp"), wr, c.C("&bad_send")))
+	return c.Ref(c.Named("wr", c.Compound("struct ibv_send_wr", fs...)))
 }
 
 // pollOne is ibv_poll_cq as the screen shows it; the program polls with
@@ -173,26 +169,37 @@ func opcodeText(wc verbs.WC) string {
 	return wc.Opcode.String()
 }
 
-// qpInitAttrC is &(struct ibv_qp_init_attr){...} for a.
+// qpInitAttrC is &(struct ibv_qp_init_attr){...} for a (&init_attr
+// before the run).
 func qpInitAttrC(a verbs.QPInitAttr) c.Expr {
-	return c.Ref(c.Compound("struct ibv_qp_init_attr", c.F("send_cq", c.C("cq")), c.F("recv_cq", c.C("cq")), c.F("qp_type", c.C("IBV_QPT_RC")),
+	return c.Ref(c.Named("init_attr", c.Compound("struct ibv_qp_init_attr", c.F("send_cq", c.C("cq")), c.F("recv_cq", c.C("cq")), c.F("qp_type", c.C("IBV_QPT_RC")),
 		c.F("cap", c.Init(c.F("max_send_wr", c.Dec(int64(a.Cap.MaxSendWR), "")), c.F("max_recv_wr", c.Dec(int64(a.Cap.MaxRecvWR), "")),
-			c.F("max_send_sge", c.Dec(int64(a.Cap.MaxSendSGE), "")), c.F("max_recv_sge", c.Dec(int64(a.Cap.MaxRecvSGE), ""))))))
+			c.F("max_send_sge", c.Dec(int64(a.Cap.MaxSendSGE), "")), c.F("max_recv_sge", c.Dec(int64(a.Cap.MaxRecvSGE), "")))))))
 }
 
-// connParamC is &(struct rdma_conn_param){...} for p; private is the
-// private data's expression (empty for none).
-func connParamC(p verbs.ConnParam, private c.Expr, hasPrivate bool) c.Expr {
-	var fs []c.Field
+// connParamC is &(struct rdma_conn_param){...} for p (&param before the
+// run); private is the private data's expression (none unless
+// hasPrivate); ownQP names the manual track's QP in qp_num. hint is what
+// the pre-run form says of param: the fields this tour sets for a reason.
+func connParamC(p verbs.ConnParam, private c.Expr, hasPrivate, ownQP bool) (param c.Expr, hint string) {
+	var fs, said []c.Field
+	if ownQP {
+		said = append(said, c.F("qp_num", c.Hex(uint64(p.QPNum), "qp->qp_num")))
+	}
 	if hasPrivate {
-		fs = append(fs, c.F("private_data", private), c.F("private_data_len", c.C("sizeof info")))
+		said = append(said, c.F("private_data", private))
+		fs = append(fs, said[len(said)-1], c.F("private_data_len", c.C("sizeof info")))
 	}
 	fs = append(fs, c.F("responder_resources", c.Dec(int64(p.ResponderResources), "")), c.F("initiator_depth", c.Dec(int64(p.InitiatorDepth), "")),
 		c.F("rnr_retry_count", c.Dec(int64(p.RNRRetryCount), "")))
-	if p.QPNum != 0 {
-		fs = append(fs, c.F("qp_num", c.Hex(uint64(p.QPNum), "qp->qp_num")))
+	if ownQP {
+		fs = append(fs, said[0])
 	}
-	return c.Ref(c.Compound("struct rdma_conn_param", fs...))
+	var hints []string
+	for _, f := range said {
+		hints = append(hints, "param."+f.Name+" = "+f.Val.In(c.Generic))
+	}
+	return c.Ref(c.Named("param", c.Compound("struct rdma_conn_param", fs...))), strings.Join(hints, ", ")
 }
 
 // remoteInfoC is info = (struct remote_info){...}: what the server sends.
@@ -271,5 +278,5 @@ func qpAttrC(a verbs.QPAttr, m verbs.QPAttrMask) c.Expr {
 	add(verbs.QPAttrSQPSN, "sq_psn", c.Hex(uint64(a.SQPSN), ""))
 	add(verbs.QPAttrMaxDestRdAtomic, "max_dest_rd_atomic", dec(uint64(a.MaxDestRdAtom)))
 	add(verbs.QPAttrDestQPN, "dest_qp_num", c.Hex(uint64(a.DestQPNum), ""))
-	return c.Either(c.Ref(c.Compound("struct ibv_qp_attr", fs...)), c.C("&attr"))
+	return c.Either(c.Ref(c.Named("attr", c.Compound("struct ibv_qp_attr", fs...))), c.C("&attr"))
 }

@@ -45,7 +45,26 @@ func exportCases() []exportCase {
 	for _, tour := range []TourKind{TourRead, TourAtomic} {
 		cases = append(cases, exportCase{"tour/" + tour.String(), ExportOptions{Tour: tour}})
 	}
+	cases = append(cases, exportCase{"cm/send/message-size", ExportOptions{Notify: NotifySend, MessageSize: 3000}})
 	return cases
+}
+
+// forEachStepRun runs every export case on simulated NICs and calls f
+// with each step of both sides and its outcome (nil if it did not run);
+// from names the case, side and step.
+func forEachStepRun(t *testing.T, f func(from string, st Step, out *Outcome)) {
+	t.Helper()
+	for _, tc := range exportCases() {
+		sides, err := runForExport(context.Background(), tc.o, sim.New(sim.Options{}), sim.New(sim.Options{}))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for _, s := range sides {
+			for i, st := range s.tour {
+				f(fmt.Sprintf("%s %s/%s", tc.name, s.cfg.Role, st.ID), st, s.outcomes[i])
+			}
+		}
+	}
 }
 
 // snippet is C to compile, and where it came from for the error message.
@@ -71,21 +90,12 @@ func gccCheck(t *testing.T, name, src string, args ...string) {
 func TestPrintedCCompiles(t *testing.T) {
 	needGCC(t)
 	var snippets []snippet
-	for _, tc := range exportCases() {
-		sides, err := runForExport(context.Background(), tc.o, sim.New(sim.Options{}), sim.New(sim.Options{}))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
+	forEachStepRun(t, func(from string, st Step, out *Outcome) {
+		snippets = append(snippets, snippet{from + " (generic)", st.Call})
+		if out != nil {
+			snippets = append(snippets, snippet{from + " (screen)", out.Call}, snippet{from + " (program)", c.Lines(out.C, c.Symbolic)})
 		}
-		for _, s := range sides {
-			for i, st := range s.tour {
-				from := fmt.Sprintf("%s %s/%s", tc.name, s.cfg.Role, st.ID)
-				snippets = append(snippets, snippet{from + " (generic)", st.Call})
-				if out := s.outcomes[i]; out != nil {
-					snippets = append(snippets, snippet{from + " (screen)", out.Call}, snippet{from + " (program)", c.Lines(out.C, c.Symbolic)})
-				}
-			}
-		}
-	}
+	})
 	var src strings.Builder
 	src.WriteString(cIncludes + cConstants() + CDecls + cHelpers)
 	for i, sn := range snippets {

@@ -14,11 +14,14 @@ import (
 // The data path steps: post receives and sends, poll completions, and the
 // server's wait for the client's notification.
 
+// seedRecvWR is the server's one RECV, into recv_buf (registered as mr).
+func seedRecvWR(mr verbs.MR) verbs.RecvWR {
+	return verbs.RecvWR{WRID: WRIDRecv, SGList: []verbs.SGE{{Addr: mr.Addr(), Length: MsgBufSize, LKey: mr.LKey()}}}
+}
+
 func stepPostRecv(_ context.Context, s *Session) (Outcome, error) {
-	wr := verbs.RecvWR{WRID: WRIDRecv, SGList: []verbs.SGE{{Addr: s.mrRecv.Addr(), Length: MsgBufSize, LKey: s.mrRecv.LKey()}}}
-	call := c.Must("ibv_post_recv", c.Call("ibv_post_recv", c.C("qp"), c.Ref(c.Compound("struct ibv_recv_wr",
-		c.F("wr_id", c.Dec(int64(wr.WRID), "")), c.F("sg_list", sge(wr.SGList[0], "recv_buf", "recv_mr", c.Dec(MsgBufSize, ""))),
-		c.F("num_sge", c.C("1")))), c.C("&bad_recv")))
+	wr := seedRecvWR(s.mrRecv)
+	call := postRecvCall(wr)
 	if err := s.qp.PostRecv(wr); err != nil {
 		return withC(Outcome{}, postFailed(call, err)), err
 	}
@@ -33,7 +36,7 @@ func writeWR(op verbs.WROpcode, wrID uint64, local verbs.MR, length uint32, radd
 }
 
 func (s *Session) postWrite(withImm bool) (Outcome, error) {
-	msg := append([]byte(s.cfg.Message), 0)
+	msg := s.cfg.messageBytes()
 	if err := s.mrData.Write(0, msg); err != nil {
 		return Outcome{}, err
 	}
@@ -52,11 +55,11 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	if withImm {
 		wr.ImmData = ImmValue
 	}
-	fill := c.S(c.Call("snprintf", c.C("buf"), c.Dec(BufSize, "BUF_SIZE"), c.Str("%s"), c.Str(s.cfg.Message)))
+	fill := messageFill(s.cfg)
 	if t.Why != "" {
 		fill = fill.Returned(fmt.Sprint(len(msg)-1) + "; " + t.Why)
 	}
-	call := postSend(sendWR(wr, "buf", "mr", c.Dec(int64(len(msg)), "strlen(buf) + 1"), t), "ibv_post_send RDMA_WRITE")
+	call := postSendCall(wr, "buf", c.Dec(int64(len(msg)), "strlen(buf) + 1"), t, "ibv_post_send RDMA_WRITE")
 	inERR := s.postedInERR()
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{}, fill, postFailed(call, err)), err
@@ -68,6 +71,15 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	s.sentWR(label, fmt.Sprintf("%d B → 0x%x", len(msg), info.Addr), inERR)
 	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(len(msg))}, {"to", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)}},
 		Note: Text{"Posting returns at once; the NIC moves the bytes. The server's CPU is not involved.", "post 立即返回，搬数据的是网卡；server 的 CPU 完全不参与。"}}, fill, call.Returned("0")), nil
+}
+
+// messageFill is the C that puts cfg's message in buf: snprintf, padding
+// with spaces to --message-size when one is given.
+func messageFill(cfg Config) c.Stmt {
+	if cfg.MessageSize > 0 {
+		return c.S(c.Call("snprintf", c.C("buf"), c.Dec(BufSize, "BUF_SIZE"), c.Str("%-*s"), c.Dec(int64(cfg.MessageSize-1), ""), c.Str(cfg.Message)))
+	}
+	return c.S(c.Call("snprintf", c.C("buf"), c.Dec(BufSize, "BUF_SIZE"), c.Str("%s"), c.Str(cfg.Message)))
 }
 
 func stepPostWrite(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(false) }
@@ -84,7 +96,7 @@ func stepPostWriteEarly(_ context.Context, s *Session) (Outcome, error) {
 	wr := verbs.SendWR{WRID: WRIDEarly, Opcode: verbs.WRRDMAWrite,
 		SGList: []verbs.SGE{{Addr: s.mrData.Addr(), Length: 0, LKey: s.mrData.LKey()}}}
 	zero := Target{AddrC: c.Hex(0, "0"), RKeyC: c.Hex(0, "0")}
-	call := postSend(sendWR(wr, "buf", "mr", c.Dec(0, ""), zero), "ibv_post_send before rdma_connect")
+	call := postSendCall(wr, "buf", c.Dec(0, ""), zero, "ibv_post_send before rdma_connect")
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{Results: []KV{{"QP state", state}, {"returned", errnoText(err)}},
 			Note: Text{"The error is the return value of ibv_post_send, not a completion. On rxe the WR was queued anyway and runs with the next post after the QP reaches RTS: watch a second WRITE on the wire (this one is zero bytes and unsignaled, so it completes silently). The simulated NIC does the same.",
@@ -103,7 +115,7 @@ func stepPostSend(_ context.Context, s *Session) (Outcome, error) {
 	wr := verbs.SendWR{WRID: WRIDSend, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
 		SGList: []verbs.SGE{{Addr: s.mrSend.Addr(), Length: uint32(len(text)), LKey: s.mrSend.LKey()}}}
 	fill := c.S(c.Call("snprintf", c.C("send_buf"), c.Dec(MsgBufSize, ""), c.Str("%s"), c.Str(DoneText)))
-	call := postSend(sendWR(wr, "send_buf", "send_mr", c.Dec(int64(len(text)), "strlen(send_buf) + 1"), Target{}), "ibv_post_send SEND")
+	call := postSendCall(wr, "send_buf", c.Dec(int64(len(text)), "strlen(send_buf) + 1"), Target{}, "ibv_post_send SEND")
 	inERR := s.postedInERR()
 	s.markSendRNR()
 	if err := s.qp.PostSend(wr); err != nil {
@@ -126,7 +138,7 @@ func stepPostDoorbell(_ context.Context, s *Session) (Outcome, error) {
 	wr := writeWR(verbs.WRRDMAWrite, WRIDDoorbell, s.mrDoor, 8, info.DoorbellAddr, info.DoorbellRKey)
 	fill := c.S(c.Assign("*doorbell", c.Call("htobe64", c.Dec(DoorbellValue, "DOORBELL_VALUE"))))
 	target := Target{AddrC: c.Hex(info.DoorbellAddr, "doorbell_addr"), RKeyC: c.Hex(uint64(info.DoorbellRKey), "doorbell_rkey")}
-	call := postSend(sendWR(wr, "doorbell", "doorbell_mr", c.Dec(8, "sizeof *doorbell"), target), "ibv_post_send doorbell")
+	call := postSendCall(wr, "doorbell", c.Dec(8, "sizeof *doorbell"), target, "ibv_post_send doorbell")
 	inERR := s.postedInERR()
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{}, fill, postFailed(call, err)), err
@@ -138,7 +150,8 @@ func stepPostDoorbell(_ context.Context, s *Session) (Outcome, error) {
 
 // pollStep waits for one completion and checks it like the seed's poll_one.
 func (s *Session) pollStep(ctx context.Context, what string, wantOp verbs.WCOpcode) (Outcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	// The NIC's own retry timers end this wait if the peer is gone.
+	ctx, cancel := s.boundPeerWait(ctx)
 	defer cancel()
 	call := pollOne(wantOp, what)
 	wc, err := verbs.PollOne(ctx, s.cq)
@@ -198,12 +211,12 @@ func stepPollNotify(ctx context.Context, s *Session) (Outcome, error) {
 // receive completion (SEND or WRITE_WITH_IMM) or the doorbell flag. It
 // also watches the CM channel so a vanished client ends the wait.
 func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	ctx, cancel := s.boundPeerWait(ctx)
 	defer cancel()
 	// The program waits in its wait_for_done helper; the screen shows
 	// the one path this run took (finishNotify, finishDoorbell).
 	wait := c.S(c.C("report_done(wait_for_done())")).Only(c.ExportOnly)
-	poll := c.S(c.Call("ibv_poll_cq", c.C("cq"), c.C("1"), c.C("&wc"))).Only(c.ScreenOnly)
+	poll := waitPollCall()
 	backoff := 50 * time.Microsecond
 	lastCM := time.Now()
 	for {
@@ -220,7 +233,7 @@ func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
 			return Outcome{}, err
 		}
 		if binary.BigEndian.Uint64(db) == DoorbellValue {
-			out, err := s.finishDoorbell()
+			out, err := s.finishDoorbell(poll.Returned("0"))
 			return withC(out, wait), err
 		}
 		if time.Since(lastCM) > 100*time.Millisecond {
@@ -244,7 +257,6 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	s.addCompletion(wc)
 	out := withC(Outcome{}, poll.Returned(wcText(wc)))
 	if wc.Status != verbs.WCSuccess {
-		s.responderNAKs()
 		return out, &CompletionError{What: "recv done message", WC: wc}
 	}
 	data, err := s.mrData.Read(0, BufSize)
@@ -275,19 +287,20 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	return out, nil
 }
 
-func (s *Session) finishDoorbell() (Outcome, error) {
+// finishDoorbell: the flag is up; poll is the last, empty, look at the CQ.
+func (s *Session) finishDoorbell(poll c.Stmt) (Outcome, error) {
 	data, err := s.mrData.Read(0, BufSize)
 	if err != nil {
 		return Outcome{}, err
 	}
 	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
 	s.set(func() { s.result = res })
-	s.got("RDMA WRITE", "doorbell = 1")
-	seen := c.S(c.C(fmt.Sprintf("if (be64toh(*doorbell) == %d) __sync_synchronize()", DoorbellValue))).Noted(fmt.Sprintf("*doorbell is htobe64(%d): the flag is up", DoorbellValue)).Only(c.ScreenOnly)
+	s.doorbellSeen()
+	seen := c.S(c.C("if (" + doorbellUp().In(c.Actual) + ") __sync_synchronize()")).Noted(fmt.Sprintf("*doorbell is htobe64(%d): the flag is up", DoorbellValue)).Only(c.ScreenOnly)
 	return withC(Outcome{
 		Results: resultKVs(res, verbs.WC{}),
 		Note: Text{"No completion here: the server's CPU saw the flag change in memory.",
-			"这里没有任何完成：是 server 的 CPU 看到了内存里的标志位变化。"}}, seen), nil
+			"这里没有任何完成：是 server 的 CPU 看到了内存里的标志位变化。"}}, poll, seen), nil
 }
 
 func resultKVs(r *Result, wc verbs.WC) []KV {

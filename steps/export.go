@@ -21,6 +21,8 @@ type ExportOptions struct {
 	Message string
 	// Tour is which tour (the zero value: write).
 	Tour TourKind
+	// MessageSize pads the message to this many bytes (Config.MessageSize).
+	MessageSize int
 }
 
 // ExportC writes the chosen tour as one complete C program: the
@@ -77,7 +79,7 @@ func runForExport(ctx context.Context, o ExportOptions, serverNIC, clientNIC ver
 		}
 	}
 	cli, err := NewSession(Config{Role: Client, Notify: o.Notify, Track: o.Track, Lesson: o.Lesson, Provider: clientNIC,
-		Server: srv.listener.LocalAddr(), Message: o.Message, Timeout: timeout, Tour: o.Tour})
+		Server: srv.listener.LocalAddr(), Message: o.Message, MessageSize: o.MessageSize, Timeout: timeout, Tour: o.Tour})
 	if err != nil {
 		return nil, err
 	}

@@ -1,48 +1,55 @@
 package steps
 
 import (
-	"fmt"
+	"net/netip"
 
+	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
-// The generic C of each step, shown before it runs: valid C over the
-// variables of CDecls, with the tour's constants (CQDepth, BufSize, ...)
-// where the real call uses them.
+// The C each step shows before it runs: the statements of calls.go, which
+// the step itself builds with the real values, built here with none and
+// rendered Generic (variables and the tour's constants where the values
+// will be). The gcc test compiles these as it compiles the rest.
 
-func regMRGeneric(mr, buf string, size int, a verbs.Access) string {
-	return fmt.Sprintf("%s = ibv_reg_mr(pd, %s, %d, %s);", mr, buf, size, a)
-}
+// generic renders stmts as the screen shows them before the step runs.
+func generic(stmts ...c.Stmt) string { return c.Lines(stmts, c.Generic) }
 
-func createCQGeneric() string {
-	return fmt.Sprintf("cq = ibv_create_cq(id->verbs, %d, NULL, NULL, 0);", CQDepth)
+// regMRGeneric is the registration of buf; the allocation before it is
+// left to the step's result.
+func regMRGeneric(buf string, size int, a verbs.Access) string {
+	_, _, reg := regMRCalls(buf, size, a)
+	return generic(reg)
 }
 
 func regMsgGeneric() string {
-	return regMRGeneric("recv_mr", "recv_buf", MsgBufSize, verbs.AccessLocalWrite) + "\n" +
-		regMRGeneric("send_mr", "send_buf", MsgBufSize, verbs.AccessLocalWrite)
+	return regMRGeneric("recv_buf", MsgBufSize, verbs.AccessLocalWrite) + "\n" + regMRGeneric("send_buf", MsgBufSize, verbs.AccessLocalWrite)
 }
 
-func postRecvGeneric() string {
-	return fmt.Sprintf("ibv_post_recv(qp, &recv_wr, &bad_recv); /* wr_id = %d, %d B */", WRIDRecv, MsgBufSize)
-}
+func postRecvGeneric() string { return generic(postRecvCall(verbs.RecvWR{WRID: WRIDRecv})) }
 
-func postSendGeneric(op verbs.WROpcode, note string) string {
-	return fmt.Sprintf("ibv_post_send(qp, &wr, &bad_send); /* %s%s */", op, note)
+// postSendGeneric is ibv_post_send of an op WR from local; note adds to
+// the comment that names the opcode.
+func postSendGeneric(op verbs.WROpcode, local, note string) string {
+	call := postSendCall(verbs.SendWR{Opcode: op}, local, c.Expr{}, Target{}, "")
+	return generic(call.Hinted(call.Hint + note))
 }
 
 func waitEventGeneric(ev verbs.CMEventType) string {
-	return "rdma_get_cm_event(ec, &event); /* " + ev.String() + " */"
+	return generic(getEvent(verbs.CMEvent{}, ev, false))
 }
 
-func resolveGeneric(call string, ev verbs.CMEventType) string {
-	return fmt.Sprintf(call, resolveTimeout.Milliseconds()) + "\n" + waitEventGeneric(ev)
+func resolveAddrGeneric() string {
+	return generic(resolveAddrCall(netip.Addr{}, netip.AddrPort{}), getEvent(verbs.CMEvent{}, verbs.EventAddrResolved, false))
 }
 
-func waitNotifyGeneric() string {
-	return fmt.Sprintf("ibv_poll_cq(cq, 1, &wc); /* or be64toh(*doorbell) == %d */", DoorbellValue)
+func resolveRouteGeneric() string {
+	return generic(resolveRouteCall(), getEvent(verbs.CMEvent{}, verbs.EventRouteResolved, false))
 }
 
-func teardownGeneric(qp string) string {
-	return qp + "\nibv_dereg_mr(mr); /* and doorbell_mr, recv_mr, send_mr */\nibv_destroy_cq(cq);\nibv_dealloc_pd(pd);\nrdma_destroy_id(id);\nrdma_destroy_event_channel(ec);"
+func modifyGeneric(st verbs.QPState) string {
+	set, get, modify := modifyCalls(st, verbs.QPAttr{}, 0)
+	return generic(set, get, modify)
 }
+
+func teardownGeneric(manual bool) string { return generic(teardownCalls(manual)...) }

@@ -108,7 +108,7 @@ func Lessons() []Lesson {
 		{Name: "no-remote-write", Notify: NotifySend, by: Server,
 			Title:   Text{"MR without REMOTE_WRITE", "MR 没有 REMOTE_WRITE 权限"},
 			Summary: Text{"the server registers its buffer with LOCAL_WRITE only: remote access error", "server 注册 buffer 时只给了 LOCAL_WRITE：remote access error"},
-			apply:   applyRemoteAccessError, server: mistakeNoRemoteWrite},
+			apply:   applyNoRemoteWrite, server: mistakeNoRemoteWrite},
 		{Name: "htonl-address", Notify: NotifySend, by: Server,
 			Title:   Text{"64-bit address through htonl", "64 位地址被 htonl 截断"},
 			Summary: Text{"the server sends htonl((uintptr_t)buf): the address loses its top 32 bits, remote access error", "server 发送 htonl((uintptr_t)buf)：地址丢了高 32 位，remote access error"},
@@ -134,13 +134,6 @@ func TryNext(current string) Lesson {
 		}
 	}
 	return all[0]
-}
-
-// TryNextText is the end-of-tour line that points to the lessons.
-func TryNextText(current string) Text {
-	l := TryNext(current)
-	return Text{"Try next: --lesson " + l.Name + " (" + l.Title.EN + "); rdmatour lessons lists them all.",
-		"下一步试试：--lesson " + l.Name + "（" + l.Title.ZH + "）；rdmatour lessons 列出全部课程。"}
 }
 
 // LessonByName finds a lesson.
@@ -242,6 +235,15 @@ func applyRemoteAccessError(cfg Config, tour []Step) []Step {
 	return tour
 }
 
+// applyNoRemoteWrite: the server registers its data buffer without
+// IBV_ACCESS_REMOTE_WRITE, and shows so before the step runs.
+func applyNoRemoteWrite(cfg Config, tour []Step) []Step {
+	if cfg.Role == Server {
+		edit(tour, "reg-mr-data", func(st *Step) { st.Call = regMRGeneric("buf", BufSize, mistakeNoRemoteWrite.DataAccess) })
+	}
+	return applyRemoteAccessError(cfg, tour)
+}
+
 // applyPostBeforeConnect: the client posts its WRITE right after
 // registering memory, while the QP is still in INIT.
 func applyPostBeforeConnect(cfg Config, tour []Step) []Step {
@@ -250,7 +252,7 @@ func applyPostBeforeConnect(cfg Config, tour []Step) []Step {
 	}
 	early := Step{ID: "post-write-early", Side: Client, Section: SectionQP,
 		Title:  Text{"post_send while the QP is in INIT", "QP 还在 INIT 就 post_send"},
-		Call:   postSendGeneric(verbs.WRRDMAWrite, ", before rdma_connect"),
+		Call:   postSendGeneric(verbs.WRRDMAWrite, "buf", ", before rdma_connect"),
 		Expect: expectErrno("ibv_post_send", syscall.EINVAL), run: stepPostWriteEarly}
 	return insertAfter(tour, "reg-mr-msg", early)
 }

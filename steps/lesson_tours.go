@@ -18,7 +18,7 @@ func tourLessons() []Lesson {
 		{Name: "no-remote-read", Tour: TourRead, by: Server,
 			Title:   Text{"READ from an MR without REMOTE_READ", "READ 一个没有 REMOTE_READ 权限的 MR"},
 			Summary: Text{"the server registers its buffer without IBV_ACCESS_REMOTE_READ: the client's READ fails with remote access error", "server 注册 buffer 时没给 IBV_ACCESS_REMOTE_READ：client 的 READ 以 remote access error 失败"},
-			apply:   applyReadError(verbs.WCRemAccessErr), server: Mistake{DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteWrite}},
+			apply:   withDataAccess(noRemoteRead.DataAccess, applyReadError(verbs.WCRemAccessErr)), server: noRemoteRead},
 		{Name: "read-depth-zero", Tour: TourRead, by: Client,
 			Title:   Text{"READ after connecting with initiator_depth 0", "用 initiator_depth 0 连接之后再 READ"},
 			Summary: Text{"the client connects with initiator_depth 0: rdma_cm gives the server's QP no remote read, and the READ fails with remote invalid request error", "client 用 initiator_depth 0 连接：rdma_cm 不给 server 的 QP 远端读权限，READ 以 remote invalid request error 失败"},
@@ -30,7 +30,25 @@ func tourLessons() []Lesson {
 		{Name: "no-remote-atomic", Tour: TourAtomic, by: Server,
 			Title:   Text{"An atomic on an MR without REMOTE_ATOMIC", "对没有 REMOTE_ATOMIC 权限的 MR 做原子操作"},
 			Summary: Text{"the server registers its counter without IBV_ACCESS_REMOTE_ATOMIC: remote access error, then Work Request Flushed Error", "server 注册计数器时没给 IBV_ACCESS_REMOTE_ATOMIC：remote access error，随后 Work Request Flushed Error"},
-			apply:   applyNoRemoteAtomic, server: Mistake{DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead}},
+			apply:   withDataAccess(noRemoteAtomic.DataAccess, applyNoRemoteAtomic), server: noRemoteAtomic},
+	}
+}
+
+// The server's mistakes of no-remote-read and no-remote-atomic: one
+// remote access flag short.
+var (
+	noRemoteRead   = Mistake{DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteWrite}
+	noRemoteAtomic = Mistake{DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead}
+)
+
+// withDataAccess shows the lesson's access flags on the server's
+// reg-mr-data before it runs, then applies the rest of the lesson.
+func withDataAccess(a verbs.Access, apply func(Config, []Step) []Step) func(Config, []Step) []Step {
+	return func(cfg Config, tour []Step) []Step {
+		if cfg.Role == Server {
+			edit(tour, "reg-mr-data", func(st *Step) { st.Call = regMRGeneric("buf", BufSize, a) })
+		}
+		return apply(cfg, tour)
 	}
 }
 
@@ -63,9 +81,9 @@ func applyNoRemoteAtomic(cfg Config, tour []Step) []Step {
 	return tour
 }
 
-// tourFor is the tour of kind for role before any lesson: the base a
+// baseTour is the tour of kind for role before any lesson: the base a
 // lesson changes.
-func tourFor(role Role, n Notify, kind TourKind) []Step {
+func baseTour(role Role, n Notify, kind TourKind) []Step {
 	tour := serverTour()
 	if role == Client {
 		tour = clientTour(n)

@@ -69,7 +69,7 @@ func TestTourLessonsOnSimulatedNIC(t *testing.T) {
 			if (r == nil) != (tt.result == "") || (r != nil && string(r.Message) != tt.result) {
 				t.Errorf("client result %+v, want %q", r, tt.result)
 			}
-			if pt := p.srv.PeerTour(); pt.Hello.Lesson != tt.lesson || strings.Contains(noteOf(p.srv, "get-connect-request"), "Mismatch") {
+			if pt := p.srv.PeerInfo(); pt.Hello.Lesson != tt.lesson || strings.Contains(noteOf(p.srv, "get-connect-request"), "Mismatch") {
 				t.Errorf("server's view of the peer: %+v", pt)
 			}
 			for name, nic := range map[string]verbs.Provider{"server": p.srvNIC, "client": p.cliNIC} {

@@ -36,11 +36,11 @@ func manualTour(role Role, n Notify) []Step {
 		case "accept":
 			out = append(out, stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS), Step{ID: "accept-manual", Side: Server, Section: SectionQP, After: st.After,
 				Title: Text{"Accept, naming our own QP", "accept，并告诉对方我们自己的 QP"},
-				Call:  "rdma_accept(id, &param); /* param.qp_num = qp->qp_num, param.private_data = &info */", run: stepAcceptManual})
+				Call:  generic(acceptCall(verbs.ConnParam{}, true)), run: stepAcceptManual})
 		case "connect":
 			out = append(out, Step{ID: "connect-manual", Side: Client, Section: SectionCMID, After: st.After,
 				Title: Text{"Send the connect request, naming our QP", "发出连接请求，并告诉对方我们的 QP"},
-				Call:  "rdma_connect(id, &param); /* param.qp_num = qp->qp_num */", run: stepConnectManual})
+				Call:  generic(connectCall(verbs.ConnParam{}, true)), run: stepConnectManual})
 		case "get-established":
 			if role == Server {
 				out = append(out, st)
@@ -53,13 +53,13 @@ func manualTour(role Role, n Notify) []Step {
 				stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS),
 				Step{ID: "establish", Side: Client, Section: SectionCMID,
 					Title: Text{"Complete the connection: send the RTU", "完成建连：发出 RTU"},
-					Call:  "rdma_establish(id);", run: stepEstablish})
+					Call:  generic(establishCall()), run: stepEstablish})
 		case "disconnect":
 			out = append(out, Step{ID: "disconnect-manual", Side: role, Section: SectionQP, After: st.After,
 				Title: Text{"Disconnect, and move our QP to ERR", "断开连接，并把我们的 QP 置为 ERR"},
-				Call:  "rdma_disconnect(id);\nibv_modify_qp(qp, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_ERR }, IBV_QP_STATE);", run: stepDisconnectManual})
+				Call:  generic(disconnectCall(), toErrCall()), run: stepDisconnectManual})
 		case "teardown":
-			st.Call = teardownGeneric("ibv_destroy_qp(qp);")
+			st.Call = teardownGeneric(true)
 			out = append(out, st)
 		default:
 			out = append(out, st)
@@ -94,7 +94,7 @@ func manualTours() [][]Step {
 func stepCreateQPManualDef(role Role) Step {
 	return Step{ID: "create-qp-manual", Side: role, Section: SectionQP,
 		Title: Text{"Create the QP yourself (it starts in RESET)", "自己创建 QP（初始状态 RESET）"},
-		Call:  "qp = ibv_create_qp(pd, &init_attr);", run: stepCreateQPManual}
+		Call:  generic(createQPManualCall(seedQPInitAttr(nil))), run: stepCreateQPManual}
 }
 
 func stepModifyDef(role Role, st verbs.QPState) Step {
@@ -105,13 +105,13 @@ func stepModifyDef(role Role, st verbs.QPState) Step {
 		verbs.QPSRTS:  {"QP: RTR → RTS (ready to send)", "QP：RTR → RTS（可以发送）"},
 	}[st]
 	return Step{ID: id, Side: role, Section: SectionQP, Title: title,
-		Call: fmt.Sprintf("attr.qp_state = %s;\nrdma_init_qp_attr(id, &attr, &mask);\nibv_modify_qp(qp, &attr, mask);", st.CName()),
+		Call: modifyGeneric(st),
 		run:  func(ctx context.Context, s *Session) (Outcome, error) { return s.modifyQP(st) }}
 }
 
 func stepCreateQPManual(_ context.Context, s *Session) (Outcome, error) {
-	attr := s.qpInitAttr()
-	call := c.MustPtr("ibv_create_qp", "qp", c.Call("ibv_create_qp", c.C("pd"), qpInitAttrC(attr)))
+	attr := seedQPInitAttr(s.cq)
+	call := createQPManualCall(attr)
 	qp, err := s.dev.CreateQP(s.pd, attr)
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), err
@@ -163,16 +163,14 @@ var modifyNotes = map[verbs.QPState]Text{
 // modifyQP is rdma_init_qp_attr(state) + ibv_modify_qp, showing both.
 func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
 	before := s.recordQPState()
-	set := c.S(c.Assign("attr.qp_state", c.C(st.CName())))
-	get := c.Must("rdma_init_qp_attr", c.Call("rdma_init_qp_attr", c.C("id"), c.C("&attr"), c.C("&mask")))
 	attr, mask, err := s.id.InitQPAttr(st)
+	set, get, call := modifyCalls(st, attr, mask)
 	if err != nil {
 		return withC(Outcome{}, set, failed(get, err)), problem(err,
 			Text{"rdma_cm cannot fill in the " + st.String() + " attributes yet", "rdma_cm 现在还给不出 " + st.String() + " 的属性"},
 			Text{"RTR and RTS need the peer's QPN and PSN: on the client they come with CONNECT_RESPONSE, on the server with CONNECT_REQUEST", "RTR 和 RTS 需要对端的 QPN 和 PSN：client 要等 CONNECT_RESPONSE，server 在 CONNECT_REQUEST 时就有了"})
 	}
 	get = get.Returned("0: mask = " + mask.String())
-	call := c.Must("ibv_modify_qp", c.Call("ibv_modify_qp", c.C("qp"), qpAttrC(attr, mask), c.Either(c.C(mask.String()), c.C("mask"))))
 	if err := s.qp.Modify(attr, mask); err != nil {
 		return withC(Outcome{Results: attrKVs(attr, mask)}, set, get, postFailed(call, err)), err
 	}
@@ -186,7 +184,7 @@ func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 	raw := info.Marshal()
 	p := verbs.ConnParam{PrivateData: append(append([]byte(nil), raw...), s.myHello()...), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
 	fill := remoteInfoC(info, c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)buf")))
-	call := c.Must("rdma_accept", c.Call("rdma_accept", c.C("id"), connParamC(p, c.C("&info"), true)))
+	call := acceptCall(p, true)
 	if err := s.id.Accept(p); err != nil {
 		return withC(Outcome{}, fill, failed(call, err)), err
 	}
@@ -201,7 +199,7 @@ func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 
 func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
 	p := verbs.ConnParam{PrivateData: s.myHello(), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
-	call := c.Must("rdma_connect", c.Call("rdma_connect", c.C("id"), connParamC(p, c.Expr{}, false)))
+	call := connectCall(p, true)
 	if err := s.id.Connect(p); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}
@@ -212,12 +210,13 @@ func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
-	ev, err := s.waitEvent(ctx, verbs.EventConnectResponse, s.cfg.Timeout)
+	ev, err := s.waitEvent(ctx, verbs.EventConnectResponse, s.peerWaitBound())
 	get := getEvent(ev, verbs.EventConnectResponse, gotEvent(err))
 	if err != nil {
 		return withC(Outcome{}, get), err
 	}
-	s.got("REP", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
+	s.gotText("REP", Text{fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
+		fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
 	out := withC(Outcome{}, get)
 	info, perr := ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {
@@ -236,7 +235,7 @@ func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
 }
 
 func stepEstablish(_ context.Context, s *Session) (Outcome, error) {
-	call := c.Must("rdma_establish", c.Call("rdma_establish", c.C("id")))
+	call := establishCall()
 	if err := s.id.Establish(); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}
@@ -255,8 +254,7 @@ func stepDisconnectManual(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	// The CM does not own the QP, so rdma_disconnect left it in RTS.
 	before := s.recordQPState()
-	mod := c.Must("ibv_modify_qp to ERR", c.Call("ibv_modify_qp", c.C("qp"),
-		c.Ref(c.Compound("struct ibv_qp_attr", c.F("qp_state", c.C(verbs.QPSErr.CName())))), c.C(verbs.QPAttrState.String())))
+	mod := toErrCall()
 	if err := s.qp.Modify(verbs.QPAttr{State: verbs.QPSErr}, verbs.QPAttrState); err != nil {
 		return withC(out, postFailed(mod, err)), err
 	}

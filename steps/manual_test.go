@@ -74,7 +74,7 @@ func TestManualToursOnSimulatedNIC(t *testing.T) {
 			for key, want := range map[string][]string{
 				"server/modify-init":   {"IBV_QP_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX | IBV_QP_PORT", ".qp_access_flags = IBV_ACCESS_REMOTE_WRITE"},
 				"client/modify-init":   {".qp_access_flags = 0", ".port_num = 1"},
-				"client/modify-rtr":    {"IBV_QP_AV", ".dest_qp_num = 0x", ".rq_psn = 0x", ".path_mtu = IBV_MTU_4096", ".is_global = 1"},
+				"client/modify-rtr":    {"IBV_QP_AV", ".dest_qp_num = 0x", ".rq_psn = 0x", ".path_mtu = IBV_MTU_1024", ".is_global = 1"},
 				"server/modify-rts":    {"IBV_QP_SQ_PSN", ".sq_psn = 0x", ".retry_cnt = ", ".max_rd_atomic = 1"},
 				"client/establish":     {"rdma_establish(id); /* = 0 */"},
 				"server/accept-manual": {".qp_num = 0x"},

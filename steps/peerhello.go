@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// PeerTour is what this side learned about the other side's tour from its
+// PeerInfo is what this side learned about the other side's tour from its
 // hello (see hello.go).
-type PeerTour struct {
+type PeerInfo struct {
 	// Known is false until the hello's message arrived (REQ on the
 	// server, REP on the client).
 	Known bool
@@ -21,7 +21,7 @@ type PeerTour struct {
 }
 
 // Lesson is the peer's lesson name ("" for the plain tour or no hello).
-func (p PeerTour) Lesson() string { return p.Hello.Lesson }
+func (p PeerInfo) Lesson() string { return p.Hello.Lesson }
 
 // myHello is the hello this side sends.
 func (s *Session) myHello() []byte {
@@ -40,7 +40,7 @@ func (s *Session) tourKind() TourKind { return s.cfg.Tour }
 // results plus a note when the two sides do not run the same thing.
 func (s *Session) learnPeerTour(p []byte) (KV, Text) {
 	h, found, err := ParseHello(p)
-	pt := PeerTour{Known: true, Sent: found, Hello: h}
+	pt := PeerInfo{Known: true, Sent: found, Hello: h}
 	if err != nil {
 		pt.Bad = err.Error()
 	}
@@ -62,8 +62,8 @@ func (s *Session) learnPeerTour(p []byte) (KV, Text) {
 	return kv, note
 }
 
-// PeerTour returns what this side knows of the peer's tour.
-func (s *Session) PeerTour() PeerTour {
+// PeerInfo returns what this side knows of the peer's tour.
+func (s *Session) PeerInfo() PeerInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.peerTour
@@ -72,7 +72,7 @@ func (s *Session) PeerTour() PeerTour {
 // mismatchNote explains, for this side's learner, that the two sides run
 // different lessons (or tours), and what that will do; empty when they
 // agree.
-func (s *Session) mismatchNote(pt PeerTour) Text {
+func (s *Session) mismatchNote(pt PeerInfo) Text {
 	mine, theirs := HelloFor(s.tourKind(), s.cfg.Lesson), pt.Hello
 	if mine.Lesson == theirs.Lesson && mine.Tour == theirs.Tour {
 		return Text{}
@@ -160,7 +160,7 @@ func (s *Session) adoptPeerExpectations(lesson string) {
 // not come, that the peer runs something else; expected says the error is
 // one this side adopted from the peer's lesson.
 func (s *Session) explainMismatch(what Text, expected bool) Text {
-	pt := s.PeerTour()
+	pt := s.PeerInfo()
 	if !pt.Known || s.mismatchNote(pt).EN == "" {
 		return what
 	}
@@ -180,7 +180,7 @@ func (s *Session) withMismatch(err error, expected bool) error {
 	if err == nil || (expected && s.cfg.Lesson != "") {
 		return err // no error, or this side's own lesson doing what it says
 	}
-	pt := s.PeerTour()
+	pt := s.PeerInfo()
 	if !pt.Known || s.mismatchNote(pt).EN == "" {
 		return err
 	}
@@ -222,7 +222,7 @@ func (s *Session) peerExpectations(lesson string) map[string]*Expect {
 	cfg := s.cfg
 	cfg.Lesson, cfg.Notify, cfg.Tour = lesson, l.Notify, l.Tour
 	out := map[string]*Expect{}
-	for _, st := range l.apply(cfg, tourFor(cfg.Role, cfg.Notify, cfg.Tour)) {
+	for _, st := range l.apply(cfg, baseTour(cfg.Role, cfg.Notify, cfg.Tour)) {
 		if st.Expect != nil {
 			out[st.ID] = st.Expect
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/verbs"
@@ -16,7 +15,7 @@ func stepAllocPD(_ context.Context, s *Session) (Outcome, error) {
 	if s.dev == nil {
 		return Outcome{}, errors.New("id->verbs is NULL: no device yet")
 	}
-	call := c.MustPtr("ibv_alloc_pd", "pd", c.Call("ibv_alloc_pd", c.C("id->verbs")))
+	call := allocPDCall()
 	pd, err := s.dev.AllocPD()
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), err
@@ -27,7 +26,7 @@ func stepAllocPD(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepCreateCQ(_ context.Context, s *Session) (Outcome, error) {
-	call := c.MustPtr("ibv_create_cq", "cq", c.Call("ibv_create_cq", c.C("id->verbs"), c.Dec(CQDepth, "CQ_DEPTH"), c.C("NULL"), c.C("NULL"), c.C("0")))
+	call := createCQCall()
 	cq, err := s.dev.CreateCQ(CQDepth)
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), err
@@ -39,15 +38,9 @@ func stepCreateCQ(_ context.Context, s *Session) (Outcome, error) {
 		call.Returned(fmt.Sprintf("{ .cqe = %d }", cq.CQE()))), nil
 }
 
-// qpInitAttr is the seed's build_qp attributes.
-func (s *Session) qpInitAttr() verbs.QPInitAttr {
-	return verbs.QPInitAttr{SendCQ: s.cq, RecvCQ: s.cq, Type: verbs.QPTRC,
-		Cap: verbs.QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1}}
-}
-
 func stepCreateQP(_ context.Context, s *Session) (Outcome, error) {
-	attr := s.qpInitAttr()
-	call := c.Must("rdma_create_qp", c.Call("rdma_create_qp", c.C("id"), c.C("pd"), qpInitAttrC(attr)))
+	attr := seedQPInitAttr(s.cq)
+	call := createQPCall(attr)
 	qp, err := s.id.CreateQP(s.pd, attr)
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), err
@@ -81,15 +74,7 @@ func (s *Session) recordQPState() string {
 }
 
 func (s *Session) regMR(name string, size int, access verbs.Access, dst *verbs.MR) (Outcome, error) {
-	mrName := strings.TrimSuffix(name, "_buf") + "_mr" // the seed's names: mr, doorbell_mr, recv_mr, send_mr
-	if name == "buf" {
-		mrName = "mr"
-	}
-	// PD.RegMR allocates page-aligned memory and registers it: in C,
-	// posix_memalign and ibv_reg_mr.
-	alloc := c.Must("posix_memalign", c.Call("posix_memalign", c.C("(void **)&"+name), c.C("4096"), c.Dec(int64(size), "")))
-	zero := c.S(c.Call("memset", c.C(name), c.C("0"), c.Dec(int64(size), ""))).Only(c.ExportOnly)
-	reg := c.MustPtr("ibv_reg_mr "+name, mrName, c.Call("ibv_reg_mr", c.C("pd"), c.C(name), c.Dec(int64(size), ""), c.C(access.String())))
+	alloc, zero, reg := regMRCalls(name, size, access)
 	mr, err := s.pd.RegMR(size, access)
 	if err != nil {
 		return withC(Outcome{}, alloc, zero, failed(reg, err)), err

@@ -75,7 +75,7 @@ type Session struct {
 	lastEvent    string
 	eventStatus  int
 	remote       *RemoteState
-	peerTour     PeerTour
+	peerTour     PeerInfo
 	pred         *Prediction     // the lesson's question for this side (nil: none)
 	predState    PredictionState // the learner's pick and what happened
 	rnrBaseline  uint64          // RNR NAKs the device had sent at rdma_accept
@@ -91,16 +91,30 @@ type Session struct {
 	closed         bool
 
 	// Snapshot's change tracking.
-	prevData      []byte
-	changedAt     []time.Time
-	prevDoorbell  uint64
-	doorbellAt    time.Time
-	countersAt    map[string]uint64 // counters before the current step
-	counterDelta  map[string]uint64
-	lastPacketSeq uint64
-	packets       []WirePacket
-	oneHost       *bool      // the peer is this machine (see peerIsLocal)
-	spans         []stepSpan // when each step ran: which step a packet belongs to
+	prevData     []byte
+	changedAt    []time.Time
+	prevDoorbell uint64
+	doorbellAt   time.Time
+	countersAt   map[string]uint64 // counters before the current step
+	// countersAtPerQP says countersAt are the QP's own (see readCounters).
+	countersAtPerQP bool
+	// wireQP and wireDest are this side's QP and its peer's, remembered
+	// past teardown; qpCounters are wireQP's last counters (see wireside.go).
+	wireQP, wireDest uint32
+	qpCounters       map[string]uint64
+	counterDelta     map[string]uint64
+	lastPacketSeq    uint64
+	packets          []WirePacket
+	oneHost          *bool      // the peer is this machine (see peerIsLocal)
+	spans            []stepSpan // when each step ran: which step a packet belongs to
+
+	// history is the snapshot after each finished step (history.go).
+	history []*Snapshot
+	// endRecorded: the Recorder was told of the teardown (once).
+	endRecorded bool
+	// replay is set on a session made by NewReplay (replay.go): it plays
+	// a recording instead of calling verbs.
+	replay *replayScript
 }
 
 // maxPackets bounds the wire history a session keeps for the wire pane.
@@ -116,28 +130,14 @@ func NewSession(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	tour := serverTour()
-	if cfg.Role == Client {
-		tour = clientTour(cfg.Notify)
-	}
-	if cfg.Track == TrackManual {
-		tour = manualTour(cfg.Role, cfg.Notify)
-	}
-	switch cfg.Tour {
-	case TourRead:
-		tour = readTour(cfg.Role, tour)
-	case TourAtomic:
-		tour = atomicTour(cfg.Role, tour)
-	}
 	if cfg.Lesson != "" {
 		l, err := ParseLesson(cfg.Lesson)
 		if err != nil {
 			return nil, err
 		}
 		cfg.Notify, cfg.Tour = l.Notify, l.Tour
-		tour = tourFor(cfg.Role, cfg.Notify, cfg.Tour)
-		tour = markLessonSteps(tour, l.apply(cfg, tour))
 	}
+	tour := tourFor(cfg)
 	s := &Session{
 		cfg:      cfg,
 		tour:     tour,
@@ -148,6 +148,19 @@ func NewSession(cfg Config) (*Session, error) {
 		s.initPrediction(predictionFor(l, cfg))
 	}
 	return s, nil
+}
+
+// tourFor is the tour cfg's side runs (cfg validated, the lesson's notify
+// mode already in cfg.Notify).
+func tourFor(cfg Config) []Step {
+	tour := baseTour(cfg.Role, cfg.Notify, cfg.Tour)
+	if cfg.Track == TrackManual {
+		tour = manualTour(cfg.Role, cfg.Notify)
+	}
+	if l, err := ParseLesson(cfg.Lesson); cfg.Lesson != "" && err == nil {
+		tour = markLessonSteps(tour, l.apply(cfg, tour))
+	}
+	return tour
 }
 
 // Config returns the session's configuration (with defaults applied).
@@ -176,9 +189,12 @@ var ErrTourOver = errors.New("the tour is over")
 // RunNext runs the next step. On error the step is marked failed and the
 // tour ends; the caller should Close the session (teardown is safe from
 // any point).
-func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
+func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
+	if s.replay != nil {
+		return s.replayNext()
+	}
 
 	s.mu.Lock()
 	if s.done || s.closed || s.next >= len(s.tour) {
@@ -192,8 +208,9 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 	s.spans = append(s.spans, stepSpan{id: st.ID, waits: st.Waits, start: time.Now()})
 	s.mu.Unlock()
 	s.markCounters()
+	defer func() { s.recordStep(idx, out, err) }() // after mu is released below
 
-	out, err := st.run(ctx, s)
+	out, err = st.run(ctx, s)
 	err = s.explainPeerGone(ctx, err)
 	err = s.withMismatch(err, st.Expect.Matches(err))
 	verdict := s.reveal(st.ID, err)
@@ -211,6 +228,7 @@ func (s *Session) RunNext(ctx context.Context) (Outcome, error) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.keepSnapshot(idx) // with mu held, once the step's state is final
 	s.spans[len(s.spans)-1].end = time.Now()
 	if s.dev != nil {
 		s.refreshPackets() // keep the wire history even without a UI polling
@@ -244,8 +262,13 @@ func (s *Session) Close() (string, error) {
 }
 
 func (s *Session) teardown() (string, error) {
+	if s.replay != nil {
+		return s.replayTeardown()
+	}
 	stmts, err := s.teardownC()
-	return c.Lines(stmts, c.Actual), err
+	calls := c.Lines(stmts, c.Actual)
+	s.recordEnd(calls, err)
+	return calls, err
 }
 
 // teardownC frees what is still allocated and returns the C it ran.
@@ -273,50 +296,49 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 		}
 		calls = append(calls, call)
 	}
-	destroy := func(fn, arg string) c.Stmt { return c.Must(fn, c.Call(fn, c.C(arg))) }
 	if s.id != nil && s.connected && !s.disconnected {
 		// rdma_destroy_id would send the DREQ too; doing it explicitly
 		// makes the peer's DISCONNECTED prompt and visible.
-		do(c.S(c.Call("rdma_disconnect", c.C("id"))).Returned("sends the DREQ"), s.id.Disconnect)
+		do(disconnectCall().Returned("sends the DREQ"), s.id.Disconnect)
 		s.disconnected = true
 	}
 	if s.qp != nil && s.manualQP {
-		do(destroy("ibv_destroy_qp", "qp"), s.qp.Destroy)
+		do(destroyQPCall(true), s.qp.Destroy)
 		s.qp = nil
 	}
 	if s.id != nil && s.qp != nil {
-		do(c.S(c.Call("rdma_destroy_qp", c.C("id"))), func() error { return s.id.DestroyQP() })
+		do(destroyQPCall(false), func() error { return s.id.DestroyQP() })
 		s.qp = nil
 	}
 	for _, m := range []struct {
-		name, buf string
-		mr        *verbs.MR
-	}{{"send_mr", "send_buf", &s.mrSend}, {"recv_mr", "recv_buf", &s.mrRecv}, {"doorbell_mr", "doorbell", &s.mrDoor}, {"mr", "buf", &s.mrData}} {
+		buf string
+		mr  *verbs.MR
+	}{{"send_buf", &s.mrSend}, {"recv_buf", &s.mrRecv}, {"doorbell", &s.mrDoor}, {"buf", &s.mrData}} {
 		if *m.mr != nil {
 			mr := *m.mr
-			do(destroy("ibv_dereg_mr", m.name), mr.Dereg)
+			do(destroyCall("ibv_dereg_mr", mrVar(m.buf)), mr.Dereg)
 			calls = append(calls, c.S(c.Call("free", c.C(m.buf))))
 			*m.mr = nil
 		}
 	}
 	if s.cq != nil {
-		do(destroy("ibv_destroy_cq", "cq"), s.cq.Destroy)
+		do(destroyCall("ibv_destroy_cq", "cq"), s.cq.Destroy)
 		s.cq = nil
 	}
 	if s.pd != nil {
-		do(destroy("ibv_dealloc_pd", "pd"), s.pd.Dealloc)
+		do(destroyCall("ibv_dealloc_pd", "pd"), s.pd.Dealloc)
 		s.pd = nil
 	}
 	if s.id != nil {
-		do(destroy("rdma_destroy_id", "id"), s.id.Destroy)
+		do(destroyCall("rdma_destroy_id", "id"), s.id.Destroy)
 		s.id = nil
 	}
 	if s.listener != nil {
-		do(destroy("rdma_destroy_id", "listener"), s.listener.Destroy)
+		do(destroyCall("rdma_destroy_id", "listener"), s.listener.Destroy)
 		s.listener = nil
 	}
 	if s.ec != nil {
-		do(c.S(c.Call("rdma_destroy_event_channel", c.C("ec"))), func() error { return s.ec.Destroy() })
+		do(destroyECCall(), func() error { return s.ec.Destroy() })
 		s.ec = nil
 	}
 	s.dev = nil
@@ -325,14 +347,29 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 
 // addTimeline records a message between the sides.
 func (s *Session) addTimeline(fromServer bool, label, detail string) {
+	s.addTimelineText(fromServer, label, Text{EN: detail})
+}
+
+// addTimelineText records a message whose detail has words to translate.
+func (s *Session) addTimelineText(fromServer bool, label string, detail Text) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: fromServer, Label: label, Detail: detail})
+	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: fromServer, Label: label, Detail: detail.EN, DetailZH: detail.ZH})
 }
 
 // sent records a message this side sent; got one it received.
 func (s *Session) sent(label, detail string) { s.addTimeline(s.cfg.Role == Server, label, detail) }
 func (s *Session) got(label, detail string)  { s.addTimeline(s.cfg.Role != Server, label, detail) }
+
+// gotText records a message received whose detail has words to translate.
+func (s *Session) gotText(label string, detail Text) {
+	s.addTimelineText(s.cfg.Role != Server, label, detail)
+}
+
+// sentText records a message sent whose detail has words to translate.
+func (s *Session) sentText(label string, detail Text) {
+	s.addTimelineText(s.cfg.Role == Server, label, detail)
+}
 
 func (s *Session) setEvent(ev verbs.CMEvent) {
 	s.mu.Lock()

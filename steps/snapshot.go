@@ -19,7 +19,7 @@ type Snapshot struct {
 	// pick and the answer once revealed; nil when none is asked.
 	Prediction *PredictionState
 	// Peer is what this side knows of the other side's tour (hello).
-	Peer      PeerTour
+	Peer      PeerInfo
 	Backend   string // "rdma" or "sim"
 	Simulated bool   // true: the screen must say "simulated NIC"
 	Why       string // why this backend was chosen (from cmd)
@@ -42,10 +42,14 @@ type Snapshot struct {
 	Remote   *RemoteState // remote_info: sent (server) or received (client)
 
 	Timeline []TimelineEntry
-	Packets  []WirePacket // the last packets on the wire, oldest first
+	Packets  []WirePacket // this side's last packets (its QP's), oldest first
 	// Wire says whether this side's packets can be shown, and if not why.
 	Wire     WireStatus
 	Counters map[string]uint64
+	// CountersPerQP says Counters count this side's QP alone (a device
+	// that counts per QP, such as the simulated NIC); otherwise they are
+	// the port's, shared by every QP on the device (both sides of a demo).
+	CountersPerQP bool
 	// CounterDelta is how much each counter moved during the last step.
 	CounterDelta map[string]uint64
 
@@ -158,6 +162,12 @@ type TimelineEntry struct {
 	FromServer bool
 	Label      string // "REQ", "REP", "RTU", "RDMA WRITE 42B", "ACK", "SEND", "NAK", ...
 	Detail     string
+	// DetailZH is Detail in Chinese where it has words ("" when it is
+	// only values, or the peer's text).
+	DetailZH string
+	// fromWire: noted from this side's packets (see noteWire), not by a
+	// step.
+	fromWire bool
 	// Fate is what became of a posted message (flushed, never sent).
 	Fate Fate
 }

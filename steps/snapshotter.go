@@ -17,6 +17,14 @@ import (
 func (s *Session) Snapshot() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.replay != nil {
+		return s.replaySnapshot()
+	}
+	return s.snapshotLocked()
+}
+
+// snapshotLocked is Snapshot with s.mu held.
+func (s *Session) snapshotLocked() Snapshot {
 	snap := s.snapshotSteps()
 	if s.closed {
 		snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
@@ -206,8 +214,8 @@ func (s *Session) trackData(b []byte, now time.Time) {
 	}
 }
 
-// markCounters remembers the device counters before a step so the
-// snapshot can show what the step changed.
+// markCounters remembers the counters before a step so the snapshot can
+// show what the step changed.
 func (s *Session) markCounters() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -215,11 +223,11 @@ func (s *Session) markCounters() {
 		s.countersAt = nil
 		return
 	}
-	c, err := s.dev.Counters(s.portNum())
+	c, perQP, err := s.readCounters()
 	if err != nil {
 		return
 	}
-	s.countersAt = c
+	s.countersAt, s.countersAtPerQP = c, perQP
 }
 
 func (s *Session) portNum() uint8 {
@@ -230,12 +238,15 @@ func (s *Session) portNum() uint8 {
 }
 
 func (s *Session) refreshCounters(snap *Snapshot) {
-	c, err := s.dev.Counters(s.portNum())
+	c, perQP, err := s.readCounters()
 	if err != nil || len(c) == 0 {
 		return
 	}
-	snap.Counters = c
+	snap.Counters, snap.CountersPerQP = c, perQP
 	snap.CounterDelta = map[string]uint64{}
+	if perQP != s.countersAtPerQP {
+		return // the baseline counted something else (the port, before the QP)
+	}
 	for k, v := range c {
 		if before, ok := s.countersAt[k]; ok && v > before {
 			snap.CounterDelta[k] = v - before
@@ -249,9 +260,13 @@ func (s *Session) refreshPackets() {
 	if !ok {
 		return
 	}
+	s.learnQP()
 	for _, p := range tr.Packets(s.lastPacketSeq) {
-		s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
 		s.lastPacketSeq = p.Seq
+		if s.ownPacket(p) {
+			s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
+			s.noteWire(p)
+		}
 	}
 	if n := len(s.packets); n > maxPackets {
 		s.packets = append([]WirePacket(nil), s.packets[n-maxPackets:]...)

@@ -77,22 +77,46 @@ func (s *Session) setLastFate(label string, f Fate) {
 }
 
 // completionFate records what a failed completion says about the wire:
-// a flush marks its message, a remote error is a NAK the responder sent.
+// a flush marks its message; a remote error is a NAK the responder sent,
+// added when this side's packets (noteWire) did not already show it.
 func (s *Session) completionFate(wc verbs.WC) {
-	switch wc.Status {
-	case verbs.WCWRFlushErr:
+	if wc.Status == verbs.WCWRFlushErr {
 		if label := wrLabel(wc.WRID); label != "" {
 			s.setLastFate(label, FateFlushed)
 		}
-	case verbs.WCRemAccessErr:
-		s.got("NAK", "remote access error (AETH 0x62): the QP goes to ERR")
-	case verbs.WCRemInvReqErr:
-		s.got("NAK", "invalid request (AETH 0x61): the QP goes to ERR")
-	case verbs.WCRemOpErr:
-		s.got("NAK", "remote operational error (AETH 0x63): the QP goes to ERR")
-	case verbs.WCRNRRetryExcErr:
-		s.got("RNR NAK", "receiver not ready: no RECV posted, rnr_retry_count used up")
+		return
 	}
+	nak, ok := map[verbs.WCStatus]Text{
+		verbs.WCRemAccessErr:   {"remote access error (AETH 0x62): the QP goes to ERR", "remote access error（AETH 0x62）：QP 进入 ERR"},
+		verbs.WCRemInvReqErr:   {"invalid request (AETH 0x61): the QP goes to ERR", "invalid request（AETH 0x61）：QP 进入 ERR"},
+		verbs.WCRemOpErr:       {"remote operational error (AETH 0x63): the QP goes to ERR", "remote operational error（AETH 0x63）：QP 进入 ERR"},
+		verbs.WCRNRRetryExcErr: {"receiver not ready: no RECV posted, rnr_retry_count used up", "接收端未就绪：没有 post RECV，rnr_retry_count 用完了"},
+	}[wc.Status]
+	if !ok || s.wireShowsNAK() {
+		return
+	}
+	label := "NAK"
+	if wc.Status == verbs.WCRNRRetryExcErr {
+		label = "RNR NAK"
+	}
+	s.gotText(label, nak)
+}
+
+// wireShowsNAK says whether this side's packets already put a NAK on the
+// timeline (the simulated NIC always shows them; a real device when a
+// capture runs).
+func (s *Session) wireShowsNAK() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dev != nil {
+		s.refreshPackets()
+	}
+	for _, e := range s.timeline {
+		if e.fromWire && strings.Contains(e.Label, "NAK") {
+			return true
+		}
+	}
+	return false
 }
 
 // rnrNAKsReceived is the requester's count of RNR NAKs it received
@@ -120,32 +144,14 @@ func (s *Session) markSendRNR() {
 }
 
 // sendRNRNAKs adds the RNR NAKs a SEND that succeeded met on the way
-// (rnr_retry_count 7 while the server's RECV was late).
+// (rnr_retry_count 7 while the server's RECV was late), when the packets
+// did not show them.
 func (s *Session) sendRNRNAKs() {
 	s.mu.Lock()
 	base, counted := s.sendRNRBase, s.sendRNRCounted
 	s.mu.Unlock()
-	if n, ok := s.rnrNAKsReceived(); counted && ok && n > base {
-		s.got("RNR NAK", fmt.Sprintf("×%d: no RECV posted yet; the SEND was retried (rcvd_rnr_err +%d)", n-base, n-base))
-	}
-}
-
-// responderNAKs adds the NAKs this side's NIC sent, as far as it can see
-// them: RNR NAKs counted by send_rnr_err since rdma_accept, and NAKs among
-// the outbound packets.
-func (s *Session) responderNAKs() {
-	s.mu.Lock()
-	if s.dev != nil {
-		s.refreshPackets()
-	}
-	var naks []string
-	for _, p := range s.packets {
-		if p.Outbound && p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeNAKPSNSeqErr {
-			naks = append(naks, fmt.Sprintf("AETH 0x%02x: the WRITE is refused, this QP goes to ERR", p.AETH.Syndrome))
-		}
-	}
-	s.mu.Unlock()
-	for _, d := range naks {
-		s.sent("NAK", d)
+	if n, ok := s.rnrNAKsReceived(); counted && ok && n > base && !s.wireShowsNAK() {
+		s.gotText("RNR NAK", Text{fmt.Sprintf("×%d: no RECV posted yet; the SEND was retried (rcvd_rnr_err +%d)", n-base, n-base),
+			fmt.Sprintf("×%d：还没有 post RECV；SEND 被重试（rcvd_rnr_err +%d）", n-base, n-base)})
 	}
 }

@@ -1,6 +1,10 @@
 package steps
 
-import "github.com/rdmatour/rdmatour/verbs"
+import (
+	"net/netip"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
 
 // The tours follow the seed program (shared/seed/rdma-write-demo.md) call
 // for call, so a learner can hold the C source next to the screen.
@@ -9,34 +13,34 @@ func serverTour() []Step {
 	return []Step{
 		{ID: "create-event-channel", Side: Server, Section: SectionCMID,
 			Title: Text{"Create the CM event channel", "创建 CM 事件通道"},
-			Call:  "ec = rdma_create_event_channel();", run: stepCreateEventChannel},
+			Call:  generic(createEventChannelCall()), run: stepCreateEventChannel},
 		{ID: "create-id", Side: Server, Section: SectionCMID,
 			Title: Text{"Create the listening CM id", "创建监听用的 CM id"},
-			Call:  "rdma_create_id(ec, &listener, NULL, RDMA_PS_TCP);", run: stepCreateID},
+			Call:  generic(createIDCall("listener")), run: stepCreateID},
 		{ID: "bind-addr", Side: Server, Section: SectionDevice,
 			Title: Text{"Bind it to an address and port", "绑定地址和端口"},
-			Call:  "rdma_bind_addr(listener, addr->ai_addr);", run: stepBindAddr},
+			Call:  generic(bindAddrCall(netip.AddrPort{})), run: stepBindAddr},
 		{ID: "listen", Side: Server, Section: SectionCMID,
 			Title: Text{"Listen for connection requests", "开始监听连接请求"},
-			Call:  "rdma_listen(listener, 1);", run: stepListen},
+			Call:  generic(listenCall()), run: stepListen},
 		{ID: "get-connect-request", Side: Server, Section: SectionCMID, Waits: true, After: []string{"connect"},
 			Title: Text{"Wait for the client's connect request", "等待 client 的连接请求"},
 			Call:  waitEventGeneric(verbs.EventConnectRequest), run: stepGetConnectRequest},
 		{ID: "alloc-pd", Side: Server, Section: SectionPD,
 			Title: Text{"Allocate a protection domain", "分配保护域 PD"},
-			Call:  "pd = ibv_alloc_pd(id->verbs);", run: stepAllocPD},
+			Call:  generic(allocPDCall()), run: stepAllocPD},
 		{ID: "create-cq", Side: Server, Section: SectionCQ,
 			Title: Text{"Create a completion queue", "创建完成队列 CQ"},
-			Call:  createCQGeneric(), run: stepCreateCQ},
+			Call:  generic(createCQCall()), run: stepCreateCQ},
 		{ID: "create-qp", Side: Server, Section: SectionQP,
 			Title: Text{"Create the RC queue pair", "创建 RC 队列对 QP"},
-			Call:  "rdma_create_qp(id, pd, &init_attr);", run: stepCreateQP},
+			Call:  generic(createQPCall(seedQPInitAttr(nil))), run: stepCreateQP},
 		{ID: "reg-mr-data", Side: Server, Section: SectionMRs,
 			Title: Text{"Register the data buffer", "注册数据 buffer"},
-			Call:  regMRGeneric("mr", "buf", BufSize, remoteAccess), run: stepRegData},
+			Call:  regMRGeneric("buf", BufSize, remoteAccess), run: stepRegData},
 		{ID: "reg-mr-doorbell", Side: Server, Section: SectionMRs,
 			Title: Text{"Register the doorbell flag", "注册 doorbell 标志位"},
-			Call:  regMRGeneric("doorbell_mr", "doorbell", DoorbellSize, remoteAccess), run: stepRegDoorbell},
+			Call:  regMRGeneric("doorbell", DoorbellSize, remoteAccess), run: stepRegDoorbell},
 		{ID: "reg-mr-msg", Side: Server, Section: SectionMRs,
 			Title: Text{"Register the SEND/RECV buffers", "注册 SEND/RECV 消息 buffer"},
 			Call:  regMsgGeneric(), run: stepRegMsg},
@@ -45,19 +49,19 @@ func serverTour() []Step {
 			Call:  postRecvGeneric(), run: stepPostRecv},
 		{ID: "accept", Side: Server, Section: SectionQP,
 			Title: Text{"Accept, handing out addr and rkey", "accept，并交出 addr 和 rkey"},
-			Call:  "rdma_accept(id, &param); /* param.private_data = &info */", run: stepAccept},
+			Call:  generic(acceptCall(verbs.ConnParam{}, false)), run: stepAccept},
 		{ID: "get-established", Side: Server, Section: SectionQP, Waits: true, After: []string{"get-established"},
 			Title: Text{"Wait for ESTABLISHED", "等待 ESTABLISHED"},
 			Call:  waitEventGeneric(verbs.EventEstablished), run: stepGetEstablished},
 		{ID: "wait-notify", Side: Server, Section: SectionData, Waits: true, After: []string{"poll-write", "poll-notify"},
 			Title: Text{"Wait for the client's notification", "等待 client 的完成通知"},
-			Call:  waitNotifyGeneric(), run: stepWaitNotify},
+			Call:  generic(waitPollCall()), run: stepWaitNotify},
 		{ID: "disconnect", Side: Server, Section: SectionQP, After: []string{"disconnect"},
 			Title: Text{"Disconnect", "断开连接"},
-			Call:  "rdma_disconnect(id);", run: stepDisconnect},
+			Call:  generic(disconnectCall()), run: stepDisconnect},
 		{ID: "teardown", Side: Server, Section: SectionNone,
 			Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
-			Call:  teardownGeneric("rdma_destroy_qp(id);"), run: stepTeardown},
+			Call:  teardownGeneric(false), run: stepTeardown},
 	}
 }
 
@@ -65,37 +69,37 @@ func clientTour(n Notify) []Step {
 	tour := []Step{
 		{ID: "create-event-channel", Side: Client, Section: SectionCMID,
 			Title: Text{"Create the CM event channel", "创建 CM 事件通道"},
-			Call:  "ec = rdma_create_event_channel();", run: stepCreateEventChannel},
+			Call:  generic(createEventChannelCall()), run: stepCreateEventChannel},
 		{ID: "create-id", Side: Client, Section: SectionCMID,
 			Title: Text{"Create the CM id", "创建 CM id"},
-			Call:  "rdma_create_id(ec, &id, NULL, RDMA_PS_TCP);", run: stepCreateID},
+			Call:  generic(createIDCall("id")), run: stepCreateID},
 		{ID: "resolve-addr", Side: Client, Section: SectionDevice, Waits: true,
 			Title: Text{"Resolve the server's address to a device", "把 server 地址解析到本地 RDMA 设备"},
-			Call:  resolveGeneric("rdma_resolve_addr(id, src ? src->ai_addr : NULL, dst->ai_addr, %d);", verbs.EventAddrResolved), run: stepResolveAddr},
+			Call:  resolveAddrGeneric(), run: stepResolveAddr},
 		{ID: "alloc-pd", Side: Client, Section: SectionPD,
 			Title: Text{"Allocate a protection domain", "分配保护域 PD"},
-			Call:  "pd = ibv_alloc_pd(id->verbs);", run: stepAllocPD},
+			Call:  generic(allocPDCall()), run: stepAllocPD},
 		{ID: "create-cq", Side: Client, Section: SectionCQ,
 			Title: Text{"Create a completion queue", "创建完成队列 CQ"},
-			Call:  createCQGeneric(), run: stepCreateCQ},
+			Call:  generic(createCQCall()), run: stepCreateCQ},
 		{ID: "create-qp", Side: Client, Section: SectionQP,
 			Title: Text{"Create the RC queue pair", "创建 RC 队列对 QP"},
-			Call:  "rdma_create_qp(id, pd, &init_attr);", run: stepCreateQP},
+			Call:  generic(createQPCall(seedQPInitAttr(nil))), run: stepCreateQP},
 		{ID: "reg-mr-data", Side: Client, Section: SectionMRs,
 			Title: Text{"Register the data buffer", "注册数据 buffer"},
-			Call:  regMRGeneric("mr", "buf", BufSize, remoteAccess), run: stepRegData},
+			Call:  regMRGeneric("buf", BufSize, remoteAccess), run: stepRegData},
 		{ID: "reg-mr-doorbell", Side: Client, Section: SectionMRs,
 			Title: Text{"Register the doorbell source", "注册 doorbell 源 buffer"},
-			Call:  regMRGeneric("doorbell_mr", "doorbell", DoorbellSize, remoteAccess), run: stepRegDoorbell},
+			Call:  regMRGeneric("doorbell", DoorbellSize, remoteAccess), run: stepRegDoorbell},
 		{ID: "reg-mr-msg", Side: Client, Section: SectionMRs,
 			Title: Text{"Register the SEND/RECV buffers", "注册 SEND/RECV 消息 buffer"},
 			Call:  regMsgGeneric(), run: stepRegMsg},
 		{ID: "resolve-route", Side: Client, Section: SectionCMID, Waits: true,
 			Title: Text{"Resolve the route", "解析路由"},
-			Call:  resolveGeneric("rdma_resolve_route(id, %d);", verbs.EventRouteResolved), run: stepResolveRoute},
+			Call:  resolveRouteGeneric(), run: stepResolveRoute},
 		{ID: "connect", Side: Client, Section: SectionCMID,
 			Title: Text{"Send the connect request", "发出连接请求"},
-			Call:  "rdma_connect(id, &param);", run: stepConnect},
+			Call:  generic(connectCall(verbs.ConnParam{}, false)), run: stepConnect},
 		{ID: "get-established", Side: Client, Section: SectionQP, Waits: true, After: []string{"accept"},
 			Title: Text{"Wait for ESTABLISHED and read remote_info", "等待 ESTABLISHED，读出 remote_info"},
 			Call:  waitEventGeneric(verbs.EventEstablished), run: stepGetEstablished},
@@ -104,40 +108,40 @@ func clientTour(n Notify) []Step {
 		tour = append(tour,
 			Step{ID: "post-write-imm", Side: Client, Section: SectionData, After: []string{"get-established"},
 				Title: Text{"RDMA WRITE with immediate", "带立即数的 RDMA WRITE"},
-				Call:  postSendGeneric(verbs.WRRDMAWriteWithImm, ""), run: stepPostWriteImm},
+				Call:  postSendGeneric(verbs.WRRDMAWriteWithImm, "buf", ""), run: stepPostWriteImm},
 			Step{ID: "poll-write", Side: Client, Section: SectionCQ, Waits: true,
 				Title: Text{"Poll the WRITE's completion", "轮询 WRITE 的完成"},
-				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollWrite},
+				Call:  generic(pollOne(verbs.WCRDMAWrite, "")), run: stepPollWrite},
 		)
 	} else {
 		tour = append(tour,
 			Step{ID: "post-write", Side: Client, Section: SectionData, After: []string{"get-established"},
 				Title: Text{"RDMA WRITE into the server's buffer", "RDMA WRITE 写入 server 的 buffer"},
-				Call:  postSendGeneric(verbs.WRRDMAWrite, ""), run: stepPostWrite},
+				Call:  postSendGeneric(verbs.WRRDMAWrite, "buf", ""), run: stepPostWrite},
 			Step{ID: "poll-write", Side: Client, Section: SectionCQ, Waits: true,
 				Title: Text{"Poll the WRITE's completion", "轮询 WRITE 的完成"},
-				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollWrite},
+				Call:  generic(pollOne(verbs.WCRDMAWrite, "")), run: stepPollWrite},
 		)
 		if n == NotifySend {
 			tour = append(tour, Step{ID: "post-send", Side: Client, Section: SectionQP,
 				Title: Text{"SEND \"RDMA_WRITE_DONE\"", "SEND \"RDMA_WRITE_DONE\" 通知"},
-				Call:  postSendGeneric(verbs.WRSend, ""), run: stepPostSend})
+				Call:  postSendGeneric(verbs.WRSend, "send_buf", ""), run: stepPostSend})
 		} else {
 			tour = append(tour, Step{ID: "post-doorbell", Side: Client, Section: SectionDoorbell,
 				Title: Text{"Ring the doorbell with a second WRITE", "再用一次 WRITE 敲 doorbell"},
-				Call:  postSendGeneric(verbs.WRRDMAWrite, ", 8 B"), run: stepPostDoorbell})
+				Call:  postSendGeneric(verbs.WRRDMAWrite, "doorbell", ", 8 B"), run: stepPostDoorbell})
 		}
 		tour = append(tour, Step{ID: "poll-notify", Side: Client, Section: SectionCQ, Waits: true,
 			Title: Text{"Poll the notification's completion", "轮询通知的完成"},
-			Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollNotify})
+			Call:  generic(pollOne(verbs.WCRDMAWrite, "")), run: stepPollNotify})
 	}
 	return append(tour,
 		Step{ID: "disconnect", Side: Client, Section: SectionQP, After: []string{"wait-notify"},
 			Title: Text{"Disconnect", "断开连接"},
-			Call:  "rdma_disconnect(id);", run: stepDisconnect},
+			Call:  generic(disconnectCall()), run: stepDisconnect},
 		Step{ID: "teardown", Side: Client, Section: SectionNone, After: []string{"disconnect"},
 			Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
-			Call:  teardownGeneric("rdma_destroy_qp(id);"), run: stepTeardown},
+			Call:  teardownGeneric(false), run: stepTeardown},
 	)
 }
 
@@ -168,7 +172,7 @@ func AllStepIDs() []string {
 	for _, l := range Lessons() {
 		for _, role := range []Role{Server, Client} {
 			cfg := Config{Role: role, Notify: l.Notify, Tour: l.Tour}
-			tour := tourFor(role, l.Notify, l.Tour)
+			tour := baseTour(role, l.Notify, l.Tour)
 			add(l.apply(cfg, tour))
 			cfg.RNRRetry = 7
 			add(l.apply(cfg, tour))

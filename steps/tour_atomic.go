@@ -30,7 +30,7 @@ func atomicTour(role Role, base []Step) []Step {
 	for _, st := range base {
 		switch st.ID {
 		case "reg-mr-data":
-			st.Call = regMRGeneric("mr", "buf", BufSize, remoteAccess|verbs.AccessRemoteAtomic)
+			st.Call = regMRGeneric("buf", BufSize, remoteAccess|verbs.AccessRemoteAtomic)
 		case "wait-notify":
 			st = Step{ID: "wait-atomics", Side: Server, Section: SectionData, Waits: true, After: []string{"disconnect"},
 				Title: Text{"Wait while the client's atomics run, then read the counter", "等 client 的原子操作做完，再读计数器"},
@@ -38,7 +38,7 @@ func atomicTour(role Role, base []Step) []Step {
 		case "post-write", "post-write-imm":
 			st = Step{ID: "post-fetch-add", Side: Client, Section: SectionData, After: []string{"get-established"},
 				Title: Text{"FETCH_AND_ADD on the server's counter", "对 server 的计数器做 FETCH_AND_ADD"},
-				Call:  postSendGeneric(verbs.WRAtomicFetchAndAdd, ""), run: stepPostFetchAdd}
+				Call:  postSendGeneric(verbs.WRAtomicFetchAndAdd, "buf", ""), run: stepPostFetchAdd}
 		case "poll-write":
 			st = Step{ID: "poll-fetch-add", Side: Client, Section: SectionCQ, Waits: true,
 				Title: Text{"Poll it: the counter's old value", "轮询完成：计数器原来的值"},
@@ -46,7 +46,7 @@ func atomicTour(role Role, base []Step) []Step {
 		case "post-send", "post-doorbell":
 			st = Step{ID: "post-cmp-swap", Side: Client, Section: SectionData,
 				Title: Text{"CMP_AND_SWP: replace the counter if it still holds what we expect", "CMP_AND_SWP：计数器还是预期的值就替换它"},
-				Call:  postSendGeneric(verbs.WRAtomicCmpAndSwp, ""), run: stepPostCmpSwap}
+				Call:  postSendGeneric(verbs.WRAtomicCmpAndSwp, "buf", ""), run: stepPostCmpSwap}
 		case "poll-notify":
 			st = Step{ID: "poll-cmp-swap", Side: Client, Section: SectionCQ, Waits: true,
 				Title: Text{"Poll it: did the swap happen?", "轮询完成：替换成功了吗？"},
@@ -115,7 +115,7 @@ func (s *Session) postAtomic(op verbs.WROpcode, wrID, compareAdd, swap uint64, c
 		t = s.atomicTarget(t)
 	}
 	wr.RemoteAddr = t.Addr
-	call := postSend(sendWR(wr, "buf", "mr", c.Dec(8, "sizeof(uint64_t)"), t), "ibv_post_send "+op.String())
+	call := postSendCall(wr, "buf", c.Dec(8, "sizeof(uint64_t)"), t, "ibv_post_send "+op.String())
 	if t.Why != "" {
 		call = call.Noted(t.Why)
 	}

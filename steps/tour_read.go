@@ -32,7 +32,7 @@ func readTour(role Role, base []Step) []Step {
 		case "post-write", "post-write-imm":
 			st = Step{ID: "post-read", Side: Client, Section: SectionData, After: []string{"get-established"},
 				Title: Text{"RDMA READ the server's buffer", "RDMA READ 读取 server 的 buffer"},
-				Call:  postSendGeneric(verbs.WRRDMARead, ""), run: stepPostRead}
+				Call:  postSendGeneric(verbs.WRRDMARead, "buf", ""), run: stepPostRead}
 		case "poll-write":
 			st = Step{ID: "poll-read", Side: Client, Section: SectionCQ, Waits: true,
 				Title: Text{"Poll the READ's completion and show the data", "轮询 READ 的完成，显示读到的数据"},
@@ -74,7 +74,7 @@ func stepPostRead(_ context.Context, s *Session) (Outcome, error) {
 	wr := verbs.SendWR{WRID: WRIDRead, Opcode: verbs.WRRDMARead, Flags: verbs.SendSignaled,
 		SGList: []verbs.SGE{{Addr: s.mrData.Addr(), Length: n, LKey: s.mrData.LKey()}}, RemoteAddr: info.Addr, RKey: info.RKey}
 	t := Target{Addr: info.Addr, AddrC: c.Hex(info.Addr, "remote_addr"), RKey: info.RKey, RKeyC: c.Hex(uint64(info.RKey), "rkey")}
-	call := postSend(sendWR(wr, "buf", "mr", c.Dec(int64(n), "size"), t), "ibv_post_send RDMA_READ")
+	call := postSendCall(wr, "buf", c.Dec(int64(n), "size"), t, "ibv_post_send RDMA_READ")
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{}, postFailed(call, err)), err
 	}

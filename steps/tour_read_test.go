@@ -10,6 +10,15 @@ import (
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
+// newTourPair is a pair whose server and client run the given tours.
+func newTourPair(t *testing.T, srvTour, cliTour steps.TourKind, n steps.Notify, msg, lesson string, rnr uint8) *pair {
+	t.Helper()
+	cfg := steps.Config{Notify: n, Message: msg, Lesson: lesson, RNRRetry: rnr}
+	srv, cli := cfg, cfg
+	srv.Tour, cli.Tour = srvTour, cliTour
+	return newPairOfEach(t, srv, cli)
+}
+
 func TestReadTourOnSimulatedNIC(t *testing.T) {
 	p := newTourPair(t, steps.TourRead, steps.TourRead, steps.NotifySend, "", "", 0)
 	var ids []string
@@ -89,7 +98,7 @@ func TestTourMismatchIsExplained(t *testing.T) {
 	if !strings.Contains(notes[steps.Client], "overwrites the message the server put there") {
 		t.Errorf("client's mismatch note: %q", notes[steps.Client])
 	}
-	if pt := p.cli.PeerTour(); pt.Hello.Tour != steps.TourRead {
+	if pt := p.cli.PeerInfo(); pt.Hello.Tour != steps.TourRead {
 		t.Errorf("client learned peer tour %s, want read", pt.Hello.Tour)
 	}
 }

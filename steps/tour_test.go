@@ -32,15 +32,26 @@ func newPair(t *testing.T, n steps.Notify, msg string) *pair {
 
 func newLessonPair(t *testing.T, n steps.Notify, msg, lesson string, rnr uint8) *pair {
 	t.Helper()
-	return newTourPair(t, steps.TourWrite, steps.TourWrite, n, msg, lesson, rnr)
+	return newPairOf(t, steps.Config{Notify: n, Message: msg, Lesson: lesson, RNRRetry: rnr})
 }
 
-func newTourPair(t *testing.T, srvTour, cliTour steps.TourKind, n steps.Notify, msg, lesson string, rnr uint8) *pair {
+// newPairOf is a pair whose sides take cfg's choices (notify mode,
+// message, lesson, rnr_retry_count); it fills in roles, NICs, addresses
+// and the timeout. The server ignores what only a client uses.
+func newPairOf(t *testing.T, cfg steps.Config) *pair {
+	t.Helper()
+	return newPairOfEach(t, cfg, cfg)
+}
+
+// newPairOfEach is newPairOf with each side's own choices (e.g. two
+// different tours).
+func newPairOfEach(t *testing.T, srvBase, cliBase steps.Config) *pair {
 	t.Helper()
 	p := &pair{srvNIC: sim.New(sim.Options{}), cliNIC: sim.New(sim.Options{})}
 	var err error
-	p.srv, err = steps.NewSession(steps.Config{Role: steps.Server, Notify: n, Provider: p.srvNIC,
-		Bind: netip.AddrPortFrom(loopback, 0), Timeout: 10 * time.Second, Lesson: lesson, RNRRetry: rnr, Tour: srvTour})
+	srvCfg := srvBase
+	srvCfg.Role, srvCfg.Provider, srvCfg.Bind, srvCfg.Timeout = steps.Server, p.srvNIC, netip.AddrPortFrom(loopback, 0), 10*time.Second
+	p.srv, err = steps.NewSession(srvCfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +70,9 @@ func newTourPair(t *testing.T, srvTour, cliTour steps.TourKind, n steps.Notify, 
 	if err != nil {
 		t.Fatalf("server local address %q: %v", port, err)
 	}
-	p.cli, err = steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: p.cliNIC,
-		Server: server, Message: msg, Timeout: 10 * time.Second, Lesson: lesson, RNRRetry: rnr, Tour: cliTour})
+	cliCfg := cliBase
+	cliCfg.Role, cliCfg.Provider, cliCfg.Server, cliCfg.Timeout = steps.Client, p.cliNIC, server, 10*time.Second
+	p.cli, err = steps.NewSession(cliCfg)
 	if err != nil {
 		t.Fatal(err)
 	}

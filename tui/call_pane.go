@@ -22,14 +22,14 @@ func (m *model) expectedLines(o *steps.Outcome, w int) []string {
 		}
 	}
 	switch m.lang {
-	case LangZH:
+	case steps.LangZH:
 		head(expectedZH)
-		body(o.Failure.In(LangZH))
-	case LangBoth:
+		body(o.Failure.In(steps.LangZH.String()))
+	case steps.LangBoth:
 		head(expectedEN)
 		body(o.Failure.EN)
 		head(expectedZH)
-		body(o.Failure.In(LangZH))
+		body(o.Failure.In(steps.LangZH.String()))
 	default:
 		head(expectedEN)
 		body(o.Failure.EN)
@@ -64,12 +64,8 @@ func (m *model) callLines(w int) []string {
 	ss, ok := m.stepStatus(side, idx)
 	switch {
 	case !ok:
-	case m.running:
-		waits := ""
-		if idx < len(m.tourOf(side)) && m.tourOf(side)[idx].Waits {
-			waits = tr(m.lang, " (waiting for the peer / the network)", "（等待对端或网络）")
-		}
-		out = append(out, st.Running.R(m.spin.View()+" "+tr(m.lang, "running", "执行中")+waits))
+	case m.running && !m.look.on:
+		out = append(out, m.waitingLines(side, idx, w)...)
 		for _, l := range wrap(ss.Call, w) {
 			out = append(out, st.Call.R(l))
 		}
@@ -85,7 +81,7 @@ func (m *model) callLines(w int) []string {
 		for _, kv := range ss.Outcome.Results {
 			// A result may be what the peer sent (the buffer, the
 			// SEND text): steps escapes it; termSafe is the net.
-			for _, l := range wrap(kv.Name+" = "+termSafe(kv.Value), w-2) {
+			for _, l := range wrap(m.resultName(kv.Name)+" = "+termSafe(kv.Value), w-2) {
 				out = append(out, "  "+l)
 			}
 		}
@@ -94,7 +90,7 @@ func (m *model) callLines(w int) []string {
 				out = append(out, st.Dim.R(l))
 			}
 		}
-		if m.lang == LangBoth && ss.Outcome.Note.ZH != "" {
+		if m.lang == steps.LangBoth && ss.Outcome.Note.ZH != "" {
 			for _, l := range wrap(ss.Outcome.Note.ZH, w) {
 				out = append(out, st.Dim.R(l))
 			}
@@ -106,8 +102,14 @@ func (m *model) callLines(w int) []string {
 		}
 		return out
 	}
-	if m.running {
+	if m.running || m.look.on {
 		return out
+	}
+	if m.allDone() {
+		out = append(out, "")
+		for _, l := range m.inLangs(steps.NextToTry(m.tourConfig()), w) {
+			out = append(out, st.Bold.R(l))
+		}
 	}
 	if ns, ni, more := m.nextTurn(); more {
 		if nss, ok := m.stepStatus(ns, ni); ok {

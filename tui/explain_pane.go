@@ -51,12 +51,8 @@ func (m *model) pageLines(w int) []string {
 	if !ok {
 		return nil
 	}
-	langs := []string{textLang(m.lang)}
-	if m.lang == LangBoth {
-		langs = []string{LangEN, LangZH}
-	}
 	var out []string
-	for i, l := range langs {
+	for i, l := range m.lang.Each() {
 		if i > 0 {
 			out = append(out, "", m.styles.Dim.R(strings.Repeat("─", 3)+" 中文 "+strings.Repeat("─", max(0, w-9))), "")
 		}
@@ -65,7 +61,8 @@ func (m *model) pageLines(w int) []string {
 	return out
 }
 
-func (m *model) page(lang string, ss steps.StepStatus, w int) []string {
+func (m *model) page(l steps.Lang, ss steps.StepStatus, w int) []string {
+	lang := l.String()
 	var md string
 	var err error
 	if m.docs == nil {
@@ -78,7 +75,7 @@ func (m *model) page(lang string, ss steps.StepStatus, w int) []string {
 		if ss.Outcome != nil {
 			out = append(out, wrap(ss.Outcome.Note.In(lang), w)...)
 		}
-		msg := tr(lang, "(no explanation page for this step yet)", "（这一步的讲解页面还没有）")
+		msg := tr(l, "(no explanation page for this step yet)", "（这一步的讲解页面还没有）")
 		return append(out, m.styles.Dim.R(msg))
 	}
 	variant := ""

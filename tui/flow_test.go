@@ -17,7 +17,7 @@ import (
 
 func TestDemoTourByKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, LangEN, 120, 40)
+	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
 	keys := []string{"enter", "space", "n"}
 	for i := 0; m.planPos < len(m.plan); i++ {
 		if i > 100 || m.tourErr != nil {
@@ -52,7 +52,7 @@ func TestDemoTourByKeys(t *testing.T) {
 func TestDoorbellAndImmTours(t *testing.T) {
 	for _, n := range []steps.Notify{steps.NotifyDoorbell, steps.NotifyImm} {
 		r := newRig(t, n)
-		m := newTestModel(t, []*steps.Session{r.srv, r.cli}, LangZH, 80, 24)
+		m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangZH, 80, 24)
 		for i := 0; m.planPos < len(m.plan); i++ {
 			if i > 100 || m.tourErr != nil {
 				t.Fatalf("%s: stuck: %v", n, m.tourErr)
@@ -73,7 +73,7 @@ func TestDoorbellAndImmTours(t *testing.T) {
 // sessions are torn down completely.
 func TestQuitMidTour(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv}, LangEN, 80, 24)
+	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 80, 24)
 	for range 4 {
 		press(t, m, "enter") // up to listen
 	}
@@ -115,20 +115,20 @@ func TestQuitMidTour(t *testing.T) {
 
 func TestKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, LangEN, 80, 24)
+	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 80, 24)
 	if !strings.Contains(m.render(), "Explain") {
 		t.Fatal("no English tab names")
 	}
 	press(t, m, "l")
-	if m.lang != LangZH || !strings.Contains(m.render(), "讲解") || !strings.Contains(m.render(), "执行下一步") {
+	if m.lang != steps.LangZH || !strings.Contains(m.render(), "讲解") || !strings.Contains(m.render(), "执行下一步") {
 		t.Errorf("l: lang %s, no Chinese titles/help", m.lang)
 	}
 	press(t, m, "l")
-	if m.lang != LangBoth {
+	if m.lang != steps.LangBoth {
 		t.Errorf("l: %s", m.lang)
 	}
 	press(t, m, "l")
-	if m.lang != LangEN {
+	if m.lang != steps.LangEN {
 		t.Errorf("l: %s", m.lang)
 	}
 	press(t, m, "tab")
@@ -171,7 +171,7 @@ func TestRun(t *testing.T) {
 	var out bytes.Buffer
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(context.Background(), Options{Sessions: []*steps.Session{r.srv}, Lang: LangZH, Docs: fakeDocs,
+		errc <- Run(context.Background(), Options{Sessions: []*steps.Session{r.srv}, Lang: steps.LangZH, Docs: fakeDocs,
 			Input: in, Output: &out, Width: 100, Height: 30, Environ: []string{"TERM=xterm-256color"}})
 	}()
 	time.Sleep(300 * time.Millisecond)
@@ -212,11 +212,11 @@ func TestRunContextEnds(t *testing.T) {
 
 func BenchmarkView120x40(b *testing.B) {
 	r := newRig(b, steps.NotifySend)
-	m := newTestModel(b, []*steps.Session{r.srv, r.cli}, LangEN, 120, 40)
+	m := newTestModel(b, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
 	for m.planPos < len(m.plan)-4 && m.tourErr == nil {
 		press(b, m, "enter") // stop before the teardown: full state
 	}
-	single := newTestModel(b, []*steps.Session{r.srv}, LangEN, 120, 40)
+	single := newTestModel(b, []*steps.Session{r.srv}, steps.LangEN, 120, 40)
 	single.render() // warm the page cache
 	m.render()
 	b.Run("server", func(b *testing.B) {

@@ -61,12 +61,12 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 	}
 	gid := netip.MustParseAddr("::ffff:10.0.2.15")
 	s.Device = &steps.DeviceState{Info: verbs.DeviceInfo{Name: "sim0", Transport: "simulated"}, PortNum: 1, GIDIndex: 0,
-		Port: verbs.PortAttr{Num: 1, State: verbs.PortActive, ActiveMTU: 4096, MaxMTU: 4096, LinkLayer: "Ethernet",
+		Port: verbs.PortAttr{Num: 1, State: verbs.PortActive, ActiveMTU: 1024, MaxMTU: 4096, LinkLayer: "Ethernet",
 			GIDs: []verbs.GIDEntry{{Index: 0, GID: gid, Type: "RoCE v2"}}}}
 	s.CMID = &steps.CMIDState{Local: local, Peer: peer, LastEvent: "RDMA_CM_EVENT_ESTABLISHED", Connected: true}
 	s.PD = &steps.PDState{Handle: 1}
 	s.QP = &steps.QPState{Num: qpn, Type: "IBV_QPT_RC",
-		Attr: verbs.QPAttr{State: verbs.QPSRTS, DestQPNum: dest, SQPSN: 0x1234, RQPSN: 0x5678, PathMTU: 4096,
+		Attr: verbs.QPAttr{State: verbs.QPSRTS, DestQPNum: dest, SQPSN: 0x1234, RQPSN: 0x5678, PathMTU: 1024,
 			Cap: verbs.QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1}},
 		History: []verbs.QPState{verbs.QPSReset, verbs.QPSInit, verbs.QPSRTR, verbs.QPSRTS}}
 	rw := verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead
@@ -100,7 +100,7 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 }
 
 // goldenModel is a model over the fixture, with nothing live behind it.
-func goldenModel(t *testing.T, demo bool, lang string, w, h int) *model {
+func goldenModel(t *testing.T, demo bool, lang steps.Lang, w, h int) *model {
 	t.Helper()
 	r := newRig(t, steps.NotifySend)
 	sessions := []*steps.Session{r.cli}
@@ -125,11 +125,13 @@ func goldenModel(t *testing.T, demo bool, lang string, w, h int) *model {
 func TestGoldenFrames(t *testing.T) {
 	for _, tt := range []struct {
 		demo bool
-		lang string
+		lang steps.Lang
 		w, h int
 	}{
-		{false, LangEN, 80, 24}, {false, LangZH, 80, 24}, {false, LangEN, 120, 40}, {false, LangZH, 120, 40},
-		{true, LangEN, 80, 24}, {true, LangZH, 80, 24}, {true, LangEN, 120, 40}, {true, LangZH, 120, 40},
+		{false, steps.LangEN, 80, 24}, {false, steps.LangZH, 80, 24}, {false, steps.LangEN, 120, 40}, {false, steps.LangZH, 120, 40},
+		{true, steps.LangEN, 80, 24}, {true, steps.LangZH, 80, 24}, {true, steps.LangEN, 120, 40}, {true, steps.LangZH, 120, 40},
+		// The presenter layout (a projector) and a one-side run at that size.
+		{true, steps.LangEN, 100, 30}, {true, steps.LangZH, 100, 30}, {false, steps.LangZH, 100, 30},
 	} {
 		name := "client"
 		if tt.demo {

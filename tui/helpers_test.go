@@ -64,7 +64,7 @@ func newRig(t testing.TB, n steps.Notify) *rig {
 	return r
 }
 
-func newTestModel(t testing.TB, sessions []*steps.Session, lang string, w, h int, environ ...string) *model {
+func newTestModel(t testing.TB, sessions []*steps.Session, lang steps.Lang, w, h int, environ ...string) *model {
 	t.Helper()
 	m, err := newModel(context.Background(), Options{Sessions: sessions, Lang: lang, Docs: fakeDocs, Environ: environ, Width: w, Height: h})
 	if err != nil {
@@ -100,6 +100,8 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "pgdown":
 		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
 	case "ctrl+c":
 		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	}

@@ -1,15 +1,23 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
 
 // keyMap is every binding; help texts follow the language.
 type keyMap struct {
 	Next, Lang, Lesson, Glossary, Help, Focus, Side, Up, Down, PgUp, PgDown, Top, Bottom, Quit key.Binding
+	// Zoom shows the focused pane alone.
+	Zoom key.Binding
+	// History selects a finished step to look back at (history.go).
+	History historyKeys
 	// Predict answers a lesson's question (1-4).
 	Predict key.Binding
 }
 
-func newKeyMap(lang string) keyMap {
+func newKeyMap(lang steps.Lang) keyMap {
 	t := func(en, zh string) string { return tr(lang, en, zh) }
 	return keyMap{
 		Next:     key.NewBinding(key.WithKeys("enter", "space", "n"), key.WithHelp("enter/space/n", t("run next step", "执行下一步"))),
@@ -26,6 +34,8 @@ func newKeyMap(lang string) keyMap {
 		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", t("top", "顶部"))),
 		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", t("bottom", "底部"))),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", t("quit (tears down)", "退出（释放资源）"))),
+		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", t("zoom pane", "放大窗格"))),
+		History:  newHistoryKeys(lang),
 		Predict:  key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", t("predict (lesson)", "预测（课程）"))),
 	}
 }
@@ -33,14 +43,14 @@ func newKeyMap(lang string) keyMap {
 // ShortHelp implements help.KeyMap. Most important first: at 80 columns
 // the line is cut, and how to go on and how to quit must stay visible.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Quit, k.Help, k.Lesson, k.Lang, k.Focus, k.Side}
+	return []key.Binding{k.Next, k.Quit, k.Help, k.Lesson, k.Lang, k.Focus, k.Zoom, k.Side}
 }
 
 // FullHelp implements help.KeyMap.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Predict, k.Lang, k.Help, k.Quit},
-		{k.Focus, k.Side, k.Lesson, k.Glossary},
+		{k.Next, k.Lang, k.Help, k.Quit, k.History.Earlier, k.History.Now},
+		{k.Focus, k.Zoom, k.Side, k.Lesson, k.Glossary},
 		{k.Up, k.Down, k.PgUp, k.PgDown, k.Top, k.Bottom},
 	}
 }

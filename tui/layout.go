@@ -37,6 +37,10 @@ func (n node) leaves() []node {
 // layout is the body's tree for a body of w×h cells.
 func (m *model) layout(w, h int) node {
 	switch {
+	case m.zoomed:
+		return leaf(m.focused(), w, h)
+	case m.presenter():
+		return m.presenterLayout(w, h)
 	case m.narrow():
 		return m.narrowLayout(w, h)
 	case m.demo:
@@ -99,6 +103,23 @@ func (m *model) demoLayout(w, h int) node {
 	return row(w, h, side(0), mid, side(1))
 }
 
+// presenterLayout: the demo on a projector. Left, the C call and the
+// explanation; right, the server's live state over the client's, then
+// the timeline. Each side's state pane anchors at the section its step
+// changed: the client's WRITE is in the call pane while the bytes land,
+// highlighted, in the server's data buffer.
+func (m *model) presenterLayout(w, h int) node {
+	cw := split(w, 52, 48)
+	lh := split(h, 42, 58)
+	rh := split(h, 40, 33, 27)
+	return row(w, h,
+		stack(cw[0], h, leaf(pane{paneCall, 0}, cw[0], lh[0]), leaf(pane{paneExplain, 0}, cw[0], lh[1])),
+		stack(cw[1], h,
+			leaf(pane{paneState, 0}, cw[1], rh[0]),
+			leaf(pane{paneState, 1}, cw[1], rh[1]),
+			leaf(pane{paneTimeline, 0}, cw[1], rh[2])))
+}
+
 // draw renders a layout tree from the panes' current state.
 func (m *model) draw(n node) []string {
 	switch {
@@ -145,14 +166,16 @@ func split(n int, weights ...int) []int {
 // paneContent is what pane p shows at inner size w×h: its title, its
 // lines, and the first line to show while the learner has not scrolled
 // it (the current step in the middle, the newest message at the bottom,
-// the live-state section the step changed at the top).
+// the live-state section the step changed at the top). No line is cut:
+// what is wider than the pane wraps (wrapAll); only step titles, which
+// are text, end in "…" when cut.
 func (m *model) paneContent(p pane, w, h int) (string, []string, int) {
 	switch p.kind {
 	case paneSteps:
 		lines, cur := m.stepsLines(p.side, w)
 		return m.stepsTitle(p.side), lines, cur - h/2
 	case paneCall:
-		return m.callTitle(), m.callLines(w), 0
+		return m.callTitle(), wrapAll(m.callLines(w), w, "  "), 0
 	case paneExplain:
 		return m.explainTitle(), m.explainLines(w), 0
 	case paneState:
@@ -161,13 +184,27 @@ func (m *model) paneContent(p pane, w, h int) (string, []string, int) {
 			// The demo's side columns have no wire pane of their own.
 			lines = append(append(lines, ""), m.wireLines(p.side, w)...)
 		}
+		lines, anchor = wrapAnchored(lines, anchor, w)
 		return m.stateTitle(p.side), lines, anchor
 	case paneTimeline:
-		lines := m.timelineLines(w)
+		lines := wrapAll(m.timelineLines(w), w, "")
 		return title(m.lang, "Timeline", "时序"), lines, len(lines) - h/2
 	case paneWire:
-		lines := m.wireLines(p.side, w)
+		lines := wrapAll(m.wireLines(p.side, w), w, "  ")
 		return m.wireTitle(p.side), lines, len(lines) - h/2
 	}
 	return "", nil, 0
+}
+
+// wrapAnchored is wrapAll keeping anchor on the same line.
+func wrapAnchored(lines []string, anchor, w int) ([]string, int) {
+	out := make([]string, 0, len(lines))
+	newAnchor := anchor
+	for i, l := range lines {
+		if i == anchor {
+			newAnchor = len(out)
+		}
+		out = append(out, wrapAll([]string{l}, w, "  ")...)
+	}
+	return out, newAnchor
 }

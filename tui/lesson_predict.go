@@ -166,16 +166,11 @@ func (m *model) lessonsList(w int) []string {
 	return out
 }
 
-// tryNextLine is the end banner's pointer to the lessons.
-func (m *model) tryNextLine() string {
-	return steps.TryNextText(m.lesson).In(textLang(m.lang))
-}
-
 // lessonsHelp is the help screen's line about the lessons.
 func (m *model) lessonsHelp() string {
 	var names []string
 	for _, l := range steps.Lessons() {
 		names = append(names, l.Name)
 	}
-	return tr(m.lang, "Lessons (start both sides with --lesson NAME; L lists them in the plain tour): ", "课程（两端都加 --lesson NAME 启动；普通导览里按 L 列出）：") + strings.Join(names, ", ")
+	return tr(m.lang, "Lessons (start both sides with --lesson NAME; L lists them in the plain tour; a lesson first asks you to predict, keys 1-4): ", "课程（两端都加 --lesson NAME 启动；普通导览里按 L 列出；课程开始前会请你先猜一猜，按 1-4）：") + strings.Join(names, ", ")
 }

@@ -17,7 +17,7 @@ import (
 // NICs: the server binds port 0 and runs up to listen (through the
 // model, so the plan stays in step), then the client is pointed at the
 // port the server got.
-func lessonDemo(t *testing.T, lesson, lang string, w, h int, environ ...string) *model {
+func lessonDemo(t *testing.T, lesson string, lang steps.Lang, w, h int, environ ...string) *model {
 	t.Helper()
 	m := lessonDemoAsking(t, lesson, lang, w, h, environ...)
 	answerPredictions(t, m)
@@ -26,7 +26,7 @@ func lessonDemo(t *testing.T, lesson, lang string, w, h int, environ ...string) 
 
 // lessonDemoAsking is lessonDemo with the lesson's questions still open
 // (the server's step up to listen ran with the server's answered).
-func lessonDemoAsking(t *testing.T, lesson, lang string, w, h int, environ ...string) *model {
+func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, environ ...string) *model {
 	t.Helper()
 	srvNIC, cliNIC := sim.New(sim.Options{}), sim.New(sim.Options{})
 	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: srvNIC, Lesson: lesson,
@@ -86,12 +86,12 @@ func answerPredictions(t *testing.T, m *model) {
 }
 
 func TestLessonViews(t *testing.T) {
-	for _, lang := range []string{LangEN, LangZH} {
+	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
 		for _, sz := range sizes {
-			name := lang + "/" + strconv.Itoa(sz[0]) + "x" + strconv.Itoa(sz[1])
+			name := lang.String() + "/" + strconv.Itoa(sz[0]) + "x" + strconv.Itoa(sz[1])
 			m := lessonDemo(t, "bad-rkey", lang, sz[0], sz[1])
-			wantTitle := map[string]string{LangEN: "WRITE with the wrong rkey", LangZH: "用错 rkey 做 WRITE"}[lang]
-			wantBlock := map[string]string{LangEN: expectedEN, LangZH: expectedZH}[lang]
+			wantTitle := map[steps.Lang]string{steps.LangEN: "WRITE with the wrong rkey", steps.LangZH: "用错 rkey 做 WRITE"}[lang]
+			wantBlock := map[steps.Lang]string{steps.LangEN: expectedEN, steps.LangZH: expectedZH}[lang]
 
 			// Before the client's first step: the lesson page.
 			screen := m.render()
@@ -147,7 +147,7 @@ func TestLessonViews(t *testing.T) {
 				t.Errorf("%s: verdict %v", name, err)
 			}
 			plain = ansi.Strip(m.render())
-			want := map[string]string{LangEN: "Lesson complete", LangZH: "课程完成"}[lang]
+			want := map[steps.Lang]string{steps.LangEN: "Lesson complete", steps.LangZH: "课程完成"}[lang]
 			if !strings.Contains(plain, want) {
 				t.Errorf("%s/end: missing %q:\n%s", name, want, plain)
 			}
@@ -159,7 +159,7 @@ func TestLessonViews(t *testing.T) {
 // survives NO_COLOR), distinct from ✓ and ✗.
 func TestExpectedErrorMark(t *testing.T) {
 	for _, environ := range [][]string{nil, {"NO_COLOR=1"}} {
-		m := lessonDemo(t, "bad-rkey", LangEN, 160, 50, environ...)
+		m := lessonDemo(t, "bad-rkey", steps.LangEN, 160, 50, environ...)
 		runUntil(t, m, 1, "poll-write")
 		lines, _ := m.stepsLines(1, 40)
 		found := false
@@ -179,7 +179,7 @@ func TestExpectedErrorMark(t *testing.T) {
 
 // The lesson page is shown at the start, and its title in the pane.
 func TestLessonPageAtStart(t *testing.T) {
-	m := lessonDemo(t, "bad-rkey", LangBoth, 160, 50)
+	m := lessonDemo(t, "bad-rkey", steps.LangBoth, 160, 50)
 	m.showLesson = true
 	plain := ansi.Strip(m.render())
 	for _, want := range []string{"lesson-bad-rkey", "· bad-rkey · L: step page", "用错 rkey 做 WRITE", "WRITE with the wrong rkey"} {
@@ -188,11 +188,11 @@ func TestLessonPageAtStart(t *testing.T) {
 		}
 	}
 	// Help lists L in both languages.
-	for _, lang := range []string{LangEN, LangZH} {
+	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
 		m.setLang(lang)
 		m.showHelp = true
 		help := ansi.Strip(m.render())
-		want := map[string]string{LangEN: "lesson page ↔ step page", LangZH: "课程讲解 ↔ 步骤讲解"}[lang]
+		want := map[steps.Lang]string{steps.LangEN: "lesson page ↔ step page", steps.LangZH: "课程讲解 ↔ 步骤讲解"}[lang]
 		if !strings.Contains(help, want) {
 			t.Errorf("%s help: missing %q:\n%s", lang, want, help)
 		}
@@ -200,7 +200,7 @@ func TestLessonPageAtStart(t *testing.T) {
 	m.showHelp = false
 	// In the plain tour, L lists the lessons (footer: "L lessons").
 	r := newRig(t, steps.NotifySend)
-	p := newTestModel(t, []*steps.Session{r.srv}, LangEN, 120, 40)
+	p := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 120, 40)
 	if plain := ansi.Strip(p.render()); !strings.Contains(plain, "L lessons") || strings.Contains(plain, "lesson page") {
 		t.Errorf("footer without \"L lessons\":\n%s", plain)
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode"
@@ -9,6 +10,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // Explanation pages are Markdown, parsed with goldmark (CommonMark, no
@@ -84,16 +86,7 @@ func (d *mdDrawer) block(n ast.Node, w int, indent string) {
 	switch n := n.(type) {
 	case *ast.Heading:
 		d.gap()
-		mark := strings.Repeat("#", n.Level) + " "
-		style := st.Key
-		if n.Level == 1 {
-			style = st.Header
-			mark = ""
-			if st.NoColor {
-				mark = "# "
-			}
-		}
-		d.para(d.inlines(n, sty{}), w, indent+mark, indent+strings.Repeat(" ", width(mark)), style)
+		d.heading(n, w, indent)
 	case *ast.Paragraph, *ast.TextBlock:
 		if n.Kind() == ast.KindParagraph {
 			d.gap()
@@ -137,6 +130,30 @@ func (d *mdDrawer) block(n ast.Node, w int, indent string) {
 	}
 }
 
+// heading draws a heading as a heading, never as raw Markdown: in its
+// style, and without colour underlined (═ for a title, ─ below it).
+func (d *mdDrawer) heading(n *ast.Heading, w int, indent string) {
+	st := d.st
+	style := st.Heading
+	if n.Level == 1 {
+		style = st.Header
+	}
+	first := len(d.out)
+	d.para(d.inlines(n, sty{}), w, indent, indent, style)
+	if !st.NoColor {
+		return
+	}
+	rule := "─"
+	if n.Level == 1 {
+		rule = "═"
+	}
+	long := 0
+	for _, l := range d.out[first:] {
+		long = max(long, width(l)-width(indent))
+	}
+	d.out = append(d.out, indent+strings.Repeat(rule, long))
+}
+
 // listItem draws one item: the mark on its first line, the rest indented
 // under the text.
 func (d *mdDrawer) listItem(it ast.Node, w int, indent, mark string) {
@@ -153,10 +170,12 @@ func (d *mdDrawer) listItem(it ast.Node, w int, indent, mark string) {
 	}
 }
 
-// span is a run of text in one style.
+// span is a run of text in one style; glued text (inline code) is not
+// broken across lines unless it is longer than a line.
 type span struct {
 	text  string
 	style sty
+	glued bool
 }
 
 // inlines flattens n's inline children into styled spans.
@@ -165,25 +184,27 @@ func (d *mdDrawer) inlines(n ast.Node, style sty) []span {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		switch c := c.(type) {
 		case *ast.Text:
-			out = append(out, span{string(c.Segment.Value(d.src)), style})
+			// Entity and numeric references (&amp;, &#42;) mean their
+			// character; anything else with an & (&param) is text.
+			out = append(out, span{string(util.ResolveNumericReferences(util.ResolveEntityNames(c.Segment.Value(d.src)))), style, false})
 			switch {
 			case c.HardLineBreak():
-				out = append(out, span{"\n", style})
+				out = append(out, span{"\n", style, false})
 			case c.SoftLineBreak():
-				out = append(out, span{softBreak, style})
+				out = append(out, span{softBreak, style, false})
 			}
 		case *ast.String:
-			out = append(out, span{string(c.Value), style})
+			out = append(out, span{string(c.Value), style, false})
 		case *ast.CodeSpan:
 			code := string(codeText(c, d.src))
 			if d.st.NoColor {
 				code = "`" + code + "`"
 			}
-			out = append(out, span{code, d.st.Call})
+			out = append(out, span{code, d.st.Call, true})
 		case *ast.Emphasis:
 			out = append(out, d.inlines(c, d.st.Bold)...)
 		case *ast.AutoLink:
-			out = append(out, span{string(c.URL(d.src)), d.st.Key})
+			out = append(out, span{string(c.URL(d.src)), d.st.Key, false})
 		case *ast.RawHTML:
 		default: // links, images: their text
 			out = append(out, d.inlines(c, style)...)
@@ -192,6 +213,8 @@ func (d *mdDrawer) inlines(n ast.Node, style sty) []span {
 	return out
 }
 
+// codeText is an inline code span's text. A line ending inside the span
+// is a space (CommonMark 6.1), not a line break: the span stays whole.
 func codeText(n ast.Node, src []byte) []byte {
 	var b []byte
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -199,7 +222,7 @@ func codeText(n ast.Node, src []byte) []byte {
 			b = append(b, t.Segment.Value(src)...)
 		}
 	}
-	return b
+	return bytes.ReplaceAll(b, []byte("\n"), []byte(" "))
 }
 
 // softBreak marks a soft line break until the spans are joined: a space
@@ -211,6 +234,7 @@ const softBreak = "\x00"
 func (d *mdDrawer) para(spans []span, w int, first, rest string, base sty) {
 	var plain strings.Builder
 	var styles []sty // the style of each byte of plain
+	var glue []bool  // no line break after this byte
 	for i, s := range spans {
 		t := s.text
 		if t == softBreak {
@@ -223,13 +247,14 @@ func (d *mdDrawer) para(spans []span, w int, first, rest string, base sty) {
 			s.style = base
 		}
 		plain.WriteString(t)
-		for range len(t) {
+		for j := range len(t) {
 			styles = append(styles, s.style)
+			glue = append(glue, s.glued && j < len(t)-1)
 		}
 	}
 	p := plain.String()
 	pos := 0
-	for i, line := range wrap(p, max(1, w-width(first))) {
+	for i, line := range wrapGlued(p, max(1, w-width(first)), glue) {
 		// wrap drops the spaces it breaks at: find the line again.
 		for pos < len(p) && !strings.HasPrefix(p[pos:], line) && (p[pos] == ' ' || p[pos] == '\n') {
 			pos++

@@ -12,7 +12,16 @@ func TestMarkdown(t *testing.T) {
 		width     int
 		want      []string
 	}{
-		{"headings", "# Title\n\n## Part\n\nText.", 40, []string{"# Title", "", "## Part", "", "Text."}},
+		{"headings are headings, not raw Markdown", "# Title\n\n## What the call does\n\nText.", 40,
+			[]string{"Title", "═════", "", "What the call does", "──────────────────", "", "Text."}},
+		{"&param is text, not the entity &para", "`rdma_accept(id, &param)` with &param", 40, []string{"`rdma_accept(id, &param)` with &param"}},
+		{"entity references mean their character", "a &amp; b &copy; &#42;", 40, []string{"a & b © *"}},
+		{"inline code stays on one line", "call `ibv_post_send(qp, &wr, &bad)` now", 32,
+			[]string{"call", "`ibv_post_send(qp, &wr, &bad)`", "now"}},
+		{"inline code across a source line break stays whole", "see `transport retry\ncounter exceeded` here", 40,
+			[]string{"see `transport retry counter exceeded`", "here"}},
+		{"inline code longer than a line still wraps, nothing lost", "`aaaa bbbb cccc`", 8, []string{"`aaaa bb", "bb cccc`"}},
+		{"Chinese soft break joins without a space", "第二个\n参数是 `x`", 40, []string{"第二个参数是 `x`"}},
 		{"soft break joins words with a space", "one\ntwo", 40, []string{"one two"}},
 		{"soft break joins Chinese without one", "中文\n接着写，\n（括号）", 40, []string{"中文接着写，（括号）"}},
 		{"Chinese next to Latin keeps the space", "对端的\nGID", 40, []string{"对端的 GID"}},

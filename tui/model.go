@@ -49,7 +49,7 @@ type model struct {
 	planPos  int
 	docs     func(lang, id string) (string, error)
 
-	lang   string
+	lang   steps.Lang
 	styles Styles
 	keys   keyMap
 	help   help.Model
@@ -68,6 +68,12 @@ type model struct {
 	tourErr   *TourError
 	// spin turns while a step runs; the refresh tick advances it.
 	spin spinner.Model
+	// auto runs the steps by themselves, autoDelay apart (auto.go).
+	auto      bool
+	autoDelay time.Duration
+	// keyWhileWaiting: a run key came while a step was still running;
+	// the call pane says why it waits (waiting.go).
+	keyWhileWaiting bool
 
 	focus    int // index into focusables(); the narrow layout's tab
 	side     int // the side shown in the narrow demo layout
@@ -88,6 +94,13 @@ type model struct {
 	showLesson bool
 	// showGlossary puts the glossary in the explanation pane (T).
 	showGlossary bool
+	// stepAt is when the learner last ran a step: bytes written after it
+	// stay highlighted until the next step, however long they read.
+	stepAt time.Time
+	// zoomed shows the focused pane alone (z; z or esc goes back).
+	zoomed bool
+	// look is the finished step being looked back at (history.go).
+	look lookBack
 }
 
 func newModel(ctx context.Context, opts Options) (*model, error) {
@@ -128,13 +141,17 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	}
 	m.lesson = opts.Sessions[0].Config().Lesson
 	if m.lesson != "" && m.docs != nil {
-		for _, l := range []string{LangEN, LangZH} {
-			if md, err := m.docs(l, lessonPageID(m.lesson)); err == nil && md != "" {
+		for _, l := range steps.LangBoth.Each() {
+			if md, err := m.docs(l.String(), lessonPageID(m.lesson)); err == nil && md != "" {
 				m.lessonDoc = true
 			}
 		}
 	}
 	m.showLesson = m.lessonDoc
+	m.auto, m.autoDelay = opts.Auto, opts.AutoDelay
+	if m.autoDelay <= 0 {
+		m.autoDelay = defaultAutoDelay
+	}
 	m.help = help.New()
 	m.help.ShortSeparator = "  "
 	m.help.Ellipsis = "~"
@@ -146,7 +163,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	return m, nil
 }
 
-func (m *model) setLang(l string) {
+func (m *model) setLang(l steps.Lang) {
 	m.lang = l
 	m.keys = newKeyMap(l)
 	m.keys.Side.SetEnabled(m.demo)
@@ -170,6 +187,7 @@ func (m *model) refresh() {
 	for _, s := range m.sessions {
 		m.snaps = append(m.snaps, s.Snapshot())
 	}
+	m.applyHistory()
 }
 
 func (m *model) tick() tea.Cmd {
@@ -178,7 +196,7 @@ func (m *model) tick() tea.Cmd {
 
 // Init implements tea.Model.
 func (m *model) Init() tea.Cmd {
-	return m.tick()
+	return tea.Batch(m.tick(), m.autoNext())
 }
 
 // Update implements tea.Model: the one place every message goes through.
@@ -207,7 +225,9 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 		m.refresh()
 		return m.tick()
 	case stepDoneMsg:
-		return m.stepDone(msg)
+		return tea.Batch(m.stepDone(msg), m.autoNext())
+	case autoStepMsg:
+		return m.runNext()
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseWheelMsg:
@@ -234,6 +254,12 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		// step (or change a pane) the learner cannot see.
 		return nil
 	case key.Matches(msg, k.Predict) && m.predictKey(msg.String()):
+	case m.zoomed && (key.Matches(msg, k.Zoom) || msg.String() == "esc"):
+		m.zoomed = false
+	case key.Matches(msg, k.Zoom):
+		m.zoomed = true
+	case m.historyKey(msg):
+		return nil // [ ] esc, ↑/↓ on the steps pane, enter while looking back
 	case key.Matches(msg, k.Next):
 		return m.runNext()
 	case key.Matches(msg, k.Lang):
@@ -286,6 +312,10 @@ func (m *model) quit() tea.Cmd {
 	return tea.Quit
 }
 
+// fresh says t is a change made since the learner's last step: it is
+// highlighted until the next one.
+func (m *model) fresh(t time.Time) bool { return !t.IsZero() && t.After(m.stepAt) }
+
 // focused is the pane that scroll keys move.
 func (m *model) focused() pane {
 	f := m.focusables()
@@ -314,6 +344,9 @@ func (m *model) sync() {
 		sp := m.pane(n.pane)
 		sp.setSize(n.w, n.h)
 		title, lines, top := m.paneContent(n.pane, n.w-4, n.h-2)
+		if m.zoomed {
+			title += " · " + tr(m.lang, "z/esc: back", "z/esc：还原")
+		}
 		sp.setContent(title, lines, top)
 	}
 }
@@ -343,9 +376,14 @@ func (m *model) nextTurn() (side, idx int, ok bool) {
 }
 
 func (m *model) runNext() tea.Cmd {
-	if m.running || m.quitting {
+	if m.running {
+		m.keyWhileWaiting = true
 		return nil
 	}
+	if m.quitting {
+		return nil
+	}
+	m.keyWhileWaiting = false
 	if _, _, pending := m.pendingPrediction(); pending {
 		// The lesson asks first: show its question rather than run.
 		m.showLesson, m.showGlossary = m.lessonDoc, false
@@ -364,6 +402,7 @@ func (m *model) runNext() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.running, m.runSide, m.runIdx, m.cancelRun = true, side, idx, cancel
+	m.stepAt = m.now()
 	m.side = side
 	m.showLesson = false // the explanation follows the step; L brings the lesson back
 	m.showGlossary = false
@@ -377,7 +416,7 @@ func (m *model) runNext() tea.Cmd {
 }
 
 func (m *model) stepDone(msg stepDoneMsg) tea.Cmd {
-	m.running = false
+	m.running, m.keyWhileWaiting = false, false
 	if m.cancelRun != nil {
 		m.cancelRun()
 		m.cancelRun = nil
@@ -394,7 +433,7 @@ func (m *model) stepDone(msg stepDoneMsg) tea.Cmd {
 				id = st[msg.idx].ID
 			}
 			m.tourErr = &TourError{Side: m.sessions[msg.side].Config().Role, StepID: id,
-				Explain: steps.ExplainIn(msg.err, LangEN), Err: msg.err}
+				Explain: steps.ExplainIn(msg.err, steps.LangEN.String()), Err: msg.err}
 		}
 	}
 	m.refresh()

@@ -19,7 +19,7 @@ func TestPeerBytesEscaped(t *testing.T) {
 		{"bidi override", "abc\u202edcba", `abc\u202edcba`},
 		{"carriage return", "safe\rEVIL", `safe\rEVIL`},
 	}
-	for _, lang := range []string{LangEN, LangZH} {
+	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
 		for _, h := range hostile {
 			r := newRig(t, steps.NotifySend)
 			m := newTestModel(t, []*steps.Session{r.srv}, lang, 160, 50, "NO_COLOR=1")

@@ -92,9 +92,9 @@ func state(m *model) string {
 // model is unchanged, down to every pane's scroll offset and every cache.
 func TestViewIsPure(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, LangBoth, 120, 40)
+	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangBoth, 120, 40)
 	runUntil(t, m, 1, "poll-write") // data in the buffer, packets on the wire
-	single := newTestModel(t, []*steps.Session{r.cli}, LangZH, 80, 24)
+	single := newTestModel(t, []*steps.Session{r.cli}, steps.LangZH, 80, 24)
 	for _, tt := range []struct {
 		name  string
 		m     *model
@@ -104,6 +104,11 @@ func TestViewIsPure(t *testing.T) {
 		{"demo 80x24 narrow", m, func(m *model) { m.Update(tea.WindowSizeMsg{Width: 80, Height: 24}) }},
 		{"demo scrolled", m, func(m *model) { m.Update(keyMsg("down")); m.Update(keyMsg("tab")) }},
 		{"demo help", m, func(m *model) { m.Update(keyMsg("?")) }},
+		{"demo presenter 100x30", m, func(m *model) {
+			m.Update(keyMsg("?"))
+			m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		}},
+		{"demo zoomed", m, func(m *model) { m.Update(keyMsg("z")) }},
 		{"client 80x24", single, nil},
 		{"client 160x50", single, func(m *model) { m.Update(tea.WindowSizeMsg{Width: 160, Height: 50}) }},
 		{"client lang", single, func(m *model) { m.Update(keyMsg("l")) }},

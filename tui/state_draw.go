@@ -36,8 +36,9 @@ func (m *model) qpDiagram(cur verbs.QPState, hist []verbs.QPState) string {
 	return strings.Join(parts[:4], " → ") + "   " + parts[4]
 }
 
-// hexdump shows the non-zero rows of the buffer (or the first two), with
-// bytes changed in the last second highlighted.
+// hexdump shows the non-zero rows of the buffer (or the first two), 16
+// bytes a row where the pane fits it, with the bytes changed since the
+// learner's last step highlighted.
 func (m *model) hexdump(b steps.BufferState, w int) []string {
 	st := m.styles
 	bpr := 16
@@ -48,10 +49,7 @@ func (m *model) hexdump(b steps.BufferState, w int) []string {
 	default:
 		bpr = 4
 	}
-	now := m.now()
-	changed := func(i int) bool {
-		return i < len(b.ChangedAt) && !b.ChangedAt[i].IsZero() && now.Sub(b.ChangedAt[i]) < highlightFor
-	}
+	changed := func(i int) bool { return i < len(b.ChangedAt) && m.fresh(b.ChangedAt[i]) }
 	var rows []int
 	for off := 0; off < len(b.Bytes); off += bpr {
 		for _, c := range b.Bytes[off:min(off+bpr, len(b.Bytes))] {
@@ -87,14 +85,14 @@ func (m *model) hexdump(b steps.BufferState, w int) []string {
 		out = append(out, "  "+st.Dim.R(fmt.Sprintf(tr(m.lang, "… %d more non-zero rows", "… 还有 %d 行非零"), more)))
 	}
 	if anyChanged {
-		out = append(out, "  "+st.Changed.R(tr(m.lang, "highlighted: changed in the last second", "高亮：最近一秒内变化的字节")))
+		out = append(out, "  "+st.Changed.R(tr(m.lang, "highlighted: written since your last step", "高亮：上一步之后写入的字节")))
 	}
 	return out
 }
 
 // hexRow is one row of the dump: offset, hex, ASCII (only printable
 // ASCII is shown as text: the buffer holds the peer's bytes), with the
-// bytes changed in the last second highlighted.
+// bytes changed since the learner's last step highlighted.
 func (m *model) hexRow(b []byte, off, bpr int, changed func(int) bool) (string, bool) {
 	st := m.styles
 	var hx, asc strings.Builder

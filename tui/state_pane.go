@@ -102,13 +102,12 @@ func (m *model) stateLinesAnchored(side, w int) ([]string, int) {
 }
 
 // stateSection is the section the current step changes: the data buffer
-// while bytes in it are freshly changed (the peer's WRITE lands with no
+// while bytes in it changed since the learner's last step (the peer's WRITE lands with no
 // step on this side), otherwise what the step declares.
 func (m *model) stateSection(side int) steps.Section {
 	s := m.snaps[side]
-	now := m.now()
 	for _, t := range s.Data.ChangedAt {
-		if !t.IsZero() && now.Sub(t) < highlightFor {
+		if m.fresh(t) {
 			return steps.SectionData
 		}
 	}
@@ -143,7 +142,7 @@ func (m *model) deviceLines(s steps.Snapshot, w int) ([]string, bool) {
 		out = append(out, st.Dim.R(tr(L, "  (no device yet: the CM id is not bound)", "  （还没有设备：CM id 尚未绑定）")))
 	}
 	if s.Why != "" {
-		for _, l := range wrap(s.Why, w-2) {
+		for _, l := range wrap(m.backendWhy(s.Why), w-2) {
 			out = append(out, "  "+st.Dim.R(l))
 		}
 	}
@@ -198,17 +197,15 @@ func (m *model) pdLines(s steps.Snapshot, _ int) ([]string, bool) {
 	return []string{fields(m.kv("handle", fmt.Sprint(s.PD.Handle)))}, true
 }
 
-func (m *model) cqLines(s steps.Snapshot, _ int) ([]string, bool) {
+func (m *model) cqLines(s steps.Snapshot, w int) ([]string, bool) {
 	if s.CQ == nil {
 		return nil, false
 	}
 	st := m.styles
 	out := []string{fields(m.kv("cqe", fmt.Sprint(s.CQ.CQE)), m.kv(tr(m.lang, "completions", "完成数"), fmt.Sprint(len(s.CQ.Completions))))}
-	if len(s.CQ.Completions) > 0 {
-		out = append(out, st.Dim.R(fmt.Sprintf("  %-20s %-18s %5s %8s %s", "status", "opcode", "wr_id", "byte_len", "imm")))
-	}
+	var rows [][]string
 	for _, wc := range s.CQ.Completions {
-		status := fmt.Sprintf("%-20s", wc.Status.String())
+		status := wc.Status.String()
 		if wc.Status == verbs.WCSuccess {
 			status = st.OK.R(status)
 		} else {
@@ -224,7 +221,10 @@ func (m *model) cqLines(s steps.Snapshot, _ int) ([]string, bool) {
 		if wc.Status != verbs.WCSuccess {
 			op, n = "-", "-"
 		}
-		out = append(out, fmt.Sprintf("  %s %-18s %5d %8s %s", status, op, wc.WRID, n, imm))
+		rows = append(rows, []string{status, op, fmt.Sprint(wc.WRID), n, imm})
+	}
+	if len(rows) > 0 {
+		out = append(out, m.table([]string{"status", "opcode", "wr_id", "byte_len", "imm"}, rows, w)...)
 	}
 	return out, true
 }
@@ -261,22 +261,22 @@ func (m *model) qpLines(s steps.Snapshot, _ int) ([]string, bool) {
 	return out, true
 }
 
-func (m *model) mrLines(s steps.Snapshot, _ int) ([]string, bool) {
+func (m *model) mrLines(s steps.Snapshot, w int) ([]string, bool) {
 	if len(s.MRs) == 0 {
 		return nil, false
 	}
-	out := []string{m.styles.Dim.R(fmt.Sprintf("  %-8s %-14s %5s %-10s %-10s %s", "name", "addr", "len", "lkey", "rkey", "access"))}
+	var rows [][]string
 	for _, r := range s.MRs {
-		out = append(out, fmt.Sprintf("  %-8s %-14s %5d %-10s %-10s %s", r.Name, hexs(r.Addr), r.Len, hexs(uint64(r.LKey)), hexs(uint64(r.RKey)), r.Access.Short()))
+		rows = append(rows, []string{r.Name, hexs(r.Addr), fmt.Sprint(r.Len), hexs(uint64(r.LKey)), hexs(uint64(r.RKey)), r.Access.Short()})
 	}
-	return out, true
+	return m.table([]string{"name", "addr", "len", "lkey", "rkey", "access"}, rows, w), true
 }
 
 func (m *model) dataLines(s steps.Snapshot, w int) ([]string, bool) {
 	if len(s.Data.Bytes) == 0 {
 		return nil, false
 	}
-	return m.hexdump(s.Data, w-2), true
+	return m.hexdump(s.Data, w), true
 }
 
 func (m *model) doorbellLines(s steps.Snapshot, _ int) ([]string, bool) {
@@ -286,7 +286,7 @@ func (m *model) doorbellLines(s steps.Snapshot, _ int) ([]string, bool) {
 	}
 	st := m.styles
 	v := fmt.Sprintf("0x%016x (%d)", d.Value, d.Value)
-	if !d.ChangedAt.IsZero() && m.now().Sub(d.ChangedAt) < highlightFor {
+	if m.fresh(d.ChangedAt) {
 		v = st.Changed.R(v)
 		if st.NoColor {
 			v += " *"

@@ -10,6 +10,8 @@ import (
 // running one, else the one just run, else the first.
 func (m *model) curStep() (side, idx int) {
 	switch {
+	case m.look.on:
+		return m.look.side, m.look.idx
 	case m.running:
 		return m.runSide, m.runIdx
 	case m.lastIdx >= 0:
@@ -36,9 +38,9 @@ func (m *model) roleName(side int) string { return m.snaps[side].Role.String() }
 
 func (m *model) stepTitle(ss steps.StepStatus) string {
 	switch m.lang {
-	case LangZH:
-		return ss.Title.In(LangZH)
-	case LangBoth:
+	case steps.LangZH:
+		return ss.Title.In(steps.LangZH.String())
+	case steps.LangBoth:
 		return ss.Title.EN + " · " + ss.Title.ZH
 	}
 	return ss.Title.EN
@@ -82,6 +84,12 @@ func (m *model) stepsLines(side, _ int) ([]string, int) {
 		text := fmt.Sprintf("%2d %s", i+1, m.stepTitle(ss))
 		isNext := hasNext && !m.running && nextSide == side && nextIdx == i
 		switch {
+		case m.look.on && m.look.side == side && m.look.idx == i:
+			mark = st.Expected.R("◆")
+			text = st.Expected.R(text)
+			cur = i
+		case m.look.on && isNext:
+			text = st.Dim.R(text) // the present's next step is not what is shown
 		case ss.State == steps.Active || (m.running && m.runSide == side && m.runIdx == i):
 			text = st.Running.R(text)
 			cur = i
@@ -99,7 +107,7 @@ func (m *model) stepsLines(side, _ int) ([]string, int) {
 		}
 		lines = append(lines, mark+" "+text)
 	}
-	if snap.Done && !snap.Failed {
+	if snap.Done && !snap.Failed && !m.look.on {
 		cur = len(lines) - 1
 	}
 	return lines, cur

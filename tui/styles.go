@@ -43,6 +43,7 @@ type Styles struct {
 	Dim        sty
 	Bold       sty
 	Key        sty // field names
+	Heading    sty // headings of the explanation pages
 	OK         sty
 	Err        sty
 	ErrBanner  sty
@@ -51,7 +52,7 @@ type Styles struct {
 	Expected   sty // a lesson's expected error (the point of the lesson)
 	Running    sty
 	Current    sty // the current step / QP state
-	Changed    sty // bytes changed in the last second
+	Changed    sty // bytes written since the learner's last step
 	TabActive  sty
 	TabIdle    sty
 	Call       sty // C code
@@ -75,6 +76,7 @@ func NewStyles(noColor bool) Styles {
 		Dim:       fromLipgloss(ns().Foreground(c("8"))),
 		Bold:      fromLipgloss(ns().Bold(true)),
 		Key:       fromLipgloss(ns().Foreground(c("4"))),
+		Heading:   fromLipgloss(ns().Foreground(c("4")).Bold(true)),
 		OK:        fromLipgloss(ns().Foreground(c("2"))),
 		Err:       fromLipgloss(ns().Foreground(c("1")).Bold(true)),
 		ErrBanner: fromLipgloss(ns().Foreground(c("15")).Background(c("1")).Bold(true)),

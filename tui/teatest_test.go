@@ -16,7 +16,7 @@ import (
 // final model holds the finished tour with nothing left allocated.
 func TestTeatestDemoTour(t *testing.T) {
 	r := newRig(t, steps.NotifyImm)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, LangEN, 120, 40)
+	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	total := len(m.plan)
 	for i := 0; i < total; i++ {
@@ -49,7 +49,7 @@ func TestTeatestDemoTour(t *testing.T) {
 // through the real program tears both sides down.
 func TestTeatestQuitMidTour(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, LangZH, 80, 24)
+	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangZH, 80, 24)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
 	for i := 1; i <= 12; i++ {
 		tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})

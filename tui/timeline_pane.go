@@ -21,6 +21,9 @@ func (m *model) timeline() []steps.TimelineEntry {
 		for i, s := range srv {
 			if !used[i] && s.Label == e.Label && s.FromServer == e.FromServer {
 				used[i], dup = true, true
+				// One message, two ends' views of it (the client's
+				// WRITE: where it went; the server: no CPU there).
+				all[i] = mergeDetails(all[i], e)
 				break
 			}
 		}
@@ -32,7 +35,38 @@ func (m *model) timeline() []steps.TimelineEntry {
 	return all
 }
 
-// timelineLines draws server | client with an arrow per message.
+// mergeDetails is a message seen by both ends: the sender's detail
+// first, then the receiver's where it says something else.
+func mergeDetails(srv, cli steps.TimelineEntry) steps.TimelineEntry {
+	first, second := srv, cli
+	if !srv.FromServer {
+		first, second = cli, srv
+	}
+	out := srv
+	join := func(a, b string) string {
+		switch {
+		case a == "":
+			return b
+		case b == "" || a == b:
+			return a
+		}
+		return a + "\n" + b
+	}
+	out.Detail = join(first.Detail, second.Detail)
+	out.DetailZH = join(orEN(first), orEN(second))
+	return out
+}
+
+// orEN is an entry's Chinese detail, or its English one (values only).
+func orEN(e steps.TimelineEntry) string {
+	if e.DetailZH != "" {
+		return e.DetailZH
+	}
+	return e.Detail
+}
+
+// timelineLines draws server | client with an arrow per message, each
+// detail wrapped and centred under it (never cut).
 func (m *model) timelineLines(w int) []string {
 	st := m.styles
 	out := []string{st.Bold.R("server") + strings.Repeat(" ", max(1, w-12)) + st.Bold.R("client")}
@@ -41,35 +75,52 @@ func (m *model) timelineLines(w int) []string {
 		return append(out, "", st.Dim.R(center(tr(m.lang, "no messages yet", "还没有消息"), w)))
 	}
 	for _, e := range entries {
-		label, rule, fate := " "+termSafe(e.Label)+" ", "─", m.fateText(e.Fate)
-		if e.Fate != steps.FateSent {
-			label, rule = " "+termSafe(e.Label)+" ✗ ", "┄" // not drawn as delivered
-		}
-		n := max(0, w-2-width(label))
-		l, r := n/2, n-n/2
-		var line string
-		switch {
-		case e.Fate == steps.FateNeverSent && e.FromServer:
-			line = "├" + strings.Repeat(rule, l) + label + strings.Repeat(" ", r+1) // it never left
-		case e.Fate == steps.FateNeverSent:
-			line = strings.Repeat(" ", l+1) + label + strings.Repeat(rule, r) + "┤"
-		case e.FromServer:
-			line = "├" + strings.Repeat(rule, l) + label + strings.Repeat(rule, r) + "▶"
-		default:
-			line = "◀" + strings.Repeat(rule, l) + label + strings.Repeat(rule, r) + "┤"
-		}
 		style := st.Call
 		if e.Fate != steps.FateSent || strings.Contains(e.Label, "NAK") {
-			style = st.Err
+			style = st.Err // refused or never delivered
 		}
-		out = append(out, style.R(line))
-		for _, d := range []string{termSafe(e.Detail), fate} {
-			if d != "" {
-				out = append(out, st.Dim.R(center(d, w)))
+		label := termSafe(e.Label)
+		if e.Fate != steps.FateSent {
+			label += " ✗"
+		}
+		if width(label) > w-6 {
+			for _, l := range wrap(label, w-2) {
+				out = append(out, style.R(center(l, w)))
+			}
+			label = ""
+		}
+		out = append(out, style.R(arrowLine(e, " "+label+" ", w)))
+		details := m.timelineDetail(e)
+		if f := m.fateText(e.Fate); f != "" {
+			details = append(details, f)
+		}
+		for _, d := range details {
+			for _, l := range wrap(termSafe(d), w) {
+				out = append(out, st.Dim.R(center(l, w)))
 			}
 		}
 	}
 	return out
+}
+
+// arrowLine is one message's arrow: from its sender to the other side;
+// a message that never left is drawn dashed and reaches no one.
+func arrowLine(e steps.TimelineEntry, label string, w int) string {
+	rule := "─"
+	if e.Fate != steps.FateSent {
+		rule = "┄"
+	}
+	n := max(0, w-2-width(label))
+	l, r := n/2, n-n/2
+	switch {
+	case e.Fate == steps.FateNeverSent && e.FromServer:
+		return "├" + strings.Repeat(rule, l) + label + strings.Repeat(" ", r+1)
+	case e.Fate == steps.FateNeverSent:
+		return strings.Repeat(" ", l+1) + label + strings.Repeat(rule, r) + "┤"
+	case e.FromServer:
+		return "├" + strings.Repeat(rule, l) + label + strings.Repeat(rule, r) + "▶"
+	}
+	return "◀" + strings.Repeat(rule, l) + label + strings.Repeat(rule, r) + "┤"
 }
 
 // fateText says what became of a message that was not delivered.
@@ -81,4 +132,24 @@ func (m *model) fateText(f steps.Fate) string {
 		return tr(m.lang, "flushed after the error: never completed", "出错后被 flush：没有完成")
 	}
 	return ""
+}
+
+// timelineDetail is an entry's detail in the UI's language(s).
+func (m *model) timelineDetail(e steps.TimelineEntry) []string {
+	var out []string
+	add := func(s string) {
+		if s != "" {
+			out = append(out, strings.Split(s, "\n")...)
+		}
+	}
+	switch {
+	case m.lang == steps.LangZH:
+		add(orEN(e))
+	case m.lang == steps.LangBoth && e.DetailZH != "" && e.DetailZH != e.Detail:
+		add(e.Detail)
+		add(e.DetailZH)
+	default:
+		add(e.Detail)
+	}
+	return out
 }

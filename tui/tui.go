@@ -12,7 +12,12 @@
 // pure function of the model. The live state is drawn by a table of
 // renderers, one per steps.Section, and scrolls to the section the step
 // declares. Explanation pages are Markdown drawn from goldmark's AST
-// (markdown.go). Steps run in a tea.Cmd goroutine with a cancellable
+// (markdown.go). The demo has a presenter layout for a projector's
+// 100×30 (the C call beside both sides' live state); z zooms the focused
+// pane. No value is cut: lines wider than their pane wrap (wrapstyled.go),
+// tables fit their content (tables.go). Bytes a peer wrote stay
+// highlighted until the learner's next step, not for a fixed time.
+// Steps run in a tea.Cmd goroutine with a cancellable
 // context, and a 200 ms tick re-reads the snapshots, so the UI never
 // blocks and the server sees the client's bytes land without a keypress.
 package tui
@@ -35,11 +40,17 @@ type Options struct {
 	// Sessions is one session (server or client), or two for the
 	// one-terminal demo: [server, client].
 	Sessions []*steps.Session
-	// Lang is "en", "zh" or "both" (l cycles at run time).
-	Lang string
+	// Lang is the language to start in (l cycles en → zh → both at run
+	// time); anything but zh and both means en.
+	Lang steps.Lang
 	// Docs returns an explanation page (Markdown) for a step id in "en" or
 	// "zh"; docs.Page in the real program.
 	Docs func(lang, id string) (string, error)
+
+	// Auto runs every step by itself, one after another (--auto), each
+	// shown for AutoDelay (0 means 700 ms) before the next starts.
+	Auto      bool
+	AutoDelay time.Duration
 
 	// Input and Output replace the terminal (tests); nil means stdin/stdout.
 	Input  io.Reader
@@ -97,7 +108,17 @@ func Run(ctx context.Context, opts Options) error {
 	p := tea.NewProgram(m, popts...)
 	_, runErr := p.Run()
 	verdict := m.verdict()
+	m.refresh() // the last state, devices included, before teardown
+	last := append([]steps.Snapshot(nil), m.snaps...)
 	closeErr := m.shutdown()
+	if runErr == nil || errors.Is(runErr, tea.ErrInterrupted) {
+		// The terminal is restored: leave one line saying where the tour got to.
+		out := opts.Output
+		if out == nil {
+			out = os.Stdout
+		}
+		fmt.Fprintln(out, summaryLine(last, verdict, m.demo, m.lang))
+	}
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
@@ -150,6 +171,3 @@ func noColor(environ []string) bool {
 
 // tickEvery is how often the snapshots are re-read.
 const tickEvery = 200 * time.Millisecond
-
-// highlightFor is how long changed bytes stay highlighted.
-const highlightFor = time.Second

@@ -27,13 +27,24 @@ const (
 // at a time, chosen by a tab bar.
 func (m *model) narrow() bool {
 	if m.demo {
-		return m.w < 120
+		return m.w < 120 && !m.presenter()
 	}
 	return m.w < 100
 }
 
+// presenter says the demo uses the presenter layout: a projector's
+// 100×30 or so, too small for three columns, big enough to show the C
+// call next to both sides' live state (the client's WRITE and the
+// server's buffer on one screen).
+func (m *model) presenter() bool {
+	return m.demo && m.w >= 100 && m.w < 120 && m.h >= 28
+}
+
 // focusables lists the panes tab cycles through in the current layout.
 func (m *model) focusables() []pane {
+	if m.presenter() {
+		return []pane{{paneCall, 0}, {paneExplain, 0}, {paneState, 0}, {paneState, 1}, {paneTimeline, 0}}
+	}
 	if m.narrow() {
 		side := m.shownSide()
 		return []pane{{paneSteps, side}, {paneExplain, 0}, {paneState, side}, {paneTimeline, 0}, {paneWire, side}}
@@ -77,7 +88,7 @@ func (m *model) screen() string {
 	} else {
 		lines = append(lines, m.draw(m.layout(w, bodyH))...)
 	}
-	lines = append(lines, fit(m.help.ShortHelpView(m.keys.ShortHelp()), w))
+	lines = append(lines, m.footer(w))
 	return strings.Join(block(lines, w, h), "\n")
 }
 
@@ -110,9 +121,9 @@ func (m *model) tooSmall() []string {
 	zh := fmt.Sprintf("终端太小：%d×%d，至少需要 %d×%d —— 请把窗口放大", m.w, m.h, minW, minH)
 	var text []string
 	switch m.lang {
-	case LangZH:
+	case steps.LangZH:
 		text = wrap(zh, m.w)
-	case LangBoth:
+	case steps.LangBoth:
 		text = append(wrap(msg, m.w), wrap(zh, m.w)...)
 	default:
 		text = wrap(msg, m.w)
@@ -136,7 +147,7 @@ func (m *model) header(w int) string {
 	side := snap.Role.String()
 	if m.demo {
 		side = tr(m.lang, "demo: server + client", "演示：server + client")
-	} else if m.lang == LangZH {
+	} else if m.lang == steps.LangZH {
 		side = map[steps.Role]string{steps.Server: "server 端", steps.Client: "client 端"}[snap.Role]
 	}
 	done, total := m.progress()
@@ -158,7 +169,7 @@ func (m *model) header(w int) string {
 		if drop == 3 && m.demo {
 			side = tr(m.lang, "demo", "演示")
 		}
-		parts = append(parts, st.Bold.R(side), m.backendLabel(snap))
+		parts = append(parts, st.Bold.R(side), m.replayMark()+m.backendLabel(snap))
 		if notify != "" && drop < 1 {
 			parts = append(parts, notify)
 		}
@@ -183,10 +194,10 @@ func (m *model) lessonLine(w int) string {
 	var ttl, summary string
 	l, err := steps.LessonByName(m.lesson)
 	switch m.lang {
-	case LangZH:
-		ttl = snap.LessonTitle.In(LangZH)
-		summary = l.Summary.In(LangZH)
-	case LangBoth:
+	case steps.LangZH:
+		ttl = snap.LessonTitle.In(steps.LangZH.String())
+		summary = l.Summary.In(steps.LangZH.String())
+	case steps.LangBoth:
 		ttl = snap.LessonTitle.EN
 		if snap.LessonTitle.ZH != "" && snap.LessonTitle.ZH != ttl {
 			ttl += " · " + snap.LessonTitle.ZH
@@ -215,7 +226,7 @@ func (m *model) backendLabel(s steps.Snapshot) string {
 		if dev == "" {
 			dev = "sim0"
 		}
-		return m.styles.Sim.R(" " + tr(m.lang, "SIMULATED NIC ("+dev+") — not real RDMA", "SIMULATED NIC 模拟网卡（"+dev+"）— 非真实 RDMA") + " ")
+		return m.styles.Sim.R(" " + tr(m.lang, "SIMULATED NIC ("+dev+") — not real RDMA", "模拟网卡（"+dev+"）—— 非真实 RDMA") + " ")
 	}
 	label := "RDMA"
 	if dev != "" {
@@ -233,7 +244,7 @@ func (m *model) progress() (done, total int) {
 	if m.demo {
 		return m.planPos, len(m.plan)
 	}
-	s := m.snaps[0]
+	s := m.liveSnap(0)
 	for _, st := range s.Steps {
 		if st.State == steps.Succeeded {
 			done++
@@ -244,6 +255,9 @@ func (m *model) progress() (done, total int) {
 
 // banner is the tour's end (the Result) or its error, full width.
 func (m *model) banner(w int) []string {
+	if out := m.historyBanner(w); len(out) > 0 {
+		return out
+	}
 	if out := m.errorBanner(w); len(out) > 0 {
 		return out
 	}
@@ -280,13 +294,13 @@ func (m *model) errorBanner(w int) []string {
 			}
 			return snap.Err
 		}
-		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle, explain(LangEN))
-		zh := fmt.Sprintf("%s：%s 失败：%s", who, stepTitle, explain(LangZH))
+		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle, explain(steps.LangEN.String()))
+		zh := fmt.Sprintf("%s：%s 失败：%s", who, stepTitle, explain(steps.LangZH.String()))
 		switch m.lang {
-		case LangBoth:
+		case steps.LangBoth:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)
 			out = append(out, bannerLine(st.ErrBanner, "  ", zh, w)...)
-		case LangZH:
+		case steps.LangZH:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", zh, w)...)
 		default:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)
@@ -302,13 +316,14 @@ func (m *model) endBanner(w int) []string {
 	st := m.styles
 	inLang := func(en, zh string) []string {
 		switch m.lang {
-		case LangZH:
+		case steps.LangZH:
 			return bannerLine(st.OKBanner, "✓ ", zh, w)
-		case LangBoth:
+		case steps.LangBoth:
 			return append(bannerLine(st.OKBanner, "✓ ", en, w), bannerLine(st.OKBanner, "  ", zh, w)...)
 		}
 		return bannerLine(st.OKBanner, "✓ ", en, w)
 	}
+	var out []string
 	for _, snap := range m.snaps {
 		if r := snap.Result; r != nil && r.Tour != steps.TourWrite {
 			return inLang(r.Summary.EN, r.Summary.ZH) // the read and atomic tours
@@ -320,25 +335,24 @@ func (m *model) endBanner(w int) []string {
 				steps.NotifyImm:      {"RDMA_WRITE_WITH_IMM raised a RECV completion", "RDMA_WRITE_WITH_IMM 产生了一个 RECV 完成"},
 			}[r.Via]
 			msg, notice := r.Message.String(), r.Notice.String() // PeerBytes: escaped
-			next := ""
-			if m.allDone() {
-				next = " " + m.tryNextLine()
-			}
-			return inLang(fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how[0], notice)+next,
-				fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how[1], notice)+next)
+			out = inLang(fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how[0], notice),
+				fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how[1], notice))
+			break
 		}
 	}
-	if m.lesson != "" && m.allDone() {
+	if !m.allDone() {
+		return out
+	}
+	// Every side says the tour is over (what to try next is in the call pane).
+	if m.lesson != "" {
 		if what := m.firstExpected(); what != "" {
-			return bannerLine(st.OKBanner, "✓ ", tr(m.lang,
-				"Lesson complete: the expected error ("+what+") happened, and every step after it went as the lesson says. L: the lesson page · q: quit. "+m.tryNextLine(),
-				"课程完成：预期的错误（"+what+"）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"+m.tryNextLine()), w)
+			return append(out, bannerLine(st.OKBanner, "✓ ", tr(m.lang,
+				"Lesson complete: the expected error ("+what+") happened, and every step after it went as the lesson says. L: the lesson page · q: quit.",
+				"课程完成：预期的错误（"+what+"）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"), w)...)
 		}
 	}
-	if m.allDone() && !m.demo {
-		return bannerLine(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. Press q to quit. ", "教程完成：所有资源都已释放。按 q 退出。")+m.tryNextLine(), w)
-	}
-	return nil
+	next := steps.NextToTryShort(m.tourConfig()).In(textLang(m.lang))
+	return append(out, bannerLine(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. ", "教程完成：所有资源都已释放。")+next+tr(m.lang, " — q quits.", " —— 按 q 退出。"), w)...)
 }
 
 // firstExpected names the first expected error of the lesson in the

@@ -40,7 +40,7 @@ func runUntil(t *testing.T, d *model, side int, id string) {
 func views(t *testing.T, name string, sessions []*steps.Session, setup func(m *model)) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, lang := range []string{LangEN, LangZH, LangBoth} {
+	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH, steps.LangBoth} {
 		for _, sz := range sizes {
 			m := newTestModel(t, sessions, lang, sz[0], sz[1])
 			if setup != nil {
@@ -54,7 +54,7 @@ func views(t *testing.T, name string, sessions []*steps.Session, setup func(m *m
 				if tab >= 0 {
 					m.focus = tab
 				}
-				key := name + "/" + lang + "/" + strconv.Itoa(sz[0]) + "x" + strconv.Itoa(sz[1])
+				key := name + "/" + lang.String() + "/" + strconv.Itoa(sz[0]) + "x" + strconv.Itoa(sz[1])
 				if tab >= 0 {
 					key += "/tab" + strconv.Itoa(tab)
 				}
@@ -90,7 +90,7 @@ func anyContains(t *testing.T, all map[string]string, keyPart, want string) {
 
 func TestViewsThroughATour(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	d := newTestModel(t, []*steps.Session{r.srv, r.cli}, LangEN, 120, 40)
+	d := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
 	srvOnly := []*steps.Session{r.srv}
 	cliOnly := []*steps.Session{r.cli}
 	demo := []*steps.Session{r.srv, r.cli}
@@ -150,7 +150,7 @@ func TestViewsThroughATour(t *testing.T) {
 
 // errorModel is a client whose RDMA WRITE came back with a remote access
 // error: the snapshot is built by hand from a real connected one.
-func errorModel(t *testing.T, lang string, w, h int, environ ...string) *model {
+func errorModel(t *testing.T, lang steps.Lang, w, h int, environ ...string) *model {
 	r := newRig(t, steps.NotifySend)
 	m := newTestModel(t, []*steps.Session{r.cli}, lang, w, h, environ...)
 	s := m.snaps[0]
@@ -176,12 +176,12 @@ func errorModel(t *testing.T, lang string, w, h int, environ ...string) *model {
 }
 
 func TestViewAfterError(t *testing.T) {
-	for _, lang := range []string{LangEN, LangZH, LangBoth} {
+	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH, steps.LangBoth} {
 		for _, sz := range sizes {
 			m := errorModel(t, lang, sz[0], sz[1])
 			m.focus = tabState
 			screen := m.render()
-			name := lang + "/" + strconv.Itoa(sz[0])
+			name := lang.String() + "/" + strconv.Itoa(sz[0])
 			checkFrame(t, name, screen, sz[0], sz[1])
 			plain := ansi.Strip(screen)
 			for _, want := range []string{"remote access error", "[ERR]"[1:4]} {
@@ -189,10 +189,10 @@ func TestViewAfterError(t *testing.T) {
 					t.Errorf("%s: missing %q:\n%s", name, want, plain)
 				}
 			}
-			if lang == LangZH && !strings.Contains(plain, "失败") {
+			if lang == steps.LangZH && !strings.Contains(plain, "失败") {
 				t.Errorf("%s: no Chinese failure text:\n%s", name, plain)
 			}
-			if lang != LangZH && !strings.Contains(plain, "failed") {
+			if lang != steps.LangZH && !strings.Contains(plain, "failed") {
 				t.Errorf("%s: no failure text:\n%s", name, plain)
 			}
 		}
@@ -201,20 +201,20 @@ func TestViewAfterError(t *testing.T) {
 
 func TestTooSmall(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	for _, lang := range []string{LangEN, LangZH} {
+	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
 		m := newTestModel(t, []*steps.Session{r.srv}, lang, 79, 23)
 		screen := m.render()
 		checkFrame(t, "small", screen, 79, 23)
 		plain := ansi.Strip(screen)
 		want := "terminal too small: 79×23, need at least 80×24"
-		if lang == LangZH {
+		if lang == steps.LangZH {
 			want = "终端太小：79×23，至少需要 80×24"
 		}
 		if !strings.Contains(plain, want) {
 			t.Errorf("%s: %q not in\n%s", lang, want, plain)
 		}
 	}
-	m := newTestModel(t, []*steps.Session{r.srv}, LangEN, 80, 20)
+	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 80, 20)
 	if !strings.Contains(m.render(), "80×20") {
 		t.Error("80×20 is too small too")
 	}
@@ -222,7 +222,7 @@ func TestTooSmall(t *testing.T) {
 
 func TestNoColor(t *testing.T) {
 	for _, sz := range sizes {
-		m := errorModel(t, LangBoth, sz[0], sz[1], "NO_COLOR=1")
+		m := errorModel(t, steps.LangBoth, sz[0], sz[1], "NO_COLOR=1")
 		for tab := range numTabs {
 			m.focus = tab
 			screen := m.render()
@@ -236,7 +236,7 @@ func TestNoColor(t *testing.T) {
 		}
 	}
 	// And with colour there are escapes.
-	m := errorModel(t, LangEN, 120, 40)
+	m := errorModel(t, steps.LangEN, 120, 40)
 	if !strings.Contains(m.render(), "\x1b[") {
 		t.Error("no colour without NO_COLOR")
 	}
@@ -262,25 +262,44 @@ func TestEastAsianWidth(t *testing.T) {
 	}
 }
 
-func TestHighlightFades(t *testing.T) {
-	m := errorModel(t, LangEN, 160, 50)
+// TestHighlightUntilNextStep: the bytes the client's WRITE puts in the
+// server's buffer stay highlighted however long the learner looks, and
+// whatever they press to look (tab, zoom, scroll), until the next step.
+func TestHighlightUntilNextStep(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 160, 50, "NO_COLOR=1")
 	now := time.Now()
 	m.now = func() time.Time { return now }
-	b := make([]byte, 64)
-	at := make([]time.Time, 64)
-	copy(b, "hello")
-	for i := range 5 {
-		at[i] = now.Add(-100 * time.Millisecond)
+	for m.planPos < len(m.plan) {
+		t0 := m.plan[m.planPos]
+		press(t, m, "enter")
+		if t0.Side == steps.Client && m.tours[1][t0.Index].ID == "post-write" {
+			break
+		}
 	}
-	m.snaps[0].Data = steps.BufferState{Bytes: b, ChangedAt: at}
-	fresh := m.hexdump(m.snaps[0].Data, 80)
-	m.now = func() time.Time { return now.Add(2 * time.Second) }
-	old := m.hexdump(m.snaps[0].Data, 80)
-	if strings.Join(fresh, "") == strings.Join(old, "") {
-		t.Error("changed bytes are not highlighted, or the highlight never fades")
+	const note = "highlighted: written since your last step"
+	highlighted := func() bool { return strings.Contains(strings.Join(m.stateLines(0, 100), "\n"), note) }
+	deadline := time.Now().Add(5 * time.Second)
+	for !highlighted() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		m.refresh() // the refresh tick: the WRITE lands with no step on the server
 	}
-	if !strings.Contains(ansi.Strip(strings.Join(old, "\n")), "|hello") {
-		t.Errorf("hexdump: %q", old)
+	if !highlighted() {
+		t.Fatal("the WRITE's bytes are not highlighted in the server's buffer")
+	}
+	if !strings.Contains(ansi.Strip(strings.Join(m.stateLines(0, 100), "\n")), "*0000") {
+		t.Error("without colour the changed row carries no * mark")
+	}
+	now = now.Add(time.Hour) // a long look
+	for _, k := range []string{"tab", "z", "down", "z", "tab"} {
+		press(t, m, k)
+		if !highlighted() {
+			t.Fatalf("the highlight went away after %q (and an hour): only the next step ends it", k)
+		}
+	}
+	press(t, m, "enter") // the client polls the WRITE's completion
+	if highlighted() {
+		t.Error("the highlight outlived the next step")
 	}
 }
 
@@ -288,7 +307,7 @@ func TestHighlightFades(t *testing.T) {
 // learner cannot see: no step runs, no pane moves; q still quits.
 func TestTooSmallIgnoresKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv}, LangEN, 79, 30)
+	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 79, 30)
 	focus := m.focus
 	for _, k := range []string{"enter", "space", "n", "tab", "down", "pgdown", "?"} {
 		press(t, m, k)

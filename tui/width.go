@@ -114,10 +114,33 @@ func wrap(s string, w int) []string {
 	return out
 }
 
-func wrapLine(s string, w int) []string {
+func wrapLine(s string, w int) []string { return wrapLineGlued(s, w, nil) }
+
+// wrapGlued is wrap where glue[i] says the byte at i belongs to a run not
+// to be broken (inline code): no break opportunity inside it.
+func wrapGlued(s string, w int, glue []bool) []string {
+	if w <= 0 {
+		return nil
+	}
+	var out []string
+	start := 0
+	for _, para := range strings.Split(s, "\n") {
+		var g []bool
+		if glue != nil {
+			g = glue[start : start+len(para)]
+		}
+		out = append(out, wrapLineGlued(para, w, g)...)
+		start += len(para) + 1
+	}
+	return out
+}
+
+func wrapLineGlued(s string, w int, glue []bool) []string {
 	if width(s) <= w {
 		return []string{s}
 	}
+	glued := func(at int) bool { return glue != nil && at < len(glue) && glue[at] }
+	at := 0 // byte offset of the grapheme in s
 	var out []string
 	var line strings.Builder
 	lw := 0
@@ -126,9 +149,10 @@ func wrapLine(s string, w int) []string {
 	g := cells().StringGraphemes(s)
 	for g.Next() {
 		v, cw := g.Value(), g.Width()
+		at += len(v)
 		if lw+cw > w {
 			cur := line.String()
-			if v == " " {
+			if v == " " && !glued(at-len(v)-1) {
 				// The line is full just before a space: break there.
 				lastBreak = len(cur)
 			}
@@ -156,7 +180,7 @@ func wrapLine(s string, w int) []string {
 		}
 		line.WriteString(v)
 		lw += cw
-		if v == " " || v == "," || cw == 2 {
+		if (v == " " || v == "," || cw == 2) && !glued(at-1) {
 			prevBreak, lastBreak = lastBreak, line.Len()
 		}
 	}

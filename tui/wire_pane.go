@@ -21,7 +21,7 @@ func (m *model) wireTitle(side int) string {
 func (m *model) wireLines(side, w int) []string {
 	st := m.styles
 	s := m.snaps[side]
-	out := []string{st.Title.R(title(m.lang, "Counters", "计数器"))}
+	out := []string{st.Title.R(m.countersTitle(s))}
 	if len(s.Counters) == 0 {
 		out = append(out, st.Dim.R(tr(m.lang, "  (none available)", "  （没有可用的计数器）")))
 	} else {
@@ -63,6 +63,19 @@ func (m *model) wireLines(side, w int) []string {
 		out = append(out, m.packetLines(p.Packet)...)
 	}
 	return out
+}
+
+// countersTitle says whose traffic the counters count: this side's QP
+// where the device counts per QP, else the port's (in the demo, shared
+// by both sides, which run on one device).
+func (m *model) countersTitle(s steps.Snapshot) string {
+	switch {
+	case s.CountersPerQP:
+		return title(m.lang, "Counters (this side's QP)", "计数器（本端 QP）")
+	case m.demo:
+		return title(m.lang, "Counters (the port's: both sides share it)", "计数器（端口的：两端共用）")
+	}
+	return title(m.lang, "Counters (the port's)", "计数器（端口的）")
 }
 
 // noPacketsWhy says why the packet list is empty or cannot be, or "".

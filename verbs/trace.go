@@ -116,9 +116,13 @@ type AtomicETH struct {
 // received it, or as a capture on a real device's netdev saw it, with its
 // real header fields. The wire pane renders these.
 type Packet struct {
-	Seq       uint64 // monotonically increasing per device
-	Time      time.Time
-	Outbound  bool // sent by this side
+	Seq      uint64 // monotonically increasing per device
+	Time     time.Time
+	Outbound bool // sent by this side
+	// LocalQP is the QP of this device that sent the packet (outbound)
+	// or that it is for (inbound); 0 when the device cannot tell (a
+	// capture sees only the BTH's destination QP).
+	LocalQP   uint32
 	Opcode    uint8
 	DestQP    uint32 // 24 bits
 	PSN       uint32 // 24 bits
@@ -176,6 +180,13 @@ func (p Packet) Summary() string {
 // first; the device keeps only a bounded recent window.
 type PacketTracer interface {
 	Packets(after uint64) []Packet
+}
+
+// QPCounterReader is implemented by devices that count per QP (the
+// simulated NIC): QPCounters returns the Counters names for one QP's
+// traffic alone. Without it, counters are the port's, shared by every QP.
+type QPCounterReader interface {
+	QPCounters(qpNum uint32) (map[string]uint64, error)
 }
 
 // TraceState says whether a device can show the packets it exchanges.

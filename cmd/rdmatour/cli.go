@@ -23,6 +23,7 @@ const (
 	cmdDevices command = "devices"
 	cmdDoctor  command = "doctor"
 	cmdVersion command = "version"
+	cmdReplay  command = "replay"
 )
 
 // runsTour says the command runs a tour (and takes the tour's flags).
@@ -50,8 +51,11 @@ type options struct {
 	timeout duration
 	wait    duration // server: how long to wait for a client (0 = forever)
 	message string
-	rnr     rnrRetry // rnr_retry_count for connect/accept
-	pcap    string   // write the connection's RoCEv2 frames to this file
+	msgSize byteCount // client and demo: --message-size (0 = the message as it is)
+	rnr     rnrRetry  // rnr_retry_count for connect/accept
+	pcap    string    // write the connection's RoCEv2 frames to this file
+	record  string    // write the session to this file (--record)
+	replay  []string  // replay: the recorded files (one side, or server + client)
 }
 
 // usageError is a mistake on the command line: exit status 2.
@@ -77,6 +81,7 @@ Usage:
   rdmatour devices                                   list RDMA devices
   rdmatour doctor                                    check this machine's RDMA setup
   rdmatour export-c server|client [flags]            write the tour as one C program
+  rdmatour replay FILE [FILE2] [flags]               replay a --record file (no device, no peer)
   rdmatour --version
 
 Run "rdmatour COMMAND --help" for the flags of a command.
@@ -93,6 +98,8 @@ func (c command) synopsis() string {
 		return "rdmatour server [PORT] [flags]"
 	case cmdClient:
 		return "rdmatour client SERVER [PORT] [SRC_IP] [send|doorbell|imm] [flags]"
+	case cmdReplay:
+		return "rdmatour replay FILE [FILE2] [flags]   (FILE2: the other side, replayed as the demo)"
 	}
 	return "rdmatour " + string(c) + " [flags]"
 }
@@ -143,7 +150,7 @@ func parseCommand(args []string, out io.Writer) (command, error) {
 		return "", flag.ErrHelp
 	case "-v", "--version", "version":
 		return cmdVersion, nil
-	case cmdServer, cmdClient, cmdDemo, cmdDevices, cmdDoctor, cmdLessons:
+	case cmdServer, cmdClient, cmdDemo, cmdDevices, cmdDoctor, cmdLessons, cmdReplay:
 		return c, nil
 	}
 	fmt.Fprint(out, mainUsage)
@@ -166,12 +173,20 @@ func (o *options) flagSet() *flag.FlagSet {
 		fs.Var(flagOf(&o.wait, parseDuration), "wait-client", "give up if no client connects within `DURATION` (0 = wait forever)")
 	case cmdClient:
 		fs.StringVar(&o.src, "src", "", "local source `ADDR` (the seed's client_src_ip)")
-		fs.StringVar(&o.message, "message", steps.DefaultMessage, "`TEXT` to RDMA WRITE into the server's buffer")
+		o.messageFlags(fs)
 	case cmdDemo:
-		fs.StringVar(&o.message, "message", steps.DefaultMessage, "`TEXT` to RDMA WRITE into the server's buffer")
+		o.messageFlags(fs)
 		fs.StringVar(&o.bind, "bind", "", "the local `ADDR` both sides use (default 127.0.0.1; with real RDMA, an address on the RDMA device)")
+	case cmdReplay:
+		o.replayFlags(fs)
 	}
 	return fs
+}
+
+// messageFlags are what the client writes: client and demo.
+func (o *options) messageFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.message, "message", steps.DefaultMessage, "`TEXT` to RDMA WRITE into the server's buffer")
+	fs.Var(flagOf(&o.msgSize, parseByteCount), "message-size", fmt.Sprintf("pad the message with spaces so the WRITE carries `N` bytes, NUL included (at most the %d-byte buffer; above the path MTU it goes out as FIRST/MIDDLE/LAST packets)", steps.BufSize))
 }
 
 // printUsage is o.cmd's --help.
@@ -192,14 +207,15 @@ func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	fs.Var(flagOf(&o.backend, parseBackend), "backend", "the verbs `BACKEND`: auto (real RDMA if a device serves the address, else the simulated NIC) | rdma | sim")
 	fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")
-	fs.BoolVar(&o.auto, "auto", false, "run every step without waiting for Enter")
+	fs.BoolVar(&o.auto, "auto", false, "run every step without waiting for Enter (in the full-screen UI too: the steps run one after another, visibly)")
 	fs.BoolVar(&o.brief, "brief", false, "plain mode: leave out the explanation pages (C calls and results only)")
-	fs.Var(flagOf(&o.timeout, parseDuration), "timeout", "how long any wait on the peer may take (`DURATION`, positive)")
+	fs.Var(flagOf(&o.timeout, parseDuration), "timeout", "with --auto (or input that is not a terminal): how long any wait on the peer may take (`DURATION`, positive); a person's tour waits as long as the peer is alive")
 	fs.Var(flagOf(&o.pauseAt, parsePauseStep), "pause-at", "plain mode: stop before the step with this `ID` until Enter (e.g. accept)")
 	fs.Var(flagOf(&o.lesson, steps.ParseLesson), "lesson", "run a lesson: the tour with one deliberate mistake; `NAME` as \"rdmatour lessons\" lists them; give it to both sides")
 	fs.Var(flagOf(&o.track, steps.ParseTrack), "track", "how the QP is brought up, `TRACK`: cm (rdma_create_qp; librdmacm moves it) | manual (ibv_create_qp + ibv_modify_qp, one transition per step)")
 	fs.StringVar(&o.pcap, "pcap", "", "write this side's RoCEv2 packets to `FILE` for Wireshark (simulated NIC: the frames it would send; real device: a capture, needs CAP_NET_RAW)")
 	fs.Var(flagOf(&o.rnr, parseRNRRetry), "rnr-retry", "rnr_retry_count for rdma_connect/rdma_accept, `N` in 0..7 (7 = retry forever)")
+	fs.StringVar(&o.record, "record", "", "write the session (every step's C call, results and state, the timeline, the packets) to `FILE` as JSON lines, for \"rdmatour replay\"")
 }
 
 // takePositionals reads the seed's positional forms. A --port flag wins
@@ -216,6 +232,8 @@ func (o *options) takePositionals(positional []string, set map[string]bool) erro
 		return nil
 	case cmdClient:
 		return o.clientPositionals(positional, set)
+	case cmdReplay:
+		return o.replayPositionals(positional)
 	}
 	if len(positional) > 0 {
 		return usagef("%s takes no arguments, got %q", o.cmd, positional)
@@ -304,7 +322,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 
 // config is the steps.Config for role, without addresses or a backend.
 func (o *options) config(role steps.Role) steps.Config {
-	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message,
+	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
 		Lesson: o.lesson.Name, RNRRetry: uint8(o.rnr), Tour: o.tour}
 }

@@ -54,6 +54,16 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("%+v", o)
 			}
 		}, ""},
+		{"--message-size", []string{"client", "10.0.0.1", "--message-size", "3000", "--message", "big"}, none, func(t *testing.T, o options) {
+			if cfg := o.config(steps.Client); cfg.MessageSize != 3000 || cfg.Message != "big" {
+				t.Errorf("config %+v", cfg)
+			}
+		}, ""},
+		{"--message-size exactly the buffer", []string{"demo", "--message-size", "4096"}, none, func(t *testing.T, o options) {
+			if o.msgSize != 4096 {
+				t.Errorf("%+v", o)
+			}
+		}, ""},
 		{"lang from LANG", []string{"demo"}, env(map[string]string{"LANG": "zh_CN.UTF-8"}), func(t *testing.T, o options) {
 			if o.lang != "zh" {
 				t.Errorf("lang = %q", o.lang)

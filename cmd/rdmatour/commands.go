@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +39,8 @@ func runCommand(ctx context.Context, o options, c console) int {
 		return c.finish(o, runClient(ctx, o, c))
 	case cmdDemo:
 		return c.finish(o, runDemo(ctx, o, c))
+	case cmdReplay:
+		return c.finish(o, runReplay(ctx, o, c))
 	}
 	return c.finish(o, usagef("unknown command %q", o.cmd))
 }
@@ -123,9 +124,22 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 			err = fmt.Errorf("--pcap %s: %w", o.pcap, werr)
 		}
 	}()
+	rec, err := openRecord(o)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := rec.finish(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
+	interactive := stdinIsTerminal() && stdoutIsTerminal()
 	var sessions []*steps.Session
 	for _, cfg := range cfgs {
 		cfg.Provider, cfg.BackendWhy = prov, why
+		// A person drives the tour: waits on a live peer never time out.
+		cfg.Interactive = interactive && !o.auto
+		rec.attach(&cfg)
 		s, err := steps.NewSession(cfg)
 		if err != nil {
 			return err
@@ -135,6 +149,15 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 		}
 		sessions = append(sessions, s)
 	}
+	if err := rec.begin(prov, sessions); err != nil {
+		return err
+	}
+	return present(ctx, o, c, sessions)
+}
+
+// present shows the sessions (live or replayed) in the TUI or, with
+// --plain or without a terminal, as text.
+func present(ctx context.Context, o options, c console, sessions []*steps.Session) error {
 	interactive := stdinIsTerminal() && stdoutIsTerminal()
 	if !o.plain && interactive {
 		return runTUI(ctx, o, sessions)
@@ -142,7 +165,7 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 	p := &plainRunner{out: newTerminalGuard(c.stdout), lang: o.lang, docs: docs.Page, explain: !o.brief,
 		pauseAt: string(o.pauseAt), stdin: c.stdin}
 	if interactive && !o.auto {
-		p.in = bufio.NewReader(c.stdin)
+		p.in = newLineFeed(c.stdin)
 	}
 	if len(sessions) == 2 {
 		return p.runDemo(ctx, sessions[0], sessions[1])
@@ -160,6 +183,9 @@ func (c console) finish(o options, err error) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(c.stderr, "rdmatour: %s\n", ue.msg)
 		return 2
+	case errors.As(err, new(*replayError)):
+		fmt.Fprintf(c.stderr, "rdmatour: %v\n", err)
+		return 1
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(c.stderr, "rdmatour: interrupted; everything was released")
 		return 130

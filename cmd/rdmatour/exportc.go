@@ -13,7 +13,7 @@ import (
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
-const exportUsage = `Usage: rdmatour export-c server|client [--tour write|read|atomic] [--notify M] [--track T] [--lesson L] [--message TEXT] [-o FILE]
+const exportUsage = `Usage: rdmatour export-c server|client [--tour write|read|atomic] [--notify M] [--track T] [--lesson L] [--message TEXT] [--message-size N] [-o FILE]
 
 Writes the tour as one complete C program (to FILE, or to standard output).
 Build it with
@@ -44,6 +44,11 @@ func runExportC(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	// The statements come from running the tour on two simulated NICs:
 	// nothing here touches a real device.
 	prog, err := steps.ExportC(ctx, a.opts, sim.New(sim.Options{}), sim.New(sim.Options{}))
+	var bad *steps.ConfigError
+	if errors.As(err, &bad) {
+		fmt.Fprintf(stderr, "rdmatour export-c: %v\n", bad)
+		return 2
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmatour export-c: %s\n", steps.ExplainIn(err, "en"))
 		return 1
@@ -71,6 +76,7 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	tour := fs.String("tour", "write", "which tour: write | read | atomic")
 	fs.StringVar(&a.opts.Lesson, "lesson", "", "a lesson (see `rdmatour lessons`): the program makes its mistake")
 	fs.StringVar(&a.opts.Message, "message", steps.DefaultMessage, "what the client RDMA-WRITEs")
+	fs.IntVar(&a.opts.MessageSize, "message-size", 0, "pad the message with spaces so the WRITE carries `N` bytes, NUL included (at most the 4096-byte buffer)")
 	fs.StringVar(&a.out, "o", "", "write the program to this file instead of standard output")
 	var positional []string
 	for {

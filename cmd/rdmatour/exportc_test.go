@@ -23,6 +23,8 @@ func TestExportCBadInput(t *testing.T) {
 		{[]string{"client", "--lesson", "nope"}, `unknown lesson "nope"`},
 		{[]string{"server", "--track", "manual", "--lesson", "bad-rkey"}, "cannot be combined"},
 		{[]string{"client", "--no-such-flag"}, "flag provided but not defined"},
+		{[]string{"client", "--message-size", "4097"}, "--message-size 4097 is out of range"},
+		{[]string{"client", "--message-size", "8"}, "--message-size 8 is smaller than the message"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
@@ -53,6 +55,7 @@ func TestExportCBuilds(t *testing.T) {
 		{"client-imm", []string{"--notify", "imm", "client"}, "IBV_WR_RDMA_WRITE_WITH_IMM"},
 		{"client-doorbell-manual", []string{"client", "--notify", "doorbell", "--track", "manual", "-o", filepath.Join(dir, "client-doorbell-manual.c")}, "ibv_modify_qp"},
 		{"client-bad-rkey", []string{"client", "--lesson", "bad-rkey"}, ".rkey = mr->lkey"},
+		{"client-message-size", []string{"client", "--message-size", "3000"}, `snprintf(buf, BUF_SIZE, "%-*s", 2999, "hello from rdmatour client via RDMA WRITE")`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -73,6 +73,20 @@ func parsePort(s string) (port, error) {
 	return port(p), nil
 }
 
+// byteCount is --message-size; Config.Validate judges its range against
+// the buffer and the message.
+type byteCount int
+
+func (b byteCount) String() string { return strconv.Itoa(int(b)) }
+
+func parseByteCount(s string) (byteCount, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number of bytes: write it like 3000", s)
+	}
+	return byteCount(n), nil
+}
+
 // rnrRetry is rnr_retry_count: 0..steps.MaxRNRRetry.
 type rnrRetry uint8
 

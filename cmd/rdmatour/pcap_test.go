@@ -30,19 +30,22 @@ func TestSimWireMatchesRxe(t *testing.T) {
 		flags []string
 		// pause is the client's disconnect step ("" = "disconnect").
 		pause string
+		// cliFlags go to the client only.
+		cliFlags []string
 	}{
-		{"send", []string{"--notify", "send"}, ""},
-		{"doorbell", []string{"--notify", "doorbell"}, ""},
-		{"imm", []string{"--notify", "imm"}, ""},
-		{"bad-rkey", []string{"--lesson", "bad-rkey"}, ""},
-		{"out-of-bounds", []string{"--lesson", "out-of-bounds"}, ""},
-		{"no-remote-write", []string{"--lesson", "no-remote-write"}, ""},
-		{"htonl-address", []string{"--lesson", "htonl-address"}, ""},
-		{"doorbell-ordering", []string{"--lesson", "doorbell-ordering"}, ""},
-		{"post-before-connect", []string{"--lesson", "post-before-connect"}, ""},
+		{"send", []string{"--notify", "send"}, "", nil},
+		{"doorbell", []string{"--notify", "doorbell"}, "", nil},
+		{"imm", []string{"--notify", "imm"}, "", nil},
+		{"bad-rkey", []string{"--lesson", "bad-rkey"}, "", nil},
+		{"out-of-bounds", []string{"--lesson", "out-of-bounds"}, "", nil},
+		{"no-remote-write", []string{"--lesson", "no-remote-write"}, "", nil},
+		{"htonl-address", []string{"--lesson", "htonl-address"}, "", nil},
+		{"doorbell-ordering", []string{"--lesson", "doorbell-ordering"}, "", nil},
+		{"post-before-connect", []string{"--lesson", "post-before-connect"}, "", nil},
 		// The server waits for the client to hang up: pause after it did.
-		{"no-recv", []string{"--lesson", "no-recv"}, "teardown"},
-		{"manual", []string{"--track", "manual"}, "disconnect-manual"},
+		{"no-recv", []string{"--lesson", "no-recv"}, "teardown", nil},
+		{"manual", []string{"--track", "manual"}, "disconnect-manual", nil},
+		{"large-write", []string{"--notify", "send"}, "", []string{"--message-size", "3000"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -56,7 +59,7 @@ func TestSimWireMatchesRxe(t *testing.T) {
 			if pause == "" {
 				pause = "disconnect"
 			}
-			cli := start(t, nil, append([]string{"client", "127.0.0.1", "--pcap", pcap, "--pause-at", pause}, common...)...)
+			cli := start(t, nil, append(append([]string{"client", "127.0.0.1", "--pcap", pcap, "--pause-at", pause}, common...), tc.cliFlags...)...)
 			if code := srv.wait(t, 60*time.Second); code != 0 {
 				t.Fatalf("server exit %d:\n%s\nclient:\n%s", code, srv.out, cli.out)
 			}
@@ -64,16 +67,32 @@ func TestSimWireMatchesRxe(t *testing.T) {
 			if code := cli.wait(t, 60*time.Second); code != 0 {
 				t.Fatalf("client exit %d:\n%s", code, cli.out)
 			}
-			if got := kindsOf(t, pcap); got != want {
+			if got := kindsOf(t, pcap); got != want && !(tc.name == "post-before-connect" && got == interleavedEarlyWrite) {
 				t.Errorf("simulated NIC's wire:\n got %s\nSoft-RoCE's:\n     %s", got, want)
 			}
 		})
 	}
 }
 
-// kindsOf decodes a pcap and lists its packets' kinds, checking each
-// frame's ICRC on the way.
+// interleavedEarlyWrite is post-before-connect's other order: the early
+// WRITE's ACK before the second WRITE leaves. rxe produces both orders
+// from run to run (measured between two guests), and so does the sim,
+// depending on when the second post comes.
+const interleavedEarlyWrite = "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE ACK / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE ACK / RC SEND_ONLY / RC ACKNOWLEDGE ACK / CM DREQ / CM DREP"
+
+// kindsOf decodes a pcap and lists its packets' kinds.
 func kindsOf(t *testing.T, path string) string {
+	t.Helper()
+	var kinds []string
+	for _, p := range pcapPackets(t, path) {
+		kinds = append(kinds, wire.Kind(p))
+	}
+	return strings.Join(kinds, " / ")
+}
+
+// pcapPackets decodes every frame of a pcap, checking each frame's ICRC
+// on the way.
+func pcapPackets(t *testing.T, path string) []wire.Packet {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -84,15 +103,15 @@ func kindsOf(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	var kinds []string
+	var ps []wire.Packet
 	for i, b := range frames {
 		fr, err := wire.DecodeFrame(b)
 		if err != nil || !fr.ICRCValid {
 			t.Fatalf("%s frame %d: err %v, ICRC valid %v", path, i+1, err, fr.ICRCValid)
 		}
-		kinds = append(kinds, wire.Kind(fr.Packet))
+		ps = append(ps, fr.Packet)
 	}
-	return strings.Join(kinds, " / ")
+	return ps
 }
 
 func TestPcapFlagErrors(t *testing.T) {

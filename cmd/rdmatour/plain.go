@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -17,7 +16,7 @@ import (
 // actual values and its results.
 type plainRunner struct {
 	out     io.Writer
-	in      *bufio.Reader // nil: run straight through
+	in      *lineFeed // nil: run straight through
 	lang    steps.Lang
 	docs    func(lang, id string) (string, error)
 	explain bool // print the explanation pages
@@ -30,13 +29,13 @@ type plainRunner struct {
 // pause waits for a line on stdin or for ctx to end.
 func (p *plainRunner) pause(ctx context.Context, id string) error {
 	fmt.Fprintf(p.out, "  paused before %s: press Enter to continue\n", id)
+	if p.in != nil {
+		_, err := p.in.next(ctx)
+		return err
+	}
 	line := make(chan struct{})
 	go func() {
-		r := p.in
-		if r == nil {
-			r = bufio.NewReader(p.stdin)
-		}
-		r.ReadString('\n')
+		bufio.NewReader(p.stdin).ReadString('\n')
 		close(line)
 	}()
 	select {
@@ -86,7 +85,7 @@ func (p *plainRunner) run(ctx context.Context, s *steps.Session) (err error) {
 	}
 	total := len(s.Steps())
 	for s.Next() < total {
-		if err := p.step(ctx, s, s.Next()+1, total); err != nil {
+		if err := p.step(ctx, s, s.Next()+1, total, false); err != nil {
 			return err
 		}
 	}
@@ -97,7 +96,7 @@ func (p *plainRunner) run(ctx context.Context, s *steps.Session) (err error) {
 // step runs the next step of s: its title and explanation, a pause if
 // asked for, then the C it made, its results and the state it changed.
 // n of total numbers it on screen.
-func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int) error {
+func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int, demo bool) error {
 	st := s.Steps()[s.Next()]
 	fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", n, total, st.Side, p.text(st.Title))
 	if st.ID == p.pauseAt && p.stdin != nil {
@@ -114,20 +113,24 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int) 
 	}
 	if p.in != nil {
 		fmt.Fprintf(p.out, "  next: %s\n  %s", strings.ReplaceAll(st.Call, "\n", "\n        "), p.text(steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}))
-		if _, rerr := p.in.ReadString('\n'); rerr != nil {
-			if !errors.Is(rerr, io.EOF) {
-				return rerr
-			}
+		ok, rerr := p.in.next(ctx)
+		if rerr != nil {
+			return rerr
+		}
+		if !ok {
 			p.in = nil // input closed: run the rest straight through
 		}
 	}
-	if st.Waits {
-		fmt.Fprintf(p.out, "  … %s\n", p.text(steps.Text{EN: "waiting", ZH: "等待中"}))
-	}
 	idx := s.Next()
-	out, err := s.RunNext(ctx)
+	out, err := p.runStep(ctx, s, st, demo)
 	p.printOutcome(out)
-	p.printState(s.Snapshot())
+	// The state as the session kept it right after the step: the same
+	// snapshot --record writes, so a replay prints the same line.
+	snap, ok := s.StepSnapshot(idx)
+	if !ok {
+		snap = s.Snapshot()
+	}
+	p.printState(snap)
 	p.afterLessonStep(s, idx)
 	if err != nil {
 		for _, l := range p.langs() {
@@ -147,15 +150,14 @@ func (p *plainRunner) finish(srv *steps.Session) {
 		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message.String())
 	}
 	fmt.Fprintf(p.out, "\n%s\n", p.text(steps.Text{EN: "tour complete", ZH: "完成"}))
-	snap := srv.Snapshot()
-	if p.explain && snap.Lesson != "" {
+	if snap := srv.Snapshot(); p.explain && snap.Lesson != "" {
 		for _, l := range p.langs() {
 			if page, ok := p.lessonPage(l, "lesson-"+snap.Lesson, true); ok {
 				fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
 			}
 		}
 	}
-	p.tryNext(snap.Lesson)
+	fmt.Fprintf(p.out, "%s\n", p.text(steps.NextToTry(srv.Config())))
 }
 
 func (p *plainRunner) printOutcome(out steps.Outcome) {
@@ -209,7 +211,7 @@ func (p *plainRunner) runDemo(ctx context.Context, srv, cli *steps.Session) (err
 	sides := map[steps.Role]*steps.Session{steps.Server: srv, steps.Client: cli}
 	plan := steps.DemoPlan(srv.Steps(), cli.Steps())
 	for n, turn := range plan {
-		if err := p.step(ctx, sides[turn.Side], n+1, len(plan)); err != nil {
+		if err := p.step(ctx, sides[turn.Side], n+1, len(plan), true); err != nil {
 			return err
 		}
 	}

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -34,17 +32,17 @@ func (p *plainRunner) predict(ctx context.Context, s *steps.Session) error {
 			return err
 		}
 		fmt.Fprintf(p.out, "  %s", p.text(steps.Text{EN: fmt.Sprintf("your prediction (1-%d): ", len(pred.Choices)), ZH: fmt.Sprintf("你的预测（1-%d）：", len(pred.Choices))}))
-		line, err := p.in.ReadString('\n')
-		if n, cerr := strconv.Atoi(strings.TrimSpace(line)); cerr == nil && s.Predict(n-1) == nil {
-			fmt.Fprintf(p.out, "  %s\n", p.text(steps.Text{EN: "noted: the step that shows the answer will say whether you were right", ZH: "记下了：揭晓答案的那一步会告诉你猜得对不对"}))
-			return nil
-		}
+		line, ok, err := p.in.nextLine(ctx)
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				return err
-			}
+			return err
+		}
+		if !ok {
 			p.in = nil // input closed: run the rest straight through
 			s.SkipPrediction()
+			return nil
+		}
+		if n, cerr := strconv.Atoi(strings.TrimSpace(line)); cerr == nil && s.Predict(n-1) == nil {
+			fmt.Fprintf(p.out, "  %s\n", p.text(steps.Text{EN: "noted: the step that shows the answer will say whether you were right", ZH: "记下了：揭晓答案的那一步会告诉你猜得对不对"}))
 			return nil
 		}
 		fmt.Fprintf(p.out, "  %s\n", p.text(steps.Text{EN: fmt.Sprintf("type a number from 1 to %d and press Enter", len(pred.Choices)), ZH: fmt.Sprintf("请输入 1 到 %d 之间的数字并回车", len(pred.Choices))}))
@@ -92,9 +90,4 @@ func (p *plainRunner) lessonPage(lang, id string, answer bool) (string, bool) {
 	}
 	rest := strings.TrimPrefix(page, before)
 	return rest, rest != ""
-}
-
-// tryNext points to the lessons at the end of every tour.
-func (p *plainRunner) tryNext(lesson string) {
-	fmt.Fprintln(p.out, p.text(steps.TryNextText(lesson)))
 }

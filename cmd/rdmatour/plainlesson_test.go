@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"net/netip"
 	"strings"
@@ -27,7 +26,7 @@ func lessonClient(t *testing.T, lesson string) *steps.Session {
 func TestPlainPredictPrompt(t *testing.T) {
 	s := lessonClient(t, "bad-rkey")
 	var out strings.Builder
-	p := &plainRunner{out: &out, lang: steps.LangEN, in: bufio.NewReader(strings.NewReader("x\n9\n2\n"))}
+	p := &plainRunner{out: &out, lang: steps.LangEN, in: newLineFeed(strings.NewReader("x\n9\n2\n"))}
 	if err := p.predict(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +51,7 @@ func TestPlainPredictPrompt(t *testing.T) {
 	}
 
 	eof := lessonClient(t, "bad-rkey")
-	p = &plainRunner{out: &out, lang: steps.LangEN, in: bufio.NewReader(strings.NewReader(""))}
+	p = &plainRunner{out: &out, lang: steps.LangEN, in: newLineFeed(strings.NewReader(""))}
 	if err := p.predict(context.Background(), eof); err != nil || eof.Prediction().Pending() || p.in != nil {
 		t.Errorf("closed input: err %v, pending %v", err, eof.Prediction().Pending())
 	}

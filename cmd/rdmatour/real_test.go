@@ -87,19 +87,30 @@ func TestRealSeedClientAgainstRdmatourServer(t *testing.T) {
 	}
 }
 
-// rdmatour client against the seed's C server, both notify modes.
+// rdmatour client against the seed's C server, both notify modes, and a
+// WRITE of 3000 bytes (--message-size): three packets at rxe's path MTU,
+// into the seed's 4096-byte buffer.
 func TestRealRdmatourClientAgainstSeedServer(t *testing.T) {
 	addr, seed := realAddr(t), seedBin(t)
-	for _, tt := range []struct{ notify, want string }{
-		{"send", "[server] received normal SEND: RDMA_WRITE_DONE"},
-		{"doorbell", "[server] received doorbell value: 1"},
+	for _, tt := range []struct {
+		name, notify, want string
+		size               int // --message-size (0 = none)
+	}{
+		{"send", "send", "[server] received normal SEND: RDMA_WRITE_DONE", 0},
+		{"doorbell", "doorbell", "[server] received doorbell value: 1", 0},
+		{"send-3000-bytes", "send", "[server] received normal SEND: RDMA_WRITE_DONE", 3000},
 	} {
-		t.Run(tt.notify, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			port := freePort(t)
 			srv := startRaw(t, "stdbuf", "-oL", seed, "server", port)
 			srv.waitFor(t, "[server] listening on port "+port, 60*time.Second)
 			msg := "rdmatour client to the seed server"
-			cli := start(t, nil, "client", addr, port, "--notify", tt.notify, "--backend", "rdma", "--plain", "--auto", "--timeout", "60s", "--message", msg)
+			args := []string{"client", addr, port, "--notify", tt.notify, "--backend", "rdma", "--plain", "--auto", "--timeout", "60s", "--message", msg}
+			if tt.size > 0 {
+				args = append(args, "--message-size", fmt.Sprint(tt.size))
+				msg += strings.Repeat(" ", tt.size-1-len(msg)) + "\n" // the seed prints the whole string
+			}
+			cli := start(t, nil, args...)
 			if code := cli.wait(t, 120*time.Second); code != 0 {
 				t.Fatalf("rdmatour client exit %d:\n%s\nseed server:\n%s", code, cli.out, srv.out)
 			}
@@ -113,6 +124,9 @@ func TestRealRdmatourClientAgainstSeedServer(t *testing.T) {
 			}
 			if !strings.Contains(cli.out.String(), "private_data_len = 196") {
 				t.Errorf("client did not show the padded private data length:\n%s", cli.out)
+			}
+			if want := fmt.Sprintf(".byte_len = %d", tt.size); tt.size > 0 && !strings.Contains(cli.out.String(), want) {
+				t.Errorf("the WRITE's completion lacks %s:\n%s", want, cli.out)
 			}
 		})
 	}

@@ -14,7 +14,7 @@ import (
 // (q or Ctrl-C, which the UI reads as a key) interrupts the tour, as
 // Ctrl-C does in plain mode: exit status 130 either way.
 func runTUI(ctx context.Context, o options, sessions []*steps.Session) error {
-	return tuiOutcome(tui.Run(ctx, tui.Options{Sessions: sessions, Lang: o.lang.String(), Docs: docs.Page}))
+	return tuiOutcome(tui.Run(ctx, tui.Options{Sessions: sessions, Lang: o.lang, Docs: docs.Page, Auto: o.auto}))
 }
 
 // tuiOutcome reads tui.Run's result the way plain mode's is read: a quit

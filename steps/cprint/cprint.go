@@ -1,9 +1,11 @@
 // Package cprint prints C: every C line rdmatour shows, and the program
-// `rdmatour export-c` writes. An Expr has two renderings: Actual, with
-// the values the call really used (the screen), and Symbolic, an
-// expression over the program's variables (the exported program). A Stmt
-// is one C statement; its Actual line ends with the result as a comment.
-// Both renderings are valid C99 against <infiniband/verbs.h> and
+// `rdmatour export-c` writes. An Expr has three renderings: Actual, with
+// the values the call really used (the screen after the step ran);
+// Symbolic, an expression over the program's variables (the exported
+// program); and Generic, the call as the screen shows it before it runs,
+// with variable names and the tour's constants where the values will be.
+// A Stmt is one C statement; its Actual line ends with the result as a
+// comment. Every rendering is valid C99 against <infiniband/verbs.h> and
 // <rdma/rdma_cma.h>; the steps package tests that with gcc.
 package cprint
 
@@ -20,30 +22,44 @@ const (
 	Actual Mode = iota
 	// Symbolic prints expressions over the program's variables.
 	Symbolic
+	// Generic prints the call before it runs: what the screen shows
+	// (Either's screen side), with the variables and constants of
+	// Symbolic, and a struct the call fills in by the name of its
+	// variable (Named).
+	Generic
 )
 
-// Expr is a C expression in both renderings.
-type Expr struct{ actual, symbolic string }
+// Expr is a C expression in each rendering.
+type Expr struct{ actual, symbolic, generic string }
 
 // In renders e.
 func (e Expr) In(m Mode) string {
-	if m == Symbolic {
+	switch m {
+	case Symbolic:
 		return e.symbolic
+	case Generic:
+		return e.generic
 	}
 	return e.actual
 }
 
-// C is code that reads the same in both renderings: a variable, a
+// C is code that reads the same in every rendering: a variable, a
 // constant, an enumerator.
-func C(code string) Expr { return Expr{code, code} }
+func C(code string) Expr { return Expr{code, code, code} }
 
 // Value is a value the program computes: actual is what it was this run,
-// symbolic the expression that computes it.
-func Value(actual, symbolic string) Expr { return Expr{actual, symbolic} }
+// symbolic the expression that computes it (which the generic rendering
+// shows too).
+func Value(actual, symbolic string) Expr { return Expr{actual, symbolic, symbolic} }
 
-// Either takes the actual rendering of a and the symbolic one of s: the
-// screen shows one call where the program needs a loop or a helper.
-func Either(a, s Expr) Expr { return Expr{a.actual, s.symbolic} }
+// Either takes the screen's renderings (actual, generic) of a and the
+// symbolic one of s: the screen shows one call where the program needs a
+// loop or a helper.
+func Either(a, s Expr) Expr { return Expr{a.actual, s.symbolic, a.generic} }
+
+// Named is e shown before the run by the name of the variable that will
+// hold it: a work request or an attribute struct is &wr, not its fields.
+func Named(name string, e Expr) Expr { return Expr{e.actual, e.symbolic, name} }
 
 // Hex is an unsigned value printed in hex, computed by symbolic ("" when
 // the program uses the number itself).
@@ -52,7 +68,7 @@ func Hex(v uint64, symbolic string) Expr {
 	if symbolic == "" {
 		symbolic = h
 	}
-	return Expr{h, symbolic}
+	return Value(h, symbolic)
 }
 
 // Dec is an integer printed in decimal, computed by symbolic ("" when the
@@ -62,7 +78,7 @@ func Dec(v int64, symbolic string) Expr {
 	if symbolic == "" {
 		symbolic = d
 	}
-	return Expr{d, symbolic}
+	return Value(d, symbolic)
 }
 
 // Str is a C string literal of s. Control characters are C escapes (\n)
@@ -97,10 +113,18 @@ func Call(fn string, args ...Expr) Expr {
 }
 
 // Ref is &e.
-func Ref(e Expr) Expr { return Expr{"&" + e.actual, "&" + e.symbolic} }
+func Ref(e Expr) Expr { return wrap("&", e, "") }
 
 // Assign is lhs = e.
-func Assign(lhs string, e Expr) Expr { return Expr{lhs + " = " + e.actual, lhs + " = " + e.symbolic} }
+func Assign(lhs string, e Expr) Expr { return wrap(lhs+" = ", e, "") }
+
+// Op is the binary expression a op b.
+func Op(a Expr, op string, b Expr) Expr { return join("", []Expr{a, b}, " "+op+" ", "") }
+
+// wrap is before + e + after in every rendering.
+func wrap(before string, e Expr, after string) Expr {
+	return Expr{before + e.actual + after, before + e.symbolic + after, before + e.generic + after}
+}
 
 // Field is one designated initialiser: .Name = Val.
 type Field struct {
@@ -115,7 +139,7 @@ func F(name string, v Expr) Field { return Field{name, v} }
 func Init(fields ...Field) Expr {
 	parts := make([]Expr, len(fields))
 	for i, f := range fields {
-		parts[i] = Expr{"." + f.Name + " = " + f.Val.actual, "." + f.Name + " = " + f.Val.symbolic}
+		parts[i] = wrap("."+f.Name+" = ", f.Val, "")
 	}
 	if len(parts) == 0 {
 		return C("{ 0 }")
@@ -125,8 +149,7 @@ func Init(fields ...Field) Expr {
 
 // Compound is the compound literal (typ){ fields }.
 func Compound(typ string, fields ...Field) Expr {
-	in := Init(fields...)
-	return Expr{"(" + typ + ")" + in.actual, "(" + typ + ")" + in.symbolic}
+	return wrap("("+typ+")", Init(fields...), "")
 }
 
 // Or is a | b | ...; 0 when empty.
@@ -138,10 +161,9 @@ func Or(flags ...string) Expr {
 }
 
 func join(open string, parts []Expr, sep, closing string) Expr {
-	a := make([]string, len(parts))
-	s := make([]string, len(parts))
-	for i, p := range parts {
-		a[i], s[i] = p.actual, p.symbolic
+	var a, s, g []string
+	for _, p := range parts {
+		a, s, g = append(a, p.actual), append(s, p.symbolic), append(g, p.generic)
 	}
-	return Expr{open + strings.Join(a, sep) + closing, open + strings.Join(s, sep) + closing}
+	return Expr{open + strings.Join(a, sep) + closing, open + strings.Join(s, sep) + closing, open + strings.Join(g, sep) + closing}
 }

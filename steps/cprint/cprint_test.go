@@ -38,3 +38,39 @@ func TestLinesFiltersByShow(t *testing.T) {
 		t.Errorf("Symbolic: %q", got)
 	}
 }
+
+// TestGenericRendering: before the run a statement shows the screen's
+// call (Either's screen side), the program's variables and constants
+// where the values will be, a Named struct by its variable, and its hint.
+func TestGenericRendering(t *testing.T) {
+	wr := Ref(Named("wr", Compound("struct ibv_send_wr", F("wr_id", Dec(300, "")),
+		F("sg_list", Ref(Compound("struct ibv_sge", F("addr", Hex(0x7f00, "(uintptr_t)buf"))))))))
+	tests := []struct {
+		name    string
+		stmt    Stmt
+		generic string
+	}{
+		{"named struct and hint", Must("ibv_post_send", Call("ibv_post_send", C("qp"), wr, C("&bad_send"))).Hinted("IBV_WR_SEND */ x"),
+			"ibv_post_send(qp, &wr, &bad_send); /* IBV_WR_SEND * / x */"},
+		{"constant by name", MustPtr("ibv_create_cq", "cq", Call("ibv_create_cq", C("id->verbs"), Dec(16, "CQ_DEPTH"))).Returned("{ .cqe = 16 }"),
+			"cq = ibv_create_cq(id->verbs, CQ_DEPTH);"},
+		{"number without a name", S(Call("f", Dec(4096, ""), Hex(0x10, ""))), "f(4096, 0x10);"},
+		{"the screen's side of Either", S(Either(Call("ibv_poll_cq", C("cq"), C("1"), C("&wc")), Call("poll_one", C("cq")))),
+			"ibv_poll_cq(cq, 1, &wc);"},
+		{"value by its expression", S(Call("rdma_bind_addr", C("listener"), Value("(struct sockaddr *)&x", "addr->ai_addr"))),
+			"rdma_bind_addr(listener, addr->ai_addr);"},
+		{"operator", S(Op(Call("be64toh", C("*doorbell")), "==", Dec(1, "DOORBELL_VALUE"))), "be64toh(*doorbell) == DOORBELL_VALUE;"},
+	}
+	for _, tt := range tests {
+		if got := tt.stmt.Generic(); got != tt.generic {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.generic)
+		}
+	}
+	if got := wr.In(Actual); got != "&(struct ibv_send_wr){ .wr_id = 300, .sg_list = &(struct ibv_sge){ .addr = 0x7f00 } }" {
+		t.Errorf("Named changes the actual rendering: %s", got)
+	}
+	stmts := []Stmt{S(C("a()")), S(C("b()")).Only(ScreenOnly), S(C("c()")).Only(ExportOnly)}
+	if got := Lines(stmts, Generic); got != "a();\nb();" {
+		t.Errorf("Generic shows what the screen shows: %q", got)
+	}
+}

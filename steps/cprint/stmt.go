@@ -32,7 +32,10 @@ type Stmt struct {
 	Result string
 	// Note is a comment about the statement for the screen, where it
 	// returns nothing worth showing ("" for none).
-	Note  string
+	Note string
+	// Hint is the comment of the Generic rendering: what the call is
+	// for, before it runs ("" for none).
+	Hint  string
 	Check Check
 	// What names the call in the exported program's error message.
 	What string
@@ -56,6 +59,9 @@ func (s Stmt) Returned(result string) Stmt { s.Result = result; return s }
 // Noted sets the screen comment of a statement that has no result.
 func (s Stmt) Noted(note string) Stmt { s.Note = note; return s }
 
+// Hinted sets the comment of the Generic rendering.
+func (s Stmt) Hinted(hint string) Stmt { s.Hint = hint; return s }
+
 // Only sets where the statement shows.
 func (s Stmt) Only(sh Show) Stmt { s.Show = sh; return s }
 
@@ -68,6 +74,15 @@ func (s Stmt) Screen() string {
 		line += " /* = " + comment(s.Result) + " */"
 	case s.Note != "":
 		line += " /* " + comment(s.Note) + " */"
+	}
+	return line
+}
+
+// Generic is the statement as the screen shows it before it runs.
+func (s Stmt) Generic() string {
+	line := s.Code.generic + ";"
+	if s.Hint != "" {
+		line += " /* " + comment(s.Hint) + " */"
 	}
 	return line
 }
@@ -89,13 +104,15 @@ func (s Stmt) Program() string {
 func comment(s string) string { return strings.ReplaceAll(s, "*/", "* /") }
 
 // Lines renders the statements shown in m, one per line: Screen lines for
-// Actual, Program lines for Symbolic.
+// Actual, Program lines for Symbolic, Generic lines for Generic.
 func Lines(stmts []Stmt, m Mode) string {
 	var out []string
 	for _, s := range stmts {
 		switch {
 		case m == Actual && s.Show != ExportOnly:
 			out = append(out, s.Screen())
+		case m == Generic && s.Show != ExportOnly:
+			out = append(out, s.Generic())
 		case m == Symbolic && s.Show != ScreenOnly:
 			out = append(out, s.Program())
 		}

@@ -25,7 +25,7 @@ type eventChannel struct {
 	p *Provider
 
 	mu        sync.Mutex
-	q         []verbs.CMEvent
+	q         []queuedEvent
 	sig       chan struct{} // closed and replaced on every post
 	destroyed bool
 	ids       map[*cmID]struct{}
@@ -69,7 +69,8 @@ type cmID struct {
 	req              cmMsg // child: the REQ
 	cancel           context.CancelFunc
 	discTimer        *time.Timer
-	passive          bool // disconnected by the peer's DREQ
+	rtuTimer         *time.Timer // passive side: REP sent, the RTU not yet in
+	passive          bool        // disconnected by the peer's DREQ
 	connDead         bool
 	disconnectCalled bool
 
@@ -386,6 +387,8 @@ func (id *cmID) Destroy() error {
 	}
 	id.p.stopTimer(id.discTimer)
 	id.discTimer = nil
+	id.p.stopTimer(id.rtuTimer)
+	id.rtuTimer = nil
 	if id.ln != nil {
 		id.ln.Close()
 	}

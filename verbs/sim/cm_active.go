@@ -130,7 +130,7 @@ func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, 
 		return
 	}
 	buf := make([]byte, maxFrameBody)
-	m, err := awaitReply(c, br, buf, id.p.opts.CMTimeout)
+	m, err := awaitReply(c, br, buf, id.p.opts.CMTimeout, id.p.opts.HandshakeTimeout)
 	if err != nil {
 		t := verbs.EventConnectError
 		if err.timeout {
@@ -199,10 +199,11 @@ type replyError struct {
 }
 
 // awaitReply reads the peer's answer to the REQ: a REP or a REJ.
-func awaitReply(c *conn, br *bufio.Reader, buf []byte, timeout time.Duration) (cmMsg, *replyError) {
+func awaitReply(c *conn, br *bufio.Reader, buf []byte, timeout, handshake time.Duration) (cmMsg, *replyError) {
 	// The peer's CM must answer within the CM timeout: its preamble plays
 	// the part of the IB CM's MRA ("REQ received, the application is
-	// deciding"). After it, wait as long as the application takes.
+	// deciding"). After it, wait as long as the MRA allows the
+	// application: the handshake timeout.
 	c.nc.SetReadDeadline(time.Now().Add(timeout))
 	if err := readPreamble(br); err != nil {
 		var ne net.Error
@@ -214,8 +215,9 @@ func awaitReply(c *conn, br *bufio.Reader, buf []byte, timeout time.Duration) (c
 		}
 		return cmMsg{}, &replyError{status: -int(syscall.ECONNRESET)}
 	}
-	c.nc.SetReadDeadline(time.Time{})
+	c.nc.SetReadDeadline(time.Now().Add(handshake))
 	kind, body, err := readFrame(br, buf)
+	c.nc.SetReadDeadline(time.Time{})
 	var m cmMsg
 	if err == nil {
 		if kind != kindCM {
@@ -233,6 +235,9 @@ func awaitReply(c *conn, br *bufio.Reader, buf []byte, timeout time.Duration) (c
 		return m, nil
 	case errors.Is(err, errWire):
 		return m, &replyError{status: -int(syscall.EPROTO)}
+	case isTimeout(err):
+		// The MRA's grace ran out: the IB CM's REQ retries are spent.
+		return m, &replyError{status: -int(syscall.ETIMEDOUT), timeout: true}
 	}
 	return m, &replyError{status: -int(syscall.ECONNRESET)}
 }
@@ -259,15 +264,16 @@ func (id *cmID) onReply(ctx context.Context, c *conn, m *cmMsg, p verbs.ConnPara
 	id.respRes, id.initDepth, id.rnrRetry = m.InitiatorDepth, m.ResponderResources, m.RNRRetryCount
 	id.p.dev.setPeer(m.QPN, id)
 	evType := verbs.EventEstablished
-	if q := id.qp; q != nil {
-		q.toRTR(c, m.QPN, m.PSN, p.ResponderResources, m.InitiatorDepth)
-		// librdmacm's CONNECT_RESPONSE handling keeps ib_cm's
-		// max_rd_atomic, the REP's responder resources (measured on
-		// rxe: initiator_depth 0 in rdma_connect still gives 1 here
-		// when the server accepted with responder_resources 1).
-		q.toRTS(p.RetryCount, p.RNRRetryCount, m.ResponderResources)
-		c.sendCM(&cmMsg{Type: cmRTU})
-		id.state = stEstablished
+	var onGet func() bool
+	if id.qp != nil {
+		// librdmacm does this when the application fetches the event
+		// (ucma_process_conn_resp): QP to RTR and RTS, then the RTU.
+		// Until then the peer waits for the RTU — measured on rxe: a
+		// client that waits 120 s before rdma_get_cm_event leaves the
+		// server without ESTABLISHED for those 120 s.
+		id.state = stRepRcvd
+		rep := *m
+		onGet = func() bool { return id.establishOnGet(c, &rep, p) }
 	} else {
 		// librdmacm hands CONNECT_RESPONSE to an id without a QP: the
 		// application brings its QP to RTR and RTS and then calls
@@ -280,6 +286,33 @@ func (id *cmID) onReply(ctx context.Context, c *conn, m *cmMsg, p verbs.ConnPara
 	ev.ResponderResources, ev.InitiatorDepth = m.ResponderResources, m.InitiatorDepth
 	ev.RNRRetryCount = m.RNRRetryCount
 	ev.QPNum = m.QPN
-	id.ch.post(ev)
+	id.ch.postWith(ev, onGet)
 	return true
+}
+
+// establishOnGet finishes the connection when the application fetches
+// ESTABLISHED: RTR, RTS, RTU. It reports false when the connection ended
+// first (its own event follows in the queue).
+func (id *cmID) establishOnGet(c *conn, m *cmMsg, p verbs.ConnParam) bool {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	q := id.qp
+	if id.destroyed || id.state != stRepRcvd || id.conn != c || q == nil {
+		return false
+	}
+	q.toRTR(c, m.QPN, m.PSN, p.ResponderResources, m.InitiatorDepth)
+	// librdmacm's CONNECT_RESPONSE handling keeps ib_cm's max_rd_atomic,
+	// the REP's responder resources (measured on rxe: initiator_depth 0
+	// in rdma_connect still gives 1 here when the server accepted with
+	// responder_resources 1).
+	q.toRTS(p.RetryCount, p.RNRRetryCount, m.ResponderResources)
+	c.sendCM(&cmMsg{Type: cmRTU})
+	id.state = stEstablished
+	return true
+}
+
+// isTimeout says err is a read deadline passing.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

@@ -25,7 +25,7 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 			case kindPacket:
 				var pk packet
 				if pk, err = decodePacket(body); err == nil {
-					id.p.dev.trace(&pk, false)
+					id.p.dev.trace(&pk, false, pk.DestQP)
 					c.tap.packet(&pk, pk.Payload, false)
 					// The QP that RTR bound to this connection takes it:
 					// the id's own (rdma_create_qp) or the application's.
@@ -61,6 +61,8 @@ func (id *cmID) onCM(c *conn, m *cmMsg) {
 	}
 	switch m.Type {
 	case cmRTU:
+		id.p.stopTimer(id.rtuTimer)
+		id.rtuTimer = nil
 		if id.state == stAccepted {
 			id.state = stEstablished
 			id.ch.post(id.event(verbs.EventEstablished, 0))
@@ -142,6 +144,7 @@ func (id *cmID) Accept(p verbs.ConnParam) error {
 	id.respRes, id.initDepth, id.rnrRetry = rep.ResponderResources, rep.InitiatorDepth, rep.RNRRetryCount
 	id.state = stAccepted
 	id.conn.sendCM(&rep)
+	id.rtuTimer = id.p.afterFunc(id.p.opts.HandshakeTimeout, id.rtuTimedOut)
 	if id.connDead {
 		if id.qp != nil {
 			id.qp.toErr()
@@ -150,6 +153,27 @@ func (id *cmID) Accept(p verbs.ConnParam) error {
 		id.ch.post(id.event(verbs.EventConnectError, -int(syscall.ECONNRESET)))
 	}
 	return nil
+}
+
+// rtuTimedOut: the client's CM answered the REP with MRAs but its
+// application never fetched ESTABLISHED (so no RTU came): the IB CM's REP
+// retries run out and rdma_cm posts UNREACHABLE, status -ETIMEDOUT.
+func (id *cmID) rtuTimedOut() {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	id.rtuTimer = nil
+	if id.destroyed || id.state != stAccepted {
+		return
+	}
+	if id.qp != nil {
+		id.qp.toErr()
+	}
+	id.state = stClosed
+	if id.conn != nil {
+		id.conn.abort()
+		id.conn = nil
+	}
+	id.ch.post(id.event(verbs.EventUnreachable, -int(syscall.ETIMEDOUT)))
 }
 
 // Reject is rdma_reject.

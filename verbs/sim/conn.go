@@ -14,6 +14,9 @@ import (
 type outItem struct {
 	raw []byte
 	pkt *packet
+	// srcQP is the QP that sent pkt: the trace says which QP of the
+	// device each packet belongs to (two sides may share one device).
+	srcQP uint32
 }
 
 // conn is the TCP connection of one RC connection, with its writer
@@ -223,7 +226,7 @@ func (c *conn) writeLoop() {
 				} else {
 					buf = appendSegs(buf, pk.segs)
 				}
-				c.p.dev.trace(pk, true)
+				c.p.dev.trace(pk, true, it.srcQP)
 				c.tap.packet(pk, buf[start:], true)
 			}
 			batch[i] = outItem{}

@@ -18,13 +18,25 @@ func (p *Provider) CreateEventChannel() (verbs.EventChannel, error) {
 
 func (ch *eventChannel) FD() int { return -1 }
 
-func (ch *eventChannel) post(ev verbs.CMEvent) {
+// queuedEvent is an event waiting to be fetched. onGet, if set, runs
+// when rdma_get_cm_event takes it, as librdmacm's event processing does
+// (it sends the RTU when the application fetches the CONNECT_RESPONSE);
+// false drops the event (the connection ended before it was fetched).
+type queuedEvent struct {
+	ev    verbs.CMEvent
+	onGet func() bool
+}
+
+func (ch *eventChannel) post(ev verbs.CMEvent) { ch.postWith(ev, nil) }
+
+// postWith queues ev with the action to run when it is fetched.
+func (ch *eventChannel) postWith(ev verbs.CMEvent, onGet func() bool) {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
 	if ch.destroyed {
 		return
 	}
-	ch.q = append(ch.q, ev)
+	ch.q = append(ch.q, queuedEvent{ev, onGet})
 	close(ch.sig)
 	ch.sig = make(chan struct{})
 }
@@ -38,13 +50,21 @@ func (ch *eventChannel) GetEvent(ctx context.Context) (verbs.CMEvent, error) {
 			return verbs.CMEvent{}, verbs.Errorf("rdma_get_cm_event", errEINVAL, "event channel destroyed")
 		}
 		for len(ch.q) > 0 {
-			ev := ch.q[0]
+			qe := ch.q[0]
 			ch.q = ch.q[1:]
-			if id, ok := ev.ID.(*cmID); ok && id.isDestroyed() {
+			if id, ok := qe.ev.ID.(*cmID); ok && id.isDestroyed() {
 				continue // the id went away before anyone saw the event
 			}
+			if qe.onGet != nil {
+				ch.mu.Unlock()
+				ok := qe.onGet()
+				ch.mu.Lock()
+				if !ok {
+					continue
+				}
+			}
 			ch.mu.Unlock()
-			return ev, nil
+			return qe.ev, nil
 		}
 		sig := ch.sig
 		ch.mu.Unlock()
@@ -87,7 +107,8 @@ func (ch *eventChannel) Destroy() error {
 // listener l, or of any listener when l is nil). ch.mu must be held.
 func (ch *eventChannel) unseenChildren(l *cmID) []*cmID {
 	var out []*cmID
-	for _, ev := range ch.q {
+	for _, qe := range ch.q {
+		ev := qe.ev
 		if ev.Type != verbs.EventConnectRequest {
 			continue
 		}

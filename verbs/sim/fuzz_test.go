@@ -72,7 +72,7 @@ func FuzzDecodeCM(f *testing.F) {
 }
 
 func seedPackets() [][]byte {
-	pl := bytes.Repeat([]byte{0xab}, mtu)
+	pl := bytes.Repeat([]byte{0xab}, activeMTU)
 	var out [][]byte
 	for _, p := range []packet{
 		{Opcode: verbs.OpSendOnly, AckReq: true, DestQP: 0x11, PSN: 0, Payload: []byte("RDMA_WRITE_DONE")},
@@ -102,7 +102,7 @@ func FuzzDecodePacket(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(p.Payload) > mtu {
+		if len(p.Payload) > maxMTU {
 			t.Fatal("payload above MTU")
 		}
 		again := append(appendPacketHeader(nil, &p, len(p.Payload)), p.Payload...)[frameHeaderLen:]

@@ -147,7 +147,11 @@ func TestHostileFrames(t *testing.T) {
 				wantStatus(t, pollN(t, rs.srv.cq, 1)[0], 1, verbs.WCLocLenErr)
 			}},
 		{name: "WRITE MIDDLE without a FIRST", frames: func(rs *rawServer) [][]byte {
-			return [][]byte{rs.peer.frame(rs.peer.next(packet{Opcode: verbs.OpRDMAWriteMiddle, Payload: make([]byte, mtu)}))}
+			return [][]byte{rs.peer.frame(rs.peer.next(packet{Opcode: verbs.OpRDMAWriteMiddle, Payload: make([]byte, activeMTU)}))}
+		}, want: []wantPkt{nak(verbs.SyndromeNAKInvReq, 0)}, qp: verbs.QPSErr},
+		{name: "WRITE FIRST cut at a larger path MTU than ours: invalid request before the rkey is checked (rxe's check_length)", frames: func(rs *rawServer) [][]byte {
+			return [][]byte{rs.peer.frame(rs.peer.next(packet{Opcode: verbs.OpRDMAWriteFirst, HasRETH: true,
+				RETH: verbs.RETH{VA: rs.target.Addr(), RKey: rs.target.RKey(), DMALen: 3000}, Payload: make([]byte, 2*activeMTU)}))}
 		}, want: []wantPkt{nak(verbs.SyndromeNAKInvReq, 0)}, qp: verbs.QPSErr},
 		{name: "an ACK for nothing", frames: func(rs *rawServer) [][]byte {
 			return [][]byte{rs.peer.frame(packet{Opcode: verbs.OpAcknowledge, DestQP: rs.peer.srvQPN, PSN: 0x777, HasAETH: true, AETH: verbs.AETH{Syndrome: verbs.SyndromeNAKRemAccess}})}

@@ -134,8 +134,8 @@ func peerGID(a netip.Addr) netip.Addr {
 //   - passive side from CONNECT_REQUEST on, active side from
 //     CONNECT_RESPONSE on: INIT, RTR and RTS.
 //
-// Deliberate differences from rxe: path_mtu is sim0's 4096 (rxe on a
-// 1500-byte netdev says 1024), min_rnr_timer is the simulated NIC's
+// path_mtu is sim0's active MTU, 1024, as rxe's on a 1500-byte netdev.
+// Deliberate differences from rxe: min_rnr_timer is the simulated NIC's
 // Options.MinRNRTimer (the kernel says 0, i.e. 655.36 ms) and timeout is 14
 // (rdma_cm on rxe says 19), the values sim0's rdma_create_qp QPs use.
 func (id *cmID) InitQPAttr(state verbs.QPState) (verbs.QPAttr, verbs.QPAttrMask, error) {
@@ -179,7 +179,7 @@ func (id *cmID) InitQPAttr(state verbs.QPState) (verbs.QPAttr, verbs.QPAttrMask,
 	switch state {
 	case verbs.QPSRTR:
 		a := verbs.QPAttr{
-			State: state, PathMTU: mtu, DestQPNum: id.peerQPN, RQPSN: id.peerPSN,
+			State: state, PathMTU: activeMTU, DestQPNum: id.peerQPN, RQPSN: id.peerPSN,
 			MaxDestRdAtom: id.respRes, MinRNRTimer: id.p.opts.MinRNRTimer,
 			AH: verbs.AHAttr{
 				IsGlobal: true, DGID: peerGID(id.peer.Addr()), SGIDIndex: 0, HopLimit: hopLimit, PortNum: 1,
@@ -319,8 +319,8 @@ func checkModifyValues(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
 	if mask&verbs.QPAttrPKeyIndex != 0 && attr.PKeyIndex != 0 {
 		return verbs.Errorf(fn, errEINVAL, "pkey_index %d: sim0's P_Key table has one entry (index 0)", attr.PKeyIndex)
 	}
-	if mask&verbs.QPAttrPathMTU != 0 && (verbs.MTUEnum(attr.PathMTU) == 0 || attr.PathMTU > mtu) {
-		return verbs.Errorf(fn, errEINVAL, "path_mtu %d bytes: must be an IB MTU no larger than the port's %d", attr.PathMTU, mtu)
+	if mask&verbs.QPAttrPathMTU != 0 && (verbs.MTUEnum(attr.PathMTU) == 0 || attr.PathMTU > maxMTU) {
+		return verbs.Errorf(fn, errEINVAL, "path_mtu %d bytes: must be an IB MTU no larger than the port's max_mtu %d", attr.PathMTU, maxMTU)
 	}
 	if mask&verbs.QPAttrAV != 0 {
 		if !attr.AH.IsGlobal || !attr.AH.DGID.IsValid() {

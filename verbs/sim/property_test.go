@@ -49,7 +49,7 @@ func newMemRig(t testing.TB) *memRig {
 		r.before[m] = fill
 		return m
 	}
-	r.target = reg(r.pd, 2*mtu+300, verbs.AccessLocalWrite|verbs.AccessRemoteWrite|verbs.AccessRemoteRead)
+	r.target = reg(r.pd, 2*activeMTU+300, verbs.AccessLocalWrite|verbs.AccessRemoteWrite|verbs.AccessRemoteRead)
 	r.guard = reg(r.pd, 600, verbs.AccessLocalWrite)
 	r.recv = reg(r.pd, 600, verbs.AccessLocalWrite)
 	r.foreign = reg(r.otherPD, 600, verbs.AccessLocalWrite|verbs.AccessRemoteWrite)
@@ -135,10 +135,10 @@ func (r *memRig) genPacket(rng *rand.Rand) packet {
 	n := 0
 	switch info.payload {
 	case 1:
-		n = mtu
+		n = activeMTU
 	case 2:
 		n = rng.IntN(100)
-		if pk.HasRETH && pk.RETH.DMALen <= mtu && rng.IntN(5) != 0 {
+		if pk.HasRETH && pk.RETH.DMALen <= activeMTU && rng.IntN(5) != 0 {
 			n = int(pk.RETH.DMALen) // a WRITE ONLY whose payload matches its RETH
 		}
 	}

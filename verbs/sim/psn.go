@@ -18,12 +18,12 @@ func (q *qp) inSequence(pk *packet) bool {
 	case d > 0:
 		if !q.sentSeqNAK {
 			q.sentSeqNAK = true
-			q.dev.count(cntOutOfSeqRequest)
+			q.count(cntOutOfSeqRequest)
 			q.sendAck(q.rqPSN, verbs.SyndromeNAKPSNSeqErr)
 		}
 		return false
 	case d < 0:
-		q.dev.count(cntDuplicateRequest)
+		q.count(cntDuplicateRequest)
 		if !readsRemote(pk.Opcode) {
 			// C9-105: ack again, whether or not AckReq is set.
 			q.sendAck(psnAdd(q.rqPSN, -1), verbs.SyndromeACK)
@@ -44,13 +44,13 @@ func (q *qp) onSeqNAK(w *sendWQE, psn uint32) {
 	if q.halted {
 		return
 	}
-	q.dev.count(cntRcvdSeqErr)
+	q.count(cntRcvdSeqErr)
 	w.seqTries++
 	if q.retryCnt != 7 && w.seqTries > int(q.retryCnt) {
-		q.dev.count(cntRetryExceeded)
+		q.count(cntRetryExceeded)
 		q.errorOut(w, verbs.WCRetryExcErr)
 		return
 	}
-	q.dev.count(cntCompleterRetryErr)
+	q.count(cntCompleterRetryErr)
 	q.resendFrom(psn)
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
@@ -14,7 +15,6 @@ var rnrTimerTable = [32]int{
 	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920,
 	122880, 163840, 245760, 327680, 491520,
 }
-
 
 // sendWQE is a posted send work request and its progress.
 type sendWQE struct {
@@ -63,6 +63,8 @@ type qp struct {
 	rcq    *cq
 	cap    verbs.QPCap
 	sigAll bool
+	// counters are the device's hw_counters for this QP alone.
+	counters [numCounters]atomic.Uint64
 
 	mu              sync.Mutex
 	state           verbs.QPState
@@ -154,7 +156,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 		state:  verbs.QPSInit,
 		sqPSN:  uint32(rand.N(1 << 24)),
 		minRNR: d.p.opts.MinRNRTimer,
-		port: 1, pmtu: mtu, timeout: 14, // access: see cmID.CreateQP
+		port:   1, pmtu: activeMTU, timeout: 14, // access: see cmID.CreateQP
 	}
 	if manual {
 		// ibv_create_qp: RESET, nothing set yet (rxe reports path_mtu 256).
@@ -164,6 +166,12 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	q.num = d.allocQPN(q)
 	d.p.count(func(r *verbs.ResourceCount) { r.QPs++ })
 	return q, nil
+}
+
+// count adds one to counter i, the device's and this QP's.
+func (q *qp) count(i int) {
+	q.dev.count(i)
+	q.counters[i].Add(1)
 }
 
 func (q *qp) Num() uint32        { return q.num }
@@ -291,7 +299,7 @@ func (q *qp) errorOut(w *sendWQE, status verbs.WCStatus) {
 		}
 	}
 	if status != verbs.WCSuccess {
-		q.dev.count(cntSendErr)
+		q.count(cntSendErr)
 	}
 	q.moveToErr()
 }

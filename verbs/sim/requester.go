@@ -121,7 +121,7 @@ func (q *qp) transmit(w *sendWQE, from int) {
 		return
 	}
 	if from == 0 {
-		q.dev.count(cntRDMASends)
+		q.count(cntRDMASends)
 	}
 	wr := &w.wr
 	if wr.Opcode.IsAtomic() {
@@ -129,7 +129,7 @@ func (q *qp) transmit(w *sendWQE, from int) {
 		return
 	}
 	if wr.Opcode == verbs.WRRDMARead {
-		q.conn.send(outItem{pkt: &packet{
+		q.conn.send(outItem{srcQP: q.num, pkt: &packet{
 			Opcode: verbs.OpRDMAReadRequest, AckReq: true, DestQP: q.destQPN, PSN: w.firstPSN,
 			HasRETH: true, RETH: verbs.RETH{VA: wr.RemoteAddr, RKey: wr.RKey, DMALen: uint32(w.length)},
 		}})
@@ -179,7 +179,7 @@ func (q *qp) transmit(w *sendWQE, from int) {
 		if n > 0 {
 			pk.segs, pk.segLen = sliceSegs(w.segs, off, n), n
 		}
-		q.conn.send(outItem{pkt: pk})
+		q.conn.send(outItem{srcQP: q.num, pkt: pk})
 	}
 }
 
@@ -230,7 +230,7 @@ func (q *qp) onResponse(pk *packet) {
 	case 0x00:
 		q.ackThrough(pk.PSN)
 	case 0x20: // RNR NAK
-		q.dev.count(cntRcvdRNRErr)
+		q.count(cntRcvdRNRErr)
 		q.ackThrough(psnAdd(pk.PSN, -1))
 		_, w := q.findSent(pk.PSN)
 		if w == nil || q.state != verbs.QPSRTS {
@@ -238,7 +238,7 @@ func (q *qp) onResponse(pk *packet) {
 		}
 		w.rnrTries++
 		if q.rnrRetry != 7 && w.rnrTries > int(q.rnrRetry) {
-			q.dev.count(cntRetryRNRExceeded)
+			q.count(cntRetryRNRExceeded)
 			q.errorOut(w, verbs.WCRNRRetryExcErr)
 			return
 		}
@@ -305,7 +305,7 @@ func (q *qp) onReadResponse(pk *packet) {
 	}
 	w := q.sq[0]
 	if w.wr.Opcode != verbs.WRRDMARead || psnDiff(pk.PSN, psnAdd(w.firstPSN, w.respPkts)) != 0 {
-		q.dev.count(cntDuplicateRequest)
+		q.count(cntDuplicateRequest)
 		return
 	}
 	if pk.HasAETH && pk.AETH.Syndrome&0xE0 != 0 {

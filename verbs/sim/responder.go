@@ -10,7 +10,7 @@ func (q *qp) sendAck(psn uint32, syn uint8) {
 	if q.conn == nil {
 		return
 	}
-	q.conn.send(outItem{pkt: &packet{
+	q.conn.send(outItem{srcQP: q.num, pkt: &packet{
 		Opcode: verbs.OpAcknowledge, DestQP: q.destQPN, PSN: psn,
 		HasAETH: true, AETH: verbs.AETH{Syndrome: syn, MSN: q.msn & 0xFFFFFF},
 	}})
@@ -24,7 +24,7 @@ func (q *qp) nakFatal(psn uint32, syn uint8) {
 }
 
 func (q *qp) rnrNAK(psn uint32) {
-	q.dev.count(cntSendRNRErr)
+	q.count(cntSendRNRErr)
 	q.sendAck(psn, verbs.SyndromeRNRNAKBase|q.minRNR&0x1F)
 }
 
@@ -33,6 +33,10 @@ func (q *qp) onRequest(pk *packet) {
 		return
 	}
 	if !q.inSequence(pk) {
+		return
+	}
+	if !q.lengthFits(pk) {
+		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
 		return
 	}
 	op := pk.Opcode
@@ -47,6 +51,23 @@ func (q *qp) onRequest(pk *packet) {
 	default:
 		q.onWrite(pk)
 	}
+}
+
+// lengthFits is rxe's length check (check_length, or check_rkey for a
+// WRITE in older kernels): a FIRST or MIDDLE packet carries exactly this
+// QP's path MTU, an ONLY or LAST one at most that. A peer whose path MTU
+// is larger than ours fails here: ERR_LENGTH, an invalid-request NAK.
+func (q *qp) lengthFits(pk *packet) bool {
+	info, ok := infoOf(pk.Opcode)
+	switch {
+	case !ok:
+		return true
+	case info.payload == 1:
+		return len(pk.Payload) == q.pmtu
+	case info.payload == 2:
+		return len(pk.Payload) <= q.pmtu
+	}
+	return true
 }
 
 func (q *qp) onSend(pk *packet) {
@@ -95,7 +116,7 @@ func (q *qp) onSend(pk *packet) {
 		r := q.rq[0]
 		q.rq = q.rq[1:]
 		q.msn++
-		q.dev.count(cntRDMARecvs)
+		q.count(cntRDMARecvs)
 		wc := verbs.WC{WRID: r.wrID, Status: verbs.WCSuccess, Opcode: verbs.WCRecv, ByteLen: uint32(q.rcur.off)}
 		if pk.HasImm {
 			wc.HasImm, wc.ImmData = true, pk.Imm
@@ -151,7 +172,7 @@ func (q *qp) onWrite(pk *packet) {
 	q.rqPSN = psnAdd(q.rqPSN, 1)
 	if last {
 		q.msn++
-		q.dev.count(cntRDMARecvs)
+		q.count(cntRDMARecvs)
 		total := q.rcur.off
 		q.rcur = respOp{}
 		if pk.HasImm {
@@ -185,7 +206,7 @@ func (q *qp) onRead(pk *packet) {
 		}
 	}
 	q.msn++
-	q.dev.count(cntRDMARecvs)
+	q.count(cntRDMARecvs)
 	npkts := max(1, (n+q.pmtu-1)/q.pmtu)
 	if q.conn != nil {
 		for i := range npkts {
@@ -206,7 +227,7 @@ func (q *qp) onRead(pk *packet) {
 			if k := min(q.pmtu, n-i*q.pmtu); k > 0 {
 				rp.segs, rp.segLen = sliceSegs([]memSeg{seg}, i*q.pmtu, k), k
 			}
-			q.conn.send(outItem{pkt: rp})
+			q.conn.send(outItem{srcQP: q.num, pkt: rp})
 		}
 	}
 	q.rqPSN = psnAdd(q.rqPSN, npkts)

@@ -74,8 +74,8 @@ func (q *qp) ackTimedOut(gen int) {
 		return
 	}
 	if q.retriesLeft <= 0 {
-		q.dev.count(cntRetryExceeded)
-		q.dev.count(cntCompleterRetryErr)
+		q.count(cntRetryExceeded)
+		q.count(cntCompleterRetryErr)
 		q.errorOut(q.sq[0], verbs.WCRetryExcErr)
 		return
 	}

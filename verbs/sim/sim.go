@@ -37,6 +37,14 @@ type Options struct {
 	// a REQ (default 5 s). Exceeding it gives RDMA_CM_EVENT_UNREACHABLE with
 	// status -ETIMEDOUT, as an unanswered IB CM REQ does.
 	CMTimeout time.Duration
+	// HandshakeTimeout is how long one side of the CM handshake waits for
+	// the peer's next message once the peer's CM has acknowledged the last
+	// one (the MRA): the REP after a REQ, the RTU after a REP. rdma_cm
+	// keeps such a wait alive while a person decides (rdma_accept, or
+	// fetching ESTABLISHED); exceeding it gives RDMA_CM_EVENT_UNREACHABLE
+	// with status -ETIMEDOUT. Default 17 min, what the kernel's constants
+	// give on RoCE (see defaultHandshakeTimeout).
+	HandshakeTimeout time.Duration
 	// DisconnectTimeout is how long rdma_disconnect waits for the DREP before
 	// delivering RDMA_CM_EVENT_DISCONNECTED anyway (default 1 s).
 	DisconnectTimeout time.Duration
@@ -83,6 +91,9 @@ func New(opts Options) *Provider {
 	}
 	if opts.DisconnectTimeout <= 0 {
 		opts.DisconnectTimeout = time.Second
+	}
+	if opts.HandshakeTimeout <= 0 {
+		opts.HandshakeTimeout = defaultHandshakeTimeout
 	}
 	if opts.MinRNRTimer == 0 || opts.MinRNRTimer > 31 {
 		opts.MinRNRTimer = 12
@@ -173,7 +184,15 @@ var counterNames = [numCounters]string{
 }
 
 const (
-	mtu      = 4096
+	// activeMTU is sim0's active MTU and the path MTU rdma_cm gives its
+	// QPs: what rxe reports over a 1500-byte Ethernet. rxe derives it from
+	// the netdev's MTU minus its headers (eth_mtu_int_to_enum in
+	// rxe_param.h): 1500 leaves room for 1024, not 2048.
+	activeMTU = 1024
+	// maxMTU is the largest path MTU ibv_modify_qp accepts: rxe reports
+	// max_mtu IB_MTU_4096 (RXE_PORT_MAX_MTU) whatever the netdev, and
+	// rxe_qp_chk_attr checks path_mtu against it, not the active MTU.
+	maxMTU   = 4096
 	pageSize = 4096
 )
 
@@ -261,8 +280,8 @@ func (d *device) portAttr() verbs.PortAttr {
 	return verbs.PortAttr{
 		Num:         1,
 		State:       verbs.PortActive,
-		ActiveMTU:   mtu,
-		MaxMTU:      mtu,
+		ActiveMTU:   activeMTU,
+		MaxMTU:      maxMTU,
 		LinkLayer:   "Ethernet",
 		GIDs:        []verbs.GIDEntry{{Index: 0, GID: d.gid, Type: "RoCE v2"}},
 		MaxMsgSize:  1 << 31,
@@ -312,11 +331,28 @@ func (d *device) Counters(port uint8) (map[string]uint64, error) {
 	return m, nil
 }
 
-// trace records one transport packet in the bounded ring.
-func (d *device) trace(pk *packet, outbound bool) {
+// QPCounters implements verbs.QPCounterReader: the hw_counters of one
+// QP, counted where the device counts them (a demo's two sides share the
+// device, and each has its own QP).
+func (d *device) QPCounters(qpNum uint32) (map[string]uint64, error) {
+	q := d.qpByNum(qpNum)
+	if q == nil {
+		return nil, verbs.Errorf("rdma statistic qp", errEINVAL, "QP 0x%x does not exist", qpNum)
+	}
+	m := make(map[string]uint64, numCounters)
+	for i, n := range counterNames {
+		m[n] = q.counters[i].Load()
+	}
+	return m, nil
+}
+
+// trace records one transport packet in the bounded ring; localQP is the
+// QP of this device that sent it (outbound) or that it is for (inbound).
+func (d *device) trace(pk *packet, outbound bool, localQP uint32) {
 	rec := verbs.Packet{
 		Time:       time.Now(),
 		Outbound:   outbound,
+		LocalQP:    localQP,
 		Opcode:     pk.Opcode,
 		DestQP:     pk.DestQP,
 		PSN:        pk.PSN,
@@ -343,10 +379,13 @@ func (d *device) trace(pk *packet, outbound bool) {
 		v := pk.AtomicAck
 		rec.AtomicAck = &v
 	}
+	cnt := cntRcvdPkts
 	if outbound {
-		d.count(cntSentPkts)
-	} else {
-		d.count(cntRcvdPkts)
+		cnt = cntSentPkts
+	}
+	d.count(cnt)
+	if q := d.qpByNum(localQP); q != nil {
+		q.counters[cnt].Add(1)
 	}
 	d.traceMu.Lock()
 	d.traceSeq++
@@ -382,3 +421,16 @@ func (d *device) allocQPN(q *qp) uint32 {
 		}
 	}
 }
+
+// defaultHandshakeTimeout is how long rdma_cm on RoCE keeps a handshake
+// alive while the peer's application decides, from the kernel's constants
+// (drivers/infiniband/core/cma.c and cm.c, Linux 6.1): the passive side's
+// CM answers a repeated REQ (or REP) with an MRA whose service timeout is
+// 24 (4.096 µs × 2^24, which cm.c rounds to 65.5 s), plus the packet
+// lifetime, about 67.6 s per retry; CMA_MAX_CM_RETRIES is 15. Measured
+// on Soft-RoCE (QEMU guest, Debian 6.1): in 120 s of a server not calling
+// rdma_accept, the client's CM sent the REQ 3 times and the server's CM
+// answered with MRAs, and the client got no event; the same for a REP
+// whose ESTABLISHED the client did not fetch. The full 17 min were not
+// waited out.
+const defaultHandshakeTimeout = 17 * time.Minute

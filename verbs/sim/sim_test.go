@@ -74,18 +74,18 @@ func TestOperations(t *testing.T) {
 	}{
 		{"write", verbs.WRRDMAWrite, 100, 0, false, 0, []uint8{verbs.OpRDMAWriteOnly}},
 		{"write-0", verbs.WRRDMAWrite, 0, 0, false, 0, []uint8{verbs.OpRDMAWriteOnly}},
-		{"write-multi", verbs.WRRDMAWrite, 3*mtu + 5, 0, false, 0, []uint8{verbs.OpRDMAWriteFirst, verbs.OpRDMAWriteMiddle, verbs.OpRDMAWriteMiddle, verbs.OpRDMAWriteLast}},
+		{"write-multi", verbs.WRRDMAWrite, 3*activeMTU + 5, 0, false, 0, []uint8{verbs.OpRDMAWriteFirst, verbs.OpRDMAWriteMiddle, verbs.OpRDMAWriteMiddle, verbs.OpRDMAWriteLast}},
 		{"write-imm", verbs.WRRDMAWriteWithImm, 64, 0xdeadbeef, true, verbs.WCRecvRDMAWithImm, []uint8{verbs.OpRDMAWriteOnlyWithImm}},
-		{"write-imm-multi", verbs.WRRDMAWriteWithImm, 2 * mtu, 42, true, verbs.WCRecvRDMAWithImm, []uint8{verbs.OpRDMAWriteFirst, verbs.OpRDMAWriteLastWithImm}},
-		{"send-multi", verbs.WRSend, 2*mtu + 1, 0, true, verbs.WCRecv, []uint8{verbs.OpSendFirst, verbs.OpSendMiddle, verbs.OpSendLast}},
+		{"write-imm-multi", verbs.WRRDMAWriteWithImm, 2 * activeMTU, 42, true, verbs.WCRecvRDMAWithImm, []uint8{verbs.OpRDMAWriteFirst, verbs.OpRDMAWriteLastWithImm}},
+		{"send-multi", verbs.WRSend, 2*activeMTU + 1, 0, true, verbs.WCRecv, []uint8{verbs.OpSendFirst, verbs.OpSendMiddle, verbs.OpSendLast}},
 		{"send-imm", verbs.WRSendWithImm, 10, 5, true, verbs.WCRecv, []uint8{verbs.OpSendOnlyWithImm}},
 		{"read", verbs.WRRDMARead, 100, 0, false, 0, []uint8{verbs.OpRDMAReadRequest}},
-		{"read-multi", verbs.WRRDMARead, 2*mtu + 3, 0, false, 0, []uint8{verbs.OpRDMAReadRequest}},
+		{"read-multi", verbs.WRRDMARead, 2*activeMTU + 3, 0, false, 0, []uint8{verbs.OpRDMAReadRequest}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, cli := connectPair(t, pairCfg{})
-			const size = 5 * mtu
+			const size = 5 * activeMTU
 			remote := srv.regMR(t, size, rwAccess)
 			local := cli.regMR(t, size, verbs.AccessLocalWrite)
 			data := pattern(tc.n)
@@ -277,19 +277,19 @@ func TestRNR(t *testing.T) {
 	})
 	t.Run("write with imm waits for a RECV", func(t *testing.T) {
 		srv, cli := connectPair(t, pairCfg{connect: verbs.ConnParam{RNRRetryCount: 7}})
-		local := cli.regMR(t, 3*mtu, 0)
-		remote := srv.regMR(t, 3*mtu, rwAccess)
-		must(t, local.Write(3*mtu-3, []byte("end")))
-		must(t, cli.qp.PostSend(verbs.SendWR{WRID: 1, Opcode: verbs.WRRDMAWriteWithImm, SGList: sge(local, 0, 3*mtu),
+		local := cli.regMR(t, 3*activeMTU, 0)
+		remote := srv.regMR(t, 3*activeMTU, rwAccess)
+		must(t, local.Write(3*activeMTU-3, []byte("end")))
+		must(t, cli.qp.PostSend(verbs.SendWR{WRID: 1, Opcode: verbs.WRRDMAWriteWithImm, SGList: sge(local, 0, 3*activeMTU),
 			RemoteAddr: remote.Addr(), RKey: remote.RKey(), ImmData: 77, Flags: verbs.SendSignaled}))
 		time.Sleep(10 * time.Millisecond)
 		must(t, srv.qp.PostRecv(verbs.RecvWR{WRID: 5}))
 		wantStatus(t, pollN(t, cli.cq, 1)[0], 1, verbs.WCSuccess)
 		rwc := pollN(t, srv.cq, 1)[0]
-		if rwc.Opcode != verbs.WCRecvRDMAWithImm || rwc.ImmData != 77 || rwc.ByteLen != 3*mtu {
+		if rwc.Opcode != verbs.WCRecvRDMAWithImm || rwc.ImmData != 77 || rwc.ByteLen != 3*activeMTU {
 			t.Fatalf("%+v", rwc)
 		}
-		got, _ := remote.Read(3*mtu-3, 3)
+		got, _ := remote.Read(3*activeMTU-3, 3)
 		if string(got) != "end" {
 			t.Fatalf("%q", got)
 		}
@@ -455,7 +455,7 @@ func TestPrivateData(t *testing.T) {
 		t.Fatalf("ESTABLISHED %+v", est)
 	}
 	a, _ := cli.qp.Query()
-	if a.State != verbs.QPSRTS || a.DestQPNum != srv.qp.Num() || a.RNRRetry != 3 || a.PathMTU != 4096 ||
+	if a.State != verbs.QPSRTS || a.DestQPNum != srv.qp.Num() || a.RNRRetry != 3 || a.PathMTU != 1024 ||
 		a.AccessFlags != cmAccess(1) || a.MinRNRTimer != 12 {
 		t.Fatalf("client QP %+v", a)
 	}
@@ -703,7 +703,7 @@ func TestObjects(t *testing.T) {
 	}
 	port, err := dev.QueryPort(1)
 	must(t, err)
-	if port.State != verbs.PortActive || port.ActiveMTU != 4096 || port.LinkLayer != "Ethernet" {
+	if port.State != verbs.PortActive || port.ActiveMTU != 1024 || port.MaxMTU != 4096 || port.LinkLayer != "Ethernet" {
 		t.Fatalf("%+v", port)
 	}
 	gid, err := dev.QueryGID(1, 0)

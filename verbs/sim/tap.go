@@ -238,7 +238,7 @@ func (t *tap) cmMessage(m *cmMsg, outbound bool) wire.CMMessage {
 		r := &wire.REQ{LocalCommID: commID(from), ServiceID: wire.ServiceIDForPort(dst.Port()),
 			LocalQPN: m.QPN, ResponderResources: m.ResponderResources, InitiatorDepth: m.InitiatorDepth,
 			RemoteCMResponseTimeout: 20, StartingPSN: m.PSN, LocalCMResponseTimeout: 20,
-			RetryCount: m.RetryCount, PKey: 0xffff, PathMTU: uint8(verbs.MTUEnum(mtu)), RNRRetryCount: m.RNRRetryCount,
+			RetryCount: m.RetryCount, PKey: 0xffff, PathMTU: uint8(verbs.MTUEnum(activeMTU)), RNRRetryCount: m.RNRRetryCount,
 			MaxCMRetries: 15, EndToEndFlowControl: m.FlowControl != 0,
 			PrimaryLocalGID: wire.GIDFromAddr(ipv4Of(src.Addr())), PrimaryRemoteGID: wire.GIDFromAddr(ipv4Of(dst.Addr())),
 			PrimaryHopLimit: 64, PrimaryLocalACKTimeout: 14,

@@ -405,11 +405,12 @@ func decodePacket(b []byte) (packet, error) {
 			return p, fmt.Errorf("%w: %s carries no payload", errWire, verbs.OpcodeName(p.Opcode))
 		}
 	case 1:
-		if len(pl) != mtu {
+		// One path MTU; which one is the receiving QP's to check.
+		if verbs.MTUEnum(len(pl)) == 0 {
 			return p, fmt.Errorf("%w: %s payload must be one MTU", errWire, verbs.OpcodeName(p.Opcode))
 		}
 	default:
-		if len(pl) > mtu {
+		if len(pl) > maxMTU {
 			return p, fmt.Errorf("%w: payload larger than the MTU", errWire)
 		}
 	}

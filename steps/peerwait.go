@@ -1,0 +1,128 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Waiting on the peer at human pace.
+//
+// In an interactive run the other side is driven by a person who may be
+// reading a page, so a wait on the peer has no time bound of its own: it
+// ends when the peer does its part, when the peer vanishes (the CM posts
+// DISCONNECTED, REJECTED or CONNECT_ERROR; the NIC's retries run out) or
+// when one of the protocol's own timers fires. Those timers are rdma_cm's,
+// not ours: measured on Soft-RoCE (docs/*/waiting.md), the passive side's
+// CM answers a REQ it has handed to the application with an MRA ("message
+// received, the application is deciding"), which stretches the
+// requester's timer to minutes, and the active side does the same for a
+// REP whose event the application has not fetched yet.
+//
+// --auto runs (and runs whose input is not a terminal) keep Config.Timeout
+// on every wait: nobody is there to notice a hung peer.
+
+// peerWaitBound is the time limit of a wait on the peer: none (0) in an
+// interactive run, Config.Timeout otherwise.
+func (s *Session) peerWaitBound() time.Duration {
+	if s.cfg.Interactive {
+		return 0
+	}
+	return s.cfg.Timeout
+}
+
+// boundPeerWait is ctx limited by peerWaitBound.
+func (s *Session) boundPeerWait(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := s.peerWaitBound(); d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
+// PeerWait is what the other side must do for a waiting step to end,
+// taken from the tour plan: the furthest step of the peer's tour that the
+// waiting step names in Step.After.
+type PeerWait struct {
+	// Peer is the other side's role.
+	Peer Role
+	// Index is the peer's step (into its tour); Step is that step.
+	Index int
+	Step  Step
+	// Timer says which of the protocol's timers still runs during the
+	// wait, and what it does (concept-waiting).
+	Timer Text
+}
+
+// Text says it for the screen: "on the server: press Enter until step 13,
+// Accept, handing out addr and rkey".
+func (w PeerWait) Text() Text {
+	return Text{
+		EN: fmt.Sprintf("on the %s: press Enter until step %d, %s", w.Peer, w.Index+1, w.Step.Title.EN),
+		ZH: fmt.Sprintf("在 %s 端：一直按回车，直到第 %d 步「%s」", w.Peer, w.Index+1, w.Step.Title.In("zh")),
+	}
+}
+
+// PeerTour is the tour the other side runs when it is started with the
+// same options (notify mode, track, lesson), as the tours require.
+func (s *Session) PeerTour() []Step {
+	cfg := s.cfg
+	cfg.Role = Client
+	if s.cfg.Role == Client {
+		cfg.Role = Server
+	}
+	return tourFor(cfg)
+}
+
+// WaitFor says what the peer must do for step idx of this side to end;
+// ok is false when the step does not wait on the peer (it waits on the
+// network only, or not at all).
+func (s *Session) WaitFor(idx int) (w PeerWait, ok bool) {
+	if idx < 0 || idx >= len(s.tour) || !s.tour[idx].Waits {
+		return PeerWait{}, false
+	}
+	w, ok = peerWaitIn(s.tour[idx], s.PeerTour())
+	w.Timer = handshakeTimer(s.tour[idx].ID, s.cfg.Role)
+	return w, ok
+}
+
+// handshakeTimer explains the CM's timer behind a wait inside the
+// handshake (measured on rxe; see docs concept-waiting), or says there
+// is none.
+func handshakeTimer(id string, role Role) Text {
+	switch {
+	case role == Client && (id == "get-established" || id == "get-connect-response"):
+		return Text{"No rush: the server's CM answers each repeated REQ with an MRA (\"the application is deciding\", about 67 s of grace each); only after about 17 min would rdma_cm give up with RDMA_CM_EVENT_UNREACHABLE.",
+			"不用急：server 的 CM 对每次重发的 REQ 都回一个 MRA（「应用还在考虑」，每次宽限约 67 秒）；大约 17 分钟后 rdma_cm 才会放弃，报 RDMA_CM_EVENT_UNREACHABLE。"}
+	case role == Server && id == "get-established":
+		return Text{"No rush: the RTU leaves when the client fetches its event, and until then the client's CM answers each repeated REP with an MRA; only after about 17 min would rdma_cm give up with RDMA_CM_EVENT_UNREACHABLE.",
+			"不用急：client 取走自己的事件时才发出 RTU，在那之前 client 的 CM 对每次重发的 REP 都回一个 MRA；大约 17 分钟后 rdma_cm 才会放弃，报 RDMA_CM_EVENT_UNREACHABLE。"}
+	}
+	return Text{"No timer runs here: this waits for as long as the peer is there.", "这里没有定时器：只要对端还在，就一直等下去。"}
+}
+
+// peerWaitIn finds the furthest step of peer that st names in After.
+func peerWaitIn(st Step, peer []Step) (PeerWait, bool) {
+	best := -1
+	for _, id := range st.After {
+		for i, ps := range peer {
+			if ps.ID == id && i > best {
+				best = i
+			}
+		}
+	}
+	if best < 0 {
+		return PeerWait{}, false
+	}
+	return PeerWait{Peer: peer[best].Side, Index: best, Step: peer[best]}, true
+}
+
+// WaitNote says, in one short line, why a key pressed during a wait does
+// nothing: what ends the wait (the peer w names, when the wait is on it).
+func WaitNote(w PeerWait, onPeer bool) Text {
+	if !onPeer {
+		return Text{"still waiting for the network: Enter does nothing until this step ends; q quits",
+			"仍在等待网络：这一步结束之前按回车不起作用；q 退出"}
+	}
+	return Text{fmt.Sprintf("still waiting for the %s (step %d there): Enter does nothing until then; q quits", w.Peer, w.Index+1),
+		fmt.Sprintf("仍在等待 %s（它的第 %d 步）：在那之前按回车不起作用；q 退出", w.Peer, w.Index+1)}
+}

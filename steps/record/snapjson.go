@@ -1,0 +1,149 @@
+package record
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// How a snapshot is written. steps.Snapshot is encoded by encoding/json
+// with four fields replaced (a field of the outer struct with the same JSON
+// name shadows the embedded one):
+//   - Steps is left out: the replay rebuilds it from the outcomes.
+//   - Timeline and Packets are written as deltas on the step line
+//     (stepLine.Timeline, stepLine.Packets), not in every snapshot.
+//   - Data (4 KiB and a timestamp per byte) is written as its bytes up to
+//     the last non-zero one, and the change times as runs.
+type snapJSON struct {
+	steps.Snapshot
+	Steps    *struct{} `json:"Steps,omitempty"`
+	Timeline *struct{} `json:"Timeline,omitempty"`
+	Packets  *struct{} `json:"Packets,omitempty"`
+	Data     *bufJSON  `json:"Data,omitempty"`
+}
+
+// bufJSON is a steps.BufferState: Len bytes, of which Bytes are the
+// first (the rest are zero), and the times bytes last changed.
+type bufJSON struct {
+	Len     int       `json:"len"`
+	Bytes   []byte    `json:"bytes,omitempty"`
+	Changed []runJSON `json:"changed,omitempty"`
+}
+
+// runJSON says bytes [Off, Off+N) last changed at At.
+type runJSON struct {
+	Off int       `json:"off"`
+	N   int       `json:"n"`
+	At  time.Time `json:"at"`
+}
+
+func encodeSnapshot(s steps.Snapshot) snapJSON {
+	out := snapJSON{Snapshot: s}
+	out.Snapshot.Steps, out.Snapshot.Timeline, out.Snapshot.Packets = nil, nil, nil
+	out.Snapshot.Data = steps.BufferState{}
+	if s.Data.Bytes != nil {
+		out.Data = encodeBuffer(s.Data)
+	}
+	return out
+}
+
+func encodeBuffer(b steps.BufferState) *bufJSON {
+	end := len(b.Bytes)
+	for end > 0 && b.Bytes[end-1] == 0 {
+		end--
+	}
+	out := &bufJSON{Len: len(b.Bytes), Bytes: b.Bytes[:end]}
+	for i := 0; i < len(b.ChangedAt) && i < len(b.Bytes); {
+		at := b.ChangedAt[i]
+		j := i + 1
+		for j < len(b.ChangedAt) && j < len(b.Bytes) && b.ChangedAt[j].Equal(at) {
+			j++
+		}
+		if !at.IsZero() {
+			out.Changed = append(out.Changed, runJSON{Off: i, N: j - i, At: at})
+		}
+		i = j
+	}
+	return out
+}
+
+// maxBuffer bounds a decoded buffer: the snapshot's data buffer is
+// steps.BufSize, and a corrupt length costing a few bytes in the file
+// must not make the replay allocate megabytes per line (a timestamp per
+// byte is 24 bytes).
+const maxBuffer = steps.BufSize
+
+func (b *bufJSON) decode() (steps.BufferState, error) {
+	if b.Len < 0 || b.Len > maxBuffer || len(b.Bytes) > b.Len {
+		return steps.BufferState{}, fmtErr("a buffer of %d bytes with %d bytes of data is not possible", b.Len, len(b.Bytes))
+	}
+	out := steps.BufferState{Bytes: make([]byte, b.Len), ChangedAt: make([]time.Time, b.Len)}
+	copy(out.Bytes, b.Bytes)
+	for _, r := range b.Changed {
+		if r.Off < 0 || r.N <= 0 || r.Off > b.Len-r.N {
+			return steps.BufferState{}, fmtErr("changed bytes [%d, +%d) lie outside the %d-byte buffer", r.Off, r.N, b.Len)
+		}
+		for i := r.Off; i < r.Off+r.N; i++ {
+			out.ChangedAt[i] = r.At
+		}
+	}
+	return out, nil
+}
+
+// decode turns the JSON form back into a snapshot (without Steps,
+// Timeline and Packets, which the reader fills in).
+func (s *snapJSON) decode() (steps.Snapshot, error) {
+	snap := s.Snapshot
+	if s.Data != nil {
+		d, err := s.Data.decode()
+		if err != nil {
+			return snap, err
+		}
+		snap.Data = d
+	}
+	return snap, nil
+}
+
+// outcomeJSON is a steps.Outcome without its C statements (the screen's
+// C text, Call, is kept; export-c works on live sessions only).
+type outcomeJSON struct {
+	steps.Outcome
+	C *struct{} `json:"C,omitempty"`
+}
+
+func encodeOutcome(o steps.Outcome) outcomeJSON {
+	o.C = nil
+	return outcomeJSON{Outcome: o}
+}
+
+// errorJSON is a steps.RecordedError.
+type errorJSON struct {
+	Msg      string     `json:"msg"`
+	Explain  steps.Text `json:"explain"`
+	Canceled bool       `json:"canceled,omitempty"`
+}
+
+func encodeError(err error) *errorJSON {
+	re := steps.Record(err)
+	if re == nil {
+		return nil
+	}
+	return &errorJSON{Msg: re.Msg, Explain: re.Explain, Canceled: re.Canceled}
+}
+
+func (e *errorJSON) decode() *steps.RecordedError {
+	if e == nil {
+		return nil
+	}
+	return &steps.RecordedError{Msg: e.Msg, Explain: e.Explain, Canceled: e.Canceled}
+}
+
+// marshalLine is one JSON line, newline included.
+func marshalLine(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

@@ -1,0 +1,137 @@
+package steps
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// Each side its own: a device may carry more than this side's traffic
+// (the demo runs both sides on one simulated NIC; a workshop server runs
+// every attendee on one device). The wire pane shows the packets of this
+// side's QP, seen from this side, and the counters of this QP where the
+// device counts per QP. Both are chosen from what the device reports,
+// never relabelled.
+
+// learnQP notes this side's QP number and its peer's, which outlive the
+// QP (late packets still belong to it). Called with s.mu held.
+func (s *Session) learnQP() {
+	if s.qp == nil {
+		return
+	}
+	if n := s.qp.Num(); n != s.wireQP {
+		s.wireQP, s.wireDest = n, 0
+	}
+	if s.wireDest == 0 {
+		if a, err := s.qp.Query(); err == nil {
+			s.wireDest = a.DestQPNum
+		}
+	}
+}
+
+// ownPacket says p was sent by this side's QP or is for it. A device
+// that names the local QP (the simulated NIC) decides; a capture sees
+// only the destination QP: inbound packets for our QP, outbound ones for
+// our peer's. A capture's CM MADs go to QP1 and carry no QP of ours:
+// they are kept.
+func (s *Session) ownPacket(p verbs.Packet) bool {
+	switch {
+	case p.CM != "":
+		return true
+	case s.wireQP == 0:
+		return false // no QP yet: not ours
+	case p.LocalQP != 0:
+		return p.LocalQP == s.wireQP
+	case !p.Outbound:
+		return p.DestQP == s.wireQP
+	}
+	return s.wireDest == 0 || p.DestQP == s.wireDest
+}
+
+// readCounters is this side's counters: its QP's own where the device
+// counts per QP (after the QP is destroyed, its last counts), else the
+// port's. perQP says which. Called with s.mu held.
+func (s *Session) readCounters() (c map[string]uint64, perQP bool, err error) {
+	s.learnQP()
+	if r, ok := s.dev.(verbs.QPCounterReader); ok && s.wireQP != 0 {
+		if c, err := r.QPCounters(s.wireQP); err == nil {
+			s.qpCounters = c
+			return c, true, nil
+		}
+		if s.qpCounters != nil {
+			return s.qpCounters, true, nil
+		}
+	}
+	c, err = s.dev.Counters(s.portNum())
+	return c, false, err
+}
+
+// noteWire puts on this side's timeline what its NIC did with no step of
+// its own: a peer's WRITE landing in its memory (no CPU, and no
+// completion unless it carries an immediate) and a NAK, sent or
+// received. Seen only where the packets are (the simulated NIC, a
+// capture). Called with s.mu held.
+func (s *Session) noteWire(p verbs.Packet) {
+	server, role := s.cfg.Role == Server, s.cfg.Role.String()
+	var label string
+	var detail Text
+	switch {
+	case p.CM != "":
+		return
+	case !p.Outbound && (p.Opcode == verbs.OpRDMAWriteOnly || p.Opcode == verbs.OpRDMAWriteFirst):
+		label = "RDMA WRITE"
+		detail = Text{fmt.Sprintf("%d B: the %s's NIC checks the rkey and writes them itself — no CPU, no completion on the %s", writeLen(p), role, role),
+			fmt.Sprintf("%d 字节：%s 的网卡检查 rkey 后自己写进内存 —— %s 的 CPU 不参与，也没有完成", writeLen(p), role, role)}
+	case !p.Outbound && p.Opcode == verbs.OpRDMAWriteOnlyWithImm:
+		label = "RDMA WRITE+IMM"
+		detail = Text{fmt.Sprintf("%d B: the %s's NIC writes them itself; the immediate consumes a RECV and completes it", writeLen(p), role),
+			fmt.Sprintf("%d 字节：%s 的网卡自己写进内存；立即数消耗一个 RECV 并产生完成", writeLen(p), role)}
+	case p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeRNRNAKBase:
+		label = "RNR NAK"
+		detail = Text{"no RECV posted yet: the requester waits and retries", "还没有 post RECV：请求端等一会儿再重试"}
+	case p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeNAKPSNSeqErr:
+		label = verbs.SyndromeName(p.AETH.Syndrome)
+		detail = Text{"the responder's NIC refused the request: the WR fails", "响应端网卡拒绝了这个请求：这个 WR 失败"}
+	default:
+		return
+	}
+	from := server == p.Outbound // who sent it, as the timeline draws arrows
+	e := TimelineEntry{Time: p.Time, FromServer: from, Label: label, Detail: detail.EN, DetailZH: detail.ZH, fromWire: true}
+	// In time order: the packet may be read after later entries were added.
+	i := len(s.timeline)
+	for i > 0 && s.timeline[i-1].Time.After(e.Time) {
+		i--
+	}
+	s.timeline = append(s.timeline[:i], append([]TimelineEntry{e}, s.timeline[i:]...)...)
+}
+
+// writeLen is the length a WRITE's RETH announces (the whole message).
+func writeLen(p verbs.Packet) int {
+	if p.RETH != nil {
+		return int(p.RETH.DMALen)
+	}
+	return p.PayloadLen
+}
+
+// doorbellSeen notes on the timeline that this side's CPU saw the
+// doorbell flag: on the WRITE that set it where the packets showed it
+// arrive (one message, not two), else as an entry of its own.
+func (s *Session) doorbellSeen() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dev != nil {
+		s.refreshPackets()
+	}
+	const en, zh = "the CPU sees doorbell = 1", "CPU 看到 doorbell = 1"
+	for i := len(s.timeline) - 1; i >= 0; i-- {
+		e := &s.timeline[i]
+		if e.fromWire && e.Label == "RDMA WRITE" {
+			e.Detail += "\n" + en
+			e.DetailZH += "\n" + zh
+			return
+		}
+	}
+	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: s.cfg.Role != Server,
+		Label: "RDMA WRITE", Detail: "doorbell = 1", DetailZH: "doorbell = 1"})
+}

@@ -1,0 +1,40 @@
+package tui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// --auto in the full-screen UI: the steps run one after another by
+// themselves, each left on screen for a moment so the learner sees it go
+// by (the keys still scroll, switch language and quit).
+
+// defaultAutoDelay is how long a finished step stays on screen before
+// the next one starts in an --auto run.
+const defaultAutoDelay = 700 * time.Millisecond
+
+// autoStepMsg asks for the next step of an --auto run.
+type autoStepMsg struct{}
+
+// autoNext schedules the next step of an --auto run, if there is one.
+func (m *model) autoNext() tea.Cmd {
+	if !m.auto || m.quitting || m.tourErr != nil {
+		return nil
+	}
+	if _, _, more := m.nextTurn(); !more {
+		return nil
+	}
+	return tea.Tick(m.autoDelay, func(time.Time) tea.Msg { return autoStepMsg{} })
+}
+
+// tourConfig is the configuration the tour runs with (the first
+// session's; the zero Config when the model has no session, in tests).
+func (m *model) tourConfig() steps.Config {
+	if len(m.sessions) == 0 {
+		return steps.Config{}
+	}
+	return m.sessions[0].Config()
+}

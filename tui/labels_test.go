@@ -1,0 +1,141 @@
+package tui
+
+import (
+	"context"
+	"net/netip"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/verbs/sim"
+)
+
+// TestEveryResultNameHasChinese runs every tour, track and lesson on the
+// simulated NIC and checks that the name of every result a call shows is
+// either a C name (kept, as the glossary keeps them) or has Chinese.
+func TestEveryResultNameHasChinese(t *testing.T) {
+	type run struct {
+		notify steps.Notify
+		track  steps.Track
+		lesson string
+	}
+	var runs []run
+	for _, n := range []steps.Notify{steps.NotifySend, steps.NotifyDoorbell, steps.NotifyImm} {
+		runs = append(runs, run{n, steps.TrackCM, ""}, run{n, steps.TrackManual, ""})
+	}
+	for _, l := range steps.Lessons() {
+		runs = append(runs, run{l.Notify, steps.TrackCM, l.Name})
+	}
+	names := map[string]bool{}
+	for _, r := range runs {
+		for _, n := range resultNamesOf(t, r.notify, r.track, r.lesson) {
+			names[n] = true
+		}
+	}
+	var missing []string
+	for n := range names {
+		if _, ok := resultNamesZH[n]; !ok && !isCName(n) {
+			missing = append(missing, n)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("result names with no Chinese (add them to resultNamesZH): %q", missing)
+	}
+	if len(names) < 10 {
+		t.Errorf("only %d result names seen: the tours did not run", len(names))
+	}
+}
+
+// resultNamesOf runs one demo on one simulated NIC and returns the names
+// of every result its steps showed.
+func resultNamesOf(t *testing.T, n steps.Notify, track steps.Track, lesson string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nic := sim.New(sim.Options{})
+	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Notify: n, Track: track, Lesson: lesson, Provider: nic,
+		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var out []string
+	collect := func(o steps.Outcome) {
+		for _, kv := range o.Results {
+			out = append(out, kv.Name)
+		}
+	}
+	for _, st := range srv.Steps() {
+		o, err := srv.RunNext(ctx)
+		collect(o)
+		if err != nil {
+			t.Fatalf("%s/%s server %s: %v", n, lesson, st.ID, err)
+		}
+		if strings.HasPrefix(st.ID, "listen") {
+			break
+		}
+	}
+	addr, err := netip.ParseAddrPort(srv.Snapshot().CMID.Local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Track: track, Lesson: lesson, Provider: nic,
+		Server: addr, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	sides := map[steps.Role]*steps.Session{steps.Server: srv, steps.Client: cli}
+	for _, turn := range steps.DemoPlan(srv.Steps(), cli.Steps()) {
+		s := sides[turn.Side]
+		if s.Next() > turn.Index {
+			continue
+		}
+		o, err := s.RunNext(ctx)
+		collect(o)
+		if err != nil {
+			break // a failure ends the tour; its results are collected
+		}
+	}
+	return out
+}
+
+// TestChineseLabelsOnScreen: in zh mode the screen's own words are
+// Chinese, the result names included; in both mode a title that is the
+// same in both languages shows once.
+func TestChineseLabelsOnScreen(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangZH, 160, 50, "NO_COLOR=1")
+	for range 4 { // up to listen
+		press(t, m, "enter")
+	}
+	sc := ansi.Strip(m.render())
+	for _, want := range []string{"监听地址 = ", "模拟网卡（sim0）"} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("zh: no %q on screen:\n%s", want, sc)
+		}
+	}
+	for _, bad := range []string{"listening on =", "SIMULATED NIC"} {
+		if strings.Contains(sc, bad) {
+			t.Errorf("zh: English %q on screen:\n%s", bad, sc)
+		}
+	}
+	press(t, m, "l") // both
+	if sc := ansi.Strip(m.render()); strings.Contains(sc, "CM id CM id") || strings.Contains(sc, "PD 保护域 PD") {
+		t.Errorf("both: a title twice:\n%s", sc)
+	}
+	m.lang = steps.LangZH
+	for _, c := range []struct{ why, want string }{
+		{"chosen with --backend sim", "由 --backend sim 指定"},
+		{"no real RDMA for 10.0.0.1: no device", "10.0.0.1 没有可用的真实 RDMA，改用模拟网卡：no device"},
+	} {
+		if got := m.backendWhy(c.why); got != c.want {
+			t.Errorf("backendWhy(%q) = %q, want %q", c.why, got, c.want)
+		}
+	}
+}
