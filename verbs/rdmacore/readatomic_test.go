@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net/netip"
 	"syscall"
 	"testing"
@@ -172,33 +173,41 @@ func TestReadAtomicErrors(t *testing.T) {
 func TestQPAccessAtInit(t *testing.T) {
 	p := open(t)
 	addr := rdmaAddr(t, p)
-	ch := must(p.CreateEventChannel())(t)
-	defer ch.Destroy()
-	id := must(ch.CreateID(verbs.PSTCP))(t)
-	noErr(t, id.ResolveAddr(netip.AddrPort{}, netip.AddrPortFrom(addr, port()), 5*time.Second))
-	event(t, ch, verbs.EventAddrResolved)
-	var s side
-	s.id = id
-	s.build(t, verbs.AccessLocalWrite)
-	defer s.teardown(t) // QP, MRs, CQ, PD and the id
-	a := must(s.qp.Query())(t)
-	t.Logf("FACT after rdma_create_qp: state %s qp_access_flags %s (0x%x) max_rd_atomic %d max_dest_rd_atomic %d", a.State, a.AccessFlags, uint32(a.AccessFlags), a.MaxRdAtomic, a.MaxDestRdAtom)
-	if a.State != verbs.QPSInit || a.AccessFlags != 0 {
-		t.Errorf("state %s access %s, want INIT and 0", a.State, a.AccessFlags)
-	}
+	// The client's QP, before rdma_connect; its own subtest, so that it is
+	// gone before the pairs below check that nothing is left.
+	t.Run("client", func(t *testing.T) {
+		ch := must(p.CreateEventChannel())(t)
+		defer ch.Destroy()
+		id := must(ch.CreateID(verbs.PSTCP))(t)
+		noErr(t, id.ResolveAddr(netip.AddrPort{}, netip.AddrPortFrom(addr, port()), 5*time.Second))
+		event(t, ch, verbs.EventAddrResolved)
+		var s side
+		s.id = id
+		s.build(t, verbs.AccessLocalWrite)
+		defer s.teardown(t) // QP, MRs, CQ, PD and the id
+		a := must(s.qp.Query())(t)
+		t.Logf("FACT after rdma_create_qp: state %s qp_access_flags %s (0x%x) max_rd_atomic %d max_dest_rd_atomic %d", a.State, a.AccessFlags, uint32(a.AccessFlags), a.MaxRdAtomic, a.MaxDestRdAtom)
+		if a.State != verbs.QPSInit || a.AccessFlags != 0 {
+			t.Errorf("state %s access %s, want INIT and 0", a.State, a.AccessFlags)
+		}
+	})
 	// The server's QP, made on the connection request's id: ib_cm grants
 	// by the REQ's initiator depth.
 	for _, depth := range []uint8{0, 1} {
-		o := defaults()
-		o.cliInitDepth = depth
-		pr := connect(t, p, addr, o)
-		want := verbs.AccessRemoteWrite
-		if depth > 0 {
-			want = qpRemoteAll
-		}
-		t.Logf("FACT server QP after rdma_create_qp (REQ initiator_depth %d): qp_access_flags %s", depth, pr.srvInitAccess)
-		if pr.srvInitAccess != want {
-			t.Errorf("initiator_depth %d: server INIT access %s, want %s", depth, pr.srvInitAccess, want)
-		}
+		// One pair per subtest: each pair's cleanup checks that nothing
+		// is left alive.
+		t.Run(fmt.Sprintf("initiator_depth=%d", depth), func(t *testing.T) {
+			o := defaults()
+			o.cliInitDepth = depth
+			pr := connect(t, p, addr, o)
+			want := verbs.AccessRemoteWrite
+			if depth > 0 {
+				want = qpRemoteAll
+			}
+			t.Logf("FACT server QP after rdma_create_qp (REQ initiator_depth %d): qp_access_flags %s", depth, pr.srvInitAccess)
+			if pr.srvInitAccess != want {
+				t.Errorf("initiator_depth %d: server INIT access %s, want %s", depth, pr.srvInitAccess, want)
+			}
+		})
 	}
 }
