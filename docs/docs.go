@@ -118,6 +118,8 @@ func Concepts() []string {
 		"concept-waiting",
 		"concept-transports",
 		"concept-wire",
+		"concept-ud",
+		"concept-workshop",
 	}
 }
 

@@ -5,7 +5,10 @@
 #   - the steps tours that run on real verbs (the manual QP track),
 #   - the built rdmatour binary as server and client processes (all notify
 #     modes), and interoperability with the seed C program and with the
-#     programs `rdmatour export-c` writes, both ways.
+#     programs `rdmatour export-c` writes, both ways,
+#   - the workshop server (TestRealWorkshop*: rdmatour clients, a simulated-
+#     NIC client, the seed's C client and a bad-rkey lesson in one room) and
+#     the one-client server turning a second client away.
 # Everything is built here first: compiling under TCG would be slow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +32,9 @@ for tour in read atomic; do   # the other tours' programs (--tour)
 		gcc -std=c99 -Wall -Werror -o "$out/exported-$tour-$side" "$out/exported-$tour-$side.c" -libverbs -lrdmacm
 	done
 done
+# The ud tour's exported server (TestRealUDExportedServer).
+"$out/rdmatour" export-c server --tour ud -o "$out/exported-ud-server.c"
+gcc -std=c99 -Wall -Werror -o "$out/exported-ud-server" "$out/exported-ud-server.c" -libverbs -lrdmacm
 for notify in send doorbell imm; do
 	"$out/rdmatour" export-c client --notify "$notify" -o "$out/exported-client-$notify.c"
 	gcc -std=c99 -Wall -Werror -o "$out/exported-client-$notify" "$out/exported-client-$notify.c" -libverbs -lrdmacm

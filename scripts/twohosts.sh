@@ -33,6 +33,7 @@ cases=(
 	"doorbell-ordering --lesson doorbell-ordering"
 	"manual --track manual"
 	"large-write --notify send | --message-size 3000"   # FIRST/MIDDLE/LAST at the 1024-byte path MTU
+	"ud --tour ud"   # SIDR_REQ/SIDR_REP, then UD SEND_ONLY datagrams with a DETH
 	"tui --notify send"   # the client's full-screen UI in tmux (TestTwoHostsTUI)
 )
 # RDMATOUR_TWOHOSTS_CASES="send large-write" runs only the cases named.

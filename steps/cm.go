@@ -76,7 +76,9 @@ func stepListen(_ context.Context, s *Session) (Outcome, error) {
 	if err := s.listener.Listen(1); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}
-	s.set(func() {})
+	// From here a second client may knock: the gate turns it away at
+	// once while this tour serves the first (room_gate.go).
+	s.startGate()
 	return withC(Outcome{
 		Results: []KV{{"listening on", s.listener.LocalAddr().String()}},
 		Note:    Text{"Now start the client.", "现在可以启动 client 了。"}}, call.Returned("0"),
@@ -91,7 +93,7 @@ func (s *Session) waitEvent(ctx context.Context, want verbs.CMEventType, timeout
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	ev, err := s.ec.GetEvent(ctx)
+	ev, err := s.getEvent(ctx)
 	if err != nil {
 		return ev, fmt.Errorf("rdma_get_cm_event waiting for %s: %w", want, err)
 	}
@@ -116,6 +118,18 @@ func (e *CMEventError) Error() string {
 		return fmt.Sprintf("got %s (status %d)", e.Got, e.Status)
 	}
 	return fmt.Sprintf("got %s (status %d), expected %s", e.Got, e.Status, e.Want)
+}
+
+// ErrorIn is Error in lang ("en" or "zh"): ExplainIn shows it inside a
+// learner's explanation. Event names stay as librdmacm spells them.
+func (e *CMEventError) ErrorIn(lang string) string {
+	if lang != "zh" {
+		return e.Error()
+	}
+	if e.Want < 0 {
+		return fmt.Sprintf("收到 %s（status %d）", e.Got, e.Status)
+	}
+	return fmt.Sprintf("收到 %s（status %d），预期是 %s", e.Got, e.Status, e.Want)
 }
 
 func stepGetConnectRequest(ctx context.Context, s *Session) (Outcome, error) {
@@ -276,7 +290,7 @@ func (s *Session) checkPeerGone(ctx context.Context) error {
 func (s *Session) checkPeerGoneWithin(ctx context.Context, d time.Duration) error {
 	pctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	ev, err := s.ec.GetEvent(pctx)
+	ev, err := s.getEvent(pctx)
 	if err != nil {
 		return nil // nothing pending
 	}
@@ -328,7 +342,7 @@ func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {
 	var events []c.Stmt
 	if s.ec != nil && s.disconnected && !s.peerHungUp() {
 		pctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-		if ev, err := s.ec.GetEvent(pctx); err == nil {
+		if ev, err := s.getEvent(pctx); err == nil {
 			s.setEvent(ev)
 			if ev.Type == verbs.EventDisconnected {
 				s.got("DREP", "")

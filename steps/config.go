@@ -53,8 +53,8 @@ type Config struct {
 	// RNRRetry is rnr_retry_count for rdma_connect and rdma_accept (0..7,
 	// 7 = forever). The seed leaves it 0.
 	RNRRetry uint8
-	// Tour is which operation the tour teaches (--tour; the zero value is
-	// the seed's WRITE tour).
+	// Tour is which tour runs (--tour; the zero value is the seed's WRITE
+	// tour): WRITE, READ, atomics, or UD (tour_ud.go).
 	Tour TourKind
 	// Recorder, when set, is told every finished step and the teardown
 	// (--record); see history.go.
@@ -71,13 +71,30 @@ const DefaultTimeout = 30 * time.Second
 // ConfigError is a Config that cannot run, with a learner-level reason
 // (naming the command-line flag when there is one). The CLI reports it as
 // a usage error.
-type ConfigError struct{ Reason string }
+type ConfigError struct {
+	Reason string
+	// ReasonZH is Reason in Chinese ("" where there is none: a reason
+	// from elsewhere, such as an unknown lesson's list of names).
+	ReasonZH string
+}
 
 func (e *ConfigError) Error() string { return e.Reason }
+
+// In is the reason in lang ("en" or "zh"), English where there is no
+// Chinese.
+func (e *ConfigError) In(lang string) string {
+	if lang == "zh" && e.ReasonZH != "" {
+		return e.ReasonZH
+	}
+	return e.Reason
+}
 
 func configErrorf(format string, args ...any) error {
 	return &ConfigError{Reason: fmt.Sprintf(format, args...)}
 }
+
+// configError is a ConfigError in both languages.
+func configError(en, zh string) error { return &ConfigError{Reason: en, ReasonZH: zh} }
 
 // Validate checks every value a learner chooses. NewSession calls it, and
 // the CLI calls it before opening any backend, so both refuse the same
@@ -93,22 +110,29 @@ func (c Config) Validate() error {
 		return configErrorf("unknown track %d: use cm or manual", int(c.Track))
 	}
 	if c.Role == Client && (!c.Server.IsValid() || c.Server.Port() == 0) {
-		return configErrorf("the client needs the server's address and a port 1-65535")
+		return configError("the client needs the server's address and a port 1-65535", "client 需要 server 的地址和一个 1-65535 的端口")
 	}
 	if len(c.Message)+1 > BufSize {
-		return configErrorf("--message is %d bytes; at most %d fit the %d-byte buffer with its NUL", len(c.Message), BufSize-1, BufSize)
+		return configError(fmt.Sprintf("--message is %d bytes; at most %d fit the %d-byte buffer with its NUL", len(c.Message), BufSize-1, BufSize),
+			fmt.Sprintf("--message 有 %d 字节；%d 字节的 buffer 加上结尾的 NUL，最多放得下 %d 字节", len(c.Message), BufSize, BufSize-1))
 	}
 	if err := c.checkMessageSize(); err != nil {
 		return err
 	}
 	if c.Timeout < 0 {
-		return configErrorf("--timeout %v: must be positive (how long a wait on the peer may take, e.g. 30s)", c.Timeout)
+		return configError(fmt.Sprintf("--timeout %v: must be positive (how long a wait on the peer may take, e.g. 30s)", c.Timeout),
+			fmt.Sprintf("--timeout %v：必须为正数（等待对端最多多久，例如 30s）", c.Timeout))
 	}
 	if c.AcceptTimeout < 0 {
-		return configErrorf("--wait-client %v: must not be negative (how long to wait for a client, e.g. 5m; 0 waits forever)", c.AcceptTimeout)
+		return configError(fmt.Sprintf("--wait-client %v: must not be negative (how long to wait for a client, e.g. 5m; 0 waits forever)", c.AcceptTimeout),
+			fmt.Sprintf("--wait-client %v：不能为负数（等 client 多久，例如 5m；0 表示一直等）", c.AcceptTimeout))
 	}
 	if c.RNRRetry > MaxRNRRetry {
-		return configErrorf("--rnr-retry %d is out of range: 0..%d (%d = retry forever)", c.RNRRetry, MaxRNRRetry, MaxRNRRetry)
+		return configError(fmt.Sprintf("--rnr-retry %d is out of range: 0..%d (%d = retry forever)", c.RNRRetry, MaxRNRRetry, MaxRNRRetry),
+			fmt.Sprintf("--rnr-retry %d 超出范围：0..%d（%d 表示无限重试）", c.RNRRetry, MaxRNRRetry, MaxRNRRetry))
+	}
+	if err := c.validateUD(); err != nil {
+		return err
 	}
 	if err := c.validateTour(); err != nil {
 		return err
@@ -118,7 +142,8 @@ func (c Config) Validate() error {
 			return &ConfigError{Reason: err.Error()}
 		}
 		if c.Track == TrackManual {
-			return configErrorf("--track manual and --lesson %s cannot be combined: the lessons run on the rdma_cm track", c.Lesson)
+			return configError(fmt.Sprintf("--track manual and --lesson %s cannot be combined: the lessons run on the rdma_cm track", c.Lesson),
+				fmt.Sprintf("--track manual 不能和 --lesson %s 一起用：课程都在 rdma_cm 路线上运行", c.Lesson))
 		}
 	}
 	return nil
@@ -132,9 +157,9 @@ func (c Config) validateTour() error {
 		return nil
 	case TourRead, TourAtomic:
 	case TourUD:
-		return configErrorf("--tour %s is not available yet: use --tour write, read or atomic", c.Tour)
+		return nil // validateUD has checked it
 	default:
-		return configErrorf("unknown tour %d: use write, read or atomic", int(c.Tour))
+		return configErrorf("unknown tour %d: use write, read, atomic or ud", int(c.Tour))
 	}
 	if l, err := LessonByName(c.Lesson); c.Lesson != "" && err == nil && l.Tour != c.Tour {
 		return configErrorf("--tour %s and --lesson %s cannot be combined: that lesson runs on the %s tour (leave --tour out)", c.Tour, c.Lesson, l.Tour)
@@ -156,9 +181,11 @@ func (c Config) checkMessageSize() error {
 	case c.MessageSize == 0:
 		return nil
 	case c.MessageSize < 0 || c.MessageSize > BufSize:
-		return configErrorf("--message-size %d is out of range: the bytes to WRITE, NUL included, at most %d (the data buffer's size)", c.MessageSize, BufSize)
+		return configError(fmt.Sprintf("--message-size %d is out of range: the bytes to WRITE, NUL included, at most %d (the data buffer's size)", c.MessageSize, BufSize),
+			fmt.Sprintf("--message-size %d 超出范围：WRITE 的字节数（含 NUL）最多 %d（data buffer 的大小）", c.MessageSize, BufSize))
 	case c.MessageSize < len(msg)+1:
-		return configErrorf("--message-size %d is smaller than the message (%d bytes with its NUL): give at least %d, or a shorter --message", c.MessageSize, len(msg)+1, len(msg)+1)
+		return configError(fmt.Sprintf("--message-size %d is smaller than the message (%d bytes with its NUL): give at least %d, or a shorter --message", c.MessageSize, len(msg)+1, len(msg)+1),
+			fmt.Sprintf("--message-size %d 比消息还短（消息含 NUL 共 %d 字节）：至少给 %d，或者缩短 --message", c.MessageSize, len(msg)+1, len(msg)+1))
 	}
 	return nil
 }

@@ -51,6 +51,9 @@ struct ibv_device_attr dev_attr; /* the atomic tour */
 uint64_t old, old2;             /* the atomic tour: values the atomics found */
 struct addrinfo *addr, *dst, *src;
 const char *port;
+struct ibv_ah *ah;
+struct ibv_ah_attr ah_attr;
+uint32_t remote_qpn, remote_qkey;
 `
 
 // withC returns o showing stmts: o.C keeps them for export-c, o.Call is

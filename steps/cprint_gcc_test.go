@@ -46,6 +46,7 @@ func exportCases() []exportCase {
 		cases = append(cases, exportCase{"tour/" + tour.String(), ExportOptions{Tour: tour}})
 	}
 	cases = append(cases, exportCase{"cm/send/message-size", ExportOptions{Notify: NotifySend, MessageSize: 3000}})
+	cases = append(cases, exportCase{"ud", ExportOptions{Tour: TourUD}})
 	return cases
 }
 

@@ -53,8 +53,7 @@ func unexpectedEvent(ev verbs.CMEvent, want verbs.CMEventType, cfg Config) error
 	switch ev.Type {
 	case verbs.EventRejected:
 		if ev.Status == cmRejConsumerDefined {
-			return problem(err, Text{"the server rejected the connection", "server 拒绝了连接"},
-				Text{"look at the server's screen for why", "看 server 端屏幕上的原因"})
+			return rejectedBecause(err, ev.PrivateData)
 		}
 		// cmRejInvalidServiceID, or a REJ from a peer that is not rdma_cm.
 		return problem(err, Text{"nothing is listening at " + peer, peer + " 上没有程序在监听"},

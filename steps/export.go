@@ -19,10 +19,10 @@ type ExportOptions struct {
 	Lesson string
 	// Message is what the client writes ("" = DefaultMessage).
 	Message string
-	// Tour is which tour (the zero value: write).
-	Tour TourKind
 	// MessageSize pads the message to this many bytes (Config.MessageSize).
 	MessageSize int
+	// Tour is which tour (Config.Tour).
+	Tour TourKind
 }
 
 // ExportC writes the chosen tour as one complete C program: the
@@ -63,8 +63,8 @@ func comment(s string) string { return strings.ReplaceAll(s, "*/", "* /") }
 // errors are part of it.
 func runForExport(ctx context.Context, o ExportOptions, serverNIC, clientNIC verbs.Provider) (map[Role]*Session, error) {
 	const timeout = 10 * time.Second
-	srv, err := NewSession(Config{Role: Server, Notify: o.Notify, Track: o.Track, Lesson: o.Lesson, Provider: serverNIC,
-		Bind: netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), 0), Timeout: timeout, Tour: o.Tour})
+	srv, err := NewSession(Config{Role: Server, Notify: o.Notify, Track: o.Track, Lesson: o.Lesson, Tour: o.Tour, Provider: serverNIC,
+		Bind: netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), 0), Timeout: timeout})
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +78,8 @@ func runForExport(ctx context.Context, o ExportOptions, serverNIC, clientNIC ver
 			break
 		}
 	}
-	cli, err := NewSession(Config{Role: Client, Notify: o.Notify, Track: o.Track, Lesson: o.Lesson, Provider: clientNIC,
-		Server: srv.listener.LocalAddr(), Message: o.Message, MessageSize: o.MessageSize, Timeout: timeout, Tour: o.Tour})
+	cli, err := NewSession(Config{Role: Client, Notify: o.Notify, Track: o.Track, Lesson: o.Lesson, Tour: o.Tour, Provider: clientNIC,
+		Server: srv.listener.LocalAddr(), Message: o.Message, MessageSize: o.MessageSize, Timeout: timeout})
 	if err != nil {
 		return nil, err
 	}

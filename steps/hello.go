@@ -101,6 +101,19 @@ func (h Hello) Describe() Text {
 	return Text{"lesson " + h.Lesson + tour, "课程 " + h.Lesson + tour}
 }
 
+// Flags names what the hello's sender runs as the command-line flags that
+// start it ("--lesson bad-rkey", "--tour write"): identifiers, the same
+// in every language.
+func (h Hello) Flags() string {
+	if h.Lesson == "" {
+		return "--tour " + h.Tour.String()
+	}
+	if h.Tour != TourWrite {
+		return "--tour " + h.Tour.String() + " --lesson " + h.Lesson
+	}
+	return "--lesson " + h.Lesson
+}
+
 // HelloError is a hello that carries the magic but cannot be read.
 type HelloError struct{ Reason string }
 

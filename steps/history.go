@@ -19,7 +19,8 @@ import (
 // Nothing reachable from a history snapshot is ever written again.
 
 // Recorder is told every finished step and the teardown, in order, from
-// the goroutine that ran them (--record). It must not block for long and
+// the goroutine that ran them (--record; in a linked demo a step is told
+// when the next step of either side starts, from that goroutine). It must not block for long and
 // must not call back into the Session; it keeps its own errors (a full
 // disk must not end a tour) for its owner to report.
 type Recorder interface {
@@ -41,6 +42,9 @@ type StepRecord struct {
 	Err error
 	// Snapshot is the state right after the step.
 	Snapshot Snapshot
+	// Peer is the other side's state right after the step, in a linked
+	// demo (LinkDemo); nil otherwise.
+	Peer *Snapshot
 }
 
 // StepSnapshot returns the state as it was right after step i finished;
@@ -69,12 +73,21 @@ func (s *Session) keepSnapshot(idx int) {
 
 // recordStep tells the recorder of step idx. RunNext defers it: it runs
 // with runMu held and mu free.
+//
+// In a linked demo the step is only pending: its line is written, with
+// the peer's state, when it is sealed (demohistory.go).
 func (s *Session) recordStep(idx int, out Outcome, err error) {
-	if s.cfg.Recorder == nil {
+	_, link := s.linked()
+	if s.cfg.Recorder == nil && link == nil {
 		return
 	}
 	snap, _ := s.StepSnapshot(idx)
-	s.cfg.Recorder.Step(StepRecord{Index: idx, ID: s.tour[idx].ID, Outcome: out, Err: err, Snapshot: snap})
+	rec := StepRecord{Index: idx, ID: s.tour[idx].ID, Outcome: out, Err: err, Snapshot: snap}
+	if link != nil {
+		link.finished(s, rec)
+		return
+	}
+	s.cfg.Recorder.Step(rec)
 }
 
 // recordEnd tells the recorder of the teardown, on the first Close (the

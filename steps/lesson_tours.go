@@ -84,6 +84,9 @@ func applyNoRemoteAtomic(cfg Config, tour []Step) []Step {
 // baseTour is the tour of kind for role before any lesson: the base a
 // lesson changes.
 func baseTour(role Role, n Notify, kind TourKind) []Step {
+	if kind == TourUD {
+		return udTour(role)
+	}
 	tour := serverTour()
 	if role == Client {
 		tour = clientTour(n)

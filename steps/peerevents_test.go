@@ -39,7 +39,7 @@ func TestExplainEventFromEachSide(t *testing.T) {
 			[]string{"the client went away during the handshake (RDMA_CM_EVENT_DISCONNECTED, status 0)"}, []string{"invalid"}},
 		{"client: the server reset the handshake", cliCfg, cliCfg.Server,
 			verbs.CMEvent{Type: verbs.EventConnectError, Status: -104}, verbs.EventEstablished,
-			[]string{"the server at 10.0.0.1:7471 went away during the handshake (RDMA_CM_EVENT_CONNECT_ERROR, status -104: connection reset by peer). the server took the connect request"}, []string{"did not answer"}},
+			[]string{"the server at 10.0.0.1:7471 went away during the handshake (RDMA_CM_EVENT_CONNECT_ERROR, status -104: connection reset by peer). The server took the connect request"}, []string{"did not answer"}},
 		{"client: a real reject stays a reject", cliCfg, cliCfg.Server,
 			verbs.CMEvent{Type: verbs.EventRejected, Status: 28}, verbs.EventEstablished,
 			[]string{"the server rejected the connection"}, []string{"went away"}},

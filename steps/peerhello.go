@@ -32,7 +32,7 @@ func (s *Session) myHello() []byte {
 	return b
 }
 
-// tourKind is the tour this side runs; lessons run on the write tour.
+// tourKind is the tour this side runs (--tour; lessons run on write).
 func (s *Session) tourKind() TourKind { return s.cfg.Tour }
 
 // learnPeerTour records the peer's hello from p (the REQ private data, or
@@ -48,15 +48,17 @@ func (s *Session) learnPeerTour(p []byte) (KV, Text) {
 		pt.Hello = HelloFor(TourWrite, "")
 	}
 	s.set(func() { s.peerTour = pt })
-	kv := KV{"peer runs", pt.Hello.Describe().EN}
-	if !found {
-		kv.Value += " (no hello: the seed program or an older rdmatour)"
-	}
-	if pt.Bad != "" {
-		kv.Value += " (unreadable hello: " + pt.Bad + ")"
-	}
+	kv := KV{"peer runs", pt.Hello.Flags()}
 	note := s.mismatchNote(pt)
-	if note.EN != "" && s.cfg.Lesson == "" && pt.Hello.Lesson != "" {
+	switch {
+	case pt.Bad != "":
+		note = joinNotes(Text{"The peer's hello could not be read (" + pt.Bad + "): taken as the plain tour.",
+			"对端的 hello 读不懂（" + pt.Bad + "）：按普通导览处理。"}, note)
+	case !found && note.EN == "":
+		note = Text{"The peer sent no hello: the seed program or an older rdmatour, running the plain tour.",
+			"对端没有发 hello：是 seed 程序或旧版 rdmatour，跑的是普通导览。"}
+	}
+	if s.mismatchNote(pt).EN != "" && s.cfg.Lesson == "" && pt.Hello.Lesson != "" {
 		s.adoptPeerExpectations(pt.Hello.Lesson)
 	}
 	return kv, note
@@ -193,7 +195,7 @@ func (s *Session) withMismatch(err error, expected bool) error {
 
 // helloSentKV is the results row for the hello this side sent.
 func (s *Session) helloSentKV() KV {
-	return KV{"hello sent", fmt.Sprintf("% x (%s)", s.myHello(), HelloFor(s.tourKind(), s.cfg.Lesson).Describe().EN)}
+	return KV{"hello sent", fmt.Sprintf("% x (%s)", s.myHello(), HelloFor(s.tourKind(), s.cfg.Lesson).Flags())}
 }
 
 // helloNote says what the hello bytes are, next to C that does not send

@@ -41,16 +41,16 @@ func TestLearnPeerTour(t *testing.T) {
 		wantNote   string // "" = no note
 		wantAdopts bool   // this plain side now expects the peer lesson's errors
 	}{
-		{"same lesson", Server, "bad-rkey", hello("bad-rkey"), "lesson bad-rkey", "", false},
-		{"both plain", Client, "", hello(""), "the plain tour", "", false},
-		{"seed client, plain server", Server, "", make([]byte, 56), "no hello", "", false},
-		{"seed client, lesson server", Server, "no-recv", nil, "no hello", "only this side's half of lesson no-recv", false},
-		{"broken hello", Server, "", []byte("rdmT\x01\x07\x00"), "unreadable hello", "", false},
-		{"client lesson, plain server", Server, "", hello("bad-rkey"), "lesson bad-rkey", "The client's mistake will reach this side too", true},
-		{"server lesson whose mistake is the client's", Server, "", hello("post-before-connect"), "lesson post-before-connect", "The client's mistake stays on its side", false},
-		{"plain client, server lesson", Client, "", hello("no-remote-write"), "lesson no-remote-write", "Mismatch: the server runs lesson no-remote-write, this side runs the plain tour.", true},
-		{"lesson's mistake not made", Client, "no-recv", hello(""), "the plain tour", "the error this side expects will not happen", false},
-		{"two lessons", Client, "bad-rkey", hello("no-recv"), "lesson no-recv", "Each side makes its own lesson's mistake", false},
+		{"same lesson", Server, "bad-rkey", hello("bad-rkey"), "--lesson bad-rkey", "", false},
+		{"both plain", Client, "", hello(""), "--tour write", "", false},
+		{"seed client, plain server", Server, "", make([]byte, 56), "--tour write", "sent no hello", false},
+		{"seed client, lesson server", Server, "no-recv", nil, "--tour write", "only this side's half of lesson no-recv", false},
+		{"broken hello", Server, "", []byte("rdmT\x01\x07\x00"), "--tour write", "could not be read", false},
+		{"client lesson, plain server", Server, "", hello("bad-rkey"), "--lesson bad-rkey", "The client's mistake will reach this side too", true},
+		{"server lesson whose mistake is the client's", Server, "", hello("post-before-connect"), "--lesson post-before-connect", "The client's mistake stays on its side", false},
+		{"plain client, server lesson", Client, "", hello("no-remote-write"), "--lesson no-remote-write", "Mismatch: the server runs lesson no-remote-write, this side runs the plain tour.", true},
+		{"lesson's mistake not made", Client, "no-recv", hello(""), "--tour write", "the error this side expects will not happen", false},
+		{"two lessons", Client, "bad-rkey", hello("no-recv"), "--lesson no-recv", "Each side makes its own lesson's mistake", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

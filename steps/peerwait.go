@@ -62,6 +62,15 @@ func (w PeerWait) Text() Text {
 	}
 }
 
+// Reach says it without the keypress, for runs where the peer may run by
+// itself (--auto): "the server's step 13, Accept, handing out addr and rkey".
+func (w PeerWait) Reach() Text {
+	return Text{
+		EN: fmt.Sprintf("the %s's step %d, %s", w.Peer, w.Index+1, w.Step.Title.EN),
+		ZH: fmt.Sprintf("%s 端的第 %d 步「%s」", w.Peer, w.Index+1, w.Step.Title.In("zh")),
+	}
+}
+
 // PeerTour is the tour the other side runs when it is started with the
 // same options (notify mode, track, lesson), as the tours require.
 func (s *Session) PeerTour() []Step {
@@ -100,7 +109,11 @@ func handshakeTimer(id string, role Role) Text {
 	return Text{"No timer runs here: this waits for as long as the peer is there.", "这里没有定时器：只要对端还在，就一直等下去。"}
 }
 
-// peerWaitIn finds the furthest step of peer that st names in After.
+// peerWaitIn finds the peer's step that ends st's wait: the furthest
+// step of peer that st names in After, or the post before it when that
+// step only polls the peer's own CQ. Polling is local: it sends this side
+// nothing (the demo orders the server's wait-notify after the client's
+// poll-notify, yet the client's SEND, one step earlier, is what ends it).
 func peerWaitIn(st Step, peer []Step) (PeerWait, bool) {
 	best := -1
 	for _, id := range st.After {
@@ -113,8 +126,15 @@ func peerWaitIn(st Step, peer []Step) (PeerWait, bool) {
 	if best < 0 {
 		return PeerWait{}, false
 	}
+	for best > 0 && peer[best].pollsOwnCQ() {
+		best--
+	}
 	return PeerWait{Peer: peer[best].Side, Index: best, Step: peer[best]}, true
 }
+
+// pollsOwnCQ says st waits for completions on its side's own CQ: it
+// reads them and sends the peer nothing.
+func (st Step) pollsOwnCQ() bool { return st.Waits && st.Section == SectionCQ }
 
 // WaitNote says, in one short line, why a key pressed during a wait does
 // nothing: what ends the wait (the peer w names, when the wait is on it).

@@ -29,6 +29,18 @@ func (p *Problem) Error() string {
 
 func (p *Problem) Unwrap() error { return p.Err }
 
+// localizedError is an error that can say itself in a learner's
+// language (CMEventError).
+type localizedError interface{ ErrorIn(lang string) string }
+
+// errorIn is err's text in lang where err can give it, else its Error().
+func errorIn(err error, lang string) string {
+	if le, ok := err.(localizedError); ok {
+		return le.ErrorIn(lang)
+	}
+	return err.Error()
+}
+
 func problem(err error, what, fix Text) error {
 	return &Problem{What: what, Fix: fix, Err: err}
 }
@@ -46,19 +58,33 @@ func ExplainIn(err error, lang string) string {
 	if errors.As(err, &p) {
 		msg := p.What.In(lang)
 		if p.Err != nil && !p.quiet {
-			msg += " (" + p.Err.Error() + ")"
+			if lang == "zh" {
+				msg += "（" + errorIn(p.Err, lang) + "）"
+			} else {
+				msg += " (" + p.Err.Error() + ")"
+			}
 		}
 		if fix := p.Fix.In(lang); fix != "" {
 			if lang == "zh" {
 				msg += "。" + fix
 			} else {
-				msg += ". " + fix
+				msg += ". " + sentence(fix)
 			}
 		}
 		return msg
 	}
 	p = classify(err)
 	return ExplainIn(p, lang)
+}
+
+// sentence is s starting a sentence: its first letter capitalised
+// when it is a lower-case ASCII letter (a fix starting with a flag or a
+// `command` stays as written).
+func sentence(s string) string {
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
 }
 
 // classify recognises the errors every step can meet.

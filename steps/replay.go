@@ -43,6 +43,9 @@ type PlayedStep struct {
 	// Snapshot is the state right after the step; its Steps field is
 	// rebuilt on replay and may be left empty.
 	Snapshot Snapshot
+	// Peer is the other side's state right after the step (a demo
+	// recording, format version 2 on); nil if not recorded.
+	Peer *Snapshot
 }
 
 // PlanStep is a step of a tour as a recording keeps it: everything a
@@ -173,6 +176,13 @@ func (s *Session) replayNext() (Outcome, error) {
 	snap := s.withSteps(p.Snapshot)
 	s.history[idx] = &snap
 	s.replay.current = &snap
+	if p.Peer != nil {
+		if s.peerHistory == nil {
+			s.peerHistory = make([]*Snapshot, len(s.tour))
+		}
+		peer := *p.Peer
+		s.peerHistory[idx] = &peer
+	}
 	return out, err
 }
 

@@ -69,6 +69,17 @@ type Session struct {
 	mrRecv   verbs.MR
 	mrSend   verbs.MR
 
+	// events is where the steps read CM events when something else owns
+	// the channel (the one-client server's gate, a workshop Room); nil
+	// means they read ec themselves. See room_events.go.
+	events *eventQueue
+	gate   *gate
+	// sharedPD says pd is a workshop Room's: teardown leaves it.
+	sharedPD bool
+	// wireFilter, when set, keeps only this connection's packets of a
+	// device other connections share (a workshop); called with mu held.
+	wireFilter func(verbs.Packet) bool
+
 	connected    bool
 	disconnected bool // rdma_disconnect called, or the peer's DREQ seen
 	peerDREQ     bool // the peer hung up (DISCONNECTED) before we did
@@ -83,6 +94,7 @@ type Session struct {
 	// RNR NAKs received when the SEND was posted (timelinefate.go).
 	sendRNRBase    uint64
 	sendRNRCounted bool
+	ud             udState // the ud tour's destination and address handle
 	completions    []verbs.WC
 	qpHistory      []verbs.QPState
 	timeline       []TimelineEntry
@@ -102,14 +114,22 @@ type Session struct {
 	// past teardown; qpCounters are wireQP's last counters (see wireside.go).
 	wireQP, wireDest uint32
 	qpCounters       map[string]uint64
-	counterDelta     map[string]uint64
-	lastPacketSeq    uint64
-	packets          []WirePacket
-	oneHost          *bool      // the peer is this machine (see peerIsLocal)
-	spans            []stepSpan // when each step ran: which step a packet belongs to
+	// sawWire: this side's transport packets can be seen (see noteLanding).
+	sawWire       bool
+	counterDelta  map[string]uint64
+	lastPacketSeq uint64
+	packets       []WirePacket
+	oneHost       *bool      // the peer is this machine (see peerIsLocal)
+	spans         []stepSpan // when each step ran: which step a packet belongs to
 
 	// history is the snapshot after each finished step (history.go).
 	history []*Snapshot
+	// peer is the other side of a linked demo, link what both share, and
+	// peerHistory the peer's state after each of this session's steps
+	// (demohistory.go).
+	peer        *Session
+	link        *demoLink
+	peerHistory []*Snapshot
 	// endRecorded: the Recorder was told of the teardown (once).
 	endRecorded bool
 	// replay is set on a session made by NewReplay (replay.go): it plays
@@ -195,6 +215,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	if s.replay != nil {
 		return s.replayNext()
 	}
+	s.sealDemo(true) // the previous step's state ends as this one starts
 
 	s.mu.Lock()
 	if s.done || s.closed || s.next >= len(s.tour) {
@@ -265,6 +286,7 @@ func (s *Session) teardown() (string, error) {
 	if s.replay != nil {
 		return s.replayTeardown()
 	}
+	s.sealDemo(false) // before the teardown changes anything
 	stmts, err := s.teardownC()
 	calls := c.Lines(stmts, c.Actual)
 	s.recordEnd(calls, err)
@@ -273,6 +295,7 @@ func (s *Session) teardown() (string, error) {
 
 // teardownC frees what is still allocated and returns the C it ran.
 func (s *Session) teardownC() ([]c.Stmt, error) {
+	s.stopGate() // before the ids and the channel it reads go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -302,6 +325,10 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 		do(disconnectCall().Returned("sends the DREQ"), s.id.Disconnect)
 		s.disconnected = true
 	}
+	if s.ud.ah != nil {
+		do(destroyCall("ibv_destroy_ah", "ah"), s.ud.ah.Destroy)
+		s.ud.ah = nil
+	}
 	if s.qp != nil && s.manualQP {
 		do(destroyQPCall(true), s.qp.Destroy)
 		s.qp = nil
@@ -325,10 +352,10 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 		do(destroyCall("ibv_destroy_cq", "cq"), s.cq.Destroy)
 		s.cq = nil
 	}
-	if s.pd != nil {
+	if s.pd != nil && !s.sharedPD {
 		do(destroyCall("ibv_dealloc_pd", "pd"), s.pd.Dealloc)
-		s.pd = nil
 	}
+	s.pd = nil
 	if s.id != nil {
 		do(destroyCall("rdma_destroy_id", "id"), s.id.Destroy)
 		s.id = nil

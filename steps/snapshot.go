@@ -40,6 +40,8 @@ type Snapshot struct {
 	Data     BufferState // the 4096-byte data buffer (what RDMA WRITE lands in)
 	Doorbell *DoorbellState
 	Remote   *RemoteState // remote_info: sent (server) or received (client)
+	// UD is what a UD QP sends with (the ud tour only; nil otherwise).
+	UD *UDState
 
 	Timeline []TimelineEntry
 	Packets  []WirePacket // this side's last packets (its QP's), oldest first
@@ -120,6 +122,21 @@ type QPState struct {
 	Query string // "" or why ibv_query_qp failed
 	// History is every state the QP has been seen in, oldest first.
 	History []verbs.QPState
+}
+
+// UDState is what the ud tour adds to the QP: no connection, but a
+// destination every SEND names. The client learns it from the SIDR reply
+// (ESTABLISHED's param.ud) and makes an address handle from it; the
+// server has none, it only receives.
+type UDState struct {
+	// HasDest: the SIDR reply came (client only).
+	HasDest bool
+	// RemoteQPN and RemoteQKey go in every SEND's wr.ud (remote_qpn,
+	// remote_qkey): the server QP's number and Q_Key.
+	RemoteQPN, RemoteQKey uint32
+	// AH is the address vector of the address handle; nil until
+	// ibv_create_ah, and again once it is destroyed.
+	AH *verbs.AHAttr
 }
 
 // MRState is one row of the MR table.

@@ -33,12 +33,14 @@ func (s *Session) snapshotLocked() Snapshot {
 		snap.Packets = append([]WirePacket(nil), s.packets...)
 		snap.Remote = copyRemote(s.remote)
 		snap.setQPHistory(s.qpHistory)
+		snap.UD = s.udSnapshot()
 		return snap
 	}
 	s.snapshotDevice(&snap)
 	s.snapshotResources(&snap)
 	s.snapshotMemory(&snap, time.Now())
 	snap.Remote = copyRemote(s.remote)
+	snap.UD = s.udSnapshot()
 	snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
 	snap.Packets = append([]WirePacket(nil), s.packets...)
 	snap.Wire = s.wireStatus()
@@ -140,7 +142,7 @@ func (s *Session) snapshotResources(snap *Snapshot) {
 func (s *Session) snapshotMemory(snap *Snapshot, now time.Time) {
 	if s.mrData != nil {
 		if b, err := s.mrData.Read(0, BufSize); err == nil {
-			s.trackData(b, now)
+			s.noteLanding(s.trackData(b, now), now)
 			snap.Data = BufferState{Bytes: b, ChangedAt: append([]time.Time(nil), s.changedAt...)}
 		}
 	}
@@ -200,8 +202,9 @@ func copyResult(r *Result) *Result {
 	return &Result{Tour: r.Tour, Summary: r.Summary, Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
 }
 
-// trackData records which bytes of the data buffer changed and when.
-func (s *Session) trackData(b []byte, now time.Time) {
+// trackData records which bytes of the data buffer changed and when, and
+// says how many did since the last look.
+func (s *Session) trackData(b []byte, now time.Time) (changed int) {
 	if s.prevData == nil {
 		s.prevData = make([]byte, len(b))
 		s.changedAt = make([]time.Time, len(b))
@@ -210,8 +213,10 @@ func (s *Session) trackData(b []byte, now time.Time) {
 		if b[i] != s.prevData[i] {
 			s.prevData[i] = b[i]
 			s.changedAt[i] = now
+			changed++
 		}
 	}
+	return changed
 }
 
 // markCounters remembers the counters before a step so the snapshot can
@@ -263,7 +268,10 @@ func (s *Session) refreshPackets() {
 	s.learnQP()
 	for _, p := range tr.Packets(s.lastPacketSeq) {
 		s.lastPacketSeq = p.Seq
-		if s.ownPacket(p) {
+		// In a workshop the device is shared: wireFilter also drops the
+		// other attendees' CM MADs, which ownPacket keeps.
+		if s.ownPacket(p) && (s.wireFilter == nil || s.wireFilter(p)) {
+			s.sawWire = s.sawWire || p.CM == ""
 			s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
 			s.noteWire(p)
 		}

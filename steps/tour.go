@@ -169,6 +169,8 @@ func AllStepIDs() []string {
 	add(readTour(Client, clientTour(NotifySend)))
 	add(atomicTour(Server, serverTour()))
 	add(atomicTour(Client, clientTour(NotifySend)))
+	add(udServerTour())
+	add(udClientTour())
 	for _, l := range Lessons() {
 		for _, role := range []Role{Server, Client} {
 			cfg := Config{Role: role, Notify: l.Notify, Tour: l.Tour}

@@ -135,3 +135,17 @@ func (s *Session) doorbellSeen() {
 	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: s.cfg.Role != Server,
 		Label: "RDMA WRITE", Detail: "doorbell = 1", DetailZH: "doorbell = 1"})
 }
+
+// noteLanding puts the peer's WRITE on the server's timeline where no
+// packet shows it (a real device with both ends on one host loops them
+// back inside the kernel, and no capture sees them): the server's data
+// buffer changed, and only the client's WRITE writes it. Called with s.mu
+// held, from the snapshot that saw the bytes change.
+func (s *Session) noteLanding(changed int, now time.Time) {
+	if changed == 0 || s.cfg.Role != Server || s.cfg.Provider.Simulated() || s.sawWire || !s.connected {
+		return
+	}
+	s.timeline = append(s.timeline, TimelineEntry{Time: now, FromServer: false, Label: "RDMA WRITE",
+		Detail:   fmt.Sprintf("seen as %d B changing in the server's buffer: no CPU, no completion on the server", changed),
+		DetailZH: fmt.Sprintf("server 的 buffer 里有 %d 字节变了：server 的 CPU 不参与，也没有完成", changed)})
+}

@@ -1,9 +1,12 @@
 package steps
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
+	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
 // TestOwnPacket: which packets are this side's, from what the device
@@ -34,5 +37,45 @@ func TestOwnPacket(t *testing.T) {
 	}
 	if (&Session{}).ownPacket(verbs.Packet{DestQP: ours}) {
 		t.Error("a side with no QP yet claims a transport packet")
+	}
+}
+
+// realNIC is the simulated NIC passing as a real one: what matters here
+// is only that no packet can be seen.
+type realNIC struct{ verbs.Provider }
+
+func (realNIC) Simulated() bool { return false }
+
+// TestNoteLandingWithoutPackets: on a real device whose packets cannot be
+// seen (both ends on one host), the server's timeline still shows the
+// client's WRITE, from its data buffer changing; not where packets show
+// it, not on the client (whose own snprintf changes its buffer), not
+// before the connection.
+func TestNoteLandingWithoutPackets(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		role      Role
+		simulated bool
+		sawWire   bool
+		connected bool
+		want      bool
+	}{
+		{"real, one host: server notes it", Server, false, false, true, true},
+		{"packets seen: they say it", Server, false, true, true, false},
+		{"simulated NIC: packets say it", Server, true, false, true, false},
+		{"client: its own buffer", Client, false, false, true, false},
+		{"not connected yet", Server, false, false, false, false},
+	} {
+		var p verbs.Provider = sim.New(sim.Options{})
+		if !tt.simulated {
+			p = realNIC{p}
+		}
+		s := &Session{cfg: Config{Role: tt.role, Provider: p}, sawWire: tt.sawWire, connected: tt.connected}
+		s.noteLanding(42, time.Now())
+		got := len(s.timeline) == 1 && s.timeline[0].Label == "RDMA WRITE" && !s.timeline[0].FromServer &&
+			strings.Contains(s.timeline[0].Detail, "no CPU, no completion on the server")
+		if got != tt.want || (!tt.want && len(s.timeline) != 0) {
+			t.Errorf("%s: timeline %+v", tt.name, s.timeline)
+		}
 	}
 }

@@ -16,10 +16,14 @@ import (
 // the next one starts in an --auto run.
 const defaultAutoDelay = 700 * time.Millisecond
 
-// autoStepMsg asks for the next step of an --auto run.
-type autoStepMsg struct{}
+// autoStepMsg asks for the next step of an --auto run. gen is the
+// schedule it belongs to: only the latest counts.
+type autoStepMsg struct{ gen int }
 
-// autoNext schedules the next step of an --auto run, if there is one.
+// autoNext schedules the next step of an --auto run, if there is one. A
+// new schedule replaces any pending one: Enter runs a step at once, and
+// its end must not start a second chain of ticks beside the first (each
+// Enter doubled the pace).
 func (m *model) autoNext() tea.Cmd {
 	if !m.auto || m.quitting || m.tourErr != nil {
 		return nil
@@ -27,7 +31,18 @@ func (m *model) autoNext() tea.Cmd {
 	if _, _, more := m.nextTurn(); !more {
 		return nil
 	}
-	return tea.Tick(m.autoDelay, func(time.Time) tea.Msg { return autoStepMsg{} })
+	m.autoGen++
+	gen := m.autoGen
+	return tea.Tick(m.autoDelay, func(time.Time) tea.Msg { return autoStepMsg{gen} })
+}
+
+// autoStep runs the step an --auto tick asks for, unless a newer schedule
+// replaced the tick.
+func (m *model) autoStep(msg autoStepMsg) tea.Cmd {
+	if msg.gen != m.autoGen {
+		return nil
+	}
+	return m.runNext()
 }
 
 // tourConfig is the configuration the tour runs with (the first

@@ -27,3 +27,22 @@ func BenchmarkFirstFrame(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTickFrame is the work of one refresh tick at a layout: lay
+// out, fill every pane (wrapping what is wider than it) and draw.
+func BenchmarkTickFrame(b *testing.B) {
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{{"presenter-100x30", 100, 30}, {"demo-120x40", 120, 40}, {"narrow-80x24", 80, 24}} {
+		b.Run(sz.name, func(b *testing.B) {
+			m := goldenModel(b, true, steps.LangZH, sz.w, sz.h)
+			for b.Loop() {
+				m.sync()
+				if m.View().Content == "" {
+					b.Fatal("no frame")
+				}
+			}
+		})
+	}
+}

@@ -81,7 +81,7 @@ func (m *model) callLines(w int) []string {
 		for _, kv := range ss.Outcome.Results {
 			// A result may be what the peer sent (the buffer, the
 			// SEND text): steps escapes it; termSafe is the net.
-			for _, l := range wrap(m.resultName(kv.Name)+" = "+termSafe(kv.Value), w-2) {
+			for _, l := range wrap(m.resultName(kv.Name)+" = "+termSafe(m.resultValue(kv.Value)), w-2) {
 				out = append(out, "  "+l)
 			}
 		}
@@ -96,7 +96,7 @@ func (m *model) callLines(w int) []string {
 			}
 		}
 	default:
-		out = append(out, st.Dim.R(tr(m.lang, "Press enter to make this call:", "按 enter 执行这个调用：")))
+		out = append(out, st.Dim.R(m.pressToRun()))
 		for _, l := range wrap(ss.Call, w) {
 			out = append(out, st.Call.R(l))
 		}

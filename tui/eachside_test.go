@@ -129,3 +129,29 @@ func TestTimelineDetailsInChinese(t *testing.T) {
 		t.Errorf("zh timeline:\n%s", tl)
 	}
 }
+
+// TestTimelineMergeOrderAndDetails: a message both ends noted is drawn
+// when it was sent (the server notes the client's SEND only when it
+// polls, after the client already has the ACK), and a detail that repeats
+// the other end's and adds to it is shown once.
+func TestTimelineMergeOrderAndDetails(t *testing.T) {
+	at := func(s int) time.Time { return time.Unix(1000+int64(s), 0) }
+	srv := []steps.TimelineEntry{
+		{Time: at(1), Label: "REQ", Detail: "qpn=0x17bd91, 56 B private data"},
+		{Time: at(5), Label: "SEND", Detail: "RDMA_WRITE_DONE"},
+	}
+	cli := []steps.TimelineEntry{
+		{Time: at(0), Label: "REQ", Detail: "qpn=0x17bd91"},
+		{Time: at(3), Label: "SEND", Detail: "RDMA_WRITE_DONE"},
+		{Time: at(4), Label: "ACK", FromServer: true, Detail: "IBV_WC_SEND"},
+	}
+	m := &model{snaps: []steps.Snapshot{{Timeline: srv}, {Timeline: cli}}}
+	var got []string
+	for _, e := range m.timeline() {
+		got = append(got, e.Label+": "+e.Detail)
+	}
+	want := []string{"REQ: qpn=0x17bd91, 56 B private data", "SEND: RDMA_WRITE_DONE", "ACK: IBV_WC_SEND"}
+	if strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Errorf("merged timeline\n got %q\nwant %q", got, want)
+	}
+}

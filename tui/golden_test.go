@@ -29,7 +29,7 @@ import (
 var goldenClock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // fixtureSnap is side role's snapshot with the first done steps run.
-func fixtureSnap(t *testing.T, role steps.Role, done int) steps.Snapshot {
+func fixtureSnap(t testing.TB, role steps.Role, done int) steps.Snapshot {
 	t.Helper()
 	cfg := steps.Config{Role: role, Notify: steps.NotifySend, Provider: sim.New(sim.Options{}),
 		Bind: netip.MustParseAddrPort("10.0.2.15:7471"), Server: netip.MustParseAddrPort("10.0.2.15:7471"),
@@ -100,7 +100,7 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 }
 
 // goldenModel is a model over the fixture, with nothing live behind it.
-func goldenModel(t *testing.T, demo bool, lang steps.Lang, w, h int) *model {
+func goldenModel(t testing.TB, demo bool, lang steps.Lang, w, h int) *model {
 	t.Helper()
 	r := newRig(t, steps.NotifySend)
 	sessions := []*steps.Session{r.cli}

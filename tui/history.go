@@ -166,6 +166,47 @@ func (m *model) applyHistory() {
 			m.snaps[side] = beforeFirstStep(m.snaps[side])
 		}
 	}
+	// The other side as it was right after the selected step (the
+	// client's WRITE changed the server's buffer), when it was kept; its
+	// progress is still its own last step's.
+	if peer, ok := m.sessions[m.look.side].PeerSnapshot(m.look.idx); ok {
+		other := 1 - m.look.side
+		m.snaps[other] = withProgressOf(peer, m.snaps[other])
+	}
+}
+
+// withProgressOf is the state peer with the tour progress of own (a
+// recorded peer state has none), and own's timeline and packets when peer
+// has none (a recording keeps them once, on the side's own lines).
+func withProgressOf(peer, own steps.Snapshot) steps.Snapshot {
+	peer.Steps, peer.Next, peer.Running = own.Steps, own.Next, own.Running
+	peer.Done, peer.Failed, peer.Err = own.Done, own.Failed, own.Err
+	if peer.Timeline == nil {
+		peer.Timeline = own.Timeline
+	}
+	if peer.Packets == nil {
+		peer.Packets = own.Packets
+	}
+	return peer
+}
+
+// replayPeer: a replayed side's state is the one recorded after its own
+// last step, so in a replayed demo the other side of the last step shows
+// as recorded right after that step (the server's buffer with the
+// client's WRITE in it), as it showed live.
+func (m *model) replayPeer() {
+	if !m.demo || !m.sessions[0].Replaying() {
+		return
+	}
+	done := m.finishedSteps()
+	if len(done) == 0 {
+		return
+	}
+	last := done[len(done)-1]
+	if peer, ok := m.sessions[last.side].PeerSnapshot(last.idx); ok {
+		other := 1 - last.side
+		m.snaps[other] = withProgressOf(peer, m.snaps[other])
+	}
 }
 
 // liveSnap is side's live snapshot, also while looking back.
@@ -207,6 +248,29 @@ func (m *model) historyBanner(w int) []string {
 		return append(bannerLine(m.styles.Expected, "◆ ", en, w), bannerLine(m.styles.Expected, "  ", zh, w)...)
 	}
 	return bannerLine(m.styles.Expected, "◆ ", en, w)
+}
+
+// replaying says the sessions play a recording: nothing is called,
+// opened or released.
+func (m *model) replaying() bool { return len(m.sessions) > 0 && m.sessions[0].Replaying() }
+
+// pressToRun is the call pane's line above a step not run yet.
+func (m *model) pressToRun() string {
+	if m.replaying() {
+		return tr(m.lang, "Press enter to see this call as it was recorded:", "按 enter 查看录制下来的这次调用：")
+	}
+	return tr(m.lang, "Press enter to make this call:", "按 enter 执行这个调用：")
+}
+
+// replayKeys words the keys for a replay: q quits without tearing
+// anything down (nothing was set up), Enter shows the next recorded step.
+func (m *model) replayKeys() {
+	if !m.replaying() {
+		return
+	}
+	t := func(en, zh string) string { return tr(m.lang, en, zh) }
+	m.keys.Quit.SetHelp("q", t("quit", "退出"))
+	m.keys.Next.SetHelp("enter/space/n", t("next recorded step", "下一个录制的步骤"))
 }
 
 // replayMark labels a replayed recording in the header: no device is

@@ -14,7 +14,7 @@ import (
 // TestHistoryByKeys: in the demo, [ selects finished steps one by one
 // back in time; the screen says which step it shows, the call pane shows
 // that step's C call, and the state is the one of that moment (the
-// server's buffer without the client's message before its WRITE). Esc and
+// server's buffer with the client's message right after its WRITE). Esc and
 // Enter return to now; Enter runs nothing while looking back.
 func TestHistoryByKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
@@ -50,8 +50,8 @@ func TestHistoryByKeys(t *testing.T) {
 	if m.snaps[0].Result != nil {
 		t.Error("looking at the client's WRITE, the server already shows its result")
 	}
-	if strings.Contains(string(m.snaps[0].Data.Bytes), steps.DefaultMessage) {
-		t.Error("the server's buffer shows the message at the client's post-write step (the server had not looked yet)")
+	if !strings.Contains(string(m.snaps[0].Data.Bytes), steps.DefaultMessage) {
+		t.Error("the server's buffer lacks the message at the client's post-write step (the WRITE put it there)")
 	}
 	// One step earlier, then back later: ] moves forward.
 	press(t, m, "[")

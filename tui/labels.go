@@ -72,6 +72,24 @@ func isCName(name string) bool {
 	return keptNames[name] || strings.ContainsAny(name, "_>") && !strings.Contains(name, " ")
 }
 
+// resultValuesZH translates the few result values that are words, not
+// C names or numbers.
+var resultValuesZH = map[string]string{
+	"RDMA_PS_TCP (reliable connected)":   "RDMA_PS_TCP（可靠连接）",
+	"1 RECV WQE posted":                  "已提交 1 个 RECV WQE",
+	"NULL (the CM does not own this QP)": "NULL（这个 QP 不归 CM 管）",
+	"(undefined: the completion failed)": "（未定义：这个完成是失败的）",
+	"simulated":                          "模拟的（没有 fd）",
+}
+
+// resultValue is a result's value in the UI's language.
+func (m *model) resultValue(v string) string {
+	if zh, ok := resultValuesZH[v]; ok && m.lang == steps.LangZH {
+		return zh
+	}
+	return v
+}
+
 // resultName is a result's name in the UI's language.
 func (m *model) resultName(name string) string {
 	if m.lang != steps.LangZH {

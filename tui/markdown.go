@@ -235,6 +235,9 @@ func (d *mdDrawer) para(spans []span, w int, first, rest string, base sty) {
 	var plain strings.Builder
 	var styles []sty // the style of each byte of plain
 	var glue []bool  // no line break after this byte
+	// Inline code is glued only when it fits on a line; a longer span
+	// breaks at its own spaces rather than inside an identifier.
+	avail := max(1, w-max(width(first), width(rest)))
 	for i, s := range spans {
 		t := s.text
 		if t == softBreak {
@@ -249,7 +252,7 @@ func (d *mdDrawer) para(spans []span, w int, first, rest string, base sty) {
 		plain.WriteString(t)
 		for j := range len(t) {
 			styles = append(styles, s.style)
-			glue = append(glue, s.glued && j < len(t)-1)
+			glue = append(glue, s.glued && j < len(t)-1 && width(t) <= avail)
 		}
 	}
 	p := plain.String()
@@ -310,3 +313,10 @@ func isCJK(r rune) bool {
 
 // isCJKPunct: CJK symbols and punctuation, full-width forms.
 func isCJKPunct(r rune) bool { return r >= 0x3000 && r <= 0x303f || r >= 0xff00 && r <= 0xffef }
+
+// PlainPage is a docs page as the plain runner prints it: the same
+// rendering as the explanation pane, without colour (headings underlined,
+// lists hung, entities resolved, inline code in backticks), w cells wide.
+func PlainPage(lang, id, src string, w int) string {
+	return strings.Join(newMarkdown(NewStyles(true)).render(lang, id, src, w), "\n")
+}

@@ -71,6 +71,7 @@ type model struct {
 	// auto runs the steps by themselves, autoDelay apart (auto.go).
 	auto      bool
 	autoDelay time.Duration
+	autoGen   int // the pending --auto tick's schedule (auto.go)
 	// keyWhileWaiting: a run key came while a step was still running;
 	// the call pane says why it waits (waiting.go).
 	keyWhileWaiting bool
@@ -138,6 +139,8 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 			return nil, errors.New("tui: the demo needs [server, client] sessions")
 		}
 		m.plan = steps.DemoPlan(opts.Sessions[0].Steps(), opts.Sessions[1].Steps())
+		// History shows both sides as they were after each step.
+		steps.LinkDemo(opts.Sessions[0], opts.Sessions[1])
 	}
 	m.lesson = opts.Sessions[0].Config().Lesson
 	if m.lesson != "" && m.docs != nil {
@@ -154,7 +157,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	}
 	m.help = help.New()
 	m.help.ShortSeparator = "  "
-	m.help.Ellipsis = "~"
+	m.help.Ellipsis = "…" // more keys than fit: ? lists them all
 	m.help.Styles = m.styles.HelpStyles
 	m.setLang(m.lang)
 	m.md = newMarkdown(m.styles)
@@ -166,10 +169,15 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 func (m *model) setLang(l steps.Lang) {
 	m.lang = l
 	m.keys = newKeyMap(l)
+	m.replayKeys()
 	m.keys.Side.SetEnabled(m.demo)
 	if !m.lessonDoc {
 		// The plain tour: L lists the lessons.
 		m.keys.Lesson.SetHelp("L", tr(l, "lessons", "课程"))
+	}
+	if m.auto {
+		// The steps run by themselves: Enter only hurries the next one.
+		m.keys.Next.SetHelp("enter", tr(l, "auto: next step now", "自动：立即下一步"))
 	}
 }
 
@@ -187,6 +195,7 @@ func (m *model) refresh() {
 	for _, s := range m.sessions {
 		m.snaps = append(m.snaps, s.Snapshot())
 	}
+	m.replayPeer()
 	m.applyHistory()
 }
 
@@ -227,7 +236,7 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 	case stepDoneMsg:
 		return tea.Batch(m.stepDone(msg), m.autoNext())
 	case autoStepMsg:
-		return m.runNext()
+		return m.autoStep(msg)
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseWheelMsg:

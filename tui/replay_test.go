@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -135,5 +136,39 @@ func TestHistoryInRealTerminal(t *testing.T) {
 	s.must("send-keys", "-t", "rt", "q")
 	if sc, ok = s.waitFor(10*time.Second, func(sc string) bool { return strings.Contains(sc, "EXIT=") }); !ok || !strings.Contains(sc, "EXIT=0") {
 		t.Errorf("q after the replay: want EXIT=0:\n%s", sc)
+	}
+}
+
+// TestReplayWording: a replay calls and releases nothing, and says so:
+// Enter shows the recorded call, q just quits, and leaving early does not
+// claim to have released anything (English and Chinese).
+func TestReplayWording(t *testing.T) {
+	for _, tt := range []struct {
+		lang      steps.Lang
+		want, not []string
+	}{
+		{steps.LangEN, []string{"Press enter to see this call as it was recorded", "q quit"},
+			[]string{"make this call", "tears down"}},
+		{steps.LangZH, []string{"按 enter 查看录制下来的这次调用", "q 退出"},
+			[]string{"执行这个调用", "释放资源"}},
+	} {
+		m := newTestModel(t, replaySessions(t, "rxe-send-client.jsonl"), tt.lang, 120, 40)
+		s := strings.Join(strings.Fields(ansi.Strip(m.render())), " ")
+		for _, w := range tt.want {
+			if !strings.Contains(s, w) {
+				t.Errorf("%v: no %q on the replay's screen:\n%s", tt.lang, w, s)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(s, n) {
+				t.Errorf("%v: %q on the replay's screen:\n%s", tt.lang, n, s)
+			}
+		}
+		press(t, m, "enter")
+		m.refresh()
+		line := summaryLine(m.snaps, context.Canceled, false, true, tt.lang)
+		if strings.Contains(line, "released") || strings.Contains(line, "释放") || !strings.Contains(line, tr(tt.lang, "replay", "回放")) {
+			t.Errorf("%v: summary after quitting a replay: %q", tt.lang, line)
+		}
 	}
 }

@@ -185,7 +185,7 @@ func (m *model) cmidLines(s steps.Snapshot, _ int) ([]string, bool) {
 		ev = "-"
 	}
 	if c.EventStatus != 0 {
-		ev += fmt.Sprintf(" (status %d)", c.EventStatus)
+		ev += fmt.Sprintf(tr(L, " (status %d)", "（status %d）"), c.EventStatus)
 	}
 	return []string{fields(addr), fields(m.kv(tr(L, "last event", "最近事件"), ev), stateWord)}, true
 }
@@ -229,7 +229,7 @@ func (m *model) cqLines(s steps.Snapshot, w int) ([]string, bool) {
 	return out, true
 }
 
-func (m *model) qpLines(s steps.Snapshot, _ int) ([]string, bool) {
+func (m *model) qpLines(s steps.Snapshot, w int) ([]string, bool) {
 	q := s.QP
 	if q == nil {
 		return nil, false
@@ -255,10 +255,17 @@ func (m *model) qpLines(s steps.Snapshot, _ int) ([]string, bool) {
 	if a.OutstandingSet {
 		out = append(out, fields(m.kv(tr(L, "outstanding", "未完成 WR"), fmt.Sprintf("SQ=%d RQ=%d", a.OutstandingSQ, a.OutstandingRQ))))
 	}
-	if a.State >= verbs.QPSRTR && a.State != verbs.QPSErr || a.SQPSN != 0 || a.RQPSN != 0 {
+	switch {
+	case s.UD != nil:
+		// A UD QP has a send PSN of its own and nothing a peer agreed
+		// to: rq_psn and path_mtu are left out (udLines says why).
+		if a.State == verbs.QPSRTS || a.SQPSN != 0 {
+			out = append(out, fields(m.kv("sq_psn", fmt.Sprint(a.SQPSN))))
+		}
+	case a.State >= verbs.QPSRTR && a.State != verbs.QPSErr || a.SQPSN != 0 || a.RQPSN != 0:
 		out = append(out, fields(m.kv("sq_psn", fmt.Sprint(a.SQPSN)), m.kv("rq_psn", fmt.Sprint(a.RQPSN)), m.kv("path_mtu", fmt.Sprint(a.PathMTU))))
 	}
-	return out, true
+	return append(out, m.udLines(s, w)...), true
 }
 
 func (m *model) mrLines(s steps.Snapshot, w int) ([]string, bool) {

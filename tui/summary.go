@@ -13,8 +13,9 @@ import (
 // it ended — so that after q the learner still knows where they were.
 
 // summaryLine is that line for the last snapshots (taken before the
-// sessions were closed) and Run's verdict, in lang.
-func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang steps.Lang) string {
+// sessions were closed) and Run's verdict, in lang. replay: the sessions
+// played a recording (nothing ran, nothing was released).
+func summaryLine(snaps []steps.Snapshot, verdict error, demo, replay bool, lang steps.Lang) string {
 	if len(snaps) == 0 {
 		return ""
 	}
@@ -25,6 +26,9 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang steps.La
 		who = "demo"
 	}
 	head := "rdmatour " + who
+	if replay {
+		head = t("rdmatour replay of a ", "rdmatour 回放 ") + who
+	}
 	if snaps[0].Lesson != "" {
 		head += t(" (lesson ", "（课程 ") + snaps[0].Lesson + t(")", "）")
 	}
@@ -46,18 +50,16 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang steps.La
 	var te *TourError
 	switch {
 	case errors.As(verdict, &te):
-		return fmt.Sprintf(t("%s: %s step %q failed after %s: %s", "%s：%s 的步骤「%s」失败，已完成 %s：%s"),
-			head, te.Side, stepTitle(snaps, te.StepID, l), ran, te.Explain)
+		// Why it failed follows on its own line (the exit message).
+		return fmt.Sprintf(t("%s: %s step %q failed after %s", "%s：%s 的步骤「%s」失败，已完成 %s"),
+			head, te.Side, stepTitle(snaps, te.StepID, l), ran)
+	case verdict != nil && replay:
+		return fmt.Sprintf(t("%s: left the replay before the end, %s (%s)", "%s：回放中途退出，%s（%s）"),
+			head, ran, quitAt(snaps, lang))
 	case verdict != nil:
-		at := ""
-		for _, s := range snaps {
-			if s.Next < len(s.Steps) && !s.Failed {
-				at = s.Steps[s.Next].Title.In(l)
-				break
-			}
-		}
-		return fmt.Sprintf(t("%s: quit before the end, %s (next: %s); everything was released", "%s：中途退出，%s（下一步：%s）；所有资源都已释放"),
-			head, ran, at)
+		// That everything was released follows on its own line too.
+		return fmt.Sprintf(t("%s: quit before the end, %s (%s)", "%s：中途退出，%s（%s）"),
+			head, ran, quitAt(snaps, lang))
 	}
 	end := fmt.Sprintf(t("%s: tour complete, %s", "%s：教程完成，%s"), head, ran)
 	for _, s := range snaps {
@@ -66,6 +68,27 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo bool, lang steps.La
 		}
 	}
 	return end
+}
+
+// quitAt names where a quit left the tour: the step that was waiting
+// when q or Ctrl-C ended it (its wait is cancelled, so the snapshot
+// may mark it failed), else the next step to run.
+func quitAt(snaps []steps.Snapshot, lang steps.Lang) string {
+	l := textLang(lang)
+	for _, s := range snaps {
+		if s.Running && s.Next < len(s.Steps) {
+			return tr(lang, "stopped while running: ", "停在正在执行的一步：") + s.Steps[s.Next].Title.In(l)
+		}
+	}
+	for _, s := range snaps {
+		if s.Next < len(s.Steps) {
+			if s.Steps[s.Next].State == steps.FailedState {
+				return tr(lang, "stopped while running: ", "停在正在执行的一步：") + s.Steps[s.Next].Title.In(l)
+			}
+			return tr(lang, "next: ", "下一步：") + s.Steps[s.Next].Title.In(l)
+		}
+	}
+	return tr(lang, "nothing left to run", "已没有待执行的步骤")
 }
 
 // backendName says where the tour ran: the device, and whether it was

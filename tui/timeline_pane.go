@@ -43,12 +43,20 @@ func mergeDetails(srv, cli steps.TimelineEntry) steps.TimelineEntry {
 		first, second = cli, srv
 	}
 	out := srv
+	// The message happened when it was sent: the receiver may note it
+	// only later (the server sees the SEND when it polls), after the
+	// ACK the sender already has.
+	if cli.Time.Before(out.Time) {
+		out.Time = cli.Time
+	}
 	join := func(a, b string) string {
 		switch {
 		case a == "":
 			return b
-		case b == "" || a == b:
+		case b == "" || strings.HasPrefix(a, b):
 			return a
+		case strings.HasPrefix(b, a): // "qpn=…" and "qpn=…, 56 B private data"
+			return b
 		}
 		return a + "\n" + b
 	}

@@ -108,7 +108,8 @@ func Run(ctx context.Context, opts Options) error {
 	p := tea.NewProgram(m, popts...)
 	_, runErr := p.Run()
 	verdict := m.verdict()
-	m.refresh() // the last state, devices included, before teardown
+	m.look.on = false // the summary is about now, not a step looked back at
+	m.refresh()       // the last state, devices included, before teardown
 	last := append([]steps.Snapshot(nil), m.snaps...)
 	closeErr := m.shutdown()
 	if runErr == nil || errors.Is(runErr, tea.ErrInterrupted) {
@@ -117,7 +118,7 @@ func Run(ctx context.Context, opts Options) error {
 		if out == nil {
 			out = os.Stdout
 		}
-		fmt.Fprintln(out, summaryLine(last, verdict, m.demo, m.lang))
+		fmt.Fprintln(out, summaryLine(last, verdict, m.demo, m.replaying(), m.lang))
 	}
 	switch {
 	case ctx.Err() != nil:

@@ -128,6 +128,10 @@ func (m *model) tooSmall() []string {
 	default:
 		text = wrap(msg, m.w)
 	}
+	if len(text) > m.h && m.h > 0 {
+		// Nothing is cut silently: the last row that fits says more follows.
+		text = append(text[:m.h-1:m.h-1], truncate(text[m.h-1]+"…", m.w))
+	}
 	out := make([]string, m.h)
 	top := max(0, (m.h-len(text))/2)
 	for i := range out {
@@ -282,10 +286,10 @@ func (m *model) errorBanner(w int) []string {
 			continue
 		}
 		who := snap.Role.String()
-		stepTitle := ""
+		var stepTitle steps.Text // each banner line in its own language
 		for _, ss := range snap.Steps {
 			if ss.State == steps.FailedState {
-				stepTitle = ss.Title.In(textLang(m.lang))
+				stepTitle = ss.Title
 			}
 		}
 		explain := func(lang string) string {
@@ -294,8 +298,8 @@ func (m *model) errorBanner(w int) []string {
 			}
 			return snap.Err
 		}
-		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle, explain(steps.LangEN.String()))
-		zh := fmt.Sprintf("%s：%s 失败：%s", who, stepTitle, explain(steps.LangZH.String()))
+		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle.In("en"), m.inlineCode(explain(steps.LangEN.String())))
+		zh := fmt.Sprintf("%s：「%s」失败：%s", who, stepTitle.In("zh"), m.inlineCode(explain(steps.LangZH.String())))
 		switch m.lang {
 		case steps.LangBoth:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)
@@ -305,7 +309,11 @@ func (m *model) errorBanner(w int) []string {
 		default:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)
 		}
-		out = append(out, st.Err.R(fit(" "+tr(m.lang, "The tour stopped here. Press q to tear down and quit.", "教程到此中止。按 q 释放资源并退出。"), w)))
+		stopped := tr(m.lang, "The tour stopped here. Press q to tear down and quit.", "教程到此中止。按 q 释放资源并退出。")
+		if m.replaying() {
+			stopped = tr(m.lang, "The recorded tour stopped here. Press q to quit.", "录制的教程到此中止。按 q 退出。")
+		}
+		out = append(out, st.Err.R(fit(" "+stopped, w)))
 	}
 	return out
 }
@@ -352,7 +360,11 @@ func (m *model) endBanner(w int) []string {
 		}
 	}
 	next := steps.NextToTryShort(m.tourConfig()).In(textLang(m.lang))
-	return append(out, bannerLine(st.OKBanner, "✓ ", tr(m.lang, "Tour complete: every resource is released. ", "教程完成：所有资源都已释放。")+next+tr(m.lang, " — q quits.", " —— 按 q 退出。"), w)...)
+	done := tr(m.lang, "Tour complete: every resource is released. ", "教程完成：所有资源都已释放。")
+	if m.replaying() {
+		done = tr(m.lang, "Replay complete: this is where the recorded tour ended. ", "回放完成：录制的教程到此结束。")
+	}
+	return append(out, bannerLine(st.OKBanner, "✓ ", done+next+tr(m.lang, " — q quits.", " —— 按 q 退出。"), w)...)
 }
 
 // firstExpected names the first expected error of the lesson in the
@@ -388,7 +400,7 @@ func (m *model) fullHelp(w int) []string {
 	hm.SetWidth(w)
 	lines := strings.Split(hm.FullHelpView(m.keys.FullHelp()), "\n")
 	lines = append(lines, "")
-	lines = append(lines, wrap(tr(m.lang,
+	lines = append(lines, wrap(m.layoutHelp(
 		"Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
 		"每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"), w)...)
 	lines = append(lines, "")

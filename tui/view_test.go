@@ -192,6 +192,11 @@ func TestViewAfterError(t *testing.T) {
 			if lang == steps.LangZH && !strings.Contains(plain, "失败") {
 				t.Errorf("%s: no Chinese failure text:\n%s", name, plain)
 			}
+			// The Chinese line names the step in Chinese, also in both
+			// (it had the English title, and a space before 失败).
+			if zhTitle := m.snaps[0].Steps[13].Title.ZH; lang != steps.LangEN && !strings.Contains(strings.ReplaceAll(plain, "\n", ""), "「"+zhTitle+"」失败") && sz[0] >= 100 {
+				t.Errorf("%s: the failed step is not named in Chinese (%s):\n%s", name, zhTitle, plain)
+			}
 			if lang != steps.LangZH && !strings.Contains(plain, "failed") {
 				t.Errorf("%s: no failure text:\n%s", name, plain)
 			}

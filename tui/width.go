@@ -178,9 +178,14 @@ func wrapLineGlued(s string, w int, glue []bool) []string {
 				continue
 			}
 		}
+		if noLineStart(v) && lastBreak == line.Len() {
+			// No break just before closing punctuation ("完成）；" must
+			// not leave "）；" to start the next line).
+			lastBreak, prevBreak = prevBreak, -1
+		}
 		line.WriteString(v)
 		lw += cw
-		if (v == " " || v == "," || cw == 2) && !glued(at-1) {
+		if (v == " " || v == "," || cw == 2 && !noLineEnd(v)) && !glued(at-1) {
 			prevBreak, lastBreak = lastBreak, line.Len()
 		}
 	}
@@ -194,4 +199,10 @@ func wrapLineGlued(s string, w int, glue []bool) []string {
 // of a line.
 func noLineStart(g string) bool {
 	return strings.Contains("，。、；：？！）》」』】〕…", g) && g != ""
+}
+
+// noLineEnd: opening punctuation that Chinese never leaves at the end of
+// a line: it goes down with what it opens.
+func noLineEnd(g string) bool {
+	return strings.Contains("（《「『【〔“‘", g) && g != ""
 }

@@ -43,6 +43,7 @@ func OpcodeName(op uint8) string {
 		OpRDMAReadRespLast: "RDMA_READ_RESPONSE_LAST", OpRDMAReadRespOnly: "RDMA_READ_RESPONSE_ONLY",
 		OpAcknowledge: "ACKNOWLEDGE", OpAtomicAcknowledge: "ATOMIC_ACKNOWLEDGE",
 		OpCompareSwap: "COMPARE_SWAP", OpFetchAdd: "FETCH_ADD",
+		OpUDSendOnly: "UD_SEND_ONLY", OpUDSendOnlyWithImm: "UD_SEND_ONLY_WITH_IMM",
 	}
 	if n, ok := names[op]; ok {
 		return n

@@ -37,11 +37,12 @@ type Provider interface {
 // ResourceCount is how many objects of each kind are alive.
 type ResourceCount struct {
 	EventChannels, IDs, PDs, CQs, QPs, MRs int
+	AHs                                    int // address handles (UD)
 }
 
 // Total sums all kinds.
 func (r ResourceCount) Total() int {
-	return r.EventChannels + r.IDs + r.PDs + r.CQs + r.QPs + r.MRs
+	return r.EventChannels + r.IDs + r.PDs + r.CQs + r.QPs + r.MRs + r.AHs
 }
 
 // PortSpace is enum rdma_port_space.
@@ -117,6 +118,8 @@ type CMEvent struct {
 	InitiatorDepth     uint8
 	RNRRetryCount      uint8
 	QPNum              uint32 // event->param.conn.qp_num
+	// UD is event->param.ud, set on events of an RDMA_PS_UDP id.
+	UD UDParam
 }
 
 // CMID is struct rdma_cm_id.
@@ -487,6 +490,9 @@ type SendWR struct {
 	// ImmData is the immediate value in host order; on the wire and in C
 	// (imm_data is __be32) it is big-endian.
 	ImmData uint32
+	// UD is wr.ud: the address handle, QP number and Q_Key a SEND on a
+	// UD QP goes to.
+	UD UDDest
 }
 
 // RecvWR is struct ibv_recv_wr.
@@ -506,4 +512,5 @@ type WC struct {
 	HasImm    bool   // wc_flags & IBV_WC_WITH_IMM
 	QPNum     uint32
 	SrcQP     uint32
+	HasGRH    bool // wc_flags & IBV_WC_GRH: a UD receive buffer starts with the GRH
 }

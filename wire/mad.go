@@ -88,10 +88,13 @@ func CMMAD(msg CMMessage, tid uint64) MAD {
 }
 
 // CMPacket is the UD packet that carries a CM MAD to the peer's QP1.
+// AckReq is set as rxe sets it on every packet of the GSI QP (QP1), MADs
+// included, though nothing acknowledges them; on a UD QP's own datagrams
+// it is clear (both measured between two guests).
 func CMPacket(msg CMMessage, tid uint64, psn uint32) Packet {
 	m := CMMAD(msg, tid)
 	return Packet{
-		BTH:     BTH{Opcode: UDSendOnly, PKey: 0xffff, DestQP: 1, PSN: psn},
+		BTH:     BTH{Opcode: UDSendOnly, PKey: 0xffff, DestQP: 1, AckReq: true, PSN: psn},
 		DETH:    &DETH{QKey: QP1QKey, SrcQP: 1},
 		Payload: m.Marshal(),
 	}
@@ -116,6 +119,10 @@ func DecodeCM(m MAD) (CMMessage, error) {
 		return decodeDREQ(d), nil
 	case AttrDREP:
 		return decodeDREP(d), nil
+	case AttrSIDRREQ:
+		return decodeSIDRREQ(d), nil
+	case AttrSIDRREP:
+		return decodeSIDRREP(d), nil
 	}
 	return nil, malformed("CM attribute 0x%04x is not one rdmatour models", m.AttributeID)
 }
@@ -124,7 +131,8 @@ func DecodeCM(m MAD) (CMMessage, error) {
 // "CM: ConnectRequest", "CM: ConnectReply", ...
 func CMSummary(msg CMMessage) string {
 	names := map[uint16]string{AttrREQ: "ConnectRequest", AttrREP: "ConnectReply", AttrRTU: "ReadyToUse",
-		AttrREJ: "ConnectReject", AttrDREQ: "DisconnectRequest", AttrDREP: "DisconnectReply"}
+		AttrREJ: "ConnectReject", AttrDREQ: "DisconnectRequest", AttrDREP: "DisconnectReply",
+		AttrSIDRREQ: "ServiceIDResReq", AttrSIDRREP: "ServiceIDResReqResp"}
 	if n, ok := names[msg.Attr()]; ok {
 		return "CM: " + n
 	}

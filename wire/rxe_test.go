@@ -35,6 +35,9 @@ var twoHostSequences = map[string]string{
 	// --message-size 3000 on the client: rxe's 1024-byte path MTU cuts
 	// the WRITE in three, one PSN each; the LAST asks for the one ACK.
 	"large-write": "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_FIRST / RC RDMA_WRITE_MIDDLE / RC RDMA_WRITE_LAST / RC ACKNOWLEDGE ACK / RC SEND_ONLY / RC ACKNOWLEDGE ACK / CM DREQ / CM DREP",
+	// --tour ud: SIDR instead of REQ/REP/RTU, two datagrams (the first
+	// dropped at the server for want of a RECV), no ACK, no DREQ.
+	"ud": "CM SIDR_REQ / CM SIDR_REP / UD SEND_ONLY / UD SEND_ONLY",
 }
 
 func rxeCaptures(t *testing.T) map[string][][]byte {

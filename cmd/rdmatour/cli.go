@@ -56,15 +56,45 @@ type options struct {
 	pcap    string    // write the connection's RoCEv2 frames to this file
 	record  string    // write the session to this file (--record)
 	replay  []string  // replay: the recorded files (one side, or server + client)
+
+	// server --workshop: serve a whole room at once (workshop.go).
+	workshop     bool
+	maxAttendees int
+	idleLimit    duration
 }
 
-// usageError is a mistake on the command line: exit status 2.
-type usageError struct{ msg string }
+// usageError is a mistake on the command line: exit status 2. zh is msg
+// in Chinese where there is one.
+type usageError struct{ msg, zh string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// in is the message as --lang asks (English where there is no Chinese).
+func (e *usageError) in(lang steps.Lang) string {
+	switch {
+	case e.zh == "" || lang == steps.LangEN:
+		return e.msg
+	case lang == steps.LangZH:
+		return e.zh
+	}
+	return e.msg + "\nrdmatour：" + e.zh
+}
+
 func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// usage2 is a usage error in both languages.
+func usage2(en, zh string) error { return &usageError{msg: en, zh: zh} }
+
+// configUsage is a steps.Config.Validate error as a usage error, in both
+// languages where it has them.
+func configUsage(err error) error {
+	var ce *steps.ConfigError
+	if errors.As(err, &ce) {
+		return &usageError{msg: ce.Reason, zh: ce.ReasonZH}
+	}
+	return usagef("%v", err)
 }
 
 const exitStatusHelp = `Exit status: 0 the tour completed; 1 a step failed (the message says why);
@@ -75,6 +105,7 @@ const mainUsage = `rdmatour — learn RDMA by running it, one verbs call per key
 
 Usage:
   rdmatour server [PORT] [flags]                     listen and wait for a client
+  rdmatour server --workshop [flags]                 serve a whole class at once (a roster)
   rdmatour client SERVER [PORT] [SRC_IP] [NOTIFY] [flags]
   rdmatour demo [flags]                              both sides in one terminal
   rdmatour lessons                                   list the lessons (--lesson NAME)
@@ -171,6 +202,7 @@ func (o *options) flagSet() *flag.FlagSet {
 	case cmdServer:
 		fs.StringVar(&o.bind, "bind", "", "local `ADDR` to listen on (default: all)")
 		fs.Var(flagOf(&o.wait, parseDuration), "wait-client", "give up if no client connects within `DURATION` (0 = wait forever)")
+		workshopFlags(fs, o)
 	case cmdClient:
 		fs.StringVar(&o.src, "src", "", "local source `ADDR` (the seed's client_src_ip)")
 		o.messageFlags(fs)
@@ -203,7 +235,7 @@ func (o *options) printUsage(fs *flag.FlagSet, out io.Writer) {
 func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.port, parsePort), "port", "rdma_cm `PORT`, 1-65535")
 	fs.Var(flagOf(&o.notify, steps.ParseNotify), "notify", "how the client signals completion, `MODE`: send | doorbell | imm")
-	fs.Var(flagOf(&o.tour, steps.ParseTourKind), "tour", "which operation the tour teaches, `TOUR`: write | read | atomic; give it to both sides")
+	fs.Var(flagOf(&o.tour, steps.ParseTourKind), "tour", "which tour, `TOUR`: write | read | atomic | ud; give it to both sides")
 	fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	fs.Var(flagOf(&o.backend, parseBackend), "backend", "the verbs `BACKEND`: auto (real RDMA if a device serves the address, else the simulated NIC) | rdma | sim")
 	fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")
@@ -298,14 +330,20 @@ func (o *options) setPositionalNotify(n steps.Notify, set map[string]bool) {
 // steps.Config.Validate judge the values both sides share.
 func (o *options) crossCheck(set map[string]bool) error {
 	if set["message"] && o.message == "" {
-		return usagef("--message is empty: give the text to write (leave the flag out for the default, %q)", steps.DefaultMessage)
+		return usage2(fmt.Sprintf("--message is empty: give the text to write (leave the flag out for the default, %q)", steps.DefaultMessage),
+			fmt.Sprintf("--message 是空的：请给出要写的文字（不加这个参数则用默认的 %q）", steps.DefaultMessage))
 	}
 	if set["timeout"] && o.timeout == 0 {
-		return usagef("--timeout 0s: must be positive (how long a wait on the peer may take, e.g. 30s)")
+		return usage2("--timeout 0s: must be positive (how long a wait on the peer may take, e.g. 30s)",
+			"--timeout 0s：必须为正数（等待对端最多多久，例如 30s）")
+	}
+	if err := o.checkWorkshop(set); err != nil {
+		return err
 	}
 	if o.lesson.Name != "" {
 		if set["notify"] && o.notify != o.lesson.Notify {
-			return usagef("lesson %s needs --notify %s", o.lesson, o.lesson.Notify)
+			return usage2(fmt.Sprintf("lesson %s needs --notify %s", o.lesson, o.lesson.Notify),
+				fmt.Sprintf("课程 %s 需要 --notify %s", o.lesson, o.lesson.Notify))
 		}
 		o.notify = o.lesson.Notify
 	}
@@ -315,7 +353,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 	// The role needs no address here: the client's server is checked once
 	// it is resolved (tourConfigs).
 	if err := o.config(steps.Server).Validate(); err != nil {
-		return usagef("%v", err)
+		return configUsage(err)
 	}
 	return nil
 }

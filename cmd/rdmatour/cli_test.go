@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -146,6 +147,12 @@ func TestExitStatus(t *testing.T) {
 			t.Errorf("%s: exit %d saying %q, want %d saying %q", tt.name, code, errb.String(), tt.code, tt.says)
 		}
 	}
+	// In zh the last line is Chinese too (it was left in English).
+	var errb strings.Builder
+	if code := (console{stderr: &errb}).finish(options{lang: steps.LangZH}, tuiOutcome(tui.ErrQuit)); code != 130 ||
+		strings.TrimSpace(errb.String()) != "rdmatour：已中断；所有资源都已释放" {
+		t.Errorf("zh interrupt: exit %d saying %q", code, errb.String())
+	}
 }
 
 // Every flag's help names its value and gives its default once.
@@ -175,6 +182,23 @@ func TestFlagHelp(t *testing.T) {
 					t.Errorf("%s --help lacks %q:\n%s", cmd, want, help)
 				}
 			}
+		}
+	}
+}
+
+// TestUsageErrorInChinese: a value the tour refuses is explained in the
+// language --lang asks for (both: English, then Chinese).
+func TestUsageErrorInChinese(t *testing.T) {
+	for _, tt := range []struct{ lang, want, not string }{
+		{"zh", "--message-size 5000 超出范围", "out of range"},
+		{"en", "--message-size 5000 is out of range", "超出范围"},
+		{"both", "is out of range: the bytes to WRITE, NUL included, at most 4096 (the data buffer's size)\nrdmatour：--message-size 5000 超出范围", "\x00"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"demo", "--lang", tt.lang, "--message-size", "5000", "--backend", "sim", "--plain"},
+			strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+		if code != 2 || !strings.Contains(stderr.String(), tt.want) || strings.Contains(stderr.String(), tt.not) {
+			t.Errorf("--lang %s: exit %d, stderr %q, want it to contain %q and not %q", tt.lang, code, stderr.String(), tt.want, tt.not)
 		}
 	}
 }

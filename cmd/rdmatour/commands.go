@@ -34,6 +34,9 @@ func runCommand(ctx context.Context, o options, c console) int {
 		listLessons(c.stdout, o.lang)
 		return 0
 	case cmdServer:
+		if o.workshop {
+			return c.finish(o, runWorkshop(ctx, o, c))
+		}
 		return c.finish(o, runServer(ctx, o, c))
 	case cmdClient:
 		return c.finish(o, runClient(ctx, o, c))
@@ -104,7 +107,7 @@ func parseBind(bind string, def netip.Addr) (netip.Addr, error) {
 func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs ...steps.Config) (err error) {
 	for _, cfg := range cfgs {
 		if err := cfg.Validate(); err != nil {
-			return usagef("%v", err)
+			return configUsage(err)
 		}
 	}
 	wire, pcap, err := openPcap(o.pcap)
@@ -149,6 +152,10 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 		}
 		sessions = append(sessions, s)
 	}
+	if len(sessions) == 2 {
+		// The recording keeps both sides' state after each step.
+		steps.LinkDemo(sessions[0], sessions[1])
+	}
 	if err := rec.begin(prov, sessions); err != nil {
 		return err
 	}
@@ -181,13 +188,17 @@ func (c console) finish(o options, err error) int {
 	case err == nil:
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(c.stderr, "rdmatour: %s\n", ue.msg)
+		fmt.Fprintf(c.stderr, "rdmatour: %s\n", ue.in(o.lang))
 		return 2
 	case errors.As(err, new(*replayError)):
 		fmt.Fprintf(c.stderr, "rdmatour: %v\n", err)
 		return 1
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(c.stderr, "rdmatour: interrupted; everything was released")
+		msg := steps.Text{EN: "rdmatour: interrupted; everything was released", ZH: "rdmatour：已中断；所有资源都已释放"}
+		if o.cmd == cmdReplay { // a replay set nothing up
+			msg = steps.Text{EN: "rdmatour: replay interrupted", ZH: "rdmatour：回放已中断"}
+		}
+		fmt.Fprintln(c.stderr, msg.In(o.lang.Primary().String()))
 		return 130
 	}
 	fmt.Fprintf(c.stderr, "rdmatour: %s\n", steps.ExplainIn(err, o.lang.Primary().String()))

@@ -176,3 +176,34 @@ func TestIdleMidTourInTmux(t *testing.T) {
 		}
 	}
 }
+
+// The built binary's full-screen UI in a pseudo-terminal (script(1)):
+// --auto runs the demo by itself to the end, and q — at the end, or
+// before it — leaves the one-line summary on the terminal.
+func TestTUISummaryAndAuto(t *testing.T) {
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("needs script(1) from util-linux for a pseudo-terminal")
+	}
+	for _, tt := range []struct {
+		name, args, waitFor string
+		code                int
+		summary             string
+	}{
+		{"q before the end", "demo --backend sim --lang en", "run next step", 130,
+			"rdmatour demo: quit before the end, server 0/17, client 0/18 steps on the simulated NIC (sim0, not real RDMA) (next: Create the CM event channel)"},
+		{"--auto to the end", "demo --backend sim --lang en --auto", "Tour complete", 0,
+			"rdmatour demo: tour complete, server 17/17, client 18/18 steps on the simulated NIC (sim0, not real RDMA); the server's buffer holds \"hello from rdmatour client via RDMA WRITE\" (via send)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := startRaw(t, script, "-qec", "env TERM=xterm-256color COLUMNS=160 "+binPath+" "+tt.args+" --port "+freePort(t), "/dev/null")
+			p.waitFor(t, tt.waitFor, 60*time.Second)
+			p.stdin.Write([]byte("q"))
+			code := p.wait(t, 20*time.Second)
+			if out := p.out.String(); code != tt.code || !strings.Contains(out, tt.summary) {
+				t.Errorf("exit %d (want %d); want the summary %q in:\n%q", code, tt.code, tt.summary, tail(out, 600))
+			}
+		})
+	}
+}

@@ -65,7 +65,7 @@ func runLessonPairs(t *testing.T, host, bind string, backend ...string) {
 				if strings.Contains(out, "but the call succeeded") || strings.Contains(out, "Mismatch") {
 					t.Errorf("%s missed the lesson or saw a mismatch:\n%s", side, out)
 				}
-				if !strings.Contains(out, "peer runs = lesson "+tt.lesson) {
+				if !strings.Contains(out, "peer runs = --lesson "+tt.lesson) {
 					t.Errorf("%s does not say the peer runs lesson %s:\n%s", side, tt.lesson, out)
 				}
 			}

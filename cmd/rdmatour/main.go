@@ -36,6 +36,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "rdmatour: %s\n", ue.in(o.lang))
+		return 2
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmatour: %v\n", err)
 		return 2

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/wire"
 )
 
@@ -17,10 +19,11 @@ import (
 // scripts/twohosts.sh with server and client --plain --auto).
 //
 // Two --auto sides race to disconnect: whoever calls rdma_disconnect first
-// sends the DREQ, and if both do at once two DREQs cross (on rxe too). The
-// capture in testdata has the server's DREQ answered by the client's DREP,
-// so here the client waits before its disconnect step until the server
-// has finished; the client's own capture then holds the whole exchange.
+// sends the DREQ, and if both do at once two DREQs cross (on rxe too). Most
+// captures in testdata have the server's DREQ answered by the client's
+// DREP (doorbell and no-remote-write have the client's), so here the
+// client waits before its disconnect step until the server has finished;
+// the client's own capture then holds the whole exchange.
 // In the no-recv lesson the server waits for the client to hang up, so
 // there the client pauses before its teardown instead. (Its RNR NAK no
 // longer depends on timing: the server's late RECV waits for it.)
@@ -70,7 +73,46 @@ func TestSimWireMatchesRxe(t *testing.T) {
 			if got := kindsOf(t, pcap); got != want && !(tc.name == "post-before-connect" && got == interleavedEarlyWrite) {
 				t.Errorf("simulated NIC's wire:\n got %s\nSoft-RoCE's:\n     %s", got, want)
 			}
+			// The send capture was the guests' first: QP1's PSNs start at 0.
+			rxeMADs := madHeaders(t, filepath.Join("..", "..", "wire", "testdata", "rxe-two-hosts-"+tc.name+".pcap"), tc.name == "send")
+			if got := madHeaders(t, pcap, tc.name == "send"); got != rxeMADs {
+				t.Errorf("the MADs' headers:\n got %s\nSoft-RoCE's:\n     %s", got, rxeMADs)
+			}
 		})
+	}
+}
+
+// TestSimWireMatchesRxeUD is TestSimWireMatchesRxe for --tour ud: SIDR
+// request and reply, then two UD SEND_ONLY datagrams with a DETH. Two
+// --auto processes do not wait for each other's steps, so both pause
+// where the guests' run had them in order: the early datagram leaves
+// before the server posts its RECV, the second after.
+func TestSimWireMatchesRxeUD(t *testing.T) {
+	want := kindsOf(t, filepath.Join("..", "..", "wire", "testdata", "rxe-two-hosts-ud.pcap"))
+	pcap := filepath.Join(t.TempDir(), "client.pcap")
+	common := []string{"--port", freePort(t), "--backend", "sim", "--plain", "--auto", "--brief", "--timeout", "20s", "--tour", "ud"}
+	srv := start(t, nil, append([]string{"server", "--pause-at", "ud-post-recv"}, common...)...)
+	srv.waitFor(t, "rdma_listen(", 20*time.Second)
+	cli := start(t, nil, append([]string{"client", "127.0.0.1", "--pcap", pcap, "--pause-at", "ud-send"}, common...)...)
+	cli.waitFor(t, ": SEND the message", 20*time.Second) // the early datagram is out
+	fmt.Fprintln(srv.stdin)
+	srv.waitFor(t, ": Poll for a datagram", 20*time.Second) // the RECV is posted
+	fmt.Fprintln(cli.stdin)
+	if code := srv.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("server exit %d:\n%s\nclient:\n%s", code, srv.out, cli.out)
+	}
+	if code := cli.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("client exit %d:\n%s", code, cli.out)
+	}
+	if got := kindsOf(t, pcap); got != want {
+		t.Errorf("simulated NIC's wire:\n got %s\nSoft-RoCE's:\n     %s", got, want)
+	}
+	rxeMADs := madHeaders(t, filepath.Join("..", "..", "wire", "testdata", "rxe-two-hosts-ud.pcap"), true)
+	if got := madHeaders(t, pcap, true); got != rxeMADs {
+		t.Errorf("the MADs' headers:\n got %s\nSoft-RoCE's:\n     %s", got, rxeMADs)
+	}
+	if !strings.Contains(srv.out.String(), steps.DefaultUDMsg) {
+		t.Errorf("the server did not receive the second datagram:\n%s", srv.out)
 	}
 }
 
@@ -79,6 +121,49 @@ func TestSimWireMatchesRxe(t *testing.T) {
 // from run to run (measured between two guests), and so does the sim,
 // depending on when the second post comes.
 const interleavedEarlyWrite = "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE ACK / RC RDMA_WRITE_ONLY / RC ACKNOWLEDGE ACK / RC SEND_ONLY / RC ACKNOWLEDGE ACK / CM DREQ / CM DREP"
+
+// madHeaders lists what the CM MADs' headers say beyond their kind:
+// AckReq, the high half of the transaction ID, which earlier MAD's
+// transaction ID each one repeats (a reply echoes its request's, RTU
+// the REQ's, DREP the DREQ's), and with psns QP1's PSN of each, which
+// each sending host counts.
+func madHeaders(t *testing.T, path string, psns bool) string {
+	t.Helper()
+	var out []string
+	var tids []uint64
+	var dreq uint64
+	for _, p := range pcapPackets(t, path) {
+		if p.BTH.DestQP != 1 {
+			continue
+		}
+		m, err := wire.DecodeMAD(p.Payload)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		s := fmt.Sprintf("%s ackreq=%v hi_tid=%d", wire.Kind(p), p.BTH.AckReq, m.TransactionID>>32)
+		switch kind := wire.Kind(p); {
+		case kind == "CM DREQ":
+			// Its transaction ID is the disconnecting side's: the REQ's
+			// when the client disconnects first, a new one when the
+			// server does; which one races (see above).
+			dreq = m.TransactionID
+		case kind == "CM DREP":
+			s += fmt.Sprintf(" echoes-DREQ=%v", m.TransactionID == dreq)
+		default:
+			same := slices.Index(tids, m.TransactionID)
+			if same < 0 {
+				same = len(tids)
+				tids = append(tids, m.TransactionID)
+			}
+			s += fmt.Sprintf(" tid#%d", same)
+		}
+		if psns {
+			s += fmt.Sprintf(" psn=%d", p.BTH.PSN)
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " / ")
+}
 
 // kindsOf decodes a pcap and lists its packets' kinds.
 func kindsOf(t *testing.T, path string) string {

@@ -28,7 +28,7 @@ const (
 // serverGone is what a client says when its WR's retries ran out because
 // the server left, whether it was killed or quit cleanly (a DREQ).
 func serverGone(what string, wrid int) string {
-	return fmt.Sprintf(`the server has gone (it disconnected); the %s was retried until retry_count ran out: status "transport retry counter exceeded" (wr_id %d). start both sides again`, what, wrid)
+	return fmt.Sprintf(`the server has gone (it disconnected); the %s was retried until retry_count ran out: status "transport retry counter exceeded" (wr_id %d). Start both sides again`, what, wrid)
 }
 
 func pausedBefore(id string) string { return "paused before " + id }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui"
 )
 
 // plainRunner prints the tour as text: for each step its title, the
@@ -107,12 +108,16 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int, 
 	if p.explain {
 		for _, l := range p.langs() {
 			if page, ok := p.stepPage(s, s.Next(), l); ok {
-				fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
+				fmt.Fprintln(p.out, indent(tui.PlainPage(l, st.ID, page, plainPageWidth)))
 			}
 		}
 	}
 	if p.in != nil {
-		fmt.Fprintf(p.out, "  next: %s\n  %s", strings.ReplaceAll(st.Call, "\n", "\n        "), p.text(steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}))
+		prompt := steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}
+		if s.Replaying() {
+			prompt = steps.Text{EN: "press Enter to see it as recorded", ZH: "按回车查看录制的结果"}
+		}
+		fmt.Fprintf(p.out, "  next: %s\n  %s", strings.ReplaceAll(st.Call, "\n", "\n        "), p.text(prompt))
 		ok, rerr := p.in.next(ctx)
 		if rerr != nil {
 			return rerr
@@ -153,7 +158,7 @@ func (p *plainRunner) finish(srv *steps.Session) {
 	if snap := srv.Snapshot(); p.explain && snap.Lesson != "" {
 		for _, l := range p.langs() {
 			if page, ok := p.lessonPage(l, "lesson-"+snap.Lesson, true); ok {
-				fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
+				fmt.Fprintln(p.out, indent(tui.PlainPage(l, "lesson-"+snap.Lesson, page, plainPageWidth)))
 			}
 		}
 	}
@@ -187,6 +192,10 @@ func backendLabel(s steps.Snapshot) string {
 	}
 	return label
 }
+
+// plainPageWidth is how wide an explanation page is printed (indented by
+// 4, it fits an 80-column terminal).
+const plainPageWidth = 76
 
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
@@ -235,8 +244,8 @@ func (p *plainRunner) lessonHeader(snap steps.Snapshot) {
 		return
 	}
 	for _, l := range p.langs() {
-		if page, ok := p.lessonPage(l, page, false); ok {
-			fmt.Fprintln(p.out, indent(strings.TrimSpace(page)))
+		if md, ok := p.lessonPage(l, page, false); ok {
+			fmt.Fprintln(p.out, indent(tui.PlainPage(l, page, md, plainPageWidth)))
 		}
 	}
 }

@@ -59,10 +59,13 @@ func (p *plainRunner) runStep(ctx context.Context, s *steps.Session, st steps.St
 		pw, onPeer = s.WaitFor(s.Next())
 	}
 	if st.Waits {
-		if onPeer {
+		switch {
+		case onPeer && s.Config().Interactive:
 			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for the peer:", ZH: "等待对端："}), p.text(pw.Text()))
 			fmt.Fprintf(p.out, "    %s\n", p.text(pw.Timer))
-		} else {
+		case onPeer:
+			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for", ZH: "等待"}), p.text(pw.Reach()))
+		default:
 			fmt.Fprintf(p.out, "  … %s\n", p.text(steps.Text{EN: "waiting", ZH: "等待中"}))
 		}
 	}

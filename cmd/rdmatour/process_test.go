@@ -68,14 +68,14 @@ func (s *syncBuffer) String() string {
 }
 
 // start runs the binary; wrap (e.g. "ip netns exec NS") prefixes it.
-func start(t *testing.T, wrap []string, args ...string) *proc {
+func start(t testing.TB, wrap []string, args ...string) *proc {
 	t.Helper()
 	argv := append(append([]string{}, wrap...), binPath)
 	return startRaw(t, append(argv, args...)...)
 }
 
 // startRaw runs any program with its output captured.
-func startRaw(t *testing.T, argv ...string) *proc {
+func startRaw(t testing.TB, argv ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	p := &proc{cmd: cmd, out: &syncBuffer{}, done: make(chan struct{})}
@@ -142,7 +142,7 @@ func (p *proc) waitFor(t *testing.T, s string, d time.Duration) {
 // short TCP connections the parallel tests open cannot take the port
 // between this check and the server's bind, and never hands out the same
 // port twice in one test binary.
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	ports.mu.Lock()
 	defer ports.mu.Unlock()
@@ -437,7 +437,7 @@ func peerQuitsBeforeWrite(t *testing.T, host string, srvArgs []string, args ...s
 		t.Logf("the client said: %s", strings.TrimSpace(out[i:]))
 	}
 	if code != 1 || !strings.Contains(out, "the server has gone (it disconnected)") ||
-		!strings.Contains(out, "transport retry counter exceeded") || !strings.Contains(out, "start both sides again") ||
+		!strings.Contains(out, "transport retry counter exceeded") || !strings.Contains(out, "Start both sides again") ||
 		!strings.Contains(out, "-- teardown --") || strings.Contains(out, "panic") {
 		t.Errorf("client exit %d; want 1 saying the server has gone, with the retry error and a teardown:\n%s", code, out)
 	}

@@ -246,7 +246,7 @@ func TestReplayBadFiles(t *testing.T) {
 		want string
 	}{
 		{[]string{cut}, cut + " line " + strconv.Itoa(lines+1) + ": the line is cut off"},
-		{[]string{newer}, newer + " line 1: format version 7; this rdmatour reads version 1"},
+		{[]string{newer}, newer + " line 1: format version 7; this rdmatour reads versions 1 to 2"},
 		{[]string{filepath.Join(dir, "nope.jsonl")}, "cannot open " + filepath.Join(dir, "nope.jsonl")},
 		{[]string{"../../testdata/replay/rxe-send-server.jsonl", "../../testdata/replay/rxe-lesson-server.jsonl"}, "give one server and one client recording"},
 	}

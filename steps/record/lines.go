@@ -71,9 +71,17 @@ func (sr *sideReader) step(sl stepLine, lineNo int) error {
 	if err != nil {
 		return err
 	}
+	var peer *steps.Snapshot
+	if sl.Peer != nil {
+		p, err := sl.Peer.decode()
+		if err != nil {
+			return fmt.Errorf("the peer state: %w", err)
+		}
+		peer = &p
+	}
 	out := sl.Outcome.Outcome
 	out.C = nil
-	sr.replay.Steps = append(sr.replay.Steps, steps.PlayedStep{ID: sl.ID, Outcome: out, Err: sl.Error.decode(), Snapshot: snap})
+	sr.replay.Steps = append(sr.replay.Steps, steps.PlayedStep{ID: sl.ID, Outcome: out, Err: sl.Error.decode(), Snapshot: snap, Peer: peer})
 	sr.lines = append(sr.lines, lineNo)
 	return nil
 }

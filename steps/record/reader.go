@@ -132,8 +132,8 @@ func (d *decoder) header() error {
 	if json.Unmarshal(line, &probe) != nil || probe.Format != Format {
 		return d.fail("not an rdmatour recording (the first line should be a JSON header with \"format\":%q)", Format)
 	}
-	if probe.Version != Version {
-		return d.fail("format version %d; this rdmatour reads version %d: replay it with the rdmatour that recorded it", probe.Version, Version)
+	if probe.Version < OldestVersion || probe.Version > Version {
+		return d.fail("format version %d; this rdmatour reads versions %d to %d: replay it with the rdmatour that recorded it", probe.Version, OldestVersion, Version)
 	}
 	if err := json.Unmarshal(line, &d.head); err != nil {
 		return d.fail("the header is damaged: %v", err)

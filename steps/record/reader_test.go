@@ -51,7 +51,7 @@ func TestDecodeRejectsDamagedFiles(t *testing.T) {
 		{"empty", "", 1, "the file is empty"},
 		{"not json", "hello\n", 1, "not an rdmatour recording"},
 		{"another format", `{"format":"pcap","version":1}` + "\n", 1, "not an rdmatour recording"},
-		{"newer version", join(edit(t, ok, 0, func(m map[string]any) { m["version"] = 2 })), 1, "format version 2; this rdmatour reads version 1"},
+		{"newer version", join(edit(t, ok, 0, func(m map[string]any) { m["version"] = 3 })), 1, "format version 3; this rdmatour reads versions 1 to 2"},
 		{"unknown role", join(edit(t, ok, 0, func(m map[string]any) { firstSide(m)["role"] = "router" })), 1, `unknown role "router"`},
 		{"unknown lesson", join(edit(t, ok, 0, func(m map[string]any) { firstSide(m)["lesson"] = "nope" })), 1, "nope"},
 		{"no sides", join(edit(t, ok, 0, func(m map[string]any) { m["sides"] = []any{} })), 1, "found 0 sides"},

@@ -5,7 +5,7 @@
 //
 // The file is JSON lines (one JSON object per line, each ending in "\n"):
 //
-//  1. the header: {"format":"rdmatour-record","version":1,"rdmatour":...,
+//  1. the header: {"format":"rdmatour-record","version":2,"rdmatour":...,
 //     "command":"server"|"client"|"demo","sides":[...]} — one entry per
 //     side recorded (two for the demo) with its role, notify mode, track,
 //     lesson, backend, devices, addresses, the tour's step IDs and the
@@ -13,7 +13,9 @@
 //  2. one "step" line per finished step of a side: the C call and results
 //     (steps.Outcome), the error if it failed, the state right after it,
 //     and the timeline entries and packets new since that side's previous
-//     line;
+//     line; in a demo also "peer": the other side's state right after the
+//     step (without its timeline and packets), since one side's step
+//     changes the other (version 2 on; version 1 files have none);
 //  3. one "end" line per side: the teardown's C calls, its error, and the
 //     state after it.
 //
@@ -29,10 +31,12 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 )
 
-// Format and Version identify the file; a reader refuses other versions.
+// Format and Version identify the file. Version is the one written;
+// the reader also reads OldestVersion on (version 1 had no peer states).
 const (
-	Format  = "rdmatour-record"
-	Version = 1
+	Format        = "rdmatour-record"
+	Version       = 2
+	OldestVersion = 1
 )
 
 // Recording is a decoded file: its header and one replay per side
@@ -114,6 +118,8 @@ type stepLine struct {
 	ID      string      `json:"id"`
 	Outcome outcomeJSON `json:"outcome"`
 	Error   *errorJSON  `json:"error,omitempty"`
+	// Peer is the other side's state right after the step (a demo).
+	Peer *snapJSON `json:"peer,omitempty"`
 	stateJSON
 }
 

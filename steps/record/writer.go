@@ -110,6 +110,10 @@ type sideWriter struct {
 func (sw *sideWriter) Step(r steps.StepRecord) {
 	line := stepLine{Kind: kindStep, Side: sw.role.String(), Index: r.Index, ID: r.ID,
 		Outcome: encodeOutcome(r.Outcome), Error: encodeError(r.Err)}
+	if r.Peer != nil {
+		peer := encodeSnapshot(*r.Peer)
+		line.Peer = &peer
+	}
 	sw.w.mu.Lock()
 	defer sw.w.mu.Unlock()
 	line.stateJSON = sw.state(r.Snapshot)
@@ -158,7 +162,7 @@ func Encode(out io.Writer, rec *Recording) error {
 			if p.Err != nil {
 				err = p.Err
 			}
-			sw.Step(steps.StepRecord{Index: i, ID: p.ID, Outcome: p.Outcome, Err: err, Snapshot: p.Snapshot})
+			sw.Step(steps.StepRecord{Index: i, ID: p.ID, Outcome: p.Outcome, Err: err, Snapshot: p.Snapshot, Peer: p.Peer})
 		}
 		var err error
 		if side.TeardownErr != nil {

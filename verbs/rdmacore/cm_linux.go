@@ -145,6 +145,9 @@ func (e *eventChannel) tryGet() (verbs.CMEvent, bool, error) {
 		out.InitiatorDepth = uint8(ev.initiator_depth)
 		out.RNRRetryCount = uint8(ev.rnr_retry_count)
 		out.QPNum = uint32(ev.qp_num)
+		if ev.is_ud != 0 {
+			out.UD = udParam(&ev)
+		}
 	}
 	if out.Type == verbs.EventConnectRequest {
 		// A new id the listener spawned: it reports on this channel.

@@ -211,6 +211,7 @@ func (q *compQueue) Poll(max int) ([]verbs.WC, error) {
 			HasImm:    w.has_imm != 0,
 			QPNum:     uint32(w.qp_num),
 			SrcQP:     uint32(w.src_qp),
+			HasGRH:    w.has_grh != 0,
 		}
 	}
 	return out, nil
@@ -347,6 +348,9 @@ func (q *queuePair) PostSend(wr verbs.SendWR) error {
 	defer q.mu.RUnlock()
 	if q.qp == nil {
 		return errDestroyed("ibv_post_send", "qp")
+	}
+	if q.typ == verbs.QPTUD {
+		return q.postSendUD(wr, sges)
 	}
 	rc := C.rt_post_send(q.qp, C.uint64_t(wr.WRID), C.int(wr.Opcode), C.uint(wr.Flags),
 		&sges[0], C.int(len(wr.SGList)), C.uint64_t(wr.RemoteAddr), C.uint32_t(wr.RKey), C.uint32_t(wr.ImmData),

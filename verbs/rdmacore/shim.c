@@ -163,6 +163,7 @@ int rt_get_event(struct rt *rt, struct rdma_event_channel *ch, struct rt_event *
 	default:
 		break;
 	}
+	rt_copy_ud(ev, out);
 	rt->ack_cm_event(ev);
 	return 0;
 }
@@ -283,6 +284,7 @@ int rt_poll_cq(struct ibv_cq *cq, int n, struct rt_wc *out)
 			o->imm_host = o->has_imm ? ntohl(wc[i].imm_data) : 0;
 			o->qp_num = wc[i].qp_num;
 			o->src_qp = wc[i].src_qp;
+			o->has_grh = (wc[i].wc_flags & IBV_WC_GRH) != 0;
 		}
 		total += got;
 		if (got < want)
@@ -421,7 +423,7 @@ int rt_query_qp_full(struct rt *rt, struct ibv_qp *qp, struct rt_qp_attr *out)
 		   IBV_QP_SQ_PSN | IBV_QP_ACCESS_FLAGS | IBV_QP_MAX_QP_RD_ATOMIC |
 		   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
 		   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_PORT | IBV_QP_CAP |
-		   IBV_QP_PKEY_INDEX | IBV_QP_AV;
+		   IBV_QP_PKEY_INDEX | IBV_QP_AV | IBV_QP_QKEY; /* qkey: a UD QP's, shown in the live state */
 	int rc;
 
 	memset(&a, 0, sizeof(a));

@@ -74,6 +74,15 @@ struct rt *rt_open(const char *verbs_lib, const char *cm_lib, char *err, size_t 
 		   int *which); /* which: 1 libibverbs, 2 librdmacm; 3: a missing symbol */
 void rt_close(struct rt *rt);
 
+/* struct ibv_ah_attr flattened for Go (shim_ud.c). */
+struct rt_ah_attr {
+	uint8_t dgid[16];
+	uint32_t flow_label;
+	uint8_t sgid_index, hop_limit, traffic_class;
+	uint16_t dlid;
+	uint8_t sl, src_path_bits, static_rate, is_global, port_num;
+};
+
 /* A CM event, copied out before it is acked. */
 struct rt_event {
 	struct rdma_cm_id *id;
@@ -85,6 +94,10 @@ struct rt_event {
 	int private_data_len;
 	uint8_t responder_resources, initiator_depth, rnr_retry_count;
 	uint32_t qp_num;
+	/* event->param.ud, on an RDMA_PS_UDP id (rt_copy_ud) */
+	int is_ud;
+	uint32_t ud_qp_num, ud_qkey;
+	struct rt_ah_attr ud_ah;
 };
 
 /* rt_wait_fd polls fd for input for at most timeout_ms: 1 readable, 0
@@ -117,6 +130,7 @@ struct rt_wc {
 	int has_imm;
 	uint32_t qp_num;
 	uint32_t src_qp;
+	int has_grh; /* wc_flags & IBV_WC_GRH */
 };
 /* rt_poll_cq polls up to n completions into out: count or -errno. */
 int rt_poll_cq(struct ibv_cq *cq, int n, struct rt_wc *out);
@@ -149,6 +163,14 @@ int rt_modify_qp(struct rt *rt, struct ibv_qp *qp, const struct rt_qp_attr *in, 
 int rt_query_qp_full(struct rt *rt, struct ibv_qp *qp, struct rt_qp_attr *out);
 /* rdma_establish: 0 or -errno (-ENOSYS: librdmacm has no rdma_establish). */
 int rt_establish(struct rt *rt, struct rdma_cm_id *id);
+
+/* Unreliable datagram (shim_ud.c). */
+struct ibv_ah *rt_create_ah(struct rt *rt, struct ibv_pd *pd, const struct rt_ah_attr *in, int *err);
+int rt_destroy_ah(struct rt *rt, struct ibv_ah *ah);
+int rt_post_send_ud(struct ibv_qp *qp, uint64_t wr_id, int opcode, unsigned int flags,
+		    struct ibv_sge *sges, int num_sge, struct ibv_ah *ah, uint32_t remote_qpn,
+		    uint32_t remote_qkey, uint32_t imm_host);
+void rt_copy_ud(const struct rdma_cm_event *ev, struct rt_event *out);
 
 /* Page-aligned zeroed memory outside the Go heap. */
 void *rt_alloc(size_t len);

@@ -213,7 +213,11 @@ func (id *cmID) handshake(nc net.Conn) {
 		return
 	}
 	m, err := decodeCM(body)
-	if err != nil || m.Type != cmREQ {
+	if err == nil && m.Type != requestType(id.ps) && (m.Type == cmREQ || m.Type == cmSIDRReq) {
+		answerOtherPortSpace(nc, m.Type)
+		return
+	}
+	if err != nil || m.Type != requestType(id.ps) {
 		id.p.log.Debug("sim: dropping peer with bad REQ", "peer", nc.RemoteAddr(), "err", err)
 		return
 	}
@@ -255,6 +259,9 @@ func (id *cmID) handshake(nc net.Conn) {
 	ev.ResponderResources, ev.InitiatorDepth = m.InitiatorDepth, m.ResponderResources
 	ev.RNRRetryCount = m.RNRRetryCount
 	ev.QPNum = m.QPN
+	if id.ps == verbs.PSUDP {
+		ev = udRequestEvent(ev, m)
+	}
 	id.ch.post(ev)
 	id.mu.Unlock()
 	child.readLoop(c, buf)
@@ -323,6 +330,9 @@ func (id *cmID) CreateQP(p verbs.PD, attr verbs.QPInitAttr) (verbs.QP, error) {
 	pp.mu.Unlock()
 	if dead {
 		return nil, verbs.Errorf(fn, errEINVAL, "PD is deallocated")
+	}
+	if err := checkPortSpaceType(id.ps, attr.Type); err != nil {
+		return nil, err
 	}
 	q, err := newQP(id.dev, pp, attr, fn, false)
 	if err != nil {
@@ -397,14 +407,17 @@ func (id *cmID) Destroy() error {
 		pending = append(pending, nc)
 	}
 	if c := id.conn; c != nil {
-		switch id.state {
-		case stEstablished, stAccepted:
+		switch {
+		case id.ps == verbs.PSUDP:
+			// A SIDR exchange leaves nothing to tear down: the peer hears
+			// nothing (ud_cm.go).
+		case id.state == stEstablished, id.state == stAccepted:
 			c.sendCM(&cmMsg{Type: cmDREQ})
-		case stDisconnected:
+		case id.state == stDisconnected:
 			if id.passive && !id.disconnectCalled {
 				c.sendCM(&cmMsg{Type: cmDREP}) // the peer's DREQ, never answered
 			}
-		case stConnectReq, stRepRcvd:
+		case id.state == stConnectReq, id.state == stRepRcvd:
 			// ib_cm rejects a request (or a reply) whose id is destroyed
 			// unanswered.
 			c.sendCM(&cmMsg{Type: cmREJ, Reason: rejConsumerDefined})

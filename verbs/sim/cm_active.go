@@ -94,6 +94,9 @@ func cmFromParam(typ uint8, p verbs.ConnParam) cmMsg {
 // Connect is rdma_connect. The outcome arrives as an event.
 func (id *cmID) Connect(p verbs.ConnParam) error {
 	const fn = "rdma_connect"
+	if id.ps == verbs.PSUDP {
+		return id.udConnect(p)
+	}
 	if len(p.PrivateData) > verbs.MaxConnectPrivateData {
 		return verbs.Errorf(fn, errEINVAL, "%d bytes of private data; at most %d fit in an IB CM REQ", len(p.PrivateData), verbs.MaxConnectPrivateData)
 	}
@@ -169,7 +172,7 @@ func (id *cmID) dial(ctx context.Context, dst netip.AddrPort, req cmMsg, fail fu
 		case errors.Is(err, syscall.ECONNREFUSED):
 			// Nobody listens on that port: the IB CM answers a REQ for an
 			// unknown service ID with REJ reason 8.
-			fail(verbs.EventRejected, rejInvalidServiceID)
+			fail(noListenerEvent(id.ps))
 		default:
 			fail(verbs.EventUnreachable, -int(syscall.ETIMEDOUT))
 		}
@@ -226,7 +229,7 @@ func awaitReply(c *conn, br *bufio.Reader, buf []byte, timeout, handshake time.D
 			m, err = decodeCM(body)
 		}
 	}
-	if err == nil && m.Type != cmREP && m.Type != cmREJ {
+	if err == nil && m.Type != cmREP && m.Type != cmREJ && m.Type != cmSIDRRep {
 		err = errWire
 	}
 	switch {
@@ -249,6 +252,9 @@ func (id *cmID) onReply(ctx context.Context, c *conn, m *cmMsg, p verbs.ConnPara
 	defer id.mu.Unlock()
 	if id.destroyed || ctx.Err() != nil {
 		return false
+	}
+	if id.ps == verbs.PSUDP {
+		return id.udOnReply(c, m)
 	}
 	if m.Type == cmREJ {
 		id.state = stClosed

@@ -33,6 +33,11 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 						q.receive(c, &pk)
 					}
 				}
+			case kindDatagram:
+				var g datagram
+				if g, err = decodeDatagram(body); err == nil {
+					id.p.dev.onDatagram(c, &g)
+				}
 			}
 			if !frameReady(c.br) {
 				c.setBatching(false) // about to block: send what the burst queued
@@ -97,8 +102,8 @@ func (id *cmID) onCM(c *conn, m *cmMsg) {
 func (id *cmID) connLost(c *conn) {
 	id.mu.Lock()
 	defer id.mu.Unlock()
-	if id.destroyed || id.conn != c {
-		return
+	if id.destroyed || id.conn != c || (id.ps == verbs.PSUDP && id.state == stEstablished) {
+		return // a UD "connection" is nothing to lose: no event on rxe
 	}
 	switch id.state {
 	case stEstablished, stDisconnecting:
@@ -120,6 +125,9 @@ func (id *cmID) connLost(c *conn) {
 // Accept is rdma_accept: QP to RTR and RTS, then REP.
 func (id *cmID) Accept(p verbs.ConnParam) error {
 	const fn = "rdma_accept"
+	if id.ps == verbs.PSUDP {
+		return id.udAccept(p)
+	}
 	if len(p.PrivateData) > verbs.MaxAcceptPrivateData {
 		return verbs.Errorf(fn, errEINVAL, "%d bytes of private data; at most %d fit in an IB CM REP", len(p.PrivateData), verbs.MaxAcceptPrivateData)
 	}
@@ -200,6 +208,9 @@ func (id *cmID) Disconnect() error {
 	defer id.mu.Unlock()
 	if id.destroyed {
 		return verbs.Errorf(fn, errEINVAL, "id destroyed")
+	}
+	if id.ps == verbs.PSUDP {
+		return id.udDisconnect()
 	}
 	switch id.state {
 	case stEstablished, stAccepted:

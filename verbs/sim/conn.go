@@ -14,6 +14,10 @@ import (
 type outItem struct {
 	raw []byte
 	pkt *packet
+	// sent, if set, runs once the item has been handed to the socket (or
+	// dropped with the connection): a UD send completes only then, as on
+	// rxe, whose completion follows the packet's transmission.
+	sent func()
 	// srcQP is the QP that sent pkt: the trace says which QP of the
 	// device each packet belongs to (two sides may share one device).
 	srcQP uint32
@@ -57,9 +61,12 @@ func newConn(p *Provider, nc net.Conn, br *bufio.Reader) *conn {
 	return c
 }
 
-func (c *conn) send(it outItem) {
+// send queues it and reports whether it was queued (not on a closing
+// connection); it.sent runs only for a queued item.
+func (c *conn) send(it outItem) bool {
 	c.mu.Lock()
-	if !c.closed && !c.closing {
+	queued := !c.closed && !c.closing
+	if queued {
 		c.q = append(c.q, it)
 		if !c.batching {
 			c.cond.Signal()
@@ -71,6 +78,7 @@ func (c *conn) send(it outItem) {
 		c.tap.raw(it.raw)
 	}
 	c.mu.Unlock()
+	return queued
 }
 
 // setBatching turns batching on or off; off wakes the writer for what
@@ -177,10 +185,24 @@ func (c *conn) abort() {
 	c.mu.Lock()
 	c.localClosed = true
 	c.closed = true
+	dropped := c.q
 	c.q = nil
 	c.cond.Signal()
 	c.mu.Unlock()
 	c.nc.Close()
+	if len(dropped) > 0 {
+		// Not here: the caller may hold locks the callbacks take.
+		c.p.goStart(func() { runSent(dropped) })
+	}
+}
+
+// runSent runs the sent callbacks of items written or dropped.
+func runSent(items []outItem) {
+	for _, it := range items {
+		if it.sent != nil {
+			it.sent()
+		}
+	}
 }
 
 func (c *conn) isLocalClosed() bool {
@@ -212,8 +234,12 @@ func (c *conn) writeLoop() {
 		batch = mergeAcks(batch)
 
 		buf = buf[:0]
+		var sent []outItem // their callbacks run once written
 		for i := range batch {
 			it := &batch[i]
+			if it.sent != nil {
+				sent = append(sent, outItem{sent: it.sent})
+			}
 			if it.raw != nil {
 				buf = append(buf, it.raw...)
 				c.tap.raw(it.raw)
@@ -233,7 +259,7 @@ func (c *conn) writeLoop() {
 			// Write in chunks so a long queue does not build one huge buffer.
 			if len(buf) >= 192<<10 {
 				if _, err := c.nc.Write(buf); err != nil {
-					c.fail()
+					c.fail(append(sent, batch[i+1:]...))
 					return
 				}
 				buf = buf[:0]
@@ -241,19 +267,23 @@ func (c *conn) writeLoop() {
 		}
 		if len(buf) > 0 {
 			if _, err := c.nc.Write(buf); err != nil {
-				c.fail()
+				c.fail(sent)
 				return
 			}
 		}
+		runSent(sent)
 	}
 }
 
 // fail closes the connection after a write error: unlike abort it leaves
 // localClosed alone, so the reader reports the peer as lost.
-func (c *conn) fail() {
+// The items of the failed write are lost, as are those still queued.
+func (c *conn) fail(lost []outItem) {
 	c.mu.Lock()
 	c.closed = true
+	lost = append(lost, c.q...)
 	c.q = nil
 	c.mu.Unlock()
 	c.nc.Close()
+	runSent(lost)
 }

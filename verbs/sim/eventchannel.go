@@ -49,21 +49,20 @@ func (ch *eventChannel) GetEvent(ctx context.Context) (verbs.CMEvent, error) {
 			ch.mu.Unlock()
 			return verbs.CMEvent{}, verbs.Errorf("rdma_get_cm_event", errEINVAL, "event channel destroyed")
 		}
-		for len(ch.q) > 0 {
+		if len(ch.q) > 0 {
 			qe := ch.q[0]
 			ch.q = ch.q[1:]
+			ch.mu.Unlock()
+			// id.mu is taken without ch.mu held: ids post events with
+			// their own mu held (onCM), so holding ch.mu here while taking
+			// an id's mu could deadlock with them (50 connections on one
+			// workshop channel did).
 			if id, ok := qe.ev.ID.(*cmID); ok && id.isDestroyed() {
 				continue // the id went away before anyone saw the event
 			}
-			if qe.onGet != nil {
-				ch.mu.Unlock()
-				ok := qe.onGet()
-				ch.mu.Lock()
-				if !ok {
-					continue
-				}
+			if qe.onGet != nil && !qe.onGet() {
+				continue
 			}
-			ch.mu.Unlock()
 			return qe.ev, nil
 		}
 		sig := ch.sig
@@ -123,8 +122,8 @@ func (ch *eventChannel) unseenChildren(l *cmID) []*cmID {
 
 // CreateID is rdma_create_id.
 func (ch *eventChannel) CreateID(ps verbs.PortSpace) (verbs.CMID, error) {
-	if ps != verbs.PSTCP {
-		return nil, verbs.Errorf("rdma_create_id", syscall.EPROTONOSUPPORT, "%s: the simulated NIC does RDMA_PS_TCP only", ps)
+	if ps != verbs.PSTCP && ps != verbs.PSUDP {
+		return nil, verbs.Errorf("rdma_create_id", syscall.EPROTONOSUPPORT, "%s: the simulated NIC does RDMA_PS_TCP and RDMA_PS_UDP only", ps)
 	}
 	ch.mu.Lock()
 	defer ch.mu.Unlock()

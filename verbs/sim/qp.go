@@ -58,6 +58,7 @@ const (
 type qp struct {
 	dev    *device
 	num    uint32
+	typ    verbs.QPType // IBV_QPT_RC or IBV_QPT_UD (ud.go)
 	pd     *pd
 	scq    *cq
 	rcq    *cq
@@ -88,6 +89,8 @@ type qp struct {
 	pmtu      int   // path MTU in bytes: how WRs are cut into packets
 	timeout   uint8 // local ACK timeout code
 	ah        verbs.AHAttr
+	qkey      uint32    // UD: the Q_Key datagrams must carry
+	udOut     []*udSend // UD: sends not yet completed, in post order
 
 	sq       []*sendWQE
 	sendIdx  int  // sq[:sendIdx] have been transmitted
@@ -114,8 +117,8 @@ var _ verbs.QP = (*qp)(nil)
 // newQP makes an RC QP: in INIT, as rdma_create_qp leaves it, or (manual)
 // in RESET, as ibv_create_qp does. fn names the C call in errors.
 func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp, error) {
-	if attr.Type != verbs.QPTRC {
-		return nil, verbs.Errorf(fn, errEINVAL, "%s: the simulated NIC only does IBV_QPT_RC", attr.Type)
+	if err := checkQPType(attr.Type, fn, manual); err != nil {
+		return nil, err
 	}
 	c := attr.Cap
 	if c.MaxSendWR < 1 || c.MaxSendWR > 1024 || c.MaxRecvWR < 1 || c.MaxRecvWR > 1024 {
@@ -151,7 +154,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	}
 	p.ref(1)
 	q := &qp{
-		dev: d, pd: p, scq: scq, rcq: rcq, cap: c, sigAll: attr.SigAll,
+		dev: d, pd: p, scq: scq, rcq: rcq, cap: c, sigAll: attr.SigAll, typ: attr.Type,
 		// librdmacm's rdma_create_qp moves the QP to INIT right away.
 		state:  verbs.QPSInit,
 		sqPSN:  uint32(rand.N(1 << 24)),
@@ -162,6 +165,9 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 		// ibv_create_qp: RESET, nothing set yet (rxe reports path_mtu 256).
 		q.state, q.manual, q.access, q.port, q.pmtu, q.timeout, q.minRNR = verbs.QPSReset, true, 0, 0, 256, 0, 0
 		q.sqPSN = 0
+	}
+	if attr.Type == verbs.QPTUD {
+		q.initUD()
 	}
 	q.num = d.allocQPN(q)
 	d.p.count(func(r *verbs.ResourceCount) { r.QPs++ })
@@ -175,7 +181,7 @@ func (q *qp) count(i int) {
 }
 
 func (q *qp) Num() uint32        { return q.num }
-func (q *qp) Type() verbs.QPType { return verbs.QPTRC }
+func (q *qp) Type() verbs.QPType { return q.typ }
 
 // destroy is ibv_destroy_qp.
 func (q *qp) destroy() {
@@ -246,7 +252,7 @@ func (q *qp) Query() (verbs.QPAttr, error) {
 		RQPSN: q.rqPSN, SQPSN: q.sqPSN, AccessFlags: q.access,
 		MaxRdAtomic: q.maxRdAtomic, MaxDestRdAtom: q.maxDestRdAtomic,
 		MinRNRTimer: q.minRNR, Timeout: q.timeout, RetryCnt: q.retryCnt, RNRRetry: q.rnrRetry,
-		PortNum: q.port, PKeyIndex: q.pkeyIndex, AH: q.ah, Cap: q.cap,
+		PortNum: q.port, PKeyIndex: q.pkeyIndex, AH: q.ah, Cap: q.cap, QKey: q.qkey,
 		OutstandingSQ: len(q.sq), OutstandingRQ: len(q.rq), OutstandingSet: true,
 	}, nil
 }

@@ -27,6 +27,9 @@ func (q *qp) PostSend(wr verbs.SendWR) error {
 	case verbs.QPSReset:
 		return verbs.Errorf(fn, errEINVAL, "QP 0x%x is in state %s; sends need %s", q.num, q.state.CName(), verbs.QPSRTS.CName())
 	}
+	if q.typ == verbs.QPTUD {
+		return q.udPost(wr)
+	}
 	// Like rxe, nothing kicks the requester when the QP reaches RTS: the
 	// WRs kept from before run when the next post rings the doorbell.
 	q.runEarly()

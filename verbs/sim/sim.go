@@ -429,8 +429,9 @@ func (d *device) allocQPN(q *qp) uint32 {
 // 24 (4.096 µs × 2^24, which cm.c rounds to 65.5 s), plus the packet
 // lifetime, about 67.6 s per retry; CMA_MAX_CM_RETRIES is 15. Measured
 // on Soft-RoCE (QEMU guest, Debian 6.1): in 120 s of a server not calling
-// rdma_accept, the client's CM sent the REQ 3 times and the server's CM
-// answered with MRAs, and the client got no event; the same for a REP
+// rdma_accept, the client's CM sent the REQ 3 times (the repeats within
+// 15 s and about 67 s later) and the server's CM answered with MRAs, and
+// the client got no event; the same for a REP
 // whose ESTABLISHED the client did not fetch. The full 17 min were not
 // waited out.
 const defaultHandshakeTimeout = 17 * time.Minute

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/fnv"
 	"io"
+	"math/bits"
 	"net"
 	"net/netip"
 	"sync"
@@ -72,8 +73,10 @@ type tap struct {
 
 	mu                sync.Mutex
 	localQPN, peerQPN uint32
-	madPSN            uint32 // QP1's PSN for the MADs we send
-	ipID              uint16
+	// madPSN is QP1's next PSN for the MADs each end sends, [0] this
+	// one's, [1] the peer's: rxe counts them per sending host, from 0.
+	madPSN [2]uint32
+	ipID   uint16
 }
 
 func newTap(sink *pcapSink, nc net.Conn) *tap {
@@ -199,7 +202,7 @@ func (t *tap) cm(m *cmMsg, outbound bool) {
 	}
 	t.mu.Lock()
 	switch m.Type {
-	case cmREQ, cmREP:
+	case cmREQ, cmREP, cmSIDRReq, cmSIDRRep:
 		if outbound {
 			t.localQPN = m.QPN
 		} else {
@@ -211,10 +214,47 @@ func (t *tap) cm(m *cmMsg, outbound bool) {
 		t.mu.Unlock()
 		return
 	}
-	t.madPSN++
-	f := t.frame(wire.CMPacket(msg, uint64(t.madPSN), t.madPSN&0xffffff), outbound, 1)
+	end := 1
+	if outbound {
+		end = 0
+	}
+	psn := t.madPSN[end] & 0xffffff
+	t.madPSN[end]++
+	f := t.frame(wire.CMPacket(msg, cmTID(msg), psn), outbound, 1)
 	t.mu.Unlock()
 	t.sink.write(f, t.from(outbound))
+}
+
+// cmHiTID is the high half of the IB CM's transaction IDs, the CM MAD
+// agent's hi_tid: 2 on both freshly booted guests (measured).
+const cmHiTID = 2
+
+// cmTID is the transaction ID the kernel's CM gives msg (cm_form_tid):
+// hi_tid above the requester's communication ID as the host reads its
+// big-endian bytes, little-endian; a reply echoes its request's.
+// REQ, REP and RTU share the active side's ID, DREQ and DREP the
+// disconnecting side's, SIDR_REQ and SIDR_REP the request ID.
+func cmTID(msg wire.CMMessage) uint64 {
+	var id uint32
+	switch r := msg.(type) {
+	case *wire.REQ:
+		id = r.LocalCommID
+	case *wire.REP:
+		id = r.RemoteCommID
+	case *wire.RTU:
+		id = r.LocalCommID
+	case *wire.REJ:
+		id = r.RemoteCommID // the sim's REJs answer a REQ
+	case *wire.DREQ:
+		id = r.LocalCommID
+	case *wire.DREP:
+		id = r.RemoteCommID
+	case *wire.SIDRREQ:
+		id = r.RequestID
+	case *wire.SIDRREP:
+		id = r.RequestID
+	}
+	return cmHiTID<<32 | uint64(bits.ReverseBytes32(id))
 }
 
 // commID stands in for the IB CM's communication ID: derived from the QP
@@ -260,6 +300,8 @@ func (t *tap) cmMessage(m *cmMsg, outbound bool) wire.CMMessage {
 		return &wire.DREQ{LocalCommID: commID(from), RemoteCommID: commID(to), RemoteQPN: to}
 	case cmDREP:
 		return &wire.DREP{LocalCommID: commID(from), RemoteCommID: commID(to)}
+	case cmSIDRReq, cmSIDRRep:
+		return sidrMessage(m, src, dst, to)
 	}
 	return nil
 }

@@ -51,9 +51,13 @@ const (
 	cmREJ  = 4
 	cmDREQ = 5
 	cmDREP = 6
+	// SIDR (RDMA_PS_UDP ids, ud_cm.go): the request carries the
+	// client's QPN, the reply the server's.
+	cmSIDRReq = 7
+	cmSIDRRep = 8
 )
 
-var cmNames = [...]string{"?", "REQ", "REP", "RTU", "REJ", "DREQ", "DREP"}
+var cmNames = [...]string{"?", "REQ", "REP", "RTU", "REJ", "DREQ", "DREP", "SIDR_REQ", "SIDR_REP"}
 
 // IB CM private-data sizes: what the kernel pads received private data to.
 const (
@@ -96,7 +100,7 @@ func decodeFrameHeader(h []byte) (kind byte, n int, err error) {
 		return 0, 0, fmt.Errorf("%w: short header", errWire)
 	}
 	kind = h[0]
-	if kind != kindCM && kind != kindPacket {
+	if kind != kindCM && kind != kindPacket && kind != kindDatagram {
 		return 0, 0, fmt.Errorf("%w: unknown frame kind %d", errWire, kind)
 	}
 	if h[1]|h[2]|h[3] != 0 {
@@ -154,6 +158,10 @@ func maxPrivateData(t uint8) int {
 		return repPrivateDataSize
 	case cmREJ:
 		return rejPrivateDataSize
+	case cmSIDRReq:
+		return sidrReqPrivateDataSize
+	case cmSIDRRep:
+		return sidrRepPrivateDataSize
 	}
 	return 0
 }
@@ -179,7 +187,7 @@ func decodeCM(b []byte) (cmMsg, error) {
 		return m, fmt.Errorf("%w: CM message of %d bytes", errWire, len(b))
 	}
 	m.Type = b[0]
-	if m.Type < cmREQ || m.Type > cmDREP {
+	if m.Type < cmREQ || m.Type > cmSIDRRep {
 		return m, fmt.Errorf("%w: unknown CM message type %d", errWire, m.Type)
 	}
 	m.QPN = binary.BigEndian.Uint32(b[1:])

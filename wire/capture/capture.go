@@ -108,27 +108,38 @@ type Captured struct {
 
 // Next waits for the next RoCEv2 frame, until ctx ends.
 func (c *Capture) Next(ctx context.Context) (Captured, error) {
-	buf := make([]byte, 1<<16)
 	for {
 		if err := ctx.Err(); err != nil {
 			return Captured{}, err
 		}
 		// A short deadline lets ctx cancel the wait.
-		if err := c.conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond)); err != nil {
-			return Captured{}, fmt.Errorf("capture: %w", err)
+		got, err := c.within(200 * time.Millisecond)
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			continue
 		}
-		n, _, err := c.conn.ReadFrom(buf)
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			return Captured{}, fmt.Errorf("capture: %s: %w", c.ifname, err)
-		}
-		raw := append([]byte(nil), buf[:n]...)
-		fr, err := wire.DecodeFrame(raw)
-		return Captured{Time: time.Now(), Raw: raw, Frame: fr, Err: err}, nil
+		return got, err
 	}
+}
+
+// within reads the next frame, waiting at most d; the error is a
+// net.Error with Timeout() when none came.
+func (c *Capture) within(d time.Duration) (Captured, error) {
+	if err := c.conn.SetReadDeadline(time.Now().Add(d)); err != nil {
+		return Captured{}, fmt.Errorf("capture: %w", err)
+	}
+	buf := make([]byte, 1<<16)
+	n, _, err := c.conn.ReadFrom(buf)
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return Captured{}, err
+		}
+		return Captured{}, fmt.Errorf("capture: %s: %w", c.ifname, err)
+	}
+	raw := append([]byte(nil), buf[:n]...)
+	fr, err := wire.DecodeFrame(raw)
+	return Captured{Time: time.Now(), Raw: raw, Frame: fr, Err: err}, nil
 }
 
 // Close stops capturing.

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/rdmatour/rdmatour/wire"
 )
@@ -110,11 +111,26 @@ func (t *Tracer) Err() error {
 }
 
 // Close stops the capture and waits for the reader to finish.
+// Frames the socket already holds are read first: the kernel queues a
+// frame for the packet socket before the RDMA device handles it, so a
+// tour that ends right after its last packet arrives (the ud tour's
+// server polls the datagram and tears down) still has it in the pcap.
 func (t *Tracer) Close() error {
 	t.cancel()
 	<-t.done
+	for {
+		got, err := t.cap.within(drainWait)
+		if err != nil {
+			break
+		}
+		t.add(got)
+	}
 	return t.cap.Close()
 }
+
+// drainWait is how long Close waits for one more queued frame: queued
+// frames come at once, so a short wait only ends the drain.
+const drainWait = 20 * time.Millisecond
 
 // Between matches the frames one connection exchanges: those between the
 // two addresses whose destination QP is one of qpns, and the CM MADs

@@ -86,3 +86,50 @@ func TestBetween(t *testing.T) {
 		}
 	}
 }
+
+// Frames the kernel queued for the socket before Close still reach the
+// pcap, however far the reader got: the ud tour's server tears down right
+// after its last datagram arrives (seen between two guests on rxe).
+func TestTracerCloseKeepsQueuedFrames(t *testing.T) {
+	var pcap bytes.Buffer
+	tr, err := Trace("lo", []netip.Addr{netip.MustParseAddr("127.0.0.1")}, &pcap)
+	var perm *NoPermissionError
+	if errors.As(err, &perm) {
+		t.Skipf("no CAP_NET_RAW here: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const sent = 20
+	for psn := uint32(1); psn <= sent; psn++ {
+		p := wire.Packet{BTH: wire.BTH{Opcode: wire.RCSendOnly, DestQP: 0x22, PSN: psn}, Payload: []byte("hi!\x00")}
+		b, err := p.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.WriteTo(b, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: wire.RoCEv2Port}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	frames, err := wire.ReadPcap(&pcap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	psns := map[uint32]bool{}
+	for _, b := range frames {
+		if fr, err := wire.DecodeFrame(b); err == nil {
+			psns[fr.Packet.BTH.PSN] = true
+		}
+	}
+	if len(psns) != sent {
+		t.Errorf("the pcap holds %d of the %d frames sent before Close", len(psns), sent)
+	}
+}

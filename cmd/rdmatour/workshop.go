@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clipperhouse/displaywidth"
+
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui"
+	"github.com/rdmatour/rdmatour/verbs"
+	"github.com/rdmatour/rdmatour/verbs/sim"
+)
+
+// `rdmatour server --workshop`: one server for a whole room (steps.Room).
+
+// workshopFlags are the server's workshop flags.
+func workshopFlags(fs *flag.FlagSet, o *options) {
+	fs.BoolVar(&o.workshop, "workshop", false, "serve every attendee at once (a workshop room) instead of one client; Ctrl-C ends it and prints the roster")
+	fs.IntVar(&o.maxAttendees, "max-attendees", steps.DefaultMaxAttendees, "--workshop: at most `N` attendees connected at once; the next is turned away")
+	o.idleLimit = duration(steps.DefaultIdleLimit)
+	fs.Var(flagOf(&o.idleLimit, parseDuration), "idle-limit", "--workshop: drop an attendee whose next event does not come within `DURATION`")
+}
+
+// checkWorkshop refuses workshop flags that cannot apply.
+func (o *options) checkWorkshop(set map[string]bool) error {
+	if (set["max-attendees"] || set["idle-limit"]) && !o.workshop {
+		return usagef("--max-attendees and --idle-limit go with --workshop")
+	}
+	if !o.workshop {
+		return nil
+	}
+	switch {
+	case o.maxAttendees < 1:
+		return usagef("--max-attendees %d: give at least 1", o.maxAttendees)
+	case o.idleLimit <= 0:
+		return usagef("--idle-limit %v: must be positive (e.g. 15m)", o.idleLimit)
+	case o.lesson.Name != "" || set["track"] || set["notify"] || set["pcap"] || set["pause-at"] || set["wait-client"]:
+		return usagef("--workshop serves each attendee's tour as it comes: --lesson, --track, --notify, --pcap, --pause-at and --wait-client are the attendees' choice, not the server's")
+	case set["timeout"]:
+		return usagef("--workshop waits on each attendee for --idle-limit, not --timeout")
+	}
+	return nil
+}
+
+// workshopProviders are the backends the room listens on: with --backend
+// auto the real device when there is one and the simulated NIC always,
+// so laptops without RDMA can join too.
+func workshopProviders(o options) ([]verbs.Provider, string, error) {
+	switch o.backend {
+	case backendSim:
+		return []verbs.Provider{sim.New(sim.Options{})}, "chosen with --backend sim", nil
+	case backendRDMA:
+		p, why, err := chooseBackend(o, netip.Addr{}, nil)
+		if err != nil {
+			return nil, "", err
+		}
+		return []verbs.Provider{p}, why, nil
+	}
+	if p, err := openReal(netip.Addr{}); err == nil {
+		return []verbs.Provider{p, sim.New(sim.Options{})}, "real verbs and the simulated NIC, side by side", nil
+	} else {
+		return []verbs.Provider{sim.New(sim.Options{})}, "no real RDMA here (" + err.Error() + "): the simulated NIC only", nil
+	}
+}
+
+// runWorkshop serves the room until ctx ends (Ctrl-C), then tears it down
+// and prints the roster.
+func runWorkshop(ctx context.Context, o options, c console) error {
+	addr, err := parseBind(o.bind, netip.IPv4Unspecified())
+	if err != nil {
+		return err
+	}
+	provs, why, err := workshopProviders(o)
+	if err != nil {
+		return err
+	}
+	out := newTerminalGuard(c.stdout)
+	screen := !o.plain && stdinIsTerminal() && stdoutIsTerminal()
+	var mu sync.Mutex // OnEvent calls are serialised; the header is not
+	onEvent := func(ev steps.RoomEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(out, eventLine(ev))
+	}
+	if screen {
+		onEvent = nil // the roster shows them
+	}
+	cfg := steps.RoomConfig{Providers: provs, BackendWhy: why,
+		Bind: netip.AddrPortFrom(addr, uint16(o.port)), MaxAttendees: o.maxAttendees,
+		IdleLimit: time.Duration(o.idleLimit), RNRRetry: uint8(o.rnr), OnEvent: onEvent}
+	room, err := steps.OpenRoom(cfg)
+	if err != nil && o.backend == backendAuto && len(provs) == 2 {
+		// The device could not listen there (--bind on an address no RDMA
+		// device has, say): the room still opens on the simulated NIC.
+		cfg.Providers = provs[1:]
+		cfg.BackendWhy = "the real device could not listen (" + steps.ExplainIn(err, "en") + "): the simulated NIC only"
+		why = cfg.BackendWhy
+		room, err = steps.OpenRoom(cfg)
+	}
+	if err != nil {
+		return err
+	}
+	for _, p := range cfg.Providers {
+		// Real attendees' packets in the wire pane, when this process may
+		// capture (CAP_NET_RAW); without, the pane says why.
+		w := &wireOut{}
+		if w.start(p, nil) == nil {
+			defer w.finish()
+		}
+	}
+	mu.Lock()
+	fmt.Fprintf(out, "[workshop] listening on %s (%s); at most %d attendees, idle limit %v; Ctrl-C ends the workshop\n",
+		strings.Join(room.Addrs(), " and "), why, o.maxAttendees, time.Duration(o.idleLimit))
+	mu.Unlock()
+	if screen {
+		if err := tui.RunWorkshop(ctx, tui.WorkshopOptions{Room: room, Lang: o.lang}); err != nil {
+			room.Close()
+			return err
+		}
+	} else {
+		<-ctx.Done()
+	}
+	ended := time.Now()
+	cerr := room.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	fmt.Fprintf(out, "[workshop] ended in %v; live objects left = %d\n", time.Since(ended).Round(time.Millisecond), room.Live())
+	writeRoster(out, room.Roster(), room.Counts(), time.Now())
+	if cerr != nil {
+		return fmt.Errorf("tearing the workshop down: %w", cerr)
+	}
+	return nil
+}
+
+// eventLine is one attendee event, one line (the message is escaped:
+// RosterRow.Message is PeerBytes).
+func eventLine(ev steps.RoomEvent) string {
+	who := "-"
+	if ev.Row.N > 0 {
+		who = fmt.Sprintf("#%d", ev.Row.N)
+	}
+	return fmt.Sprintf("[workshop] %s %-4s %-21s %-5s %s", ev.Time.Format("15:04:05"), who, ev.Row.Addr, ev.Row.Backend, ev.What)
+}
+
+// writeRoster prints the roster as a table.
+func writeRoster(w io.Writer, rows []steps.RosterRow, counts steps.RoomCounts, now time.Time) {
+	fmt.Fprintf(w, "roster: %d connected, %d finished, %d failed, %d turned away\n",
+		counts.Connected, counts.Finished, counts.Failed, counts.TurnedAway)
+	fmt.Fprintf(w, "%4s  %-21s  %-7s  %-8s  %-8s  %-11s  %-8s  %-24s  %s\n", "#", "address", "backend", "QPN", "QP state", "state", "last", "message", "observed")
+	for _, r := range rows {
+		msg := "-"
+		if r.Landed {
+			msg = `"` + r.Message.String() + `"` // PeerBytes: escaped
+		}
+		fmt.Fprintf(w, "%4d  %-21s  %-7s  %-8s  %-8s  %-11s  %-8s  %s  %s\n", r.N, r.Addr, r.Backend, fmt.Sprintf("0x%x", r.QPN),
+			r.QPState, r.Phase, now.Sub(r.Last).Round(time.Second).String()+" ago", padCells(msg, 24), r.Observed)
+	}
+}
+
+// padCells pads s with spaces to n terminal cells (a Chinese character
+// takes two), so the columns after it line up.
+func padCells(s string, n int) string {
+	w := displaywidth.Options{ControlSequences: true}.String(s)
+	return s + strings.Repeat(" ", max(0, n-w))
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWorkshopScreenInTmux: the workshop's roster in a real terminal.
+// Clients come and go; the roster shows them with their messages escaped;
+// selecting one shows its side of the connection; q ends the workshop
+// with everything released and the roster printed as a table.
+func TestWorkshopScreenInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("needs tmux")
+	}
+	port := freePort(t)
+	sock := "rdmatour-ws-" + port
+	tmux := func(args ...string) string {
+		out, _ := exec.Command("tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		return string(out)
+	}
+	tmux("new-session", "-d", "-x", "120", "-y", "40", binPath+" server "+port+" --workshop --backend sim; echo EXIT=$?; sleep 60")
+	t.Cleanup(func() { tmux("kill-server") })
+	waitScreen := func(want string) string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if s := tmux("capture-pane", "-p"); strings.Contains(s, want) {
+				return s
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("the screen never showed %q:\n%s", want, tmux("capture-pane", "-p"))
+		return ""
+	}
+	waitScreen("Roster")
+	msgs := []string{"plain hello", "bell\a and \x1b[2J clear", "你好，RDMA"}
+	for i, m := range msgs {
+		c := start(t, nil, "client", "127.0.0.1", port, "--backend", "sim", "--plain", "--auto", "--brief", "--message", m)
+		if code := c.wait(t, 60*time.Second); code != 0 {
+			t.Fatalf("client %d exit %d:\n%s", i, code, c.out)
+		}
+	}
+	s := waitScreen("3 finished")
+	for _, want := range []string{`"plain hello"`, `"bell\a and \e[2J clear"`, `"你好，RDMA"`, "127.0.0.1:", " sim "} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the roster lacks %q:\n%s", want, s)
+		}
+	}
+	tmux("send-keys", "Down")
+	s = waitScreen("#2 · Live state")
+	if !strings.Contains(s, "REP") || !strings.Contains(s, "RDMA_WRITE") {
+		t.Errorf("the selected attendee's timeline and wire are missing:\n%s", s)
+	}
+	tmux("send-keys", "q")
+	s = waitScreen("EXIT=0")
+	for _, want := range []string{"live objects left = 0", "roster: 0 connected, 3 finished, 0 failed"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("after q the terminal lacks %q:\n%s", want, s)
+		}
+	}
+	t.Log(fmt.Sprint("after q:\n", s))
+}

@@ -1,0 +1,311 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// A Room is the workshop server: it listens (on every backend it is given:
+// the real device and the simulated NIC at once) and serves every attendee
+// at the same time. Each attendee gets a Session of its own — its own CM
+// id, CQ, QP and MRs, so its own rkeys — that runs the server's side of
+// the tour by itself; the event channel, the listener, the device and the
+// protection domain are the Room's and shared. The rkey, not the QP, is
+// what keeps one attendee out of another's buffer: every attendee's MRs
+// sit in the one PD, and a QP may touch any MR of its PD whose rkey (and
+// address) its WR names.
+
+// Room defaults.
+const (
+	DefaultMaxAttendees = 60
+	// DefaultIdleLimit is how long a workshop server waits for an
+	// attendee's next event (its RTU, its notification) before it drops
+	// the attendee and frees what it held.
+	DefaultIdleLimit = 15 * time.Minute
+)
+
+// RoomConfig says how a workshop server runs.
+type RoomConfig struct {
+	// Providers are the backends to listen on, each on Bind's address
+	// and port (rdma_cm's port space and the simulated NIC's TCP port do
+	// not collide).
+	Providers  []verbs.Provider
+	BackendWhy string
+	Bind       netip.AddrPort
+	// MaxAttendees is how many attendees may be connected at once (0 =
+	// DefaultMaxAttendees); the next one is rejected with FullReason.
+	MaxAttendees int
+	// IdleLimit drops an attendee whose next event does not come within
+	// it (0 = DefaultIdleLimit).
+	IdleLimit time.Duration
+	RNRRetry  uint8
+	// OnEvent, when set, is called (from the attendees' goroutines, one
+	// call at a time) for every event of every attendee.
+	OnEvent func(RoomEvent)
+}
+
+// RoomEvent is one thing the server observed of one attendee.
+type RoomEvent struct {
+	Time time.Time
+	Row  RosterRow // the attendee as it stands after the event
+	What string    // "connected", "turned away: server full: 50 attendees", ...
+}
+
+// Room is a running workshop server.
+type Room struct {
+	cfg       RoomConfig
+	listeners []*roomListener
+	ctx       context.Context // the attendees' sessions run under it
+	cancel    context.CancelFunc
+	pumps     sync.WaitGroup
+	serving   sync.WaitGroup
+	emitMu    sync.Mutex
+
+	mu        sync.Mutex
+	attendees []*Attendee              // everyone who came, in order
+	byID      map[verbs.CMID]*Attendee // those still connected
+	pds       map[verbs.Device]verbs.PD
+	turned    int // requests rejected (full, closing, or setup failed)
+	closed    bool
+	baseline  int // live objects with nobody in the room
+}
+
+// roomListener is one backend's event channel and listening id.
+type roomListener struct {
+	prov     verbs.Provider
+	ec       verbs.EventChannel
+	listener verbs.CMID
+	stop     context.CancelFunc
+}
+
+// OpenRoom creates, binds and listens on every provider, and starts
+// serving. Close ends it.
+func OpenRoom(cfg RoomConfig) (*Room, error) {
+	if len(cfg.Providers) == 0 {
+		return nil, errNoProvider
+	}
+	if cfg.MaxAttendees <= 0 {
+		cfg.MaxAttendees = DefaultMaxAttendees
+	}
+	if cfg.IdleLimit <= 0 {
+		cfg.IdleLimit = DefaultIdleLimit
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Room{cfg: cfg, ctx: ctx, cancel: cancel, byID: map[verbs.CMID]*Attendee{},
+		pds: map[verbs.Device]verbs.PD{}}
+	for _, p := range cfg.Providers {
+		l, err := listenOn(p, cfg.Bind)
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("%s: %w", p.Name(), err)
+		}
+		r.listeners = append(r.listeners, l)
+	}
+	r.baseline = r.liveNow()
+	for _, l := range r.listeners {
+		pctx, stop := context.WithCancel(context.Background())
+		l.stop = stop
+		r.pumps.Add(1)
+		go func() {
+			defer r.pumps.Done()
+			pump(pctx, l.ec, func(ev verbs.CMEvent) { r.route(l, ev) }, func(error) {})
+		}()
+	}
+	return r, nil
+}
+
+// listenOn is the seed's server start on one backend: channel, id, bind,
+// listen.
+func listenOn(p verbs.Provider, bind netip.AddrPort) (*roomListener, error) {
+	ec, err := p.CreateEventChannel()
+	if err != nil {
+		return nil, err
+	}
+	l := &roomListener{prov: p, ec: ec}
+	id, err := ec.CreateID(verbs.PSTCP)
+	if err != nil {
+		ec.Destroy()
+		return nil, err
+	}
+	l.listener = id
+	if err := id.BindAddr(bind); err != nil {
+		l.destroy()
+		return nil, explainBind(err, bind)
+	}
+	if err := id.Listen(128); err != nil {
+		l.destroy()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *roomListener) destroy() error {
+	err := l.listener.Destroy()
+	if e := l.ec.Destroy(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// Addrs are the addresses the room listens on, one per backend.
+func (r *Room) Addrs() []string {
+	var out []string
+	for _, l := range r.listeners {
+		out = append(out, l.prov.Name()+" "+l.listener.LocalAddr().String())
+	}
+	return out
+}
+
+// ListenAddr is where the i-th backend listens (with the port the system
+// picked when Bind's port is 0).
+func (r *Room) ListenAddr(i int) netip.AddrPort { return r.listeners[i].listener.LocalAddr() }
+
+// route hands an event to the attendee it is about, or admits a new one.
+func (r *Room) route(l *roomListener, ev verbs.CMEvent) {
+	if ev.Type == verbs.EventConnectRequest {
+		r.admit(l, ev)
+		return
+	}
+	r.mu.Lock()
+	a := r.byID[ev.ID]
+	r.mu.Unlock()
+	if a != nil {
+		a.events.put(ev)
+	}
+}
+
+// admit starts serving a new attendee, or turns the request away.
+func (r *Room) admit(l *roomListener, ev verbs.CMEvent) {
+	r.mu.Lock()
+	reason := ""
+	switch {
+	case r.closed:
+		reason = "the workshop is over"
+	case len(r.byID) >= r.cfg.MaxAttendees:
+		reason = FullReason(r.cfg.MaxAttendees)
+	}
+	if reason != "" {
+		r.turned++
+		r.mu.Unlock()
+		r.turnAway(l, ev, reason)
+		return
+	}
+	a := &Attendee{N: len(r.attendees) + 1, Backend: l.prov.Name(),
+		events: newEventQueue(), phase: PhaseConnecting, last: time.Now(), qpState: "-"}
+	if ev.ID != nil {
+		a.Addr = ev.ID.PeerAddr()
+	}
+	r.attendees = append(r.attendees, a)
+	r.byID[ev.ID] = a
+	r.serving.Add(1)
+	r.mu.Unlock()
+	go r.serve(l, a, ev)
+}
+
+// turnAway rejects a request the room cannot take and says so.
+func (r *Room) turnAway(l *roomListener, ev verbs.CMEvent, reason string) {
+	row := RosterRow{Backend: l.prov.Name(), Phase: PhaseTurnedAway, Observed: "turned away: " + reason, Last: time.Now()}
+	if ev.ID != nil {
+		row.Addr = ev.ID.PeerAddr()
+	}
+	if err := rejectRequest(ev, reason); err != nil {
+		row.Observed += " (" + err.Error() + ")"
+	}
+	r.emit(RoomEvent{Time: row.Last, Row: row, What: row.Observed})
+}
+
+func (r *Room) emit(ev RoomEvent) {
+	if r.cfg.OnEvent == nil {
+		return
+	}
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
+	r.cfg.OnEvent(ev)
+}
+
+// pdFor is the room's PD on dev, allocated the first time an attendee
+// arrives on it. The first PD on a device raises the room's baseline.
+func (r *Room) pdFor(dev verbs.Device) (verbs.PD, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if pd := r.pds[dev]; pd != nil {
+		return pd, nil
+	}
+	pd, err := dev.AllocPD()
+	if err != nil {
+		return nil, err
+	}
+	r.pds[dev] = pd
+	r.baseline++
+	return pd, nil
+}
+
+// leave forgets a finished attendee's connection (it stays on the roster).
+func (r *Room) leave(a *Attendee, id verbs.CMID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byID[id] == a {
+		delete(r.byID, id)
+	}
+}
+
+// Live is the number of verbs objects alive on every backend; Baseline is
+// what it is with nobody in the room (listeners, channels, the shared
+// PDs). Once every attendee has left, Live() == Baseline().
+func (r *Room) Live() int { return r.liveNow() }
+
+// Baseline: see Live.
+func (r *Room) Baseline() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.baseline
+}
+
+func (r *Room) liveNow() int {
+	n := 0
+	for _, p := range r.cfg.Providers {
+		n += p.Live().Total()
+	}
+	return n
+}
+
+// Close ends the workshop: no new attendee is taken, every attendee's
+// tour is cancelled and its resources freed, then the PDs, listeners and
+// channels go. It returns the first error of the room's own teardown
+// (attendees' errors are on the roster). Safe twice.
+func (r *Room) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	r.mu.Unlock()
+	// Attendees first, while the pumps still bring their DREPs; requests
+	// that come meanwhile are turned away (closed is set).
+	r.cancel()
+	r.serving.Wait()
+	for _, l := range r.listeners {
+		if l.stop != nil {
+			l.stop()
+		}
+	}
+	r.pumps.Wait()
+	var errs []error
+	r.mu.Lock()
+	for dev, pd := range r.pds {
+		errs = append(errs, pd.Dealloc())
+		delete(r.pds, dev)
+	}
+	r.mu.Unlock()
+	for _, l := range r.listeners {
+		errs = append(errs, l.destroy())
+	}
+	return errors.Join(errs...)
+}

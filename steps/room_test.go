@@ -1,0 +1,265 @@
+package steps_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/verbs"
+	"github.com/rdmatour/rdmatour/verbs/sim"
+)
+
+// openTestRoom opens a workshop room on the simulated NIC on loopback.
+func openTestRoom(t testing.TB, max int, idle time.Duration) (*steps.Room, netip.AddrPort) {
+	t.Helper()
+	r, err := steps.OpenRoom(steps.RoomConfig{Providers: []verbs.Provider{sim.New(sim.Options{})},
+		Bind: netip.MustParseAddrPort("127.0.0.1:0"), MaxAttendees: max, IdleLimit: idle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	addr := r.ListenAddr(0)
+	return r, addr
+}
+
+// runClient runs a whole client tour against addr and returns its error.
+func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, lesson string, stopBefore string) error {
+	s, err := steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: sim.New(sim.Options{}),
+		Server: addr, Message: msg, Lesson: lesson, Timeout: 20 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for {
+		if stopBefore != "" && s.Steps()[s.Next()].ID == stopBefore {
+			return nil // vanish: Close without finishing
+		}
+		if _, err := s.RunNext(ctx); err == steps.ErrTourOver {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if done, _ := s.Done(); done {
+			return nil
+		}
+	}
+}
+
+// waitEmpty waits until nobody is connected to the room.
+func waitEmpty(t testing.TB, r *steps.Room) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for r.Counts().Connected > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("attendees still connected: %+v", r.Roster())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRoomServesEveryoneAtOnce: 50 clients with distinct messages, in all
+// three notify modes, plus garbage connections and clients that vanish
+// mid-tour and one that runs the bad-rkey lesson: every message lands,
+// the others are unaffected, and the room is back to its baseline.
+func TestRoomServesEveryoneAtOnce(t *testing.T) {
+	r, addr := openTestRoom(t, 100, 5*time.Second)
+	ctx := context.Background()
+	const n = 50
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = runClient(ctx, addr, steps.Notify(i%3), fmt.Sprintf("attendee %02d says hi", i), "", "")
+		}()
+	}
+	for i := 0; i < 3; i++ { // garbage on the port
+		if c, err := net.Dial("tcp", addr.String()); err == nil {
+			c.Write([]byte("GET / HTTP/1.0\r\n\r\n\x1b[2J"))
+			c.Close()
+		}
+	}
+	wg.Add(3)
+	go func() { defer wg.Done(); runClient(ctx, addr, steps.NotifySend, "vanish", "", "post-write") }()
+	go func() { defer wg.Done(); runClient(ctx, addr, steps.NotifySend, "vanish early", "", "connect") }()
+	badErr := make(chan error, 1)
+	go func() {
+		defer wg.Done()
+		badErr <- runClient(ctx, addr, steps.NotifySend, "bad key", "bad-rkey", "")
+	}()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("client %d: %v", i, err)
+		}
+	}
+	if err := <-badErr; err != nil {
+		t.Errorf("the bad-rkey lesson's client: %v", err)
+	}
+	refused := 0
+	waitEmpty(t, r)
+	got := map[string]bool{}
+	for _, row := range r.Roster() {
+		if row.Landed {
+			got[row.Message.String()] = true
+		}
+	}
+	for i := 0; i < n; i++ {
+		if msg := fmt.Sprintf("attendee %02d says hi", i); !got[msg] {
+			t.Errorf("%q never reached the server; roster: %+v", msg, r.Roster())
+		}
+	}
+	for _, row := range r.Roster() {
+		if strings.Contains(row.Observed, "answered their request with NAK remote access error") {
+			refused++
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d attendees refused with a remote access error, want 1 (the bad-rkey lesson)", refused)
+	}
+	c := r.Counts()
+	for _, row := range r.Roster() {
+		if row.Phase != steps.PhaseFinished || row.Message.String() == "bad key" {
+			t.Logf("#%d %s %s: %s", row.N, row.Addr, row.Phase, row.Observed)
+		}
+	}
+	if c.Finished < n || c.Failed < 2 {
+		t.Errorf("counts %+v: want %d finished and the vanished clients failed", c, n)
+	}
+	if live, base := r.Live(), r.Baseline(); live != base {
+		t.Errorf("live objects %d after everyone left, want the baseline %d", live, base)
+	}
+	// Each attendee's wire view holds its own connection's packets only.
+	for _, a := range r.Attendees() {
+		row, s := a.Row(), a.Session()
+		if s == nil {
+			continue
+		}
+		pkts := s.Snapshot().Packets
+		for _, p := range pkts {
+			if !p.Outbound && p.DestQP != row.QPN {
+				t.Errorf("attendee #%d (QPN 0x%x) shows a packet for QP 0x%x", row.N, row.QPN, p.DestQP)
+				break
+			}
+		}
+		if row.Phase == steps.PhaseFinished && len(pkts) == 0 {
+			t.Errorf("attendee #%d shows no packets", row.N)
+		}
+	}
+}
+
+// TestRoomFullTurnsAway: with --max-attendees 2 and two attendees who
+// stay, the third is rejected with the reason the client prints.
+func TestRoomFullTurnsAway(t *testing.T) {
+	r, addr := openTestRoom(t, 2, 5*time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); runClient(ctx, addr, steps.NotifySend, "stay", "", "post-write") }()
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for r.Counts().Connected < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	err := runClient(ctx, addr, steps.NotifySend, "third", "", "")
+	if err == nil || !strings.Contains(steps.ExplainIn(err, "en"), "server full: 2 attendees") {
+		t.Fatalf("the third client: %v, want the room's reason 'server full: 2 attendees'", err)
+	}
+	wg.Wait()
+	waitEmpty(t, r)
+	if live, base := r.Live(), r.Baseline(); live != base {
+		t.Errorf("live objects %d, want the baseline %d", live, base)
+	}
+}
+
+// TestRoomDropsIdleAttendee: an attendee that connects and never finishes
+// is dropped after the idle limit and freed.
+func TestRoomDropsIdleAttendee(t *testing.T) {
+	r, addr := openTestRoom(t, 10, 300*time.Millisecond)
+	s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: addr, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for s.Steps()[s.Next()].ID != "post-write" {
+		if _, err := s.RunNext(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitEmpty(t, r) // stalls at post-write; the server drops it
+	rows := r.Roster()
+	if len(rows) != 1 || rows[0].Phase != steps.PhaseDropped || !strings.Contains(rows[0].Observed, "idle limit") {
+		t.Fatalf("roster %+v: want one attendee dropped for the idle limit", rows)
+	}
+	if live, base := r.Live(), r.Baseline(); live != base {
+		t.Errorf("live objects %d, want the baseline %d", live, base)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+// TestRoomCloseWithAttendeesConnected: ending the workshop while
+// attendees wait mid-tour frees everything, the room's own objects too,
+// and marks them as ended by the workshop.
+func TestRoomCloseWithAttendeesConnected(t *testing.T) {
+	prov := sim.New(sim.Options{})
+	r, err := steps.OpenRoom(steps.RoomConfig{Providers: []verbs.Provider{prov},
+		Bind: netip.MustParseAddrPort("127.0.0.1:0"), IdleLimit: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := r.ListenAddr(0)
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runClient(context.Background(), addr, steps.NotifySend, "wait", "", "post-write")
+		}()
+	}
+	wg.Wait() // the clients stopped before their WRITE (and hung up)
+	for range 3 {
+		// These stay: paused mid-tour when the room closes.
+		s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: addr, Timeout: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		for s.Steps()[s.Next()].ID != "post-write" {
+			if _, err := s.RunNext(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for r.Counts().Connected != 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	began := time.Now()
+	if err := r.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	t.Logf("Close took %v", time.Since(began))
+	if live := prov.Live(); live.Total() != 0 {
+		t.Errorf("live objects after Close: %+v", live)
+	}
+	ended := 0
+	for _, row := range r.Roster() {
+		if row.Phase == steps.PhaseDropped && row.Observed == "the workshop ended" {
+			ended++
+		}
+	}
+	if c := r.Counts(); ended != 3 || c.Connected != 0 {
+		t.Errorf("%d attendees ended by the workshop, counts %+v; roster %+v", ended, c, r.Roster())
+	}
+}

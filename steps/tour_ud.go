@@ -1,0 +1,125 @@
+package steps
+
+import (
+	"net/netip"
+
+	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// The ud tour (--tour ud): the same two programs over an unreliable
+// datagram QP. rdma_cm's UDP port space hands the client the server QP's
+// number and Q_Key and an address vector; then the client SENDs
+// datagrams: one before the server has posted a RECV (it is dropped, and
+// nobody is told), one after. Steps that are the RC tour's own calls
+// keep their IDs and pages.
+
+// UD tour constants: the receive buffer holds the 40-byte GRH and one
+// path-MTU datagram.
+const (
+	UDMTU        = 1024 // rxe's (and sim0's) active MTU on a 1500-byte link
+	UDRecvSize   = verbs.GRHLen + UDMTU
+	UDSendSize   = UDMTU
+	WRIDUDEarly  = 600 // the datagram sent before the server's RECV
+	UDEarlyText  = "sent before the server posted its RECV"
+	DefaultUDMsg = "hello from rdmatour client via UD SEND"
+)
+
+func udServerTour() []Step {
+	return []Step{
+		{ID: "create-event-channel", Side: Server, Section: SectionCMID,
+			Title: Text{"Create the CM event channel", "创建 CM 事件通道"},
+			Call:  generic(createEventChannelCall()), run: stepCreateEventChannel},
+		{ID: "ud-create-id", Side: Server, Section: SectionCMID,
+			Title: Text{"Create a listening id in the UDP port space", "在 UDP 端口空间创建监听 id"},
+			Call:  generic(createIDUDCall("listener")), run: stepUDCreateID},
+		{ID: "bind-addr", Side: Server, Section: SectionDevice,
+			Title: Text{"Bind it to an address and port", "绑定地址和端口"},
+			Call:  generic(bindAddrCall(netip.AddrPort{})), run: stepBindAddr},
+		{ID: "listen", Side: Server, Section: SectionCMID,
+			Title: Text{"Listen for connection requests", "开始监听连接请求"},
+			Call:  generic(listenCall()), run: stepListen},
+		{ID: "ud-get-request", Side: Server, Section: SectionCMID, Waits: true, After: []string{"ud-connect"},
+			Title: Text{"Wait for the client's SIDR request", "等待 client 的 SIDR 请求"},
+			Call:  waitEventGeneric(verbs.EventConnectRequest), run: stepUDGetRequest},
+		{ID: "alloc-pd", Side: Server, Section: SectionPD,
+			Title: Text{"Allocate a protection domain", "分配保护域 PD"},
+			Call:  generic(allocPDCall()), run: stepAllocPD},
+		{ID: "create-cq", Side: Server, Section: SectionCQ,
+			Title: Text{"Create a completion queue", "创建完成队列 CQ"},
+			Call:  generic(createCQCall()), run: stepCreateCQ},
+		{ID: "ud-create-qp", Side: Server, Section: SectionQP,
+			Title: Text{"Create the UD queue pair", "创建 UD 队列对 QP"},
+			Call:  generic(createQPUDCall(udQPInitAttr(nil))), run: stepUDCreateQP},
+		{ID: "ud-reg-mr", Side: Server, Section: SectionMRs,
+			Title: Text{"Register the receive and send buffers", "注册收发 buffer"},
+			Call:  udRegGeneric(), run: stepUDRegMR},
+		{ID: "ud-accept", Side: Server, Section: SectionQP,
+			Title: Text{"Accept: send the QP number and Q_Key", "accept：交出 QP 号和 Q_Key"},
+			Call:  generic(udAcceptCall()), run: stepUDAccept},
+		{ID: "ud-post-recv", Side: Server, Section: SectionQP, Waits: true, After: []string{"ud-send-early"},
+			Title: Text{"Post a receive (room for the GRH)", "post 一个接收（给 GRH 留位置）"},
+			Call:  generic(udPostRecvCall(verbs.RecvWR{WRID: WRIDRecv})), run: stepUDPostRecv},
+		{ID: "ud-poll-recv", Side: Server, Section: SectionData, Waits: true, After: []string{"ud-send"},
+			Title: Text{"Poll for a datagram", "轮询收到的数据报"},
+			Call:  generic(pollOne(verbs.WCRecv, "UD receive")), run: stepUDPollRecv},
+		{ID: "ud-teardown", Side: Server, Section: SectionNone,
+			Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
+			Call:  generic(udTeardownCalls(false)...), run: stepUDTeardown},
+	}
+}
+
+func udClientTour() []Step {
+	return []Step{
+		{ID: "create-event-channel", Side: Client, Section: SectionCMID,
+			Title: Text{"Create the CM event channel", "创建 CM 事件通道"},
+			Call:  generic(createEventChannelCall()), run: stepCreateEventChannel},
+		{ID: "ud-create-id", Side: Client, Section: SectionCMID,
+			Title: Text{"Create an id in the UDP port space", "在 UDP 端口空间创建 id"},
+			Call:  generic(createIDUDCall("id")), run: stepUDCreateID},
+		{ID: "resolve-addr", Side: Client, Section: SectionDevice, Waits: true,
+			Title: Text{"Resolve the server's address to a device", "把 server 地址解析到本地 RDMA 设备"},
+			Call:  resolveAddrGeneric(), run: stepResolveAddr},
+		{ID: "alloc-pd", Side: Client, Section: SectionPD,
+			Title: Text{"Allocate a protection domain", "分配保护域 PD"},
+			Call:  generic(allocPDCall()), run: stepAllocPD},
+		{ID: "create-cq", Side: Client, Section: SectionCQ,
+			Title: Text{"Create a completion queue", "创建完成队列 CQ"},
+			Call:  generic(createCQCall()), run: stepCreateCQ},
+		{ID: "ud-create-qp", Side: Client, Section: SectionQP,
+			Title: Text{"Create the UD queue pair", "创建 UD 队列对 QP"},
+			Call:  generic(createQPUDCall(udQPInitAttr(nil))), run: stepUDCreateQP},
+		{ID: "ud-reg-mr", Side: Client, Section: SectionMRs,
+			Title: Text{"Register the receive and send buffers", "注册收发 buffer"},
+			Call:  udRegGeneric(), run: stepUDRegMR},
+		{ID: "resolve-route", Side: Client, Section: SectionCMID, Waits: true,
+			Title: Text{"Resolve the route", "解析路由"},
+			Call:  resolveRouteGeneric(), run: stepResolveRoute},
+		{ID: "ud-connect", Side: Client, Section: SectionCMID,
+			Title: Text{"Ask for the server's QP (SIDR request)", "向 server 要它的 QP（SIDR 请求）"},
+			Call:  generic(udConnectCall()), run: stepUDConnect},
+		{ID: "ud-get-established", Side: Client, Section: SectionQP, Waits: true, After: []string{"ud-accept"},
+			Title: Text{"Wait for ESTABLISHED: QP number, Q_Key, address", "等待 ESTABLISHED：QP 号、Q_Key、地址"},
+			Call:  waitEventGeneric(verbs.EventEstablished), run: stepUDGetEstablished},
+		{ID: "ud-create-ah", Side: Client, Section: SectionQP,
+			Title: Text{"Create an address handle to the server", "创建指向 server 的地址句柄"},
+			Call:  generic(createAHCall()), run: stepUDCreateAH},
+		{ID: "ud-send-early", Side: Client, Section: SectionData, After: []string{"ud-accept"},
+			Title: Text{"SEND a datagram before the server's RECV", "在 server post RECV 之前 SEND 一个数据报"},
+			Call:  generic(udSendCall(verbs.SendWR{Opcode: verbs.WRSend}, c.Expr{}), pollOne(verbs.WCSend, "UD SEND")), run: stepUDSendEarly},
+		{ID: "ud-send", Side: Client, Section: SectionData, After: []string{"ud-post-recv"},
+			Title: Text{"SEND the message", "SEND 消息"},
+			Call:  generic(udSendCall(verbs.SendWR{Opcode: verbs.WRSend}, c.Expr{}), pollOne(verbs.WCSend, "UD SEND")), run: stepUDSend},
+		{ID: "ud-teardown", Side: Client, Section: SectionNone, After: []string{"ud-poll-recv"},
+			Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
+			Call:  generic(udTeardownCalls(true)...), run: stepUDTeardown},
+	}
+}
+
+// udTour is the ud tour of role.
+func udTour(role Role) []Step {
+	if role == Server {
+		return udServerTour()
+	}
+	return udClientTour()
+}

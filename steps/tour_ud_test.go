@@ -1,0 +1,90 @@
+package steps
+
+import (
+	"context"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/rdmatour/rdmatour/verbs"
+	"github.com/rdmatour/rdmatour/verbs/sim"
+)
+
+func result(out *Outcome, name string) string {
+	for _, kv := range out.Results {
+		if kv.Name == name {
+			return kv.Value
+		}
+	}
+	return ""
+}
+
+// TestUDTourOnSim runs the ud tour, both sides, in the demo's order on two
+// simulated NICs: the early datagram is dropped, the second arrives behind
+// a GRH, and everything is freed.
+func TestUDTourOnSim(t *testing.T) {
+	srvNIC, cliNIC := sim.New(sim.Options{}), sim.New(sim.Options{})
+	sides, err := runForExport(context.Background(), ExportOptions{Tour: TourUD}, srvNIC, cliNIC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcome := func(r Role, id string) *Outcome {
+		s := sides[r]
+		for i, st := range s.tour {
+			if st.ID == id {
+				if s.outcomes[i] == nil {
+					t.Fatalf("%s step %s did not run", r, id)
+				}
+				return s.outcomes[i]
+			}
+		}
+		t.Fatalf("%s has no step %s", r, id)
+		return nil
+	}
+	if got := result(outcome(Client, "ud-send-early"), "status"); got != verbs.WCSuccess.String() {
+		t.Errorf("early send status %q, want success", got)
+	}
+	recv := outcome(Server, "ud-poll-recv")
+	if got := result(recv, "message (recv_buf + 40)"); got != DefaultUDMsg {
+		t.Errorf("server received %q, want %q (the early datagram must have been dropped)", got, DefaultUDMsg)
+	}
+	if got := result(recv, "byte_len"); !strings.HasPrefix(got, "79 = 40 (GRH) + 39") {
+		t.Errorf("byte_len %q", got)
+	}
+	if got := result(recv, "GRH bytes 0-19"); got != strings.TrimSpace(strings.Repeat("00 ", 20)) {
+		t.Errorf("GRH bytes 0-19: %q, want zeros", got)
+	}
+	est := outcome(Client, "ud-get-established")
+	if got := result(est, "param.ud.qkey"); got != "0x1234567" {
+		t.Errorf("param.ud.qkey %q", got)
+	}
+	for _, p := range []*sim.Provider{srvNIC, cliNIC} {
+		if n := p.Live(); n.Total() != 0 {
+			t.Errorf("live after the ud tour: %+v", n)
+		}
+	}
+}
+
+func TestUDConfig(t *testing.T) {
+	p := sim.New(sim.Options{})
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Role: Client, Tour: TourUD, Message: strings.Repeat("x", UDMTU)}, "path MTU"},
+		{Config{Role: Client, Tour: TourUD, Lesson: "no-recv"}, "lessons run on the write tour"},
+		{Config{Role: Client, Tour: TourUD, Track: TrackManual}, "manual track"},
+	} {
+		tc.cfg.Provider = p
+		tc.cfg.Server = netip.MustParseAddrPort("127.0.0.1:7471")
+		if _, err := NewSession(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err %v, want one saying %q", tc.cfg, err, tc.want)
+		}
+	}
+	if _, err := ParseTourKind("udp"); err == nil {
+		t.Error("--tour udp accepted")
+	}
+	if k, err := ParseTourKind("ud"); err != nil || k != TourUD {
+		t.Errorf("ParseTourKind(ud) = %v, %v", k, err)
+	}
+}

@@ -1,0 +1,122 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+
+	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// The ud tour's client steps, and its teardown.
+
+func stepUDConnect(_ context.Context, s *Session) (Outcome, error) {
+	call := udConnectCall()
+	if err := s.id.Connect(verbs.ConnParam{}); err != nil {
+		return withC(Outcome{}, failed(call, err)), err
+	}
+	s.sent("SIDR_REQ", "")
+	return withC(Outcome{Results: []KV{{"sent", "SIDR_REQ"}},
+		Note: Text{"For a UDP-space id rdma_connect sends a SIDR request: \"which QP serves this port?\". Nothing is set up between the two QPs.",
+			"对 UDP 空间的 id，rdma_connect 发出的是 SIDR 请求：“哪个 QP 在服务这个端口？”两个 QP 之间什么也不会建立。"}}, call.Returned("0")), nil
+}
+
+func stepUDGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
+	ev, err := s.waitEvent(ctx, verbs.EventEstablished, s.cfg.Timeout)
+	get := getEvent(ev, verbs.EventEstablished, gotEvent(err))
+	if err != nil && ev.Type == verbs.EventUnreachable && ev.Status == 1 {
+		err = problem(err, Text{"no UD service on the server's port (SIDR reply: unsupported): the server is not running --tour ud",
+			"server 的端口上没有 UD 服务（SIDR 应答：unsupported）：server 没有用 --tour ud 运行"},
+			Text{"start the server with --tour ud: RDMA_PS_UDP and RDMA_PS_TCP ports are separate", "用 --tour ud 启动 server：RDMA_PS_UDP 和 RDMA_PS_TCP 的端口是分开的"})
+	}
+	if err != nil {
+		return withC(Outcome{}, get), err
+	}
+	p := ev.UD
+	s.set(func() { s.ud.dest = p })
+	s.got("SIDR_REP", fmt.Sprintf("qp_num=0x%x qkey=0x%x", p.QPNum, p.QKey))
+	stmts := append([]c.Stmt{get}, udReadParam(p)...)
+	stmts = append(stmts, ackEvent())
+	return withC(Outcome{
+		Results: []KV{{"event", ev.Type.String()}, {"param.ud.qp_num", fmt.Sprintf("0x%x", p.QPNum)}, {"param.ud.qkey", fmt.Sprintf("0x%x", p.QKey)},
+			{"param.ud.ah_attr", p.AHAttr.String()}, {"QP state", s.recordQPState()}},
+		Note: Text{"ESTABLISHED here means only that the server answered: its QP number, its Q_Key and an address vector to it. Copy them before rdma_ack_cm_event frees the event.",
+			"这里的 ESTABLISHED 只表示 server 回答了：它的 QP 号、Q_Key，以及到它的地址向量。在 rdma_ack_cm_event 释放事件之前把它们拷出来。"},
+	}, stmts...), nil
+}
+
+func stepUDCreateAH(_ context.Context, s *Session) (Outcome, error) {
+	s.mu.Lock()
+	attr := s.ud.dest.AHAttr
+	s.mu.Unlock()
+	call := createAHCall()
+	ah, err := verbs.CreateAH(s.pd, attr)
+	if err != nil {
+		return withC(Outcome{}, failed(call, err)), err
+	}
+	s.set(func() { s.ud.ah = ah })
+	return withC(Outcome{Results: []KV{{"ah", "created"}, {"dgid", attr.DGID.String()}, {"sgid_index", fmt.Sprint(attr.SGIDIndex)}},
+		Note: Text{"On RC the QP itself knows its one peer; on UD every SEND names its destination: this address handle, a QP number and a Q_Key.",
+			"RC 的 QP 自己就认得唯一的对端；UD 的每个 SEND 都要指明目的地：这个地址句柄、一个 QP 号和一个 Q_Key。"}},
+		call.Returned("{ ... } (an opaque handle)")), nil
+}
+
+// udSend posts one datagram of text and polls its completion.
+func (s *Session) udSend(ctx context.Context, text string, wrID uint64) (Outcome, verbs.WC, error) {
+	msg := append([]byte(text), 0)
+	fill := c.S(c.Call("snprintf", c.C("send_buf"), c.Dec(UDSendSize, ""), c.C(`"%s"`), c.Str(text))).Returned(fmt.Sprint(len(text)))
+	if err := s.mrSend.Write(0, msg); err != nil {
+		return Outcome{}, verbs.WC{}, err
+	}
+	s.mu.Lock()
+	dest, ah := s.ud.dest, s.ud.ah
+	s.mu.Unlock()
+	wr := verbs.SendWR{WRID: wrID, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
+		SGList: []verbs.SGE{{Addr: s.mrSend.Addr(), Length: uint32(len(msg)), LKey: s.mrSend.LKey()}},
+		UD:     verbs.UDDest{AH: ah, RemoteQPN: dest.QPNum, RemoteQKey: dest.QKey}}
+	call := udSendCall(wr, c.Dec(int64(len(msg)), "strlen(send_buf) + 1"))
+	if err := s.qp.PostSend(wr); err != nil {
+		return withC(Outcome{}, fill, postFailed(call, err)), verbs.WC{}, err
+	}
+	s.sent("UD SEND", fmt.Sprintf("%d B to QP 0x%x", len(msg), dest.QPNum))
+	pctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	poll := pollOne(verbs.WCSend, "UD SEND")
+	wc, err := verbs.PollOne(pctx, s.cq)
+	if err != nil {
+		return withC(Outcome{}, fill, call.Returned("0"), poll.Returned("0: no completion came")), wc, fmt.Errorf("UD SEND: %w", err)
+	}
+	s.addCompletion(wc)
+	out := withC(Outcome{Results: []KV{{"status", wc.Status.String()}, {"bytes", fmt.Sprint(len(msg))}}},
+		fill, call.Returned("0"), poll.Returned(wcText(wc)))
+	if wc.Status != verbs.WCSuccess {
+		return out, wc, &CompletionError{What: "UD SEND", WC: wc}
+	}
+	return out, wc, nil
+}
+
+func stepUDSendEarly(ctx context.Context, s *Session) (Outcome, error) {
+	out, _, err := s.udSend(ctx, UDEarlyText, WRIDUDEarly)
+	if err == nil {
+		out.Note = Text{"IBV_WC_SUCCESS, although the server has not posted a RECV yet: the datagram reached the server and was dropped there. No ACK, no RNR NAK, no retry — a UD completion only says the datagram left.",
+			"IBV_WC_SUCCESS，尽管 server 还没 post RECV：数据报到了 server，在那里被丢掉了。没有 ACK，没有 RNR NAK，也不重试——UD 的完成只说明数据报已经发出。"}
+	}
+	return out, err
+}
+
+func stepUDSend(ctx context.Context, s *Session) (Outcome, error) {
+	out, _, err := s.udSend(ctx, udMessage(s.cfg), WRIDSend)
+	if err == nil {
+		out.Note = Text{"The same SUCCESS as before: the sender cannot tell a datagram that arrived from one that was dropped. Only the server's poll can.",
+			"和上一个一样的 SUCCESS：发送方分不清数据报是到了还是被丢了。只有 server 的 poll 知道。"}
+	}
+	return out, err
+}
+
+func stepUDTeardown(_ context.Context, s *Session) (Outcome, error) {
+	calls, err := s.teardownC()
+	live := s.cfg.Provider.Live()
+	return withC(Outcome{Results: []KV{{"live objects left", fmt.Sprint(live.Total())}},
+		Note: Text{"No rdma_disconnect: there is no connection. The address handle goes first: it holds the PD.",
+			"不调用 rdma_disconnect：本来就没有连接。地址句柄最先释放：它占着 PD。"}}, calls...), err
+}

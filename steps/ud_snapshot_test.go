@@ -1,0 +1,38 @@
+package steps
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rdmatour/rdmatour/verbs"
+	"github.com/rdmatour/rdmatour/verbs/sim"
+)
+
+// After the ud tour the client's snapshot (TestStateUD checks the QP
+// number against the server's mid-tour) still names the destination
+// its SENDs used (the server QP's number and Q_Key), the address handle
+// is gone with the teardown, and the server has no destination; the
+// write tour has no UD state at all.
+func TestUDSnapshot(t *testing.T) {
+	sides, err := runForExport(context.Background(), ExportOptions{Tour: TourUD}, sim.New(sim.Options{}), sim.New(sim.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, srv := sides[Client].Snapshot(), sides[Server].Snapshot()
+	if cli.UD == nil || !cli.UD.HasDest || cli.UD.RemoteQKey != verbs.UDPQKey || cli.UD.RemoteQPN == 0 {
+		t.Fatalf("client UD state %+v", cli.UD)
+	}
+	if cli.UD.AH != nil {
+		t.Errorf("address handle still shown after teardown: %+v", cli.UD.AH)
+	}
+	if srv.UD == nil || srv.UD.HasDest || srv.UD.AH != nil {
+		t.Errorf("server UD state %+v, want no destination", srv.UD)
+	}
+	w, err := runForExport(context.Background(), ExportOptions{}, sim.New(sim.Options{}), sim.New(sim.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := w[Client].Snapshot().UD; u != nil {
+		t.Errorf("the write tour has UD state %+v", u)
+	}
+}

@@ -1,0 +1,154 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// The roster: the workshop server's table of attendees, one row each —
+// number, address, backend, QPN, QP state, what the server has observed,
+// their message (escaped: it is the attendee's bytes) and the time since
+// their last event — under a header with the counts. It owns its
+// selection and its scroll offset; the selected attendee's live state,
+// timeline and wire are drawn below it by the usual panes.
+
+// roster is the roster pane's state.
+type roster struct {
+	rows   []steps.RosterRow
+	counts steps.RoomCounts
+	at     time.Time // when rows were read: "last event" counts from here
+	sel    int       // selected row
+	top    int       // first row shown
+	height int       // rows that fit (set by the layout)
+}
+
+// setRows replaces the rows, keeping the selection on the same attendee.
+func (r *roster) setRows(rows []steps.RosterRow, counts steps.RoomCounts, at time.Time) {
+	selN := 0
+	if r.sel < len(r.rows) {
+		selN = r.rows[r.sel].N
+	}
+	r.rows, r.counts, r.at = rows, counts, at
+	for i, row := range rows {
+		if row.N == selN {
+			r.sel = i
+		}
+	}
+	r.clamp()
+}
+
+// move moves the selection by d rows and scrolls to keep it in view.
+func (r *roster) move(d int) {
+	r.sel += d
+	r.clamp()
+}
+
+func (r *roster) clamp() {
+	r.sel = min(max(r.sel, 0), max(len(r.rows)-1, 0))
+	if r.height <= 0 {
+		return
+	}
+	if r.sel < r.top {
+		r.top = r.sel
+	}
+	if r.sel >= r.top+r.height {
+		r.top = r.sel - r.height + 1
+	}
+	r.top = min(max(r.top, 0), max(len(r.rows)-r.height, 0))
+}
+
+// selected is the selected attendee's number (0 when the room is empty).
+func (r *roster) selected() int {
+	if r.sel < len(r.rows) {
+		return r.rows[r.sel].N
+	}
+	return 0
+}
+
+// The table's fixed columns, in cells.
+const (
+	colN, colAddr, colBackend, colQPN, colState, colPhase, colLast = 4, 21, 4, 8, 5, 10, 6
+)
+
+// header is the counts line.
+func (r *roster) header(st Styles, lang steps.Lang) string {
+	c := r.counts
+	return fmt.Sprintf("%s %s  %s %s  %s %s  %s %s",
+		st.OK.R(fmt.Sprint(c.Connected)), tr(lang, "connected", "已连接"),
+		st.Bold.R(fmt.Sprint(c.Finished)), tr(lang, "finished", "已完成"),
+		st.Err.R(fmt.Sprint(c.Failed)), tr(lang, "failed", "失败"),
+		st.Dim.R(fmt.Sprint(c.TurnedAway)), tr(lang, "turned away", "被拒绝"))
+}
+
+// lines draws the table header and the visible rows at width w.
+func (r *roster) lines(st Styles, lang steps.Lang, w int) []string {
+	head := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %-*s %*s %s", colN, "#", colAddr, tr(lang, "address", "地址"),
+		colBackend, "nic", colQPN, "QPN", colState, "QP", colPhase, tr(lang, "state", "状态"), colLast, tr(lang, "last", "最近"),
+		tr(lang, "message · observed", "消息 · 观察到的"))
+	out := []string{st.Dim.R(fit(head, w))}
+	if len(r.rows) == 0 {
+		return append(out, st.Dim.R(tr(lang, "  nobody yet: attendees run `rdmatour client <this address>`", "  还没有人：学员运行 `rdmatour client <本机地址>`")))
+	}
+	end := len(r.rows)
+	if r.height > 0 {
+		end = min(end, r.top+r.height)
+	}
+	for i := r.top; i < end; i++ {
+		line := r.rowLine(r.rows[i], lang, w)
+		if i == r.sel {
+			line = st.Current.R(fit(line, w))
+		} else {
+			line = phaseStyle(st, r.rows[i].Phase).R(fit(line, w))
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// rowLine is one attendee as text (no styles).
+func (r *roster) rowLine(row steps.RosterRow, lang steps.Lang, w int) string {
+	qpn := "-"
+	if row.QPN != 0 {
+		qpn = fmt.Sprintf("0x%x", row.QPN)
+	}
+	state := strings.TrimPrefix(row.QPState, "IBV_QPS_")
+	what := termSafe(row.Observed)
+	if row.Landed && !strings.Contains(row.Observed, "landed") {
+		what = `"` + row.Message.String() + `" · ` + what // the message first: it is what the room is about
+	}
+	return fmt.Sprintf("%*d %-*s %-*s %-*s %-*s %-*s %*s %s", colN, row.N, colAddr, truncate(row.Addr.String(), colAddr),
+		colBackend, row.Backend, colQPN, qpn, colState, truncate(state, colState), colPhase, phaseName(lang, row.Phase),
+		colLast, ago(r.at.Sub(row.Last)), what)
+}
+
+// ago is a short age: 5s, 3m, 2h.
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(max(d, 0)/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	}
+	return fmt.Sprintf("%dh", int(d/time.Hour))
+}
+
+func phaseName(lang steps.Lang, p steps.Phase) string {
+	zh := map[steps.Phase]string{steps.PhaseConnecting: "连接中", steps.PhaseConnected: "已连接", steps.PhaseLanded: "数据已到",
+		steps.PhaseFinished: "已完成", steps.PhaseFailed: "失败", steps.PhaseDropped: "已移除", steps.PhaseTurnedAway: "被拒绝"}
+	return tr(lang, p.String(), zh[p])
+}
+
+func phaseStyle(st Styles, p steps.Phase) sty {
+	switch p {
+	case steps.PhaseFailed, steps.PhaseDropped:
+		return st.Err
+	case steps.PhaseFinished:
+		return st.Dim
+	case steps.PhaseLanded:
+		return st.OK
+	}
+	return sty{}
+}

@@ -1,0 +1,229 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// RosterSource is what the workshop screen reads: a *steps.Room.
+type RosterSource interface {
+	Roster() []steps.RosterRow
+	Counts() steps.RoomCounts
+	Attendees() []*steps.Attendee
+	Addrs() []string
+}
+
+// WorkshopOptions configures RunWorkshop (the fields as in Options).
+type WorkshopOptions struct {
+	Room          RosterSource
+	Lang          steps.Lang
+	Input         io.Reader
+	Output        io.Writer
+	Environ       []string
+	Width, Height int
+}
+
+// RunWorkshop shows the roster until q, Ctrl-C or ctx ends. The room goes
+// on serving meanwhile; the caller closes it afterwards.
+func RunWorkshop(ctx context.Context, opts WorkshopOptions) error {
+	if opts.Room == nil {
+		return errors.New("tui: no room")
+	}
+	m := newWorkshopModel(opts.Room, opts.Lang, noColor(opts.Environ), time.Now)
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	if opts.Environ != nil {
+		popts = append(popts, tea.WithEnvironment(opts.Environ))
+	}
+	if opts.Width > 0 && opts.Height > 0 {
+		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
+	}
+	_, err := tea.NewProgram(m, popts...).Run()
+	if ctx.Err() != nil || errors.Is(err, tea.ErrInterrupted) {
+		return nil // Ctrl-C ends the workshop: that is how it ends
+	}
+	return err
+}
+
+// workshopModel is the workshop server's screen: the header, the roster,
+// and the selected attendee's live state, timeline and wire.
+type workshopModel struct {
+	src    RosterSource
+	addrs  []string
+	lang   steps.Lang
+	styles Styles
+	keys   keyMap
+	now    func() time.Time
+	w, h   int
+
+	roster  roster
+	detail  *model // the selected attendee's session, as the usual panes see it
+	detailN int
+}
+
+func newWorkshopModel(src RosterSource, lang steps.Lang, noColor bool, now func() time.Time) *workshopModel {
+	m := &workshopModel{src: src, addrs: src.Addrs(), lang: normLang(lang), styles: NewStyles(noColor), now: now}
+	m.keys = newKeyMap(m.lang)
+	m.refresh()
+	return m
+}
+
+// Init implements tea.Model.
+func (m *workshopModel) Init() tea.Cmd { return m.tick() }
+
+func (m *workshopModel) tick() tea.Cmd {
+	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// Update implements tea.Model.
+func (m *workshopModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+	case tickMsg:
+		m.refresh()
+		cmd = m.tick()
+	case tea.KeyPressMsg:
+		cmd = m.key(msg)
+	}
+	m.roster.height, _ = workshopLayout(m.w, m.h, len(m.roster.rows))
+	m.roster.clamp()
+	m.pickDetail()
+	return m, cmd
+}
+
+func (m *workshopModel) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	page := max(m.roster.height-1, 1)
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Up):
+		m.roster.move(-1)
+	case key.Matches(msg, k.Down):
+		m.roster.move(1)
+	case key.Matches(msg, k.PgUp):
+		m.roster.move(-page)
+	case key.Matches(msg, k.PgDown):
+		m.roster.move(page)
+	case key.Matches(msg, k.Top):
+		m.roster.move(-len(m.roster.rows))
+	case key.Matches(msg, k.Bottom):
+		m.roster.move(len(m.roster.rows))
+	case key.Matches(msg, k.Lang):
+		m.lang = nextLang(m.lang)
+		m.keys = newKeyMap(m.lang)
+		if m.detail != nil {
+			m.detail.lang = m.lang
+		}
+	}
+	return nil
+}
+
+// refresh re-reads the roster and the selected attendee's snapshot.
+func (m *workshopModel) refresh() {
+	m.roster.setRows(m.src.Roster(), m.src.Counts(), m.now())
+	m.detailN = -1 // re-read below
+	m.pickDetail()
+}
+
+// pickDetail points the detail panes at the selected attendee and reads
+// its snapshot when the selection changed or a refresh asked for it.
+func (m *workshopModel) pickDetail() {
+	n := m.roster.selected()
+	if n == m.detailN {
+		return
+	}
+	m.detailN = n
+	var sess *steps.Session
+	for _, a := range m.src.Attendees() {
+		if a.N == n {
+			sess = a.Session()
+		}
+	}
+	if sess == nil {
+		m.detail = nil
+		return
+	}
+	if m.detail == nil || m.detail.sessions[0] != sess {
+		m.detail = &model{sessions: []*steps.Session{sess}, tours: [][]steps.Step{sess.Steps()}, lastIdx: -1}
+	}
+	m.detail.styles, m.detail.lang, m.detail.now = m.styles, m.lang, m.now
+	m.detail.snaps = []steps.Snapshot{sess.Snapshot()}
+}
+
+// workshopLayout is how many roster rows fit, and the height of the
+// detail panes, at w×h: the roster gets up to half the screen (less when
+// the room is small), the detail panes the rest but the header and help.
+func workshopLayout(w, h, rows int) (rosterRows, detailH int) {
+	if w <= 0 || h <= 0 {
+		return 0, 0
+	}
+	avail := max(h-2, 0) // header, help
+	frameH := min(max(rows, 1)+3, max(avail/2, 5))
+	frameH = min(frameH, avail)
+	return max(frameH-3, 0), avail - frameH
+}
+
+// View implements tea.Model. It is a pure function of the model.
+func (m *workshopModel) View() tea.View {
+	v := tea.NewView(m.screen())
+	v.AltScreen = true
+	v.WindowTitle = "rdmatour workshop"
+	return v
+}
+
+func (m *workshopModel) screen() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	st := m.styles
+	rows, detailH := workshopLayout(m.w, m.h, len(m.roster.rows))
+	head := st.Header.R("rdmatour workshop") + "  " + termSafe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
+	out := []string{fit(head, m.w)}
+	r := m.roster
+	r.height = rows
+	title := title(m.lang, "Roster", "名单")
+	out = append(out, frame(st, title, r.lines(st, m.lang, m.w-4), m.w, rows+3, 0, true)...)
+	out = append(out, m.detailView(detailH)...)
+	help := tr(m.lang, "↑/↓ select  pgup/pgdn page  home/end  l language  q end the workshop",
+		"↑/↓ 选择  pgup/pgdn 翻页  home/end  l 语言  q 结束 workshop")
+	out = append(out, st.Dim.R(fit(help, m.w)))
+	return strings.Join(block(out, m.w, m.h), "\n")
+}
+
+// detailView is the selected attendee's live state, timeline and wire,
+// side by side, h rows high.
+func (m *workshopModel) detailView(h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	st := m.styles
+	if m.detail == nil {
+		return frame(st, title(m.lang, "Attendee", "学员"), []string{st.Dim.R(tr(m.lang, "select an attendee to see their side of the connection", "选中一位学员，查看这条连接在 server 端的状态"))}, m.w, h, 0, false)
+	}
+	w1 := m.w * 2 / 5
+	w2 := (m.w - w1) / 2
+	w3 := m.w - w1 - w2
+	sel := "#" + strconv.Itoa(m.detailN) + " · "
+	state, anchor := m.detail.stateLinesAnchored(0, w1-4)
+	return joinColumns(
+		frame(st, sel+title(m.lang, "Live state", "实时状态"), state, w1, h, max(anchor, 0), false),
+		frame(st, sel+title(m.lang, "Timeline", "时序"), m.detail.timelineLines(w2-4), w2, h, 1<<20, false),
+		frame(st, sel+m.detail.wireTitle(0), m.detail.wireLines(0, w3-4), w3, h, 1<<20, false))
+}

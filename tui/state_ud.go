@@ -1,0 +1,56 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// udLines is what the ud tour adds to the QP section: the Q_Key, that
+// the QP has no connection (RTS is all there is: no dest_qp, no PSN agreed
+// with anyone), and — on the client — where every SEND goes: the server
+// QP's number and Q_Key from the SIDR reply and the address handle made
+// from its address vector. The server has no destination: it only
+// receives, and each completion's src_qp says who sent.
+func (m *model) udLines(s steps.Snapshot, w int) []string {
+	u := s.UD
+	if u == nil || s.QP == nil {
+		return nil
+	}
+	st, L := m.styles, m.lang
+	var out []string
+	if q := s.QP.Attr.QKey; q != 0 {
+		out = append(out, fields(m.kv("qkey", fmt.Sprintf("0x%08x", q))))
+	}
+	dim := func(en, zh string) {
+		for _, l := range wrap(tr(L, en, zh), w-2) {
+			out = append(out, "  "+st.Dim.R(l))
+		}
+	}
+	dim("UD: no connection on this QP. RTS is its last state; there is no dest_qp and no PSN agreed with a peer.",
+		"UD：这个 QP 上没有连接。RTS 就是它的最后一个状态；没有 dest_qp，也没有和对端商定的 PSN。")
+	if s.Role == steps.Server {
+		dim("No destination here: the server only receives; each completion's src_qp names the sender.",
+			"这里没有目的地：server 只接收；每个完成的 src_qp 给出发送方。")
+		return out
+	}
+	if !u.HasDest {
+		dim("Destination: not known yet (the SIDR reply brings it).", "目的地：还不知道（SIDR 应答会带来）。")
+		return out
+	}
+	// Indented under their heading: the fields of every SEND's wr.ud.
+	sub := func(parts ...string) string { return "  " + fields(parts...) }
+	out = append(out, fields(tr(L, "each SEND goes to (wr.ud):", "每个 SEND 发往（wr.ud）：")),
+		sub(m.kv("remote_qpn", fmt.Sprintf("0x%x", u.RemoteQPN)), m.kv("remote_qkey", fmt.Sprintf("0x%08x", u.RemoteQKey))))
+	a := u.AH
+	if a == nil {
+		return append(out, sub(m.kv("ah", tr(L, "none (ibv_create_ah not called, or destroyed)", "无（还没调用 ibv_create_ah，或已销毁）"))))
+	}
+	dgid := "::"
+	if a.DGID.IsValid() {
+		dgid = a.DGID.String()
+	}
+	return append(out, sub(m.kv("ah", tr(L, "address handle", "地址句柄")), m.kv("dgid", dgid)),
+		sub(m.kv("sgid_index", fmt.Sprint(a.SGIDIndex)), m.kv("hop_limit", fmt.Sprint(a.HopLimit)),
+			m.kv("flow_label", fmt.Sprint(a.FlowLabel)), m.kv("port_num", fmt.Sprint(a.PortNum))))
+}
