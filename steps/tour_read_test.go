@@ -63,7 +63,8 @@ func TestTourConfigRefusals(t *testing.T) {
 	for _, cfg := range []steps.Config{
 		{Tour: steps.TourRead, Lesson: "bad-rkey"},
 		{Tour: steps.TourRead, Track: steps.TrackManual},
-		{Tour: steps.TourUD},
+		{Tour: steps.TourUD, Lesson: "no-remote-read"},
+		{Tour: steps.TourAtomic, Lesson: "no-remote-read"},
 		{Tour: steps.TourKind(9)},
 	} {
 		var ce *steps.ConfigError
