@@ -95,7 +95,8 @@ func stepPutCounter(_ context.Context, s *Session) (Outcome, error) {
 	if err := s.mrData.Write(0, binary.LittleEndian.AppendUint64(nil, CounterStart)); err != nil {
 		return withC(Outcome{}, fill), err
 	}
-	return withC(Outcome{Results: []KV{{"counter", fmt.Sprint(CounterStart)}, {"at", fmt.Sprintf("0x%x (8-byte aligned)", s.mrData.Addr())},
+	return withC(Outcome{Results: []KV{{"counter", fmt.Sprint(CounterStart)}, {"at", fmt.Sprintf("0x%x", s.mrData.Addr())},
+		{"8-byte aligned", fmt.Sprint(s.mrData.Addr()%8 == 0)},
 		{"access", s.mrData.Access().String()}},
 		Note: Text{"An atomic works on 8 bytes at an 8-byte aligned address, in this host's byte order (no htobe64 here: the NIC operates on the value as the CPU stores it). The MR needs IBV_ACCESS_REMOTE_ATOMIC.",
 			"原子操作作用在 8 字节对齐地址上的 8 个字节，按本机字节序（这里不用 htobe64：网卡按 CPU 存放的样子操作这个值）。MR 需要 IBV_ACCESS_REMOTE_ATOMIC。"}}, fill.Returned("buf")), nil
@@ -120,7 +121,7 @@ func (s *Session) postAtomic(op verbs.WROpcode, wrID, compareAdd, swap uint64, c
 		call = call.Noted(t.Why)
 	}
 	if err := s.qp.PostSend(wr); err != nil {
-		return withC(Outcome{Results: []KV{{"target", fmt.Sprintf("0x%x (%s)", t.Addr, t.Why)}},
+		return withC(Outcome{Results: []KV{{"target", fmt.Sprintf("0x%x = remote_addr + %d", t.Addr, t.Addr-info.Addr)}, {"8-byte aligned", fmt.Sprint(t.Addr%8 == 0)}},
 			Note: Text{"The error is ibv_post_send's return value: Soft-RoCE's provider checks the alignment before anything is queued, so nothing goes on the wire and the QP stays in RTS.",
 				"错误是 ibv_post_send 的返回值：Soft-RoCE 的 provider 在入队之前就检查对齐，所以什么都不会上线，QP 仍然是 RTS。"}}, postFailed(call, err)), err
 	}
@@ -192,16 +193,20 @@ func stepPollCmpSwap(ctx context.Context, s *Session) (Outcome, error) {
 	expect := s.atomicOld + AtomicAdd
 	s.mu.Unlock()
 	swapped := old == expect
-	now := fmt.Sprintf("%d (swapped)", AtomicSwap)
+	counterNow := uint64(AtomicSwap)
 	if !swapped {
-		now = fmt.Sprintf("%d (unchanged: someone else changed it first)", old)
+		counterNow = old
+	}
+	now := Text{fmt.Sprintf("%d (swapped)", AtomicSwap), fmt.Sprintf("%d（已替换）", AtomicSwap)}
+	if !swapped {
+		now = Text{fmt.Sprintf("%d (unchanged: someone else changed it first)", old), fmt.Sprintf("%d（未变：有别人先改了它）", old)}
 	}
 	s.set(func() {
 		s.result = &Result{Tour: TourAtomic, Message: PeerBytes(fmt.Sprintf("fetch_add old=%d, cmp_swap old=%d", s.atomicOld, old)), Summary: Text{
-			fmt.Sprintf("FETCH_AND_ADD found %d and CMP_AND_SWP found %d: the counter is now %s.", s.atomicOld, old, now),
-			fmt.Sprintf("FETCH_AND_ADD 看到的是 %d，CMP_AND_SWP 看到的是 %d：计数器现在是 %s。", s.atomicOld, old, now)}}
+			fmt.Sprintf("FETCH_AND_ADD found %d and CMP_AND_SWP found %d: the counter is now %s.", s.atomicOld, old, now.EN),
+			fmt.Sprintf("FETCH_AND_ADD 看到的是 %d，CMP_AND_SWP 看到的是 %d：计数器现在是 %s。", s.atomicOld, old, now.ZH)}}
 	})
-	out.Results = append(out.Results, KV{"compare held", fmt.Sprint(swapped)}, KV{"counter now", now})
+	out.Results = append(out.Results, KV{"compare held", fmt.Sprint(swapped)}, KV{"counter now", fmt.Sprint(counterNow)})
 	out.Note = Text{"If the old value equals compare_add the swap happened; otherwise the counter changed in between and nothing was stored. This is how a lock or a version check is built with one-sided operations.",
 		"原值等于 compare_add 说明替换成功；否则计数器在中间被改过，什么都没有写入。用单边操作做锁或者版本校验就是这个道理。"}
 	return out, nil
@@ -226,7 +231,7 @@ func stepWaitAtomics(ctx context.Context, s *Session) (Outcome, error) {
 			fmt.Sprintf("server 的计数器从 %d 变成了 %d：client 的原子操作在本端网卡里完成，CPU 没有参与。", CounterStart, v)}}
 	})
 	out = withC(out, c.S(c.C(`printf("[server] counter: %" PRIu64 "\n", *(uint64_t *)(void *)buf)`)).Returned(fmt.Sprintf("prints %d", v)))
-	out.Results = []KV{{"event", verbs.EventDisconnected.String()}, {"counter", fmt.Sprintf("%d (started at %d)", v, CounterStart)}}
+	out.Results = []KV{{"event", verbs.EventDisconnected.String()}, {"counter", fmt.Sprint(v)}, {"started at", fmt.Sprint(CounterStart)}}
 	out.Note = Text{"The server's CPU took no part: its NIC ran both atomics on the counter. Only now does the CPU read the result.",
 		"server 的 CPU 全程没有参与：两个原子操作都由它的网卡在计数器上完成。CPU 到现在才去读结果。"}
 	return out, nil
