@@ -124,18 +124,6 @@ func Lessons() []Lesson {
 	}, tourLessons()...)
 }
 
-// TryNext is the lesson to suggest when a tour running lesson current
-// ("" = the plain tour) ends: the next one in teaching order, wrapping.
-func TryNext(current string) Lesson {
-	all := Lessons()
-	for i, l := range all {
-		if l.Name == current {
-			return all[(i+1)%len(all)]
-		}
-	}
-	return all[0]
-}
-
 // LessonByName finds a lesson.
 func LessonByName(name string) (Lesson, error) {
 	var names []string

@@ -13,6 +13,8 @@ type Snapshot struct {
 	Notify Notify
 	Lesson string // "" for the plain tour
 	Track  Track  // TrackCM or TrackManual
+	// Tour is the tour this side runs (a lesson's own tour when it has one).
+	Tour TourKind
 	// LessonTitle is the lesson's title ("" for the plain tour).
 	LessonTitle Text
 	// Prediction is the lesson's question for this side, the learner's

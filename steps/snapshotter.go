@@ -54,7 +54,7 @@ func (s *Session) snapshotSteps() Snapshot {
 		Role: s.cfg.Role, Notify: s.cfg.Notify,
 		Backend: s.cfg.Provider.Name(), Simulated: s.cfg.Provider.Simulated(), Why: s.cfg.BackendWhy,
 		Next: s.next, Running: s.running, Done: s.done, Failed: s.failed, Err: s.lastErr,
-		Lesson: s.cfg.Lesson, Track: s.cfg.Track,
+		Lesson: s.cfg.Lesson, Track: s.cfg.Track, Tour: s.cfg.Tour,
 	}
 	if l, err := LessonByName(s.cfg.Lesson); err == nil {
 		snap.LessonTitle = l.Title

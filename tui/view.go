@@ -161,7 +161,11 @@ func (m *model) header(w int) string {
 	}
 	rw := width(right)
 	notify := ""
-	if !m.demo {
+	switch {
+	case m.demo:
+	case snap.Tour != steps.TourWrite: // only the write tour has a notify step
+		notify = "tour=" + snap.Tour.String()
+	default:
 		notify = "notify=" + snap.Notify.String()
 	}
 	// Drop the least important parts until the line fits.
