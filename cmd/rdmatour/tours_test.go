@@ -50,7 +50,7 @@ func readTourPair(t *testing.T, host, bind string, backend ...string) {
 	if o.srvCode != 0 || o.cliCode != 0 {
 		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 	}
-	for _, want := range []string{"IBV_WR_RDMA_READ", "IBV_WC_RDMA_READ", steps.ServerReadMessage, "peer runs = the plain tour (read)"} {
+	for _, want := range []string{"IBV_WR_RDMA_READ", "IBV_WC_RDMA_READ", steps.ServerReadMessage, "peer runs = --tour read"} {
 		if !strings.Contains(o.cli, want) {
 			t.Errorf("client output lacks %q:\n%s", want, o.cli)
 		}
