@@ -26,6 +26,12 @@ scripts/qemu/build-seed.sh "$out"
 # The programs `rdmatour export-c` writes, built as the page says.
 "$out/rdmatour" export-c server -o "$out/exported-server.c"
 gcc -std=c99 -Wall -Werror -o "$out/exported-server" "$out/exported-server.c" -libverbs -lrdmacm
+for tour in read atomic; do   # the other tours' programs (--tour)
+	for side in server client; do
+		"$out/rdmatour" export-c "$side" --tour "$tour" -o "$out/exported-$tour-$side.c"
+		gcc -std=c99 -Wall -Werror -o "$out/exported-$tour-$side" "$out/exported-$tour-$side.c" -libverbs -lrdmacm
+	done
+done
 # The ud tour's exported server (TestRealUDExportedServer).
 "$out/rdmatour" export-c server --tour ud -o "$out/exported-ud-server.c"
 gcc -std=c99 -Wall -Werror -o "$out/exported-ud-server" "$out/exported-ud-server.c" -libverbs -lrdmacm

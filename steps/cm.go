@@ -214,7 +214,7 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepConnect(_ context.Context, s *Session) (Outcome, error) {
-	p := verbs.ConnParam{PrivateData: s.myHello(), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
+	p := verbs.ConnParam{PrivateData: s.myHello(), ResponderResources: 1, InitiatorDepth: s.initiatorDepth(), RNRRetryCount: s.cfg.RNRRetry}
 	call := connectCall(p, false)
 	if err := s.id.Connect(p); err != nil {
 		return withC(Outcome{}, failed(call, err)), err

@@ -54,7 +54,7 @@ type Config struct {
 	// 7 = forever). The seed leaves it 0.
 	RNRRetry uint8
 	// Tour is which tour runs (--tour; the zero value is the seed's WRITE
-	// tour). This branch builds TourUD (tour_ud.go).
+	// tour): WRITE, READ, atomics, or UD (tour_ud.go).
 	Tour TourKind
 	// Recorder, when set, is told every finished step and the teardown
 	// (--record); see history.go.
@@ -134,8 +134,8 @@ func (c Config) Validate() error {
 	if err := c.validateUD(); err != nil {
 		return err
 	}
-	if c.Tour != TourWrite && c.Tour != TourUD {
-		return configErrorf("--tour %s is not available here: use --tour write or ud", c.Tour)
+	if err := c.validateTour(); err != nil {
+		return err
 	}
 	if c.Lesson != "" {
 		if _, err := ParseLesson(c.Lesson); err != nil {
@@ -145,6 +145,27 @@ func (c Config) Validate() error {
 			return configError(fmt.Sprintf("--track manual and --lesson %s cannot be combined: the lessons run on the rdma_cm track", c.Lesson),
 				fmt.Sprintf("--track manual 不能和 --lesson %s 一起用：课程都在 rdma_cm 路线上运行", c.Lesson))
 		}
+	}
+	return nil
+}
+
+// validateTour refuses tours not built yet and combinations that do not
+// exist: lessons and the manual track run on the write tour.
+func (c Config) validateTour() error {
+	switch c.Tour {
+	case TourWrite:
+		return nil
+	case TourRead, TourAtomic:
+	case TourUD:
+		return nil // validateUD has checked it
+	default:
+		return configErrorf("unknown tour %d: use write, read, atomic or ud", int(c.Tour))
+	}
+	if l, err := LessonByName(c.Lesson); c.Lesson != "" && err == nil && l.Tour != c.Tour {
+		return configErrorf("--tour %s and --lesson %s cannot be combined: that lesson runs on the %s tour (leave --tour out)", c.Tour, c.Lesson, l.Tour)
+	}
+	if c.Track == TrackManual {
+		return configErrorf("--tour %s and --track manual cannot be combined: the manual track runs the write tour", c.Tour)
 	}
 	return nil
 }

@@ -47,6 +47,8 @@ struct ibv_qp_init_attr init_attr;
 struct rdma_conn_param param;
 struct ibv_send_wr wr;
 struct ibv_recv_wr recv_wr;
+struct ibv_device_attr dev_attr; /* the atomic tour */
+uint64_t old, old2;             /* the atomic tour: values the atomics found */
 struct addrinfo *addr, *dst, *src;
 const char *port;
 struct ibv_ah *ah;
@@ -128,7 +130,11 @@ func sendWR(wr verbs.SendWR, local, mrVar string, length c.Expr, remote Target) 
 	fs := []c.Field{c.F("wr_id", c.Dec(int64(wr.WRID), "")),
 		c.F("sg_list", sge(wr.SGList[0], local, mrVar, length)), c.F("num_sge", c.C("1")),
 		c.F("opcode", c.C(wr.Opcode.String())), c.F("send_flags", c.C(wr.Flags.String()))}
-	if wr.Opcode != verbs.WRSend {
+	switch {
+	case wr.Opcode.IsAtomic():
+		fs = append(fs, c.F("wr.atomic", c.Init(c.F("remote_addr", remote.AddrC), c.F("compare_add", remote.CompareAddC),
+			c.F("swap", remote.SwapC), c.F("rkey", remote.RKeyC))))
+	case wr.Opcode != verbs.WRSend:
 		fs = append(fs, c.F("wr.rdma", c.Init(c.F("remote_addr", remote.AddrC), c.F("rkey", remote.RKeyC))))
 	}
 	if wr.Opcode == verbs.WRRDMAWriteWithImm || wr.Opcode == verbs.WRSendWithImm {

@@ -42,6 +42,9 @@ func exportCases() []exportCase {
 	for _, l := range Lessons() {
 		cases = append(cases, exportCase{"lesson/" + l.Name, ExportOptions{Notify: l.Notify, Lesson: l.Name}})
 	}
+	for _, tour := range []TourKind{TourRead, TourAtomic} {
+		cases = append(cases, exportCase{"tour/" + tour.String(), ExportOptions{Tour: tour}})
+	}
 	cases = append(cases, exportCase{"cm/send/message-size", ExportOptions{Notify: NotifySend, MessageSize: 3000}})
 	cases = append(cases, exportCase{"ud", ExportOptions{Tour: TourUD}})
 	return cases

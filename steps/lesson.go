@@ -75,6 +75,8 @@ type Lesson struct {
 	Summary Text
 	// Notify is the notify mode the lesson needs.
 	Notify Notify
+	// Tour is the tour the lesson changes (the zero value: write).
+	Tour TourKind
 	// apply changes one side's tour: which steps run and what they expect.
 	apply func(cfg Config, tour []Step) []Step
 	// server and client are the mistakes steps make on each side.
@@ -90,7 +92,7 @@ const noMistake Role = -1
 
 // Lessons lists every lesson, in teaching order.
 func Lessons() []Lesson {
-	return []Lesson{
+	return append([]Lesson{
 		{Name: "no-recv", Notify: NotifySend, by: Server,
 			Title:   Text{"SEND with no posted RECV", "没有 post RECV 就 SEND"},
 			Summary: Text{"the server skips post_recv: RNR NAKs, then RNR retry counter exceeded (or, with --rnr-retry 7, retries until the late RECV)", "server 跳过 post_recv：RNR NAK，然后 RNR retry counter exceeded（--rnr-retry 7 时一直重试，直到迟到的 RECV）"},
@@ -119,19 +121,7 @@ func Lessons() []Lesson {
 			Title:   Text{"Is a flag after the data a completion?", "数据后面写个标志位，算完成通知吗？"},
 			Summary: Text{"an explanation: why polling a doorbell is not a portable completion guarantee, and what to use instead", "讲解课：为什么轮询 doorbell 不是可移植的完成保证，以及应该用什么"},
 			apply:   func(_ Config, tour []Step) []Step { return tour }},
-	}
-}
-
-// TryNext is the lesson to suggest when a tour running lesson current
-// ("" = the plain tour) ends: the next one in teaching order, wrapping.
-func TryNext(current string) Lesson {
-	all := Lessons()
-	for i, l := range all {
-		if l.Name == current {
-			return all[(i+1)%len(all)]
-		}
-	}
-	return all[0]
+	}, tourLessons()...)
 }
 
 // LessonByName finds a lesson.

@@ -44,7 +44,7 @@ func predictionFor(l Lesson, cfg Config) *Prediction {
 				failedChoice(Text{"the wait fails with an error", "等待以错误告终"}),
 			}}
 	}
-	return nil
+	return tourLessonPrediction(l, cfg)
 }
 
 // serverWaitChoices are the ways the server's wait for the client's

@@ -23,6 +23,12 @@ type Mistake struct {
 	// gave it, size its length, local the client's data MR, n the number
 	// of bytes written.
 	Write func(t Target, size uint32, local verbs.MR, n int) Target
+	// ZeroInitiatorDepth makes rdma_connect ask for initiator_depth 0
+	// (read-depth-zero).
+	ZeroInitiatorDepth bool
+	// AtomicOffset is added to the FETCH_AND_ADD's remote address
+	// (atomic-unaligned).
+	AtomicOffset uint64
 }
 
 // Target is a remote address and rkey, each with its C expression (the
@@ -33,6 +39,8 @@ type Target struct {
 	AddrC c.Expr
 	RKey  uint32
 	RKeyC c.Expr
+	// CompareAddC and SwapC are wr.atomic's operands (atomics only).
+	CompareAddC, SwapC c.Expr
 	// Why is a comment saying what the lesson changed ("" for none).
 	Why string
 }

@@ -2,52 +2,117 @@ package steps
 
 import "strings"
 
-// NextToTry says, at the end of a tour, what to run next: a lesson, the
-// other notify modes, the manual track, export-c — leaving out what this
-// run already was.
+// NextToTry says, at the end of a tour, what to run next: a lesson of
+// this tour, the other notify modes and the manual track (write tour
+// only), the other tours, export-c — leaving out what this run already
+// was and what this tour refuses.
 func NextToTry(cfg Config) Text {
 	var en, zh []string
-	next := TryNext(cfg.Lesson)
-	if cfg.Lesson == "" {
+	kind := effectiveTour(cfg)
+	next, hasLessons := nextLesson(kind, cfg.Lesson)
+	switch {
+	case !hasLessons: // the ud tour has none
+	case cfg.Lesson == "":
 		en = append(en, "a lesson, the tour with one deliberate mistake: --lesson "+next.Name+" on both sides ("+next.Title.EN+"; rdmatour lessons lists them all)")
 		zh = append(zh, "一节课程，即故意犯一个错的教程：两端都加 --lesson "+next.Name+"（"+next.Title.ZH+"；rdmatour lessons 列出全部）")
-	} else {
+	default:
 		en = append(en, "the next lesson: --lesson "+next.Name+" ("+next.Title.EN+"; rdmatour lessons lists them all)")
 		zh = append(zh, "下一课：--lesson "+next.Name+"（"+next.Title.ZH+"；rdmatour lessons 列出全部）")
 	}
-	var others []string
-	for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
-		if n != cfg.Notify {
-			others = append(others, "--notify "+n.String())
+	if kind == TourWrite && cfg.Lesson == "" {
+		others := otherNotifies(cfg.Notify)
+		en = append(en, "another way to tell the server ("+strings.Join(others, " or ")+")")
+		zh = append(zh, "换一种通知 server 的方式（"+strings.Join(others, " 或 ")+"）")
+		if cfg.Track != TrackManual {
+			en = append(en, "the QP brought up by hand (--track manual)")
+			zh = append(zh, "手动把 QP 推到 RTS（--track manual）")
 		}
 	}
 	if cfg.Lesson == "" {
-		en = append(en, "another way to tell the server ("+strings.Join(others, " or ")+")")
-		zh = append(zh, "换一种通知 server 的方式（"+strings.Join(others, " 或 ")+"）")
+		en = append(en, "another tour on both sides ("+otherTours(kind)+")")
+		zh = append(zh, "两端换一个导览（"+otherTours(kind)+"）")
 	}
-	if cfg.Track != TrackManual && cfg.Lesson == "" {
-		en = append(en, "the QP brought up by hand (--track manual)")
-		zh = append(zh, "手动把 QP 推到 RTS（--track manual）")
-	}
-	en = append(en, "the whole tour as one C program (rdmatour export-c "+cfg.Role.String()+")")
-	zh = append(zh, "把整个教程导出成一个 C 程序（rdmatour export-c "+cfg.Role.String()+"）")
+	export := exportCommand(cfg.Role, kind)
+	en = append(en, "the whole tour as one C program ("+export+")")
+	zh = append(zh, "把整个教程导出成一个 C 程序（"+export+"）")
 	return Text{"Try next: " + strings.Join(en, "; ") + ".", "接下来可以试试：" + strings.Join(zh, "；") + "。"}
 }
 
 // NextToTryShort is NextToTry as the commands alone, for one banner line.
 func NextToTryShort(cfg Config) Text {
-	cmds := []string{"--lesson " + TryNext(cfg.Lesson).Name, "rdmatour lessons"}
+	var cmds []string
+	kind := effectiveTour(cfg)
+	if next, ok := nextLesson(kind, cfg.Lesson); ok {
+		cmds = append(cmds, "--lesson "+next.Name, "rdmatour lessons")
+	}
 	if cfg.Lesson == "" {
-		for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
-			if n != cfg.Notify {
-				cmds = append(cmds, "--notify "+n.String())
+		if kind == TourWrite {
+			cmds = append(cmds, otherNotifies(cfg.Notify)...)
+			if cfg.Track != TrackManual {
+				cmds = append(cmds, "--track manual")
 			}
 		}
-		if cfg.Track != TrackManual {
-			cmds = append(cmds, "--track manual")
-		}
+		cmds = append(cmds, otherTours(kind))
 	}
 	cmds = append(cmds, "rdmatour export-c")
 	list := strings.Join(cmds, " · ")
 	return Text{"Try next: " + list, "接下来可以试试：" + list}
+}
+
+// effectiveTour is the tour cfg runs: a lesson's own tour, else --tour.
+func effectiveTour(cfg Config) TourKind {
+	if l, err := LessonByName(cfg.Lesson); cfg.Lesson != "" && err == nil {
+		return l.Tour
+	}
+	return cfg.Tour
+}
+
+// nextLesson is the lesson of tour kind to try after current ("" or a
+// lesson of another tour: the tour's first); false when the tour has none.
+func nextLesson(kind TourKind, current string) (Lesson, bool) {
+	var mine []Lesson
+	for _, l := range Lessons() {
+		if l.Tour == kind {
+			mine = append(mine, l)
+		}
+	}
+	if len(mine) == 0 {
+		return Lesson{}, false
+	}
+	for i, l := range mine {
+		if l.Name == current {
+			return mine[(i+1)%len(mine)], true
+		}
+	}
+	return mine[0], true
+}
+
+func otherNotifies(n Notify) []string {
+	var others []string
+	for _, o := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
+		if o != n {
+			others = append(others, "--notify "+o.String())
+		}
+	}
+	return others
+}
+
+// otherTours is the --tour values other than kind, as one option
+// ("--tour read|atomic|ud").
+func otherTours(kind TourKind) string {
+	var others []string
+	for k := TourWrite; k < tourKinds; k++ {
+		if k != kind {
+			others = append(others, k.String())
+		}
+	}
+	return "--tour " + strings.Join(others, "|")
+}
+
+func exportCommand(role Role, kind TourKind) string {
+	cmd := "rdmatour export-c " + role.String()
+	if kind != TourWrite {
+		cmd += " --tour " + kind.String()
+	}
+	return cmd
 }

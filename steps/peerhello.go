@@ -112,7 +112,7 @@ func (s *Session) mismatchEffect(mine, theirs Hello) Text {
 	}
 	switch {
 	case mine.Tour != theirs.Tour:
-		return Text{"The two tours do not fit together.", "两种导览对不上。"}
+		return tourMismatchEffect(s.cfg.Role, mine.Tour, theirs.Tour)
 	case mine.Lesson != "" && theirs.Lesson != "":
 		return Text{"Each side makes its own lesson's mistake; the errors on each screen will not be the ones its lesson page describes.",
 			"两端各犯各的错；每一端看到的错误都不会是它的课程讲解里写的那个。"}
@@ -222,13 +222,9 @@ func (s *Session) peerExpectations(lesson string) map[string]*Expect {
 		return nil
 	}
 	cfg := s.cfg
-	cfg.Lesson, cfg.Notify = lesson, l.Notify
-	base := serverTour()
-	if cfg.Role == Client {
-		base = clientTour(cfg.Notify)
-	}
+	cfg.Lesson, cfg.Notify, cfg.Tour = lesson, l.Notify, l.Tour
 	out := map[string]*Expect{}
-	for _, st := range l.apply(cfg, base) {
+	for _, st := range l.apply(cfg, baseTour(cfg.Role, cfg.Notify, cfg.Tour)) {
 		if st.Expect != nil {
 			out[st.ID] = st.Expect
 		}

@@ -194,6 +194,9 @@ func programC(cfg Config, body string) string {
 	var b strings.Builder
 	name := "rdmatour-" + cfg.Role.String()
 	args := cfg.Role.String()
+	if cfg.Tour != TourWrite && cfg.Lesson == "" { // a lesson names its own tour
+		args += " --tour " + cfg.Tour.String()
+	}
 	if cfg.Role == Client {
 		args += " --notify " + cfg.Notify.String()
 	}

@@ -90,13 +90,15 @@ const remoteAccess = verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.Ac
 
 func stepRegData(_ context.Context, s *Session) (Outcome, error) {
 	access := remoteAccess
+	if s.cfg.Tour == TourAtomic {
+		access |= verbs.AccessRemoteAtomic // the counter's MR (tour_atomic.go)
+	}
 	if m := s.mistake(); m.DataAccess != 0 {
 		access = m.DataAccess
 	}
 	out, err := s.regMR("buf", BufSize, access, &s.mrData)
-	if access != remoteAccess && err == nil {
-		out.Note = Text{"The mistake of this lesson: no IBV_ACCESS_REMOTE_WRITE. Registration succeeds; the client's WRITE will not.",
-			"本课故意犯的错：没有 IBV_ACCESS_REMOTE_WRITE。注册会成功，client 的 WRITE 不会。"}
+	if m := s.mistake(); m.DataAccess != 0 && err == nil {
+		out.Note = missingAccessNote(s.cfg.Tour, m.DataAccess)
 	}
 	return out, err
 }

@@ -99,6 +99,7 @@ type Session struct {
 	qpHistory      []verbs.QPState
 	timeline       []TimelineEntry
 	result         *Result
+	atomicOld      uint64 // the atomic tour: the counter FETCH_AND_ADD found
 	closed         bool
 
 	// Snapshot's change tracking.
@@ -154,7 +155,7 @@ func NewSession(cfg Config) (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.Notify = l.Notify
+		cfg.Notify, cfg.Tour = l.Notify, l.Tour
 	}
 	tour := tourFor(cfg)
 	s := &Session{
@@ -172,13 +173,7 @@ func NewSession(cfg Config) (*Session, error) {
 // tourFor is the tour cfg's side runs (cfg validated, the lesson's notify
 // mode already in cfg.Notify).
 func tourFor(cfg Config) []Step {
-	if cfg.Tour == TourUD {
-		return udTour(cfg.Role)
-	}
-	tour := serverTour()
-	if cfg.Role == Client {
-		tour = clientTour(cfg.Notify)
-	}
+	tour := baseTour(cfg.Role, cfg.Notify, cfg.Tour)
 	if cfg.Track == TrackManual {
 		tour = manualTour(cfg.Role, cfg.Notify)
 	}

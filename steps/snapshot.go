@@ -13,6 +13,8 @@ type Snapshot struct {
 	Notify Notify
 	Lesson string // "" for the plain tour
 	Track  Track  // TrackCM or TrackManual
+	// Tour is the tour this side runs (a lesson's own tour when it has one).
+	Tour TourKind
 	// LessonTitle is the lesson's title ("" for the plain tour).
 	LessonTitle Text
 	// Prediction is the lesson's question for this side, the learner's
@@ -191,6 +193,10 @@ type TimelineEntry struct {
 
 // Result is how the tour ended on the server.
 type Result struct {
+	// Tour is the tour that produced the result; for any but the write
+	// tour, Summary says what happened and Via/Notice are unused.
+	Tour    TourKind
+	Summary Text
 	Via     Notify    // how the server learned the data was there
 	Message PeerBytes // the bytes in the data buffer up to the first NUL
 	Notice  PeerBytes // the SEND text, the doorbell value or the imm_data

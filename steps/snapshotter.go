@@ -54,7 +54,7 @@ func (s *Session) snapshotSteps() Snapshot {
 		Role: s.cfg.Role, Notify: s.cfg.Notify,
 		Backend: s.cfg.Provider.Name(), Simulated: s.cfg.Provider.Simulated(), Why: s.cfg.BackendWhy,
 		Next: s.next, Running: s.running, Done: s.done, Failed: s.failed, Err: s.lastErr,
-		Lesson: s.cfg.Lesson, Track: s.cfg.Track,
+		Lesson: s.cfg.Lesson, Track: s.cfg.Track, Tour: s.cfg.Tour,
 	}
 	if l, err := LessonByName(s.cfg.Lesson); err == nil {
 		snap.LessonTitle = l.Title
@@ -199,7 +199,7 @@ func copyResult(r *Result) *Result {
 	if r == nil {
 		return nil
 	}
-	return &Result{Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
+	return &Result{Tour: r.Tour, Summary: r.Summary, Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
 }
 
 // trackData records which bytes of the data buffer changed and when, and

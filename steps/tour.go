@@ -165,15 +165,16 @@ func AllStepIDs() []string {
 	for _, t := range manualTours() {
 		add(t)
 	}
+	add(readTour(Server, serverTour()))
+	add(readTour(Client, clientTour(NotifySend)))
+	add(atomicTour(Server, serverTour()))
+	add(atomicTour(Client, clientTour(NotifySend)))
 	add(udServerTour())
 	add(udClientTour())
 	for _, l := range Lessons() {
 		for _, role := range []Role{Server, Client} {
-			cfg := Config{Role: role, Notify: l.Notify}
-			tour := serverTour()
-			if role == Client {
-				tour = clientTour(l.Notify)
-			}
+			cfg := Config{Role: role, Notify: l.Notify, Tour: l.Tour}
+			tour := baseTour(role, l.Notify, l.Tour)
 			add(l.apply(cfg, tour))
 			cfg.RNRRetry = 7
 			add(l.apply(cfg, tour))

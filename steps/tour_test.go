@@ -40,9 +40,16 @@ func newLessonPair(t *testing.T, n steps.Notify, msg, lesson string, rnr uint8) 
 // and the timeout. The server ignores what only a client uses.
 func newPairOf(t *testing.T, cfg steps.Config) *pair {
 	t.Helper()
+	return newPairOfEach(t, cfg, cfg)
+}
+
+// newPairOfEach is newPairOf with each side's own choices (e.g. two
+// different tours).
+func newPairOfEach(t *testing.T, srvBase, cliBase steps.Config) *pair {
+	t.Helper()
 	p := &pair{srvNIC: sim.New(sim.Options{}), cliNIC: sim.New(sim.Options{})}
 	var err error
-	srvCfg := cfg
+	srvCfg := srvBase
 	srvCfg.Role, srvCfg.Provider, srvCfg.Bind, srvCfg.Timeout = steps.Server, p.srvNIC, netip.AddrPortFrom(loopback, 0), 10*time.Second
 	p.srv, err = steps.NewSession(srvCfg)
 	if err != nil {
@@ -63,7 +70,7 @@ func newPairOf(t *testing.T, cfg steps.Config) *pair {
 	if err != nil {
 		t.Fatalf("server local address %q: %v", port, err)
 	}
-	cliCfg := cfg
+	cliCfg := cliBase
 	cliCfg.Role, cliCfg.Provider, cliCfg.Server, cliCfg.Timeout = steps.Client, p.cliNIC, server, 10*time.Second
 	p.cli, err = steps.NewSession(cliCfg)
 	if err != nil {

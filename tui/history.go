@@ -220,7 +220,7 @@ func (m *model) liveSnap(side int) steps.Snapshot {
 // beforeFirstStep is a side as it was before it ran anything: its tour,
 // all pending, and no resources.
 func beforeFirstStep(live steps.Snapshot) steps.Snapshot {
-	s := steps.Snapshot{Role: live.Role, Notify: live.Notify, Lesson: live.Lesson, Track: live.Track,
+	s := steps.Snapshot{Role: live.Role, Notify: live.Notify, Lesson: live.Lesson, Track: live.Track, Tour: live.Tour,
 		LessonTitle: live.LessonTitle, Backend: live.Backend, Simulated: live.Simulated, Why: live.Why, Wire: live.Wire}
 	for _, ss := range live.Steps {
 		s.Steps = append(s.Steps, steps.StepStatus{ID: ss.ID, Title: ss.Title, Call: ss.Call})

@@ -53,6 +53,17 @@ var resultNamesZH = map[string]string{
 	"state (ibv_query_qp)":     "状态（ibv_query_qp）",
 	"to":                       "目标",
 	"transition":               "状态转换",
+	// the read and atomic tours
+	"at":             "位置",
+	"8-byte aligned": "8 字节对齐",
+	"started at":     "初始值",
+	"compare held":   "比较成立",
+	"counter":        "计数器",
+	"counter now":    "计数器当前值",
+	"device":         "设备",
+	"old value":      "原值",
+	"swap":           "swap 值",
+	"target":         "目标",
 }
 
 // keptNames are result names that are the C field's own name.
@@ -71,6 +82,8 @@ var resultValuesZH = map[string]string{
 	"NULL (the CM does not own this QP)": "NULL（这个 QP 不归 CM 管）",
 	"(undefined: the completion failed)": "（未定义：这个完成是失败的）",
 	"simulated":                          "模拟的（没有 fd）",
+	"true":                               "是",
+	"false":                              "否",
 }
 
 // resultValue is a result's value in the UI's language.

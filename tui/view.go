@@ -161,7 +161,11 @@ func (m *model) header(w int) string {
 	}
 	rw := width(right)
 	notify := ""
-	if !m.demo {
+	switch {
+	case m.demo:
+	case snap.Tour != steps.TourWrite: // only the write tour has a notify step
+		notify = "tour=" + snap.Tour.String()
+	default:
 		notify = "notify=" + snap.Notify.String()
 	}
 	// Drop the least important parts until the line fits.
@@ -333,6 +337,9 @@ func (m *model) endBanner(w int) []string {
 	}
 	var out []string
 	for _, snap := range m.snaps {
+		if r := snap.Result; r != nil && r.Tour != steps.TourWrite {
+			return inLang(r.Summary.EN, r.Summary.ZH) // the read and atomic tours
+		}
 		if r := snap.Result; r != nil {
 			how := map[steps.Notify][2]string{
 				steps.NotifySend:     {"a SEND completed its posted RECV", "一个 SEND 消耗了它 post 的 RECV，产生完成"},

@@ -137,6 +137,11 @@ const (
 	WRSend             WROpcode = 2
 	WRSendWithImm      WROpcode = 3
 	WRRDMARead         WROpcode = 4
+	// WRAtomicCmpAndSwp and WRAtomicFetchAndAdd act on 8 bytes at
+	// wr.atomic.remote_addr (8-byte aligned, REMOTE_ATOMIC) and write the
+	// value found there into the local SGE.
+	WRAtomicCmpAndSwp   WROpcode = 5
+	WRAtomicFetchAndAdd WROpcode = 6
 )
 
 func (o WROpcode) String() string {
@@ -151,6 +156,10 @@ func (o WROpcode) String() string {
 		return "IBV_WR_SEND_WITH_IMM"
 	case WRRDMARead:
 		return "IBV_WR_RDMA_READ"
+	case WRAtomicCmpAndSwp:
+		return "IBV_WR_ATOMIC_CMP_AND_SWP"
+	case WRAtomicFetchAndAdd:
+		return "IBV_WR_ATOMIC_FETCH_AND_ADD"
 	}
 	return fmt.Sprintf("IBV_WR_OPCODE(%d)", int(o))
 }
@@ -163,8 +172,41 @@ func (o WROpcode) CompletionOpcode() WCOpcode {
 		return WCRDMAWrite
 	case WRRDMARead:
 		return WCRDMARead
+	case WRAtomicCmpAndSwp:
+		return WCCompSwap
+	case WRAtomicFetchAndAdd:
+		return WCFetchAdd
 	}
 	return WCSend
+}
+
+// IsAtomic says whether the WR is one of the two atomics.
+func (o WROpcode) IsAtomic() bool { return o == WRAtomicCmpAndSwp || o == WRAtomicFetchAndAdd }
+
+// ReadsRemote says whether the responder sends data back (READ and the
+// atomics): these use the responder's resources and the requester's
+// initiator depth (max_rd_atomic / max_dest_rd_atomic).
+func (o WROpcode) ReadsRemote() bool { return o == WRRDMARead || o.IsAtomic() }
+
+// AtomicCap is enum ibv_atomic_cap (ibv_device_attr.atomic_cap).
+type AtomicCap int
+
+const (
+	AtomicNone AtomicCap = 0 // IBV_ATOMIC_NONE: no atomic operations
+	AtomicHCA  AtomicCap = 1 // IBV_ATOMIC_HCA: atomic among this device's QPs
+	AtomicGlob AtomicCap = 2 // IBV_ATOMIC_GLOB: atomic also against the CPU and other devices
+)
+
+func (c AtomicCap) String() string {
+	switch c {
+	case AtomicNone:
+		return "IBV_ATOMIC_NONE"
+	case AtomicHCA:
+		return "IBV_ATOMIC_HCA"
+	case AtomicGlob:
+		return "IBV_ATOMIC_GLOB"
+	}
+	return fmt.Sprintf("IBV_ATOMIC_CAP(%d)", int(c))
 }
 
 // QPState is enum ibv_qp_state.

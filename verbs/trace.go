@@ -25,6 +25,9 @@ const (
 	OpRDMAReadRespLast     uint8 = 0x0F
 	OpRDMAReadRespOnly     uint8 = 0x10
 	OpAcknowledge          uint8 = 0x11
+	OpAtomicAcknowledge    uint8 = 0x12
+	OpCompareSwap          uint8 = 0x13
+	OpFetchAdd             uint8 = 0x14
 )
 
 // OpcodeName is the IBA name of an RC BTH opcode, e.g. "RDMA_WRITE_ONLY".
@@ -38,8 +41,9 @@ func OpcodeName(op uint8) string {
 		OpRDMAWriteOnlyWithImm: "RDMA_WRITE_ONLY_WITH_IMM", OpRDMAReadRequest: "RDMA_READ_REQUEST",
 		OpRDMAReadRespFirst: "RDMA_READ_RESPONSE_FIRST", OpRDMAReadRespMiddle: "RDMA_READ_RESPONSE_MIDDLE",
 		OpRDMAReadRespLast: "RDMA_READ_RESPONSE_LAST", OpRDMAReadRespOnly: "RDMA_READ_RESPONSE_ONLY",
-		OpAcknowledge: "ACKNOWLEDGE",
-		OpUDSendOnly:  "UD_SEND_ONLY", OpUDSendOnlyWithImm: "UD_SEND_ONLY_WITH_IMM",
+		OpAcknowledge: "ACKNOWLEDGE", OpAtomicAcknowledge: "ATOMIC_ACKNOWLEDGE",
+		OpCompareSwap: "COMPARE_SWAP", OpFetchAdd: "FETCH_ADD",
+		OpUDSendOnly: "UD_SEND_ONLY", OpUDSendOnlyWithImm: "UD_SEND_ONLY_WITH_IMM",
 	}
 	if n, ok := names[op]; ok {
 		return n
@@ -100,6 +104,15 @@ type AETH struct {
 	MSN      uint32 // 24 bits
 }
 
+// AtomicETH is the atomic extended transport header of COMPARE_SWAP and
+// FETCH_ADD: the 8-byte target and the operands.
+type AtomicETH struct {
+	VA      uint64
+	RKey    uint32
+	SwapAdd uint64 // the value stored (COMPARE_SWAP) or added (FETCH_ADD)
+	Compare uint64 // COMPARE_SWAP only
+}
+
 // Packet is one InfiniBand transport packet as the simulated NIC sent or
 // received it, or as a capture on a real device's netdev saw it, with its
 // real header fields. The wire pane renders these.
@@ -110,14 +123,18 @@ type Packet struct {
 	// LocalQP is the QP of this device that sent the packet (outbound)
 	// or that it is for (inbound); 0 when the device cannot tell (a
 	// capture sees only the BTH's destination QP).
-	LocalQP    uint32
-	Opcode     uint8
-	DestQP     uint32 // 24 bits
-	PSN        uint32 // 24 bits
-	AckReq     bool
-	RETH       *RETH
-	AETH       *AETH
-	ImmDt      *uint32
+	LocalQP   uint32
+	Opcode    uint8
+	DestQP    uint32 // 24 bits
+	PSN       uint32 // 24 bits
+	AckReq    bool
+	RETH      *RETH
+	AETH      *AETH
+	ImmDt     *uint32
+	AtomicETH *AtomicETH
+	// AtomicAck is the AtomicAckETH of an ATOMIC_ACKNOWLEDGE: the value
+	// the target held before the atomic.
+	AtomicAck  *uint64
 	PayloadLen int
 	// CM names the connection-manager message ("REQ", "REP", ...) when the
 	// packet is a CM MAD to QP1 (captured on a real device); empty otherwise.
@@ -141,6 +158,17 @@ func (p Packet) Summary() string {
 	}
 	if p.ImmDt != nil {
 		s += fmt.Sprintf(" imm=0x%08x", *p.ImmDt)
+	}
+	if a := p.AtomicETH; a != nil {
+		s += fmt.Sprintf(" va=0x%x rkey=0x%x", a.VA, a.RKey)
+		if p.Opcode == OpCompareSwap {
+			s += fmt.Sprintf(" compare=%d swap=%d", a.Compare, a.SwapAdd)
+		} else {
+			s += fmt.Sprintf(" add=%d", a.SwapAdd)
+		}
+	}
+	if p.AtomicAck != nil {
+		s += fmt.Sprintf(" orig=%d", *p.AtomicAck)
 	}
 	if p.PayloadLen > 0 {
 		s += fmt.Sprintf(" payload=%d", p.PayloadLen)

@@ -200,6 +200,16 @@ type DeviceInfo struct {
 	NodeGUID  string
 	Netdevs   []string // the network interfaces the device sits on
 	Ports     []PortAttr
+	// MaxQPRdAtom is ibv_device_attr.max_qp_rd_atom: how many READs and
+	// atomics one QP can serve at once as the responder (the ceiling of
+	// responder_resources / max_dest_rd_atomic).
+	MaxQPRdAtom int
+	// MaxQPInitRdAtom is max_qp_init_rd_atom: how many one QP can have
+	// outstanding as the requester (the ceiling of initiator_depth /
+	// max_rd_atomic).
+	MaxQPInitRdAtom int
+	// AtomicCap is atomic_cap: IBV_ATOMIC_NONE means no atomics at all.
+	AtomicCap AtomicCap
 }
 
 // PortAttr is the part of struct ibv_port_attr the tour shows.
@@ -470,8 +480,13 @@ type SendWR struct {
 	Opcode     WROpcode
 	SGList     []SGE
 	Flags      SendFlags
-	RemoteAddr uint64 // wr.rdma.remote_addr
-	RKey       uint32 // wr.rdma.rkey
+	RemoteAddr uint64 // wr.rdma.remote_addr (wr.atomic.remote_addr for atomics)
+	RKey       uint32 // wr.rdma.rkey (wr.atomic.rkey)
+	// CompareAdd is wr.atomic.compare_add: the value to add
+	// (FETCH_AND_ADD) or to compare with (CMP_AND_SWP); Swap is
+	// wr.atomic.swap, stored when the comparison holds. Host order.
+	CompareAdd uint64
+	Swap       uint64
 	// ImmData is the immediate value in host order; on the wire and in C
 	// (imm_data is __be32) it is big-endian.
 	ImmData uint32

@@ -13,7 +13,7 @@ import (
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
-const exportUsage = `Usage: rdmatour export-c server|client [--tour write|ud] [--notify M] [--track T] [--lesson L] [--message TEXT] [--message-size N] [-o FILE]
+const exportUsage = `Usage: rdmatour export-c server|client [--tour write|read|atomic|ud] [--notify M] [--track T] [--lesson L] [--message TEXT] [--message-size N] [-o FILE]
 
 Writes the tour as one complete C program (to FILE, or to standard output).
 Build it with
@@ -73,7 +73,7 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
 	notify := fs.String("notify", "send", "how the client signals completion: send | doorbell | imm")
 	track := fs.String("track", "cm", "cm | manual")
-	tour := fs.String("tour", "write", "which tour: write | ud")
+	tour := fs.String("tour", "write", "which tour: write | read | atomic | ud")
 	fs.StringVar(&a.opts.Lesson, "lesson", "", "a lesson (see `rdmatour lessons`): the program makes its mistake")
 	fs.StringVar(&a.opts.Message, "message", steps.DefaultMessage, "what the client RDMA-WRITEs")
 	fs.IntVar(&a.opts.MessageSize, "message-size", 0, "pad the message with spaces so the WRITE carries `N` bytes, NUL included (at most the 4096-byte buffer)")
@@ -112,8 +112,9 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	if a.opts.Tour, err = steps.ParseTourKind(*tour); err != nil {
 		return a, err
 	}
-	if a.opts.Tour != steps.TourWrite && a.opts.Tour != steps.TourUD {
-		return a, fmt.Errorf("--tour %s: export-c writes the write and ud tours here", a.opts.Tour)
+	tourCfg := steps.Config{Tour: a.opts.Tour, Lesson: a.opts.Lesson, Track: a.opts.Track, Message: a.opts.Message}
+	if err := tourCfg.Validate(); err != nil && a.opts.Tour != steps.TourWrite {
+		return a, err
 	}
 	return a, checkExportTour(a.opts)
 }

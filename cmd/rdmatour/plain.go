@@ -148,7 +148,9 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int, 
 // finish prints how the tour ended on the server. The buffer and the
 // notice are the client's bytes: steps.PeerBytes prints them escaped.
 func (p *plainRunner) finish(srv *steps.Session) {
-	if r := srv.Snapshot().Result; r != nil {
+	if r := srv.Snapshot().Result; r != nil && r.Tour != steps.TourWrite {
+		fmt.Fprintf(p.out, "\n[server] %s\n", p.text(r.Summary))
+	} else if r != nil {
 		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice.String())
 		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message.String())
 	}

@@ -100,6 +100,8 @@ func (p *Provider) deviceInfo(ctx *C.struct_ibv_context, name string) (verbs.Dev
 	if rc := C.rt_query_device(p.rt, ctx, &da); rc != 0 {
 		return info, rcErr("ibv_query_device", rc, name)
 	}
+	info.MaxQPRdAtom, info.MaxQPInitRdAtom = int(da.max_qp_rd_atom), int(da.max_qp_init_rd_atom)
+	info.AtomicCap = verbs.AtomicCap(da.atomic_cap)
 	gids := p.gidTable(ctx)
 	netdevs := map[string]bool{}
 	for port := 1; port <= int(da.phys_port_cnt); port++ {

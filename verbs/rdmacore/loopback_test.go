@@ -80,6 +80,9 @@ type pair struct {
 	srv, cli side
 	// estPriv is the private data the client saw on ESTABLISHED.
 	estPriv []byte
+	// srvInitAccess is the server QP's qp_access_flags right after
+	// rdma_create_qp on the connection request's id.
+	srvInitAccess verbs.Access
 }
 
 type opts struct {
@@ -87,13 +90,18 @@ type opts struct {
 	rnrRetry   uint8
 	srvRecvs   int // RECVs the server posts before accepting
 	acceptPriv []byte
+	// cliInitDepth is the client's initiator_depth in rdma_connect;
+	// srvRespRes the server's responder_resources in rdma_accept.
+	cliInitDepth, srvRespRes uint8
 }
 
 func defaults() opts {
 	return opts{
-		srvAccess: verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead,
-		rnrRetry:  7,
-		srvRecvs:  1,
+		srvAccess:    verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead,
+		rnrRetry:     7,
+		srvRecvs:     1,
+		cliInitDepth: 1,
+		srvRespRes:   1,
 	}
 }
 
@@ -200,7 +208,7 @@ func connect(t testing.TB, p *Provider, addr netip.Addr, o opts) *pair {
 		t.Fatal(err)
 	}
 	event(t, pr.cli.ch, verbs.EventRouteResolved)
-	if err := pr.cli.id.Connect(verbs.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RetryCount: 7, RNRRetryCount: o.rnrRetry}); err != nil {
+	if err := pr.cli.id.Connect(verbs.ConnParam{ResponderResources: 1, InitiatorDepth: o.cliInitDepth, RetryCount: 7, RNRRetryCount: o.rnrRetry}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -232,6 +240,9 @@ func connect(t testing.TB, p *Provider, addr netip.Addr, o opts) *pair {
 				Cap: verbs.QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
 				return err
 			}
+			if a, err := pr.srv.qp.Query(); err == nil {
+				pr.srvInitAccess = a.AccessFlags
+			}
 			if pr.srv.data, err = pr.srv.pd.RegMR(4096, o.srvAccess); err != nil {
 				return err
 			}
@@ -247,7 +258,7 @@ func connect(t testing.TB, p *Provider, addr netip.Addr, o opts) *pair {
 			if priv == nil {
 				priv = remoteInfo(pr.srv.data)
 			}
-			if err := pr.srv.id.Accept(verbs.ConnParam{PrivateData: priv, ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: o.rnrRetry}); err != nil {
+			if err := pr.srv.id.Accept(verbs.ConnParam{PrivateData: priv, ResponderResources: o.srvRespRes, InitiatorDepth: 1, RNRRetryCount: o.rnrRetry}); err != nil {
 				return err
 			}
 			ev, err = pr.srv.ch.GetEvent(ctx)

@@ -353,7 +353,8 @@ func (q *queuePair) PostSend(wr verbs.SendWR) error {
 		return q.postSendUD(wr, sges)
 	}
 	rc := C.rt_post_send(q.qp, C.uint64_t(wr.WRID), C.int(wr.Opcode), C.uint(wr.Flags),
-		&sges[0], C.int(len(wr.SGList)), C.uint64_t(wr.RemoteAddr), C.uint32_t(wr.RKey), C.uint32_t(wr.ImmData))
+		&sges[0], C.int(len(wr.SGList)), C.uint64_t(wr.RemoteAddr), C.uint32_t(wr.RKey), C.uint32_t(wr.ImmData),
+		C.uint64_t(wr.CompareAdd), C.uint64_t(wr.Swap))
 	if rc != 0 {
 		return rcErr("ibv_post_send", rc, fmt.Sprintf("%s wr_id %d", wr.Opcode, wr.WRID))
 	}

@@ -227,7 +227,7 @@ int rt_query_port(struct rt *rt, struct ibv_context *ctx, uint8_t port, struct i
 
 int rt_post_send(struct ibv_qp *qp, uint64_t wr_id, int opcode, unsigned int flags,
 		 struct ibv_sge *sges, int num_sge, uint64_t remote_addr, uint32_t rkey,
-		 uint32_t imm_host)
+		 uint32_t imm_host, uint64_t compare_add, uint64_t swap)
 {
 	struct ibv_send_wr wr, *bad = NULL;
 
@@ -237,8 +237,16 @@ int rt_post_send(struct ibv_qp *qp, uint64_t wr_id, int opcode, unsigned int fla
 	wr.send_flags = flags;
 	wr.sg_list = num_sge ? sges : NULL;
 	wr.num_sge = num_sge;
-	wr.wr.rdma.remote_addr = remote_addr;
-	wr.wr.rdma.rkey = rkey;
+	if (wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		/* wr.atomic overlays wr.rdma with rkey moved after the operands. */
+		wr.wr.atomic.remote_addr = remote_addr;
+		wr.wr.atomic.compare_add = compare_add;
+		wr.wr.atomic.swap = swap;
+		wr.wr.atomic.rkey = rkey;
+	} else {
+		wr.wr.rdma.remote_addr = remote_addr;
+		wr.wr.rdma.rkey = rkey;
+	}
 	wr.imm_data = htonl(imm_host);
 	return ibv_post_send(qp, &wr, &bad);
 }

@@ -161,6 +161,13 @@ func packetOf(s capture.Seen) verbs.Packet {
 	if p.AETH != nil {
 		v.AETH = &verbs.AETH{Syndrome: uint8(p.AETH.Syndrome), MSN: p.AETH.MSN}
 	}
+	if a := p.AtomicETH; a != nil {
+		v.AtomicETH = &verbs.AtomicETH{VA: a.VA, RKey: a.RKey, SwapAdd: a.SwapAdd, Compare: a.Compare}
+	}
+	if a := p.AtomicAckETH; a != nil {
+		orig := a.OrigData
+		v.AtomicAck = &orig
+	}
 	if p.DETH != nil && p.BTH.DestQP == 1 {
 		if m, err := wire.DecodeMAD(p.Payload); err == nil {
 			if msg, err := wire.DecodeCM(m); err == nil {

@@ -338,6 +338,13 @@ func (id *cmID) CreateQP(p verbs.PD, attr verbs.QPInitAttr) (verbs.QP, error) {
 	if err != nil {
 		return nil, err
 	}
+	// rdma_create_qp's INIT: before rdma_connect there is no IB CM id yet
+	// and rdma_cm sets qp_access_flags 0 (measured on rxe,
+	// TestQPAccessAtInit); on a connection request's id, ib_cm's
+	// cm_init_qp_init_attr grants by the REQ's initiator depth.
+	if id.state == stConnectReq {
+		q.access = cmAccess(id.respRes)
+	}
 	id.qp = q
 	return q, nil
 }

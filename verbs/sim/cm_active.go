@@ -306,8 +306,12 @@ func (id *cmID) establishOnGet(c *conn, m *cmMsg, p verbs.ConnParam) bool {
 	if id.destroyed || id.state != stRepRcvd || id.conn != c || q == nil {
 		return false
 	}
-	q.toRTR(c, m.QPN, m.PSN, p.ResponderResources)
-	q.toRTS(p.RetryCount, p.RNRRetryCount, p.InitiatorDepth)
+	q.toRTR(c, m.QPN, m.PSN, p.ResponderResources, m.InitiatorDepth)
+	// librdmacm's CONNECT_RESPONSE handling keeps ib_cm's max_rd_atomic,
+	// the REP's responder resources (measured on rxe: initiator_depth 0
+	// in rdma_connect still gives 1 here when the server accepted with
+	// responder_resources 1).
+	q.toRTS(p.RetryCount, p.RNRRetryCount, m.ResponderResources)
 	c.sendCM(&cmMsg{Type: cmRTU})
 	id.state = stEstablished
 	return true

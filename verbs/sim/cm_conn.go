@@ -138,7 +138,7 @@ func (id *cmID) Accept(p verbs.ConnParam) error {
 	}
 	rep := cmFromParam(cmREP, p)
 	if q := id.qp; q != nil {
-		q.toRTR(id.conn, id.req.QPN, id.req.PSN, p.ResponderResources)
+		q.toRTR(id.conn, id.req.QPN, id.req.PSN, p.ResponderResources, id.req.InitiatorDepth)
 		// ib_cm takes the RNR retry count from our own accept parameters.
 		q.toRTS(p.RetryCount, p.RNRRetryCount, p.InitiatorDepth)
 		rep.QPN, rep.PSN = q.num, q.startPSN()

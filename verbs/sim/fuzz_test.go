@@ -137,7 +137,7 @@ func FuzzResponder(f *testing.F) {
 		a, b := net.Pipe()
 		go io.Copy(io.Discard, b)
 		c := newConn(p, a, nil)
-		q.toRTR(c, 0x22, 0, 1)
+		q.toRTR(c, 0x22, 0, 1, 1)
 		q.toRTS(7, 7, 1)
 		q.PostRecv(verbs.RecvWR{WRID: 1, SGList: sge(recvBuf, 0, 64)})
 		q.PostRecv(verbs.RecvWR{WRID: 2, SGList: []verbs.SGE{{Addr: guard.Addr(), Length: 8, LKey: 0x12345}}})

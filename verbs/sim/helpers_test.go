@@ -24,6 +24,8 @@ type side struct {
 	qp   verbs.QP
 	mrs  []verbs.MR
 	last verbs.CMEvent // the ESTABLISHED / CONNECT_REQUEST event
+	// initAccess is the QP's qp_access_flags right after rdma_create_qp.
+	initAccess verbs.Access
 }
 
 type pairCfg struct {
@@ -34,6 +36,9 @@ type pairCfg struct {
 	accept    verbs.ConnParam
 	sigAll    bool
 	noCleanup bool
+	// keepRdAtomic: use connect/accept's responder_resources and
+	// initiator_depth as given, 0 included.
+	keepRdAtomic bool
 	// serverPcap, if set, is the server's Options.Pcap (the client's NIC
 	// writes none, so each frame is written once).
 	serverPcap io.Writer
@@ -73,6 +78,9 @@ func (s *side) setupVerbs(t testing.TB, cfg pairCfg) {
 	must(t, err)
 	s.qp, err = s.id.CreateQP(s.pd, verbs.QPInitAttr{SendCQ: s.cq, RecvCQ: s.cq, Type: verbs.QPTRC, Cap: cfg.caps, SigAll: cfg.sigAll})
 	must(t, err)
+	a, err := s.qp.Query()
+	must(t, err)
+	s.initAccess = a.AccessFlags
 }
 
 func (s *side) regMR(t testing.TB, n int, acc verbs.Access) verbs.MR {
@@ -91,6 +99,13 @@ func connectPair(t testing.TB, cfg pairCfg) (srv, cli *side) {
 	}
 	if cfg.caps.MaxSendWR == 0 {
 		cfg.caps = verbs.QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 2, MaxRecvSGE: 2}
+	}
+	// Like the seed (and rdmatour), one READ/atomic each way unless a test
+	// asks otherwise: with 0 the peer's QP has no REMOTE_READ (cmAccess).
+	if !cfg.keepRdAtomic {
+		for _, p := range []*verbs.ConnParam{&cfg.connect, &cfg.accept} {
+			p.ResponderResources, p.InitiatorDepth = max(p.ResponderResources, 1), max(p.InitiatorDepth, 1)
+		}
 	}
 	srvOpts := cfg.opts
 	srvOpts.Pcap = cfg.serverPcap

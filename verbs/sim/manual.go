@@ -18,8 +18,8 @@ import (
 
 // Limits of sim0 that ibv_modify_qp checks.
 const (
-	maxRdAtomic = 16 // max_qp_rd_atom / max_qp_init_rd_atom
-	hopLimit    = 64 // what rdma_cm puts in the GRH for RoCE (IPV6_DEFAULT_HOPLIMIT)
+	maxRdAtomic = 128 // max_qp_rd_atom / max_qp_init_rd_atom: rxe's, measured
+	hopLimit    = 64  // what rdma_cm puts in the GRH for RoCE (IPV6_DEFAULT_HOPLIMIT)
 )
 
 // CreateQP is ibv_create_qp: the QP starts in RESET.

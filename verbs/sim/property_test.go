@@ -74,7 +74,7 @@ func (r *memRig) freshQP(t testing.TB) {
 	q, err := newQP(r.p.dev, r.pd, verbs.QPInitAttr{SendCQ: r.cq, RecvCQ: r.cq, Type: verbs.QPTRC,
 		Cap: verbs.QPCap{MaxSendWR: 4, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 2}}, "rdma_create_qp", false)
 	must(t, err)
-	q.toRTR(r.c, 0x22, 0, 1)
+	q.toRTR(r.c, 0x22, 0, 1, 1)
 	q.toRTS(7, 7, 1)
 	for i, off := range recvSlots {
 		must(t, q.PostRecv(verbs.RecvWR{WRID: uint64(i), SGList: sge(r.recv, off, 64)}))

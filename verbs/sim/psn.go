@@ -9,9 +9,9 @@ import "github.com/rdmatour/rdmatour/verbs"
 // expected PSN gets one PSN sequence error NAK carrying the expected PSN
 // (then nothing until the gap closes) and is dropped; a duplicate (an
 // older PSN) of a SEND or WRITE is acknowledged again with the last PSN
-// executed and not executed again. A duplicate READ request is dropped:
-// rxe replays the response from its saved read resource, which the sim
-// does not keep. q.mu must be held.
+// executed and not executed again. A duplicate READ or atomic request is
+// dropped: rxe replays the response from its saved responder resource,
+// which the sim does not keep. q.mu must be held.
 func (q *qp) inSequence(pk *packet) bool {
 	d := psnDiff(pk.PSN, q.rqPSN)
 	switch {
@@ -24,7 +24,7 @@ func (q *qp) inSequence(pk *packet) bool {
 		return false
 	case d < 0:
 		q.count(cntDuplicateRequest)
-		if pk.Opcode != verbs.OpRDMAReadRequest {
+		if !readsRemote(pk.Opcode) {
 			// C9-105: ack again, whether or not AckReq is set.
 			q.sendAck(psnAdd(q.rqPSN, -1), verbs.SyndromeACK)
 		}

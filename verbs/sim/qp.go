@@ -16,10 +16,6 @@ var rnrTimerTable = [32]int{
 	122880, 163840, 245760, 327680, 491520,
 }
 
-// qpAccess is what rdma_cm grants an RC QP (cma_ib_init_qp_attr +
-// ib_cm's qp_access_flags when responder resources > 0).
-const qpAccess = verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead
-
 // sendWQE is a posted send work request and its progress.
 type sendWQE struct {
 	wr       verbs.SendWR
@@ -163,7 +159,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 		state:  verbs.QPSInit,
 		sqPSN:  uint32(rand.N(1 << 24)),
 		minRNR: d.p.opts.MinRNRTimer,
-		access: qpAccess, port: 1, pmtu: activeMTU, timeout: 14,
+		port:   1, pmtu: activeMTU, timeout: 14, // access: see cmID.CreateQP
 	}
 	if manual {
 		// ibv_create_qp: RESET, nothing set yet (rxe reports path_mtu 256).
@@ -215,13 +211,15 @@ func (q *qp) destroy() {
 }
 
 // toRTR and toRTS are the modify_qp calls rdma_cm makes on connect/accept.
-func (q *qp) toRTR(c *conn, destQPN, rqPSN uint32, maxDestRd uint8) {
+// peerInitDepth is the initiator depth the peer asked for (see cmAccess).
+func (q *qp) toRTR(c *conn, destQPN, rqPSN uint32, maxDestRd, peerInitDepth uint8) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.state != verbs.QPSInit {
 		return
 	}
 	q.state = verbs.QPSRTR
+	q.access = cmAccess(peerInitDepth)
 	q.conn, q.destQPN, q.rqPSN, q.maxDestRdAtomic = c, destQPN, rqPSN, maxDestRd
 }
 
@@ -321,7 +319,7 @@ func (q *qp) receive(c *conn, pk *packet) {
 		return
 	}
 	switch pk.Opcode {
-	case verbs.OpAcknowledge, verbs.OpRDMAReadRespFirst, verbs.OpRDMAReadRespMiddle,
+	case verbs.OpAcknowledge, verbs.OpAtomicAcknowledge, verbs.OpRDMAReadRespFirst, verbs.OpRDMAReadRespMiddle,
 		verbs.OpRDMAReadRespLast, verbs.OpRDMAReadRespOnly:
 		q.onResponse(pk)
 	default:

@@ -44,6 +44,10 @@ func (q *qp) post(wr verbs.SendWR) error {
 	}
 	switch wr.Opcode {
 	case verbs.WRSend, verbs.WRSendWithImm, verbs.WRRDMAWrite, verbs.WRRDMAWriteWithImm, verbs.WRRDMARead:
+	case verbs.WRAtomicCmpAndSwp, verbs.WRAtomicFetchAndAdd:
+		if err := checkAtomicWR(wr); err != nil {
+			return err
+		}
 	default:
 		return verbs.Errorf(fn, errEINVAL, "opcode %s not supported on an RC QP of the simulated NIC", wr.Opcode)
 	}
@@ -60,7 +64,7 @@ func (q *qp) post(wr verbs.SendWR) error {
 	// The local SGE check happens when the NIC executes the WR; here that
 	// is now, and a failure completes when the WR reaches the head.
 	need := verbs.Access(0)
-	if wr.Opcode == verbs.WRRDMARead {
+	if wr.Opcode.ReadsRemote() {
 		need = verbs.AccessLocalWrite // the NIC writes the response locally
 	}
 	for _, s := range wr.SGList {
@@ -80,6 +84,9 @@ func (q *qp) post(wr verbs.SendWR) error {
 	}
 	if w.failed == verbs.WCSuccess {
 		w.npkts = max(1, (w.length+q.pmtu-1)/q.pmtu)
+		if wr.Opcode.IsAtomic() {
+			w.npkts = 1
+		}
 		w.firstPSN = q.sqPSN
 		q.sqPSN = psnAdd(q.sqPSN, w.npkts)
 	}
@@ -95,6 +102,9 @@ func (q *qp) pump() {
 		w := q.sq[q.sendIdx]
 		if w.failed != verbs.WCSuccess {
 			return
+		}
+		if w.wr.Opcode.ReadsRemote() && q.rdAtomicInFlight() >= int(q.maxRdAtomic) {
+			return // onReadResponse / onAtomicAck pump again
 		}
 		q.transmit(w, 0)
 		q.sendIdx++
@@ -117,6 +127,10 @@ func (q *qp) transmit(w *sendWQE, from int) {
 		q.count(cntRDMASends)
 	}
 	wr := &w.wr
+	if wr.Opcode.IsAtomic() {
+		q.conn.send(outItem{pkt: q.atomicPacket(w)})
+		return
+	}
 	if wr.Opcode == verbs.WRRDMARead {
 		q.conn.send(outItem{srcQP: q.num, pkt: &packet{
 			Opcode: verbs.OpRDMAReadRequest, AckReq: true, DestQP: q.destQPN, PSN: w.firstPSN,
@@ -177,7 +191,7 @@ func (q *qp) transmit(w *sendWQE, from int) {
 func (q *qp) ackThrough(psn uint32) {
 	for len(q.sq) > 0 && q.sendIdx > 0 {
 		w := q.sq[0]
-		if w.wr.Opcode == verbs.WRRDMARead || psnDiff(psn, w.lastPSN()) < 0 {
+		if w.wr.Opcode.ReadsRemote() || psnDiff(psn, w.lastPSN()) < 0 {
 			break
 		}
 		q.sq = q.sq[1:]
@@ -204,6 +218,10 @@ func (q *qp) findSent(psn uint32) (int, *sendWQE) {
 
 func (q *qp) onResponse(pk *packet) {
 	if q.state != verbs.QPSRTS {
+		return
+	}
+	if pk.Opcode == verbs.OpAtomicAcknowledge {
+		q.onAtomicAck(pk)
 		return
 	}
 	if pk.Opcode != verbs.OpAcknowledge {
@@ -317,6 +335,7 @@ func (q *qp) onReadResponse(pk *packet) {
 			q.complete(q.scq, verbs.WC{WRID: w.wr.WRID, Status: verbs.WCSuccess, Opcode: verbs.WCRDMARead, ByteLen: uint32(w.length)})
 		}
 		q.checkHeadFailed()
+		q.pump()
 	}
 }
 

@@ -46,6 +46,8 @@ func (q *qp) onRequest(pk *packet) {
 		q.onSend(pk)
 	case verbs.OpRDMAReadRequest:
 		q.onRead(pk)
+	case verbs.OpCompareSwap, verbs.OpFetchAdd:
+		q.onAtomic(pk)
 	default:
 		q.onWrite(pk)
 	}

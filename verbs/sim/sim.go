@@ -297,6 +297,9 @@ func (d *device) Info() verbs.DeviceInfo {
 		NodeGUID:  d.guid,
 		Netdevs:   []string{d.netdev},
 		Ports:     []verbs.PortAttr{d.portAttr()},
+		// rxe0's values, measured in the guest: atomics are atomic among
+		// the device's own QPs (the CPU may interleave).
+		MaxQPRdAtom: maxRdAtomic, MaxQPInitRdAtom: maxRdAtomic, AtomicCap: verbs.AtomicHCA,
 	}
 }
 
@@ -367,6 +370,14 @@ func (d *device) trace(pk *packet, outbound bool, localQP uint32) {
 	if pk.HasImm {
 		v := pk.Imm
 		rec.ImmDt = &v
+	}
+	if pk.HasAtomicETH {
+		a := pk.AtomicETH
+		rec.AtomicETH = &a
+	}
+	if pk.HasAtomicAck {
+		v := pk.AtomicAck
+		rec.AtomicAck = &v
 	}
 	cnt := cntRcvdPkts
 	if outbound {

@@ -456,7 +456,7 @@ func TestPrivateData(t *testing.T) {
 	}
 	a, _ := cli.qp.Query()
 	if a.State != verbs.QPSRTS || a.DestQPNum != srv.qp.Num() || a.RNRRetry != 3 || a.PathMTU != 1024 ||
-		a.AccessFlags != qpAccess || a.MinRNRTimer != 12 {
+		a.AccessFlags != cmAccess(1) || a.MinRNRTimer != 12 {
 		t.Fatalf("client QP %+v", a)
 	}
 	sa, _ := srv.qp.Query()

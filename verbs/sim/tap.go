@@ -154,6 +154,13 @@ func (t *tap) packet(pk *packet, payload []byte, outbound bool) {
 		v := pk.Imm
 		p.ImmDt = &v
 	}
+	if pk.HasAtomicETH {
+		a := pk.AtomicETH
+		p.AtomicETH = &wire.AtomicETH{VA: a.VA, RKey: a.RKey, SwapAdd: a.SwapAdd, Compare: a.Compare}
+	}
+	if pk.HasAtomicAck {
+		p.AtomicAckETH = &wire.AtomicAckETH{OrigData: pk.AtomicAck}
+	}
 	t.mu.Lock()
 	src := t.peerQPN // a packet to the peer's QP comes from ours, and back
 	if outbound {

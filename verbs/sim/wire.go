@@ -225,6 +225,12 @@ type packet struct {
 	AETH    verbs.AETH
 	HasImm  bool
 	Imm     uint32
+	// AtomicETH: COMPARE_SWAP / FETCH_ADD; AtomicAck (AtomicAckETH's
+	// original data): ATOMIC_ACKNOWLEDGE.
+	HasAtomicETH bool
+	AtomicETH    verbs.AtomicETH
+	HasAtomicAck bool
+	AtomicAck    uint64
 	// Payload is set on decoded packets (aliasing the read buffer). Packets
 	// we send instead name MR ranges in segs, copied at encode time.
 	Payload []byte
@@ -242,7 +248,7 @@ func (p *packet) payloadLen() int {
 // opcodeInfo says which headers an opcode carries and how its payload is
 // constrained.
 type opcodeInfo struct {
-	reth, aeth, imm bool
+	reth, aeth, imm, atomicETH, atomicAck bool
 	// payload: 0 = none allowed, 1 = exactly one MTU (first/middle),
 	// 2 = 0..MTU (last/only)
 	payload int
@@ -272,6 +278,10 @@ func infoOf(op uint8) (opcodeInfo, bool) {
 		return opcodeInfo{aeth: true, payload: 2}, true
 	case verbs.OpAcknowledge:
 		return opcodeInfo{aeth: true}, true
+	case verbs.OpCompareSwap, verbs.OpFetchAdd:
+		return opcodeInfo{atomicETH: true}, true
+	case verbs.OpAtomicAcknowledge:
+		return opcodeInfo{aeth: true, atomicAck: true}, true
 	}
 	return opcodeInfo{}, false
 }
@@ -287,6 +297,12 @@ func headerLen(info opcodeInfo) int {
 	if info.imm {
 		n += 4
 	}
+	if info.atomicETH {
+		n += 28
+	}
+	if info.atomicAck {
+		n += 8
+	}
 	return n
 }
 
@@ -295,7 +311,7 @@ func headerLen(info opcodeInfo) int {
 func appendPacketHeader(b []byte, p *packet, n int) []byte {
 	info, _ := infoOf(p.Opcode)
 	hl := headerLen(info)
-	var h [frameHeaderLen + bthLen + 24]byte
+	var h [frameHeaderLen + bthLen + 28]byte
 	putFrameHeader(h[:], kindPacket, hl+n)
 	t := h[frameHeaderLen:]
 	t[0] = p.Opcode
@@ -318,6 +334,18 @@ func appendPacketHeader(b []byte, p *packet, n int) []byte {
 	if info.imm {
 		binary.BigEndian.PutUint32(t[o:], p.Imm)
 		o += 4
+	}
+	if info.atomicETH {
+		a := &p.AtomicETH
+		binary.BigEndian.PutUint64(t[o:], a.VA)
+		binary.BigEndian.PutUint32(t[o+8:], a.RKey)
+		binary.BigEndian.PutUint64(t[o+12:], a.SwapAdd)
+		binary.BigEndian.PutUint64(t[o+20:], a.Compare)
+		o += 28
+	}
+	if info.atomicAck {
+		binary.BigEndian.PutUint64(t[o:], p.AtomicAck)
+		o += 8
 	}
 	return append(b, h[:frameHeaderLen+o]...)
 }
@@ -366,6 +394,17 @@ func decodePacket(b []byte) (packet, error) {
 		p.HasImm = true
 		p.Imm = binary.BigEndian.Uint32(b[o:])
 		o += 4
+	}
+	if info.atomicETH {
+		p.HasAtomicETH = true
+		p.AtomicETH = verbs.AtomicETH{VA: binary.BigEndian.Uint64(b[o:]), RKey: binary.BigEndian.Uint32(b[o+8:]),
+			SwapAdd: binary.BigEndian.Uint64(b[o+12:]), Compare: binary.BigEndian.Uint64(b[o+20:])}
+		o += 28
+	}
+	if info.atomicAck {
+		p.HasAtomicAck = true
+		p.AtomicAck = binary.BigEndian.Uint64(b[o:])
+		o += 8
 	}
 	pl := b[o:]
 	switch info.payload {

@@ -81,7 +81,7 @@ func TestSimOnlyBuildSaysSo(t *testing.T) {
 		{[]string{"devices"}, []string{"rdmatour devices: this rdmatour was built without cgo",
 			"only the simulated NIC", "rebuild it with CGO_ENABLED=1 and a C compiler (gcc)"}},
 		{[]string{"demo", "--backend", "rdma"}, []string{"--backend rdma: no real verbs in this rdmatour",
-			"built without cgo", "use --backend sim"}},
+			"built without cgo", "Use --backend sim"}},
 		{[]string{"doctor"}, []string{"built without cgo", "rdmatour demo --backend sim"}},
 	}
 	for _, c := range cases {

@@ -1,0 +1,82 @@
+package steps_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// The read and atomic tours' lessons on two simulated NICs: each produces
+// exactly the error measured on Soft-RoCE at exactly its step, the
+// prediction is judged by it, and nothing else fails or leaks.
+func TestTourLessonsOnSimulatedNIC(t *testing.T) {
+	tests := []struct {
+		lesson string
+		want   map[string]string // "side/step" -> text of the expected failure
+		answer string            // the client's prediction that must happen
+		result string            // the client's result ("" = none)
+	}{
+		{"no-remote-read", map[string]string{"client/poll-read": "remote access error"}, "IBV_WC_REM_ACCESS_ERR (remote access error)", ""},
+		{"read-depth-zero", map[string]string{"client/poll-read": "remote invalid request error"}, "IBV_WC_REM_INV_REQ_ERR (remote invalid request error)", ""},
+		{"atomic-unaligned", map[string]string{"client/post-fetch-add": "ibv_post_send: invalid argument (errno 22 EINVAL)"}, "ibv_post_send fails with EINVAL",
+			"fetch_add old=0, cmp_swap old=40"},
+		{"no-remote-atomic", map[string]string{"client/poll-fetch-add": "remote access error", "client/poll-cmp-swap": "Work Request Flushed Error"},
+			"IBV_WC_REM_ACCESS_ERR (remote access error)", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lesson, func(t *testing.T) {
+			p := newLessonPair(t, steps.NotifySend, "", tt.lesson, 0)
+			pred := p.cli.Prediction()
+			if pred == nil {
+				t.Fatal("the client asks no prediction")
+			}
+			if err := p.cli.Predict(choiceIndex(t, pred, tt.answer)); err != nil {
+				t.Fatal(err)
+			}
+			p.runTurns(t, -1)
+			seen := 0
+			for side, s := range map[string]*steps.Session{"server": p.srv, "client": p.cli} {
+				if done, failed := s.Done(); !done || failed {
+					t.Errorf("%s: done=%v failed=%v", side, done, failed)
+				}
+				for _, st := range s.Snapshot().Steps {
+					key, o := side+"/"+st.ID, st.Outcome
+					if o == nil {
+						t.Errorf("%s did not run", key)
+						continue
+					}
+					want, expected := tt.want[key]
+					if o.Expected != expected {
+						t.Errorf("%s: expected error = %v (failure %q)", key, o.Expected, o.Failure.EN)
+					}
+					if expected {
+						seen++
+						if !strings.Contains(o.Failure.EN, want) || o.Failure.ZH == "" {
+							t.Errorf("%s: failure %q lacks %q (or Chinese)", key, o.Failure.EN, want)
+						}
+					}
+				}
+			}
+			if seen != len(tt.want) {
+				t.Errorf("saw %d expected errors, want %v", seen, tt.want)
+			}
+			if pred := p.cli.Prediction(); !pred.Right() {
+				t.Errorf("prediction %+v not judged right", pred)
+			}
+			r := p.cli.Snapshot().Result
+			if (r == nil) != (tt.result == "") || (r != nil && string(r.Message) != tt.result) {
+				t.Errorf("client result %+v, want %q", r, tt.result)
+			}
+			if pt := p.srv.PeerInfo(); pt.Hello.Lesson != tt.lesson || strings.Contains(noteOf(p.srv, "get-connect-request"), "Mismatch") {
+				t.Errorf("server's view of the peer: %+v", pt)
+			}
+			for name, nic := range map[string]verbs.Provider{"server": p.srvNIC, "client": p.cliNIC} {
+				if live := nic.Live(); live.Total() != 0 {
+					t.Errorf("%s leaked %+v", name, live)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,238 @@
+package steps
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// The atomic tour (--tour atomic): the server's buffer starts with an
+// 8-byte counter in an MR with IBV_ACCESS_REMOTE_ATOMIC; the client adds
+// to it with FETCH_AND_ADD, then replaces it with CMP_AND_SWP, and sees
+// the value each found there. Both sides first ask their device whether
+// it does atomics at all (atomic_cap).
+
+// The atomic tour's numbers.
+const (
+	CounterStart = 40   // the server's counter before the client's atomics
+	AtomicAdd    = 2    // what FETCH_AND_ADD adds
+	AtomicSwap   = 1000 // what CMP_AND_SWP stores when the compare holds
+	WRIDFetchAdd = 500
+	WRIDCmpSwap  = 501
+)
+
+// atomicTour turns the write tour of role into the atomic tour.
+func atomicTour(role Role, base []Step) []Step {
+	var out []Step
+	for _, st := range base {
+		switch st.ID {
+		case "reg-mr-data":
+			st.Call = regMRGeneric("buf", BufSize, remoteAccess|verbs.AccessRemoteAtomic)
+		case "wait-notify":
+			st = Step{ID: "wait-atomics", Side: Server, Section: SectionData, Waits: true, After: []string{"disconnect"},
+				Title: Text{"Wait while the client's atomics run, then read the counter", "等 client 的原子操作做完，再读计数器"},
+				Call:  waitEventGeneric(verbs.EventDisconnected), run: stepWaitAtomics}
+		case "post-write", "post-write-imm":
+			st = Step{ID: "post-fetch-add", Side: Client, Section: SectionData, After: []string{"get-established"},
+				Title: Text{"FETCH_AND_ADD on the server's counter", "对 server 的计数器做 FETCH_AND_ADD"},
+				Call:  postSendGeneric(verbs.WRAtomicFetchAndAdd, "buf", ""), run: stepPostFetchAdd}
+		case "poll-write":
+			st = Step{ID: "poll-fetch-add", Side: Client, Section: SectionCQ, Waits: true,
+				Title: Text{"Poll it: the counter's old value", "轮询完成：计数器原来的值"},
+				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollFetchAdd}
+		case "post-send", "post-doorbell":
+			st = Step{ID: "post-cmp-swap", Side: Client, Section: SectionData,
+				Title: Text{"CMP_AND_SWP: replace the counter if it still holds what we expect", "CMP_AND_SWP：计数器还是预期的值就替换它"},
+				Call:  postSendGeneric(verbs.WRAtomicCmpAndSwp, "buf", ""), run: stepPostCmpSwap}
+		case "poll-notify":
+			st = Step{ID: "poll-cmp-swap", Side: Client, Section: SectionCQ, Waits: true,
+				Title: Text{"Poll it: did the swap happen?", "轮询完成：替换成功了吗？"},
+				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollCmpSwap}
+		case "disconnect":
+			if role == Client {
+				st.After = []string{"get-established"}
+			}
+		}
+		out = append(out, st)
+		switch {
+		case st.ID == "alloc-pd":
+			out = append(out, Step{ID: "query-device", Side: role, Section: SectionDevice,
+				Title: Text{"Ask the device whether it does atomics", "询问设备是否支持原子操作"},
+				Call:  "ibv_query_device(id->verbs, &dev_attr);", run: stepQueryDevice})
+		case st.ID == "reg-mr-data" && role == Server:
+			out = append(out, Step{ID: "put-counter", Side: Server, Section: SectionMRs,
+				Title: Text{"Put the 8-byte counter at the start of the buffer", "把 8 字节计数器放在 buffer 开头"},
+				Call:  fmt.Sprintf("memcpy(buf, &(uint64_t){%d}, 8);", CounterStart), run: stepPutCounter})
+		}
+	}
+	return out
+}
+
+// stepQueryDevice reads atomic_cap and the READ/atomic limits; a device
+// with IBV_ATOMIC_NONE cannot run this tour, and the step says so.
+func stepQueryDevice(_ context.Context, s *Session) (Outcome, error) {
+	info := s.dev.Info()
+	call := c.Must("ibv_query_device", c.Call("ibv_query_device", c.C("id->verbs"), c.C("&dev_attr"))).
+		Returned(fmt.Sprintf("0: { .atomic_cap = %s, .max_qp_rd_atom = %d, .max_qp_init_rd_atom = %d }", info.AtomicCap, info.MaxQPRdAtom, info.MaxQPInitRdAtom))
+	check := c.S(c.C(`if (dev_attr.atomic_cap == IBV_ATOMIC_NONE) die("this device does no atomics (IBV_ATOMIC_NONE)")`)).Only(c.ExportOnly)
+	out := withC(Outcome{Results: []KV{{"device", info.Name}, {"atomic_cap", info.AtomicCap.String()},
+		{"max_qp_rd_atom", fmt.Sprint(info.MaxQPRdAtom)}, {"max_qp_init_rd_atom", fmt.Sprint(info.MaxQPInitRdAtom)}}}, call, check)
+	if info.AtomicCap == verbs.AtomicNone {
+		return out, problem(fmt.Errorf("%s: atomic_cap is IBV_ATOMIC_NONE", info.Name),
+			Text{"this device does no atomic operations, so the atomic tour cannot run on it", "这块设备不支持原子操作，原子操作导览无法在上面运行"},
+			Text{"run --tour write or --tour read here, or use a device whose atomic_cap is IBV_ATOMIC_HCA or IBV_ATOMIC_GLOB", "这里请改用 --tour write 或 --tour read，或者换一块 atomic_cap 为 IBV_ATOMIC_HCA / IBV_ATOMIC_GLOB 的设备"})
+	}
+	out.Note = Text{"atomic_cap says whether this device does atomics and atomic against whom: IBV_ATOMIC_HCA means among this device's QPs only (the CPU may interleave), IBV_ATOMIC_GLOB also against the CPU and other devices. max_qp_rd_atom and max_qp_init_rd_atom cap responder_resources and initiator_depth: READs and atomics share them.",
+		"atomic_cap 说明这块设备是否支持原子操作、对谁而言是原子的：IBV_ATOMIC_HCA 只在本设备的 QP 之间保证原子（CPU 可能插进来），IBV_ATOMIC_GLOB 对 CPU 和其他设备也保证。max_qp_rd_atom 和 max_qp_init_rd_atom 是 responder_resources 和 initiator_depth 的上限：READ 和原子操作共用它们。"}
+	return out, nil
+}
+
+func stepPutCounter(_ context.Context, s *Session) (Outcome, error) {
+	fill := c.S(c.Call("memcpy", c.C("buf"), c.C(fmt.Sprintf("&(uint64_t){%d}", CounterStart)), c.C("8")))
+	if err := s.mrData.Write(0, binary.LittleEndian.AppendUint64(nil, CounterStart)); err != nil {
+		return withC(Outcome{}, fill), err
+	}
+	return withC(Outcome{Results: []KV{{"counter", fmt.Sprint(CounterStart)}, {"at", fmt.Sprintf("0x%x", s.mrData.Addr())},
+		{"8-byte aligned", fmt.Sprint(s.mrData.Addr()%8 == 0)},
+		{"access", s.mrData.Access().String()}},
+		Note: Text{"An atomic works on 8 bytes at an 8-byte aligned address, in this host's byte order (no htobe64 here: the NIC operates on the value as the CPU stores it). The MR needs IBV_ACCESS_REMOTE_ATOMIC.",
+			"原子操作作用在 8 字节对齐地址上的 8 个字节，按本机字节序（这里不用 htobe64：网卡按 CPU 存放的样子操作这个值）。MR 需要 IBV_ACCESS_REMOTE_ATOMIC。"}}, fill.Returned("buf")), nil
+}
+
+// postAtomic posts one atomic on the server's counter, the old value
+// coming back into the first 8 bytes of the client's buffer.
+func (s *Session) postAtomic(op verbs.WROpcode, wrID, compareAdd, swap uint64, compareAddC, swapC c.Expr) (Outcome, error) {
+	s.mu.Lock()
+	info := s.remote.Info
+	s.mu.Unlock()
+	wr := verbs.SendWR{WRID: wrID, Opcode: op, Flags: verbs.SendSignaled, SGList: []verbs.SGE{{Addr: s.mrData.Addr(), Length: 8, LKey: s.mrData.LKey()}},
+		RemoteAddr: info.Addr, RKey: info.RKey, CompareAdd: compareAdd, Swap: swap}
+	t := Target{Addr: info.Addr, AddrC: c.Hex(info.Addr, "remote_addr"), RKey: info.RKey, RKeyC: c.Hex(uint64(info.RKey), "rkey"),
+		CompareAddC: compareAddC, SwapC: swapC}
+	if op == verbs.WRAtomicFetchAndAdd {
+		t = s.atomicTarget(t)
+	}
+	wr.RemoteAddr = t.Addr
+	call := postSendCall(wr, "buf", c.Dec(8, "sizeof(uint64_t)"), t, "ibv_post_send "+op.String())
+	if t.Why != "" {
+		call = call.Noted(t.Why)
+	}
+	if err := s.qp.PostSend(wr); err != nil {
+		return withC(Outcome{Results: []KV{{"target", fmt.Sprintf("0x%x = remote_addr + %d", t.Addr, t.Addr-info.Addr)}, {"8-byte aligned", fmt.Sprint(t.Addr%8 == 0)}},
+			Note: Text{"The error is ibv_post_send's return value: Soft-RoCE's provider checks the alignment before anything is queued, so nothing goes on the wire and the QP stays in RTS.",
+				"错误是 ibv_post_send 的返回值：Soft-RoCE 的 provider 在入队之前就检查对齐，所以什么都不会上线，QP 仍然是 RTS。"}}, postFailed(call, err)), err
+	}
+	s.sent(opcodeLabel(op), fmt.Sprintf("8 B at 0x%x", info.Addr))
+	return withC(Outcome{Results: []KV{{"target", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)}, {"compare_add", fmt.Sprint(compareAdd)}, {"swap", fmt.Sprint(swap)}}}, call.Returned("0")), nil
+}
+
+func opcodeLabel(op verbs.WROpcode) string {
+	if op == verbs.WRAtomicCmpAndSwp {
+		return "COMPARE_SWAP"
+	}
+	return "FETCH_ADD"
+}
+
+func stepPostFetchAdd(_ context.Context, s *Session) (Outcome, error) {
+	out, err := s.postAtomic(verbs.WRAtomicFetchAndAdd, WRIDFetchAdd, AtomicAdd, 0, c.Dec(AtomicAdd, ""), c.Dec(0, ""))
+	out.Note = Text{"One FETCH_ADD packet carries the address, rkey and the value to add (AtomicETH); the server's NIC adds it in one indivisible step and answers with ATOMIC_ACKNOWLEDGE carrying the value it found.",
+		"一个 FETCH_ADD 包里带着地址、rkey 和要加的值（AtomicETH）；server 的网卡一步不可分割地加上去，然后用 ATOMIC_ACKNOWLEDGE 把它看到的原值带回来。"}
+	return out, err
+}
+
+// pollAtomic polls the atomic's completion and reads the old value.
+func (s *Session) pollAtomic(ctx context.Context, what string, op verbs.WCOpcode, oldVar string) (Outcome, uint64, error) {
+	out, err := s.pollStep(ctx, what, op)
+	if err != nil {
+		return out, 0, err
+	}
+	s.got("ATOMIC_ACKNOWLEDGE", "")
+	b, err := s.mrData.Read(0, 8)
+	if err != nil {
+		return out, 0, err
+	}
+	old := binary.LittleEndian.Uint64(b)
+	out = withC(out, c.S(c.Call("memcpy", c.C("&"+oldVar), c.C("buf"), c.C("8"))).Returned(fmt.Sprintf("%s = %d", oldVar, old)),
+		c.S(c.C(fmt.Sprintf(`printf("[client] old value %%" PRIu64 "\n", %s)`, oldVar))).Only(c.ExportOnly))
+	out.Results = append(out.Results, KV{"old value", fmt.Sprint(old)})
+	return out, old, nil
+}
+
+func stepPollFetchAdd(ctx context.Context, s *Session) (Outcome, error) {
+	out, old, err := s.pollAtomic(ctx, "FETCH_AND_ADD completion", verbs.WCFetchAdd, "old")
+	if err != nil {
+		return out, err
+	}
+	s.set(func() { s.atomicOld = old })
+	out.Results = append(out.Results, KV{"counter now", fmt.Sprintf("%d (old + %d)", old+AtomicAdd, AtomicAdd)})
+	out.Note = Text{"The completion carries the counter's value from before the add, written into our buffer in this host's byte order. Had another client added at the same moment, each would see a different old value: nothing is lost.",
+		"完成带回的是加之前的计数器值，按本机字节序写进我们的 buffer。如果另一个 client 同时也在加，两边看到的原值各不相同：一次加法都不会丢。"}
+	return out, nil
+}
+
+func stepPostCmpSwap(_ context.Context, s *Session) (Outcome, error) {
+	s.mu.Lock()
+	expect := s.atomicOld + AtomicAdd
+	s.mu.Unlock()
+	out, err := s.postAtomic(verbs.WRAtomicCmpAndSwp, WRIDCmpSwap, expect, AtomicSwap,
+		c.Value(fmt.Sprint(expect), fmt.Sprintf("old + %d", AtomicAdd)), c.Dec(AtomicSwap, ""))
+	out.Note = Text{"COMPARE_SWAP stores swap only if the counter still equals compare_add (what we believe it is after our add); either way the old value comes back.",
+		"COMPARE_SWAP 只有在计数器仍等于 compare_add（我们认为加完之后的值）时才写入 swap；无论成败，原值都会带回来。"}
+	return out, err
+}
+
+func stepPollCmpSwap(ctx context.Context, s *Session) (Outcome, error) {
+	out, old, err := s.pollAtomic(ctx, "CMP_AND_SWP completion", verbs.WCCompSwap, "old2")
+	if err != nil {
+		return out, err
+	}
+	s.mu.Lock()
+	expect := s.atomicOld + AtomicAdd
+	s.mu.Unlock()
+	swapped := old == expect
+	counterNow := uint64(AtomicSwap)
+	if !swapped {
+		counterNow = old
+	}
+	now := Text{fmt.Sprintf("%d (swapped)", AtomicSwap), fmt.Sprintf("%d（已替换）", AtomicSwap)}
+	if !swapped {
+		now = Text{fmt.Sprintf("%d (unchanged: someone else changed it first)", old), fmt.Sprintf("%d（未变：有别人先改了它）", old)}
+	}
+	s.set(func() {
+		s.result = &Result{Tour: TourAtomic, Message: PeerBytes(fmt.Sprintf("fetch_add old=%d, cmp_swap old=%d", s.atomicOld, old)), Summary: Text{
+			fmt.Sprintf("FETCH_AND_ADD found %d and CMP_AND_SWP found %d: the counter is now %s.", s.atomicOld, old, now.EN),
+			fmt.Sprintf("FETCH_AND_ADD 看到的是 %d，CMP_AND_SWP 看到的是 %d：计数器现在是 %s。", s.atomicOld, old, now.ZH)}}
+	})
+	out.Results = append(out.Results, KV{"compare held", fmt.Sprint(swapped)}, KV{"counter now", fmt.Sprint(counterNow)})
+	out.Note = Text{"If the old value equals compare_add the swap happened; otherwise the counter changed in between and nothing was stored. This is how a lock or a version check is built with one-sided operations.",
+		"原值等于 compare_add 说明替换成功；否则计数器在中间被改过，什么都没有写入。用单边操作做锁或者版本校验就是这个道理。"}
+	return out, nil
+}
+
+// stepWaitAtomics: atomics, like READs, leave the responder no
+// completion; the server waits for the client to hang up, then reads its
+// counter.
+func stepWaitAtomics(ctx context.Context, s *Session) (Outcome, error) {
+	out, err := stepWaitDisconnected(ctx, s)
+	if err != nil {
+		return out, err
+	}
+	b, err := s.mrData.Read(0, 8)
+	if err != nil {
+		return out, err
+	}
+	v := binary.LittleEndian.Uint64(b)
+	s.set(func() {
+		s.result = &Result{Tour: TourAtomic, Message: PeerBytes(fmt.Sprintf("counter=%d", v)), Summary: Text{
+			fmt.Sprintf("The server's counter went from %d to %d: the client's atomics ran in this server's NIC, its CPU took no part.", CounterStart, v),
+			fmt.Sprintf("server 的计数器从 %d 变成了 %d：client 的原子操作在本端网卡里完成，CPU 没有参与。", CounterStart, v)}}
+	})
+	out = withC(out, c.S(c.C(`printf("[server] counter: %" PRIu64 "\n", *(uint64_t *)(void *)buf)`)).Returned(fmt.Sprintf("prints %d", v)))
+	out.Results = []KV{{"event", verbs.EventDisconnected.String()}, {"counter", fmt.Sprint(v)}, {"started at", fmt.Sprint(CounterStart)}}
+	out.Note = Text{"The server's CPU took no part: its NIC ran both atomics on the counter. Only now does the CPU read the result.",
+		"server 的 CPU 全程没有参与：两个原子操作都由它的网卡在计数器上完成。CPU 到现在才去读结果。"}
+	return out, nil
+}
