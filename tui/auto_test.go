@@ -75,8 +75,7 @@ func TestQuitWhileLookingBackSummarisesNow(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
 	typing, text, done := runProgram(t, Options{Sessions: []*steps.Session{r.srv}, Lang: steps.LangEN})
 	for i := 1; i <= 3; i++ {
-		typing.Write([]byte("\r"))
-		waitSteps(t, i, r.srv)
+		pressUntilSteps(t, func() { typing.Write([]byte("\r")) }, i, r.srv)
 	}
 	time.Sleep(50 * time.Millisecond) // the last step's end reaches the UI
 	typing.Write([]byte("[["))

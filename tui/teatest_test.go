@@ -20,7 +20,7 @@ func TestTeatestDemoTour(t *testing.T) {
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	total := len(m.plan)
 	for i := 0; i < total; i++ {
-		pressUntilSteps(t, tm, i+1, r.srv, r.cli)
+		pressUntilSteps(t, enterKey(tm), i+1, r.srv, r.cli)
 	}
 	teatest.WaitFor(t, tm.Output(), func(out []byte) bool { return bytes.Contains(out, []byte("imm_data")) },
 		teatest.WithDuration(10*time.Second))
@@ -50,8 +50,7 @@ func TestTeatestQuitMidTour(t *testing.T) {
 	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangZH, 80, 24)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
 	for i := 1; i <= 12; i++ {
-		tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-		waitSteps(t, i, r.srv, r.cli)
+		pressUntilSteps(t, enterKey(tm), i, r.srv, r.cli)
 	}
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*model)
@@ -71,10 +70,10 @@ func TestTeatestQuitMidTour(t *testing.T) {
 // finished; an Enter that lands in that moment only gets the "still
 // running" note (as a person's would), so it is pressed again. A second
 // press while the step still runs is harmless for the same reason.
-func pressUntilSteps(t *testing.T, tm *teatest.TestModel, n int, sessions ...*steps.Session) {
+func pressUntilSteps(t *testing.T, press func(), n int, sessions ...*steps.Session) {
 	t.Helper()
 	for try := 0; try < 20; try++ {
-		tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+		press()
 		deadline := time.Now().Add(500 * time.Millisecond)
 		for time.Now().Before(deadline) {
 			ran := 0
@@ -88,6 +87,11 @@ func pressUntilSteps(t *testing.T, tm *teatest.TestModel, n int, sessions ...*st
 		}
 	}
 	t.Fatalf("step %d never ran", n)
+}
+
+// enterKey presses Enter in a teatest program.
+func enterKey(tm *teatest.TestModel) func() {
+	return func() { tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter}) }
 }
 
 // waitSteps waits until the sessions together have run n steps. The
