@@ -208,9 +208,14 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
 	s.sent("REP", fmt.Sprintf("remote_info: addr=0x%x rkey=0x%x", info.Addr, info.RKey))
 	state := s.recordQPState()
-	return withC(Outcome{
+	out := Outcome{
 		Results: []KV{{"private data", fmt.Sprintf("% x", raw)}, s.helloSentKV(), {"QP state", state}},
-		Note:    joinNotes(Text{"librdmacm moved the QP to RTR and RTS before sending the REP.", "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}, helloNote)}, fill, call.Returned("0")), nil
+		Note:    joinNotes(Text{"librdmacm moved the QP to RTR and RTS before sending the REP.", "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}, helloNote)}
+	if s.sharedCounter != nil {
+		out.Results = append(out.Results, KV{"counter", fmt.Sprintf("the room's, shared: 0x%x rkey 0x%x", info.Addr, info.RKey)})
+		out.Note = joinNotes(sharedCounterNote, out.Note)
+	}
+	return withC(out, fill, call.Returned("0")), nil
 }
 
 func stepConnect(_ context.Context, s *Session) (Outcome, error) {
