@@ -116,6 +116,19 @@ func (s *Session) turnAway(ev verbs.CMEvent, reason string) {
 		who = ev.ID.PeerAddr().String()
 	}
 	s.addTimeline(true, "REJ", "turned "+who+" away: "+detail)
+	s.mu.Lock()
+	hook := s.onTurnAway
+	s.mu.Unlock()
+	if hook != nil {
+		hook(who, detail)
+	}
+}
+
+// OnTurnAway sets f to be told (from the gate's goroutine) of every
+// client a one-client server turns away, with why: plain mode prints it,
+// where the TUI shows the timeline's REJ. Set it before the tour runs.
+func (s *Session) OnTurnAway(f func(who, reason string)) {
+	s.set(func() { s.onTurnAway = f })
 }
 
 // rejectRequest answers a CONNECT_REQUEST with rdma_reject(reason) and

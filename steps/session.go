@@ -74,6 +74,8 @@ type Session struct {
 	// means they read ec themselves. See room_events.go.
 	events *eventQueue
 	gate   *gate
+	// onTurnAway hears of every client the gate turns away (OnTurnAway).
+	onTurnAway func(who, reason string)
 	// sharedPD says pd is a workshop Room's: teardown leaves it.
 	sharedPD bool
 	// sharedCounter, in an atomic workshop room, is the room's counter:

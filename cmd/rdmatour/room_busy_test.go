@@ -48,6 +48,10 @@ func oneClientServerTurnsSecondAway(t *testing.T, host string, srvArgs []string,
 	if !strings.Contains(sout, "RDMA-written buffer: first in line") || !strings.Contains(sout, "live objects left = 0") {
 		t.Errorf("the server did not finish the first client's tour cleanly:\n%s", sout)
 	}
+	// Plain mode says so too (the TUI's timeline shows the REJ).
+	if !strings.Contains(sout, "[server] turned "+host) || !strings.Contains(sout, "away: server busy with another client") {
+		t.Errorf("the plain server printed no line for the client it turned away:\n%s", sout)
+	}
 }
 
 func TestRealOneClientServerTurnsSecondAway(t *testing.T) {
