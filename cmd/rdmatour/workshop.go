@@ -22,7 +22,7 @@ import (
 
 // workshopFlags are the server's workshop flags.
 func workshopFlags(fs *flag.FlagSet, o *options) {
-	fs.BoolVar(&o.workshop, "workshop", false, "serve every attendee at once (a workshop room) instead of one client; Ctrl-C ends it and prints the roster")
+	fs.BoolVar(&o.workshop, "workshop", false, "serve every attendee at once (a workshop room) instead of one client, all on the --tour given (write, read or atomic: one counter the room shares); Ctrl-C ends it and prints the roster")
 	fs.IntVar(&o.maxAttendees, "max-attendees", steps.DefaultMaxAttendees, "--workshop: at most `N` attendees connected at once; the next is turned away")
 	o.idleLimit = duration(steps.DefaultIdleLimit)
 	fs.Var(flagOf(&o.idleLimit, parseDuration), "idle-limit", "--workshop: drop an attendee whose next event does not come within `DURATION`")
