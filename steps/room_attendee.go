@@ -237,7 +237,11 @@ func (r *Room) observe(a *Attendee, s *Session) {
 		what = "READ the message and hung up"
 	case "wait-atomics":
 		if res != nil {
-			what = "atomics done: " + s.atomicsSeen() + "; room's " + res.Message.String()
+			seen := s.atomicsSeen()
+			if seen == "" { // a real device this process cannot capture on (loopback, no CAP_NET_RAW)
+				seen = "this side's wire shows no packets, so not what they found"
+			}
+			what = "atomics done: " + seen + "; room's " + res.Message.String()
 		}
 	case "disconnect":
 		what = "disconnected (the server hung up)"

@@ -112,7 +112,7 @@ func (s *Session) turnAway(ev verbs.CMEvent, reason string) {
 		detail = err.Error()
 	}
 	who := "a client"
-	if ev.ID != nil {
+	if ev.ID != nil && ev.ID.PeerAddr().IsValid() { // rxe's request id may not know it yet
 		who = ev.ID.PeerAddr().String()
 	}
 	s.addTimeline(true, "REJ", "turned "+who+" away: "+detail)
