@@ -192,14 +192,18 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 
 func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 	info := s.localRemoteInfo()
-	addrC := c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)buf"))
+	buf, mr := "buf", "mr"
+	if s.sharedCounter != nil {
+		buf, mr = "counter", "counter_mr" // the room's shared counter
+	}
+	addrC := c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)"+buf))
 	if m := s.mistake(); m.Advertise != nil {
 		t := m.Advertise(Target{Addr: info.Addr, AddrC: addrC, RKey: info.RKey})
 		info.Addr, addrC = t.Addr, t.AddrC
 	}
 	raw := info.Marshal()
 	p := verbs.ConnParam{PrivateData: append(append([]byte(nil), raw...), s.myHello()...), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
-	fill := remoteInfoC(info, addrC)
+	fill := remoteInfoC(info, addrC, mr)
 	call := acceptCall(p, false)
 	s.markRNRBaseline() // before any SEND can arrive: the no-recv lesson counts RNR NAKs from here
 	if err := s.id.Accept(p); err != nil {

@@ -100,6 +100,7 @@ func TestAtomicRoomSharesOneCounter(t *testing.T) {
 	}
 	checkSharedCounter(t, outs)
 	waitEmpty(t, r)
+	checkAcceptHandsOutCounter(t, r)
 	checkAtomicRoster(t, r, outs)
 	if r.Live() != r.Baseline() {
 		t.Errorf("live objects %d, baseline %d: the attendees left something", r.Live(), r.Baseline())
@@ -223,5 +224,30 @@ func TestRoomRefusesUD(t *testing.T) {
 	var ce *steps.ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(ce.In("en"), "RDMA_PS_UDP") || !strings.Contains(ce.In("zh"), "不支持") {
 		t.Fatalf("OpenRoom with the ud tour: %v", err)
+	}
+}
+
+// checkAcceptHandsOutCounter: every attendee's accept hands out the
+// room's one counter (8 bytes) in remote_info.
+func checkAcceptHandsOutCounter(t *testing.T, r *steps.Room) {
+	t.Helper()
+	rkeys := map[string]bool{}
+	for _, a := range r.Attendees() {
+		for _, st := range a.Session().Snapshot().Steps {
+			if st.ID != "accept" || st.Outcome == nil {
+				continue
+			}
+			for _, kv := range st.Outcome.Results {
+				if kv.Name == "counter" {
+					rkeys[kv.Value] = true
+				}
+			}
+			if !strings.Contains(st.Outcome.Call, ".size_be = htonl(8)") {
+				t.Errorf("#%d's remote_info does not give the counter's size:\n%s", a.N, st.Outcome.Call)
+			}
+		}
+	}
+	if len(rkeys) != 1 {
+		t.Errorf("the attendees' accepts handed out %d different counters, want the one: %v", len(rkeys), rkeys)
 	}
 }
