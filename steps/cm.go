@@ -192,14 +192,18 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 
 func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 	info := s.localRemoteInfo()
-	addrC := c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)buf"))
+	buf, mr := "buf", "mr"
+	if s.sharedCounter != nil {
+		buf, mr = "counter", "counter_mr" // the room's shared counter
+	}
+	addrC := c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)"+buf))
 	if m := s.mistake(); m.Advertise != nil {
 		t := m.Advertise(Target{Addr: info.Addr, AddrC: addrC, RKey: info.RKey})
 		info.Addr, addrC = t.Addr, t.AddrC
 	}
 	raw := info.Marshal()
 	p := verbs.ConnParam{PrivateData: append(append([]byte(nil), raw...), s.myHello()...), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
-	fill := remoteInfoC(info, addrC)
+	fill := remoteInfoC(info, addrC, mr)
 	call := acceptCall(p, false)
 	s.markRNRBaseline() // before any SEND can arrive: the no-recv lesson counts RNR NAKs from here
 	if err := s.id.Accept(p); err != nil {
@@ -208,9 +212,14 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
 	s.sent("REP", fmt.Sprintf("remote_info: addr=0x%x rkey=0x%x", info.Addr, info.RKey))
 	state := s.recordQPState()
-	return withC(Outcome{
+	out := Outcome{
 		Results: []KV{{"private data", fmt.Sprintf("% x", raw)}, s.helloSentKV(), {"QP state", state}},
-		Note:    joinNotes(Text{"librdmacm moved the QP to RTR and RTS before sending the REP.", "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}, helloNote)}, fill, call.Returned("0")), nil
+		Note:    joinNotes(Text{"librdmacm moved the QP to RTR and RTS before sending the REP.", "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}, helloNote)}
+	if s.sharedCounter != nil {
+		out.Results = append(out.Results, KV{"counter", fmt.Sprintf("the room's, shared: 0x%x rkey 0x%x", info.Addr, info.RKey)})
+		out.Note = joinNotes(sharedCounterNote, out.Note)
+	}
+	return withC(out, fill, call.Returned("0")), nil
 }
 
 func stepConnect(_ context.Context, s *Session) (Outcome, error) {

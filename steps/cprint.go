@@ -207,10 +207,12 @@ func connParamC(p verbs.ConnParam, private c.Expr, hasPrivate, ownQP bool) (para
 
 // remoteInfoC is info = (struct remote_info){...}: what the server sends.
 // addr is the expression the data buffer's address is put in with.
-func remoteInfoC(r RemoteInfo, addr c.Expr) c.Stmt {
+// mr names the data MR whose rkey goes out ("mr"; "counter_mr" in an
+// atomic workshop room).
+func remoteInfoC(r RemoteInfo, addr c.Expr, mr string) c.Stmt {
 	return c.S(c.Assign("info", c.Compound("struct remote_info",
 		c.F("addr_be", addr),
-		c.F("rkey_be", c.Call("htonl", c.Hex(uint64(r.RKey), "mr->rkey"))),
+		c.F("rkey_be", c.Call("htonl", c.Hex(uint64(r.RKey), mr+"->rkey"))),
 		c.F("size_be", c.Call("htonl", c.Dec(int64(r.Size), ""))),
 		c.F("doorbell_addr_be", c.Call("htobe64", c.Hex(r.DoorbellAddr, "(uintptr_t)doorbell"))),
 		c.F("doorbell_rkey_be", c.Call("htonl", c.Hex(uint64(r.DoorbellRKey), "doorbell_mr->rkey"))),

@@ -183,7 +183,7 @@ func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 	info := s.localRemoteInfo()
 	raw := info.Marshal()
 	p := verbs.ConnParam{PrivateData: append(append([]byte(nil), raw...), s.myHello()...), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
-	fill := remoteInfoC(info, c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)buf")))
+	fill := remoteInfoC(info, c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)buf")), "mr")
 	call := acceptCall(p, true)
 	if err := s.id.Accept(p); err != nil {
 		return withC(Outcome{}, fill, failed(call, err)), err

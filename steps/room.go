@@ -45,6 +45,11 @@ type RoomConfig struct {
 	// it (0 = DefaultIdleLimit).
 	IdleLimit time.Duration
 	RNRRetry  uint8
+	// Tour is the tour the room runs for every attendee: write (the zero
+	// value), read, or atomic (one counter shared by the room, see
+	// room_counter.go). An attendee whose hello names another tour is
+	// turned away with TourMismatchReason.
+	Tour TourKind
 	// OnEvent, when set, is called (from the attendees' goroutines, one
 	// call at a time) for every event of every attendee.
 	OnEvent func(RoomEvent)
@@ -67,13 +72,15 @@ type Room struct {
 	serving   sync.WaitGroup
 	emitMu    sync.Mutex
 
-	mu        sync.Mutex
-	attendees []*Attendee              // everyone who came, in order
-	byID      map[verbs.CMID]*Attendee // those still connected
-	pds       map[verbs.Device]verbs.PD
-	turned    int // requests rejected (full, closing, or setup failed)
-	closed    bool
-	baseline  int // live objects with nobody in the room
+	mu            sync.Mutex
+	attendees     []*Attendee              // everyone who came, in order
+	byID          map[verbs.CMID]*Attendee // those still connected
+	pds           map[verbs.Device]verbs.PD
+	counters      map[verbs.Device]*roomCounter // the atomic room's shared counter, per device
+	finalCounters []BackendCounter              // their values when the room closed
+	turned        int                           // requests rejected (full, closing, or setup failed)
+	closed        bool
+	baseline      int // live objects with nobody in the room
 }
 
 // roomListener is one backend's event channel and listening id.
@@ -90,6 +97,9 @@ func OpenRoom(cfg RoomConfig) (*Room, error) {
 	if len(cfg.Providers) == 0 {
 		return nil, errNoProvider
 	}
+	if err := checkRoomTour(cfg.Tour); err != nil {
+		return nil, err
+	}
 	if cfg.MaxAttendees <= 0 {
 		cfg.MaxAttendees = DefaultMaxAttendees
 	}
@@ -98,7 +108,7 @@ func OpenRoom(cfg RoomConfig) (*Room, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Room{cfg: cfg, ctx: ctx, cancel: cancel, byID: map[verbs.CMID]*Attendee{},
-		pds: map[verbs.Device]verbs.PD{}}
+		pds: map[verbs.Device]verbs.PD{}, counters: map[verbs.Device]*roomCounter{}}
 	for _, p := range cfg.Providers {
 		l, err := listenOn(p, cfg.Bind)
 		if err != nil {
@@ -189,6 +199,8 @@ func (r *Room) admit(l *roomListener, ev verbs.CMEvent) {
 		reason = "the workshop is over"
 	case len(r.byID) >= r.cfg.MaxAttendees:
 		reason = FullReason(r.cfg.MaxAttendees)
+	default:
+		reason = r.tourMismatch(ev)
 	}
 	if reason != "" {
 		r.turned++
@@ -230,20 +242,22 @@ func (r *Room) emit(ev RoomEvent) {
 }
 
 // pdFor is the room's PD on dev, allocated the first time an attendee
-// arrives on it. The first PD on a device raises the room's baseline.
-func (r *Room) pdFor(dev verbs.Device) (verbs.PD, error) {
+// arrives on it, and in an atomic room the shared counter registered on
+// it. Both raise the room's baseline.
+func (r *Room) pdFor(dev verbs.Device, backend string) (verbs.PD, *roomCounter, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if pd := r.pds[dev]; pd != nil {
-		return pd, nil
+	pd := r.pds[dev]
+	if pd == nil {
+		var err error
+		if pd, err = dev.AllocPD(); err != nil {
+			return nil, nil, err
+		}
+		r.pds[dev] = pd
+		r.baseline++
 	}
-	pd, err := dev.AllocPD()
-	if err != nil {
-		return nil, err
-	}
-	r.pds[dev] = pd
-	r.baseline++
-	return pd, nil
+	counter, err := r.counterFor(dev, backend, pd)
+	return pd, counter, err
 }
 
 // leave forgets a finished attendee's connection (it stays on the roster).
@@ -298,7 +312,13 @@ func (r *Room) Close() error {
 	}
 	r.pumps.Wait()
 	var errs []error
+	final := r.Counters() // the counters' last values stay on the roster
 	r.mu.Lock()
+	r.finalCounters = final
+	for dev, c := range r.counters {
+		errs = append(errs, c.mr.Dereg()) // before its PD
+		delete(r.counters, dev)
+	}
 	for dev, pd := range r.pds {
 		errs = append(errs, pd.Dealloc())
 		delete(r.pds, dev)

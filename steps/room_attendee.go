@@ -79,6 +79,9 @@ type RosterRow struct {
 	Message PeerBytes
 	Err     string
 	Last    time.Time
+	// Atomics, in an atomic room, is what the attendee's atomics found on
+	// the shared counter, as this side's wire saw them (room_counter.go).
+	Atomics string
 }
 
 // Row copies the attendee's state.
@@ -100,13 +103,15 @@ func (a *Attendee) Session() *Session {
 	return a.session
 }
 
-// attendeeTour is the server's tour from the connect request on, less the
-// PD (the room's): the steps one attendee's connection needs.
-func attendeeTour() []Step {
+// attendeeTour is the server's side of kind from the connect request on,
+// less the PD (the room's) and, in an atomic room, less putting a counter
+// of its own (the room's is shared): the steps one attendee's connection
+// needs.
+func attendeeTour(kind TourKind) []Step {
 	var tour []Step
 	skip := map[string]bool{"create-event-channel": true, "create-id": true, "bind-addr": true, "listen": true,
-		"get-connect-request": true, "alloc-pd": true}
-	for _, st := range serverTour() {
+		"get-connect-request": true, "alloc-pd": true, "put-counter": true}
+	for _, st := range baseTour(Server, NotifySend, kind) {
 		if !skip[st.ID] {
 			tour = append(tour, st)
 		}
@@ -121,16 +126,19 @@ func (r *Room) newAttendeeSession(l *roomListener, ev verbs.CMEvent, q *eventQue
 	if dev == nil {
 		return nil, errors.New("the connect request's id has no device")
 	}
-	pd, err := r.pdFor(dev)
+	pd, counter, err := r.pdFor(dev, l.prov.Name())
 	if err != nil {
 		return nil, err
 	}
 	s, err := NewSession(Config{Role: Server, Provider: l.prov, BackendWhy: r.cfg.BackendWhy, Bind: r.cfg.Bind,
-		Timeout: r.cfg.IdleLimit, RNRRetry: r.cfg.RNRRetry})
+		Timeout: r.cfg.IdleLimit, RNRRetry: r.cfg.RNRRetry, Tour: r.cfg.Tour})
 	if err != nil {
 		return nil, err
 	}
-	s.tour = attendeeTour()
+	if counter != nil {
+		s.sharedCounter = counter.mr
+	}
+	s.tour = attendeeTour(r.cfg.Tour)
 	s.outcomes = make([]*Outcome, len(s.tour))
 	s.states = make([]RunState, len(s.tour))
 	s.id, s.dev, s.pd, s.sharedPD, s.events = ev.ID, dev, pd, true, q
@@ -225,6 +233,16 @@ func (r *Room) observe(a *Attendee, s *Session) {
 		if res != nil {
 			what = fmt.Sprintf("%d B landed, notified by %s: %s", len(res.Message), res.Via, res.Message)
 		}
+	case "wait-disconnected":
+		what = "READ the message and hung up"
+	case "wait-atomics":
+		if res != nil {
+			seen := s.atomicsSeen()
+			if seen == "" { // a real device this process cannot capture on (loopback, no CAP_NET_RAW)
+				seen = "this side's wire shows no packets, so not what they found"
+			}
+			what = "atomics done: " + seen + "; room's " + res.Message.String()
+		}
 	case "disconnect":
 		what = "disconnected (the server hung up)"
 		if peerFirst {
@@ -284,6 +302,9 @@ func (r *Room) Roster() []RosterRow {
 	rows := make([]RosterRow, len(as))
 	for i, a := range as {
 		rows[i] = a.Row()
+		if s := a.Session(); s != nil && r.cfg.Tour == TourAtomic {
+			rows[i].Atomics = s.atomicsSeen()
+		}
 	}
 	return rows
 }
@@ -291,6 +312,9 @@ func (r *Room) Roster() []RosterRow {
 // RoomCounts are the roster header's numbers.
 type RoomCounts struct {
 	Connected, Finished, Failed, TurnedAway int
+	// Counters are the atomic room's shared counters, read now (none in
+	// a write or read room).
+	Counters []BackendCounter
 }
 
 // Counts counts the roster: connected is everyone still in the room.
@@ -309,5 +333,6 @@ func (r *Room) Counts() RoomCounts {
 	r.mu.Lock()
 	c.TurnedAway = r.turned
 	r.mu.Unlock()
+	c.Counters = r.Counters()
 	return c
 }

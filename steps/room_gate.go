@@ -112,10 +112,23 @@ func (s *Session) turnAway(ev verbs.CMEvent, reason string) {
 		detail = err.Error()
 	}
 	who := "a client"
-	if ev.ID != nil {
+	if ev.ID != nil && ev.ID.PeerAddr().IsValid() { // rxe's request id may not know it yet
 		who = ev.ID.PeerAddr().String()
 	}
 	s.addTimeline(true, "REJ", "turned "+who+" away: "+detail)
+	s.mu.Lock()
+	hook := s.onTurnAway
+	s.mu.Unlock()
+	if hook != nil {
+		hook(who, detail)
+	}
+}
+
+// OnTurnAway sets f to be told (from the gate's goroutine) of every
+// client a one-client server turns away, with why: plain mode prints it,
+// where the TUI shows the timeline's REJ. Set it before the tour runs.
+func (s *Session) OnTurnAway(f func(who, reason string)) {
+	s.set(func() { s.onTurnAway = f })
 }
 
 // rejectRequest answers a CONNECT_REQUEST with rdma_reject(reason) and
@@ -149,6 +162,9 @@ func rejectedBecause(err error, private []byte) error {
 	case strings.HasPrefix(reason, BusyReason):
 		fix = Text{"this server serves one client at a time: run again when the other client is done, or ask for a workshop server (`rdmatour server --workshop`)",
 			"这个 server 一次只服务一个 client：等另一个 client 结束后再运行，或请对方改用 workshop server（`rdmatour server --workshop`）"}
+	case strings.HasPrefix(reason, TourMismatchReason):
+		fix = Text{"the workshop server runs one tour for every attendee: start the client again with the --tour the reason names (ask the instructor if unsure)",
+			"workshop server 为所有学员跑同一种导览：按拒绝原因里写的 --tour 重新启动 client（不确定就问讲师）"}
 	case strings.HasPrefix(reason, "server full"):
 		fix = Text{"the workshop server has as many attendees as it takes: ask the instructor to raise --max-attendees, or try again when someone is done",
 			"workshop server 的名额已满：请讲师调大 --max-attendees，或等有人结束后再试"}

@@ -74,8 +74,13 @@ type Session struct {
 	// means they read ec themselves. See room_events.go.
 	events *eventQueue
 	gate   *gate
+	// onTurnAway hears of every client the gate turns away (OnTurnAway).
+	onTurnAway func(who, reason string)
 	// sharedPD says pd is a workshop Room's: teardown leaves it.
 	sharedPD bool
+	// sharedCounter, in an atomic workshop room, is the room's counter:
+	// the accept hands it out instead of mrData (room_counter.go).
+	sharedCounter verbs.MR
 	// wireFilter, when set, keeps only this connection's packets of a
 	// device other connections share (a workshop); called with mu held.
 	wireFilter func(verbs.Packet) bool

@@ -167,10 +167,21 @@ func stepPollFetchAdd(ctx context.Context, s *Session) (Outcome, error) {
 		return out, err
 	}
 	s.set(func() { s.atomicOld = old })
-	out.Results = append(out.Results, KV{"counter now", fmt.Sprintf("%d (old + %d)", old+AtomicAdd, AtomicAdd)})
+	out.Results = append(out.Results, KV{"counter after our add", fmt.Sprintf("%d (old + %d)", old+AtomicAdd, AtomicAdd)})
 	out.Note = Text{"The completion carries the counter's value from before the add, written into our buffer in this host's byte order. Had another client added at the same moment, each would see a different old value: nothing is lost.",
 		"完成带回的是加之前的计数器值，按本机字节序写进我们的 buffer。如果另一个 client 同时也在加，两边看到的原值各不相同：一次加法都不会丢。"}
+	if old != CounterStart {
+		out.Note = joinNotes(out.Note, othersAddedNote(old))
+	}
 	return out, nil
+}
+
+// othersAddedNote explains an old value that is not the server's start:
+// someone else (in a workshop room, the other attendees) changed the
+// counter first.
+func othersAddedNote(old uint64) Text {
+	return Text{fmt.Sprintf("The counter was %d, not the %d the server started it at: someone else changed it before this add. In a workshop room every attendee's atomics hit the same counter, so this old value is yours alone, and the counter may move again before your next step.", old, CounterStart),
+		fmt.Sprintf("计数器是 %d，而不是 server 设的初值 %d：在这次加之前已经有人改过它。在 workshop 房间里所有学员的原子操作都打在同一个计数器上，所以这个原值只属于你这一次，而且在你下一步之前计数器还可能再变。", old, CounterStart)}
 }
 
 func stepPostCmpSwap(_ context.Context, s *Session) (Outcome, error) {
@@ -209,6 +220,10 @@ func stepPollCmpSwap(ctx context.Context, s *Session) (Outcome, error) {
 	out.Results = append(out.Results, KV{"compare held", fmt.Sprint(swapped)}, KV{"counter now", fmt.Sprint(counterNow)})
 	out.Note = Text{"If the old value equals compare_add the swap happened; otherwise the counter changed in between and nothing was stored. This is how a lock or a version check is built with one-sided operations.",
 		"原值等于 compare_add 说明替换成功；否则计数器在中间被改过，什么都没有写入。用单边操作做锁或者版本校验就是这个道理。"}
+	if !swapped {
+		out.Note = joinNotes(out.Note, Text{fmt.Sprintf("Here it did not hold: between your FETCH_AND_ADD and this CMP_AND_SWP the counter went from %d to %d. Nobody on this side touched it, so another client did (in a workshop room, another attendee's add or swap). That is not an error: the completion is IBV_WC_SUCCESS and the old value tells you what happened.", expect, old),
+			fmt.Sprintf("这次不成立：在你的 FETCH_AND_ADD 和这次 CMP_AND_SWP 之间，计数器从 %d 变成了 %d。本端没人碰过它，所以是别的 client 改的（在 workshop 房间里，就是别的学员的加法或替换）。这不是错误：完成状态是 IBV_WC_SUCCESS，原值告诉你发生了什么。", expect, old)})
+	}
 	return out, nil
 }
 
@@ -220,15 +235,19 @@ func stepWaitAtomics(ctx context.Context, s *Session) (Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	b, err := s.mrData.Read(0, 8)
+	b, err := s.counterMR().Read(0, 8)
 	if err != nil {
 		return out, err
 	}
 	v := binary.LittleEndian.Uint64(b)
+	summary := Text{fmt.Sprintf("The server's counter went from %d to %d: the client's atomics ran in this server's NIC, its CPU took no part.", CounterStart, v),
+		fmt.Sprintf("server 的计数器从 %d 变成了 %d：client 的原子操作在本端网卡里完成，CPU 没有参与。", CounterStart, v)}
+	if s.sharedCounter != nil {
+		summary = Text{fmt.Sprintf("The room's shared counter (it started at %d) is %d as this attendee leaves: every attendee's atomics ran in this server's NIC, its CPU took no part.", CounterStart, v),
+			fmt.Sprintf("这位学员离开时，房间的共享计数器（初值 %d）是 %d：所有学员的原子操作都在本端网卡里完成，CPU 没有参与。", CounterStart, v)}
+	}
 	s.set(func() {
-		s.result = &Result{Tour: TourAtomic, Message: PeerBytes(fmt.Sprintf("counter=%d", v)), Summary: Text{
-			fmt.Sprintf("The server's counter went from %d to %d: the client's atomics ran in this server's NIC, its CPU took no part.", CounterStart, v),
-			fmt.Sprintf("server 的计数器从 %d 变成了 %d：client 的原子操作在本端网卡里完成，CPU 没有参与。", CounterStart, v)}}
+		s.result = &Result{Tour: TourAtomic, Message: PeerBytes(fmt.Sprintf("counter=%d", v)), Summary: summary}
 	})
 	out = withC(out, c.S(c.C(`printf("[server] counter: %" PRIu64 "\n", *(uint64_t *)(void *)buf)`)).Returned(fmt.Sprintf("prints %d", v)))
 	out.Results = []KV{{"event", verbs.EventDisconnected.String()}, {"counter", fmt.Sprint(v)}, {"started at", fmt.Sprint(CounterStart)}}

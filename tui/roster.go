@@ -80,7 +80,18 @@ func (r *roster) header(st Styles, lang steps.Lang) string {
 		st.OK.R(fmt.Sprint(c.Connected)), tr(lang, "connected", "已连接"),
 		st.Bold.R(fmt.Sprint(c.Finished)), tr(lang, "finished", "已完成"),
 		st.Err.R(fmt.Sprint(c.Failed)), tr(lang, "failed", "失败"),
-		st.Dim.R(fmt.Sprint(c.TurnedAway)), tr(lang, "turned away", "被拒绝"))
+		st.Dim.R(fmt.Sprint(c.TurnedAway)), tr(lang, "turned away", "被拒绝")) + counterHeader(st, lang, c.Counters)
+}
+
+// counterHeader is the atomic room's shared counter, read from its MR at
+// this refresh ("" in a write or read room).
+func counterHeader(st Styles, lang steps.Lang, cs []steps.BackendCounter) string {
+	line := steps.CounterLine(cs)
+	if line == "" {
+		return ""
+	}
+	value := strings.TrimPrefix(line, "counter ")
+	return "  " + tr(lang, "shared counter", "共享计数器") + " " + st.Bold.R(termSafe(value))
 }
 
 // lines draws the table header and the visible rows at width w.
@@ -116,6 +127,9 @@ func (r *roster) rowLine(row steps.RosterRow, lang steps.Lang, w int) string {
 	}
 	state := strings.TrimPrefix(row.QPState, "IBV_QPS_")
 	what := termSafe(row.Observed)
+	if row.Atomics != "" && !strings.Contains(row.Observed, row.Atomics) {
+		what = termSafe(row.Atomics) + " · " + what // what their atomics found: the room is about that
+	}
 	if row.Landed && !strings.Contains(row.Observed, "landed") {
 		what = `"` + row.Message.String() + `" · ` + what // the message first: it is what the room is about
 	}

@@ -169,8 +169,15 @@ func present(ctx context.Context, o options, c console, sessions []*steps.Sessio
 	if !o.plain && interactive {
 		return runTUI(ctx, o, sessions)
 	}
-	p := &plainRunner{out: newTerminalGuard(c.stdout), lang: o.lang, docs: docs.Page, explain: !o.brief,
+	out := &lineWriter{w: newTerminalGuard(c.stdout)}
+	p := &plainRunner{out: out, lang: o.lang, docs: docs.Page, explain: !o.brief,
 		pauseAt: string(o.pauseAt), stdin: c.stdin}
+	if len(sessions) == 1 && sessions[0].Config().Role == steps.Server {
+		sessions[0].OnTurnAway(func(who, reason string) {
+			fmt.Fprintf(out, "[server] %s\n", p.text(steps.Text{EN: "turned " + who + " away: " + reason,
+				ZH: "拒绝了 " + who + "：" + reason}))
+		})
+	}
 	if interactive && !o.auto {
 		p.in = newLineFeed(c.stdin)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/rdmatour/rdmatour/steps"
 )
@@ -94,4 +95,18 @@ func (p *plainRunner) runStep(ctx context.Context, s *steps.Session, st steps.St
 			fmt.Fprintf(p.out, "  (%s)\n", p.text(steps.WaitNote(pw, onPeer)))
 		}
 	}
+}
+
+// lineWriter serialises writes: the plain runner's output and lines a
+// session's goroutines print (a one-client server turning a client away)
+// share one terminal, and each Fprintf is one Write.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

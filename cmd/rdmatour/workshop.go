@@ -22,7 +22,7 @@ import (
 
 // workshopFlags are the server's workshop flags.
 func workshopFlags(fs *flag.FlagSet, o *options) {
-	fs.BoolVar(&o.workshop, "workshop", false, "serve every attendee at once (a workshop room) instead of one client; Ctrl-C ends it and prints the roster")
+	fs.BoolVar(&o.workshop, "workshop", false, "serve every attendee at once (a workshop room) instead of one client, all on the --tour given (write, read or atomic: one counter the room shares); Ctrl-C ends it and prints the roster")
 	fs.IntVar(&o.maxAttendees, "max-attendees", steps.DefaultMaxAttendees, "--workshop: at most `N` attendees connected at once; the next is turned away")
 	o.idleLimit = duration(steps.DefaultIdleLimit)
 	fs.Var(flagOf(&o.idleLimit, parseDuration), "idle-limit", "--workshop: drop an attendee whose next event does not come within `DURATION`")
@@ -45,6 +45,8 @@ func (o *options) checkWorkshop(set map[string]bool) error {
 		return usagef("--workshop serves each attendee's tour as it comes: --lesson, --track, --notify, --pcap, --pause-at and --wait-client are the attendees' choice, not the server's")
 	case set["timeout"]:
 		return usagef("--workshop waits on each attendee for --idle-limit, not --timeout")
+	case o.tour == steps.TourUD:
+		return usagef("--workshop --tour ud is not supported: a workshop room serves RC connections, and the ud tour's datagrams use another port space (RDMA_PS_UDP); run the ud tour as one server and one client, or give the room --tour write, read or atomic")
 	}
 	return nil
 }
@@ -94,7 +96,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	}
 	cfg := steps.RoomConfig{Providers: provs, BackendWhy: why,
 		Bind: netip.AddrPortFrom(addr, uint16(o.port)), MaxAttendees: o.maxAttendees,
-		IdleLimit: time.Duration(o.idleLimit), RNRRetry: uint8(o.rnr), OnEvent: onEvent}
+		IdleLimit: time.Duration(o.idleLimit), RNRRetry: uint8(o.rnr), OnEvent: onEvent, Tour: o.tour}
 	room, err := steps.OpenRoom(cfg)
 	if err != nil && o.backend == backendAuto && len(provs) == 2 {
 		// The device could not listen there (--bind on an address no RDMA
@@ -116,8 +118,11 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 		}
 	}
 	mu.Lock()
-	fmt.Fprintf(out, "[workshop] listening on %s (%s); at most %d attendees, idle limit %v; Ctrl-C ends the workshop\n",
-		strings.Join(room.Addrs(), " and "), why, o.maxAttendees, time.Duration(o.idleLimit))
+	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v; Ctrl-C ends the workshop\n",
+		strings.Join(room.Addrs(), " and "), why, o.tour, o.maxAttendees, time.Duration(o.idleLimit))
+	if o.tour == steps.TourAtomic {
+		fmt.Fprintf(out, "[workshop] one shared %d-byte counter per backend, starting at %d: every attendee's FETCH_AND_ADD and CMP_AND_SWP hit it\n", 8, steps.CounterStart)
+	}
 	mu.Unlock()
 	if screen {
 		if err := tui.RunWorkshop(ctx, tui.WorkshopOptions{Room: room, Lang: o.lang}); err != nil {
@@ -153,6 +158,9 @@ func eventLine(ev steps.RoomEvent) string {
 func writeRoster(w io.Writer, rows []steps.RosterRow, counts steps.RoomCounts, now time.Time) {
 	fmt.Fprintf(w, "roster: %d connected, %d finished, %d failed, %d turned away\n",
 		counts.Connected, counts.Finished, counts.Failed, counts.TurnedAway)
+	if line := steps.CounterLine(counts.Counters); line != "" {
+		fmt.Fprintf(w, "shared %s (started at %d)\n", line, steps.CounterStart)
+	}
 	fmt.Fprintf(w, "%4s  %-21s  %-7s  %-8s  %-8s  %-11s  %-8s  %-24s  %s\n", "#", "address", "backend", "QPN", "QP state", "state", "last", "message", "observed")
 	for _, r := range rows {
 		msg := "-"
@@ -160,7 +168,7 @@ func writeRoster(w io.Writer, rows []steps.RosterRow, counts steps.RoomCounts, n
 			msg = `"` + r.Message.String() + `"` // PeerBytes: escaped
 		}
 		fmt.Fprintf(w, "%4d  %-21s  %-7s  %-8s  %-8s  %-11s  %-8s  %s  %s\n", r.N, r.Addr, r.Backend, fmt.Sprintf("0x%x", r.QPN),
-			r.QPState, r.Phase, now.Sub(r.Last).Round(time.Second).String()+" ago", padCells(msg, 24), r.Observed)
+			r.QPState, r.Phase, now.Sub(r.Last).Round(time.Second).String()+" ago", padCells(msg, 24), observedWithAtomics(r))
 	}
 }
 
@@ -169,4 +177,13 @@ func writeRoster(w io.Writer, rows []steps.RosterRow, counts steps.RoomCounts, n
 func padCells(s string, n int) string {
 	w := displaywidth.Options{ControlSequences: true}.String(s)
 	return s + strings.Repeat(" ", max(0, n-w))
+}
+
+// observedWithAtomics is the row's observation, with what the attendee's
+// atomics found in front in an atomic room (unless it already says so).
+func observedWithAtomics(r steps.RosterRow) string {
+	if r.Atomics == "" || strings.Contains(r.Observed, r.Atomics) {
+		return r.Observed
+	}
+	return r.Atomics + " · " + r.Observed
 }

@@ -117,6 +117,9 @@ func TestWorkshopFlags(t *testing.T) {
 		{[]string{"server", "--workshop", "--notify", "imm"}, "the attendees' choice"},
 		{[]string{"server", "--workshop", "--timeout", "5s"}, "--idle-limit, not --timeout"},
 		{[]string{"client", "10.0.0.1", "--workshop"}, "not defined"},
+		{[]string{"server", "--workshop", "--tour", "atomic"}, ""},
+		{[]string{"server", "--workshop", "--tour", "read"}, ""},
+		{[]string{"server", "--workshop", "--tour", "ud"}, "--workshop --tour ud is not supported"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			o, err := parseArgs(tt.args, func(string) string { return "" }, io.Discard)

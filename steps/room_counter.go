@@ -1,0 +1,169 @@
+package steps
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// In an atomic workshop room (--workshop --tour atomic) the counter is
+// the room's, not each attendee's: one 8-byte counter in one MR on the
+// room's PD, whose addr and rkey every attendee's accept hands out. Each
+// attendee's FETCH_AND_ADD and CMP_AND_SWP then land on the same 8
+// bytes, and the server's NIC serialises them: every FETCH_AND_ADD gets
+// an old value of its own, and a CMP_AND_SWP fails when another attendee
+// changed the counter since its FETCH_AND_ADD. An MR belongs to one PD,
+// so a room that listens on two backends has one counter per backend.
+
+// counterAccess is the shared counter's access: atomics need LOCAL_WRITE
+// with REMOTE_ATOMIC (ibv_reg_mr(3)); nobody READs or WRITEs it.
+const counterAccess = verbs.AccessLocalWrite | verbs.AccessRemoteAtomic
+
+// counterSize is the counter: one uint64.
+const counterSize = 8
+
+// BackendCounter is one backend's shared counter, as the roster shows it.
+type BackendCounter struct {
+	Backend string
+	Value   uint64
+	Err     string // the counter could not be read
+}
+
+// roomCounter is the room's counter on one device.
+type roomCounter struct {
+	backend string
+	mr      verbs.MR
+}
+
+// newRoomCounter registers the counter on pd and sets it to CounterStart.
+func newRoomCounter(backend string, pd verbs.PD) (*roomCounter, error) {
+	mr, err := pd.RegMR(counterSize, counterAccess)
+	if err != nil {
+		return nil, fmt.Errorf("registering the room's shared counter: %w", err)
+	}
+	if err := mr.Write(0, binary.LittleEndian.AppendUint64(nil, CounterStart)); err != nil {
+		mr.Dereg()
+		return nil, fmt.Errorf("setting the room's shared counter: %w", err)
+	}
+	return &roomCounter{backend: backend, mr: mr}, nil
+}
+
+// value reads the counter as the server's CPU sees it.
+func (c *roomCounter) value() (uint64, error) {
+	b, err := c.mr.Read(0, counterSize)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b), nil
+}
+
+// counterFor is the room's counter on dev (made with its PD the first
+// time an attendee arrives there), or nil when the room is not atomic.
+// The caller holds r.mu.
+func (r *Room) counterFor(dev verbs.Device, backend string, pd verbs.PD) (*roomCounter, error) {
+	if r.cfg.Tour != TourAtomic {
+		return nil, nil
+	}
+	if c := r.counters[dev]; c != nil {
+		return c, nil
+	}
+	c, err := newRoomCounter(backend, pd)
+	if err != nil {
+		return nil, err
+	}
+	r.counters[dev] = c
+	r.baseline++
+	return c, nil
+}
+
+// Counters reads every backend's shared counter (none when the room does
+// not run the atomic tour, or before its first attendee); once the room
+// is closed, their values as it closed.
+func (r *Room) Counters() []BackendCounter {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finalCounters != nil {
+		return append([]BackendCounter(nil), r.finalCounters...)
+	}
+	var out []BackendCounter
+	for _, c := range r.counters {
+		bc := BackendCounter{Backend: c.backend}
+		v, err := c.value()
+		if err != nil {
+			bc.Err = err.Error()
+		}
+		bc.Value = v
+		out = append(out, bc)
+	}
+	// Map order is random; the header must not jump about.
+	sort.Slice(out, func(i, j int) bool { return out[i].Backend < out[j].Backend })
+	return out
+}
+
+// CounterLine is the counters in a few words ("" when there are none):
+// "counter 46" for one backend, "counter rdma 44 · sim 46" for two.
+func CounterLine(cs []BackendCounter) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range cs {
+		v := fmt.Sprint(c.Value)
+		if c.Err != "" {
+			v = "? (" + c.Err + ")"
+		}
+		if len(cs) > 1 {
+			v = c.Backend + " " + v
+		}
+		parts = append(parts, v)
+	}
+	return "counter " + strings.Join(parts, " · ")
+}
+
+// sharedCounterNote is what an attendee's accept adds in an atomic room.
+var sharedCounterNote = Text{"This is a workshop room: the addr and rkey in remote_info are the room's one shared counter, not a buffer of this connection's own. Every attendee's atomics land on the same 8 bytes.",
+	"这是 workshop 房间：remote_info 里的 addr 和 rkey 指向房间里唯一一个共享计数器，而不是这条连接自己的 buffer。所有学员的原子操作都落在同样这 8 个字节上。"}
+
+// atomicsSeen is what this connection's atomics found, as the server's
+// wire shows them: each FETCH_ADD or COMPARE_SWAP that came in, paired by
+// PSN with the ATOMIC_ACKNOWLEDGE this side's NIC sent back, whose
+// AtomicAckETH carries the old value the attendee's completion returns
+// ("FETCH_ADD +2 → old 44 · COMPARE_SWAP 46→1000 → old 48 (no swap)").
+// Empty when the device shows no packets (a real device this process
+// may not capture on) or none came yet.
+func (s *Session) atomicsSeen() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dev != nil && !s.closed {
+		s.refreshPackets()
+	}
+	pending := map[uint32]*verbs.AtomicETH{}
+	op := map[uint32]uint8{}
+	var parts []string
+	for _, wp := range s.packets {
+		p := wp.Packet
+		switch {
+		case !p.Outbound && p.AtomicETH != nil:
+			pending[p.PSN], op[p.PSN] = p.AtomicETH, p.Opcode
+		case p.Outbound && p.AtomicAck != nil && pending[p.PSN] != nil:
+			parts = append(parts, atomicSeen(op[p.PSN], pending[p.PSN], *p.AtomicAck))
+			delete(pending, p.PSN)
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// atomicSeen is one atomic and the old value it found.
+func atomicSeen(opcode uint8, a *verbs.AtomicETH, old uint64) string {
+	if opcode == verbs.OpCompareSwap {
+		held := "swapped"
+		if old != a.Compare {
+			held = "no swap"
+		}
+		return fmt.Sprintf("COMPARE_SWAP %d→%d → old %d (%s)", a.Compare, a.SwapAdd, old, held)
+	}
+	return fmt.Sprintf("FETCH_ADD +%d → old %d", a.SwapAdd, old)
+}
