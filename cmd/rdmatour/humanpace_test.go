@@ -158,7 +158,7 @@ func TestIdleMidTourInTmux(t *testing.T) {
 		s := p.waitFor(w, 10*time.Second, "tour complete", func(s string) bool {
 			return strings.Contains(flatScreen(s), "Tour complete: every resource is released.")
 		})
-		if !strings.Contains(flatScreen(s), "Try next: rdmatour lessons") {
+		if !strings.Contains(flatScreen(s), "Try next: --lesson no-recv · rdmatour lessons") {
 			t.Errorf("%s: no suggestion what to try next:\n%s", w, s)
 		}
 	}
