@@ -61,38 +61,50 @@ func stepUDCreateAH(_ context.Context, s *Session) (Outcome, error) {
 		call.Returned("{ ... } (an opaque handle)")), nil
 }
 
-// udSend posts one datagram of text and polls its completion.
+// udSend posts one datagram of text to the session's UD destination
+// (s.ud) and polls its completion.
 func (s *Session) udSend(ctx context.Context, text string, wrID uint64) (Outcome, verbs.WC, error) {
+	return s.udSendTo(ctx, text, wrID, udToServer)
+}
+
+// udSendTo is udSend with the destination named as to says in C.
+func (s *Session) udSendTo(ctx context.Context, text string, wrID uint64, to udTo) (Outcome, verbs.WC, error) {
 	msg := append([]byte(text), 0)
 	fill := c.S(c.Call("snprintf", c.C("send_buf"), c.Dec(UDSendSize, ""), c.C(`"%s"`), c.Str(text))).Returned(fmt.Sprint(len(text)))
 	if err := s.mrSend.Write(0, msg); err != nil {
 		return Outcome{}, verbs.WC{}, err
 	}
-	s.mu.Lock()
-	dest, ah := s.ud.dest, s.ud.ah
-	s.mu.Unlock()
-	wr := verbs.SendWR{WRID: wrID, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
-		SGList: []verbs.SGE{{Addr: s.mrSend.Addr(), Length: uint32(len(msg)), LKey: s.mrSend.LKey()}},
-		UD:     verbs.UDDest{AH: ah, RemoteQPN: dest.QPNum, RemoteQKey: dest.QKey}}
-	call := udSendCall(wr, c.Dec(int64(len(msg)), "strlen(send_buf) + 1"))
+	wr := s.udSendWR(wrID, len(msg))
+	call := udSendCallTo(wr, c.Dec(int64(len(msg)), "strlen(send_buf) + 1"), to)
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{}, fill, postFailed(call, err)), verbs.WC{}, err
 	}
-	s.sent("UD SEND", fmt.Sprintf("%d B to QP 0x%x", len(msg), dest.QPNum))
+	s.sent("UD SEND", fmt.Sprintf("%d B to QP 0x%x", len(msg), wr.UD.RemoteQPN))
 	pctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	poll := pollOne(verbs.WCSend, "UD SEND")
+	poll := pollOne(verbs.WCSend, to.what)
 	wc, err := verbs.PollOne(pctx, s.cq)
 	if err != nil {
-		return withC(Outcome{}, fill, call.Returned("0"), poll.Returned("0: no completion came")), wc, fmt.Errorf("UD SEND: %w", err)
+		return withC(Outcome{}, fill, call.Returned("0"), poll.Returned("0: no completion came")), wc, fmt.Errorf("%s: %w", to.what, err)
 	}
 	s.addCompletion(wc)
 	out := withC(Outcome{Results: []KV{{"status", wc.Status.String()}, {"bytes", fmt.Sprint(len(msg))}}},
 		fill, call.Returned("0"), poll.Returned(wcText(wc)))
 	if wc.Status != verbs.WCSuccess {
-		return out, wc, &CompletionError{What: "UD SEND", WC: wc}
+		return out, wc, &CompletionError{What: to.what, WC: wc}
 	}
 	return out, wc, nil
+}
+
+// udSendWR is a signaled SEND of the first n bytes of send_buf to the
+// session's UD destination.
+func (s *Session) udSendWR(wrID uint64, n int) verbs.SendWR {
+	s.mu.Lock()
+	dest, ah := s.ud.dest, s.ud.ah
+	s.mu.Unlock()
+	return verbs.SendWR{WRID: wrID, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
+		SGList: []verbs.SGE{{Addr: s.mrSend.Addr(), Length: uint32(n), LKey: s.mrSend.LKey()}},
+		UD:     verbs.UDDest{AH: ah, RemoteQPN: dest.QPNum, RemoteQKey: dest.QKey}}
 }
 
 func stepUDSendEarly(ctx context.Context, s *Session) (Outcome, error) {
@@ -105,10 +117,18 @@ func stepUDSendEarly(ctx context.Context, s *Session) (Outcome, error) {
 }
 
 func stepUDSend(ctx context.Context, s *Session) (Outcome, error) {
+	rwr := verbs.RecvWR{WRID: WRIDRecv, SGList: []verbs.SGE{{Addr: s.mrRecv.Addr(), Length: UDRecvSize, LKey: s.mrRecv.LKey()}}}
+	recv := udPostRecvCall(rwr)
+	if err := s.qp.PostRecv(rwr); err != nil {
+		return withC(Outcome{}, postFailed(recv, err)), err
+	}
 	out, _, err := s.udSend(ctx, udMessage(s.cfg), WRIDSend)
+	stmts := append([]c.Stmt{recv.Returned("0")}, out.C...)
+	out.C = nil
+	out = withC(out, stmts...)
 	if err == nil {
-		out.Note = Text{"The same SUCCESS as before: the sender cannot tell a datagram that arrived from one that was dropped. Only the server's poll can.",
-			"和上一个一样的 SUCCESS：发送方分不清数据报是到了还是被丢了。只有 server 的 poll 知道。"}
+		out.Note = Text{"First a RECV for the server's answer, then the message. Its completion is the same SUCCESS as before: the sender cannot tell a datagram that arrived from one that was dropped. Only an answer from the server can tell it, so the next step waits for one.",
+			"先为 server 的回答 post 一个 RECV，再发消息。它的完成和上一个一样是 SUCCESS：发送方分不清数据报是到了还是被丢了。只有 server 的回答能告诉它，所以下一步就等这个回答。"}
 	}
 	return out, err
 }
