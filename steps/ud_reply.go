@@ -114,7 +114,8 @@ func (s *Session) replyOutcome(wc verbs.WC, resent int, screen []c.Stmt) (Outcom
 		fmt.Sprintf("回答，%d 字节，来自 QP 0x%x", wc.ByteLen-verbs.GRHLen, wc.SrcQP)})
 	screen = append(screen, pollOne(verbs.WCRecv, "UD reply").Returned(wcText(wc)+fmt.Sprintf(", .src_qp = 0x%x", wc.SrcQP)).Only(c.ScreenOnly),
 		awaitReplyCall().Returned(fmt.Sprint(resent)).Only(c.ExportOnly),
-		c.S(c.C(`print_escaped("[client] the server answered: ", recv_buf + 40, wc.byte_len - 40)`)).Only(c.ExportOnly))
+		c.S(c.C(`print_escaped("[client] the server answered: ", recv_buf + 40, wc.byte_len - 40)`)).Only(c.ExportOnly),
+		c.S(c.C(`printf("[client] sent the message again %d time(s)\n", resent)`)).Only(c.ExportOnly))
 	out := withC(Outcome{Results: []KV{{"answer (recv_buf + 40)", answer.String()}, {"src_qp", fmt.Sprintf("0x%x", wc.SrcQP)},
 		{"sent again", fmt.Sprint(resent)}}}, screen...)
 	out.Note = Text{"The server's answer arrived: now the client knows its message did. Without it, it would have sent the message again every second — UD itself never retries; the application does.",
