@@ -23,6 +23,8 @@ const (
 	// UDResendEvery is how long the client waits for the answer before
 	// it sends the message again.
 	UDResendEvery = time.Second
+	// shownResends is how many resends the step's C shows one by one.
+	shownResends = 3
 )
 
 func stepUDReply(ctx context.Context, s *Session) (Outcome, error) {
@@ -73,8 +75,10 @@ func stepUDAwaitReply(ctx context.Context, s *Session) (Outcome, error) {
 			}
 			resent++
 			s.sent("UD SEND", fmt.Sprintf("%d B to QP 0x%x (sent again, ×%d)", len(msg)+1, wr.UD.RemoteQPN, resent))
-			screen = append(screen, pollOne(verbs.WCRecv, "UD reply").Returned(fmt.Sprintf("0 for %v: no answer", UDResendEvery)).Only(c.ScreenOnly),
-				call.Returned("0").Only(c.ScreenOnly))
+			if resent <= shownResends { // a person at the server may take minutes: show the first few
+				screen = append(screen, pollOne(verbs.WCRecv, "UD reply").Returned(fmt.Sprintf("0 for %v: no answer", UDResendEvery)).Only(c.ScreenOnly),
+					call.Returned("0").Only(c.ScreenOnly))
+			}
 			continue
 		case err != nil:
 			return withC(Outcome{}, append(screen, pollOne(verbs.WCRecv, "UD reply").Returned("no answer: "+err.Error()))...), fmt.Errorf("waiting for the server's answer: %w", err)
@@ -112,7 +116,11 @@ func (s *Session) replyOutcome(wc verbs.WC, resent int, screen []c.Stmt) (Outcom
 	answer := cString(buf[verbs.GRHLen:])
 	s.gotText("UD SEND", Text{fmt.Sprintf("the answer, %d B from QP 0x%x", wc.ByteLen-verbs.GRHLen, wc.SrcQP),
 		fmt.Sprintf("回答，%d 字节，来自 QP 0x%x", wc.ByteLen-verbs.GRHLen, wc.SrcQP)})
-	screen = append(screen, pollOne(verbs.WCRecv, "UD reply").Returned(wcText(wc)+fmt.Sprintf(", .src_qp = 0x%x", wc.SrcQP)).Only(c.ScreenOnly),
+	got := wcText(wc) + fmt.Sprintf(", .src_qp = 0x%x", wc.SrcQP)
+	if resent > shownResends {
+		got += fmt.Sprintf(" (after sending again %d times in all)", resent)
+	}
+	screen = append(screen, pollOne(verbs.WCRecv, "UD reply").Returned(got).Only(c.ScreenOnly),
 		awaitReplyCall().Returned(fmt.Sprint(resent)).Only(c.ExportOnly),
 		c.S(c.C(`print_escaped("[client] the server answered: ", recv_buf + 40, wc.byte_len - 40)`)).Only(c.ExportOnly),
 		c.S(c.C(`printf("[client] sent the message again %d time(s)\n", resent)`)).Only(c.ExportOnly))

@@ -161,7 +161,7 @@ func stepUDPostRecv(ctx context.Context, s *Session) (Outcome, error) {
 }
 
 func stepUDPollRecv(ctx context.Context, s *Session) (Outcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	ctx, cancel := s.boundPeerWait(ctx) // the client's message is the peer's doing
 	defer cancel()
 	call := pollOne(verbs.WCRecv, "UD receive")
 	wc, err := verbs.PollOne(ctx, s.cq)
