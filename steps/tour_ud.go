@@ -109,7 +109,7 @@ func udClientTour() []Step {
 			Call:  generic(createAHCall()), run: stepUDCreateAH},
 		{ID: "ud-send-early", Side: Client, Section: SectionData, After: []string{"ud-accept"},
 			Title: Text{"SEND a datagram before the server's RECV", "在 server post RECV 之前 SEND 一个数据报"},
-			Call:  generic(udSendCall(verbs.SendWR{Opcode: verbs.WRSend}, c.Expr{}), pollOne(verbs.WCSend, "UD SEND")), run: stepUDSendEarly},
+			Call:  generic(udSendCallTo(verbs.SendWR{Opcode: verbs.WRSend}, c.Expr{}, udToServerEarly), pollOne(verbs.WCSend, udToServerEarly.what)), run: stepUDSendEarly},
 		{ID: "ud-send", Side: Client, Section: SectionData, After: []string{"ud-post-recv"},
 			Title: Text{"Post a RECV for the answer, SEND the message", "为回答 post RECV，SEND 消息"},
 			Call:  generic(udPostRecvCall(verbs.RecvWR{WRID: WRIDRecv}), udSendCall(verbs.SendWR{Opcode: verbs.WRSend}, c.Expr{}), pollOne(verbs.WCSend, "UD SEND")), run: stepUDSend},

@@ -80,7 +80,10 @@ type udTo struct{ qpn, qkey, what string }
 
 var (
 	udToServer = udTo{"remote_qpn", "remote_qkey", "UD SEND"}
-	udToSender = udTo{"wc.src_qp", "RDMA_UDP_QKEY", "UD SEND (reply)"}
+	// The early datagram has its own name, so that the timeline does not
+	// take the server's receive for its arrival.
+	udToServerEarly = udTo{"remote_qpn", "remote_qkey", "UD SEND (early)"}
+	udToSender      = udTo{"wc.src_qp", "RDMA_UDP_QKEY", "UD SEND (reply)"}
 )
 
 // udSendCallTo is udSendCall to the destination to names.

@@ -79,7 +79,7 @@ func (s *Session) udSendTo(ctx context.Context, text string, wrID uint64, to udT
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{}, fill, postFailed(call, err)), verbs.WC{}, err
 	}
-	s.sent("UD SEND", fmt.Sprintf("%d B to QP 0x%x", len(msg), wr.UD.RemoteQPN))
+	s.sent(to.what, fmt.Sprintf("%d B to QP 0x%x", len(msg), wr.UD.RemoteQPN))
 	pctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	poll := pollOne(verbs.WCSend, to.what)
@@ -108,7 +108,7 @@ func (s *Session) udSendWR(wrID uint64, n int) verbs.SendWR {
 }
 
 func stepUDSendEarly(ctx context.Context, s *Session) (Outcome, error) {
-	out, _, err := s.udSend(ctx, UDEarlyText, WRIDUDEarly)
+	out, _, err := s.udSendTo(ctx, UDEarlyText, WRIDUDEarly, udToServerEarly)
 	if err == nil {
 		out.Note = Text{"IBV_WC_SUCCESS, although the server has not posted a RECV yet: the datagram reached the server and was dropped there. No ACK, no RNR NAK, no retry — a UD completion only says the datagram left.",
 			"IBV_WC_SUCCESS，尽管 server 还没 post RECV：数据报到了 server，在那里被丢掉了。没有 ACK，没有 RNR NAK，也不重试——UD 的完成只说明数据报已经发出。"}

@@ -114,7 +114,7 @@ func (s *Session) replyOutcome(wc verbs.WC, resent int, screen []c.Stmt) (Outcom
 		return Outcome{}, fmt.Errorf("the server's answer: %d bytes, shorter than the GRH", wc.ByteLen)
 	}
 	answer := cString(buf[verbs.GRHLen:])
-	s.gotText("UD SEND", Text{fmt.Sprintf("the answer, %d B from QP 0x%x", wc.ByteLen-verbs.GRHLen, wc.SrcQP),
+	s.gotText(udToSender.what, Text{fmt.Sprintf("the answer, %d B from QP 0x%x", wc.ByteLen-verbs.GRHLen, wc.SrcQP),
 		fmt.Sprintf("回答，%d 字节，来自 QP 0x%x", wc.ByteLen-verbs.GRHLen, wc.SrcQP)})
 	got := wcText(wc) + fmt.Sprintf(", .src_qp = 0x%x", wc.SrcQP)
 	if resent > shownResends {

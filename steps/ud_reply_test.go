@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
@@ -56,6 +57,7 @@ func TestUDClientSendsAgainUntilAnswered(t *testing.T) {
 		run(s, turn.Side, id)
 	}
 	run(cli, Client, "ud-send")
+	waitInboundDatagrams(t, srv, 2) // both dropped before the RECV is posted
 	answered := make(chan Outcome, 1)
 	go func() {
 		out, err := cli.RunNext(ctx) // ud-await-reply
@@ -73,4 +75,26 @@ func TestUDClientSendsAgainUntilAnswered(t *testing.T) {
 	if n, _ := strconv.Atoi(result(&out, "sent again")); n < 1 {
 		t.Errorf("sent again %q, want at least 1 (the first copy found no RECV)\n%s", result(&out, "sent again"), out.Call)
 	}
+}
+
+// waitInboundDatagrams waits until the server's simulated NIC has seen n
+// UD datagrams arrive: a datagram's SEND completes when it leaves, and
+// it reaches the other NIC a moment later.
+func waitInboundDatagrams(t *testing.T, s *Session, n int) {
+	t.Helper()
+	s.mu.Lock()
+	tr := s.dev.(verbs.PacketTracer)
+	s.mu.Unlock()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		got := 0
+		for _, p := range tr.Packets(0) {
+			if !p.Outbound && p.Opcode == verbs.OpUDSendOnly {
+				got++
+			}
+		}
+		if got >= n {
+			return
+		}
+	}
+	t.Fatalf("the server's NIC did not see %d datagrams arrive", n)
 }

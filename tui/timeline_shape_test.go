@@ -12,7 +12,8 @@ import (
 // TestTimelineReadAndAtomicShape: the timeline draws a READ as a
 // request going to the server and a response carrying the data back,
 // and an atomic as its request and the ATOMIC_ACKNOWLEDGE carrying the
-// old value — not as a WRITE's one message and ACK.
+// old value — not as a WRITE's one message and ACK; and the ud tour's
+// answer going back to the client.
 func TestTimelineReadAndAtomicShape(t *testing.T) {
 	cases := []struct {
 		tour     steps.TourKind
@@ -29,6 +30,10 @@ func TestTimelineReadAndAtomicShape(t *testing.T) {
 			[]string{"old value 40, back into buf", "old value 42"}},
 		{steps.TourAtomic, steps.LangZH, "poll-cmp-swap", []string{"◀─ FETCH_ADD ─┤", "├─ ATOMIC_ACKNOWLEDGE ─▶"},
 			[]string{"带回原值 40"}},
+		// UD: the early datagram is not taken for the one the server
+		// received, and the server's answer goes back.
+		{steps.TourUD, steps.LangEN, "ud-await-reply", []string{"◀─ UD SEND (early) ─┤", "◀─ UD SEND ─┤", "├─ UD SEND (reply) ─▶"},
+			[]string{"the answer, 7 B from QP"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.tour.String()+"-"+tc.lang.String(), func(t *testing.T) {
