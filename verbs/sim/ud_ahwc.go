@@ -26,5 +26,11 @@ func (p *pd) CreateAHFromWC(wc verbs.WC, grh []byte, portNum uint8) (verbs.AH, e
 		attr.DGID = netip.AddrFrom16(netip.AddrFrom4([4]byte(ip[12:16])).As16())
 		attr.SGIDIndex, attr.HopLimit, attr.TrafficClass = udSGIDIndex, ip[8], ip[1]
 	}
-	return p.CreateAH(attr)
+	ah, err := p.CreateAH(attr)
+	if e, ok := err.(*verbs.Error); ok {
+		named := *e // the learner called ibv_create_ah_from_wc
+		named.Func = fn
+		return nil, &named
+	}
+	return ah, err
 }
