@@ -108,27 +108,30 @@ func (s *Session) udSendWR(wrID uint64, n int) verbs.SendWR {
 }
 
 func stepUDSendEarly(ctx context.Context, s *Session) (Outcome, error) {
-	out, _, err := s.udSendTo(ctx, UDEarlyText, WRIDUDEarly, udToServerEarly)
-	if err == nil {
-		out.Note = Text{"IBV_WC_SUCCESS, although the server has not posted a RECV yet: the datagram reached the server and was dropped there. No ACK, no RNR NAK, no retry — a UD completion only says the datagram left.",
-			"IBV_WC_SUCCESS，尽管 server 还没 post RECV：数据报到了 server，在那里被丢掉了。没有 ACK，没有 RNR NAK，也不重试——UD 的完成只说明数据报已经发出。"}
-	}
-	return out, err
-}
-
-func stepUDSend(ctx context.Context, s *Session) (Outcome, error) {
+	// The RECV for the server's answer goes first: the server answers
+	// whichever datagram finds its RECV, and on a real NIC that can be
+	// this one (nothing makes it arrive before the server posts).
 	rwr := verbs.RecvWR{WRID: WRIDRecv, SGList: []verbs.SGE{{Addr: s.mrRecv.Addr(), Length: UDRecvSize, LKey: s.mrRecv.LKey()}}}
 	recv := udPostRecvCall(rwr)
 	if err := s.qp.PostRecv(rwr); err != nil {
 		return withC(Outcome{}, postFailed(recv, err)), err
 	}
-	out, _, err := s.udSend(ctx, udMessage(s.cfg), WRIDSend)
+	out, _, err := s.udSendTo(ctx, UDEarlyText, WRIDUDEarly, udToServerEarly)
 	stmts := append([]c.Stmt{recv.Returned("0")}, out.C...)
 	out.C = nil
 	out = withC(out, stmts...)
 	if err == nil {
-		out.Note = Text{"First a RECV for the server's answer, then the message. Its completion is the same SUCCESS as before: the sender cannot tell a datagram that arrived from one that was dropped. Only an answer from the server can tell it, so the next step waits for one.",
-			"先为 server 的回答 post 一个 RECV，再发消息。它的完成和上一个一样是 SUCCESS：发送方分不清数据报是到了还是被丢了。只有 server 的回答能告诉它，所以下一步就等这个回答。"}
+		out.Note = Text{"First a RECV for the server's answer, then the datagram. IBV_WC_SUCCESS, although the server has not posted a RECV yet: the datagram reached the server and was dropped there. No ACK, no RNR NAK, no retry — a UD completion only says the datagram left.",
+			"先为 server 的回答 post 一个 RECV，再发数据报。IBV_WC_SUCCESS，尽管 server 还没 post RECV：数据报到了 server，在那里被丢掉了。没有 ACK，没有 RNR NAK，也不重试——UD 的完成只说明数据报已经发出。"}
+	}
+	return out, err
+}
+
+func stepUDSend(ctx context.Context, s *Session) (Outcome, error) {
+	out, _, err := s.udSend(ctx, udMessage(s.cfg), WRIDSend)
+	if err == nil {
+		out.Note = Text{"The same SUCCESS as before: the sender cannot tell a datagram that arrived from one that was dropped. Only an answer from the server can tell it, so the next step waits for one.",
+			"和上一个一样的 SUCCESS：发送方分不清数据报是到了还是被丢了。只有 server 的回答能告诉它，所以下一步就等这个回答。"}
 	}
 	return out, err
 }
