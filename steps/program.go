@@ -141,6 +141,30 @@ void report_done(int how)
     print_escaped("[server] RDMA-written buffer: ", buf, BUF_SIZE);
 }
 
+/* The ud tour: polls for a UD SEND's completion. The client has a RECV
+ * posted for the server's answer, which may complete first: it is kept
+ * in answer_wc for await_reply. */
+void poll_ud_send(struct ibv_cq *q, struct ibv_wc *w, const char *what)
+{
+    for (;;) {
+        int n = ibv_poll_cq(q, 1, w);
+        if (n < 0)
+            die("ibv_poll_cq");
+        if (n == 0)
+            continue;
+        if (w->status != IBV_WC_SUCCESS) {
+            fprintf(stderr, "%s failed: status=%s\n", what, ibv_wc_status_str(w->status));
+            exit(1);
+        }
+        if (w->opcode == IBV_WC_SEND)
+            return;
+        if (w->opcode == IBV_WC_RECV) {
+            answer_wc = *w;
+            answered = 1;
+        }
+    }
+}
+
 /* The ud tour's client: waits for the server's answer to the message in
  * send_buf, sending the message again whenever none came within ms (UD
  * has no ACK and never retries: the application does). The RECV for the
@@ -152,6 +176,8 @@ int await_reply(uint64_t wr_id, int ms)
                                  .send_flags = IBV_SEND_SIGNALED,
                                  .wr.ud = { .ah = ah, .remote_qpn = remote_qpn, .remote_qkey = remote_qkey } };
     int sent_again = 0;
+    if (answered) /* it came while poll_ud_send waited for a SEND */
+        return 0;
     for (;;) {
         struct timespec start, now;
         long waited;
@@ -164,8 +190,11 @@ int await_reply(uint64_t wr_id, int ms)
                 fprintf(stderr, "UD SEND or the answer's RECV failed: status=%s\n", ibv_wc_status_str(wc.status));
                 exit(1);
             }
-            if (n > 0 && wc.opcode == IBV_WC_RECV)
+            if (n > 0 && wc.opcode == IBV_WC_RECV) {
+                answer_wc = wc;
+                answered = 1;
                 return sent_again;
+            }
             clock_gettime(CLOCK_MONOTONIC, &now);
             waited = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
         } while (waited < ms);

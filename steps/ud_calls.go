@@ -100,6 +100,14 @@ func udSendCallTo(wr verbs.SendWR, length c.Expr, to udTo) c.Stmt {
 	return c.Must("ibv_post_send", c.Call("ibv_post_send", c.C("qp"), w, c.C("&bad_send"))).Hinted(to.what)
 }
 
+// udPollSend is the client's poll for a UD SEND's completion: on screen
+// ibv_poll_cq; in the exported program poll_ud_send, which keeps the
+// server's answer in answer_wc if it comes first.
+func udPollSend(what string) c.Stmt {
+	return c.S(c.Either(c.Call("ibv_poll_cq", c.C("cq"), c.C("1"), c.C("&wc")),
+		c.Call("poll_ud_send", c.C("cq"), c.C("&wc"), c.Str(what))))
+}
+
 // createAHFromWCCall is the server's address handle back to the sender
 // of the datagram in wc, from the GRH at the start of recv_buf.
 func createAHFromWCCall() c.Stmt {

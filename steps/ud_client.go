@@ -82,14 +82,27 @@ func (s *Session) udSendTo(ctx context.Context, text string, wrID uint64, to udT
 	s.sent(to.what, fmt.Sprintf("%d B to QP 0x%x", len(msg), wr.UD.RemoteQPN))
 	pctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	poll := pollOne(verbs.WCSend, to.what)
-	wc, err := verbs.PollOne(pctx, s.cq)
-	if err != nil {
-		return withC(Outcome{}, fill, call.Returned("0"), poll.Returned("0: no completion came")), wc, fmt.Errorf("%s: %w", to.what, err)
+	poll := udPollSend(to.what)
+	stmts := []c.Stmt{fill, call.Returned("0")}
+	var wc verbs.WC
+	for {
+		var err error
+		wc, err = verbs.PollOne(pctx, s.cq)
+		if err != nil {
+			return withC(Outcome{}, append(stmts, poll.Returned("0: no completion came"))...), wc, fmt.Errorf("%s: %w", to.what, err)
+		}
+		s.addCompletion(wc)
+		if wc.Status != verbs.WCSuccess || wc.Opcode != verbs.WCRecv {
+			break
+		}
+		// The server's answer came before this SEND's completion: keep
+		// it for ud-await-reply (the exported program's answer_wc).
+		answer := wc
+		s.set(func() { s.ud.answer = &answer })
+		stmts = append(stmts, poll.Returned(wcText(wc)+" (the server's answer, already: kept)").Only(c.ScreenOnly))
 	}
-	s.addCompletion(wc)
 	out := withC(Outcome{Results: []KV{{"status", wc.Status.String()}, {"bytes", fmt.Sprint(len(msg))}}},
-		fill, call.Returned("0"), poll.Returned(wcText(wc)))
+		append(stmts, poll.Returned(wcText(wc)))...)
 	if wc.Status != verbs.WCSuccess {
 		return out, wc, &CompletionError{What: to.what, WC: wc}
 	}

@@ -57,6 +57,12 @@ func stepUDReply(ctx context.Context, s *Session) (Outcome, error) {
 // within UDResendEvery it sends the message again (the RECV the client
 // posted before its first SEND stays posted for the answer).
 func stepUDAwaitReply(ctx context.Context, s *Session) (Outcome, error) {
+	s.mu.Lock()
+	early := s.ud.answer
+	s.mu.Unlock()
+	if early != nil { // taken while polling for a SEND's completion
+		return s.replyOutcome(*early, 0, nil)
+	}
 	ctx, cancel := s.boundPeerWait(ctx)
 	defer cancel()
 	msg := udMessage(s.cfg)
@@ -122,7 +128,7 @@ func (s *Session) replyOutcome(wc verbs.WC, resent int, screen []c.Stmt) (Outcom
 	}
 	screen = append(screen, pollOne(verbs.WCRecv, "UD reply").Returned(got).Only(c.ScreenOnly),
 		awaitReplyCall().Returned(fmt.Sprint(resent)).Only(c.ExportOnly),
-		c.S(c.C(`print_escaped("[client] the server answered: ", recv_buf + 40, wc.byte_len - 40)`)).Only(c.ExportOnly),
+		c.S(c.C(`print_escaped("[client] the server answered: ", recv_buf + 40, answer_wc.byte_len - 40)`)).Only(c.ExportOnly),
 		c.S(c.C(`printf("[client] sent the message again %d time(s)\n", resent)`)).Only(c.ExportOnly))
 	out := withC(Outcome{Results: []KV{{"answer (recv_buf + 40)", answer.String()}, {"src_qp", fmt.Sprintf("0x%x", wc.SrcQP)},
 		{"sent again", fmt.Sprint(resent)}}}, screen...)

@@ -20,6 +20,9 @@ type udState struct {
 	// received is the server's completion of the client's datagram: the
 	// answer goes to its src_qp.
 	received verbs.WC
+	// answer is the client's: the server's answer, when it came before
+	// the completion of a SEND the client was polling for.
+	answer *verbs.WC
 }
 
 // udSnapshot is the ud tour's live state (nil on the other tours).
