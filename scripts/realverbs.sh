@@ -32,9 +32,11 @@ for tour in read atomic; do   # the other tours' programs (--tour)
 		gcc -std=c99 -Wall -Werror -o "$out/exported-$tour-$side" "$out/exported-$tour-$side.c" -libverbs -lrdmacm
 	done
 done
-# The ud tour's exported server (TestRealUDExportedServer).
-"$out/rdmatour" export-c server --tour ud -o "$out/exported-ud-server.c"
-gcc -std=c99 -Wall -Werror -o "$out/exported-ud-server" "$out/exported-ud-server.c" -libverbs -lrdmacm
+# The ud tour's exported programs (TestRealUDExportedServer, TestRealUDExportedClient).
+for side in server client; do
+	"$out/rdmatour" export-c "$side" --tour ud -o "$out/exported-ud-$side.c"
+	gcc -std=c99 -Wall -Werror -o "$out/exported-ud-$side" "$out/exported-ud-$side.c" -libverbs -lrdmacm
+done
 for notify in send doorbell imm; do
 	"$out/rdmatour" export-c client --notify "$notify" -o "$out/exported-client-$notify.c"
 	gcc -std=c99 -Wall -Werror -o "$out/exported-client-$notify" "$out/exported-client-$notify.c" -libverbs -lrdmacm

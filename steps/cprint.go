@@ -54,6 +54,9 @@ const char *port;
 struct ibv_ah *ah;
 struct ibv_ah_attr ah_attr;
 uint32_t remote_qpn, remote_qkey;
+int resent; /* the ud tour: how many times the client sent its message again */
+struct ibv_wc answer_wc; /* the ud tour: the server's answer's completion */
+int answered;
 `
 
 // withC returns o showing stmts: o.C keeps them for export-c, o.Call is

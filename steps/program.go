@@ -23,12 +23,13 @@ const cIncludes = `#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 `
 
 // cConstants are the seed's #defines, from the Go constants.
 func cConstants() string {
-	return fmt.Sprintf("#define BUF_SIZE %d\n#define CQ_DEPTH %d\n#define TIMEOUT_MS %d\n#define DOORBELL_VALUE %d\n",
-		BufSize, CQDepth, resolveTimeout.Milliseconds(), DoorbellValue)
+	return fmt.Sprintf("#define BUF_SIZE %d\n#define CQ_DEPTH %d\n#define TIMEOUT_MS %d\n#define DOORBELL_VALUE %d\n#define UD_RESEND_MS %d\n",
+		BufSize, CQDepth, resolveTimeout.Milliseconds(), DoorbellValue, UDResendEvery.Milliseconds())
 }
 
 // cHelpers are the functions the symbolic statements call: what the
@@ -138,6 +139,68 @@ void report_done(int how)
     else
         printf("[server] received doorbell value: %" PRIu64 "\n", be64toh(*doorbell));
     print_escaped("[server] RDMA-written buffer: ", buf, BUF_SIZE);
+}
+
+/* The ud tour: polls for a UD SEND's completion. The client has a RECV
+ * posted for the server's answer, which may complete first: it is kept
+ * in answer_wc for await_reply. */
+void poll_ud_send(struct ibv_cq *q, struct ibv_wc *w, const char *what)
+{
+    for (;;) {
+        int n = ibv_poll_cq(q, 1, w);
+        if (n < 0)
+            die("ibv_poll_cq");
+        if (n == 0)
+            continue;
+        if (w->status != IBV_WC_SUCCESS) {
+            fprintf(stderr, "%s failed: status=%s\n", what, ibv_wc_status_str(w->status));
+            exit(1);
+        }
+        if (w->opcode == IBV_WC_SEND)
+            return;
+        if (w->opcode == IBV_WC_RECV) {
+            answer_wc = *w;
+            answered = 1;
+        }
+    }
+}
+
+/* The ud tour's client: waits for the server's answer to the message in
+ * send_buf, sending the message again whenever none came within ms (UD
+ * has no ACK and never retries: the application does). The RECV for the
+ * answer is already posted. Returns how many times it sent again. */
+int await_reply(uint64_t wr_id, int ms)
+{
+    struct ibv_sge sge = { .addr = (uintptr_t)send_buf, .length = strlen(send_buf) + 1, .lkey = send_mr->lkey };
+    struct ibv_send_wr again = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+                                 .send_flags = IBV_SEND_SIGNALED,
+                                 .wr.ud = { .ah = ah, .remote_qpn = remote_qpn, .remote_qkey = remote_qkey } };
+    int sent_again = 0;
+    if (answered) /* it came while poll_ud_send waited for a SEND */
+        return 0;
+    for (;;) {
+        struct timespec start, now;
+        long waited;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        do {
+            int n = ibv_poll_cq(cq, 1, &wc);
+            if (n < 0)
+                die("ibv_poll_cq");
+            if (n > 0 && wc.status != IBV_WC_SUCCESS) {
+                fprintf(stderr, "UD SEND or the answer's RECV failed: status=%s\n", ibv_wc_status_str(wc.status));
+                exit(1);
+            }
+            if (n > 0 && wc.opcode == IBV_WC_RECV) {
+                answer_wc = wc;
+                answered = 1;
+                return sent_again;
+            }
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            waited = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        } while (waited < ms);
+        check(ibv_post_send(qp, &again, &bad_send), "ibv_post_send (sent again)");
+        sent_again++;
+    }
 }
 
 struct addrinfo *resolve(const char *host, const char *svc, int passive)

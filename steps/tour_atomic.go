@@ -125,7 +125,7 @@ func (s *Session) postAtomic(op verbs.WROpcode, wrID, compareAdd, swap uint64, c
 			Note: Text{"The error is ibv_post_send's return value: Soft-RoCE's provider checks the alignment before anything is queued, so nothing goes on the wire and the QP stays in RTS.",
 				"错误是 ibv_post_send 的返回值：Soft-RoCE 的 provider 在入队之前就检查对齐，所以什么都不会上线，QP 仍然是 RTS。"}}, postFailed(call, err)), err
 	}
-	s.sent(opcodeLabel(op), fmt.Sprintf("8 B at 0x%x", info.Addr))
+	s.sentText(opcodeLabel(op), Text{fmt.Sprintf("8 B at 0x%x", t.Addr), fmt.Sprintf("0x%x 处的 8 字节", t.Addr)})
 	return withC(Outcome{Results: []KV{{"target", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)}, {"compare_add", fmt.Sprint(compareAdd)}, {"swap", fmt.Sprint(swap)}}}, call.Returned("0")), nil
 }
 
@@ -149,12 +149,13 @@ func (s *Session) pollAtomic(ctx context.Context, what string, op verbs.WCOpcode
 	if err != nil {
 		return out, 0, err
 	}
-	s.got("ATOMIC_ACKNOWLEDGE", "")
 	b, err := s.mrData.Read(0, 8)
 	if err != nil {
+		s.got("ATOMIC_ACKNOWLEDGE", "")
 		return out, 0, err
 	}
 	old := binary.LittleEndian.Uint64(b)
+	s.gotText("ATOMIC_ACKNOWLEDGE", Text{fmt.Sprintf("old value %d, back into buf", old), fmt.Sprintf("带回原值 %d，写进 buf", old)})
 	out = withC(out, c.S(c.Call("memcpy", c.C("&"+oldVar), c.C("buf"), c.C("8"))).Returned(fmt.Sprintf("%s = %d", oldVar, old)),
 		c.S(c.C(fmt.Sprintf(`printf("[client] old value %%" PRIu64 "\n", %s)`, oldVar))).Only(c.ExportOnly))
 	out.Results = append(out.Results, KV{"old value", fmt.Sprint(old)})

@@ -79,7 +79,7 @@ func stepPostRead(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, postFailed(call, err)), err
 	}
 	a, _ := s.qp.Query()
-	s.sent("RDMA READ request", fmt.Sprintf("%d B from 0x%x", n, info.Addr))
+	s.sentText("RDMA_READ_REQUEST", Text{fmt.Sprintf("%d B from 0x%x, no data in it", n, info.Addr), fmt.Sprintf("从 0x%x 读 %d 字节，请求本身不带数据", info.Addr, n)})
 	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(n)}, {"from", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)},
 		{"max_rd_atomic", fmt.Sprint(a.MaxRdAtomic)}},
 		Note: Text{"One small request packet goes out; the server's NIC answers with response packets that carry the data back (one per path MTU). How many READs may be outstanding is max_rd_atomic, set from the responder_resources the server accepted with.",
@@ -92,7 +92,7 @@ func stepPollRead(ctx context.Context, s *Session) (Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	s.got("RDMA READ response", "")
+	s.gotText("RDMA_READ_RESPONSE", readResponseDetail(s))
 	data, err := s.mrData.Read(0, BufSize)
 	if err != nil {
 		return out, err
@@ -161,4 +161,19 @@ func tourMismatchEffect(role Role, mine, theirs TourKind) Text {
 	}
 	return Text{fmt.Sprintf("The %s tour and the %s tour do not fit together.", mine, theirs),
 		fmt.Sprintf("%s 导览和 %s 导览对不上。", mine, theirs)}
+}
+
+// readResponseDetail says what the READ's responses carried back: the
+// length the request asked for, in one packet per path MTU.
+func readResponseDetail(s *Session) Text {
+	s.mu.Lock()
+	n := int(min(s.remote.Info.Size, uint32(BufSize)))
+	s.mu.Unlock()
+	a, err := s.qp.Query()
+	if err != nil || a.PathMTU <= 0 {
+		return Text{fmt.Sprintf("%d B of data back into buf", n), fmt.Sprintf("带回 %d 字节数据，写进 buf", n)}
+	}
+	pkts := (n + a.PathMTU - 1) / a.PathMTU
+	return Text{fmt.Sprintf("%d B of data back into buf (%d response packets, path MTU %d)", n, pkts, a.PathMTU),
+		fmt.Sprintf("带回 %d 字节数据，写进 buf（%d 个响应包，path MTU %d）", n, pkts, a.PathMTU)}
 }

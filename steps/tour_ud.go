@@ -63,9 +63,12 @@ func udServerTour() []Step {
 		{ID: "ud-poll-recv", Side: Server, Section: SectionData, Waits: true, After: []string{"ud-send"},
 			Title: Text{"Poll for a datagram", "轮询收到的数据报"},
 			Call:  generic(pollOne(verbs.WCRecv, "UD receive")), run: stepUDPollRecv},
+		{ID: "ud-reply", Side: Server, Section: SectionData,
+			Title: Text{"Answer the client, to the address its datagram brought", "回答 client：发往它的数据报带来的地址"},
+			Call:  generic(createAHFromWCCall(), udSendCallTo(verbs.SendWR{Opcode: verbs.WRSend}, c.Expr{}, udToSender), udPollSend(udToSender.what)), run: stepUDReply},
 		{ID: "ud-teardown", Side: Server, Section: SectionNone,
 			Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
-			Call:  generic(udTeardownCalls(false)...), run: stepUDTeardown},
+			Call:  generic(udTeardownCalls()...), run: stepUDTeardown},
 	}
 }
 
@@ -105,14 +108,17 @@ func udClientTour() []Step {
 			Title: Text{"Create an address handle to the server", "创建指向 server 的地址句柄"},
 			Call:  generic(createAHCall()), run: stepUDCreateAH},
 		{ID: "ud-send-early", Side: Client, Section: SectionData, After: []string{"ud-accept"},
-			Title: Text{"SEND a datagram before the server's RECV", "在 server post RECV 之前 SEND 一个数据报"},
-			Call:  generic(udSendCall(verbs.SendWR{Opcode: verbs.WRSend}, c.Expr{}), pollOne(verbs.WCSend, "UD SEND")), run: stepUDSendEarly},
+			Title: Text{"Post a RECV for the answer, then SEND early", "为回答 post RECV，然后提前 SEND"},
+			Call:  generic(udPostRecvCall(verbs.RecvWR{WRID: WRIDRecv}), udSendCallTo(verbs.SendWR{Opcode: verbs.WRSend}, c.Expr{}, udToServerEarly), udPollSend(udToServerEarly.what)), run: stepUDSendEarly},
 		{ID: "ud-send", Side: Client, Section: SectionData, After: []string{"ud-post-recv"},
 			Title: Text{"SEND the message", "SEND 消息"},
-			Call:  generic(udSendCall(verbs.SendWR{Opcode: verbs.WRSend}, c.Expr{}), pollOne(verbs.WCSend, "UD SEND")), run: stepUDSend},
-		{ID: "ud-teardown", Side: Client, Section: SectionNone, After: []string{"ud-poll-recv"},
+			Call:  generic(udSendCall(verbs.SendWR{Opcode: verbs.WRSend}, c.Expr{}), udPollSend(udToServer.what)), run: stepUDSend},
+		{ID: "ud-await-reply", Side: Client, Section: SectionData, Waits: true, After: []string{"ud-reply"},
+			Title: Text{"Wait for the server's answer; send again if none comes", "等 server 的回答；没等到就重发"},
+			Call:  generic(pollOne(verbs.WCRecv, "UD reply").Hinted("the answer; none within 1 s: ibv_post_send the message again")), run: stepUDAwaitReply},
+		{ID: "ud-teardown", Side: Client, Section: SectionNone, After: []string{"ud-reply"},
 			Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
-			Call:  generic(udTeardownCalls(true)...), run: stepUDTeardown},
+			Call:  generic(udTeardownCalls()...), run: stepUDTeardown},
 	}
 }
 

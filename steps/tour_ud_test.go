@@ -54,6 +54,20 @@ func TestUDTourOnSim(t *testing.T) {
 	if got := result(recv, "GRH bytes 0-19"); got != strings.TrimSpace(strings.Repeat("00 ", 20)) {
 		t.Errorf("GRH bytes 0-19: %q, want zeros", got)
 	}
+	reply := outcome(Server, "ud-reply")
+	if got := result(reply, "ah from the GRH: dgid"); got != "::ffff:127.0.0.1" {
+		t.Errorf("the server's AH from the GRH: dgid %q, want the client's IPv4-mapped address", got)
+	}
+	if got := result(reply, "hop_limit (the IPv4 TTL)"); got != "64" {
+		t.Errorf("the server's AH hop_limit %q, want 64 (the datagram's TTL)", got)
+	}
+	answer := outcome(Client, "ud-await-reply")
+	if got := result(answer, "answer (recv_buf + 40)"); got != UDReplyText {
+		t.Errorf("client got answer %q, want %q", got, UDReplyText)
+	}
+	if got := result(answer, "sent again"); got != "0" {
+		t.Errorf("in the demo's order the message is sent again %s times, want 0", got)
+	}
 	est := outcome(Client, "ud-get-established")
 	if got := result(est, "param.ud.qkey"); got != "0x1234567" {
 		t.Errorf("param.ud.qkey %q", got)

@@ -70,6 +70,24 @@ func udPostRecvCall(wr verbs.RecvWR) c.Stmt {
 // udSendCall is ibv_post_send of a SEND from send_buf on the UD QP:
 // wr.ud names the address handle, the server QP and its Q_Key.
 func udSendCall(wr verbs.SendWR, length c.Expr) c.Stmt {
+	return udSendCallTo(wr, length, udToServer)
+}
+
+// udTo names, as C, where a UD SEND goes: the client sends to the QP and
+// Q_Key the SIDR reply gave it, the server answers the datagram it
+// received (wc.src_qp) with rdma_cm's Q_Key.
+type udTo struct{ qpn, qkey, what string }
+
+var (
+	udToServer = udTo{"remote_qpn", "remote_qkey", "UD SEND"}
+	// The early datagram has its own name, so that the timeline does not
+	// take the server's receive for its arrival.
+	udToServerEarly = udTo{"remote_qpn", "remote_qkey", "UD SEND (early)"}
+	udToSender      = udTo{"wc.src_qp", "RDMA_UDP_QKEY", "UD SEND (reply)"}
+)
+
+// udSendCallTo is udSendCall to the destination to names.
+func udSendCallTo(wr verbs.SendWR, length c.Expr, to udTo) c.Stmt {
 	g := verbs.SGE{}
 	if len(wr.SGList) > 0 {
 		g = wr.SGList[0]
@@ -77,19 +95,38 @@ func udSendCall(wr verbs.SendWR, length c.Expr) c.Stmt {
 	w := c.Ref(c.Named("wr", c.Compound("struct ibv_send_wr", c.F("wr_id", c.Dec(int64(wr.WRID), "")),
 		c.F("sg_list", sge(g, "send_buf", "send_mr", length)), c.F("num_sge", c.C("1")),
 		c.F("opcode", c.C(verbs.WRSend.String())), c.F("send_flags", c.C(verbs.SendSignaled.String())),
-		c.F("wr.ud", c.Init(c.F("ah", c.C("ah")), c.F("remote_qpn", c.Hex(uint64(wr.UD.RemoteQPN), "remote_qpn")),
-			c.F("remote_qkey", c.Hex(uint64(wr.UD.RemoteQKey), "remote_qkey")))))))
-	return c.Must("ibv_post_send", c.Call("ibv_post_send", c.C("qp"), w, c.C("&bad_send"))).Hinted("UD SEND")
+		c.F("wr.ud", c.Init(c.F("ah", c.C("ah")), c.F("remote_qpn", c.Hex(uint64(wr.UD.RemoteQPN), to.qpn)),
+			c.F("remote_qkey", c.Hex(uint64(wr.UD.RemoteQKey), to.qkey)))))))
+	return c.Must("ibv_post_send", c.Call("ibv_post_send", c.C("qp"), w, c.C("&bad_send"))).Hinted(to.what)
+}
+
+// udPollSend is the client's poll for a UD SEND's completion: on screen
+// ibv_poll_cq; in the exported program poll_ud_send, which keeps the
+// server's answer in answer_wc if it comes first.
+func udPollSend(what string) c.Stmt {
+	return c.S(c.Either(c.Call("ibv_poll_cq", c.C("cq"), c.C("1"), c.C("&wc")),
+		c.Call("poll_ud_send", c.C("cq"), c.C("&wc"), c.Str(what))))
+}
+
+// createAHFromWCCall is the server's address handle back to the sender
+// of the datagram in wc, from the GRH at the start of recv_buf.
+func createAHFromWCCall() c.Stmt {
+	return c.MustPtr("ibv_create_ah_from_wc", "ah", c.Call("ibv_create_ah_from_wc", c.C("pd"), c.C("&wc"),
+		c.C("(struct ibv_grh *)recv_buf"), c.C("id->port_num")))
+}
+
+// awaitReplyCall is the client's wait for the server's answer: the
+// exported program's await_reply polls for the reply and sends the
+// message again every UD_RESEND_MS until it comes.
+func awaitReplyCall() c.Stmt {
+	return c.S(c.Assign("resent", c.Call("await_reply", c.Dec(WRIDSend, ""), c.C("UD_RESEND_MS"))))
 }
 
 // udTeardownCalls frees the ud tour's resources: the address handle
-// (client) first, since it holds the PD.
-func udTeardownCalls(client bool) []c.Stmt {
-	var out []c.Stmt
-	if client {
-		out = append(out, destroyCall("ibv_destroy_ah", "ah"))
-	}
-	return append(out, destroyQPCall(false), destroyCall("ibv_dereg_mr", "recv_mr").Hinted("and send_mr"),
+// first, since it holds the PD (the client's to the server, the
+// server's back to the client).
+func udTeardownCalls() []c.Stmt {
+	return []c.Stmt{destroyCall("ibv_destroy_ah", "ah"), destroyQPCall(false), destroyCall("ibv_dereg_mr", "recv_mr").Hinted("and send_mr"),
 		destroyCall("ibv_destroy_cq", "cq"), destroyCall("ibv_dealloc_pd", "pd"), destroyCall("rdma_destroy_id", "id"),
-		destroyECCall())
+		destroyECCall()}
 }

@@ -61,45 +61,81 @@ func stepUDCreateAH(_ context.Context, s *Session) (Outcome, error) {
 		call.Returned("{ ... } (an opaque handle)")), nil
 }
 
-// udSend posts one datagram of text and polls its completion.
+// udSend posts one datagram of text to the session's UD destination
+// (s.ud) and polls its completion.
 func (s *Session) udSend(ctx context.Context, text string, wrID uint64) (Outcome, verbs.WC, error) {
+	return s.udSendTo(ctx, text, wrID, udToServer)
+}
+
+// udSendTo is udSend with the destination named as to says in C.
+func (s *Session) udSendTo(ctx context.Context, text string, wrID uint64, to udTo) (Outcome, verbs.WC, error) {
 	msg := append([]byte(text), 0)
 	fill := c.S(c.Call("snprintf", c.C("send_buf"), c.Dec(UDSendSize, ""), c.C(`"%s"`), c.Str(text))).Returned(fmt.Sprint(len(text)))
 	if err := s.mrSend.Write(0, msg); err != nil {
 		return Outcome{}, verbs.WC{}, err
 	}
-	s.mu.Lock()
-	dest, ah := s.ud.dest, s.ud.ah
-	s.mu.Unlock()
-	wr := verbs.SendWR{WRID: wrID, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
-		SGList: []verbs.SGE{{Addr: s.mrSend.Addr(), Length: uint32(len(msg)), LKey: s.mrSend.LKey()}},
-		UD:     verbs.UDDest{AH: ah, RemoteQPN: dest.QPNum, RemoteQKey: dest.QKey}}
-	call := udSendCall(wr, c.Dec(int64(len(msg)), "strlen(send_buf) + 1"))
+	wr := s.udSendWR(wrID, len(msg))
+	call := udSendCallTo(wr, c.Dec(int64(len(msg)), "strlen(send_buf) + 1"), to)
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{}, fill, postFailed(call, err)), verbs.WC{}, err
 	}
-	s.sent("UD SEND", fmt.Sprintf("%d B to QP 0x%x", len(msg), dest.QPNum))
+	s.sent(to.what, fmt.Sprintf("%d B to QP 0x%x", len(msg), wr.UD.RemoteQPN))
 	pctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	poll := pollOne(verbs.WCSend, "UD SEND")
-	wc, err := verbs.PollOne(pctx, s.cq)
-	if err != nil {
-		return withC(Outcome{}, fill, call.Returned("0"), poll.Returned("0: no completion came")), wc, fmt.Errorf("UD SEND: %w", err)
+	poll := udPollSend(to.what)
+	stmts := []c.Stmt{fill, call.Returned("0")}
+	var wc verbs.WC
+	for {
+		var err error
+		wc, err = verbs.PollOne(pctx, s.cq)
+		if err != nil {
+			return withC(Outcome{}, append(stmts, poll.Returned("0: no completion came"))...), wc, fmt.Errorf("%s: %w", to.what, err)
+		}
+		s.addCompletion(wc)
+		if wc.Status != verbs.WCSuccess || wc.Opcode != verbs.WCRecv {
+			break
+		}
+		// The server's answer came before this SEND's completion: keep
+		// it for ud-await-reply (the exported program's answer_wc).
+		answer := wc
+		s.set(func() { s.ud.answer = &answer })
+		stmts = append(stmts, poll.Returned(wcText(wc)+" (the server's answer, already: kept)").Only(c.ScreenOnly))
 	}
-	s.addCompletion(wc)
 	out := withC(Outcome{Results: []KV{{"status", wc.Status.String()}, {"bytes", fmt.Sprint(len(msg))}}},
-		fill, call.Returned("0"), poll.Returned(wcText(wc)))
+		append(stmts, poll.Returned(wcText(wc)))...)
 	if wc.Status != verbs.WCSuccess {
-		return out, wc, &CompletionError{What: "UD SEND", WC: wc}
+		return out, wc, &CompletionError{What: to.what, WC: wc}
 	}
 	return out, wc, nil
 }
 
+// udSendWR is a signaled SEND of the first n bytes of send_buf to the
+// session's UD destination.
+func (s *Session) udSendWR(wrID uint64, n int) verbs.SendWR {
+	s.mu.Lock()
+	dest, ah := s.ud.dest, s.ud.ah
+	s.mu.Unlock()
+	return verbs.SendWR{WRID: wrID, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
+		SGList: []verbs.SGE{{Addr: s.mrSend.Addr(), Length: uint32(n), LKey: s.mrSend.LKey()}},
+		UD:     verbs.UDDest{AH: ah, RemoteQPN: dest.QPNum, RemoteQKey: dest.QKey}}
+}
+
 func stepUDSendEarly(ctx context.Context, s *Session) (Outcome, error) {
-	out, _, err := s.udSend(ctx, UDEarlyText, WRIDUDEarly)
+	// The RECV for the server's answer goes first: the server answers
+	// whichever datagram finds its RECV, and on a real NIC that can be
+	// this one (nothing makes it arrive before the server posts).
+	rwr := verbs.RecvWR{WRID: WRIDRecv, SGList: []verbs.SGE{{Addr: s.mrRecv.Addr(), Length: UDRecvSize, LKey: s.mrRecv.LKey()}}}
+	recv := udPostRecvCall(rwr)
+	if err := s.qp.PostRecv(rwr); err != nil {
+		return withC(Outcome{}, postFailed(recv, err)), err
+	}
+	out, _, err := s.udSendTo(ctx, UDEarlyText, WRIDUDEarly, udToServerEarly)
+	stmts := append([]c.Stmt{recv.Returned("0")}, out.C...)
+	out.C = nil
+	out = withC(out, stmts...)
 	if err == nil {
-		out.Note = Text{"IBV_WC_SUCCESS, although the server has not posted a RECV yet: the datagram reached the server and was dropped there. No ACK, no RNR NAK, no retry — a UD completion only says the datagram left.",
-			"IBV_WC_SUCCESS，尽管 server 还没 post RECV：数据报到了 server，在那里被丢掉了。没有 ACK，没有 RNR NAK，也不重试——UD 的完成只说明数据报已经发出。"}
+		out.Note = Text{"First a RECV for the server's answer, then the datagram. IBV_WC_SUCCESS, although the server has not posted a RECV yet: the datagram reached the server and was dropped there. No ACK, no RNR NAK, no retry — a UD completion only says the datagram left.",
+			"先为 server 的回答 post 一个 RECV，再发数据报。IBV_WC_SUCCESS，尽管 server 还没 post RECV：数据报到了 server，在那里被丢掉了。没有 ACK，没有 RNR NAK，也不重试——UD 的完成只说明数据报已经发出。"}
 	}
 	return out, err
 }
@@ -107,8 +143,8 @@ func stepUDSendEarly(ctx context.Context, s *Session) (Outcome, error) {
 func stepUDSend(ctx context.Context, s *Session) (Outcome, error) {
 	out, _, err := s.udSend(ctx, udMessage(s.cfg), WRIDSend)
 	if err == nil {
-		out.Note = Text{"The same SUCCESS as before: the sender cannot tell a datagram that arrived from one that was dropped. Only the server's poll can.",
-			"和上一个一样的 SUCCESS：发送方分不清数据报是到了还是被丢了。只有 server 的 poll 知道。"}
+		out.Note = Text{"The same SUCCESS as before: the sender cannot tell a datagram that arrived from one that was dropped. Only an answer from the server can tell it, so the next step waits for one.",
+			"和上一个一样的 SUCCESS：发送方分不清数据报是到了还是被丢了。只有 server 的回答能告诉它，所以下一步就等这个回答。"}
 	}
 	return out, err
 }

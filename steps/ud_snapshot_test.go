@@ -11,8 +11,8 @@ import (
 // After the ud tour the client's snapshot (TestStateUD checks the QP
 // number against the server's mid-tour) still names the destination
 // its SENDs used (the server QP's number and Q_Key), the address handle
-// is gone with the teardown, and the server has no destination; the
-// write tour has no UD state at all.
+// is gone with the teardown, and the server's destination is the client
+// QP its answer went to (wc.src_qp); the write tour has no UD state at all.
 func TestUDSnapshot(t *testing.T) {
 	sides, err := runForExport(context.Background(), ExportOptions{Tour: TourUD}, sim.New(sim.Options{}), sim.New(sim.Options{}))
 	if err != nil {
@@ -25,8 +25,8 @@ func TestUDSnapshot(t *testing.T) {
 	if cli.UD.AH != nil {
 		t.Errorf("address handle still shown after teardown: %+v", cli.UD.AH)
 	}
-	if srv.UD == nil || srv.UD.HasDest || srv.UD.AH != nil {
-		t.Errorf("server UD state %+v, want no destination", srv.UD)
+	if srv.UD == nil || !srv.UD.HasDest || srv.UD.RemoteQPN == 0 || srv.UD.RemoteQPN != sides[Server].ud.received.SrcQP || srv.UD.RemoteQKey != verbs.UDPQKey || srv.UD.AH != nil {
+		t.Errorf("server UD state %+v, want the client QP (src_qp of what it received) as its answer's destination and no AH after teardown", srv.UD)
 	}
 	w, err := runForExport(context.Background(), ExportOptions{}, sim.New(sim.Options{}), sim.New(sim.Options{}))
 	if err != nil {

@@ -15,8 +15,14 @@ import (
 
 // udState is what the ud tour keeps beyond the RC session's fields.
 type udState struct {
-	dest verbs.UDParam // the client's: the server QP, from ESTABLISHED
-	ah   verbs.AH      // the client's address handle to the server
+	dest verbs.UDParam // where SENDs go: the client's the server QP (from ESTABLISHED), the server's the sender of the datagram it answers
+	ah   verbs.AH      // the address handle to dest
+	// received is the server's completion of the client's datagram: the
+	// answer goes to its src_qp.
+	received verbs.WC
+	// answer is the client's: the server's answer, when it came before
+	// the completion of a SEND the client was polling for.
+	answer *verbs.WC
 }
 
 // udSnapshot is the ud tour's live state (nil on the other tours).
@@ -158,7 +164,7 @@ func stepUDPostRecv(ctx context.Context, s *Session) (Outcome, error) {
 }
 
 func stepUDPollRecv(ctx context.Context, s *Session) (Outcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	ctx, cancel := s.boundPeerWait(ctx) // the client's message is the peer's doing
 	defer cancel()
 	call := pollOne(verbs.WCRecv, "UD receive")
 	wc, err := verbs.PollOne(ctx, s.cq)
@@ -166,6 +172,7 @@ func stepUDPollRecv(ctx context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, call.Returned("0, again and again: no datagram came")), fmt.Errorf("UD receive: %w", err)
 	}
 	s.addCompletion(wc)
+	s.set(func() { s.ud.received = wc })
 	out := withC(Outcome{}, call.Returned(wcText(wc)+fmt.Sprintf(", .src_qp = 0x%x, .wc_flags = %s", wc.SrcQP, grhFlag(wc))),
 		c.S(c.C(`print_escaped("[server] received after the GRH: ", recv_buf + 40, wc.byte_len - 40)`)).Only(c.ExportOnly))
 	if wc.Status != verbs.WCSuccess {

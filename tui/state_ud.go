@@ -11,7 +11,7 @@ import (
 // with anyone), and — on the client — where every SEND goes: the server
 // QP's number and Q_Key from the SIDR reply and the address handle made
 // from its address vector. The server has no destination: it only
-// receives, and each completion's src_qp says who sent.
+// receives until a datagram's GRH and src_qp say where to answer.
 func (m *model) udLines(s steps.Snapshot, w int) []string {
 	u := s.UD
 	if u == nil || s.QP == nil {
@@ -29,18 +29,22 @@ func (m *model) udLines(s steps.Snapshot, w int) []string {
 	}
 	dim("UD: no connection on this QP. RTS is its last state; there is no dest_qp and no PSN agreed with a peer.",
 		"UD：这个 QP 上没有连接。RTS 就是它的最后一个状态；没有 dest_qp，也没有和对端商定的 PSN。")
-	if s.Role == steps.Server {
-		dim("No destination here: the server only receives; each completion's src_qp names the sender.",
-			"这里没有目的地：server 只接收；每个完成的 src_qp 给出发送方。")
+	switch {
+	case s.Role == steps.Server && !u.HasDest:
+		dim("No destination yet: the SIDR request named none. A received datagram's GRH and src_qp will say where to answer.",
+			"还没有目的地：SIDR 请求里没有。收到的数据报的 GRH 和 src_qp 会说明该回答到哪里。")
 		return out
-	}
-	if !u.HasDest {
+	case !u.HasDest:
 		dim("Destination: not known yet (the SIDR reply brings it).", "目的地：还不知道（SIDR 应答会带来）。")
 		return out
 	}
 	// Indented under their heading: the fields of every SEND's wr.ud.
 	sub := func(parts ...string) string { return "  " + fields(parts...) }
-	out = append(out, fields(tr(L, "each SEND goes to (wr.ud):", "每个 SEND 发往（wr.ud）：")),
+	heading := tr(L, "each SEND goes to (wr.ud):", "每个 SEND 发往（wr.ud）：")
+	if s.Role == steps.Server {
+		heading = tr(L, "the answer goes to (wr.ud, from the datagram):", "回答发往（wr.ud，取自数据报）：")
+	}
+	out = append(out, fields(heading),
 		sub(m.kv("remote_qpn", fmt.Sprintf("0x%x", u.RemoteQPN)), m.kv("remote_qkey", fmt.Sprintf("0x%08x", u.RemoteQKey))))
 	a := u.AH
 	if a == nil {

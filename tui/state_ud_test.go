@@ -57,8 +57,16 @@ func TestStateUD(t *testing.T) {
 		}
 	}
 	srv := stateText(m, 0)
-	if !strings.Contains(srv, "the server only receives") || strings.Contains(srv, "remote_qpn") {
+	if !strings.Contains(srv, "No destination yet: the SIDR request named none") || strings.Contains(srv, "remote_qpn") {
 		t.Errorf("server's QP section:\n%s", srv)
+	}
+	// The server's answer goes where the datagram came from.
+	runUntil(t, m, 0, "ud-reply")
+	srv = stateText(m, 0)
+	for _, want := range []string{"the answer goes to (wr.ud, from the datagram):", fmt.Sprintf("remote_qpn 0x%x", m.snaps[1].QP.Num), "ah address handle", "dgid ::ffff:127.0.0.1", "hop_limit 64"} {
+		if !strings.Contains(srv, want) {
+			t.Errorf("server after its answer: no %q in\n%s", want, srv)
+		}
 	}
 }
 

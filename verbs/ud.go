@@ -62,3 +62,27 @@ type UDParam struct {
 	QPNum  uint32 // qp_num
 	QKey   uint32 // qkey
 }
+
+// AHFromWCMaker is a PD that can make an address handle back to the
+// sender of a received datagram (ibv_create_ah_from_wc). Both backends'
+// PDs implement it; use CreateAHFromWC.
+type AHFromWCMaker interface {
+	CreateAHFromWC(wc WC, grh []byte, portNum uint8) (AH, error)
+}
+
+// CreateAHFromWC is ibv_create_ah_from_wc(pd, &wc, grh, port_num): the
+// address vector to whoever sent the datagram wc completed, read from
+// the GRH at the start of its receive buffer (over RoCE v2 its last 20
+// bytes are the packet's IPv4 header: the source address becomes the
+// dgid, the TTL the hop limit). It is how a UD server answers a client
+// it has no other address for; the reply goes to wc.SrcQP.
+func CreateAHFromWC(pd PD, wc WC, grh []byte, portNum uint8) (AH, error) {
+	m, ok := pd.(AHFromWCMaker)
+	if !ok {
+		return nil, Errorf("ibv_create_ah_from_wc", syscall.EOPNOTSUPP, "this backend has no address handles")
+	}
+	if len(grh) < GRHLen {
+		return nil, Errorf("ibv_create_ah_from_wc", syscall.EINVAL, "the GRH is %d bytes, not %d", len(grh), GRHLen)
+	}
+	return m.CreateAHFromWC(wc, grh[:GRHLen], portNum)
+}

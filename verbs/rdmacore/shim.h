@@ -167,6 +167,8 @@ int rt_establish(struct rt *rt, struct rdma_cm_id *id);
 /* Unreliable datagram (shim_ud.c). */
 struct ibv_ah *rt_create_ah(struct rt *rt, struct ibv_pd *pd, const struct rt_ah_attr *in, int *err);
 int rt_destroy_ah(struct rt *rt, struct ibv_ah *ah);
+struct ibv_ah *rt_create_ah_from_wc(struct rt *rt, struct ibv_pd *pd, int has_grh, uint32_t src_qp, uint32_t qp_num,
+				    const void *grh, uint8_t port_num, struct rt_ah_attr *out, int *err);
 int rt_post_send_ud(struct ibv_qp *qp, uint64_t wr_id, int opcode, unsigned int flags,
 		    struct ibv_sge *sges, int num_sge, struct ibv_ah *ah, uint32_t remote_qpn,
 		    uint32_t remote_qkey, uint32_t imm_host);

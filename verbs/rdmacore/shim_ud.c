@@ -75,6 +75,51 @@ int rt_destroy_ah(struct rt *rt, struct ibv_ah *ah)
 	return destroy(ah);
 }
 
+/* libibverbs only reads the GRH through a pointer: the shim need not
+ * know its layout (abi.h does not declare it). */
+struct ibv_grh;
+
+/* ibv_create_ah_from_wc is ibv_init_ah_from_wc and ibv_create_ah; the
+ * shim makes the same two calls so that it can report the address vector
+ * the handle was made from. The completion is rebuilt from what the poll
+ * kept: over RoCE only wc_flags (the GRH) counts, slid, sl and
+ * dlid_path_bits are 0. */
+struct ibv_ah *rt_create_ah_from_wc(struct rt *rt, struct ibv_pd *pd, int has_grh, uint32_t src_qp, uint32_t qp_num,
+				    const void *grh, uint8_t port_num, struct rt_ah_attr *out, int *err)
+{
+	int (*init)(struct ibv_context *, uint8_t, struct ibv_wc *, struct ibv_grh *, struct ibv_ah_attr *) =
+		(int (*)(struct ibv_context *, uint8_t, struct ibv_wc *, struct ibv_grh *, struct ibv_ah_attr *))
+			verbs_sym(rt, "ibv_init_ah_from_wc");
+	struct ibv_ah *(*create)(struct ibv_pd *, struct ibv_ah_attr *) =
+		(struct ibv_ah * (*)(struct ibv_pd *, struct ibv_ah_attr *)) verbs_sym(rt, "ibv_create_ah");
+	uint64_t g[5]; /* the 40-byte GRH, aligned */
+	struct ibv_wc wc;
+	struct ibv_ah_attr a;
+	struct ibv_ah *ah;
+
+	if (!init || !create) {
+		*err = ENOSYS;
+		return NULL;
+	}
+	memcpy(g, grh, sizeof(g));
+	memset(&wc, 0, sizeof(wc));
+	wc.status = IBV_WC_SUCCESS;
+	wc.opcode = IBV_WC_RECV;
+	wc.src_qp = src_qp;
+	wc.qp_num = qp_num;
+	wc.wc_flags = has_grh ? IBV_WC_GRH : 0;
+	errno = 0;
+	if (init(pd->context, port_num, &wc, (struct ibv_grh *)g, &a)) {
+		*err = errno ? errno : EINVAL;
+		return NULL;
+	}
+	ah_to_flat(out, &a);
+	errno = 0;
+	ah = create(pd, &a);
+	*err = ah ? 0 : (errno ? errno : EINVAL);
+	return ah;
+}
+
 int rt_post_send_ud(struct ibv_qp *qp, uint64_t wr_id, int opcode, unsigned int flags,
 		    struct ibv_sge *sges, int num_sge, struct ibv_ah *ah, uint32_t remote_qpn,
 		    uint32_t remote_qkey, uint32_t imm_host)

@@ -3,6 +3,7 @@
 package rdmacore
 
 /*
+#include <stdlib.h>
 #include "shim.h"
 */
 import "C"
@@ -51,6 +52,33 @@ func (d *protDomain) CreateAH(attr verbs.AHAttr) (verbs.AH, error) {
 	d.users++
 	d.p.count(func(c *verbs.ResourceCount) { c.AHs++ })
 	return &addrHandle{p: d.p, pd: d, attr: attr, ah: ah}, nil
+}
+
+var _ verbs.AHFromWCMaker = (*protDomain)(nil)
+
+// CreateAHFromWC is ibv_create_ah_from_wc: grh is the first 40 bytes of
+// the datagram's receive buffer.
+func (d *protDomain) CreateAHFromWC(wc verbs.WC, grh []byte, portNum uint8) (verbs.AH, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pd == nil {
+		return nil, errDestroyed("ibv_create_ah_from_wc", "pd")
+	}
+	g := C.CBytes(grh[:verbs.GRHLen])
+	defer C.free(g)
+	hasGRH := C.int(0)
+	if wc.HasGRH {
+		hasGRH = 1
+	}
+	var out C.struct_rt_ah_attr
+	var errno C.int
+	ah := C.rt_create_ah_from_wc(d.p.rt, d.pd, hasGRH, C.uint32_t(wc.SrcQP), C.uint32_t(wc.QPNum), g, C.uint8_t(portNum), &out, &errno)
+	if ah == nil {
+		return nil, &verbs.Error{Func: "ibv_create_ah_from_wc", Errno: syscall.Errno(errno), Detail: fmt.Sprintf("src_qp 0x%x, port %d", wc.SrcQP, portNum)}
+	}
+	d.users++
+	d.p.count(func(c *verbs.ResourceCount) { c.AHs++ })
+	return &addrHandle{p: d.p, pd: d, attr: ahFromC(&out), ah: ah}, nil
 }
 
 func (a *addrHandle) Attr() verbs.AHAttr { return a.attr }
