@@ -34,6 +34,8 @@ cases=(
 	"manual --track manual"
 	"large-write --notify send | --message-size 3000"   # FIRST/MIDDLE/LAST at the 1024-byte path MTU
 	"ud --tour ud"   # SIDR_REQ/SIDR_REP, then UD SEND_ONLY datagrams with a DETH
+	"read --tour read"   # one RDMA_READ_REQUEST, READ_RESPONSE FIRST/MIDDLE/LAST back
+	"atomic --tour atomic"   # FETCH_ADD and COMPARE_SWAP, each answered by ATOMIC_ACKNOWLEDGE
 	"tui --notify send"   # the client's full-screen UI in tmux (TestTwoHostsTUI)
 )
 # RDMATOUR_TWOHOSTS_CASES="send large-write" runs only the cases named.

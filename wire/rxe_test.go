@@ -35,9 +35,16 @@ var twoHostSequences = map[string]string{
 	// --message-size 3000 on the client: rxe's 1024-byte path MTU cuts
 	// the WRITE in three, one PSN each; the LAST asks for the one ACK.
 	"large-write": "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_FIRST / RC RDMA_WRITE_MIDDLE / RC RDMA_WRITE_LAST / RC ACKNOWLEDGE ACK / RC SEND_ONLY / RC ACKNOWLEDGE ACK / CM DREQ / CM DREP",
-	// --tour ud: SIDR instead of REQ/REP/RTU, two datagrams (the first
-	// dropped at the server for want of a RECV), no ACK, no DREQ.
-	"ud": "CM SIDR_REQ / CM SIDR_REP / UD SEND_ONLY / UD SEND_ONLY",
+	// --tour ud: SIDR instead of REQ/REP/RTU, the client's two datagrams
+	// (the first dropped at the server for want of a RECV) and the
+	// server's answer (addressed from the WC and GRH), no ACK, no DREQ.
+	"ud": "CM SIDR_REQ / CM SIDR_REP / UD SEND_ONLY / UD SEND_ONLY / UD SEND_ONLY",
+	// --tour read: one request; the 4096 bytes come back as four
+	// responses at the 1024-byte path MTU, the first and last with AETH.
+	"read": "CM REQ / CM REP / CM RTU / RC RDMA_READ_REQUEST / RC RDMA_READ_RESPONSE_FIRST / RC RDMA_READ_RESPONSE_MIDDLE / RC RDMA_READ_RESPONSE_MIDDLE / RC RDMA_READ_RESPONSE_LAST / CM DREQ / CM DREP",
+	// --tour atomic: each atomic is answered by an ATOMIC_ACKNOWLEDGE
+	// carrying the old value.
+	"atomic": "CM REQ / CM REP / CM RTU / RC FETCH_ADD / RC ATOMIC_ACKNOWLEDGE / RC COMPARE_SWAP / RC ATOMIC_ACKNOWLEDGE / CM DREQ / CM DREP",
 }
 
 func rxeCaptures(t *testing.T) map[string][][]byte {
