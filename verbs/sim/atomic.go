@@ -90,7 +90,7 @@ func (q *qp) onAtomic(pk *packet) {
 	q.dev.count(cntRDMARecvs)
 	q.rqPSN = psnAdd(q.rqPSN, 1)
 	if q.conn != nil {
-		q.conn.send(outItem{pkt: &packet{
+		q.conn.send(outItem{srcQP: q.num, pkt: &packet{
 			Opcode: verbs.OpAtomicAcknowledge, DestQP: q.destQPN, PSN: pk.PSN,
 			HasAETH: true, AETH: verbs.AETH{Syndrome: verbs.SyndromeACK, MSN: q.msn & 0xFFFFFF},
 			HasAtomicAck: true, AtomicAck: orig,

@@ -50,6 +50,18 @@ func TestAtomics(t *testing.T) {
 		}
 	}
 	noMore(t, srv.cq) // atomics consume no RECV
+	// Each side's QP counts its own packets: three atomics out of the
+	// client's QP, three ATOMIC_ACKNOWLEDGEs out of the server's.
+	for _, side := range []struct {
+		name string
+		dev  verbs.Device
+		qpn  uint32
+	}{{"client", cli.id.Device(), cli.qp.Num()}, {"server", srv.id.Device(), srv.qp.Num()}} {
+		c, err := side.dev.(verbs.QPCounterReader).QPCounters(side.qpn)
+		if err != nil || c["sent_pkts"] != 3 || c["rcvd_pkts"] != 3 {
+			t.Errorf("%s QP counters %v (%v), want sent_pkts 3 rcvd_pkts 3", side.name, c, err)
+		}
+	}
 	var seen []string
 	for _, p := range cli.id.Device().(verbs.PacketTracer).Packets(0) {
 		seen = append(seen, p.Summary())

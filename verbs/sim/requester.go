@@ -128,7 +128,7 @@ func (q *qp) transmit(w *sendWQE, from int) {
 	}
 	wr := &w.wr
 	if wr.Opcode.IsAtomic() {
-		q.conn.send(outItem{pkt: q.atomicPacket(w)})
+		q.conn.send(outItem{srcQP: q.num, pkt: q.atomicPacket(w)})
 		return
 	}
 	if wr.Opcode == verbs.WRRDMARead {
