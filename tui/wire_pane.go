@@ -138,8 +138,26 @@ func (m *model) packetLines(p verbs.Packet) []string {
 	if p.ImmDt != nil {
 		out = append(out, fmt.Sprintf("     ImmDt 0x%08x", *p.ImmDt))
 	}
+	out = append(out, atomicLines(p)...)
 	if p.PayloadLen > 0 {
 		out = append(out, fmt.Sprintf("     payload %d B", p.PayloadLen))
+	}
+	return out
+}
+
+// atomicLines decodes an atomic's AtomicETH (where, and the operands) and
+// an ATOMIC_ACKNOWLEDGE's AtomicAckETH (the value the target held before).
+func atomicLines(p verbs.Packet) []string {
+	var out []string
+	if a := p.AtomicETH; a != nil {
+		ops := fmt.Sprintf("add=%d", a.SwapAdd)
+		if p.Opcode == verbs.OpCompareSwap {
+			ops = fmt.Sprintf("compare=%d swap=%d", a.Compare, a.SwapAdd)
+		}
+		out = append(out, fmt.Sprintf("     AtomicETH va=0x%x rkey=0x%x %s", a.VA, a.RKey, ops))
+	}
+	if p.AtomicAck != nil {
+		out = append(out, fmt.Sprintf("     AtomicAckETH orig=%d", *p.AtomicAck))
 	}
 	return out
 }
