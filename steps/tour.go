@@ -1,8 +1,6 @@
 package steps
 
 import (
-	"net/netip"
-
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -11,27 +9,17 @@ import (
 
 func serverTour() []Step {
 	return []Step{
-		{ID: "create-event-channel", Side: Server, Section: SectionCMID,
-			Title: Text{"Create the CM event channel", "创建 CM 事件通道"},
-			Call:  generic(createEventChannelCall()), run: stepCreateEventChannel},
+		eventChannelStep(Server),
 		{ID: "create-id", Side: Server, Section: SectionCMID,
 			Title: Text{"Create the listening CM id", "创建监听用的 CM id"},
 			Call:  generic(createIDCall("listener")), run: stepCreateID},
-		{ID: "bind-addr", Side: Server, Section: SectionDevice,
-			Title: Text{"Bind it to an address and port", "绑定地址和端口"},
-			Call:  generic(bindAddrCall(netip.AddrPort{})), run: stepBindAddr},
-		{ID: "listen", Side: Server, Section: SectionCMID,
-			Title: Text{"Listen for connection requests", "开始监听连接请求"},
-			Call:  generic(listenCall()), run: stepListen},
+		bindAddrStep(),
+		listenStep(),
 		{ID: "get-connect-request", Side: Server, Section: SectionCMID, Waits: true, After: []string{"connect"},
 			Title: Text{"Wait for the client's connect request", "等待 client 的连接请求"},
 			Call:  waitEventGeneric(verbs.EventConnectRequest), run: stepGetConnectRequest},
-		{ID: "alloc-pd", Side: Server, Section: SectionPD,
-			Title: Text{"Allocate a protection domain", "分配保护域 PD"},
-			Call:  generic(allocPDCall()), run: stepAllocPD},
-		{ID: "create-cq", Side: Server, Section: SectionCQ,
-			Title: Text{"Create a completion queue", "创建完成队列 CQ"},
-			Call:  generic(createCQCall()), run: stepCreateCQ},
+		allocPDStep(Server),
+		createCQStep(Server),
 		{ID: "create-qp", Side: Server, Section: SectionQP,
 			Title: Text{"Create the RC queue pair", "创建 RC 队列对 QP"},
 			Call:  generic(createQPCall(seedQPInitAttr(nil))), run: stepCreateQP},
@@ -67,21 +55,13 @@ func serverTour() []Step {
 
 func clientTour(n Notify) []Step {
 	tour := []Step{
-		{ID: "create-event-channel", Side: Client, Section: SectionCMID,
-			Title: Text{"Create the CM event channel", "创建 CM 事件通道"},
-			Call:  generic(createEventChannelCall()), run: stepCreateEventChannel},
+		eventChannelStep(Client),
 		{ID: "create-id", Side: Client, Section: SectionCMID,
 			Title: Text{"Create the CM id", "创建 CM id"},
 			Call:  generic(createIDCall("id")), run: stepCreateID},
-		{ID: "resolve-addr", Side: Client, Section: SectionDevice, Waits: true,
-			Title: Text{"Resolve the server's address to a device", "把 server 地址解析到本地 RDMA 设备"},
-			Call:  resolveAddrGeneric(), run: stepResolveAddr},
-		{ID: "alloc-pd", Side: Client, Section: SectionPD,
-			Title: Text{"Allocate a protection domain", "分配保护域 PD"},
-			Call:  generic(allocPDCall()), run: stepAllocPD},
-		{ID: "create-cq", Side: Client, Section: SectionCQ,
-			Title: Text{"Create a completion queue", "创建完成队列 CQ"},
-			Call:  generic(createCQCall()), run: stepCreateCQ},
+		resolveAddrStep(),
+		allocPDStep(Client),
+		createCQStep(Client),
 		{ID: "create-qp", Side: Client, Section: SectionQP,
 			Title: Text{"Create the RC queue pair", "创建 RC 队列对 QP"},
 			Call:  generic(createQPCall(seedQPInitAttr(nil))), run: stepCreateQP},
@@ -94,9 +74,7 @@ func clientTour(n Notify) []Step {
 		{ID: "reg-mr-msg", Side: Client, Section: SectionMRs,
 			Title: Text{"Register the SEND/RECV buffers", "注册 SEND/RECV 消息 buffer"},
 			Call:  regMsgGeneric(), run: stepRegMsg},
-		{ID: "resolve-route", Side: Client, Section: SectionCMID, Waits: true,
-			Title: Text{"Resolve the route", "解析路由"},
-			Call:  resolveRouteGeneric(), run: stepResolveRoute},
+		resolveRouteStep(),
 		{ID: "connect", Side: Client, Section: SectionCMID,
 			Title: Text{"Send the connect request", "发出连接请求"},
 			Call:  generic(connectCall(verbs.ConnParam{}, false)), run: stepConnect},

@@ -1,8 +1,6 @@
 package steps
 
 import (
-	"net/netip"
-
 	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -27,27 +25,17 @@ const (
 
 func udServerTour() []Step {
 	return []Step{
-		{ID: "create-event-channel", Side: Server, Section: SectionCMID,
-			Title: Text{"Create the CM event channel", "创建 CM 事件通道"},
-			Call:  generic(createEventChannelCall()), run: stepCreateEventChannel},
+		eventChannelStep(Server),
 		{ID: "ud-create-id", Side: Server, Section: SectionCMID,
 			Title: Text{"Create a listening id in the UDP port space", "在 UDP 端口空间创建监听 id"},
 			Call:  generic(createIDUDCall("listener")), run: stepUDCreateID},
-		{ID: "bind-addr", Side: Server, Section: SectionDevice,
-			Title: Text{"Bind it to an address and port", "绑定地址和端口"},
-			Call:  generic(bindAddrCall(netip.AddrPort{})), run: stepBindAddr},
-		{ID: "listen", Side: Server, Section: SectionCMID,
-			Title: Text{"Listen for connection requests", "开始监听连接请求"},
-			Call:  generic(listenCall()), run: stepListen},
+		bindAddrStep(),
+		listenStep(),
 		{ID: "ud-get-request", Side: Server, Section: SectionCMID, Waits: true, After: []string{"ud-connect"},
 			Title: Text{"Wait for the client's SIDR request", "等待 client 的 SIDR 请求"},
 			Call:  waitEventGeneric(verbs.EventConnectRequest), run: stepUDGetRequest},
-		{ID: "alloc-pd", Side: Server, Section: SectionPD,
-			Title: Text{"Allocate a protection domain", "分配保护域 PD"},
-			Call:  generic(allocPDCall()), run: stepAllocPD},
-		{ID: "create-cq", Side: Server, Section: SectionCQ,
-			Title: Text{"Create a completion queue", "创建完成队列 CQ"},
-			Call:  generic(createCQCall()), run: stepCreateCQ},
+		allocPDStep(Server),
+		createCQStep(Server),
 		{ID: "ud-create-qp", Side: Server, Section: SectionQP,
 			Title: Text{"Create the UD queue pair", "创建 UD 队列对 QP"},
 			Call:  generic(createQPUDCall(udQPInitAttr(nil))), run: stepUDCreateQP},
@@ -74,30 +62,20 @@ func udServerTour() []Step {
 
 func udClientTour() []Step {
 	return []Step{
-		{ID: "create-event-channel", Side: Client, Section: SectionCMID,
-			Title: Text{"Create the CM event channel", "创建 CM 事件通道"},
-			Call:  generic(createEventChannelCall()), run: stepCreateEventChannel},
+		eventChannelStep(Client),
 		{ID: "ud-create-id", Side: Client, Section: SectionCMID,
 			Title: Text{"Create an id in the UDP port space", "在 UDP 端口空间创建 id"},
 			Call:  generic(createIDUDCall("id")), run: stepUDCreateID},
-		{ID: "resolve-addr", Side: Client, Section: SectionDevice, Waits: true,
-			Title: Text{"Resolve the server's address to a device", "把 server 地址解析到本地 RDMA 设备"},
-			Call:  resolveAddrGeneric(), run: stepResolveAddr},
-		{ID: "alloc-pd", Side: Client, Section: SectionPD,
-			Title: Text{"Allocate a protection domain", "分配保护域 PD"},
-			Call:  generic(allocPDCall()), run: stepAllocPD},
-		{ID: "create-cq", Side: Client, Section: SectionCQ,
-			Title: Text{"Create a completion queue", "创建完成队列 CQ"},
-			Call:  generic(createCQCall()), run: stepCreateCQ},
+		resolveAddrStep(),
+		allocPDStep(Client),
+		createCQStep(Client),
 		{ID: "ud-create-qp", Side: Client, Section: SectionQP,
 			Title: Text{"Create the UD queue pair", "创建 UD 队列对 QP"},
 			Call:  generic(createQPUDCall(udQPInitAttr(nil))), run: stepUDCreateQP},
 		{ID: "ud-reg-mr", Side: Client, Section: SectionMRs,
 			Title: Text{"Register the receive and send buffers", "注册收发 buffer"},
 			Call:  udRegGeneric(), run: stepUDRegMR},
-		{ID: "resolve-route", Side: Client, Section: SectionCMID, Waits: true,
-			Title: Text{"Resolve the route", "解析路由"},
-			Call:  resolveRouteGeneric(), run: stepResolveRoute},
+		resolveRouteStep(),
 		{ID: "ud-connect", Side: Client, Section: SectionCMID,
 			Title: Text{"Ask for the server's QP (SIDR request)", "向 server 要它的 QP（SIDR 请求）"},
 			Call:  generic(udConnectCall()), run: stepUDConnect},
