@@ -31,7 +31,13 @@ func runPair(t *testing.T, host, bind string, srvExtra, cliExtra []string, backe
 	if o.cliCode != 0 {
 		t.Logf("client exit %d:\n%s", o.cliCode, cli.out)
 	}
-	o.srvCode = srv.wait(t, 120*time.Second)
+	select {
+	case <-srv.done:
+	case <-time.After(90 * time.Second):
+		// The client's failure is then the reason: show both.
+		t.Fatalf("the server did not finish; client (exit %d):\n%s\nserver:\n%s", o.cliCode, cli.out, srv.out)
+	}
+	o.srvCode = srv.wait(t, time.Second)
 	o.srv, o.cli = srv.out.String(), cli.out.String()
 	return o
 }

@@ -19,34 +19,8 @@ func TestRealReadTourAsTwoProcesses(t *testing.T) {
 	readTourPair(t, addr, addr, "--backend", "rdma")
 }
 
-// tourPair is runPair that shows the client's output too when the server
-// does not finish (the client's failure is then the reason).
-// bind is the server's --bind ("" for none; the client has no such flag).
-func tourPair(t *testing.T, host, bind string, srvExtra, cliExtra []string, backend ...string) pairOut {
-	t.Helper()
-	port := freePort(t)
-	common := append([]string{"--plain", "--brief", "--auto", "--timeout", "30s"}, backend...)
-	srvArgs := append([]string{"server", "--port", port}, common...)
-	if bind != "" {
-		srvArgs = append(srvArgs, "--bind", bind)
-	}
-	srv := start(t, nil, append(srvArgs, srvExtra...)...)
-	srv.waitFor(t, "rdma_listen(listener, 1); /* = 0 */", 30*time.Second)
-	cli := start(t, nil, append(append([]string{"client", host, port}, common...), cliExtra...)...)
-	var o pairOut
-	o.cliCode = cli.wait(t, 120*time.Second)
-	select {
-	case <-srv.done:
-	case <-time.After(90 * time.Second):
-		t.Fatalf("the server did not finish; client (exit %d):\n%s\nserver:\n%s", o.cliCode, cli.out, srv.out)
-	}
-	o.srvCode = srv.wait(t, time.Second)
-	o.srv, o.cli = srv.out.String(), cli.out.String()
-	return o
-}
-
 func readTourPair(t *testing.T, host, bind string, backend ...string) {
-	o := tourPair(t, host, bind, []string{"--tour", "read"}, []string{"--tour", "read"}, backend...)
+	o := runPair(t, host, bind, []string{"--tour", "read"}, []string{"--tour", "read"}, backend...)
 	if o.srvCode != 0 || o.cliCode != 0 {
 		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 	}
@@ -63,7 +37,7 @@ func readTourPair(t *testing.T, host, bind string, backend ...string) {
 // One side on --tour read, the other on the write tour: both finish and
 // both say what the mismatch does.
 func TestTourMismatchAsProcesses(t *testing.T) {
-	o := tourPair(t, "127.0.0.1", "", []string{"--tour", "read"}, nil, "--backend", "sim")
+	o := runPair(t, "127.0.0.1", "", []string{"--tour", "read"}, nil, "--backend", "sim")
 	if o.srvCode != 0 || o.cliCode != 0 {
 		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 	}
@@ -119,7 +93,7 @@ func TestRealAtomicTourAsTwoProcesses(t *testing.T) {
 }
 
 func atomicTourPair(t *testing.T, host, bind string, backend ...string) {
-	o := tourPair(t, host, bind, []string{"--tour", "atomic"}, []string{"--tour", "atomic"}, backend...)
+	o := runPair(t, host, bind, []string{"--tour", "atomic"}, []string{"--tour", "atomic"}, backend...)
 	if o.srvCode != 0 || o.cliCode != 0 {
 		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 	}
@@ -156,7 +130,7 @@ func tourLessonPairs(t *testing.T, host, bind string, backend ...string) {
 	for _, tt := range tourLessonErrors {
 		t.Run(tt.lesson, func(t *testing.T) {
 			args := []string{"--lesson", tt.lesson}
-			o := tourPair(t, host, bind, args, args, backend...)
+			o := runPair(t, host, bind, args, args, backend...)
 			if o.srvCode != 0 || o.cliCode != 0 {
 				t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 			}
