@@ -29,8 +29,11 @@ stage() {
 # tmux drives the TUI in a real terminal; iproute2 makes the two-host
 # network namespaces; the rdma-core headers (building needs none) are what
 # TestABIMatchesRdmaCoreHeaders checks abi.h against, and what the seed C
-# program and the QEMU harness compile with.
-deps() { rdmatour_build_deps && rdmatour_apt_install tmux iproute2 libibverbs-dev librdmacm-dev; }
+# program and the QEMU harness compile with. rdma-core ships rxe(7) and
+# manpages-dev bind(2) and friends, which TestCitedManPagesExist looks up:
+# every stage installs what it needs here, before the unit stage, so a new
+# machine runs the same tests as one where the guest stage ran before.
+deps() { rdmatour_build_deps && rdmatour_apt_install tmux iproute2 libibverbs-dev librdmacm-dev rdma-core manpages-dev; }
 format() {
 	local bad
 	bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
