@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
@@ -87,8 +88,17 @@ func (w *wireOut) start(prov verbs.Provider, pcap io.Writer) error {
 	return nil
 }
 
-// finish stops the capture and closes the file, returning the first error.
+// quiesceTime bounds how long finish lets the simulated NIC put its last
+// frames on the wire: its connections linger a second for the peer's
+// answer (verbs/sim conn.shutdown), so two is enough with room to spare.
+const quiesceTime = 2 * time.Second
+
+// finish lets the NIC finish its last CM exchange, stops the capture and
+// closes the file, returning the first error.
 func (w *wireOut) finish() error {
+	if q, ok := w.prov.(interface{ Quiesce(time.Duration) bool }); ok {
+		q.Quiesce(quiesceTime)
+	}
 	var first error
 	if c, ok := w.prov.(capturer); ok {
 		first = c.StopCapture()
