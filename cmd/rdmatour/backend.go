@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/netip"
 	"os"
@@ -19,7 +20,7 @@ import (
 func chooseBackend(o options, target netip.Addr, pcap io.Writer) (verbs.Provider, string, error) {
 	switch o.backend {
 	case backendSim:
-		return sim.New(sim.Options{Pcap: pcap}), "chosen with --backend sim", nil
+		return newSim(o, pcap), "chosen with --backend sim", nil
 	case backendRDMA:
 		// Exactly what was asked: rdma_cm itself judges the address.
 		p, err := openReal(netip.Addr{})
@@ -37,12 +38,24 @@ func chooseBackend(o options, target netip.Addr, pcap io.Writer) (verbs.Provider
 	}
 	p, err := openReal(target)
 	if errors.Is(err, rdmacore.ErrUnavailable) {
-		return sim.New(sim.Options{Pcap: pcap}), err.Error(), nil // already says "only the simulated NIC"
+		return newSim(o, pcap), err.Error(), nil // already says "only the simulated NIC"
 	}
 	if err != nil {
-		return sim.New(sim.Options{Pcap: pcap}), "no real RDMA for " + target.String() + ": " + err.Error(), nil
+		return newSim(o, pcap), "no real RDMA for " + target.String() + ": " + err.Error(), nil
 	}
 	return p, "real verbs (libibverbs + librdmacm)", nil
+}
+
+// newSim makes the simulated NIC. In plain mode its warnings (a listener
+// that cannot accept, say, for want of file descriptors) go to stderr,
+// where a person or a log sees them; the full-screen UI owns the terminal,
+// so there they are dropped.
+func newSim(o options, pcap io.Writer) *sim.Provider {
+	opts := sim.Options{Pcap: pcap}
+	if o.plain || !stdoutIsTerminal() {
+		opts.Warn = func(line string) { fmt.Fprintf(os.Stderr, "rdmatour: %s\n", line) }
+	}
+	return sim.New(opts)
 }
 
 // capturer is a real backend that can capture its devices' traffic

@@ -62,6 +62,9 @@ type Options struct {
 	// Logger receives debug messages about dropped frames and peers; nil
 	// discards them.
 	Logger *slog.Logger
+	// Warn, when set, hears what a person should know about this NIC
+	// (a listener that cannot accept), in one line; nil sends it to Logger.
+	Warn func(line string)
 	// Pcap, if set, receives every packet and CM message as the RoCEv2
 	// frame a real NIC would send (see tap.go), in pcap format.
 	Pcap io.Writer
@@ -159,6 +162,15 @@ func (p *Provider) stopTimer(t *time.Timer) {
 	if t != nil && t.Stop() {
 		p.done()
 	}
+}
+
+// warn tells a person (Options.Warn) or the log.
+func (p *Provider) warn(line string) {
+	if p.opts.Warn != nil {
+		p.opts.Warn(line)
+		return
+	}
+	p.log.Warn(line)
 }
 
 func (p *Provider) add()  { p.wg.Add(1); p.running.Add(1) }
