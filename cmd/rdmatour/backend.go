@@ -67,7 +67,7 @@ type capturer interface {
 
 // wireOut is where --pcap goes, and how to finish it.
 type wireOut struct {
-	file *os.File
+	file *outFile
 	prov verbs.Provider
 }
 
@@ -76,11 +76,23 @@ func openPcap(path string) (*wireOut, io.Writer, error) {
 	if path == "" {
 		return &wireOut{}, nil, nil
 	}
-	f, err := os.Create(path)
+	f, err := openOut("--pcap", path)
 	if err != nil {
-		return nil, nil, usagef("--pcap: %v", err)
+		return nil, nil, err
 	}
 	return &wireOut{file: f}, f, nil
+}
+
+// headerWritten reports a --pcap whose header could not be written (a
+// full device): refused before the first step, not after the tour.
+func (w *wireOut) headerWritten() error {
+	if w.file == nil {
+		return nil
+	}
+	if err := w.file.settle(closeWait); err != nil {
+		return usagef("--pcap %s: %v", w.file.path, err)
+	}
+	return nil
 }
 
 // start begins capturing on a real device so the wire pane shows the real
@@ -119,9 +131,12 @@ func (w *wireOut) finish() error {
 	if s, ok := w.prov.(interface{ PcapErr() error }); ok && first == nil {
 		first = s.PcapErr()
 	}
+	if first != nil && w.file != nil {
+		first = fmt.Errorf("--pcap %s: %w", w.file.path, first)
+	}
 	if w.file != nil {
 		if err := w.file.Close(); err != nil && first == nil {
-			first = err
+			first = err // names --pcap and the path
 		}
 	}
 	return first
