@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // expectedLines is the call pane's block for a lesson's expected error:
@@ -12,12 +13,12 @@ func (m *model) expectedLines(o *steps.Outcome, w int) []string {
 	st := m.styles
 	var out []string
 	head := func(s string) {
-		for _, l := range wrap(s, w) {
+		for _, l := range termtext.Wrap(s, w) {
 			out = append(out, st.Expected.R(l))
 		}
 	}
 	body := func(s string) {
-		for _, l := range wrap(s, w-2) {
+		for _, l := range termtext.Wrap(s, w-2) {
 			out = append(out, st.Expected.R("│")+" "+l)
 		}
 	}
@@ -66,7 +67,7 @@ func (m *model) callLines(w int) []string {
 	case !ok:
 	case m.running && !m.look.on:
 		out = append(out, m.waitingLines(side, idx, w)...)
-		for _, l := range wrap(ss.Call, w) {
+		for _, l := range termtext.Wrap(ss.Call, w) {
 			out = append(out, st.Call.R(l))
 		}
 	case ss.Outcome != nil:
@@ -75,29 +76,29 @@ func (m *model) callLines(w int) []string {
 		if ss.Outcome.Expected {
 			out = append(out, m.expectedLines(ss.Outcome, w)...)
 		}
-		for _, l := range wrap(ss.Outcome.Call, w) {
+		for _, l := range termtext.Wrap(ss.Outcome.Call, w) {
 			out = append(out, st.Call.R(l))
 		}
 		for _, kv := range ss.Outcome.Results {
 			// A result may be what the peer sent (the buffer, the
 			// SEND text): steps escapes it; termSafe is the net.
-			for _, l := range wrap(m.resultName(kv.Name)+" = "+termSafe(m.resultValue(kv.Value)), w-2) {
+			for _, l := range termtext.Wrap(m.resultName(kv.Name)+" = "+termtext.Safe(m.resultValue(kv.Value)), w-2) {
 				out = append(out, "  "+l)
 			}
 		}
 		if n := ss.Outcome.Note.In(textLang(m.lang)); n != "" {
-			for _, l := range wrap(n, w) {
+			for _, l := range termtext.Wrap(n, w) {
 				out = append(out, st.Dim.R(l))
 			}
 		}
 		if m.lang == steps.LangBoth && ss.Outcome.Note.ZH != "" {
-			for _, l := range wrap(ss.Outcome.Note.ZH, w) {
+			for _, l := range termtext.Wrap(ss.Outcome.Note.ZH, w) {
 				out = append(out, st.Dim.R(l))
 			}
 		}
 	default:
 		out = append(out, st.Dim.R(m.pressToRun()))
-		for _, l := range wrap(ss.Call, w) {
+		for _, l := range termtext.Wrap(ss.Call, w) {
 			out = append(out, st.Call.R(l))
 		}
 		return out
@@ -117,7 +118,7 @@ func (m *model) callLines(w int) []string {
 			if m.demo {
 				lead += m.roleName(ns) + " "
 			}
-			for i, l := range wrap(lead+nss.Call, w) {
+			for i, l := range termtext.Wrap(lead+nss.Call, w) {
 				if i == 0 {
 					out = append(out, st.Bold.R(l))
 				} else {

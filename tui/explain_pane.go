@@ -6,6 +6,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/docs"
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 func (m *model) explainTitle() string {
@@ -73,7 +74,7 @@ func (m *model) page(l steps.Lang, ss steps.StepStatus, w int) []string {
 	if err != nil || strings.TrimSpace(md) == "" {
 		out := []string{m.styles.Bold.R(ss.Title.In(lang))}
 		if ss.Outcome != nil {
-			out = append(out, wrap(ss.Outcome.Note.In(lang), w)...)
+			out = append(out, termtext.Wrap(ss.Outcome.Note.In(lang), w)...)
 		}
 		msg := tr(l, "(no explanation page for this step yet)", "（这一步的讲解页面还没有）")
 		return append(out, m.styles.Dim.R(msg))
@@ -85,8 +86,8 @@ func (m *model) page(l steps.Lang, ss steps.StepStatus, w int) []string {
 	default:
 		md, variant = m.lessonStepMarkdown(md, ss, lang)
 	}
-	if lines := m.md.render(lang, ss.ID+"#"+variant, md, w); lines != nil {
+	if lines := m.md.Render(lang, ss.ID+"#"+variant, md, w); lines != nil {
 		return lines
 	}
-	return wrap(md, w)
+	return termtext.Wrap(md, w)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -117,7 +118,7 @@ func checkFrame(t *testing.T, name, screen string, w, h int) {
 		t.Errorf("%s: %d lines, want %d", name, len(lines), h)
 	}
 	for i, l := range lines {
-		if got := width(l); got != w {
+		if got := termtext.Width(l); got != w {
 			t.Errorf("%s: line %d is %d cells wide, want %d: %q", name, i, got, w, ansi.Strip(l))
 		}
 		if got := ansi.StringWidth(l); got != w && !eastAsianEnv() {

@@ -1,5 +1,7 @@
 package tui
 
+import "github.com/rdmatour/rdmatour/termtext"
+
 // The layouts. A layout is a tree of nodes computed from the terminal
 // size and the model's mode (narrow, wide, demo): Update walks its leaves
 // to size the panes and give them their content, View walks the same
@@ -128,7 +130,7 @@ func (m *model) draw(n node) []string {
 	case n.kids == nil:
 		p, ok := m.panes[n.pane]
 		if !ok {
-			return block(nil, n.w, n.h)
+			return termtext.Block(nil, n.w, n.h)
 		}
 		// The tree's size, not the pane's: the frame is exact even if
 		// the pane was sized for another tree.
@@ -138,7 +140,7 @@ func (m *model) draw(n node) []string {
 		for i, k := range n.kids {
 			cols[i] = m.draw(k)
 		}
-		return joinColumns(cols...)
+		return termtext.JoinColumns(cols...)
 	}
 	var out []string
 	for _, k := range n.kids {
@@ -175,7 +177,7 @@ func (m *model) paneContent(p pane, w, h int) (string, []string, int) {
 		lines, cur := m.stepsLines(p.side, w)
 		return m.stepsTitle(p.side), lines, cur - h/2
 	case paneCall:
-		return m.callTitle(), wrapAll(m.callLines(w), w, "  "), 0
+		return m.callTitle(), termtext.WrapAll(m.callLines(w), w, "  "), 0
 	case paneExplain:
 		return m.explainTitle(), m.explainLines(w), 0
 	case paneState:
@@ -187,10 +189,10 @@ func (m *model) paneContent(p pane, w, h int) (string, []string, int) {
 		lines, anchor = wrapAnchored(lines, anchor, w)
 		return m.stateTitle(p.side), lines, anchor
 	case paneTimeline:
-		lines := wrapAll(m.timelineLines(w), w, "")
+		lines := termtext.WrapAll(m.timelineLines(w), w, "")
 		return title(m.lang, "Timeline", "时序"), lines, len(lines) - h/2
 	case paneWire:
-		lines := wrapAll(m.wireLines(p.side, w), w, "  ")
+		lines := termtext.WrapAll(m.wireLines(p.side, w), w, "  ")
 		return m.wireTitle(p.side), lines, len(lines) - h/2
 	}
 	return "", nil, 0
@@ -204,7 +206,7 @@ func wrapAnchored(lines []string, anchor, w int) ([]string, int) {
 		if i == anchor {
 			newAnchor = len(out)
 		}
-		out = append(out, wrapAll([]string{l}, w, "  ")...)
+		out = append(out, termtext.WrapAll([]string{l}, w, "  ")...)
 	}
 	return out, newAnchor
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/docs"
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // A lesson asks before it runs: the explanation pane shows the question
@@ -75,11 +76,11 @@ func (m *model) predictionLines(w int) []string {
 	lang := textLang(m.lang)
 	who := m.snaps[side].Role.String()
 	var out []string
-	out = append(out, st.Expected.R(fit(tr(m.lang, "Predict first ("+who+")", "先猜一猜（"+who+"）"), w)))
-	out = append(out, wrap(p.Question.In(lang), w)...)
+	out = append(out, st.Expected.R(termtext.Fit(tr(m.lang, "Predict first ("+who+")", "先猜一猜（"+who+"）"), w)))
+	out = append(out, termtext.Wrap(p.Question.In(lang), w)...)
 	out = append(out, "")
 	for i, c := range p.Choices {
-		for j, l := range wrap(c.In(lang), w-4) {
+		for j, l := range termtext.Wrap(c.In(lang), w-4) {
 			mark := "    "
 			if j == 0 {
 				mark = st.Bold.R(fmt.Sprintf(" %d) ", i+1))
@@ -88,7 +89,7 @@ func (m *model) predictionLines(w int) []string {
 		}
 	}
 	out = append(out, "")
-	out = append(out, wrap(tr(m.lang,
+	out = append(out, termtext.Wrap(tr(m.lang,
 		fmt.Sprintf("Press 1-%d. The step that shows the answer will say whether you were right; Enter runs the tour once you have chosen.", len(p.Choices)),
 		fmt.Sprintf("按 1-%d 选择。揭晓答案的那一步会告诉你猜得对不对；选好之后按回车开始。", len(p.Choices))), w)...)
 	return append(out, st.Dim.R(strings.Repeat("─", max(0, w))), "")
@@ -149,14 +150,14 @@ func (m *model) lessonStepMarkdown(md string, ss steps.StepStatus, lang string) 
 func (m *model) lessonsList(w int) []string {
 	st := m.styles
 	lang := textLang(m.lang)
-	out := []string{st.Bold.R(fit(tr(m.lang, "Lessons", "课程"), w))}
-	out = append(out, wrap(tr(m.lang,
+	out := []string{st.Bold.R(termtext.Fit(tr(m.lang, "Lessons", "课程"), w))}
+	out = append(out, termtext.Wrap(tr(m.lang,
 		"Each lesson is this tour with one deliberate mistake whose real error is the point. It asks you to predict the error first. Start both sides again with --lesson NAME:",
 		"每一课都是在这个流程里故意犯一个错，真实出现的错误就是要讲的内容。开始前会先请你猜一猜会出什么错。两端都加 --lesson NAME 重新启动："), w)...)
 	out = append(out, "")
 	for _, l := range steps.Lessons() {
 		name := "--lesson " + l.Name
-		for i, line := range wrap(name+"  "+l.Title.In(lang), w) {
+		for i, line := range termtext.Wrap(name+"  "+l.Title.In(lang), w) {
 			if i == 0 {
 				line = st.Expected.R(name) + strings.TrimPrefix(line, name)
 			}

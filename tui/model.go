@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // pane names a scrollable pane; side is the session index (0 in a
@@ -84,7 +85,7 @@ type model struct {
 	// scroll offset; Update fills them, View only draws them.
 	panes map[pane]*scrollPane
 
-	md    *markdown
+	md    *termtext.Markdown
 	tours [][]steps.Step // each session's steps (fixed for a session)
 
 	// lesson is the lesson being run ("" for the plain tour); lessonDoc
@@ -160,7 +161,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	m.help.Ellipsis = "…" // more keys than fit: ? lists them all
 	m.help.Styles = m.styles.HelpStyles
 	m.setLang(m.lang)
-	m.md = newMarkdown(m.styles)
+	m.md = termtext.NewMarkdown(m.styles.Page())
 	m.refresh()
 	m.sync()
 	return m, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -34,8 +35,8 @@ func TestNothingCutSilently(t *testing.T) {
 			for _, p := range allPanes(m) {
 				_, lines, _ := m.paneContent(p.pane, p.w-4, p.h-2)
 				for _, l := range lines {
-					if p.pane.kind != paneSteps && width(l) > p.w-4 {
-						t.Errorf("%s: %v: a line of %d cells in %d: %q", name, p.pane, width(l), p.w-4, ansi.Strip(l))
+					if p.pane.kind != paneSteps && termtext.Width(l) > p.w-4 {
+						t.Errorf("%s: %v: a line of %d cells in %d: %q", name, p.pane, termtext.Width(l), p.w-4, ansi.Strip(l))
 					}
 				}
 			}
@@ -86,8 +87,8 @@ func TestHexdumpRowWidth(t *testing.T) {
 			t.Errorf("width %d: %d bytes a row, want %d: %q", c.w, got, c.perRow, row)
 		}
 		for _, l := range lines {
-			if width(l) > c.w {
-				t.Errorf("width %d: a line of %d cells: %q", c.w, width(l), l)
+			if termtext.Width(l) > c.w {
+				t.Errorf("width %d: a line of %d cells: %q", c.w, termtext.Width(l), l)
 			}
 		}
 	}

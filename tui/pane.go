@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/viewport"
+
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // scrollPane is one framed pane of the screen: a title, content lines,
@@ -76,7 +78,7 @@ func frame(st Styles, title string, lines []string, w, h, off int, focused bool)
 		return nil
 	}
 	if h < 3 || w < 6 {
-		return block(nil, w, h)
+		return termtext.Block(nil, w, h)
 	}
 	bs := st.Border
 	if focused {
@@ -85,15 +87,15 @@ func frame(st Styles, title string, lines []string, w, h, off int, focused bool)
 	iw, ih := w-4, h-2
 	maxOff := max(0, len(lines)-ih)
 	off = min(max(off, 0), maxOff)
-	title = truncate(title, w-6)
+	title = termtext.Truncate(title, w-6)
 	out := make([]string, 0, h)
-	out = append(out, bs.R("╭─ ")+st.Title.R(title)+bs.R(" "+strings.Repeat("─", max(0, w-5-width(title)))+"╮"))
+	out = append(out, bs.R("╭─ ")+st.Title.R(title)+bs.R(" "+strings.Repeat("─", max(0, w-5-termtext.Width(title)))+"╮"))
 	for i := range ih {
 		s := ""
 		if j := off + i; j < len(lines) {
 			s = lines[j]
 		}
-		out = append(out, bs.R("│")+" "+fit(s, iw)+" "+bs.R("│"))
+		out = append(out, bs.R("│")+" "+termtext.Fit(s, iw)+" "+bs.R("│"))
 	}
 	more := ""
 	if maxOff > 0 {
@@ -102,6 +104,6 @@ func frame(st Styles, title string, lines []string, w, h, off int, focused bool)
 			more = " ↑↓" + more
 		}
 	}
-	fill := max(0, w-2-width(more)-1)
+	fill := max(0, w-2-termtext.Width(more)-1)
 	return append(out, bs.R("╰"+strings.Repeat("─", fill))+st.Dim.R(more)+bs.R("─╯"))
 }

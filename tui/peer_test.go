@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // Bytes a peer wrote reach the screen escaped: the result banner, the
@@ -55,8 +56,8 @@ func TestEscapedOnce(t *testing.T) {
 		{"a\\b\u202e", `a\b\u202e`},
 		{"bad \xff utf-8", `bad \xff utf-8`},
 	} {
-		if got := termSafe(tt.in); got != tt.want {
-			t.Errorf("termSafe(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := termtext.Safe(tt.in); got != tt.want {
+			t.Errorf("termtext.Safe(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

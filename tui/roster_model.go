@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // RosterSource is what the workshop screen reads: a *steps.Room.
@@ -194,8 +195,8 @@ func (m *workshopModel) screen() string {
 	}
 	st := m.styles
 	rows, detailH := workshopLayout(m.w, m.h, len(m.roster.rows))
-	head := st.Header.R("rdmatour workshop") + "  " + termSafe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
-	out := []string{fit(head, m.w)}
+	head := st.Header.R("rdmatour workshop") + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
+	out := []string{termtext.Fit(head, m.w)}
 	r := m.roster
 	r.height = rows
 	title := title(m.lang, "Roster", "名单")
@@ -203,8 +204,8 @@ func (m *workshopModel) screen() string {
 	out = append(out, m.detailView(detailH)...)
 	help := tr(m.lang, "↑/↓ select  pgup/pgdn page  home/end  l language  q end the workshop",
 		"↑/↓ 选择  pgup/pgdn 翻页  home/end  l 语言  q 结束 workshop")
-	out = append(out, st.Dim.R(fit(help, m.w)))
-	return strings.Join(block(out, m.w, m.h), "\n")
+	out = append(out, st.Dim.R(termtext.Fit(help, m.w)))
+	return strings.Join(termtext.Block(out, m.w, m.h), "\n")
 }
 
 // detailView is the selected attendee's live state, timeline and wire,
@@ -222,7 +223,7 @@ func (m *workshopModel) detailView(h int) []string {
 	w3 := m.w - w1 - w2
 	sel := "#" + strconv.Itoa(m.detailN) + " · "
 	state, anchor := m.detail.stateLinesAnchored(0, w1-4)
-	return joinColumns(
+	return termtext.JoinColumns(
 		frame(st, sel+title(m.lang, "Live state", "实时状态"), state, w1, h, max(anchor, 0), false),
 		frame(st, sel+title(m.lang, "Timeline", "时序"), m.detail.timelineLines(w2-4), w2, h, 1<<20, false),
 		frame(st, sel+m.detail.wireTitle(0), m.detail.wireLines(0, w3-4), w3, h, 1<<20, false))

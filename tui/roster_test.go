@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // fakeRoom is a roster of n attendees with no sessions behind them.
@@ -71,8 +72,8 @@ func TestRosterScreen(t *testing.T) {
 		t.Errorf("a raw escape byte from an attendee's message reached the screen")
 	}
 	for i, l := range lines {
-		if width(l) != 120 {
-			t.Errorf("line %d is %d cells wide, want 120: %q", i, width(l), l)
+		if termtext.Width(l) != 120 {
+			t.Errorf("line %d is %d cells wide, want 120: %q", i, termtext.Width(l), l)
 		}
 	}
 }

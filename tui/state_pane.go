@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -94,7 +95,7 @@ func (m *model) stateLinesAnchored(side, w int) ([]string, int) {
 	}
 	if len(absent) > 0 {
 		out = append(out, "")
-		for _, l := range wrap(tr(m.lang, "not created yet: ", "尚未创建：")+strings.Join(absent, ", "), w) {
+		for _, l := range termtext.Wrap(tr(m.lang, "not created yet: ", "尚未创建：")+strings.Join(absent, ", "), w) {
 			out = append(out, m.styles.Dim.R(l))
 		}
 	}
@@ -142,7 +143,7 @@ func (m *model) deviceLines(s steps.Snapshot, w int) ([]string, bool) {
 		out = append(out, st.Dim.R(tr(L, "  (no device yet: the CM id is not bound)", "  （还没有设备：CM id 尚未绑定）")))
 	}
 	if s.Why != "" {
-		for _, l := range wrap(m.backendWhy(s.Why), w-2) {
+		for _, l := range termtext.Wrap(m.backendWhy(s.Why), w-2) {
 			out = append(out, "  "+st.Dim.R(l))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // udLines is what the ud tour adds to the QP section: the Q_Key, that
@@ -23,7 +24,7 @@ func (m *model) udLines(s steps.Snapshot, w int) []string {
 		out = append(out, fields(m.kv("qkey", fmt.Sprintf("0x%08x", q))))
 	}
 	dim := func(en, zh string) {
-		for _, l := range wrap(tr(L, en, zh), w-2) {
+		for _, l := range termtext.Wrap(tr(L, en, zh), w-2) {
 			out = append(out, "  "+st.Dim.R(l))
 		}
 	}

@@ -1,6 +1,10 @@
 package tui
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rdmatour/rdmatour/termtext"
+)
 
 // A table of the live state (memory regions, completions) sized to its
 // content. Where even that is wider than the pane, each row becomes a
@@ -12,11 +16,11 @@ import "strings"
 func (m *model) table(header []string, rows [][]string, w int) []string {
 	widths := make([]int, len(header))
 	for i, h := range header {
-		widths[i] = width(h)
+		widths[i] = termtext.Width(h)
 	}
 	for _, r := range rows {
 		for i, c := range r {
-			widths[i] = max(widths[i], width(c))
+			widths[i] = max(widths[i], termtext.Width(c))
 		}
 	}
 	total := 2 + len(widths) - 1
@@ -29,7 +33,7 @@ func (m *model) table(header []string, rows [][]string, w int) []string {
 	line := func(cells []string) string {
 		parts := make([]string, len(cells))
 		for i, c := range cells {
-			parts[i] = c + strings.Repeat(" ", widths[i]-width(c))
+			parts[i] = c + strings.Repeat(" ", widths[i]-termtext.Width(c))
 		}
 		return strings.TrimRight("  "+strings.Join(parts, " "), " ")
 	}

@@ -2,8 +2,6 @@ package tui
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/rdmatour/rdmatour/steps"
 )
@@ -66,38 +64,4 @@ func langLabel(lang steps.Lang) string {
 		return "EN+中文"
 	}
 	return "EN"
-}
-
-// termSafe makes text from the steps package safe for the terminal. The
-// steps escape the peer's bytes where they enter (steps.PeerBytes): the
-// call's results and the timeline arrive escaped, and escaping them again
-// would double every backslash. This is the net under that: any control,
-// format or invalid byte still left is escaped as steps.EscapePeer does,
-// and everything else, backslashes included, is left as it is.
-func termSafe(s string) string {
-	safe := true
-	for _, r := range s {
-		if !printable(r) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if printable(r) {
-			b.WriteRune(r)
-			continue
-		}
-		_, n := utf8.DecodeRuneInString(s[i:])
-		b.WriteString(steps.EscapePeer([]byte(s[i : i+n])))
-	}
-	return b.String()
-}
-
-// printable: shown as it is (invalid UTF-8 decodes as RuneError).
-func printable(r rune) bool {
-	return r == ' ' || (r != utf8.RuneError && unicode.IsPrint(r))
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // timeline merges both sides' messages (the demo sees each message from
@@ -80,20 +81,20 @@ func (m *model) timelineLines(w int) []string {
 	out := []string{st.Bold.R("server") + strings.Repeat(" ", max(1, w-12)) + st.Bold.R("client")}
 	entries := m.timeline()
 	if len(entries) == 0 {
-		return append(out, "", st.Dim.R(center(tr(m.lang, "no messages yet", "还没有消息"), w)))
+		return append(out, "", st.Dim.R(termtext.Center(tr(m.lang, "no messages yet", "还没有消息"), w)))
 	}
 	for _, e := range entries {
 		style := st.Call
 		if e.Fate != steps.FateSent || strings.Contains(e.Label, "NAK") {
 			style = st.Err // refused or never delivered
 		}
-		label := termSafe(e.Label)
+		label := termtext.Safe(e.Label)
 		if e.Fate != steps.FateSent {
 			label += " ✗"
 		}
-		if width(label) > w-6 {
-			for _, l := range wrap(label, w-2) {
-				out = append(out, style.R(center(l, w)))
+		if termtext.Width(label) > w-6 {
+			for _, l := range termtext.Wrap(label, w-2) {
+				out = append(out, style.R(termtext.Center(l, w)))
 			}
 			label = ""
 		}
@@ -103,8 +104,8 @@ func (m *model) timelineLines(w int) []string {
 			details = append(details, f)
 		}
 		for _, d := range details {
-			for _, l := range wrap(termSafe(d), w) {
-				out = append(out, st.Dim.R(center(l, w)))
+			for _, l := range termtext.Wrap(termtext.Safe(d), w) {
+				out = append(out, st.Dim.R(termtext.Center(l, w)))
 			}
 		}
 	}
@@ -118,7 +119,7 @@ func arrowLine(e steps.TimelineEntry, label string, w int) string {
 	if e.Fate != steps.FateSent {
 		rule = "┄"
 	}
-	n := max(0, w-2-width(label))
+	n := max(0, w-2-termtext.Width(label))
 	l, r := n/2, n-n/2
 	switch {
 	case e.Fate == steps.FateNeverSent && e.FromServer:

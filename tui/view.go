@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // Minimum terminal size.
@@ -89,7 +90,7 @@ func (m *model) screen() string {
 		lines = append(lines, m.draw(m.layout(w, bodyH))...)
 	}
 	lines = append(lines, m.footer(w))
-	return strings.Join(block(lines, w, h), "\n")
+	return strings.Join(termtext.Block(lines, w, h), "\n")
 }
 
 // bannerLines is the banner as shown: a long error must not push the
@@ -122,15 +123,15 @@ func (m *model) tooSmall() []string {
 	var text []string
 	switch m.lang {
 	case steps.LangZH:
-		text = wrap(zh, m.w)
+		text = termtext.Wrap(zh, m.w)
 	case steps.LangBoth:
-		text = append(wrap(msg, m.w), wrap(zh, m.w)...)
+		text = append(termtext.Wrap(msg, m.w), termtext.Wrap(zh, m.w)...)
 	default:
-		text = wrap(msg, m.w)
+		text = termtext.Wrap(msg, m.w)
 	}
 	if len(text) > m.h && m.h > 0 {
 		// Nothing is cut silently: the last row that fits says more follows.
-		text = append(text[:m.h-1:m.h-1], truncate(text[m.h-1]+"…", m.w))
+		text = append(text[:m.h-1:m.h-1], termtext.Truncate(text[m.h-1]+"…", m.w))
 	}
 	out := make([]string, m.h)
 	top := max(0, (m.h-len(text))/2)
@@ -139,7 +140,7 @@ func (m *model) tooSmall() []string {
 		if j := i - top; j >= 0 && j < len(text) {
 			s = m.styles.Bold.R(text[j])
 		}
-		out[i] = center(s, m.w)
+		out[i] = termtext.Center(s, m.w)
 	}
 	return out
 }
@@ -159,7 +160,7 @@ func (m *model) header(w int) string {
 	if m.running {
 		right = st.Running.R(m.spin.View()) + " " + right
 	}
-	rw := width(right)
+	rw := termtext.Width(right)
 	notify := ""
 	switch {
 	case m.demo:
@@ -187,8 +188,8 @@ func (m *model) header(w int) string {
 			sep = " "
 		}
 		left := " " + strings.Join(parts, sep)
-		if width(left) <= w-rw || drop == 3 {
-			return fit(left, w-rw) + right
+		if termtext.Width(left) <= w-rw || drop == 3 {
+			return termtext.Fit(left, w-rw) + right
 		}
 	}
 	return ""
@@ -222,7 +223,7 @@ func (m *model) lessonLine(w int) string {
 	if summary = m.lessonStatus(summary); summary != "" {
 		line += st.Dim.R(" — " + summary)
 	}
-	return fit(line, w)
+	return termtext.Fit(line, w)
 }
 
 func (m *model) backendLabel(s steps.Snapshot) string {
@@ -273,10 +274,10 @@ func (m *model) banner(w int) []string {
 }
 
 // bannerLine wraps text into full-width banner lines in style s.
-func bannerLine(s sty, mark, text string, w int) []string {
+func bannerLine(s termtext.Style, mark, text string, w int) []string {
 	var out []string
-	for _, l := range wrap(mark+text, w-2) {
-		out = append(out, s.R(fit(" "+l, w)))
+	for _, l := range termtext.Wrap(mark+text, w-2) {
+		out = append(out, s.R(termtext.Fit(" "+l, w)))
 	}
 	return out
 }
@@ -317,7 +318,7 @@ func (m *model) errorBanner(w int) []string {
 		if m.replaying() {
 			stopped = tr(m.lang, "The recorded tour stopped here. Press q to quit.", "录制的教程到此中止。按 q 退出。")
 		}
-		out = append(out, st.Err.R(fit(" "+stopped, w)))
+		out = append(out, st.Err.R(termtext.Fit(" "+stopped, w)))
 	}
 	return out
 }
@@ -404,11 +405,11 @@ func (m *model) fullHelp(w int) []string {
 	hm.SetWidth(w)
 	lines := strings.Split(hm.FullHelpView(m.keys.FullHelp()), "\n")
 	lines = append(lines, "")
-	lines = append(lines, wrap(m.layoutHelp(
+	lines = append(lines, termtext.Wrap(m.layoutHelp(
 		"Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
 		"每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"), w)...)
 	lines = append(lines, "")
-	lines = append(lines, wrap(m.lessonsHelp(), w)...)
+	lines = append(lines, termtext.Wrap(m.lessonsHelp(), w)...)
 	return lines
 }
 
@@ -439,5 +440,5 @@ func (m *model) tabBar(w int) string {
 		sides[m.side] = st.Bold.R("[" + sides[m.side] + "]")
 		b.WriteString(" s: " + sides[0] + "|" + sides[1])
 	}
-	return fit(b.String(), w)
+	return termtext.Fit(b.String(), w)
 }

@@ -1,6 +1,9 @@
 package tui
 
-import "github.com/rdmatour/rdmatour/steps"
+import (
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
+)
 
 // While a step waits, the call pane says on what: the network, or the
 // peer — and then what the peer's user must do, from the tour plan
@@ -53,11 +56,11 @@ func (m *model) waitingLines(side, idx, w int) []string {
 // waits, the note saying why nothing happened (until the step ends).
 func (m *model) footer(w int) string {
 	if !m.keyWhileWaiting || !m.running {
-		return fit(m.help.ShortHelpView(m.keys.ShortHelp()), w)
+		return termtext.Fit(m.help.ShortHelpView(m.keys.ShortHelp()), w)
 	}
 	pw, onPeer := m.peerWait(m.runSide, m.runIdx)
 	note := steps.WaitNote(pw, onPeer).In(textLang(m.lang))
-	return fit(m.styles.Running.R(" ⏳ "+note), w)
+	return termtext.Fit(m.styles.Running.R(" ⏳ "+note), w)
 }
 
 // inLangs wraps t in the UI's language(s): both lines in "both".
@@ -66,11 +69,11 @@ func (m *model) inLangs(t steps.Text, w int) []string {
 		return nil
 	}
 	if m.lang == steps.LangBoth {
-		out := wrap(t.EN, w)
+		out := termtext.Wrap(t.EN, w)
 		if t.ZH != "" && t.ZH != t.EN {
-			out = append(out, wrap(t.ZH, w)...)
+			out = append(out, termtext.Wrap(t.ZH, w)...)
 		}
 		return out
 	}
-	return wrap(t.In(textLang(m.lang)), w)
+	return termtext.Wrap(t.In(textLang(m.lang)), w)
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -36,7 +37,7 @@ func (m *model) wireLines(side, w int) []string {
 			if d := s.CounterDelta[k]; d > 0 {
 				cell += st.Warn.R(fmt.Sprintf("(+%d)", d))
 			}
-			cw := width(cell)
+			cw := termtext.Width(cell)
 			if lw+cw > w && lw > 1 {
 				out = append(out, line)
 				line, lw = " ", 1
@@ -48,7 +49,7 @@ func (m *model) wireLines(side, w int) []string {
 	}
 	out = append(out, "", st.Title.R(title(m.lang, "Packets", "报文")))
 	if why := m.noPacketsWhy(s); why != "" {
-		out = append(out, wrap(why, w)...)
+		out = append(out, termtext.Wrap(why, w)...)
 	}
 	pk := s.Packets
 	if len(pk) > 60 {

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // TestPresenterShowsCallAndBothStates: at a projector's 100×30 the demo
@@ -45,7 +46,7 @@ func TestZoomKeys(t *testing.T) {
 			t.Errorf("z: other panes still on screen:\n%s", sc)
 		}
 		// The zoomed pane is as wide as the screen: its frame spans it.
-		if !strings.HasPrefix(lines[1], "╭") || !strings.HasSuffix(lines[1], "╮") || width(lines[1]) != 100 {
+		if !strings.HasPrefix(lines[1], "╭") || !strings.HasSuffix(lines[1], "╮") || termtext.Width(lines[1]) != 100 {
 			t.Errorf("z: the pane is not the full width: %q", lines[1])
 		}
 		press(t, m, unzoom)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/docs"
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // console is where a command reads and writes.
@@ -169,7 +170,7 @@ func present(ctx context.Context, o options, c console, sessions []*steps.Sessio
 	if !o.plain && interactive {
 		return runTUI(ctx, o, sessions)
 	}
-	out := &lineWriter{w: newTerminalGuard(c.stdout)}
+	out := &lineWriter{w: termtext.NewGuard(c.stdout)}
 	p := &plainRunner{out: out, lang: o.lang, docs: docs.Page, explain: !o.brief,
 		pauseAt: string(o.pauseAt), stdin: c.stdin}
 	if len(sessions) == 1 && sessions[0].Config().Role == steps.Server {

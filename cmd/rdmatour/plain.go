@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/tui"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // plainRunner prints the tour as text: for each step its title, the
@@ -108,7 +108,7 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int, 
 	if p.explain {
 		for _, l := range p.langs() {
 			if page, ok := p.stepPage(s, s.Next(), l); ok {
-				fmt.Fprintln(p.out, indent(tui.PlainPage(l, st.ID, page, plainPageWidth)))
+				fmt.Fprintln(p.out, indent(termtext.PlainPage(l, st.ID, page, plainPageWidth)))
 			}
 		}
 	}
@@ -158,7 +158,7 @@ func (p *plainRunner) finish(srv *steps.Session) {
 	if snap := srv.Snapshot(); p.explain && snap.Lesson != "" {
 		for _, l := range p.langs() {
 			if page, ok := p.lessonPage(l, "lesson-"+snap.Lesson, true); ok {
-				fmt.Fprintln(p.out, indent(tui.PlainPage(l, "lesson-"+snap.Lesson, page, plainPageWidth)))
+				fmt.Fprintln(p.out, indent(termtext.PlainPage(l, "lesson-"+snap.Lesson, page, plainPageWidth)))
 			}
 		}
 	}
@@ -245,7 +245,7 @@ func (p *plainRunner) lessonHeader(snap steps.Snapshot) {
 	}
 	for _, l := range p.langs() {
 		if md, ok := p.lessonPage(l, page, false); ok {
-			fmt.Fprintln(p.out, indent(tui.PlainPage(l, page, md, plainPageWidth)))
+			fmt.Fprintln(p.out, indent(termtext.PlainPage(l, page, md, plainPageWidth)))
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/docs"
 	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/tui"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // predict asks the lesson's question on s before the tour runs: a prompt
@@ -73,7 +73,7 @@ func (p *plainRunner) afterLessonStep(s *steps.Session, idx int) {
 	}
 	for _, l := range p.langs() {
 		if page, ok := p.stepPage(s, idx, l); ok {
-			fmt.Fprintln(p.out, indent(tui.PlainPage(l, snap.Steps[idx].ID, page, plainPageWidth)))
+			fmt.Fprintln(p.out, indent(termtext.PlainPage(l, snap.Steps[idx].ID, page, plainPageWidth)))
 		}
 	}
 }

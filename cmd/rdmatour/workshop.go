@@ -13,6 +13,7 @@ import (
 	"github.com/clipperhouse/displaywidth"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/tui"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
@@ -83,7 +84,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	if err != nil {
 		return err
 	}
-	out := newTerminalGuard(c.stdout)
+	out := termtext.NewGuard(c.stdout)
 	screen := !o.plain && stdinIsTerminal() && stdoutIsTerminal()
 	var mu sync.Mutex // OnEvent calls are serialised; the header is not
 	onEvent := func(ev steps.RoomEvent) {

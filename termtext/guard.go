@@ -1,4 +1,4 @@
-package main
+package termtext
 
 import (
 	"io"
@@ -8,7 +8,7 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 )
 
-// terminalGuard is the last line of defence between a peer and the
+// Guard is the last line of defence between a peer and the
 // learner's terminal in plain mode: every control character (ESC, BEL,
 // CR, ...), C1 control, bidirectional or other format character and
 // invalid UTF-8 byte that reaches it is written escaped, as
@@ -20,11 +20,14 @@ import (
 //
 // Each Write must hold whole UTF-8 sequences, as fmt's one Write per
 // call does.
-type terminalGuard struct{ w io.Writer }
+type Guard struct{ w io.Writer }
 
-func newTerminalGuard(w io.Writer) io.Writer { return terminalGuard{w: w} }
+// NewGuard returns w behind a Guard.
+func NewGuard(w io.Writer) io.Writer { return Guard{w: w} }
 
-func (g terminalGuard) Write(p []byte) (int, error) {
+// Write writes p to the guarded writer with everything a terminal would
+// interpret escaped; it reports len(p) written when that write succeeds.
+func (g Guard) Write(p []byte) (int, error) {
 	if _, err := g.w.Write(guardTerminal(p)); err != nil {
 		return 0, err
 	}
@@ -32,7 +35,7 @@ func (g terminalGuard) Write(p []byte) (int, error) {
 }
 
 // guardTerminal returns p with everything a terminal would interpret
-// escaped (see terminalGuard).
+// escaped (see Guard).
 func guardTerminal(p []byte) []byte {
 	if safeForTerminal(p) {
 		return p

@@ -1,4 +1,4 @@
-package tui
+package termtext
 
 import (
 	"strings"
@@ -21,7 +21,7 @@ func TestWrapStyled(t *testing.T) {
 			[]string{"012345", "6789ab", "cdef"}},
 		{"no line starts with the space it broke at", "aa bb", 2, "", []string{"aa", "bb"}},
 	} {
-		got := wrapStyled(tt.in, tt.w, tt.hang)
+		got := WrapStyled(tt.in, tt.w, tt.hang)
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
@@ -36,13 +36,13 @@ func TestWrapStyled(t *testing.T) {
 // the frame and none is lost.
 func TestWrapStyledKeepsStyles(t *testing.T) {
 	in := "ab \x1b[34mcd ef\x1b[m gh"
-	got := wrapStyled(in, 5, "")
+	got := WrapStyled(in, 5, "")
 	want := []string{"ab \x1b[34mcd\x1b[m", "\x1b[34mef\x1b[m gh"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 	for _, l := range got {
-		if width(l) > 5 || ansi.StringWidth(l) > 5 {
+		if Width(l) > 5 || ansi.StringWidth(l) > 5 {
 			t.Errorf("%q wider than 5", l)
 		}
 	}

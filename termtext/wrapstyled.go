@@ -1,4 +1,4 @@
-package tui
+package termtext
 
 import "strings"
 
@@ -17,11 +17,11 @@ type piece struct {
 
 // wrapStyled breaks s into lines of at most w cells; every line after the
 // first starts with hang.
-func wrapStyled(s string, w int, hang string) []string {
-	if width(s) <= w || w <= 0 {
+func WrapStyled(s string, w int, hang string) []string {
+	if Width(s) <= w || w <= 0 {
 		return []string{s}
 	}
-	if width(hang) >= w/2 {
+	if Width(hang) >= w/2 {
 		hang = ""
 	}
 	var ps []piece
@@ -35,7 +35,7 @@ func wrapStyled(s string, w int, hang string) []string {
 	for start := 0; start < len(ps); {
 		lim := w
 		if len(out) > 0 {
-			lim -= width(hang)
+			lim -= Width(hang)
 		}
 		end, brk, field, used := start, -1, -1, 0
 		for end < len(ps) && used+ps[end].w <= lim {
@@ -100,15 +100,15 @@ func nextStyle(cur, esc string) string {
 
 // wrapAll applies wrapStyled to every line, each continuation indented
 // under the line's own indentation plus hang.
-func wrapAll(lines []string, w int, hang string) []string {
+func WrapAll(lines []string, w int, hang string) []string {
 	var out []string
 	for _, l := range lines {
-		if width(l) <= w {
+		if Width(l) <= w {
 			out = append(out, l)
 			continue
 		}
 		indent := strings.Repeat(" ", leadingSpaces(l))
-		out = append(out, wrapStyled(l, w, indent+hang)...)
+		out = append(out, WrapStyled(l, w, indent+hang)...)
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package tui
+package termtext
 
 import (
 	"strings"
@@ -20,15 +20,15 @@ func cells() displaywidth.Options {
 }
 
 // width is the number of terminal cells s occupies (one line).
-func width(s string) int { return cells().String(s) }
+func Width(s string) int { return cells().String(s) }
 
 // truncate cuts s to at most w cells, the last one "…", keeping escape
 // sequences intact and closing any style it cut through.
-func truncate(s string, w int) string {
+func Truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if width(s) <= w {
+	if Width(s) <= w {
 		return s
 	}
 	// Cut text ends with "…": nothing is cut silently.
@@ -40,40 +40,40 @@ func truncate(s string, w int) string {
 }
 
 // fit makes s exactly w cells wide: truncated, then padded with spaces.
-func fit(s string, w int) string {
+func Fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	s = truncate(s, w)
-	if n := width(s); n < w {
+	s = Truncate(s, w)
+	if n := Width(s); n < w {
 		s += strings.Repeat(" ", w-n)
 	}
 	return s
 }
 
 // fitRight right-aligns s in w cells.
-func fitRight(s string, w int) string {
-	s = truncate(s, w)
-	if n := width(s); n < w {
+func FitRight(s string, w int) string {
+	s = Truncate(s, w)
+	if n := Width(s); n < w {
 		s = strings.Repeat(" ", w-n) + s
 	}
 	return s
 }
 
 // center centres s in w cells.
-func center(s string, w int) string {
-	s = truncate(s, w)
-	n := width(s)
+func Center(s string, w int) string {
+	s = Truncate(s, w)
+	n := Width(s)
 	left := (w - n) / 2
-	return fit(strings.Repeat(" ", left)+s, w)
+	return Fit(strings.Repeat(" ", left)+s, w)
 }
 
 // block makes lines exactly w wide and h tall.
-func block(lines []string, w, h int) []string {
+func Block(lines []string, w, h int) []string {
 	out := make([]string, h)
 	for i := range out {
 		if i < len(lines) {
-			out[i] = fit(lines[i], w)
+			out[i] = Fit(lines[i], w)
 		} else {
 			out[i] = strings.Repeat(" ", max(w, 0))
 		}
@@ -82,7 +82,7 @@ func block(lines []string, w, h int) []string {
 }
 
 // joinColumns puts equally tall blocks side by side.
-func joinColumns(cols ...[]string) []string {
+func JoinColumns(cols ...[]string) []string {
 	h := 0
 	for _, c := range cols {
 		h = max(h, len(c))
@@ -103,7 +103,7 @@ func joinColumns(cols ...[]string) []string {
 
 // wrap breaks plain text into lines of at most w cells, preferring to
 // break after a space or a comma; CJK text may break anywhere.
-func wrap(s string, w int) []string {
+func Wrap(s string, w int) []string {
 	if w <= 0 {
 		return nil
 	}
@@ -136,7 +136,7 @@ func wrapGlued(s string, w int, glue []bool) []string {
 }
 
 func wrapLineGlued(s string, w int, glue []bool) []string {
-	if width(s) <= w {
+	if Width(s) <= w {
 		return []string{s}
 	}
 	glued := func(at int) bool { return glue != nil && at < len(glue) && glue[at] }
@@ -167,7 +167,7 @@ func wrapLineGlued(s string, w int, glue []bool) []string {
 				rest := strings.TrimLeft(cur[lastBreak:], " ")
 				line.Reset()
 				line.WriteString(rest)
-				lw = width(rest)
+				lw = Width(rest)
 			} else {
 				out = append(out, strings.TrimRight(cur, " "))
 				line.Reset()

@@ -1,4 +1,4 @@
-package main
+package termtext
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ func TestTerminalGuard(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
-		n, err := newTerminalGuard(&b).Write([]byte(tt.in))
+		n, err := NewGuard(&b).Write([]byte(tt.in))
 		if err != nil || n != len(tt.in) {
 			t.Fatalf("Write(%q) = %d, %v", tt.in, n, err)
 		}
@@ -38,7 +38,7 @@ func TestTerminalGuard(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	newTerminalGuard(&b).Write([]byte(hostile))
+	NewGuard(&b).Write([]byte(hostile))
 	for _, c := range rawControls {
 		if strings.Contains(b.String(), c) {
 			t.Errorf("%q passed the guard: %q", c, b.String())

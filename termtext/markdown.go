@@ -1,4 +1,4 @@
-package tui
+package termtext
 
 import (
 	"bytes"
@@ -21,10 +21,11 @@ import (
 // width rules, so Chinese soft line breaks join without a space and
 // lines break between any two CJK characters.
 
-// markdown renders pages and keeps the result per page and width: View
-// runs several times a second, rendering takes a millisecond.
-type markdown struct {
-	st    Styles
+// Markdown renders pages and keeps the result per page and width: a
+// terminal UI draws several times a second, rendering takes a
+// millisecond. It is not safe for concurrent use.
+type Markdown struct {
+	st    PageStyle
 	md    parser.Parser
 	pages map[mdKey][]string
 }
@@ -34,16 +35,18 @@ type mdKey struct {
 	width    int
 }
 
-func newMarkdown(st Styles) *markdown {
+// NewMarkdown returns a renderer drawing pages in st.
+func NewMarkdown(st PageStyle) *Markdown {
 	p := parser.NewParser(
 		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
-	return &markdown{st: st, md: p, pages: map[mdKey][]string{}}
+	return &Markdown{st: st, md: p, pages: map[mdKey][]string{}}
 }
 
-// render returns page (lang, id) drawn to width cells, one string a line.
-func (r *markdown) render(lang, id, src string, width int) []string {
+// Render returns page (lang, id) drawn to width cells, one string a
+// line; src is the page's Markdown (it is parsed once per lang, id, width).
+func (r *Markdown) Render(lang, id, src string, width int) []string {
 	k := mdKey{lang, id, width}
 	if l, ok := r.pages[k]; ok {
 		return l
@@ -62,7 +65,7 @@ func (r *markdown) render(lang, id, src string, width int) []string {
 
 // mdDrawer walks one parsed page.
 type mdDrawer struct {
-	st  Styles
+	st  PageStyle
 	src []byte
 	out []string
 }
@@ -91,7 +94,7 @@ func (d *mdDrawer) block(n ast.Node, w int, indent string) {
 		if n.Kind() == ast.KindParagraph {
 			d.gap()
 		}
-		d.para(d.inlines(n, sty{}), w, indent, indent, sty{})
+		d.para(d.inlines(n, Style{}), w, indent, indent, Style{})
 	case *ast.List:
 		d.gap()
 		num := n.Start
@@ -109,7 +112,7 @@ func (d *mdDrawer) block(n ast.Node, w int, indent string) {
 		for i := range lines.Len() {
 			seg := lines.At(i)
 			line := strings.TrimRight(string(seg.Value(d.src)), "\n")
-			for _, l := range wrap(line, w-width(indent)-2) {
+			for _, l := range Wrap(line, w-Width(indent)-2) {
 				d.out = append(d.out, indent+"  "+st.Call.R(l))
 			}
 		}
@@ -118,7 +121,7 @@ func (d *mdDrawer) block(n ast.Node, w int, indent string) {
 		d.blocks(n, w, indent+st.Dim.R("│ "))
 	case *ast.ThematicBreak:
 		d.gap()
-		d.out = append(d.out, indent+st.Dim.R(strings.Repeat("─", max(0, w-width(indent)))))
+		d.out = append(d.out, indent+st.Dim.R(strings.Repeat("─", max(0, w-Width(indent)))))
 	case *ast.HTMLBlock:
 		lines := n.Lines()
 		for i := range lines.Len() {
@@ -139,7 +142,7 @@ func (d *mdDrawer) heading(n *ast.Heading, w int, indent string) {
 		style = st.Header
 	}
 	first := len(d.out)
-	d.para(d.inlines(n, sty{}), w, indent, indent, style)
+	d.para(d.inlines(n, Style{}), w, indent, indent, style)
 	if !st.NoColor {
 		return
 	}
@@ -149,7 +152,7 @@ func (d *mdDrawer) heading(n *ast.Heading, w int, indent string) {
 	}
 	long := 0
 	for _, l := range d.out[first:] {
-		long = max(long, width(l)-width(indent))
+		long = max(long, Width(l)-Width(indent))
 	}
 	d.out = append(d.out, indent+strings.Repeat(rule, long))
 }
@@ -158,7 +161,7 @@ func (d *mdDrawer) heading(n *ast.Heading, w int, indent string) {
 // under the text.
 func (d *mdDrawer) listItem(it ast.Node, w int, indent, mark string) {
 	first := len(d.out)
-	hang := indent + strings.Repeat(" ", width(mark))
+	hang := indent + strings.Repeat(" ", Width(mark))
 	d.blocks(it, w, hang)
 	// Tight items have no blank line before them: drop the gap the
 	// paragraph left.
@@ -174,12 +177,12 @@ func (d *mdDrawer) listItem(it ast.Node, w int, indent, mark string) {
 // broken across lines unless it is longer than a line.
 type span struct {
 	text  string
-	style sty
+	style Style
 	glued bool
 }
 
 // inlines flattens n's inline children into styled spans.
-func (d *mdDrawer) inlines(n ast.Node, style sty) []span {
+func (d *mdDrawer) inlines(n ast.Node, style Style) []span {
 	var out []span
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		switch c := c.(type) {
@@ -231,13 +234,13 @@ const softBreak = "\x00"
 
 // para wraps spans to w cells: first and rest prefix the first and the
 // following lines; base styles text that has no style of its own.
-func (d *mdDrawer) para(spans []span, w int, first, rest string, base sty) {
+func (d *mdDrawer) para(spans []span, w int, first, rest string, base Style) {
 	var plain strings.Builder
-	var styles []sty // the style of each byte of plain
-	var glue []bool  // no line break after this byte
+	var styles []Style // the style of each byte of plain
+	var glue []bool    // no line break after this byte
 	// Inline code is glued only when it fits on a line; a longer span
 	// breaks at its own spaces rather than inside an identifier.
-	avail := max(1, w-max(width(first), width(rest)))
+	avail := max(1, w-max(Width(first), Width(rest)))
 	for i, s := range spans {
 		t := s.text
 		if t == softBreak {
@@ -246,18 +249,18 @@ func (d *mdDrawer) para(spans []span, w int, first, rest string, base sty) {
 				t = ""
 			}
 		}
-		if s.style == (sty{}) {
+		if s.style == (Style{}) {
 			s.style = base
 		}
 		plain.WriteString(t)
 		for j := range len(t) {
 			styles = append(styles, s.style)
-			glue = append(glue, s.glued && j < len(t)-1 && width(t) <= avail)
+			glue = append(glue, s.glued && j < len(t)-1 && Width(t) <= avail)
 		}
 	}
 	p := plain.String()
 	pos := 0
-	for i, line := range wrapGlued(p, max(1, w-width(first)), glue) {
+	for i, line := range wrapGlued(p, max(1, w-Width(first)), glue) {
 		// wrap drops the spaces it breaks at: find the line again.
 		for pos < len(p) && !strings.HasPrefix(p[pos:], line) && (p[pos] == ' ' || p[pos] == '\n') {
 			pos++
@@ -276,7 +279,7 @@ func (d *mdDrawer) para(spans []span, w int, first, rest string, base sty) {
 }
 
 // restyle applies each byte's style to line, one escape per run.
-func restyle(line string, styles []sty) string {
+func restyle(line string, styles []Style) string {
 	var b strings.Builder
 	for i := 0; i < len(line); {
 		j := i
@@ -315,8 +318,8 @@ func isCJK(r rune) bool {
 func isCJKPunct(r rune) bool { return r >= 0x3000 && r <= 0x303f || r >= 0xff00 && r <= 0xffef }
 
 // PlainPage is a docs page as the plain runner prints it: the same
-// rendering as the explanation pane, without colour (headings underlined,
+// rendering as the TUI's explanation pane, without colour (headings underlined,
 // lists hung, entities resolved, inline code in backticks), w cells wide.
 func PlainPage(lang, id, src string, w int) string {
-	return strings.Join(newMarkdown(NewStyles(true)).render(lang, id, src, w), "\n")
+	return strings.Join(NewMarkdown(PageStyle{NoColor: true}).Render(lang, id, src, w), "\n")
 }

@@ -1,6 +1,7 @@
-package tui
+package termtext
 
 import (
+	"charm.land/lipgloss/v2"
 	"os/exec"
 	"strings"
 	"testing"
@@ -39,13 +40,13 @@ func TestMarkdown(t *testing.T) {
 		{"emphasis and links show their text", "*What* is [it](x.md)?", 40, []string{"What is it?"}},
 		{"code block", "```c\nint x = 1;\n```", 40, []string{"  int x = 1;"}},
 	} {
-		r := newMarkdown(NewStyles(true))
-		got := r.render("en", tt.name, tt.src, tt.width)
+		r := NewMarkdown(PageStyle{NoColor: true})
+		got := r.Render("en", tt.name, tt.src, tt.width)
 		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
 		}
 		for _, l := range got {
-			if width(l) > tt.width {
+			if Width(l) > tt.width {
 				t.Errorf("%s: %q is wider than %d", tt.name, l, tt.width)
 			}
 		}
@@ -55,8 +56,8 @@ func TestMarkdown(t *testing.T) {
 // With colour, a style never runs past its line: each line closes
 // what it opens (the pane's border follows it).
 func TestMarkdownStylesPerLine(t *testing.T) {
-	r := newMarkdown(NewStyles(false))
-	for _, l := range r.render("en", "x", "## A heading that wraps\n\nsee `a_long_code_span_here` and **bold text that wraps**", 12) {
+	r := NewMarkdown(testColours())
+	for _, l := range r.Render("en", "x", "## A heading that wraps\n\nsee `a_long_code_span_here` and **bold text that wraps**", 12) {
 		if strings.Count(l, "\x1b[") > 0 && !strings.HasSuffix(l, "\x1b[m") {
 			t.Errorf("line %q leaves a style open", l)
 		}
@@ -77,5 +78,18 @@ func TestNoChromaInTheBinary(t *testing.T) {
 		if strings.Contains(dep, "chroma") || strings.Contains(dep, "glamour") {
 			t.Errorf("cmd/rdmatour depends on %s", dep)
 		}
+	}
+}
+
+// testColours is a PageStyle with colour, as the TUI passes one.
+func testColours() PageStyle {
+	ns := lipgloss.NewStyle
+	return PageStyle{
+		Header:  StyleOf(ns().Bold(true)),
+		Heading: StyleOf(ns().Foreground(lipgloss.Color("4")).Bold(true)),
+		Call:    StyleOf(ns().Foreground(lipgloss.Color("6"))),
+		Dim:     StyleOf(ns().Foreground(lipgloss.Color("8"))),
+		Bold:    StyleOf(ns().Bold(true)),
+		Key:     StyleOf(ns().Foreground(lipgloss.Color("4"))),
 	}
 }
