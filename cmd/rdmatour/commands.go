@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/rdmatour/rdmatour/docs"
+	"github.com/rdmatour/rdmatour/plain"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
 )
@@ -170,22 +171,15 @@ func present(ctx context.Context, o options, c console, sessions []*steps.Sessio
 	if !o.plain && interactive {
 		return runTUI(ctx, o, sessions)
 	}
-	out := &lineWriter{w: termtext.NewGuard(c.stdout)}
-	p := &plainRunner{out: out, lang: o.lang, docs: docs.Page, explain: !o.brief,
-		pauseAt: string(o.pauseAt), stdin: c.stdin}
+	p := plain.New(plain.Options{Out: termtext.NewGuard(c.stdout), Lang: o.lang, Docs: docs.Page,
+		Explain: !o.brief, PauseAt: string(o.pauseAt), Stdin: c.stdin, Prompt: interactive && !o.auto})
 	if len(sessions) == 1 && sessions[0].Config().Role == steps.Server {
-		sessions[0].OnTurnAway(func(who, reason string) {
-			fmt.Fprintf(out, "[server] %s\n", p.text(steps.Text{EN: "turned " + who + " away: " + reason,
-				ZH: "拒绝了 " + who + "：" + reason}))
-		})
-	}
-	if interactive && !o.auto {
-		p.in = newLineFeed(c.stdin)
+		sessions[0].OnTurnAway(p.TurnedAway)
 	}
 	if len(sessions) == 2 {
-		return p.runDemo(ctx, sessions[0], sessions[1])
+		return p.RunDemo(ctx, sessions[0], sessions[1])
 	}
-	return p.run(ctx, sessions[0])
+	return p.Run(ctx, sessions[0])
 }
 
 // finish reports how a tour ended and returns the exit status (see

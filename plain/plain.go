@@ -1,4 +1,9 @@
-package main
+// Package plain is the plain-text front end: it drives one session, or
+// the demo's two, step by step and prints each step's title, its page,
+// the C call it made and what it changed, for a terminal without the TUI
+// or for logs and tests. It may import steps, termtext and docs; never
+// tui.
+package plain
 
 import (
 	"bufio"
@@ -12,10 +17,10 @@ import (
 	"github.com/rdmatour/rdmatour/termtext"
 )
 
-// plainRunner prints the tour as text: for each step its title, the
+// Runner prints the tour as text: for each step its title, the
 // explanation, then (after Enter, unless auto) the C call it made with the
 // actual values and its results.
-type plainRunner struct {
+type Runner struct {
 	out     io.Writer
 	in      *lineFeed // nil: run straight through
 	lang    steps.Lang
@@ -27,8 +32,44 @@ type plainRunner struct {
 	stdin   io.Reader
 }
 
+// Options configure a Runner.
+type Options struct {
+	// Out receives the text; the Runner serialises its writes. The caller
+	// guards it (termtext.NewGuard) when it is a terminal.
+	Out  io.Writer
+	Lang steps.Lang
+	// Docs returns the page (Markdown) of a step or lesson ID in a language.
+	Docs func(lang, id string) (string, error)
+	// Explain prints the pages before each step and around a lesson.
+	Explain bool
+	// PauseAt stops before the step with this ID until a line arrives on
+	// Stdin, even when the steps run straight through.
+	PauseAt string
+	Stdin   io.Reader
+	// Prompt waits for Enter on Stdin before each step (a person at the
+	// keyboard); otherwise the steps run straight through.
+	Prompt bool
+}
+
+// New returns a Runner printing to o.Out.
+func New(o Options) *Runner {
+	p := &Runner{out: &lineWriter{w: o.Out}, lang: o.Lang, docs: o.Docs, explain: o.Explain,
+		pauseAt: o.PauseAt, stdin: o.Stdin}
+	if o.Prompt {
+		p.in = newLineFeed(o.Stdin)
+	}
+	return p
+}
+
+// TurnedAway prints that a one-client server turned a second client away
+// (a steps.Session's OnTurnAway hook).
+func (p *Runner) TurnedAway(who, reason string) {
+	fmt.Fprintf(p.out, "[server] %s\n", p.text(steps.Text{EN: "turned " + who + " away: " + reason,
+		ZH: "拒绝了 " + who + "：" + reason}))
+}
+
 // pause waits for a line on stdin or for ctx to end.
-func (p *plainRunner) pause(ctx context.Context, id string) error {
+func (p *Runner) pause(ctx context.Context, id string) error {
 	fmt.Fprintf(p.out, "  paused before %s: press Enter to continue\n", id)
 	if p.in != nil {
 		_, err := p.in.next(ctx)
@@ -47,7 +88,7 @@ func (p *plainRunner) pause(ctx context.Context, id string) error {
 	}
 }
 
-func (p *plainRunner) langs() []string {
+func (p *Runner) langs() []string {
 	var out []string
 	for _, l := range p.lang.Each() {
 		out = append(out, l.String())
@@ -55,7 +96,7 @@ func (p *plainRunner) langs() []string {
 	return out
 }
 
-func (p *plainRunner) text(t steps.Text) string {
+func (p *Runner) text(t steps.Text) string {
 	if p.lang == steps.LangBoth {
 		if t.ZH == "" || t.ZH == t.EN {
 			return t.EN
@@ -65,9 +106,9 @@ func (p *plainRunner) text(t steps.Text) string {
 	return t.In(p.lang.String())
 }
 
-// run drives one session to the end. It returns nil only when the tour
+// Run drives one session to the end. It returns nil only when the tour
 // succeeded; the session is always closed.
-func (p *plainRunner) run(ctx context.Context, s *steps.Session) (err error) {
+func (p *Runner) Run(ctx context.Context, s *steps.Session) (err error) {
 	defer func() {
 		calls, cerr := s.Close()
 		if calls != "" {
@@ -97,7 +138,7 @@ func (p *plainRunner) run(ctx context.Context, s *steps.Session) (err error) {
 // step runs the next step of s: its title and explanation, a pause if
 // asked for, then the C it made, its results and the state it changed.
 // n of total numbers it on screen.
-func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int, demo bool) error {
+func (p *Runner) step(ctx context.Context, s *steps.Session, n, total int, demo bool) error {
 	st := s.Steps()[s.Next()]
 	fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", n, total, st.Side, p.text(st.Title))
 	if st.ID == p.pauseAt && p.stdin != nil {
@@ -147,7 +188,7 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int, 
 
 // finish prints how the tour ended on the server. The buffer and the
 // notice are the client's bytes: steps.PeerBytes prints them escaped.
-func (p *plainRunner) finish(srv *steps.Session) {
+func (p *Runner) finish(srv *steps.Session) {
 	if r := srv.Snapshot().Result; r != nil && r.Tour != steps.TourWrite {
 		fmt.Fprintf(p.out, "\n[server] %s\n", p.text(r.Summary))
 	} else if r != nil {
@@ -165,7 +206,7 @@ func (p *plainRunner) finish(srv *steps.Session) {
 	fmt.Fprintf(p.out, "%s\n", p.text(steps.NextToTry(srv.Config())))
 }
 
-func (p *plainRunner) printOutcome(out steps.Outcome) {
+func (p *Runner) printOutcome(out steps.Outcome) {
 	if out.Call != "" {
 		fmt.Fprintf(p.out, "  C: %s\n", strings.ReplaceAll(out.Call, "\n", "\n     "))
 	}
@@ -201,8 +242,8 @@ func indent(s string) string {
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
 }
 
-// runDemo drives both sides in one process in steps.DemoPlan's order.
-func (p *plainRunner) runDemo(ctx context.Context, srv, cli *steps.Session) (err error) {
+// RunDemo drives both sides in one process in steps.DemoPlan's order.
+func (p *Runner) RunDemo(ctx context.Context, srv, cli *steps.Session) (err error) {
 	defer func() {
 		for _, s := range []*steps.Session{cli, srv} {
 			if _, cerr := s.Close(); err == nil && cerr != nil {
@@ -229,7 +270,7 @@ func (p *plainRunner) runDemo(ctx context.Context, srv, cli *steps.Session) (err
 }
 
 // lessonHeader introduces the lesson being run, with its page.
-func (p *plainRunner) lessonHeader(snap steps.Snapshot) {
+func (p *Runner) lessonHeader(snap steps.Snapshot) {
 	page := "lesson-" + snap.Lesson
 	switch {
 	case snap.Lesson != "":
@@ -253,7 +294,7 @@ func (p *plainRunner) lessonHeader(snap steps.Snapshot) {
 // printState prints the live state a step may have changed, read back
 // from the device: the QP state (ibv_query_qp), the port and the GID in
 // use, and the hardware counters that moved.
-func (p *plainRunner) printState(snap steps.Snapshot) {
+func (p *Runner) printState(snap steps.Snapshot) {
 	var parts []string
 	if q := snap.QP; q != nil && q.Query == "" && q.Num != 0 {
 		parts = append(parts, fmt.Sprintf("QP 0x%x %s", q.Num, q.Attr.State))

@@ -1,11 +1,13 @@
-package main
+package plain
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,9 +41,9 @@ func TestPlainWaitHintAndEnterWhileWaiting(t *testing.T) {
 	}
 	keys, typing := io.Pipe()
 	out := &syncBuffer{}
-	p := &plainRunner{out: out, lang: steps.LangEN, in: newLineFeed(keys)}
+	p := &Runner{out: out, lang: steps.LangEN, in: newLineFeed(keys)}
 	done := make(chan error, 1)
-	go func() { done <- p.run(ctx, cli) }()
+	go func() { done <- p.Run(ctx, cli) }()
 
 	enter := func() { typing.Write([]byte("\n")) }
 	waitOut := func(s string) {
@@ -91,4 +93,23 @@ func TestPlainWaitHintAndEnterWhileWaiting(t *testing.T) {
 	if !strings.Contains(out.String(), "tour complete") {
 		t.Errorf("no tour complete:\n%s", out.String())
 	}
+}
+
+// syncBuffer is a bytes.Buffer the runner's goroutine and the test may
+// use at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -1,4 +1,4 @@
-package main
+package plain
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func lessonClient(t *testing.T, lesson string) *steps.Session {
 func TestPlainPredictPrompt(t *testing.T) {
 	s := lessonClient(t, "bad-rkey")
 	var out strings.Builder
-	p := &plainRunner{out: &out, lang: steps.LangEN, in: newLineFeed(strings.NewReader("x\n9\n2\n"))}
+	p := &Runner{out: &out, lang: steps.LangEN, in: newLineFeed(strings.NewReader("x\n9\n2\n"))}
 	if err := p.predict(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
@@ -45,13 +45,13 @@ func TestPlainPredictPrompt(t *testing.T) {
 
 	auto := lessonClient(t, "bad-rkey")
 	out.Reset()
-	p = &plainRunner{out: &out, lang: steps.LangEN}
+	p = &Runner{out: &out, lang: steps.LangEN}
 	if err := p.predict(context.Background(), auto); err != nil || out.Len() != 0 || auto.Prediction().Pending() {
 		t.Errorf("--auto: err %v, printed %q, pending %v", err, out.String(), auto.Prediction().Pending())
 	}
 
 	eof := lessonClient(t, "bad-rkey")
-	p = &plainRunner{out: &out, lang: steps.LangEN, in: newLineFeed(strings.NewReader(""))}
+	p = &Runner{out: &out, lang: steps.LangEN, in: newLineFeed(strings.NewReader(""))}
 	if err := p.predict(context.Background(), eof); err != nil || eof.Prediction().Pending() || p.in != nil {
 		t.Errorf("closed input: err %v, pending %v", err, eof.Prediction().Pending())
 	}
@@ -59,7 +59,7 @@ func TestPlainPredictPrompt(t *testing.T) {
 
 // The lesson page before the tour stops at its question.
 func TestPlainLessonPageKeepsTheAnswer(t *testing.T) {
-	p := &plainRunner{docs: func(lang, id string) (string, error) {
+	p := &Runner{docs: func(lang, id string) (string, error) {
 		return "# T\n\n## The mistake\nm\n\n## Predict\nq\n\n## What you will see\nANSWER\n", nil
 	}}
 	before, _ := p.lessonPage("en", "lesson-x", false)

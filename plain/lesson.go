@@ -1,4 +1,4 @@
-package main
+package plain
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // when the runner reads Enter, nothing with --auto (the lesson runs
 // without a prediction). Input that is not a choice is asked again; end
 // of input skips the question.
-func (p *plainRunner) predict(ctx context.Context, s *steps.Session) error {
+func (p *Runner) predict(ctx context.Context, s *steps.Session) error {
 	pred := s.Prediction()
 	if !pred.Pending() {
 		return nil
@@ -52,7 +52,7 @@ func (p *plainRunner) predict(ctx context.Context, s *steps.Session) error {
 
 // stepPage is the page printed before a step: a step the lesson changes
 // keeps its answer back until it ran (steps.LessonStepPage).
-func (p *plainRunner) stepPage(s *steps.Session, idx int, lang string) (string, bool) {
+func (p *Runner) stepPage(s *steps.Session, idx int, lang string) (string, bool) {
 	snap := s.Snapshot()
 	page, err := p.docs(lang, snap.Steps[idx].ID)
 	if err != nil {
@@ -66,7 +66,7 @@ func (p *plainRunner) stepPage(s *steps.Session, idx int, lang string) (string, 
 
 // afterLessonStep prints what happened on a step the lesson changes, with
 // its page now that the answer is out.
-func (p *plainRunner) afterLessonStep(s *steps.Session, idx int) {
+func (p *Runner) afterLessonStep(s *steps.Session, idx int) {
 	snap := s.Snapshot()
 	if !p.explain || idx >= len(snap.Steps) || !snap.Steps[idx].LessonStep || snap.Steps[idx].Outcome == nil {
 		return
@@ -80,7 +80,7 @@ func (p *plainRunner) afterLessonStep(s *steps.Session, idx int) {
 
 // lessonPage is the lesson's page: up to its question before the tour,
 // the rest (the answer) after it.
-func (p *plainRunner) lessonPage(lang, id string, answer bool) (string, bool) {
+func (p *Runner) lessonPage(lang, id string, answer bool) (string, bool) {
 	page, err := p.docs(lang, id)
 	if err != nil {
 		return "", false
