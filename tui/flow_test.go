@@ -20,8 +20,8 @@ func TestDemoTourByKeys(t *testing.T) {
 	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
 	keys := []string{"enter", "space", "n"}
 	for i := 0; m.planPos < len(m.plan); i++ {
-		if i > 100 || m.tourErr != nil {
-			t.Fatalf("tour stuck at turn %d: %v", m.planPos, m.tourErr)
+		if i > 100 || m.end.err != nil {
+			t.Fatalf("tour stuck at turn %d: %v", m.planPos, m.end.err)
 		}
 		press(t, m, keys[i%len(keys)])
 	}
@@ -54,8 +54,8 @@ func TestDoorbellAndImmTours(t *testing.T) {
 		r := newRig(t, n)
 		m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangZH, 80, 24)
 		for i := 0; m.planPos < len(m.plan); i++ {
-			if i > 100 || m.tourErr != nil {
-				t.Fatalf("%s: stuck: %v", n, m.tourErr)
+			if i > 100 || m.end.err != nil {
+				t.Fatalf("%s: stuck: %v", n, m.end.err)
 			}
 			press(t, m, "enter")
 			checkFrame(t, n.String(), m.render(), 80, 24)
@@ -78,7 +78,7 @@ func TestQuitMidTour(t *testing.T) {
 		press(t, m, "enter") // up to listen
 	}
 	_, cmd := m.Update(keyMsg("enter")) // get-connect-request: waits for a client
-	if cmd == nil || !m.running {
+	if cmd == nil || !m.run.on {
 		t.Fatal("the waiting step did not start")
 	}
 	done := make(chan tea.Msg)
@@ -136,16 +136,16 @@ func TestKeys(t *testing.T) {
 		t.Errorf("tab: %d", m.tab())
 	}
 	press(t, m, "s")
-	if m.side != 1 || !strings.Contains(m.render(), "[client]") {
+	if m.scr.side != 1 || !strings.Contains(m.render(), "[client]") {
 		t.Error("s does not switch sides in the demo")
 	}
 	press(t, m, "?")
-	if !m.showHelp || !strings.Contains(m.render(), "scroll down") {
+	if !m.scr.showHelp || !strings.Contains(m.render(), "scroll down") {
 		t.Error("? shows no full help")
 	}
 	press(t, m, "?")
 	// Scrolling the explanation.
-	m.focus = tabExplain
+	m.scr.focus = tabExplain
 	before := m.render()
 	press(t, m, "down")
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
@@ -213,7 +213,7 @@ func TestRunContextEnds(t *testing.T) {
 func BenchmarkView120x40(b *testing.B) {
 	r := newRig(b, steps.NotifySend)
 	m := newTestModel(b, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
-	for m.planPos < len(m.plan)-4 && m.tourErr == nil {
+	for m.planPos < len(m.plan)-4 && m.end.err == nil {
 		press(b, m, "enter") // stop before the teardown: full state
 	}
 	single := newTestModel(b, []*steps.Session{r.srv}, steps.LangEN, 120, 40)

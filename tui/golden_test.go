@@ -114,10 +114,10 @@ func goldenModel(t testing.TB, demo bool, lang steps.Lang, w, h int) *model {
 		for m.planPos < len(m.plan) && !(m.plan[m.planPos].Side == steps.Client && m.plan[m.planPos].Index == 14) {
 			m.planPos++
 		}
-		m.lastSide, m.lastIdx = 1, 13
+		m.run.lastSide, m.run.lastIdx = 1, 13
 	} else {
 		m.snaps = []steps.Snapshot{fixtureSnap(t, steps.Client, 14)}
-		m.lastSide, m.lastIdx = 0, 13
+		m.run.lastSide, m.run.lastIdx = 0, 13
 	}
 	return m // render does not refresh: the fixture stays
 }

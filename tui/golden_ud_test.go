@@ -65,7 +65,7 @@ func goldenUDModel(t *testing.T, lang steps.Lang, w, h int) *model {
 	for m.planPos < len(m.plan) && m.plan[m.planPos].Index < done {
 		m.planPos++
 	}
-	m.lastSide, m.lastIdx = 0, done-1
+	m.run.lastSide, m.run.lastIdx = 0, done-1
 	return m
 }
 

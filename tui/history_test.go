@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // TestHistoryByKeys: in the demo, [ selects finished steps one by one
@@ -20,8 +21,8 @@ func TestHistoryByKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
 	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 140, 45)
 	for m.planPos < len(m.plan) {
-		if m.tourErr != nil {
-			t.Fatal(m.tourErr)
+		if m.end.err != nil {
+			t.Fatal(m.end.err)
 		}
 		press(t, m, "enter")
 	}
@@ -107,7 +108,7 @@ func TestHistoryUpDownOnTheStepsPane(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		press(t, m, "enter")
 	}
-	for m.focused().kind != paneSteps {
+	for m.focused().kind != pane.Steps {
 		press(t, m, "tab")
 	}
 	press(t, m, "up")

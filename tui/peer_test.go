@@ -31,7 +31,7 @@ func TestPeerBytesEscaped(t *testing.T) {
 			s.Steps[0].Outcome = &steps.Outcome{Call: "printf(\"%s\", recv_buf)", Results: []steps.KV{{Name: "buffer", Value: h.bytes}}}
 			m.snaps[0] = s
 			m.sessions = nil // keep the hand-made snapshot
-			m.lastIdx = 0
+			m.run.lastIdx = 0
 			screen := m.render()
 			for _, bad := range []string{"\x1b", "\a", "\r", "\u009b", "\u202e"} {
 				if strings.Contains(screen, bad) {

@@ -17,8 +17,8 @@ func TestExplanationPaneRendering(t *testing.T) {
 		strings.Repeat("这一段很长的中文没有空格需要在任意两个汉字之间换行", 3) + "\n"
 	r := newRig(t, steps.NotifySend)
 	m := newTestModel(t, []*steps.Session{r.cli}, steps.LangZH, 80, 24, "NO_COLOR=1")
-	m.docs = func(lang, id string) (string, error) { return page, nil }
-	m.md = termtext.NewMarkdown(m.styles.Page())
+	m.page.Docs = func(lang, id string) (string, error) { return page, nil }
+	m.page.Markdown = termtext.NewMarkdown(m.styles.Page())
 	sc := ansi.Strip(m.render())
 	for _, want := range []string{"`rdma_accept(id, &param)`", "的第二个参数是 &param", "这个调用做什么\n"} {
 		if !strings.Contains(strings.ReplaceAll(sc, " │\n│ ", "\n"), strings.TrimSuffix(want, "\n")) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // The roster: the workshop server's table of attendees, one row each —
@@ -75,34 +76,34 @@ const (
 )
 
 // header is the counts line.
-func (r *roster) header(st Styles, lang steps.Lang) string {
+func (r *roster) header(st pane.Styles, lang steps.Lang) string {
 	c := r.counts
 	return fmt.Sprintf("%s %s  %s %s  %s %s  %s %s",
-		st.OK.R(fmt.Sprint(c.Connected)), tr(lang, "connected", "已连接"),
-		st.Bold.R(fmt.Sprint(c.Finished)), tr(lang, "finished", "已完成"),
-		st.Err.R(fmt.Sprint(c.Failed)), tr(lang, "failed", "失败"),
-		st.Dim.R(fmt.Sprint(c.TurnedAway)), tr(lang, "turned away", "被拒绝")) + counterHeader(st, lang, c.Counters)
+		st.OK.R(fmt.Sprint(c.Connected)), pane.Tr(lang, "connected", "已连接"),
+		st.Bold.R(fmt.Sprint(c.Finished)), pane.Tr(lang, "finished", "已完成"),
+		st.Err.R(fmt.Sprint(c.Failed)), pane.Tr(lang, "failed", "失败"),
+		st.Dim.R(fmt.Sprint(c.TurnedAway)), pane.Tr(lang, "turned away", "被拒绝")) + counterHeader(st, lang, c.Counters)
 }
 
 // counterHeader is the atomic room's shared counter, read from its MR at
 // this refresh ("" in a write or read room).
-func counterHeader(st Styles, lang steps.Lang, cs []steps.BackendCounter) string {
+func counterHeader(st pane.Styles, lang steps.Lang, cs []steps.BackendCounter) string {
 	line := steps.CounterLine(cs)
 	if line == "" {
 		return ""
 	}
 	value := strings.TrimPrefix(line, "counter ")
-	return "  " + tr(lang, "shared counter", "共享计数器") + " " + st.Bold.R(termtext.Safe(value))
+	return "  " + pane.Tr(lang, "shared counter", "共享计数器") + " " + st.Bold.R(termtext.Safe(value))
 }
 
 // lines draws the table header and the visible rows at width w.
-func (r *roster) lines(st Styles, lang steps.Lang, w int) []string {
-	head := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %-*s %*s %s", colN, "#", colAddr, tr(lang, "address", "地址"),
-		colBackend, "nic", colQPN, "QPN", colState, "QP", colPhase, tr(lang, "state", "状态"), colLast, tr(lang, "last", "最近"),
-		tr(lang, "message · observed", "消息 · 观察到的"))
+func (r *roster) lines(st pane.Styles, lang steps.Lang, w int) []string {
+	head := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %-*s %*s %s", colN, "#", colAddr, pane.Tr(lang, "address", "地址"),
+		colBackend, "nic", colQPN, "QPN", colState, "QP", colPhase, pane.Tr(lang, "state", "状态"), colLast, pane.Tr(lang, "last", "最近"),
+		pane.Tr(lang, "message · observed", "消息 · 观察到的"))
 	out := []string{st.Dim.R(termtext.Fit(head, w))}
 	if len(r.rows) == 0 {
-		return append(out, st.Dim.R(tr(lang, "  nobody yet: attendees run `rdmatour client <this address>`", "  还没有人：学员运行 `rdmatour client <本机地址>`")))
+		return append(out, st.Dim.R(pane.Tr(lang, "  nobody yet: attendees run `rdmatour client <this address>`", "  还没有人：学员运行 `rdmatour client <本机地址>`")))
 	}
 	end := len(r.rows)
 	if r.height > 0 {
@@ -153,10 +154,10 @@ func ago(d time.Duration) string {
 func phaseName(lang steps.Lang, p steps.Phase) string {
 	zh := map[steps.Phase]string{steps.PhaseConnecting: "连接中", steps.PhaseConnected: "已连接", steps.PhaseLanded: "数据已到",
 		steps.PhaseFinished: "已完成", steps.PhaseFailed: "失败", steps.PhaseDropped: "已移除", steps.PhaseTurnedAway: "被拒绝"}
-	return tr(lang, p.String(), zh[p])
+	return pane.Tr(lang, p.String(), zh[p])
 }
 
-func phaseStyle(st Styles, p steps.Phase) termtext.Style {
+func phaseStyle(st pane.Styles, p steps.Phase) termtext.Style {
 	switch p {
 	case steps.PhaseFailed, steps.PhaseDropped:
 		return st.Err

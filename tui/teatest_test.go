@@ -32,8 +32,8 @@ func TestTeatestDemoTour(t *testing.T) {
 	if err := final.shutdown(); err != nil { // what Run does after the program ends
 		t.Fatal(err)
 	}
-	if final.planPos != total || final.tourErr != nil {
-		t.Fatalf("final model: turn %d of %d, error %v", final.planPos, total, final.tourErr)
+	if final.planPos != total || final.end.err != nil {
+		t.Fatalf("final model: turn %d of %d, error %v", final.planPos, total, final.end.err)
 	}
 	if res := final.snaps[0].Result; res == nil || res.Via != steps.NotifyImm || string(res.Message) != steps.DefaultMessage {
 		t.Errorf("result %+v", res)

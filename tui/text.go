@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"strings"
-
 	"github.com/rdmatour/rdmatour/steps"
 )
 
@@ -27,41 +25,4 @@ func normLang(l steps.Lang) steps.Lang {
 		return l
 	}
 	return steps.LangEN
-}
-
-// tr picks the UI text for lang; "both" shows English chrome.
-func tr(lang steps.Lang, en, zh string) string {
-	if lang == steps.LangZH {
-		return zh
-	}
-	return en
-}
-
-// title is a pane title; in "both" it carries both languages, once each
-// ("CM id", not "CM id CM id"; "保护域 PD", not "PD 保护域 PD").
-func title(lang steps.Lang, en, zh string) string {
-	switch lang {
-	case steps.LangZH:
-		return zh
-	case steps.LangBoth:
-		if strings.Contains(zh, en) {
-			return zh
-		}
-		return en + " " + zh
-	}
-	return en
-}
-
-// textLang is the language for steps.Text values ("both" shows English
-// with the Chinese where there is room; callers decide).
-func textLang(lang steps.Lang) string { return lang.Primary().String() }
-
-func langLabel(lang steps.Lang) string {
-	switch lang {
-	case steps.LangZH:
-		return "中文"
-	case steps.LangBoth:
-		return "EN+中文"
-	}
-	return "EN"
 }

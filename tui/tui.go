@@ -135,8 +135,8 @@ func Run(ctx context.Context, opts Options) error {
 // verdict is Run's result, taken before the sessions are closed (closing
 // ends a tour, and a step cancelled by quitting fails).
 func (m *model) verdict() error {
-	if m.tourErr != nil {
-		return m.tourErr
+	if m.end.err != nil {
+		return m.end.err
 	}
 	if !m.allDone() {
 		return ErrQuit
@@ -146,8 +146,8 @@ func (m *model) verdict() error {
 
 // shutdown cancels a running step and closes every session. Safe twice.
 func (m *model) shutdown() error {
-	if m.cancelRun != nil {
-		m.cancelRun()
+	if m.run.cancel != nil {
+		m.run.cancel()
 	}
 	var first error
 	for _, s := range m.sessions {

@@ -30,7 +30,7 @@ func TestWaitingHintAndKeyNote(t *testing.T) {
 				press(t, m, "enter") // up to listen
 			}
 			_, cmd := m.Update(keyMsg("enter")) // get-connect-request: waits for a client
-			if cmd == nil || !m.running {
+			if cmd == nil || !m.run.on {
 				t.Fatal("the waiting step did not start")
 			}
 			done := make(chan tea.Msg, 1)

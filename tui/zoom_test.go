@@ -8,6 +8,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // TestPresenterShowsCallAndBothStates: at a projector's 100×30 the demo
@@ -31,7 +32,7 @@ func TestPresenterShowsCallAndBothStates(t *testing.T) {
 // z again, or esc, brings the layout back.
 func TestZoomKeys(t *testing.T) {
 	m := goldenModel(t, true, steps.LangEN, 100, 30)
-	for m.focused() != (pane{paneState, 0}) {
+	for m.focused() != (slot{pane.State, 0}) {
 		press(t, m, "tab")
 	}
 	for _, unzoom := range []string{"z", "esc"} {

@@ -1,4 +1,4 @@
-package tui
+package pane
 
 import (
 	"fmt"
@@ -13,18 +13,18 @@ import (
 // QP's number and Q_Key from the SIDR reply and the address handle made
 // from its address vector. The server has no destination: it only
 // receives until a datagram's GRH and src_qp say where to answer.
-func (m *model) udLines(s steps.Snapshot, w int) []string {
+func (in *Input) udLines(s steps.Snapshot, w int) []string {
 	u := s.UD
 	if u == nil || s.QP == nil {
 		return nil
 	}
-	st, L := m.styles, m.lang
+	st, L := in.Styles, in.Lang
 	var out []string
 	if q := s.QP.Attr.QKey; q != 0 {
-		out = append(out, fields(m.kv("qkey", fmt.Sprintf("0x%08x", q))))
+		out = append(out, fields(in.kv("qkey", fmt.Sprintf("0x%08x", q))))
 	}
 	dim := func(en, zh string) {
-		for _, l := range termtext.Wrap(tr(L, en, zh), w-2) {
+		for _, l := range termtext.Wrap(Tr(L, en, zh), w-2) {
 			out = append(out, "  "+st.Dim.R(l))
 		}
 	}
@@ -41,21 +41,21 @@ func (m *model) udLines(s steps.Snapshot, w int) []string {
 	}
 	// Indented under their heading: the fields of every SEND's wr.ud.
 	sub := func(parts ...string) string { return "  " + fields(parts...) }
-	heading := tr(L, "each SEND goes to (wr.ud):", "每个 SEND 发往（wr.ud）：")
+	heading := Tr(L, "each SEND goes to (wr.ud):", "每个 SEND 发往（wr.ud）：")
 	if s.Role == steps.Server {
-		heading = tr(L, "the answer goes to (wr.ud, from the datagram):", "回答发往（wr.ud，取自数据报）：")
+		heading = Tr(L, "the answer goes to (wr.ud, from the datagram):", "回答发往（wr.ud，取自数据报）：")
 	}
 	out = append(out, fields(heading),
-		sub(m.kv("remote_qpn", fmt.Sprintf("0x%x", u.RemoteQPN)), m.kv("remote_qkey", fmt.Sprintf("0x%08x", u.RemoteQKey))))
+		sub(in.kv("remote_qpn", fmt.Sprintf("0x%x", u.RemoteQPN)), in.kv("remote_qkey", fmt.Sprintf("0x%08x", u.RemoteQKey))))
 	a := u.AH
 	if a == nil {
-		return append(out, sub(m.kv("ah", tr(L, "none (ibv_create_ah not called, or destroyed)", "无（还没调用 ibv_create_ah，或已销毁）"))))
+		return append(out, sub(in.kv("ah", Tr(L, "none (ibv_create_ah not called, or destroyed)", "无（还没调用 ibv_create_ah，或已销毁）"))))
 	}
 	dgid := "::"
 	if a.DGID.IsValid() {
 		dgid = a.DGID.String()
 	}
-	return append(out, sub(m.kv("ah", tr(L, "address handle", "地址句柄")), m.kv("dgid", dgid)),
-		sub(m.kv("sgid_index", fmt.Sprint(a.SGIDIndex)), m.kv("hop_limit", fmt.Sprint(a.HopLimit)),
-			m.kv("flow_label", fmt.Sprint(a.FlowLabel)), m.kv("port_num", fmt.Sprint(a.PortNum))))
+	return append(out, sub(in.kv("ah", Tr(L, "address handle", "地址句柄")), in.kv("dgid", dgid)),
+		sub(in.kv("sgid_index", fmt.Sprint(a.SGIDIndex)), in.kv("hop_limit", fmt.Sprint(a.HopLimit)),
+			in.kv("flow_label", fmt.Sprint(a.FlowLabel)), in.kv("port_num", fmt.Sprint(a.PortNum))))
 }

@@ -1,4 +1,4 @@
-package tui
+package pane
 
 import (
 	"fmt"
@@ -9,14 +9,14 @@ import (
 	"github.com/rdmatour/rdmatour/termtext"
 )
 
-// scrollPane is one framed pane of the screen: a title, content lines,
+// Scroll is one framed pane of the screen: a title, content lines,
 // and a scroll offset that a bubbles viewport owns (it clamps the offset
 // to the content and does the paging arithmetic). Update sizes it and
-// gives it its content; view only draws. The frame and the visible lines
+// gives it its content; View only draws. The frame and the visible lines
 // are drawn here with this package's width rules rather than by
 // viewport.View, which pads with lipgloss and so measures East Asian
 // ambiguous characters as RUNEWIDTH_EASTASIAN says (see width.go).
-type scrollPane struct {
+type Scroll struct {
 	title string
 	lines []string
 	vp    viewport.Model
@@ -27,18 +27,19 @@ type scrollPane struct {
 	scrolled bool
 }
 
-func newScrollPane() *scrollPane { return &scrollPane{vp: viewport.New()} }
+// NewScroll returns an empty pane.
+func NewScroll() *Scroll { return &Scroll{vp: viewport.New()} }
 
-// setSize sizes the pane, frame included.
-func (p *scrollPane) setSize(w, h int) {
+// SetSize sizes the pane, frame included.
+func (p *Scroll) SetSize(w, h int) {
 	p.w, p.h = w, h
 	p.vp.SetWidth(max(0, w-4))
 	p.vp.SetHeight(max(0, h-2))
 }
 
-// setContent replaces the title and the lines; top is the first line to
+// SetContent replaces the title and the lines; top is the first line to
 // show while the learner has not scrolled the pane.
-func (p *scrollPane) setContent(title string, lines []string, top int) {
+func (p *Scroll) SetContent(title string, lines []string, top int) {
 	p.title = title
 	p.lines = lines
 	p.vp.SetContentLines(append([]string(nil), lines...))
@@ -47,8 +48,8 @@ func (p *scrollPane) setContent(title string, lines []string, top int) {
 	}
 }
 
-// scroll moves the pane by d lines (negative: up).
-func (p *scrollPane) scroll(d int) {
+// ScrollBy moves the pane by d lines (negative: up).
+func (p *Scroll) ScrollBy(d int) {
 	p.scrolled = true
 	switch {
 	case d <= -len(p.lines):
@@ -62,18 +63,18 @@ func (p *scrollPane) scroll(d int) {
 	}
 }
 
-// follow gives the pane back to its anchor (a new step, a new language).
-func (p *scrollPane) follow() { p.scrolled = false }
+// Follow gives the pane back to its anchor (a new step, a new language).
+func (p *Scroll) Follow() { p.scrolled = false }
 
-// view draws the pane at w×h cells (the layout's size for it, which is
+// View draws the pane at w×h cells (the layout's size for it, which is
 // the pane's own after Update).
-func (p scrollPane) view(st Styles, w, h int, focused bool) []string {
-	return frame(st, p.title, p.lines, w, h, p.vp.YOffset(), focused)
+func (p Scroll) View(st Styles, w, h int, focused bool) []string {
+	return Frame(st, p.title, p.lines, w, h, p.vp.YOffset(), focused)
 }
 
-// frame draws lines in a titled rounded box of exactly w×h cells,
+// Frame draws lines in a titled rounded box of exactly w×h cells,
 // starting at line off, with "a-b/n" at the bottom when not all fit.
-func frame(st Styles, title string, lines []string, w, h, off int, focused bool) []string {
+func Frame(st Styles, title string, lines []string, w, h, off int, focused bool) []string {
 	if h <= 0 || w <= 0 {
 		return nil
 	}

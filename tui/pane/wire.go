@@ -1,4 +1,4 @@
-package tui
+package pane
 
 import (
 	"fmt"
@@ -9,22 +9,22 @@ import (
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
-func (m *model) wireTitle(side int) string {
-	t := title(m.lang, "Wire & counters", "线上报文与计数器")
-	if m.demo {
-		t = m.roleName(side) + " · " + t
+func (in *Input) WireTitle(side int) string {
+	t := Title(in.Lang, "Wire & counters", "线上报文与计数器")
+	if in.Demo {
+		t = in.roleName(side) + " · " + t
 	}
 	return t
 }
 
 // wireLines: the counters with what the last step changed, then the
 // packets the simulated NIC sent and received, decoded (newest last).
-func (m *model) wireLines(side, w int) []string {
-	st := m.styles
-	s := m.snaps[side]
-	out := []string{st.Title.R(m.countersTitle(s))}
+func (in *Input) WireLines(side, w int) []string {
+	st := in.Styles
+	s := in.Snaps[side]
+	out := []string{st.Title.R(in.countersTitle(s))}
 	if len(s.Counters) == 0 {
-		out = append(out, st.Dim.R(tr(m.lang, "  (none available)", "  （没有可用的计数器）")))
+		out = append(out, st.Dim.R(Tr(in.Lang, "  (none available)", "  （没有可用的计数器）")))
 	} else {
 		names := make([]string, 0, len(s.Counters))
 		for k := range s.Counters {
@@ -47,8 +47,8 @@ func (m *model) wireLines(side, w int) []string {
 		}
 		out = append(out, line)
 	}
-	out = append(out, "", st.Title.R(title(m.lang, "Packets", "报文")))
-	if why := m.noPacketsWhy(s); why != "" {
+	out = append(out, "", st.Title.R(Title(in.Lang, "Packets", "报文")))
+	if why := in.noPacketsWhy(s); why != "" {
 		out = append(out, termtext.Wrap(why, w)...)
 	}
 	pk := s.Packets
@@ -59,9 +59,9 @@ func (m *model) wireLines(side, w int) []string {
 	for _, p := range pk {
 		if p.Step != cause {
 			cause = p.Step
-			out = append(out, st.Dim.R("▸ "+m.stepName(s, p.Step)))
+			out = append(out, st.Dim.R("▸ "+in.stepName(s, p.Step)))
 		}
-		out = append(out, m.packetLines(p.Packet)...)
+		out = append(out, in.packetLines(p.Packet)...)
 	}
 	return out
 }
@@ -69,57 +69,57 @@ func (m *model) wireLines(side, w int) []string {
 // countersTitle says whose traffic the counters count: this side's QP
 // where the device counts per QP, else the port's (in the demo, shared
 // by both sides, which run on one device).
-func (m *model) countersTitle(s steps.Snapshot) string {
+func (in *Input) countersTitle(s steps.Snapshot) string {
 	switch {
 	case s.CountersPerQP:
-		return title(m.lang, "Counters (this side's QP)", "计数器（本端 QP）")
-	case m.demo:
-		return title(m.lang, "Counters (the port's: both sides share it)", "计数器（端口的：两端共用）")
+		return Title(in.Lang, "Counters (this side's QP)", "计数器（本端 QP）")
+	case in.Demo:
+		return Title(in.Lang, "Counters (the port's: both sides share it)", "计数器（端口的：两端共用）")
 	}
-	return title(m.lang, "Counters (the port's)", "计数器（端口的）")
+	return Title(in.Lang, "Counters (the port's)", "计数器（端口的）")
 }
 
 // noPacketsWhy says why the packet list is empty or cannot be, or "".
-func (m *model) noPacketsWhy(s steps.Snapshot) string {
+func (in *Input) noPacketsWhy(s steps.Snapshot) string {
 	switch {
 	case s.Wire.State == verbs.TraceNoPermission:
-		return tr(m.lang, "No capture: "+s.Wire.Detail+". The counters above still count every packet.",
+		return Tr(in.Lang, "No capture: "+s.Wire.Detail+". The counters above still count every packet.",
 			"无法抓包：需要 CAP_NET_RAW。用 root 运行，或执行一次 sudo setcap cap_net_raw+ep <rdmatour 的路径>。上面的计数器照常统计每个报文。")
 	case s.Wire.State == verbs.TraceUnavailable:
-		return tr(m.lang, "No capture on this device ("+s.Wire.Detail+"): a real NIC sends packets in hardware. Watch the counters above.",
+		return Tr(in.Lang, "No capture on this device ("+s.Wire.Detail+"): a real NIC sends packets in hardware. Watch the counters above.",
 			"这块设备上没有抓包（"+s.Wire.Detail+"）：真实网卡在硬件里收发报文。请看上面的计数器。")
 	case len(s.Packets) == 0 && s.Wire.OneHost:
-		return tr(m.lang, "Both ends are this machine: the device loops the packets back inside the kernel, so none reaches a wire to capture (the counters above still move). Run the two sides on two hosts to see them.",
+		return Tr(in.Lang, "Both ends are this machine: the device loops the packets back inside the kernel, so none reaches a wire to capture (the counters above still move). Run the two sides on two hosts to see them.",
 			"两端都在这台机器上：设备在内核里把报文直接环回，一个也到不了线上，所以抓不到（上面的计数器照样会动）。把两端放到两台主机上就能看到。")
 	case len(s.Packets) == 0:
-		return m.styles.Dim.R(tr(m.lang, "no packets yet", "还没有报文"))
+		return in.Styles.Dim.R(Tr(in.Lang, "no packets yet", "还没有报文"))
 	}
 	return ""
 }
 
 // stepName names the step a packet came from: this side's step, or the
 // peer when none of ours was running.
-func (m *model) stepName(s steps.Snapshot, id string) string {
+func (in *Input) stepName(s steps.Snapshot, id string) string {
 	if id == "" {
-		return tr(m.lang, "while waiting (the peer's doing)", "等待期间（对端引起的）")
+		return Tr(in.Lang, "while waiting (the peer's doing)", "等待期间（对端引起的）")
 	}
 	for _, ss := range s.Steps {
 		if ss.ID == id {
-			return tr(m.lang, ss.Title.EN, ss.Title.ZH)
+			return Tr(in.Lang, ss.Title.EN, ss.Title.ZH)
 		}
 	}
 	return id
 }
 
 // packetLines decodes one packet: direction, opcode, then its headers.
-func (m *model) packetLines(p verbs.Packet) []string {
-	st := m.styles
-	dir := st.OK.R("→ " + tr(m.lang, "out", "发"))
+func (in *Input) packetLines(p verbs.Packet) []string {
+	st := in.Styles
+	dir := st.OK.R("→ " + Tr(in.Lang, "out", "发"))
 	if !p.Outbound {
-		dir = st.Key.R("← " + tr(m.lang, "in ", "收"))
+		dir = st.Key.R("← " + Tr(in.Lang, "in ", "收"))
 	}
 	if p.CM != "" {
-		return []string{fmt.Sprintf("%s %s %s", dir, st.Bold.R("CM "+p.CM), st.Dim.R(tr(m.lang, "(MAD to QP1)", "（发往 QP1 的 MAD）")))}
+		return []string{fmt.Sprintf("%s %s %s", dir, st.Bold.R("CM "+p.CM), st.Dim.R(Tr(in.Lang, "(MAD to QP1)", "（发往 QP1 的 MAD）")))}
 	}
 	a := ""
 	if p.AckReq {

@@ -1,4 +1,4 @@
-package tui
+package pane
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 
 // table draws header and rows (cells may carry styles) in w cells,
 // indented by two spaces.
-func (m *model) table(header []string, rows [][]string, w int) []string {
+func (in *Input) table(header []string, rows [][]string, w int) []string {
 	widths := make([]int, len(header))
 	for i, h := range header {
 		widths[i] = termtext.Width(h)
@@ -28,7 +28,7 @@ func (m *model) table(header []string, rows [][]string, w int) []string {
 		total += n
 	}
 	if total > w {
-		return m.tableCards(header, rows)
+		return in.tableCards(header, rows)
 	}
 	line := func(cells []string) string {
 		parts := make([]string, len(cells))
@@ -37,7 +37,7 @@ func (m *model) table(header []string, rows [][]string, w int) []string {
 		}
 		return strings.TrimRight("  "+strings.Join(parts, " "), " ")
 	}
-	out := []string{m.styles.Dim.R(line(header))}
+	out := []string{in.Styles.Dim.R(line(header))}
 	for _, r := range rows {
 		out = append(out, line(r))
 	}
@@ -46,12 +46,12 @@ func (m *model) table(header []string, rows [][]string, w int) []string {
 
 // tableCards is a table too wide for its pane: one line per row, the
 // first cell as it is and the others as name=value.
-func (m *model) tableCards(header []string, rows [][]string) []string {
+func (in *Input) tableCards(header []string, rows [][]string) []string {
 	var out []string
 	for _, r := range rows {
 		parts := []string{r[0]}
 		for i, c := range r[1:] {
-			parts = append(parts, m.styles.Dim.R(header[i+1]+"=")+c)
+			parts = append(parts, in.Styles.Dim.R(header[i+1]+"=")+c)
 		}
 		out = append(out, "  "+strings.Join(parts, " "))
 	}

@@ -1,4 +1,4 @@
-package tui
+package pane
 
 import (
 	"sort"
@@ -8,13 +8,13 @@ import (
 	"github.com/rdmatour/rdmatour/termtext"
 )
 
-// timeline merges both sides' messages (the demo sees each message from
+// Timeline merges both sides' messages (the demo sees each message from
 // both ends; show it once).
-func (m *model) timeline() []steps.TimelineEntry {
-	if len(m.snaps) == 1 {
-		return m.snaps[0].Timeline
+func (in *Input) Timeline() []steps.TimelineEntry {
+	if len(in.Snaps) == 1 {
+		return in.Snaps[0].Timeline
 	}
-	srv, cli := m.snaps[0].Timeline, m.snaps[1].Timeline
+	srv, cli := in.Snaps[0].Timeline, in.Snaps[1].Timeline
 	used := make([]bool, len(srv))
 	all := append([]steps.TimelineEntry(nil), srv...)
 	for _, e := range cli {
@@ -76,12 +76,12 @@ func orEN(e steps.TimelineEntry) string {
 
 // timelineLines draws server | client with an arrow per message, each
 // detail wrapped and centred under it (never cut).
-func (m *model) timelineLines(w int) []string {
-	st := m.styles
+func (in *Input) TimelineLines(w int) []string {
+	st := in.Styles
 	out := []string{st.Bold.R("server") + strings.Repeat(" ", max(1, w-12)) + st.Bold.R("client")}
-	entries := m.timeline()
+	entries := in.Timeline()
 	if len(entries) == 0 {
-		return append(out, "", st.Dim.R(termtext.Center(tr(m.lang, "no messages yet", "还没有消息"), w)))
+		return append(out, "", st.Dim.R(termtext.Center(Tr(in.Lang, "no messages yet", "还没有消息"), w)))
 	}
 	for _, e := range entries {
 		style := st.Call
@@ -99,8 +99,8 @@ func (m *model) timelineLines(w int) []string {
 			label = ""
 		}
 		out = append(out, style.R(arrowLine(e, " "+label+" ", w)))
-		details := m.timelineDetail(e)
-		if f := m.fateText(e.Fate); f != "" {
+		details := in.timelineDetail(e)
+		if f := in.fateText(e.Fate); f != "" {
 			details = append(details, f)
 		}
 		for _, d := range details {
@@ -133,18 +133,18 @@ func arrowLine(e steps.TimelineEntry, label string, w int) string {
 }
 
 // fateText says what became of a message that was not delivered.
-func (m *model) fateText(f steps.Fate) string {
+func (in *Input) fateText(f steps.Fate) string {
 	switch f {
 	case steps.FateNeverSent:
-		return tr(m.lang, "flushed: the QP was already in ERR, never sent", "被 flush：QP 已处于 ERR，根本没有发出")
+		return Tr(in.Lang, "flushed: the QP was already in ERR, never sent", "被 flush：QP 已处于 ERR，根本没有发出")
 	case steps.FateFlushed:
-		return tr(m.lang, "flushed after the error: never completed", "出错后被 flush：没有完成")
+		return Tr(in.Lang, "flushed after the error: never completed", "出错后被 flush：没有完成")
 	}
 	return ""
 }
 
 // timelineDetail is an entry's detail in the UI's language(s).
-func (m *model) timelineDetail(e steps.TimelineEntry) []string {
+func (in *Input) timelineDetail(e steps.TimelineEntry) []string {
 	var out []string
 	add := func(s string) {
 		if s != "" {
@@ -152,9 +152,9 @@ func (m *model) timelineDetail(e steps.TimelineEntry) []string {
 		}
 	}
 	switch {
-	case m.lang == steps.LangZH:
+	case in.Lang == steps.LangZH:
 		add(orEN(e))
-	case m.lang == steps.LangBoth && e.DetailZH != "" && e.DetailZH != e.Detail:
+	case in.Lang == steps.LangBoth && e.DetailZH != "" && e.DetailZH != e.Detail:
 		add(e.Detail)
 		add(e.DetailZH)
 	default:

@@ -1,4 +1,4 @@
-package tui
+package pane
 
 import (
 	"charm.land/bubbles/v2/help"

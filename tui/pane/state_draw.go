@@ -1,4 +1,4 @@
-package tui
+package pane
 
 import (
 	"fmt"
@@ -10,8 +10,8 @@ import (
 
 // qpDiagram draws RESET → INIT → RTR → RTS → ERR with the current state
 // highlighted and the visited ones bold.
-func (m *model) qpDiagram(cur verbs.QPState, hist []verbs.QPState) string {
-	st := m.styles
+func (in *Input) qpDiagram(cur verbs.QPState, hist []verbs.QPState) string {
+	st := in.Styles
 	seen := map[verbs.QPState]bool{}
 	for _, h := range hist {
 		seen[h] = true
@@ -36,11 +36,11 @@ func (m *model) qpDiagram(cur verbs.QPState, hist []verbs.QPState) string {
 	return strings.Join(parts[:4], " → ") + "   " + parts[4]
 }
 
-// hexdump shows the non-zero rows of the buffer (or the first two), 16
+// Hexdump shows the non-zero rows of the buffer (or the first two), 16
 // bytes a row where the pane fits it, with the bytes changed since the
 // learner's last step highlighted.
-func (m *model) hexdump(b steps.BufferState, w int) []string {
-	st := m.styles
+func (in *Input) Hexdump(b steps.BufferState, w int) []string {
+	st := in.Styles
 	bpr := 16
 	switch {
 	case w >= 6+16*3+2+16+1:
@@ -49,7 +49,7 @@ func (m *model) hexdump(b steps.BufferState, w int) []string {
 	default:
 		bpr = 4
 	}
-	changed := func(i int) bool { return i < len(b.ChangedAt) && m.fresh(b.ChangedAt[i]) }
+	changed := func(i int) bool { return i < len(b.ChangedAt) && in.fresh(b.ChangedAt[i]) }
 	var rows []int
 	for off := 0; off < len(b.Bytes); off += bpr {
 		for _, c := range b.Bytes[off:min(off+bpr, len(b.Bytes))] {
@@ -71,21 +71,21 @@ func (m *model) hexdump(b steps.BufferState, w int) []string {
 	}
 	var out []string
 	if nonZero == 0 {
-		out = append(out, "  "+st.Dim.R(fmt.Sprintf(tr(m.lang, "%d bytes, all zero", "%d 字节，全为 0"), len(b.Bytes))))
+		out = append(out, "  "+st.Dim.R(fmt.Sprintf(Tr(in.Lang, "%d bytes, all zero", "%d 字节，全为 0"), len(b.Bytes))))
 	} else {
-		out = append(out, "  "+st.Dim.R(fmt.Sprintf(tr(m.lang, "%d bytes; non-zero rows:", "%d 字节；非零的行："), len(b.Bytes))))
+		out = append(out, "  "+st.Dim.R(fmt.Sprintf(Tr(in.Lang, "%d bytes; non-zero rows:", "%d 字节；非零的行："), len(b.Bytes))))
 	}
 	anyChanged := false
 	for _, off := range rows {
-		line, rowChanged := m.hexRow(b.Bytes, off, bpr, changed)
+		line, rowChanged := in.hexRow(b.Bytes, off, bpr, changed)
 		anyChanged = anyChanged || rowChanged
 		out = append(out, line)
 	}
 	if more > 0 {
-		out = append(out, "  "+st.Dim.R(fmt.Sprintf(tr(m.lang, "… %d more non-zero rows", "… 还有 %d 行非零"), more)))
+		out = append(out, "  "+st.Dim.R(fmt.Sprintf(Tr(in.Lang, "… %d more non-zero rows", "… 还有 %d 行非零"), more)))
 	}
 	if anyChanged {
-		out = append(out, "  "+st.Changed.R(tr(m.lang, "highlighted: written since your last step", "高亮：上一步之后写入的字节")))
+		out = append(out, "  "+st.Changed.R(Tr(in.Lang, "highlighted: written since your last step", "高亮：上一步之后写入的字节")))
 	}
 	return out
 }
@@ -93,8 +93,8 @@ func (m *model) hexdump(b steps.BufferState, w int) []string {
 // hexRow is one row of the dump: offset, hex, ASCII (only printable
 // ASCII is shown as text: the buffer holds the peer's bytes), with the
 // bytes changed since the learner's last step highlighted.
-func (m *model) hexRow(b []byte, off, bpr int, changed func(int) bool) (string, bool) {
-	st := m.styles
+func (in *Input) hexRow(b []byte, off, bpr int, changed func(int) bool) (string, bool) {
+	st := in.Styles
 	var hx, asc strings.Builder
 	rowChanged := false
 	for i := off; i < off+bpr; i++ {

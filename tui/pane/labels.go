@@ -1,4 +1,4 @@
-package tui
+package pane
 
 import (
 	"strings"
@@ -87,16 +87,16 @@ var resultValuesZH = map[string]string{
 }
 
 // resultValue is a result's value in the UI's language.
-func (m *model) resultValue(v string) string {
-	if zh, ok := resultValuesZH[v]; ok && m.lang == steps.LangZH {
+func (in *Input) resultValue(v string) string {
+	if zh, ok := resultValuesZH[v]; ok && in.Lang == steps.LangZH {
 		return zh
 	}
 	return v
 }
 
 // resultName is a result's name in the UI's language.
-func (m *model) resultName(name string) string {
-	if m.lang != steps.LangZH {
+func (in *Input) resultName(name string) string {
+	if in.Lang != steps.LangZH {
 		return name
 	}
 	if zh, ok := resultNamesZH[name]; ok {
@@ -105,11 +105,11 @@ func (m *model) resultName(name string) string {
 	return name
 }
 
-// backendWhy is why the backend was chosen, in the UI's language. The
+// BackendWhy is why the backend was chosen, in the UI's language. The
 // reasons come from the command line in English; the known ones are
 // translated, and an error's own text stays as the system gave it.
-func (m *model) backendWhy(why string) string {
-	if m.lang != steps.LangZH {
+func (in *Input) BackendWhy(why string) string {
+	if in.Lang != steps.LangZH {
 		return why
 	}
 	switch {

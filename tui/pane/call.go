@@ -1,4 +1,4 @@
-package tui
+package pane
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 
 // expectedLines is the call pane's block for a lesson's expected error:
 // a headline, then the error explained, in the chosen language(s).
-func (m *model) expectedLines(o *steps.Outcome, w int) []string {
-	st := m.styles
+func (in *Input) expectedLines(o *steps.Outcome, w int) []string {
+	st := in.Styles
 	var out []string
 	head := func(s string) {
 		for _, l := range termtext.Wrap(s, w) {
@@ -22,17 +22,17 @@ func (m *model) expectedLines(o *steps.Outcome, w int) []string {
 			out = append(out, st.Expected.R("│")+" "+l)
 		}
 	}
-	switch m.lang {
+	switch in.Lang {
 	case steps.LangZH:
-		head(expectedZH)
+		head(ExpectedZH)
 		body(o.Failure.In(steps.LangZH.String()))
 	case steps.LangBoth:
-		head(expectedEN)
+		head(ExpectedEN)
 		body(o.Failure.EN)
-		head(expectedZH)
+		head(ExpectedZH)
 		body(o.Failure.In(steps.LangZH.String()))
 	default:
-		head(expectedEN)
+		head(ExpectedEN)
 		body(o.Failure.EN)
 	}
 	return out
@@ -40,17 +40,17 @@ func (m *model) expectedLines(o *steps.Outcome, w int) []string {
 
 // The expected-error headlines.
 const (
-	expectedEN = "EXPECTED ERROR — the point of this lesson"
-	expectedZH = "预期错误 EXPECTED ERROR —— 本课的重点："
+	ExpectedEN = "EXPECTED ERROR — the point of this lesson"
+	ExpectedZH = "预期错误 EXPECTED ERROR —— 本课的重点："
 )
 
-func (m *model) callTitle() string {
-	side, idx := m.curStep()
-	t := title(m.lang, "C call", "C 调用")
-	if ss, ok := m.stepStatus(side, idx); ok {
-		t += fmt.Sprintf(" · %d. %s", idx+1, m.stepTitle(ss))
-		if m.demo {
-			t = m.roleName(side) + " · " + t
+func (in *Input) callTitle() string {
+	side, idx := in.curStep()
+	t := Title(in.Lang, "C call", "C 调用")
+	if ss, ok := in.stepStatus(side, idx); ok {
+		t += fmt.Sprintf(" · %d. %s", idx+1, in.stepTitle(ss))
+		if in.Demo {
+			t = in.roleName(side) + " · " + t
 		}
 	}
 	return t
@@ -58,15 +58,15 @@ func (m *model) callTitle() string {
 
 // callLines: what the step just run executed (actual values), what it
 // produced, and the next call in its generic form.
-func (m *model) callLines(w int) []string {
-	st := m.styles
+func (in *Input) callLines(w int) []string {
+	st := in.Styles
 	var out []string
-	side, idx := m.curStep()
-	ss, ok := m.stepStatus(side, idx)
+	side, idx := in.curStep()
+	ss, ok := in.stepStatus(side, idx)
 	switch {
 	case !ok:
-	case m.running && !m.look.on:
-		out = append(out, m.waitingLines(side, idx, w)...)
+	case in.Running && !in.Look.On:
+		out = append(out, in.waitingLines(side, idx, w)...)
 		for _, l := range termtext.Wrap(ss.Call, w) {
 			out = append(out, st.Call.R(l))
 		}
@@ -74,7 +74,7 @@ func (m *model) callLines(w int) []string {
 		// A lesson's expected error comes first: it is what the learner
 		// ran the lesson for, and the call pane is short on a small screen.
 		if ss.Outcome.Expected {
-			out = append(out, m.expectedLines(ss.Outcome, w)...)
+			out = append(out, in.expectedLines(ss.Outcome, w)...)
 		}
 		for _, l := range termtext.Wrap(ss.Outcome.Call, w) {
 			out = append(out, st.Call.R(l))
@@ -82,41 +82,41 @@ func (m *model) callLines(w int) []string {
 		for _, kv := range ss.Outcome.Results {
 			// A result may be what the peer sent (the buffer, the
 			// SEND text): steps escapes it; termSafe is the net.
-			for _, l := range termtext.Wrap(m.resultName(kv.Name)+" = "+termtext.Safe(m.resultValue(kv.Value)), w-2) {
+			for _, l := range termtext.Wrap(in.resultName(kv.Name)+" = "+termtext.Safe(in.resultValue(kv.Value)), w-2) {
 				out = append(out, "  "+l)
 			}
 		}
-		if n := ss.Outcome.Note.In(textLang(m.lang)); n != "" {
+		if n := ss.Outcome.Note.In(TextLang(in.Lang)); n != "" {
 			for _, l := range termtext.Wrap(n, w) {
 				out = append(out, st.Dim.R(l))
 			}
 		}
-		if m.lang == steps.LangBoth && ss.Outcome.Note.ZH != "" {
+		if in.Lang == steps.LangBoth && ss.Outcome.Note.ZH != "" {
 			for _, l := range termtext.Wrap(ss.Outcome.Note.ZH, w) {
 				out = append(out, st.Dim.R(l))
 			}
 		}
 	default:
-		out = append(out, st.Dim.R(m.pressToRun()))
+		out = append(out, st.Dim.R(in.pressToRun()))
 		for _, l := range termtext.Wrap(ss.Call, w) {
 			out = append(out, st.Call.R(l))
 		}
 		return out
 	}
-	if m.running || m.look.on {
+	if in.Running || in.Look.On {
 		return out
 	}
-	if m.allDone() {
+	if in.AllDone {
 		out = append(out, "")
-		for _, l := range m.inLangs(steps.NextToTry(m.tourConfig()), w) {
+		for _, l := range in.inLangs(steps.NextToTry(in.Config), w) {
 			out = append(out, st.Bold.R(l))
 		}
 	}
-	if ns, ni, more := m.nextTurn(); more {
-		if nss, ok := m.stepStatus(ns, ni); ok {
-			lead := tr(m.lang, "next: ", "下一步：")
-			if m.demo {
-				lead += m.roleName(ns) + " "
+	if ns, ni, more := in.nextTurn(); more {
+		if nss, ok := in.stepStatus(ns, ni); ok {
+			lead := Tr(in.Lang, "next: ", "下一步：")
+			if in.Demo {
+				lead += in.roleName(ns) + " "
 			}
 			for i, l := range termtext.Wrap(lead+nss.Call, w) {
 				if i == 0 {
@@ -130,9 +130,10 @@ func (m *model) callLines(w int) []string {
 	return out
 }
 
-func (m *model) tourOf(side int) []steps.Step {
-	if side >= len(m.tours) {
-		return nil
+// pressToRun is the call pane's line above a step not run yet.
+func (in *Input) pressToRun() string {
+	if in.Replaying {
+		return Tr(in.Lang, "Press enter to see this call as it was recorded:", "按 enter 查看录制下来的这次调用：")
 	}
-	return m.tours[side]
+	return Tr(in.Lang, "Press enter to make this call:", "按 enter 执行这个调用：")
 }
