@@ -61,22 +61,11 @@ func WrapStyled(s string, w int, hang string) []string {
 		if end == start {
 			end++ // a grapheme wider than the line: take it anyway
 		}
-		var b strings.Builder
+		prefix := ""
 		if len(out) > 0 {
-			b.WriteString(hang)
+			prefix = hang
 		}
-		b.WriteString(style)
-		open := style
-		for _, p := range ps[start:end] {
-			b.WriteString(p.v)
-			if p.esc {
-				open = nextStyle(open, p.v)
-			}
-		}
-		line := strings.TrimRight(b.String(), " ")
-		if open != "" {
-			line += "\x1b[m"
-		}
+		line, open := styledLine(ps[start:end], prefix, style)
 		out = append(out, line)
 		style = open
 		for end < len(ps) && ps[end].v == " " {
@@ -85,6 +74,27 @@ func WrapStyled(s string, w int, hang string) []string {
 		start = end
 	}
 	return out
+}
+
+// styledLine is one line of pieces after prefix, opening style (the
+// escapes in force where it starts) and closing whatever is open at its
+// end; open is what is in force there.
+func styledLine(ps []piece, prefix, style string) (line, open string) {
+	var b strings.Builder
+	b.WriteString(prefix)
+	b.WriteString(style)
+	open = style
+	for _, p := range ps {
+		b.WriteString(p.v)
+		if p.esc {
+			open = nextStyle(open, p.v)
+		}
+	}
+	line = strings.TrimRight(b.String(), " ")
+	if open != "" {
+		line += "\x1b[m"
+	}
+	return line, open
 }
 
 // nextStyle is the style in force after escape sequence esc.

@@ -71,31 +71,7 @@ func (in *Input) callLines(w int) []string {
 			out = append(out, st.Call.R(l))
 		}
 	case ss.Outcome != nil:
-		// A lesson's expected error comes first: it is what the learner
-		// ran the lesson for, and the call pane is short on a small screen.
-		if ss.Outcome.Expected {
-			out = append(out, in.expectedLines(ss.Outcome, w)...)
-		}
-		for _, l := range termtext.Wrap(ss.Outcome.Call, w) {
-			out = append(out, st.Call.R(l))
-		}
-		for _, kv := range ss.Outcome.Results {
-			// A result may be what the peer sent (the buffer, the
-			// SEND text): steps escapes it; termSafe is the net.
-			for _, l := range termtext.Wrap(in.resultName(kv.Name)+" = "+termtext.Safe(in.resultValue(kv.Value)), w-2) {
-				out = append(out, "  "+l)
-			}
-		}
-		if n := ss.Outcome.Note.In(TextLang(in.Lang)); n != "" {
-			for _, l := range termtext.Wrap(n, w) {
-				out = append(out, st.Dim.R(l))
-			}
-		}
-		if in.Lang == steps.LangBoth && ss.Outcome.Note.ZH != "" {
-			for _, l := range termtext.Wrap(ss.Outcome.Note.ZH, w) {
-				out = append(out, st.Dim.R(l))
-			}
-		}
+		out = append(out, in.outcomeLines(ss.Outcome, w)...)
 	default:
 		out = append(out, st.Dim.R(in.pressToRun()))
 		for _, l := range termtext.Wrap(ss.Call, w) {
@@ -125,6 +101,39 @@ func (in *Input) callLines(w int) []string {
 					out = append(out, l)
 				}
 			}
+		}
+	}
+	return out
+}
+
+// outcomeLines is what a step that ran did: the lesson's expected error
+// first, the C it made, its results and its note.
+func (in *Input) outcomeLines(o *steps.Outcome, w int) []string {
+	st := in.Styles
+	var out []string
+	// A lesson's expected error comes first: it is what the learner
+	// ran the lesson for, and the call pane is short on a small screen.
+	if o.Expected {
+		out = append(out, in.expectedLines(o, w)...)
+	}
+	for _, l := range termtext.Wrap(o.Call, w) {
+		out = append(out, st.Call.R(l))
+	}
+	for _, kv := range o.Results {
+		// A result may be what the peer sent (the buffer, the
+		// SEND text): steps escapes it; termtext.Safe is the net.
+		for _, l := range termtext.Wrap(in.resultName(kv.Name)+" = "+termtext.Safe(in.resultValue(kv.Value)), w-2) {
+			out = append(out, "  "+l)
+		}
+	}
+	if n := o.Note.In(TextLang(in.Lang)); n != "" {
+		for _, l := range termtext.Wrap(n, w) {
+			out = append(out, st.Dim.R(l))
+		}
+	}
+	if in.Lang == steps.LangBoth && o.Note.ZH != "" {
+		for _, l := range termtext.Wrap(o.Note.ZH, w) {
+			out = append(out, st.Dim.R(l))
 		}
 	}
 	return out
