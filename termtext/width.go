@@ -19,10 +19,10 @@ func cells() displaywidth.Options {
 	return displaywidth.Options{EastAsianWidth: false, ControlSequences: true}
 }
 
-// width is the number of terminal cells s occupies (one line).
+// Width is the number of terminal cells s occupies (one line).
 func Width(s string) int { return cells().String(s) }
 
-// truncate cuts s to at most w cells, the last one "…", keeping escape
+// Truncate cuts s to at most w cells, the last one "…", keeping escape
 // sequences intact and closing any style it cut through.
 func Truncate(s string, w int) string {
 	if w <= 0 {
@@ -39,7 +39,7 @@ func Truncate(s string, w int) string {
 	return out
 }
 
-// fit makes s exactly w cells wide: truncated, then padded with spaces.
+// Fit makes s exactly w cells wide: truncated, then padded with spaces.
 func Fit(s string, w int) string {
 	if w <= 0 {
 		return ""
@@ -51,7 +51,7 @@ func Fit(s string, w int) string {
 	return s
 }
 
-// fitRight right-aligns s in w cells.
+// FitRight right-aligns s in w cells.
 func FitRight(s string, w int) string {
 	s = Truncate(s, w)
 	if n := Width(s); n < w {
@@ -60,7 +60,7 @@ func FitRight(s string, w int) string {
 	return s
 }
 
-// center centres s in w cells.
+// Center centres s in w cells.
 func Center(s string, w int) string {
 	s = Truncate(s, w)
 	n := Width(s)
@@ -68,7 +68,7 @@ func Center(s string, w int) string {
 	return Fit(strings.Repeat(" ", left)+s, w)
 }
 
-// block makes lines exactly w wide and h tall.
+// Block makes lines exactly w wide and h tall.
 func Block(lines []string, w, h int) []string {
 	out := make([]string, h)
 	for i := range out {
@@ -81,7 +81,7 @@ func Block(lines []string, w, h int) []string {
 	return out
 }
 
-// joinColumns puts equally tall blocks side by side.
+// JoinColumns puts equally tall blocks side by side.
 func JoinColumns(cols ...[]string) []string {
 	h := 0
 	for _, c := range cols {
@@ -101,7 +101,7 @@ func JoinColumns(cols ...[]string) []string {
 	return out
 }
 
-// wrap breaks plain text into lines of at most w cells, preferring to
+// Wrap breaks plain text into lines of at most w cells, preferring to
 // break after a space or a comma; CJK text may break anywhere.
 func Wrap(s string, w int) []string {
 	if w <= 0 {

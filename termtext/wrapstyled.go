@@ -15,7 +15,7 @@ type piece struct {
 	esc bool
 }
 
-// wrapStyled breaks s into lines of at most w cells; every line after the
+// WrapStyled breaks s into lines of at most w cells; every line after the
 // first starts with hang.
 func WrapStyled(s string, w int, hang string) []string {
 	if Width(s) <= w || w <= 0 {
@@ -108,7 +108,7 @@ func nextStyle(cur, esc string) string {
 	return cur
 }
 
-// wrapAll applies wrapStyled to every line, each continuation indented
+// WrapAll applies WrapStyled to every line, each continuation indented
 // under the line's own indentation plus hang.
 func WrapAll(lines []string, w int, hang string) []string {
 	var out []string

@@ -9,7 +9,7 @@ import (
 // While a step waits, the call pane says on what: the network, or the
 // peer — and then what the peer's user must do, from the tour plan
 // (steps.Session.WaitFor). A run key pressed meanwhile is answered with
-// a note (model.keyWhileWaiting) instead of being dropped silently.
+// a note (runState.keyWhileWaiting) instead of being dropped silently.
 
 // peerWait is what the peer must do for step idx of side to end, when the
 // wait is on a person; runNext reads it once per step (run.wait). In the demo the plan has already run the peer's

@@ -79,7 +79,7 @@ func (in *Input) wireContent(side, w, h int) Content {
 	return Content{in.WireTitle(side), lines, len(lines) - h/2}
 }
 
-// wrapAnchored is wrapAll keeping anchor on the same line.
+// wrapAnchored is termtext.WrapAll keeping anchor on the same line.
 func wrapAnchored(lines []string, anchor, w int) ([]string, int) {
 	out := make([]string, 0, len(lines))
 	newAnchor := anchor

@@ -8,7 +8,7 @@ import (
 	"github.com/rdmatour/rdmatour/termtext"
 )
 
-// tr picks the UI text for lang; "both" shows English chrome.
+// Tr picks the UI text for lang; "both" shows English chrome.
 func Tr(lang steps.Lang, en, zh string) string {
 	if lang == steps.LangZH {
 		return zh
@@ -16,7 +16,7 @@ func Tr(lang steps.Lang, en, zh string) string {
 	return en
 }
 
-// title is a pane title; in "both" it carries both languages, once each
+// Title is a pane title; in "both" it carries both languages, once each
 // ("CM id", not "CM id CM id"; "保护域 PD", not "PD 保护域 PD").
 func Title(lang steps.Lang, en, zh string) string {
 	switch lang {
@@ -31,10 +31,11 @@ func Title(lang steps.Lang, en, zh string) string {
 	return en
 }
 
-// textLang is the language for steps.Text values ("both" shows English
+// TextLang is the language for steps.Text values ("both" shows English
 // with the Chinese where there is room; callers decide).
 func TextLang(lang steps.Lang) string { return lang.Primary().String() }
 
+// LangLabel names lang in the header.
 func LangLabel(lang steps.Lang) string {
 	switch lang {
 	case steps.LangZH:

@@ -74,7 +74,7 @@ func orEN(e steps.TimelineEntry) string {
 	return e.Detail
 }
 
-// timelineLines draws server | client with an arrow per message, each
+// TimelineLines draws server | client with an arrow per message, each
 // detail wrapped and centred under it (never cut).
 func (in *Input) TimelineLines(w int) []string {
 	st := in.Styles

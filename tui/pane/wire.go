@@ -9,6 +9,7 @@ import (
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
+// WireTitle is the wire pane's title for side.
 func (in *Input) WireTitle(side int) string {
 	t := Title(in.Lang, "Wire & counters", "线上报文与计数器")
 	if in.Demo {
@@ -17,7 +18,7 @@ func (in *Input) WireTitle(side int) string {
 	return t
 }
 
-// wireLines: the counters with what the last step changed, then the
+// WireLines: the counters with what the last step changed, then the
 // packets the simulated NIC sent and received, decoded (newest last).
 func (in *Input) WireLines(side, w int) []string {
 	st := in.Styles
