@@ -16,7 +16,8 @@ type ExportOptions struct {
 	Role   Role
 	Notify Notify
 	Track  Track
-	Lesson string
+	// Lesson is the lesson the program makes the mistake of (nil: none).
+	Lesson *Lesson
 	// Message is what the client writes ("" = DefaultMessage).
 	Message string
 	// MessageSize pads the message to this many bytes (Config.MessageSize).
@@ -70,11 +71,11 @@ func runForExport(ctx context.Context, o ExportOptions, serverNIC, clientNIC ver
 	}
 	defer srv.Close()
 	for srv.Next() < len(srv.tour) {
-		id := srv.tour[srv.Next()].ID
+		st := srv.tour[srv.Next()]
 		if _, err := srv.RunNext(ctx); err != nil {
-			return nil, fmt.Errorf("export-c: running server step %s: %w", id, err)
+			return nil, fmt.Errorf("export-c: running server step %s: %w", st.ID, err)
 		}
-		if id == "listen" {
+		if st.Reaches(MilestoneListening) {
 			break
 		}
 	}

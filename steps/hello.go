@@ -40,41 +40,6 @@ const (
 	MaxHelloLesson = MaxHelloSize - helloHeaderLen
 )
 
-// TourKind is which tour a side runs; lessons run on the write tour.
-type TourKind uint8
-
-// The tour kinds, in hello wire order. TourWrite is the zero value, so a
-// hello without a tour field (or no hello at all) means the write tour.
-const (
-	TourWrite TourKind = iota
-	TourRead
-	TourAtomic
-	TourUD
-	tourKinds // number of known kinds
-)
-
-var tourKindNames = [tourKinds]string{"write", "read", "atomic", "ud"}
-
-func (k TourKind) String() string {
-	if k < tourKinds {
-		return tourKindNames[k]
-	}
-	return fmt.Sprintf("tour#%d", uint8(k))
-}
-
-// ParseTourKind reads a --tour value; "" is the write tour.
-func ParseTourKind(s string) (TourKind, error) {
-	if s == "" {
-		return TourWrite, nil
-	}
-	for k, name := range tourKindNames {
-		if s == name {
-			return TourKind(k), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown tour %q: choose one of %s", s, strings.Join(tourKindNames[:], ", "))
-}
-
 // Hello is what one side tells the other about the tour it runs.
 type Hello struct {
 	// Version is the sender's format version (helloVersion when sending).
@@ -151,7 +116,7 @@ func ParseHello(p []byte) (h Hello, found bool, err error) {
 		return Hello{}, true, &HelloError{"version 0"}
 	}
 	if h.Tour >= tourKinds {
-		return Hello{}, true, &HelloError{fmt.Sprintf("unknown tour kind %d (this rdmatour knows %s)", p[5], strings.Join(tourKindNames[:], ", "))}
+		return Hello{}, true, &HelloError{fmt.Sprintf("unknown tour kind %d (this rdmatour knows %s)", p[5], strings.Join(tourNames(), ", "))}
 	}
 	n := int(p[6])
 	if n > MaxHelloLesson || helloHeaderLen+n > len(p) {

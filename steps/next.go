@@ -9,17 +9,17 @@ import "strings"
 func NextToTry(cfg Config) Text {
 	var en, zh []string
 	kind := effectiveTour(cfg)
-	next, hasLessons := nextLesson(kind, cfg.Lesson)
+	next, hasLessons := nextLesson(kind, cfg.LessonName())
 	switch {
 	case !hasLessons: // the ud tour has none
-	case cfg.Lesson == "":
+	case cfg.Lesson == nil:
 		en = append(en, "a lesson, the tour with one deliberate mistake: --lesson "+next.Name+" on both sides ("+next.Title.EN+"; rdmatour lessons lists them all)")
 		zh = append(zh, "一节课程，即故意犯一个错的教程：两端都加 --lesson "+next.Name+"（"+next.Title.ZH+"；rdmatour lessons 列出全部）")
 	default:
 		en = append(en, "the next lesson: --lesson "+next.Name+" ("+next.Title.EN+"; rdmatour lessons lists them all)")
 		zh = append(zh, "下一课：--lesson "+next.Name+"（"+next.Title.ZH+"；rdmatour lessons 列出全部）")
 	}
-	if kind == TourWrite && cfg.Lesson == "" {
+	if kind == TourWrite && cfg.Lesson == nil {
 		others := otherNotifies(cfg.Notify)
 		en = append(en, "another way to tell the server ("+strings.Join(others, " or ")+")")
 		zh = append(zh, "换一种通知 server 的方式（"+strings.Join(others, " 或 ")+"）")
@@ -28,7 +28,7 @@ func NextToTry(cfg Config) Text {
 			zh = append(zh, "手动把 QP 推到 RTS（--track manual）")
 		}
 	}
-	if cfg.Lesson == "" {
+	if cfg.Lesson == nil {
 		en = append(en, "another tour on both sides ("+otherTours(kind)+")")
 		zh = append(zh, "两端换一个导览（"+otherTours(kind)+"）")
 	}
@@ -42,10 +42,10 @@ func NextToTry(cfg Config) Text {
 func NextToTryShort(cfg Config) Text {
 	var cmds []string
 	kind := effectiveTour(cfg)
-	if next, ok := nextLesson(kind, cfg.Lesson); ok {
+	if next, ok := nextLesson(kind, cfg.LessonName()); ok {
 		cmds = append(cmds, "--lesson "+next.Name, "rdmatour lessons")
 	}
-	if cfg.Lesson == "" {
+	if cfg.Lesson == nil {
 		if kind == TourWrite {
 			cmds = append(cmds, otherNotifies(cfg.Notify)...)
 			if cfg.Track != TrackManual {
@@ -61,8 +61,8 @@ func NextToTryShort(cfg Config) Text {
 
 // effectiveTour is the tour cfg runs: a lesson's own tour, else --tour.
 func effectiveTour(cfg Config) TourKind {
-	if l, err := LessonByName(cfg.Lesson); cfg.Lesson != "" && err == nil {
-		return l.Tour
+	if cfg.Lesson != nil {
+		return cfg.Lesson.Tour
 	}
 	return cfg.Tour
 }
