@@ -40,7 +40,7 @@ func exportCases() []exportCase {
 		}
 	}
 	for _, l := range Lessons() {
-		cases = append(cases, exportCase{"lesson/" + l.Name, ExportOptions{Notify: l.Notify, Lesson: l.Name}})
+		cases = append(cases, exportCase{"lesson/" + l.Name, ExportOptions{Notify: l.Notify, Lesson: lessonNamed(l.Name)}})
 	}
 	for _, tour := range []TourKind{TourRead, TourAtomic} {
 		cases = append(cases, exportCase{"tour/" + tour.String(), ExportOptions{Tour: tour}})

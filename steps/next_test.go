@@ -23,7 +23,7 @@ func TestNextToTryFitsTheTour(t *testing.T) {
 			[]string{"--lesson atomic-unaligned", "--tour write|read|ud", "export-c server --tour atomic"}, []string{"--notify", "--track manual"}},
 		{steps.Config{Role: steps.Server, Tour: steps.TourUD},
 			[]string{"--tour write|read|atomic", "export-c server --tour ud"}, []string{"--lesson", "--notify", "--track manual"}},
-		{steps.Config{Role: steps.Client, Lesson: "no-remote-read"},
+		{steps.Config{Role: steps.Client, Lesson: lessonNamed("no-remote-read")},
 			[]string{"--lesson read-depth-zero", "export-c client --tour read"}, []string{"--notify", "--tour write"}},
 	} {
 		long := steps.NextToTry(tc.cfg).EN
