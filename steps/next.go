@@ -19,7 +19,7 @@ func NextToTry(cfg Config) Text {
 		en = append(en, "the next lesson: --lesson "+next.Name+" ("+next.Title.EN+"; rdmatour lessons lists them all)")
 		zh = append(zh, "下一课：--lesson "+next.Name+"（"+next.Title.ZH+"；rdmatour lessons 列出全部）")
 	}
-	if kind == TourWrite && cfg.Lesson == nil {
+	if tour, _ := TourOf(kind); tour.Notifies && cfg.Lesson == nil {
 		others := otherNotifies(cfg.Notify)
 		en = append(en, "another way to tell the server ("+strings.Join(others, " or ")+")")
 		zh = append(zh, "换一种通知 server 的方式（"+strings.Join(others, " 或 ")+"）")
@@ -46,7 +46,7 @@ func NextToTryShort(cfg Config) Text {
 		cmds = append(cmds, "--lesson "+next.Name, "rdmatour lessons")
 	}
 	if cfg.Lesson == nil {
-		if kind == TourWrite {
+		if tour, _ := TourOf(kind); tour.Notifies {
 			cmds = append(cmds, otherNotifies(cfg.Notify)...)
 			if cfg.Track != TrackManual {
 				cmds = append(cmds, "--track manual")
