@@ -41,3 +41,12 @@ func ParseTourKind(s string) (TourKind, error) {
 	}
 	return 0, fmt.Errorf("unknown tour %q: choose one of %s", s, strings.Join(tourKindNames[:], ", "))
 }
+
+// TourKinds lists the known tour kinds, in hello wire order.
+func TourKinds() []TourKind {
+	kinds := make([]TourKind, tourKinds)
+	for k := range kinds {
+		kinds[k] = TourKind(k)
+	}
+	return kinds
+}

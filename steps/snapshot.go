@@ -72,7 +72,7 @@ type StepStatus struct {
 	// Outcome is filled once the step ran.
 	Outcome *Outcome
 	// LessonStep: the lesson changes this step's result, so its normal
-	// page would give the answer away (see LessonStepPage).
+	// page would give the answer away (see guide.LessonStepPage).
 	LessonStep bool
 }
 
