@@ -29,8 +29,8 @@ const (
 	ImmValue = 0x1234abcd
 	// DefaultPort is rdma_cm's customary port (the seed takes it as argv).
 	DefaultPort = 7471
-	// resolveTimeout is the seed's TIMEOUT_MS for resolve_addr/route.
-	resolveTimeout = 2000 * time.Millisecond
+	// ResolveTimeout is the seed's TIMEOUT_MS for resolve_addr/route.
+	ResolveTimeout = 2000 * time.Millisecond
 )
 
 // DefaultMessage is what the client writes when --message is not given.
