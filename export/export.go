@@ -26,7 +26,8 @@ type Options struct {
 	Role   steps.Role
 	Notify steps.Notify
 	Track  steps.Track
-	Lesson string
+	// Lesson is the lesson the program makes the mistake of (nil: none).
+	Lesson *steps.Lesson
 	// Message is what the client writes ("" = steps.DefaultMessage).
 	Message string
 	// MessageSize pads the message to this many bytes (Config.MessageSize).

@@ -264,7 +264,7 @@ func programC(cfg steps.Config, body string) string {
 	var b strings.Builder
 	name := "rdmatour-" + cfg.Role.String()
 	args := cfg.Role.String()
-	if cfg.Tour != steps.TourWrite && cfg.Lesson == "" { // a lesson names its own tour
+	if cfg.Tour != steps.TourWrite && cfg.Lesson == nil { // a lesson names its own tour
 		args += " --tour " + cfg.Tour.String()
 	}
 	if cfg.Role == steps.Client {
@@ -273,8 +273,8 @@ func programC(cfg steps.Config, body string) string {
 	if cfg.Track != steps.TrackCM {
 		args += " --track " + cfg.Track.String()
 	}
-	if cfg.Lesson != "" {
-		args += " --lesson " + cfg.Lesson
+	if cfg.Lesson != nil {
+		args += " --lesson " + cfg.Lesson.Name
 	}
 	fmt.Fprintf(&b, "/*\n * %s.c: the rdmatour tour, %s side, as one C program.\n", name, cfg.Role)
 	fmt.Fprintf(&b, " * Written by `rdmatour export-c %s`.\n *\n", args)
@@ -284,7 +284,7 @@ func programC(cfg steps.Config, body string) string {
 	} else {
 		fmt.Fprintf(&b, " * Run:   ./%s client SERVER_IP [PORT] [SRC_IP] [%s]\n", name, cfg.Notify)
 	}
-	if cfg.Lesson != "" {
+	if cfg.Lesson != nil {
 		b.WriteString(" *\n * This is a lesson: it makes the lesson's mistake on purpose, and\n * stops with the error the lesson is about.\n")
 	}
 	b.WriteString(" */\n")

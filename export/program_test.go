@@ -42,7 +42,7 @@ func exportCases() []exportCase {
 		}
 	}
 	for _, l := range steps.Lessons() {
-		cases = append(cases, exportCase{"lesson/" + l.Name, export.Options{Notify: l.Notify, Lesson: l.Name}})
+		cases = append(cases, exportCase{"lesson/" + l.Name, export.Options{Notify: l.Notify, Lesson: &l}})
 	}
 	for _, tour := range []steps.TourKind{steps.TourRead, steps.TourAtomic} {
 		cases = append(cases, exportCase{"tour/" + tour.String(), export.Options{Tour: tour}})

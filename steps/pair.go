@@ -29,11 +29,11 @@ func RunPair(ctx context.Context, cfg Config, serverNIC, clientNIC verbs.Provide
 	}
 	defer srv.Close()
 	for srv.Next() < len(srv.tour) {
-		id := srv.tour[srv.Next()].ID
+		st := srv.tour[srv.Next()]
 		if _, err := srv.RunNext(ctx); err != nil {
-			return nil, fmt.Errorf("running server step %s: %w", id, err)
+			return nil, fmt.Errorf("running server step %s: %w", st.ID, err)
 		}
-		if id == "listen" {
+		if st.Reaches(MilestoneListening) {
 			break
 		}
 	}

@@ -35,7 +35,7 @@ type Replay struct {
 
 // PlayedStep is one recorded step.
 type PlayedStep struct {
-	ID      string
+	ID      StepID
 	Outcome Outcome
 	// Err is what RunNext returned (nil: success, or the lesson's
 	// expected failure).
@@ -51,12 +51,12 @@ type PlayedStep struct {
 // PlanStep is a step of a tour as a recording keeps it: everything a
 // front end shows about a step before and after it runs.
 type PlanStep struct {
-	ID      string
+	ID      StepID
 	Title   Text
 	Call    string
 	Waits   bool
 	Section Section
-	After   []string
+	After   []StepID
 	// Expect is what a lesson expects the step to fail with (nil: none).
 	Expect *Text
 }
