@@ -1,6 +1,9 @@
 package steps
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // Demo history: in the one-terminal demo a step of one side changes the
 // other side too (the client's RDMA WRITE lands in the server's buffer,
@@ -81,10 +84,21 @@ func (s *Session) PeerSnapshot(i int) (snap Snapshot, ok bool) {
 	return *s.peerHistory[i], true
 }
 
-// keptState is the session's state for keeping in a peer's history.
+// keptState is the session's state as a history keeps it (PeerSnapshot
+// of a pending step: a read, it samples nothing).
 func (s *Session) keptState() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.historySnapshot()
+}
+
+// sealedState is keptState sampled as of now, for sealing into the peer's
+// history: the session ran no step of its own to sample what the peer's
+// step did to it.
+func (s *Session) sealedState() Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sampleLocked(time.Now())
 	return s.historySnapshot()
 }
 
@@ -108,7 +122,7 @@ func (l *demoLink) seal() {
 		return
 	}
 	peer, _ := p.s.linked()
-	snap := peer.keptState()
+	snap := peer.sealedState()
 	p.s.mu.Lock()
 	if p.s.peerHistory == nil {
 		p.s.peerHistory = make([]*Snapshot, len(p.s.tour))

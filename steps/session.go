@@ -42,6 +42,9 @@ const DefaultMessage = "hello from rdmatour client via RDMA WRITE"
 type Session struct {
 	cfg  Config
 	tour []Step
+	// peerPlan is the tour the other side runs (PeerTour, WaitFor);
+	// never written after NewSession.
+	peerPlan []Step
 
 	// runMu serialises steps and teardown; mu guards the fields below and
 	// is never held across a blocking verbs call.
@@ -166,6 +169,7 @@ func NewSession(cfg Config) (*Session, error) {
 	s := &Session{
 		cfg:      cfg,
 		tour:     tour,
+		peerPlan: peerTourFor(cfg),
 		outcomes: make([]*Outcome, len(tour)),
 		states:   make([]RunState, len(tour)),
 	}
@@ -256,9 +260,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	defer s.mu.Unlock()
 	defer s.keepSnapshot(idx) // with mu held, once the step's state is final
 	s.spans[len(s.spans)-1].end = time.Now()
-	if s.dev != nil {
-		s.refreshPackets() // keep the wire history even without a UI polling
-	}
+	s.sampleLocked(time.Now()) // what the step changed, even without a UI polling
 	s.running = false
 	s.outcomes[idx] = &out
 	if err != nil {
