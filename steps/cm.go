@@ -9,6 +9,7 @@ import (
 	"time"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -264,13 +265,13 @@ func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	s.gotText("REP", Text{fmt.Sprintf("%d B private data", len(ev.PrivateData)), fmt.Sprintf("private data %d 字节", len(ev.PrivateData))})
 	s.sent("RTU", "")
-	info, perr := ParseRemoteInfo(ev.PrivateData)
+	info, perr := privdata.ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {
 		return out, problem(perr, Text{"the server sent no remote_info: it is not an rdmatour/seed server", "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, Text{})
 	}
 	raw := append([]byte(nil), ev.PrivateData...)
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
-	peer, mismatch := s.learnPeerTour(ev.PrivateData[RemoteInfoSize:])
+	peer, mismatch := s.learnPeerTour(ev.PrivateData[privdata.RemoteInfoSize:])
 	state := s.recordQPState()
 	out = withC(out, append(readRemoteInfo(info, len(ev.PrivateData)), ackEvent(),
 		c.S(c.C(`printf("[client] connected: remote addr=0x%" PRIx64 " rkey=0x%" PRIx32 " size=%" PRIu32 "\n", remote_addr, rkey, size)`)).Only(c.ExportOnly))...)

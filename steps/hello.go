@@ -1,50 +1,17 @@
 package steps
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/rdmatour/rdmatour/verbs"
 )
 
-// The hello is how two rdmatour sides agree on what they run: the client
-// puts it in the connect (REQ) private data, the server puts it in the
-// accept (REP) private data right after the 32-byte remote_info.
-//
-// The seed C programs never see it as anything but padding: the seed's
-// server does not read the REQ private data, and the seed's client reads
-// only the first 32 bytes of the REP private data. Over IB/RoCE all
-// private data arrives zero-padded (56 bytes REQ, 196 REP), so an absent
-// hello reads as zeros; the magic tells a hello from that padding.
-//
-// Layout (version 1), at most MaxHelloSize bytes so it fits the 56 bytes
-// rdma_cm leaves in a REQ (92 bytes minus its own 36-byte header):
-//
-//	0  magic "rdmT" (4 bytes)
-//	4  version  u8  (1)
-//	5  tour     u8  (TourKind: 0 write, 1 read, 2 atomic, 3 ud)
-//	6  len      u8  (length of the lesson name; 0 = the plain tour)
-//	7  lesson   len bytes, [a-z0-9-]
-//
-// A later version may only append fields: a reader of version 1 reads a
-// newer hello's first fields and ignores the rest.
-const (
-	helloMagic     = "rdmT"
-	helloVersion   = 1
-	helloHeaderLen = 7
-	// MaxHelloSize is the largest hello: it fits a REQ's private data.
-	MaxHelloSize = verbs.MaxConnectPrivateData
-	// MaxHelloLesson is the longest lesson name a hello carries.
-	MaxHelloLesson = MaxHelloSize - helloHeaderLen
-)
-
-// TourKind is which tour a side runs; lessons run on the write tour.
+// TourKind is which tour a side runs; a lesson names the tour it runs on
+// (Lesson.Tour).
 type TourKind uint8
 
-// The tour kinds, in hello wire order. TourWrite is the zero value, so a
-// hello without a tour field (or no hello at all) means the write tour.
+// The tour kinds, in hello wire order (privdata.Hello.Tour). TourWrite
+// is the zero value, so a hello without a tour field (or no hello at
+// all) means the write tour.
 const (
 	TourWrite TourKind = iota
 	TourRead
@@ -75,111 +42,11 @@ func ParseTourKind(s string) (TourKind, error) {
 	return 0, fmt.Errorf("unknown tour %q: choose one of %s", s, strings.Join(tourKindNames[:], ", "))
 }
 
-// Hello is what one side tells the other about the tour it runs.
-type Hello struct {
-	// Version is the sender's format version (helloVersion when sending).
-	Version uint8
-	Tour    TourKind
-	// Lesson is the lesson's name; "" is the plain tour.
-	Lesson string
-}
-
-// HelloFor is the hello a side running cfg sends.
-func HelloFor(tour TourKind, lesson string) Hello {
-	return Hello{Version: helloVersion, Tour: tour, Lesson: lesson}
-}
-
-// Describe names what the hello's sender runs, for the learner.
-func (h Hello) Describe() Text {
-	tour := ""
-	if h.Tour != TourWrite {
-		tour = " (" + h.Tour.String() + ")"
+// TourKinds lists the known tour kinds, in hello wire order.
+func TourKinds() []TourKind {
+	kinds := make([]TourKind, tourKinds)
+	for k := range kinds {
+		kinds[k] = TourKind(k)
 	}
-	if h.Lesson == "" {
-		return Text{"the plain tour" + tour, "普通导览" + tour}
-	}
-	return Text{"lesson " + h.Lesson + tour, "课程 " + h.Lesson + tour}
-}
-
-// Flags names what the hello's sender runs as the command-line flags that
-// start it ("--lesson bad-rkey", "--tour write"): identifiers, the same
-// in every language.
-func (h Hello) Flags() string {
-	if h.Lesson == "" {
-		return "--tour " + h.Tour.String()
-	}
-	if h.Tour != TourWrite {
-		return "--tour " + h.Tour.String() + " --lesson " + h.Lesson
-	}
-	return "--lesson " + h.Lesson
-}
-
-// HelloError is a hello that carries the magic but cannot be read.
-type HelloError struct{ Reason string }
-
-func (e *HelloError) Error() string { return "peer's hello: " + e.Reason }
-
-var errHelloTooLong = errors.New("lesson name too long for a hello")
-
-// Marshal encodes the hello. It fails only for a lesson name that is too
-// long or not [a-z0-9-], which the lesson list never has.
-func (h Hello) Marshal() ([]byte, error) {
-	if len(h.Lesson) > MaxHelloLesson {
-		return nil, fmt.Errorf("%w: %d bytes, at most %d", errHelloTooLong, len(h.Lesson), MaxHelloLesson)
-	}
-	if !validLessonName(h.Lesson) {
-		return nil, fmt.Errorf("lesson name %q: only a-z, 0-9 and - fit in a hello", h.Lesson)
-	}
-	b := make([]byte, 0, helloHeaderLen+len(h.Lesson))
-	b = append(b, helloMagic...)
-	b = append(b, helloVersion, byte(h.Tour), byte(len(h.Lesson)))
-	return append(b, h.Lesson...), nil
-}
-
-// ParseHello reads a hello from the start of p. found is false when p
-// holds no hello (empty, or zero padding from a seed peer): that is not an
-// error. A hello with the magic but a broken body is a *HelloError.
-func ParseHello(p []byte) (h Hello, found bool, err error) {
-	if len(p) < len(helloMagic) || !bytes.Equal(p[:len(helloMagic)], []byte(helloMagic)) {
-		return Hello{}, false, nil
-	}
-	if len(p) < helloHeaderLen {
-		return Hello{}, true, &HelloError{fmt.Sprintf("%d bytes, the header alone is %d", len(p), helloHeaderLen)}
-	}
-	h = Hello{Version: p[4], Tour: TourKind(p[5])}
-	if h.Version == 0 {
-		return Hello{}, true, &HelloError{"version 0"}
-	}
-	if h.Tour >= tourKinds {
-		return Hello{}, true, &HelloError{fmt.Sprintf("unknown tour kind %d (this rdmatour knows %s)", p[5], strings.Join(tourKindNames[:], ", "))}
-	}
-	n := int(p[6])
-	if n > MaxHelloLesson || helloHeaderLen+n > len(p) {
-		return Hello{}, true, &HelloError{fmt.Sprintf("lesson name of %d bytes in %d bytes of private data", n, len(p))}
-	}
-	name := string(p[helloHeaderLen : helloHeaderLen+n])
-	if !validLessonName(name) {
-		return Hello{}, true, &HelloError{fmt.Sprintf("lesson name %s is not [a-z0-9-]", PeerBytes([]byte(name)))}
-	}
-	h.Lesson = name
-	return h, true, nil
-}
-
-// ParseAcceptHello reads the hello that follows remote_info in the accept
-// private data.
-func ParseAcceptHello(p []byte) (Hello, bool, error) {
-	if len(p) <= RemoteInfoSize {
-		return Hello{}, false, nil
-	}
-	return ParseHello(p[RemoteInfoSize:])
-}
-
-func validLessonName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if !(ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9' || ch == '-') {
-			return false
-		}
-	}
-	return true
+	return kinds
 }

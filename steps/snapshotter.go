@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -193,14 +194,14 @@ func copyRemote(r *RemoteState) *RemoteState {
 	if r == nil {
 		return nil
 	}
-	return &RemoteState{Info: r.Info, Raw: append(PeerBytes(nil), r.Raw...)}
+	return &RemoteState{Info: r.Info, Raw: append(privdata.PeerBytes(nil), r.Raw...)}
 }
 
 func copyResult(r *Result) *Result {
 	if r == nil {
 		return nil
 	}
-	return &Result{Tour: r.Tour, Summary: r.Summary, Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
+	return &Result{Tour: r.Tour, Summary: r.Summary, Via: r.Via, Message: append(privdata.PeerBytes(nil), r.Message...), Notice: append(privdata.PeerBytes(nil), r.Notice...)}
 }
 
 // trackData records which bytes of the data buffer changed and when, and

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/tui"
 )
@@ -162,7 +163,7 @@ func (p *plainRunner) finish(srv *steps.Session) {
 			}
 		}
 	}
-	fmt.Fprintf(p.out, "%s\n", p.text(steps.NextToTry(srv.Config())))
+	fmt.Fprintf(p.out, "%s\n", p.text(guide.NextToTry(srv.Config())))
 }
 
 func (p *plainRunner) printOutcome(out steps.Outcome) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/docs"
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/tui"
 )
@@ -51,7 +52,7 @@ func (p *plainRunner) predict(ctx context.Context, s *steps.Session) error {
 }
 
 // stepPage is the page printed before a step: a step the lesson changes
-// keeps its answer back until it ran (steps.LessonStepPage).
+// keeps its answer back until it ran (guide.LessonStepPage).
 func (p *plainRunner) stepPage(s *steps.Session, idx int, lang string) (string, bool) {
 	snap := s.Snapshot()
 	page, err := p.docs(lang, snap.Steps[idx].ID)
@@ -59,7 +60,7 @@ func (p *plainRunner) stepPage(s *steps.Session, idx int, lang string) (string, 
 		return "", false
 	}
 	if ss := snap.Steps[idx]; ss.LessonStep {
-		page = steps.LessonStepPage(page, ss, snap.Prediction, lang)
+		page = guide.LessonStepPage(page, ss, snap.Prediction, lang)
 	}
 	return page, true
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 )
 
@@ -92,7 +93,7 @@ func (p *plainRunner) runStep(ctx context.Context, s *steps.Session, st steps.St
 				r := <-done
 				return r.out, r.err
 			}
-			fmt.Fprintf(p.out, "  (%s)\n", p.text(steps.WaitNote(pw, onPeer)))
+			fmt.Fprintf(p.out, "  (%s)\n", p.text(guide.WaitNote(pw, onPeer)))
 		}
 	}
 }

@@ -1,12 +1,16 @@
-package steps
+package guide
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
 
 // NextToTry says, at the end of a tour, what to run next: a lesson of
 // this tour, the other notify modes and the manual track (write tour
 // only), the other tours, export-c — leaving out what this run already
 // was and what this tour refuses.
-func NextToTry(cfg Config) Text {
+func NextToTry(cfg steps.Config) steps.Text {
 	var en, zh []string
 	kind := effectiveTour(cfg)
 	next, hasLessons := nextLesson(kind, cfg.Lesson)
@@ -19,11 +23,11 @@ func NextToTry(cfg Config) Text {
 		en = append(en, "the next lesson: --lesson "+next.Name+" ("+next.Title.EN+"; rdmatour lessons lists them all)")
 		zh = append(zh, "下一课：--lesson "+next.Name+"（"+next.Title.ZH+"；rdmatour lessons 列出全部）")
 	}
-	if kind == TourWrite && cfg.Lesson == "" {
+	if kind == steps.TourWrite && cfg.Lesson == "" {
 		others := otherNotifies(cfg.Notify)
 		en = append(en, "another way to tell the server ("+strings.Join(others, " or ")+")")
 		zh = append(zh, "换一种通知 server 的方式（"+strings.Join(others, " 或 ")+"）")
-		if cfg.Track != TrackManual {
+		if cfg.Track != steps.TrackManual {
 			en = append(en, "the QP brought up by hand (--track manual)")
 			zh = append(zh, "手动把 QP 推到 RTS（--track manual）")
 		}
@@ -35,20 +39,20 @@ func NextToTry(cfg Config) Text {
 	export := exportCommand(cfg.Role, kind)
 	en = append(en, "the whole tour as one C program ("+export+")")
 	zh = append(zh, "把整个教程导出成一个 C 程序（"+export+"）")
-	return Text{"Try next: " + strings.Join(en, "; ") + ".", "接下来可以试试：" + strings.Join(zh, "；") + "。"}
+	return steps.Text{EN: "Try next: " + strings.Join(en, "; ") + ".", ZH: "接下来可以试试：" + strings.Join(zh, "；") + "。"}
 }
 
 // NextToTryShort is NextToTry as the commands alone, for one banner line.
-func NextToTryShort(cfg Config) Text {
+func NextToTryShort(cfg steps.Config) steps.Text {
 	var cmds []string
 	kind := effectiveTour(cfg)
 	if next, ok := nextLesson(kind, cfg.Lesson); ok {
 		cmds = append(cmds, "--lesson "+next.Name, "rdmatour lessons")
 	}
 	if cfg.Lesson == "" {
-		if kind == TourWrite {
+		if kind == steps.TourWrite {
 			cmds = append(cmds, otherNotifies(cfg.Notify)...)
-			if cfg.Track != TrackManual {
+			if cfg.Track != steps.TrackManual {
 				cmds = append(cmds, "--track manual")
 			}
 		}
@@ -56,12 +60,12 @@ func NextToTryShort(cfg Config) Text {
 	}
 	cmds = append(cmds, "rdmatour export-c")
 	list := strings.Join(cmds, " · ")
-	return Text{"Try next: " + list, "接下来可以试试：" + list}
+	return steps.Text{EN: "Try next: " + list, ZH: "接下来可以试试：" + list}
 }
 
 // effectiveTour is the tour cfg runs: a lesson's own tour, else --tour.
-func effectiveTour(cfg Config) TourKind {
-	if l, err := LessonByName(cfg.Lesson); cfg.Lesson != "" && err == nil {
+func effectiveTour(cfg steps.Config) steps.TourKind {
+	if l, err := steps.LessonByName(cfg.Lesson); cfg.Lesson != "" && err == nil {
 		return l.Tour
 	}
 	return cfg.Tour
@@ -69,15 +73,15 @@ func effectiveTour(cfg Config) TourKind {
 
 // nextLesson is the lesson of tour kind to try after current ("" or a
 // lesson of another tour: the tour's first); false when the tour has none.
-func nextLesson(kind TourKind, current string) (Lesson, bool) {
-	var mine []Lesson
-	for _, l := range Lessons() {
+func nextLesson(kind steps.TourKind, current string) (steps.Lesson, bool) {
+	var mine []steps.Lesson
+	for _, l := range steps.Lessons() {
 		if l.Tour == kind {
 			mine = append(mine, l)
 		}
 	}
 	if len(mine) == 0 {
-		return Lesson{}, false
+		return steps.Lesson{}, false
 	}
 	for i, l := range mine {
 		if l.Name == current {
@@ -87,9 +91,9 @@ func nextLesson(kind TourKind, current string) (Lesson, bool) {
 	return mine[0], true
 }
 
-func otherNotifies(n Notify) []string {
+func otherNotifies(n steps.Notify) []string {
 	var others []string
-	for _, o := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
+	for _, o := range []steps.Notify{steps.NotifySend, steps.NotifyDoorbell, steps.NotifyImm} {
 		if o != n {
 			others = append(others, "--notify "+o.String())
 		}
@@ -99,9 +103,9 @@ func otherNotifies(n Notify) []string {
 
 // otherTours is the --tour values other than kind, as one option
 // ("--tour read|atomic|ud").
-func otherTours(kind TourKind) string {
+func otherTours(kind steps.TourKind) string {
 	var others []string
-	for k := TourWrite; k < tourKinds; k++ {
+	for _, k := range steps.TourKinds() {
 		if k != kind {
 			others = append(others, k.String())
 		}
@@ -109,9 +113,9 @@ func otherTours(kind TourKind) string {
 	return "--tour " + strings.Join(others, "|")
 }
 
-func exportCommand(role Role, kind TourKind) string {
+func exportCommand(role steps.Role, kind steps.TourKind) string {
 	cmd := "rdmatour export-c " + role.String()
-	if kind != TourWrite {
+	if kind != steps.TourWrite {
 		cmd += " --tour " + kind.String()
 	}
 	return cmd

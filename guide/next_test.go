@@ -1,9 +1,10 @@
-package steps_test
+package guide_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 )
 
@@ -26,13 +27,13 @@ func TestNextToTryFitsTheTour(t *testing.T) {
 		{steps.Config{Role: steps.Client, Lesson: "no-remote-read"},
 			[]string{"--lesson read-depth-zero", "export-c client --tour read"}, []string{"--notify", "--tour write"}},
 	} {
-		long := steps.NextToTry(tc.cfg).EN
+		long := guide.NextToTry(tc.cfg).EN
 		for _, w := range tc.want {
 			if !strings.Contains(long, w) {
 				t.Errorf("%v %s: %q lacks %q", tc.cfg.Tour, tc.cfg.Lesson, long, w)
 			}
 		}
-		for _, text := range []string{long, steps.NextToTryShort(tc.cfg).EN} {
+		for _, text := range []string{long, guide.NextToTryShort(tc.cfg).EN} {
 			for _, n := range tc.nope {
 				if strings.Contains(text, n) {
 					t.Errorf("%v %s: %q suggests %q, which that tour refuses", tc.cfg.Tour, tc.cfg.Lesson, text, n)
