@@ -38,10 +38,12 @@ type pendingStep struct {
 
 // LinkDemo makes a and b each other's peer, before the first step: from
 // then on every finished step of one also keeps the other's state
-// (PeerSnapshot). Linking the same pair again is harmless. Replaying
-// sessions are not linked: their peer states come from the recording.
-func LinkDemo(a, b *Session) {
-	if a == b || a.replay != nil || b.replay != nil {
+// (PeerSnapshot). Linking the same pair again is harmless. Only live
+// Sessions are linked: a replay's peer states come from the recording.
+func LinkDemo(ra, rb Runner) {
+	a, okA := ra.(*Session)
+	b, okB := rb.(*Session)
+	if !okA || !okB || a == b {
 		return
 	}
 	if p, _ := a.linked(); p == b {

@@ -96,11 +96,18 @@ func (s *Session) WaitFor(idx int) (w PeerWait, ok bool) {
 	s.mu.Lock() // adoptPeerExpectations edits the tour's steps under it
 	st := s.tour[idx]
 	s.mu.Unlock()
+	return WaitIn(st, s.cfg.Role, s.peerPlan)
+}
+
+// WaitIn says what the peer, running peerTour, must do for step st of
+// role's side to end (WaitFor for a tour that is not a Session's: a
+// replay of a recorded one).
+func WaitIn(st Step, role Role, peerTour []Step) (w PeerWait, ok bool) {
 	if !st.Waits {
 		return PeerWait{}, false
 	}
-	w, ok = peerWaitIn(st, s.peerPlan)
-	w.Timer = handshakeTimer(st.ID, s.cfg.Role)
+	w, ok = peerWaitIn(st, peerTour)
+	w.Timer = handshakeTimer(st.ID, role)
 	return w, ok
 }
 

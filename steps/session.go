@@ -140,9 +140,6 @@ type Session struct {
 	peerHistory []*Snapshot
 	// endRecorded: the Recorder was told of the teardown (once).
 	endRecorded bool
-	// replay is set on a session made by NewReplay (replay.go): it plays
-	// a recording instead of calling verbs.
-	replay *replayScript
 }
 
 // maxPackets bounds the wire history a session keeps for the wire pane.
@@ -221,9 +218,6 @@ var ErrTourOver = errors.New("the tour is over")
 func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
-	if s.replay != nil {
-		return s.replayNext()
-	}
 	s.sealDemo(true) // the previous step's state ends as this one starts
 
 	s.mu.Lock()
@@ -290,9 +284,6 @@ func (s *Session) Close() (string, error) {
 }
 
 func (s *Session) teardown() (string, error) {
-	if s.replay != nil {
-		return s.replayTeardown()
-	}
 	s.sealDemo(false) // before the teardown changes anything
 	stmts, err := s.teardownC()
 	calls := c.Lines(stmts, c.Actual)

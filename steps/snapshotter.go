@@ -19,9 +19,6 @@ import (
 func (s *Session) Snapshot() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.replay != nil {
-		return s.replaySnapshot()
-	}
 	return s.snapshotLocked()
 }
 
@@ -64,14 +61,7 @@ func (s *Session) snapshotSteps() Snapshot {
 	snap.Prediction = s.predictionLocked()
 	snap.Peer = s.peerTour
 	for i, st := range s.tour {
-		ss := StepStatus{ID: st.ID, Title: st.Title, Call: st.Call, State: s.states[i],
-			LessonStep: st.lessonStep || (s.pred != nil && st.ID == s.pred.At)}
-		if o := s.outcomes[i]; o != nil {
-			c := *o
-			c.Results = append([]KV(nil), o.Results...)
-			ss.Outcome = &c
-		}
-		snap.Steps = append(snap.Steps, ss)
+		snap.Steps = append(snap.Steps, NewStepStatus(st, s.states[i], s.outcomes[i], snap.Prediction))
 	}
 	return snap
 }

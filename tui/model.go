@@ -43,7 +43,7 @@ type (
 
 type model struct {
 	ctx      context.Context
-	sessions []*steps.Session
+	sessions []steps.Runner
 	demo     bool
 	plan     []steps.Turn
 	planPos  int
