@@ -104,9 +104,9 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 func goldenModel(t testing.TB, demo bool, lang steps.Lang, w, h int) *model {
 	t.Helper()
 	r := newRig(t, steps.NotifySend)
-	sessions := []*steps.Session{r.cli}
+	sessions := []steps.Runner{r.cli}
 	if demo {
-		sessions = []*steps.Session{r.srv, r.cli}
+		sessions = []steps.Runner{r.srv, r.cli}
 	}
 	m := newTestModel(t, sessions, lang, w, h, "NO_COLOR=1")
 	m.now = func() time.Time { return goldenClock }

@@ -23,7 +23,7 @@ func TestPeerBytesEscaped(t *testing.T) {
 	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
 		for _, h := range hostile {
 			r := newRig(t, steps.NotifySend)
-			m := newTestModel(t, []*steps.Session{r.srv}, lang, 160, 50, "NO_COLOR=1")
+			m := newTestModel(t, []steps.Runner{r.srv}, lang, 160, 50, "NO_COLOR=1")
 			s := m.snaps[0]
 			s.Result = &steps.Result{Via: steps.NotifySend, Message: privdata.PeerBytes(h.bytes), Notice: privdata.PeerBytes(h.bytes)}
 			s.Timeline = []steps.TimelineEntry{{Label: "SEND", Detail: h.bytes}}

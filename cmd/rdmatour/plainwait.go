@@ -54,7 +54,7 @@ func (f *lineFeed) nextLine(ctx context.Context) (line string, ok bool, err erro
 // runStep runs the next step of s. When the step waits, it first says on
 // what — the peer's step to reach, from the tour plan — and, while it
 // waits, answers every line typed with a note saying why nothing happens.
-func (p *plainRunner) runStep(ctx context.Context, s *steps.Session, st steps.Step, demo bool) (steps.Outcome, error) {
+func (p *plainRunner) runStep(ctx context.Context, s steps.Runner, st steps.Step, demo bool) (steps.Outcome, error) {
 	var pw steps.PeerWait
 	onPeer := false
 	if !demo {
