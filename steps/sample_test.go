@@ -17,8 +17,8 @@ func TestSnapshotIsPure(t *testing.T) {
 	const msg = "looked at twice"
 	p := newPair(t, steps.NotifySend, msg)
 	checked := false
-	p.pauseAfter = func(side steps.Role, id string) {
-		if side != steps.Client || id != "post-write" {
+	p.pauseAfter = func(side steps.Role, id steps.StepID) {
+		if side != steps.Client || id != steps.IDPostWrite {
 			return
 		}
 		checked = true
