@@ -8,6 +8,7 @@ import (
 	"time"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -276,7 +277,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 		out = withC(out, c.S(c.Call("printf", c.Str("%s\n"), c.C("recv_buf"))).Returned(fmt.Sprintf("%d, prints %s", len(res.Notice)+1, res.Notice)).Only(c.ScreenOnly))
 	case verbs.WCRecvRDMAWithImm:
 		res.Via = NotifyImm
-		res.Notice = PeerBytes(fmt.Sprintf("imm_data=0x%x", wc.ImmData))
+		res.Notice = privdata.PeerBytes(fmt.Sprintf("imm_data=0x%x", wc.ImmData))
 		out = withC(out, c.S(c.Call("printf", c.Str("%x\n"), c.Call("ntohl", c.C("wc.imm_data")))).Returned(fmt.Sprintf("%d, prints %x", len(fmt.Sprintf("%x", wc.ImmData))+1, wc.ImmData)).Only(c.ScreenOnly))
 	default:
 		return out, fmt.Errorf("unexpected completion opcode %s", wc.Opcode)
@@ -294,7 +295,7 @@ func (s *Session) finishDoorbell(poll c.Stmt) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
+	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: privdata.PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
 	res.Summary = writeSummary(res)
 	s.set(func() { s.result = res })
 	s.doorbellSeen()
@@ -315,9 +316,9 @@ func resultKVs(r *Result, wc verbs.WC) []KV {
 
 // cString returns a copy of b up to its first NUL, as printf("%s") would
 // print it; it came from the peer, so it is PeerBytes.
-func cString(b []byte) PeerBytes {
+func cString(b []byte) privdata.PeerBytes {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		b = b[:i]
 	}
-	return append(PeerBytes(nil), b...)
+	return append(privdata.PeerBytes(nil), b...)
 }

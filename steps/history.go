@@ -175,7 +175,8 @@ func Record(err error) *RecordedError {
 		Canceled: errors.Is(err, context.Canceled)}
 }
 
-// asProblem makes ExplainIn return the recorded explanation word for word.
-func (e *RecordedError) asProblem() error {
+// Replayed is e as a replay returns it: ExplainIn gives the recorded
+// explanation word for word.
+func (e *RecordedError) Replayed() error {
 	return &Problem{What: e.Explain, Err: e, quiet: true}
 }

@@ -4,10 +4,73 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/rdmatour/rdmatour/steps/privdata"
 )
 
+// Hello is a peer's hello read as this rdmatour's tours and lessons: the
+// wire format (privdata.Hello) with its tour byte as a TourKind.
+type Hello struct {
+	// Version is the sender's format version (privdata.HelloVersion when
+	// sending).
+	Version uint8
+	Tour    TourKind
+	// Lesson is the lesson's name; "" is the plain tour.
+	Lesson string
+}
+
+// HelloFor is the hello a side running tour and lesson sends.
+func HelloFor(tour TourKind, lesson string) Hello {
+	return Hello{Version: privdata.HelloVersion, Tour: tour, Lesson: lesson}
+}
+
+// Marshal encodes the hello (privdata.Hello.Marshal).
+func (h Hello) Marshal() ([]byte, error) {
+	return privdata.Hello{Version: h.Version, Tour: uint8(h.Tour), Lesson: h.Lesson}.Marshal()
+}
+
+// ParseHello reads a hello from the start of p (privdata.ParseHello) and
+// turns away a tour kind this rdmatour does not know, as a
+// *privdata.HelloError. found is false when p holds no hello.
+func ParseHello(p []byte) (h Hello, found bool, err error) {
+	w, found, err := privdata.ParseHello(p)
+	if !found || err != nil {
+		return Hello{}, found, err
+	}
+	if _, known := TourOf(TourKind(w.Tour)); !known {
+		return Hello{}, true, &privdata.HelloError{Reason: fmt.Sprintf("unknown tour kind %d (this rdmatour knows %s)",
+			w.Tour, strings.Join(tourNames(), ", "))}
+	}
+	return Hello{Version: w.Version, Tour: TourKind(w.Tour), Lesson: w.Lesson}, true, nil
+}
+
+// Describe names what the hello's sender runs, for the learner.
+func (h Hello) Describe() Text {
+	tour := ""
+	if h.Tour != TourWrite {
+		tour = " (" + h.Tour.String() + ")"
+	}
+	if h.Lesson == "" {
+		return Text{"the plain tour" + tour, "普通导览" + tour}
+	}
+	return Text{"lesson " + h.Lesson + tour, "课程 " + h.Lesson + tour}
+}
+
+// Flags names what the hello's sender runs as the command-line flags that
+// start it ("--lesson bad-rkey", "--tour write"): identifiers, the same
+// in every language.
+func (h Hello) Flags() string {
+	if h.Lesson == "" {
+		return "--tour " + h.Tour.String()
+	}
+	if h.Tour != TourWrite {
+		return "--tour " + h.Tour.String() + " --lesson " + h.Lesson
+	}
+	return "--lesson " + h.Lesson
+}
+
 // PeerInfo is what this side learned about the other side's tour from its
-// hello (see hello.go).
+// hello (see privdata/hello.go).
 type PeerInfo struct {
 	// Known is false until the hello's message arrived (REQ on the
 	// server, REP on the client).

@@ -73,11 +73,15 @@ func (w PeerWait) Reach() Text {
 
 // PeerTour is the tour the other side runs when it is started with the
 // same options (notify mode, track, lesson), as the tours require.
-func (s *Session) PeerTour() []Step {
-	cfg := s.cfg
-	cfg.Role = Client
-	if s.cfg.Role == Client {
+func (s *Session) PeerTour() []Step { return append([]Step(nil), s.peerPlan...) }
+
+// peerTourFor is the tour the other side of cfg runs (computed once, by
+// NewSession: a front end asks WaitFor on every frame while a key waits).
+func peerTourFor(cfg Config) []Step {
+	if cfg.Role == Client {
 		cfg.Role = Server
+	} else {
+		cfg.Role = Client
 	}
 	tour, err := tourFor(cfg)
 	if err != nil {
@@ -90,11 +94,24 @@ func (s *Session) PeerTour() []Step {
 // ok is false when the step does not wait on the peer (it waits on the
 // network only, or not at all).
 func (s *Session) WaitFor(idx int) (w PeerWait, ok bool) {
-	if idx < 0 || idx >= len(s.tour) || !s.tour[idx].Waits {
+	if idx < 0 || idx >= len(s.tour) {
 		return PeerWait{}, false
 	}
-	w, ok = peerWaitIn(s.tour[idx], s.PeerTour())
-	w.Timer = handshakeTimer(s.tour[idx], s.cfg.Role)
+	s.mu.Lock() // adoptPeerExpectations edits the tour's steps under it
+	st := s.tour[idx]
+	s.mu.Unlock()
+	return WaitIn(st, s.cfg.Role, s.peerPlan)
+}
+
+// WaitIn says what the peer, running peerTour, must do for step st of
+// role's side to end (WaitFor for a tour that is not a Session's: a
+// replay of a recorded one).
+func WaitIn(st Step, role Role, peerTour []Step) (w PeerWait, ok bool) {
+	if !st.Waits {
+		return PeerWait{}, false
+	}
+	w, ok = peerWaitIn(st, peerTour)
+	w.Timer = handshakeTimer(st, role)
 	return w, ok
 }
 
@@ -140,14 +157,3 @@ func peerWaitIn(st Step, peer []Step) (PeerWait, bool) {
 // pollsOwnCQ says st waits for completions on its side's own CQ: it
 // reads them and sends the peer nothing.
 func (st Step) pollsOwnCQ() bool { return st.Waits && st.Section == SectionCQ }
-
-// WaitNote says, in one short line, why a key pressed during a wait does
-// nothing: what ends the wait (the peer w names, when the wait is on it).
-func WaitNote(w PeerWait, onPeer bool) Text {
-	if !onPeer {
-		return Text{"still waiting for the network: Enter does nothing until this step ends; q quits",
-			"仍在等待网络：这一步结束之前按回车不起作用；q 退出"}
-	}
-	return Text{fmt.Sprintf("still waiting for the %s (step %d there): Enter does nothing until then; q quits", w.Peer, w.Index+1),
-		fmt.Sprintf("仍在等待 %s（它的第 %d 步）：在那之前按回车不起作用；q 退出", w.Peer, w.Index+1)}
-}

@@ -76,11 +76,6 @@ func TestWaitForNamesThePeersStep(t *testing.T) {
 			if tt.wantZH != "" && w.Text().ZH != tt.wantZH {
 				t.Errorf("zh = %q, want %q", w.Text().ZH, tt.wantZH)
 			}
-			note := steps.WaitNote(w, true)
-			step := fmt.Sprintf("step %d", w.Index+1)
-			if !strings.Contains(note.EN, w.Peer.String()) || !strings.Contains(note.EN, step) || !strings.Contains(note.ZH, fmt.Sprintf("第 %d 步", w.Index+1)) {
-				t.Errorf("WaitNote does not name the peer's step: %+v", note)
-			}
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -76,7 +77,7 @@ type RosterRow struct {
 	Landed  bool
 	Via     Notify
 	Bytes   int
-	Message PeerBytes
+	Message privdata.PeerBytes
 	Err     string
 	Last    time.Time
 	// Atomics, in an atomic room, is what the attendee's atomics found on

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -151,7 +152,7 @@ func rejectRequest(ev verbs.CMEvent, reason string) error {
 // rejectedBecause explains an rdma_reject from the server, with the
 // reason it put in the REJ's private data (escaped: it is the peer's).
 func rejectedBecause(err error, private []byte) error {
-	reason := PeerBytes(bytes.TrimRight(private, "\x00")).String()
+	reason := privdata.PeerBytes(bytes.TrimRight(private, "\x00")).String()
 	what := Text{"the server rejected the connection", "server 拒绝了连接"}
 	fix := Text{"look at the server's screen for why", "看 server 端屏幕上的原因"}
 	if reason != "" {

@@ -29,8 +29,8 @@ const (
 	ImmValue = 0x1234abcd
 	// DefaultPort is rdma_cm's customary port (the seed takes it as argv).
 	DefaultPort = 7471
-	// resolveTimeout is the seed's TIMEOUT_MS for resolve_addr/route.
-	resolveTimeout = 2000 * time.Millisecond
+	// ResolveTimeout is the seed's TIMEOUT_MS for resolve_addr/route.
+	ResolveTimeout = 2000 * time.Millisecond
 )
 
 // DefaultMessage is what the client writes when --message is not given.
@@ -42,6 +42,9 @@ const DefaultMessage = "hello from rdmatour client via RDMA WRITE"
 type Session struct {
 	cfg  Config
 	tour []Step
+	// peerPlan is the tour the other side runs (PeerTour, WaitFor);
+	// never written after NewSession.
+	peerPlan []Step
 
 	// runMu serialises steps and teardown; mu guards the fields below and
 	// is never held across a blocking verbs call.
@@ -137,9 +140,6 @@ type Session struct {
 	peerHistory []*Snapshot
 	// endRecorded: the Recorder was told of the teardown (once).
 	endRecorded bool
-	// replay is set on a session made by NewReplay (replay.go): it plays
-	// a recording instead of calling verbs.
-	replay *replayScript
 }
 
 // maxPackets bounds the wire history a session keeps for the wire pane.
@@ -165,6 +165,7 @@ func NewSession(cfg Config) (*Session, error) {
 	s := &Session{
 		cfg:      cfg,
 		tour:     tour,
+		peerPlan: peerTourFor(cfg),
 		outcomes: make([]*Outcome, len(tour)),
 		states:   make([]RunState, len(tour)),
 	}
@@ -221,9 +222,6 @@ var ErrTourOver = errors.New("the tour is over")
 func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
-	if s.replay != nil {
-		return s.replayNext()
-	}
 	s.sealDemo(true) // the previous step's state ends as this one starts
 
 	s.mu.Lock()
@@ -260,9 +258,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	defer s.mu.Unlock()
 	defer s.keepSnapshot(idx) // with mu held, once the step's state is final
 	s.spans[len(s.spans)-1].end = time.Now()
-	if s.dev != nil {
-		s.refreshPackets() // keep the wire history even without a UI polling
-	}
+	s.sampleLocked(time.Now()) // what the step changed, even without a UI polling
 	s.running = false
 	s.outcomes[idx] = &out
 	if err != nil {
@@ -292,9 +288,6 @@ func (s *Session) Close() (string, error) {
 }
 
 func (s *Session) teardown() (string, error) {
-	if s.replay != nil {
-		return s.replayTeardown()
-	}
 	s.sealDemo(false) // before the teardown changes anything
 	stmts, err := s.teardownC()
 	calls := c.Lines(stmts, c.Actual)

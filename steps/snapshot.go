@@ -3,6 +3,7 @@ package steps
 import (
 	"time"
 
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -72,7 +73,7 @@ type StepStatus struct {
 	// Outcome is filled once the step ran.
 	Outcome *Outcome
 	// LessonStep: the lesson changes this step's result, so its normal
-	// page would give the answer away (see LessonStepPage).
+	// page would give the answer away (see guide.LessonStepPage).
 	LessonStep bool
 }
 
@@ -169,10 +170,10 @@ type DoorbellState struct {
 // RemoteState is remote_info as sent in (server) or decoded from (client)
 // the accept private data, next to the raw bytes.
 type RemoteState struct {
-	Info RemoteInfo
+	Info privdata.RemoteInfo
 	// Raw is the private data as it travelled (may be padded to 196);
 	// the client got it from the peer, so it prints escaped.
-	Raw PeerBytes
+	Raw privdata.PeerBytes
 }
 
 // TimelineEntry is one message between the two sides.
@@ -198,9 +199,9 @@ type Result struct {
 	// tour, Summary says what happened and Via/Notice are unused.
 	Tour    TourKind
 	Summary Text
-	Via     Notify    // how the server learned the data was there
-	Message PeerBytes // the bytes in the data buffer up to the first NUL
-	Notice  PeerBytes // the SEND text, the doorbell value or the imm_data
+	Via     Notify             // how the server learned the data was there
+	Message privdata.PeerBytes // the bytes in the data buffer up to the first NUL
+	Notice  privdata.PeerBytes // the SEND text, the doorbell value or the imm_data
 }
 
 // WirePacket is a packet this side sent or received, with the step that

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -214,7 +215,7 @@ func stepPollCmpSwap(ctx context.Context, s *Session) (Outcome, error) {
 		now = Text{fmt.Sprintf("%d (unchanged: someone else changed it first)", old), fmt.Sprintf("%d（未变：有别人先改了它）", old)}
 	}
 	s.set(func() {
-		s.result = &Result{Tour: TourAtomic, Message: PeerBytes(fmt.Sprintf("fetch_add old=%d, cmp_swap old=%d", s.atomicOld, old)), Summary: Text{
+		s.result = &Result{Tour: TourAtomic, Message: privdata.PeerBytes(fmt.Sprintf("fetch_add old=%d, cmp_swap old=%d", s.atomicOld, old)), Summary: Text{
 			fmt.Sprintf("FETCH_AND_ADD found %d and CMP_AND_SWP found %d: the counter is now %s.", s.atomicOld, old, now.EN),
 			fmt.Sprintf("FETCH_AND_ADD 看到的是 %d，CMP_AND_SWP 看到的是 %d：计数器现在是 %s。", s.atomicOld, old, now.ZH)}}
 	})
@@ -248,7 +249,7 @@ func stepWaitAtomics(ctx context.Context, s *Session) (Outcome, error) {
 			fmt.Sprintf("这位学员离开时，房间的共享计数器（初值 %d）是 %d：所有学员的原子操作都在本端网卡里完成，CPU 没有参与。", CounterStart, v)}
 	}
 	s.set(func() {
-		s.result = &Result{Tour: TourAtomic, Message: PeerBytes(fmt.Sprintf("counter=%d", v)), Summary: summary}
+		s.result = &Result{Tour: TourAtomic, Message: privdata.PeerBytes(fmt.Sprintf("counter=%d", v)), Summary: summary}
 	})
 	out = withC(out, c.S(c.C(`printf("[server] counter: %" PRIu64 "\n", *(uint64_t *)(void *)buf)`)).Returned(fmt.Sprintf("prints %d", v)))
 	out.Results = []KV{{"event", verbs.EventDisconnected.String()}, {"counter", fmt.Sprint(v)}, {"started at", fmt.Sprint(CounterStart)}}

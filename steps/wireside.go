@@ -51,12 +51,27 @@ func (s *Session) ownPacket(p verbs.Packet) bool {
 
 // readCounters is this side's counters: its QP's own where the device
 // counts per QP (after the QP is destroyed, its last counts), else the
-// port's. perQP says which. Called with s.mu held.
+// port's. perQP says which. It remembers the QP and its counts for when
+// the QP is gone. Called with s.mu held.
 func (s *Session) readCounters() (c map[string]uint64, perQP bool, err error) {
 	s.learnQP()
 	if r, ok := s.dev.(verbs.QPCounterReader); ok && s.wireQP != 0 {
 		if c, err := r.QPCounters(s.wireQP); err == nil {
 			s.qpCounters = c
+		}
+	}
+	return s.peekCounters()
+}
+
+// peekCounters is readCounters remembering nothing (for Snapshot).
+// Called with s.mu held.
+func (s *Session) peekCounters() (c map[string]uint64, perQP bool, err error) {
+	qpn := s.wireQP
+	if s.qp != nil {
+		qpn = s.qp.Num()
+	}
+	if r, ok := s.dev.(verbs.QPCounterReader); ok && qpn != 0 {
+		if c, err := r.QPCounters(qpn); err == nil {
 			return c, true, nil
 		}
 		if s.qpCounters != nil {

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 )
 
@@ -107,7 +108,7 @@ func (m *model) callLines(w int) []string {
 	}
 	if m.allDone() {
 		out = append(out, "")
-		for _, l := range m.inLangs(steps.NextToTry(m.tourConfig()), w) {
+		for _, l := range m.inLangs(guide.NextToTry(m.tourConfig()), w) {
 			out = append(out, st.Bold.R(l))
 		}
 	}

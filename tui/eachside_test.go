@@ -29,7 +29,7 @@ func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newTestModel(t, []*steps.Session{srv, cli}, steps.LangEN, w, h, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{srv, cli}, steps.LangEN, w, h, "NO_COLOR=1")
 	answerPredictions(t, m) // a lesson asks first
 	for m.lastIdx < 0 || m.lastSide != 0 || srv.Steps()[m.lastIdx].ID != "listen" {
 		if m.planPos > 10 || m.tourErr != nil {

@@ -42,7 +42,7 @@ func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, en
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close(); cli.Close() })
-	m := newTestModel(t, []*steps.Session{srv, cli}, lang, w, h, environ...)
+	m := newTestModel(t, []steps.Runner{srv, cli}, lang, w, h, environ...)
 	answerPredictions(t, m)
 	for i := 0; ; i++ {
 		if i > 10 || m.tourErr != nil {
@@ -200,7 +200,7 @@ func TestLessonPageAtStart(t *testing.T) {
 	m.showHelp = false
 	// In the plain tour, L lists the lessons (footer: "L lessons").
 	r := newRig(t, steps.NotifySend)
-	p := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 120, 40)
+	p := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 120, 40)
 	if plain := ansi.Strip(p.render()); !strings.Contains(plain, "L lessons") || strings.Contains(plain, "lesson page") {
 		t.Errorf("footer without \"L lessons\":\n%s", plain)
 	}

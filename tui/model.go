@@ -43,7 +43,7 @@ type (
 
 type model struct {
 	ctx      context.Context
-	sessions []*steps.Session
+	sessions []steps.Runner
 	demo     bool
 	plan     []steps.Turn
 	planPos  int
@@ -193,6 +193,7 @@ func (m *model) refresh() {
 	}
 	m.snaps = m.snaps[:0]
 	for _, s := range m.sessions {
+		s.Sample(time.Now()) // the peer's bytes land with no step of this side
 		m.snaps = append(m.snaps, s.Snapshot())
 	}
 	m.replayPeer()

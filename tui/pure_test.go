@@ -92,9 +92,9 @@ func state(m *model) string {
 // model is unchanged, down to every pane's scroll offset and every cache.
 func TestViewIsPure(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangBoth, 120, 40)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangBoth, 120, 40)
 	runUntil(t, m, 1, "poll-write") // data in the buffer, packets on the wire
-	single := newTestModel(t, []*steps.Session{r.cli}, steps.LangZH, 80, 24)
+	single := newTestModel(t, []steps.Runner{r.cli}, steps.LangZH, 80, 24)
 	for _, tt := range []struct {
 		name  string
 		m     *model

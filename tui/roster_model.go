@@ -161,7 +161,7 @@ func (m *workshopModel) pickDetail() {
 		return
 	}
 	if m.detail == nil || m.detail.sessions[0] != sess {
-		m.detail = &model{sessions: []*steps.Session{sess}, tours: [][]steps.Step{sess.Steps()}, lastIdx: -1}
+		m.detail = &model{sessions: []steps.Runner{sess}, tours: [][]steps.Step{sess.Steps()}, lastIdx: -1}
 	}
 	m.detail.styles, m.detail.lang, m.detail.now = m.styles, m.lang, m.now
 	m.detail.snaps = []steps.Snapshot{sess.Snapshot()}

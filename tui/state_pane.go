@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -314,7 +315,7 @@ func (m *model) remoteLines(s steps.Snapshot, _ int) ([]string, bool) {
 		fields(m.kv("addr", hexs(i.Addr)), m.kv("rkey", hexs(uint64(i.RKey))), m.kv("size", fmt.Sprint(i.Size))),
 		fields(m.kv("doorbell_addr", hexs(i.DoorbellAddr)), m.kv("rkey", hexs(uint64(i.DoorbellRKey))), m.kv("size", fmt.Sprint(i.DoorbellSize))),
 	}
-	n := min(len(r.Raw), steps.RemoteInfoSize)
+	n := min(len(r.Raw), privdata.RemoteInfoSize)
 	out = append(out, "  "+st.Dim.R(fmt.Sprintf(tr(m.lang, "raw private data (%d B, big-endian):", "private data 原始字节（%d B，大端）："), len(r.Raw))))
 	for off := 0; off < n; off += 8 {
 		var b strings.Builder

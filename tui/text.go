@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 )
 
 // Language handling for the UI's own text (labels, help, messages). The
@@ -92,7 +93,7 @@ func termSafe(s string) string {
 			continue
 		}
 		_, n := utf8.DecodeRuneInString(s[i:])
-		b.WriteString(steps.EscapePeer([]byte(s[i : i+n])))
+		b.WriteString(privdata.EscapePeer([]byte(s[i : i+n])))
 	}
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 )
 
@@ -353,7 +354,7 @@ func (m *model) endBanner(w int) []string {
 				"课程完成：预期的错误（"+what+"）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"), w)...)
 		}
 	}
-	next := steps.NextToTryShort(m.tourConfig()).In(textLang(m.lang))
+	next := guide.NextToTryShort(m.tourConfig()).In(textLang(m.lang))
 	done := tr(m.lang, "Tour complete: every resource is released. ", "教程完成：所有资源都已释放。")
 	if m.replaying() {
 		done = tr(m.lang, "Replay complete: this is where the recorded tour ended. ", "回放完成：录制的教程到此结束。")

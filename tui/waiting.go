@@ -1,6 +1,10 @@
 package tui
 
-import "github.com/rdmatour/rdmatour/steps"
+import (
+	"github.com/rdmatour/rdmatour/steps"
+
+	"github.com/rdmatour/rdmatour/guide"
+)
 
 // While a step waits, the call pane says on what: the network, or the
 // peer — and then what the peer's user must do, from the tour plan
@@ -56,7 +60,7 @@ func (m *model) footer(w int) string {
 		return fit(m.help.ShortHelpView(m.keys.ShortHelp()), w)
 	}
 	pw, onPeer := m.peerWait(m.runSide, m.runIdx)
-	note := steps.WaitNote(pw, onPeer).In(textLang(m.lang))
+	note := guide.WaitNote(pw, onPeer).In(textLang(m.lang))
 	return fit(m.styles.Running.R(" ⏳ "+note), w)
 }
 

@@ -137,7 +137,7 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 		}
 	}()
 	interactive := stdinIsTerminal() && stdoutIsTerminal()
-	var sessions []*steps.Session
+	var sessions []steps.Runner
 	for _, cfg := range cfgs {
 		cfg.Provider, cfg.BackendWhy = prov, why
 		// A person drives the tour: waits on a live peer never time out.
@@ -164,7 +164,7 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 
 // present shows the sessions (live or replayed) in the TUI or, with
 // --plain or without a terminal, as text.
-func present(ctx context.Context, o options, c console, sessions []*steps.Session) error {
+func present(ctx context.Context, o options, c console, sessions []steps.Runner) error {
 	interactive := stdinIsTerminal() && stdoutIsTerminal()
 	if !o.plain && interactive {
 		return runTUI(ctx, o, sessions)
@@ -172,8 +172,8 @@ func present(ctx context.Context, o options, c console, sessions []*steps.Sessio
 	out := &lineWriter{w: newTerminalGuard(c.stdout)}
 	p := &plainRunner{out: out, lang: o.lang, docs: docs.Page, explain: !o.brief,
 		pauseAt: string(o.pauseAt), stdin: c.stdin}
-	if len(sessions) == 1 && sessions[0].Config().Role == steps.Server {
-		sessions[0].OnTurnAway(func(who, reason string) {
+	if s, live := sessions[0].(*steps.Session); live && len(sessions) == 1 && s.Config().Role == steps.Server {
+		s.OnTurnAway(func(who, reason string) {
 			fmt.Fprintf(out, "[server] %s\n", p.text(steps.Text{EN: "turned " + who + " away: " + reason,
 				ZH: "拒绝了 " + who + "：" + reason}))
 		})

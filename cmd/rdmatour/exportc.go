@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/export"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -27,7 +28,7 @@ The other side can be rdmatour, the seed program, or another exported program.
 
 // exportArgs are export-c's command line.
 type exportArgs struct {
-	opts steps.ExportOptions
+	opts export.Options
 	out  string // "" = standard output
 }
 
@@ -43,7 +44,7 @@ func runExportC(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	// The statements come from running the tour on two simulated NICs:
 	// nothing here touches a real device.
-	prog, err := steps.ExportC(ctx, a.opts, sim.New(sim.Options{}), sim.New(sim.Options{}))
+	prog, err := export.Program(ctx, a.opts, sim.New(sim.Options{}), sim.New(sim.Options{}))
 	var bad *steps.ConfigError
 	if errors.As(err, &bad) {
 		fmt.Fprintf(stderr, "rdmatour export-c: %v\n", bad)
@@ -126,7 +127,7 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 
 // checkExportTour turns away a combination there is no tour for, before
 // anything runs (an unknown lesson was turned away when parsed).
-func checkExportTour(o steps.ExportOptions) error {
+func checkExportTour(o export.Options) error {
 	if o.Lesson == nil {
 		return nil
 	}

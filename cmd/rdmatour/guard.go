@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 )
 
 // terminalGuard is the last line of defence between a peer and the
@@ -43,7 +43,7 @@ func guardTerminal(p []byte) []byte {
 		if passes(r, n) {
 			out = append(out, p[:n]...)
 		} else {
-			out = append(out, steps.EscapePeer(p[:n])...)
+			out = append(out, privdata.EscapePeer(p[:n])...)
 		}
 		p = p[n:]
 	}

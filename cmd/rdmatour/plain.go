@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/tui"
 )
@@ -67,7 +68,7 @@ func (p *plainRunner) text(t steps.Text) string {
 
 // run drives one session to the end. It returns nil only when the tour
 // succeeded; the session is always closed.
-func (p *plainRunner) run(ctx context.Context, s *steps.Session) (err error) {
+func (p *plainRunner) run(ctx context.Context, s steps.Runner) (err error) {
 	defer func() {
 		calls, cerr := s.Close()
 		if calls != "" {
@@ -97,7 +98,7 @@ func (p *plainRunner) run(ctx context.Context, s *steps.Session) (err error) {
 // step runs the next step of s: its title and explanation, a pause if
 // asked for, then the C it made, its results and the state it changed.
 // n of total numbers it on screen.
-func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int, demo bool) error {
+func (p *plainRunner) step(ctx context.Context, s steps.Runner, n, total int, demo bool) error {
 	st := s.Steps()[s.Next()]
 	fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", n, total, st.Side, p.text(st.Title))
 	if string(st.ID) == p.pauseAt && p.stdin != nil {
@@ -147,7 +148,7 @@ func (p *plainRunner) step(ctx context.Context, s *steps.Session, n, total int, 
 
 // finish prints how the tour ended on the server. The buffer and the
 // notice are the client's bytes: steps.PeerBytes prints them escaped.
-func (p *plainRunner) finish(srv *steps.Session) {
+func (p *plainRunner) finish(srv steps.Runner) {
 	if r := srv.Snapshot().Result; r != nil && !tourNotifies(r.Tour) {
 		fmt.Fprintf(p.out, "\n[server] %s\n", p.text(r.Summary))
 	} else if r != nil {
@@ -162,7 +163,7 @@ func (p *plainRunner) finish(srv *steps.Session) {
 			}
 		}
 	}
-	fmt.Fprintf(p.out, "%s\n", p.text(steps.NextToTry(srv.Config())))
+	fmt.Fprintf(p.out, "%s\n", p.text(guide.NextToTry(srv.Config())))
 }
 
 func (p *plainRunner) printOutcome(out steps.Outcome) {
@@ -202,9 +203,9 @@ func indent(s string) string {
 }
 
 // runDemo drives both sides in one process in steps.DemoPlan's order.
-func (p *plainRunner) runDemo(ctx context.Context, srv, cli *steps.Session) (err error) {
+func (p *plainRunner) runDemo(ctx context.Context, srv, cli steps.Runner) (err error) {
 	defer func() {
-		for _, s := range []*steps.Session{cli, srv} {
+		for _, s := range []steps.Runner{cli, srv} {
 			if _, cerr := s.Close(); err == nil && cerr != nil {
 				err = fmt.Errorf("teardown: %w", cerr)
 			}
@@ -212,12 +213,12 @@ func (p *plainRunner) runDemo(ctx context.Context, srv, cli *steps.Session) (err
 	}()
 	fmt.Fprintf(p.out, "rdmatour demo — backend: %s\n", backendLabel(srv.Snapshot()))
 	p.lessonHeader(srv.Snapshot())
-	for _, s := range []*steps.Session{cli, srv} {
+	for _, s := range []steps.Runner{cli, srv} {
 		if err := p.predict(ctx, s); err != nil {
 			return err
 		}
 	}
-	sides := map[steps.Role]*steps.Session{steps.Server: srv, steps.Client: cli}
+	sides := map[steps.Role]steps.Runner{steps.Server: srv, steps.Client: cli}
 	plan := steps.DemoPlan(srv.Steps(), cli.Steps())
 	for n, turn := range plan {
 		if err := p.step(ctx, sides[turn.Side], n+1, len(plan), true); err != nil {

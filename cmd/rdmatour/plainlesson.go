@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/docs"
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/tui"
 )
@@ -15,7 +16,7 @@ import (
 // when the runner reads Enter, nothing with --auto (the lesson runs
 // without a prediction). Input that is not a choice is asked again; end
 // of input skips the question.
-func (p *plainRunner) predict(ctx context.Context, s *steps.Session) error {
+func (p *plainRunner) predict(ctx context.Context, s steps.Runner) error {
 	pred := s.Prediction()
 	if !pred.Pending() {
 		return nil
@@ -51,22 +52,22 @@ func (p *plainRunner) predict(ctx context.Context, s *steps.Session) error {
 }
 
 // stepPage is the page printed before a step: a step the lesson changes
-// keeps its answer back until it ran (steps.LessonStepPage).
-func (p *plainRunner) stepPage(s *steps.Session, idx int, lang string) (string, bool) {
+// keeps its answer back until it ran (guide.LessonStepPage).
+func (p *plainRunner) stepPage(s steps.Runner, idx int, lang string) (string, bool) {
 	snap := s.Snapshot()
 	page, err := p.docs(lang, snap.Steps[idx].ID)
 	if err != nil {
 		return "", false
 	}
 	if ss := snap.Steps[idx]; ss.LessonStep {
-		page = steps.LessonStepPage(page, ss, snap.Prediction, lang)
+		page = guide.LessonStepPage(page, ss, snap.Prediction, lang)
 	}
 	return page, true
 }
 
 // afterLessonStep prints what happened on a step the lesson changes, with
 // its page now that the answer is out.
-func (p *plainRunner) afterLessonStep(s *steps.Session, idx int) {
+func (p *plainRunner) afterLessonStep(s steps.Runner, idx int) {
 	snap := s.Snapshot()
 	if !p.explain || idx >= len(snap.Steps) || !snap.Steps[idx].LessonStep || snap.Steps[idx].Outcome == nil {
 		return

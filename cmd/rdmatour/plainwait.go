@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 )
 
@@ -53,7 +54,7 @@ func (f *lineFeed) nextLine(ctx context.Context) (line string, ok bool, err erro
 // runStep runs the next step of s. When the step waits, it first says on
 // what — the peer's step to reach, from the tour plan — and, while it
 // waits, answers every line typed with a note saying why nothing happens.
-func (p *plainRunner) runStep(ctx context.Context, s *steps.Session, st steps.Step, demo bool) (steps.Outcome, error) {
+func (p *plainRunner) runStep(ctx context.Context, s steps.Runner, st steps.Step, demo bool) (steps.Outcome, error) {
 	var pw steps.PeerWait
 	onPeer := false
 	if !demo {
@@ -92,7 +93,7 @@ func (p *plainRunner) runStep(ctx context.Context, s *steps.Session, st steps.St
 				r := <-done
 				return r.out, r.err
 			}
-			fmt.Fprintf(p.out, "  (%s)\n", p.text(steps.WaitNote(pw, onPeer)))
+			fmt.Fprintf(p.out, "  (%s)\n", p.text(guide.WaitNote(pw, onPeer)))
 		}
 	}
 }

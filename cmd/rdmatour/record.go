@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/steps/record"
+	"github.com/rdmatour/rdmatour/record"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -38,7 +38,7 @@ func (r *recordOut) attach(cfg *steps.Config) {
 }
 
 // begin writes the header, naming the devices prov sees.
-func (r *recordOut) begin(prov verbs.Provider, sessions []*steps.Session) error {
+func (r *recordOut) begin(prov verbs.Provider, sessions []steps.Runner) error {
 	if r.w == nil {
 		return nil
 	}

@@ -97,7 +97,7 @@ func TestReplayShowsWhatTheLiveSessionKept(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				sessions, err := rec.Sessions()
+				sessions, err := rec.Runners()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -107,7 +107,7 @@ func TestReplayShowsWhatTheLiveSessionKept(t *testing.T) {
 	}
 }
 
-func compareReplay(t *testing.T, live, replay *steps.Session) {
+func compareReplay(t *testing.T, live, replay steps.Runner) {
 	t.Helper()
 	ctx := context.Background()
 	for i := range live.Steps() {

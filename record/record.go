@@ -43,7 +43,7 @@ const (
 // (server first).
 type Recording struct {
 	Header Header
-	Sides  []steps.Replay
+	Sides  []Replay
 }
 
 // Header is the file's first line.

@@ -1,8 +1,10 @@
-package steps
+package privdata_test
 
 import (
 	"fmt"
 	"testing"
+
+	"github.com/rdmatour/rdmatour/steps/privdata"
 )
 
 func TestEscapePeer(t *testing.T) {
@@ -24,11 +26,11 @@ func TestEscapePeer(t *testing.T) {
 		{"zero width joiner", "a\u200db", `a\u200db`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := EscapePeer([]byte(tc.in)); got != tc.want {
-				t.Errorf("EscapePeer(%q) = %q, want %q", tc.in, got, tc.want)
+			if got := privdata.EscapePeer([]byte(tc.in)); got != tc.want {
+				t.Errorf("privdata.EscapePeer(%q) = %q, want %q", tc.in, got, tc.want)
 			}
-			if got := fmt.Sprint(PeerBytes(tc.in)); got != tc.want {
-				t.Errorf("fmt.Sprint(PeerBytes(%q)) = %q, want %q", tc.in, got, tc.want)
+			if got := fmt.Sprint(privdata.PeerBytes(tc.in)); got != tc.want {
+				t.Errorf("fmt.Sprint(privdata.PeerBytes(%q)) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
 	}
@@ -37,10 +39,10 @@ func TestEscapePeer(t *testing.T) {
 func FuzzEscapePeer(f *testing.F) {
 	f.Add([]byte("\x1b[2Jhi\a"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		out := EscapePeer(b)
+		out := privdata.EscapePeer(b)
 		for _, r := range out {
 			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-				t.Fatalf("EscapePeer(%q) = %q keeps control %U", b, out, r)
+				t.Fatalf("privdata.EscapePeer(%q) = %q keeps control %U", b, out, r)
 			}
 		}
 	})

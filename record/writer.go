@@ -43,7 +43,7 @@ func (w *Writer) Side(role steps.Role) steps.Recorder {
 
 // Begin writes the header for the sessions (server first in the demo).
 // devices are the names of the RDMA devices the backend sees.
-func (w *Writer) Begin(devices []string, sessions ...*steps.Session) error {
+func (w *Writer) Begin(devices []string, sessions ...steps.Runner) error {
 	h := Header{Format: Format, Version: Version, Rdmatour: w.version, Command: w.command}
 	for _, s := range sessions {
 		h.Sides = append(h.Sides, sideHeader(s, devices))
@@ -55,7 +55,7 @@ func (w *Writer) Begin(devices []string, sessions ...*steps.Session) error {
 	return w.err
 }
 
-func sideHeader(s *steps.Session, devices []string) SideHeader {
+func sideHeader(s steps.Runner, devices []string) SideHeader {
 	cfg, snap := s.Config(), s.Snapshot()
 	sh := SideHeader{Role: cfg.Role.String(), Notify: cfg.Notify.String(), Track: cfg.Track.String(),
 		Lesson: cfg.LessonName(), Backend: snap.Backend, Devices: devices, Message: cfg.Message,

@@ -110,7 +110,7 @@ func TestReplayFollowsTheRecordedTour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := rec.Sessions()
+	sessions, err := rec.Runners()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func FuzzDecode(f *testing.F) {
 		if err := Encode(&twice, back); err != nil || !bytes.Equal(once.Bytes(), twice.Bytes()) {
 			t.Fatalf("encoding is not stable (%v)", err)
 		}
-		if _, err := back.Sessions(); err != nil {
+		if _, err := back.Runners(); err != nil {
 			t.Fatalf("an accepted recording does not replay: %v", err)
 		}
 	})

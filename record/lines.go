@@ -81,7 +81,7 @@ func (sr *sideReader) step(sl stepLine, lineNo int) error {
 	}
 	out := sl.Outcome.Outcome
 	out.C = nil
-	sr.replay.Steps = append(sr.replay.Steps, steps.PlayedStep{ID: steps.StepID(sl.ID), Outcome: out, Err: sl.Error.decode(), Snapshot: snap, Peer: peer})
+	sr.replay.Steps = append(sr.replay.Steps, PlayedStep{ID: steps.StepID(sl.ID), Outcome: out, Err: sl.Error.decode(), Snapshot: snap, Peer: peer})
 	sr.lines = append(sr.lines, lineNo)
 	return nil
 }
@@ -153,7 +153,7 @@ func (d *decoder) finish() (*Recording, error) {
 			return nil, &LineError{File: d.name, Line: d.line + 1, Reason: fmt.Sprintf(
 				"the file ends before the %s side's end line: the recording was cut off (rdmatour killed, or the file truncated)", sr.head.Role)}
 		}
-		if _, err := steps.NewReplay(sr.replay); err != nil {
+		if _, err := NewPlayer(sr.replay); err != nil {
 			return nil, d.replayError(sr, err)
 		}
 		rec.Sides = append(rec.Sides, sr.replay)
@@ -161,21 +161,21 @@ func (d *decoder) finish() (*Recording, error) {
 	return rec, nil
 }
 
-// replayError places a steps.NewReplay error on the line it is about.
+// replayError places a NewPlayer error on the line it is about.
 func (d *decoder) replayError(sr *sideReader, err error) error {
 	line := 1
-	var re *steps.ReplayError
+	var re *ReplayError
 	if errors.As(err, &re) && re.Step < len(sr.lines) {
 		line = sr.lines[re.Step]
 	}
 	return &LineError{File: d.name, Line: line, Reason: fmt.Sprintf("%s side: %v", sr.head.Role, err)}
 }
 
-// Sessions returns one replaying steps.Session per side, server first.
-func (r *Recording) Sessions() ([]*steps.Session, error) {
-	var out []*steps.Session
+// Runners returns one Player per side, server first.
+func (r *Recording) Runners() ([]steps.Runner, error) {
+	var out []steps.Runner
 	for _, side := range r.Sides {
-		s, err := steps.NewReplay(side)
+		s, err := NewPlayer(side)
 		if err != nil {
 			return nil, err
 		}
@@ -199,5 +199,5 @@ func Merge(a, b *Recording) (*Recording, error) {
 	h := a.Header
 	h.Command = "demo"
 	h.Sides = append(append([]SideHeader(nil), a.Header.Sides...), b.Header.Sides...)
-	return &Recording{Header: h, Sides: []steps.Replay{a.Sides[0], b.Sides[0]}}, nil
+	return &Recording{Header: h, Sides: []Replay{a.Sides[0], b.Sides[0]}}, nil
 }

@@ -1,10 +1,9 @@
-package steps
+package privdata
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -24,15 +23,16 @@ import (
 //
 //	0  magic "rdmT" (4 bytes)
 //	4  version  u8  (1)
-//	5  tour     u8  (TourKind: 0 write, 1 read, 2 atomic, 3 ud)
+//	5  tour     u8  (steps.TourKind: 0 write, 1 read, 2 atomic, 3 ud)
 //	6  len      u8  (length of the lesson name; 0 = the plain tour)
 //	7  lesson   len bytes, [a-z0-9-]
 //
 // A later version may only append fields: a reader of version 1 reads a
 // newer hello's first fields and ignores the rest.
 const (
-	helloMagic     = "rdmT"
-	helloVersion   = 1
+	helloMagic = "rdmT"
+	// HelloVersion is the format version this rdmatour writes.
+	HelloVersion   = 1
 	helloHeaderLen = 7
 	// MaxHelloSize is the largest hello: it fits a REQ's private data.
 	MaxHelloSize = verbs.MaxConnectPrivateData
@@ -40,43 +40,16 @@ const (
 	MaxHelloLesson = MaxHelloSize - helloHeaderLen
 )
 
-// Hello is what one side tells the other about the tour it runs.
+// Hello is the hello as it crosses: what one side tells the other about
+// the tour it runs. Tour is the wire byte; steps.ParseHello gives it its
+// meaning and turns away the kinds this rdmatour does not know.
 type Hello struct {
-	// Version is the sender's format version (helloVersion when sending).
+	// Version is the sender's format version (HelloVersion when sending).
 	Version uint8
-	Tour    TourKind
+	// Tour is the sender's tour kind as its wire byte (0 = write).
+	Tour uint8
 	// Lesson is the lesson's name; "" is the plain tour.
 	Lesson string
-}
-
-// HelloFor is the hello a side running cfg sends.
-func HelloFor(tour TourKind, lesson string) Hello {
-	return Hello{Version: helloVersion, Tour: tour, Lesson: lesson}
-}
-
-// Describe names what the hello's sender runs, for the learner.
-func (h Hello) Describe() Text {
-	tour := ""
-	if h.Tour != TourWrite {
-		tour = " (" + h.Tour.String() + ")"
-	}
-	if h.Lesson == "" {
-		return Text{"the plain tour" + tour, "普通导览" + tour}
-	}
-	return Text{"lesson " + h.Lesson + tour, "课程 " + h.Lesson + tour}
-}
-
-// Flags names what the hello's sender runs as the command-line flags that
-// start it ("--lesson bad-rkey", "--tour write"): identifiers, the same
-// in every language.
-func (h Hello) Flags() string {
-	if h.Lesson == "" {
-		return "--tour " + h.Tour.String()
-	}
-	if h.Tour != TourWrite {
-		return "--tour " + h.Tour.String() + " --lesson " + h.Lesson
-	}
-	return "--lesson " + h.Lesson
 }
 
 // HelloError is a hello that carries the magic but cannot be read.
@@ -84,26 +57,29 @@ type HelloError struct{ Reason string }
 
 func (e *HelloError) Error() string { return "peer's hello: " + e.Reason }
 
-var errHelloTooLong = errors.New("lesson name too long for a hello")
+// ErrLessonTooLong is a lesson name longer than MaxHelloLesson: Marshal
+// refuses it.
+var ErrLessonTooLong = errors.New("lesson name too long for a hello")
 
 // Marshal encodes the hello. It fails only for a lesson name that is too
 // long or not [a-z0-9-], which the lesson list never has.
 func (h Hello) Marshal() ([]byte, error) {
 	if len(h.Lesson) > MaxHelloLesson {
-		return nil, fmt.Errorf("%w: %d bytes, at most %d", errHelloTooLong, len(h.Lesson), MaxHelloLesson)
+		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrLessonTooLong, len(h.Lesson), MaxHelloLesson)
 	}
 	if !validLessonName(h.Lesson) {
 		return nil, fmt.Errorf("lesson name %q: only a-z, 0-9 and - fit in a hello", h.Lesson)
 	}
 	b := make([]byte, 0, helloHeaderLen+len(h.Lesson))
 	b = append(b, helloMagic...)
-	b = append(b, helloVersion, byte(h.Tour), byte(len(h.Lesson)))
+	b = append(b, h.Version, h.Tour, byte(len(h.Lesson)))
 	return append(b, h.Lesson...), nil
 }
 
 // ParseHello reads a hello from the start of p. found is false when p
 // holds no hello (empty, or zero padding from a seed peer): that is not an
-// error. A hello with the magic but a broken body is a *HelloError.
+// error. A hello with the magic but a broken body is a *HelloError. The
+// tour byte is not checked here: that is steps.ParseHello's job.
 func ParseHello(p []byte) (h Hello, found bool, err error) {
 	if len(p) < len(helloMagic) || !bytes.Equal(p[:len(helloMagic)], []byte(helloMagic)) {
 		return Hello{}, false, nil
@@ -111,12 +87,9 @@ func ParseHello(p []byte) (h Hello, found bool, err error) {
 	if len(p) < helloHeaderLen {
 		return Hello{}, true, &HelloError{fmt.Sprintf("%d bytes, the header alone is %d", len(p), helloHeaderLen)}
 	}
-	h = Hello{Version: p[4], Tour: TourKind(p[5])}
+	h = Hello{Version: p[4], Tour: p[5]}
 	if h.Version == 0 {
 		return Hello{}, true, &HelloError{"version 0"}
-	}
-	if h.Tour >= tourKinds {
-		return Hello{}, true, &HelloError{fmt.Sprintf("unknown tour kind %d (this rdmatour knows %s)", p[5], strings.Join(tourNames(), ", "))}
 	}
 	n := int(p[6])
 	if n > MaxHelloLesson || helloHeaderLen+n > len(p) {

@@ -43,7 +43,7 @@ func ReadFile(path string) (*Recording, error) {
 }
 
 // Decode reads a recording; name labels errors. It checks that every side
-// replays on this rdmatour's tour (steps.NewReplay) before returning.
+// replays on this rdmatour's tour (NewPlayer) before returning.
 func Decode(r io.Reader, name string) (*Recording, error) {
 	d := &decoder{name: name, in: bufio.NewReader(r)}
 	if err := d.header(); err != nil {
@@ -76,7 +76,7 @@ type decoder struct {
 // sideReader is one side being decoded.
 type sideReader struct {
 	head     SideHeader
-	replay   steps.Replay
+	replay   Replay
 	lines    []int // the line of each step
 	timeline []steps.TimelineEntry
 	packets  []steps.WirePacket
@@ -165,7 +165,7 @@ func (d *decoder) checkHeader() error {
 		if len(sh.Tour) == 0 || len(sh.Tour) > maxTour {
 			return d.fail("%s side: the header lists %d steps (a tour has 1 to %d)", sh.Role, len(sh.Tour), maxTour)
 		}
-		d.sides = append(d.sides, &sideReader{head: sh, replay: steps.Replay{Config: cfg, Initial: initial, Tour: decodeTour(sh.Tour)}})
+		d.sides = append(d.sides, &sideReader{head: sh, replay: Replay{Config: cfg, Initial: initial, Tour: decodeTour(sh.Tour)}})
 	}
 	return nil
 }

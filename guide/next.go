@@ -1,12 +1,16 @@
-package steps
+package guide
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
 
 // NextToTry says, at the end of a tour, what to run next: a lesson of
-// this tour, the other notify modes and the manual track (write tour
-// only), the other tours, export-c — leaving out what this run already
+// this tour, the other notify modes and the manual track (for a tour
+// that notifies: the write tour), the other tours, export-c — leaving out what this run already
 // was and what this tour refuses.
-func NextToTry(cfg Config) Text {
+func NextToTry(cfg steps.Config) steps.Text {
 	var en, zh []string
 	kind := effectiveTour(cfg)
 	next, hasLessons := nextLesson(kind, cfg.LessonName())
@@ -19,11 +23,11 @@ func NextToTry(cfg Config) Text {
 		en = append(en, "the next lesson: --lesson "+next.Name+" ("+next.Title.EN+"; rdmatour lessons lists them all)")
 		zh = append(zh, "下一课：--lesson "+next.Name+"（"+next.Title.ZH+"；rdmatour lessons 列出全部）")
 	}
-	if tour, _ := TourOf(kind); tour.Notifies && cfg.Lesson == nil {
+	if notifies(kind) && cfg.Lesson == nil {
 		others := otherNotifies(cfg.Notify)
 		en = append(en, "another way to tell the server ("+strings.Join(others, " or ")+")")
 		zh = append(zh, "换一种通知 server 的方式（"+strings.Join(others, " 或 ")+"）")
-		if cfg.Track != TrackManual {
+		if cfg.Track != steps.TrackManual {
 			en = append(en, "the QP brought up by hand (--track manual)")
 			zh = append(zh, "手动把 QP 推到 RTS（--track manual）")
 		}
@@ -35,20 +39,20 @@ func NextToTry(cfg Config) Text {
 	export := exportCommand(cfg.Role, kind)
 	en = append(en, "the whole tour as one C program ("+export+")")
 	zh = append(zh, "把整个教程导出成一个 C 程序（"+export+"）")
-	return Text{"Try next: " + strings.Join(en, "; ") + ".", "接下来可以试试：" + strings.Join(zh, "；") + "。"}
+	return steps.Text{EN: "Try next: " + strings.Join(en, "; ") + ".", ZH: "接下来可以试试：" + strings.Join(zh, "；") + "。"}
 }
 
 // NextToTryShort is NextToTry as the commands alone, for one banner line.
-func NextToTryShort(cfg Config) Text {
+func NextToTryShort(cfg steps.Config) steps.Text {
 	var cmds []string
 	kind := effectiveTour(cfg)
 	if next, ok := nextLesson(kind, cfg.LessonName()); ok {
 		cmds = append(cmds, "--lesson "+next.Name, "rdmatour lessons")
 	}
 	if cfg.Lesson == nil {
-		if tour, _ := TourOf(kind); tour.Notifies {
+		if notifies(kind) {
 			cmds = append(cmds, otherNotifies(cfg.Notify)...)
-			if cfg.Track != TrackManual {
+			if cfg.Track != steps.TrackManual {
 				cmds = append(cmds, "--track manual")
 			}
 		}
@@ -56,11 +60,11 @@ func NextToTryShort(cfg Config) Text {
 	}
 	cmds = append(cmds, "rdmatour export-c")
 	list := strings.Join(cmds, " · ")
-	return Text{"Try next: " + list, "接下来可以试试：" + list}
+	return steps.Text{EN: "Try next: " + list, ZH: "接下来可以试试：" + list}
 }
 
 // effectiveTour is the tour cfg runs: a lesson's own tour, else --tour.
-func effectiveTour(cfg Config) TourKind {
+func effectiveTour(cfg steps.Config) steps.TourKind {
 	if cfg.Lesson != nil {
 		return cfg.Lesson.Tour
 	}
@@ -69,15 +73,11 @@ func effectiveTour(cfg Config) TourKind {
 
 // nextLesson is the lesson of tour kind to try after current ("" or a
 // lesson of another tour: the tour's first); false when the tour has none.
-func nextLesson(kind TourKind, current string) (Lesson, bool) {
-	var mine []Lesson
-	for _, l := range Lessons() {
-		if l.Tour == kind {
-			mine = append(mine, l)
-		}
-	}
+func nextLesson(kind steps.TourKind, current string) (steps.Lesson, bool) {
+	tour, _ := steps.TourOf(kind)
+	mine := tour.Lessons()
 	if len(mine) == 0 {
-		return Lesson{}, false
+		return steps.Lesson{}, false
 	}
 	for i, l := range mine {
 		if l.Name == current {
@@ -87,9 +87,16 @@ func nextLesson(kind TourKind, current string) (Lesson, bool) {
 	return mine[0], true
 }
 
-func otherNotifies(n Notify) []string {
+// notifies says the tour's client tells the server in one of the
+// --notify ways (the write tour): --notify and --track manual apply.
+func notifies(kind steps.TourKind) bool {
+	tour, _ := steps.TourOf(kind)
+	return tour.Notifies
+}
+
+func otherNotifies(n steps.Notify) []string {
 	var others []string
-	for _, o := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
+	for _, o := range []steps.Notify{steps.NotifySend, steps.NotifyDoorbell, steps.NotifyImm} {
 		if o != n {
 			others = append(others, "--notify "+o.String())
 		}
@@ -99,19 +106,19 @@ func otherNotifies(n Notify) []string {
 
 // otherTours is the --tour values other than kind, as one option
 // ("--tour read|atomic|ud").
-func otherTours(kind TourKind) string {
+func otherTours(kind steps.TourKind) string {
 	var others []string
-	for k := TourWrite; k < tourKinds; k++ {
-		if k != kind {
-			others = append(others, k.String())
+	for _, d := range steps.Tours() {
+		if d.Kind != kind {
+			others = append(others, d.Name)
 		}
 	}
 	return "--tour " + strings.Join(others, "|")
 }
 
-func exportCommand(role Role, kind TourKind) string {
+func exportCommand(role steps.Role, kind steps.TourKind) string {
 	cmd := "rdmatour export-c " + role.String()
-	if kind != TourWrite {
+	if kind != steps.TourWrite {
 		cmd += " --tour " + kind.String()
 	}
 	return cmd
