@@ -7,23 +7,23 @@ import (
 )
 
 // NextToTry says, at the end of a tour, what to run next: a lesson of
-// this tour, the other notify modes and the manual track (write tour
-// only), the other tours, export-c — leaving out what this run already
+// this tour, the other notify modes and the manual track (for a tour
+// that notifies: the write tour), the other tours, export-c — leaving out what this run already
 // was and what this tour refuses.
 func NextToTry(cfg steps.Config) steps.Text {
 	var en, zh []string
 	kind := effectiveTour(cfg)
-	next, hasLessons := nextLesson(kind, cfg.Lesson)
+	next, hasLessons := nextLesson(kind, cfg.LessonName())
 	switch {
 	case !hasLessons: // the ud tour has none
-	case cfg.Lesson == "":
+	case cfg.Lesson == nil:
 		en = append(en, "a lesson, the tour with one deliberate mistake: --lesson "+next.Name+" on both sides ("+next.Title.EN+"; rdmatour lessons lists them all)")
 		zh = append(zh, "一节课程，即故意犯一个错的教程：两端都加 --lesson "+next.Name+"（"+next.Title.ZH+"；rdmatour lessons 列出全部）")
 	default:
 		en = append(en, "the next lesson: --lesson "+next.Name+" ("+next.Title.EN+"; rdmatour lessons lists them all)")
 		zh = append(zh, "下一课：--lesson "+next.Name+"（"+next.Title.ZH+"；rdmatour lessons 列出全部）")
 	}
-	if kind == steps.TourWrite && cfg.Lesson == "" {
+	if notifies(kind) && cfg.Lesson == nil {
 		others := otherNotifies(cfg.Notify)
 		en = append(en, "another way to tell the server ("+strings.Join(others, " or ")+")")
 		zh = append(zh, "换一种通知 server 的方式（"+strings.Join(others, " 或 ")+"）")
@@ -32,7 +32,7 @@ func NextToTry(cfg steps.Config) steps.Text {
 			zh = append(zh, "手动把 QP 推到 RTS（--track manual）")
 		}
 	}
-	if cfg.Lesson == "" {
+	if cfg.Lesson == nil {
 		en = append(en, "another tour on both sides ("+otherTours(kind)+")")
 		zh = append(zh, "两端换一个导览（"+otherTours(kind)+"）")
 	}
@@ -46,11 +46,11 @@ func NextToTry(cfg steps.Config) steps.Text {
 func NextToTryShort(cfg steps.Config) steps.Text {
 	var cmds []string
 	kind := effectiveTour(cfg)
-	if next, ok := nextLesson(kind, cfg.Lesson); ok {
+	if next, ok := nextLesson(kind, cfg.LessonName()); ok {
 		cmds = append(cmds, "--lesson "+next.Name, "rdmatour lessons")
 	}
-	if cfg.Lesson == "" {
-		if kind == steps.TourWrite {
+	if cfg.Lesson == nil {
+		if notifies(kind) {
 			cmds = append(cmds, otherNotifies(cfg.Notify)...)
 			if cfg.Track != steps.TrackManual {
 				cmds = append(cmds, "--track manual")
@@ -65,8 +65,8 @@ func NextToTryShort(cfg steps.Config) steps.Text {
 
 // effectiveTour is the tour cfg runs: a lesson's own tour, else --tour.
 func effectiveTour(cfg steps.Config) steps.TourKind {
-	if l, err := steps.LessonByName(cfg.Lesson); cfg.Lesson != "" && err == nil {
-		return l.Tour
+	if cfg.Lesson != nil {
+		return cfg.Lesson.Tour
 	}
 	return cfg.Tour
 }
@@ -74,12 +74,8 @@ func effectiveTour(cfg steps.Config) steps.TourKind {
 // nextLesson is the lesson of tour kind to try after current ("" or a
 // lesson of another tour: the tour's first); false when the tour has none.
 func nextLesson(kind steps.TourKind, current string) (steps.Lesson, bool) {
-	var mine []steps.Lesson
-	for _, l := range steps.Lessons() {
-		if l.Tour == kind {
-			mine = append(mine, l)
-		}
-	}
+	tour, _ := steps.TourOf(kind)
+	mine := tour.Lessons()
 	if len(mine) == 0 {
 		return steps.Lesson{}, false
 	}
@@ -89,6 +85,13 @@ func nextLesson(kind steps.TourKind, current string) (steps.Lesson, bool) {
 		}
 	}
 	return mine[0], true
+}
+
+// notifies says the tour's client tells the server in one of the
+// --notify ways (the write tour): --notify and --track manual apply.
+func notifies(kind steps.TourKind) bool {
+	tour, _ := steps.TourOf(kind)
+	return tour.Notifies
 }
 
 func otherNotifies(n steps.Notify) []string {
@@ -105,9 +108,9 @@ func otherNotifies(n steps.Notify) []string {
 // ("--tour read|atomic|ud").
 func otherTours(kind steps.TourKind) string {
 	var others []string
-	for _, k := range steps.TourKinds() {
-		if k != kind {
-			others = append(others, k.String())
+	for _, d := range steps.Tours() {
+		if d.Kind != kind {
+			others = append(others, d.Name)
 		}
 	}
 	return "--tour " + strings.Join(others, "|")

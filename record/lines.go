@@ -64,7 +64,7 @@ func (sr *sideReader) step(sl stepLine, lineNo int) error {
 		return errors.New("a step after the step that failed")
 	case n >= len(sr.head.Tour):
 		return fmt.Errorf("step %d, but the header lists %d steps", n+1, len(sr.head.Tour))
-	case sl.ID != sr.head.Tour[n].ID:
+	case steps.StepID(sl.ID) != sr.head.Tour[n].ID:
 		return fmt.Errorf("step %q, but the header's step %d is %q", sl.ID, n+1, sr.head.Tour[n].ID)
 	}
 	snap, err := sr.state(sl.stateJSON)
@@ -81,7 +81,7 @@ func (sr *sideReader) step(sl stepLine, lineNo int) error {
 	}
 	out := sl.Outcome.Outcome
 	out.C = nil
-	sr.replay.Steps = append(sr.replay.Steps, PlayedStep{ID: sl.ID, Outcome: out, Err: sl.Error.decode(), Snapshot: snap, Peer: peer})
+	sr.replay.Steps = append(sr.replay.Steps, PlayedStep{ID: steps.StepID(sl.ID), Outcome: out, Err: sl.Error.decode(), Snapshot: snap, Peer: peer})
 	sr.lines = append(sr.lines, lineNo)
 	return nil
 }

@@ -183,7 +183,12 @@ func sideConfig(sh SideHeader) (steps.Config, error) {
 	if cfg.Track, err = steps.ParseTrack(sh.Track); err != nil {
 		return cfg, err
 	}
-	cfg.Lesson, cfg.Message = sh.Lesson, sh.Message
+	cfg.Message = sh.Message
+	if sh.Lesson != "" { // the recording's edge: resolved once, here
+		if cfg.Lesson, err = steps.ParseLesson(sh.Lesson); err != nil {
+			return cfg, err
+		}
+	}
 	if sh.Bind != "" {
 		if cfg.Bind, err = netip.ParseAddrPort(sh.Bind); err != nil {
 			return cfg, fmt.Errorf("bind address: %w", err)

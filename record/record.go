@@ -79,13 +79,13 @@ type SideHeader struct {
 
 // tourStep is a steps.PlanStep.
 type tourStep struct {
-	ID      string        `json:"id"`
-	Title   steps.Text    `json:"title"`
-	Call    string        `json:"call"`
-	Waits   bool          `json:"waits,omitempty"`
-	Section steps.Section `json:"section,omitempty"`
-	After   []string      `json:"after,omitempty"`
-	Expect  *steps.Text   `json:"expect,omitempty"`
+	ID      steps.StepID   `json:"id"`
+	Title   steps.Text     `json:"title"`
+	Call    string         `json:"call"`
+	Waits   bool           `json:"waits,omitempty"`
+	Section steps.Section  `json:"section,omitempty"`
+	After   []steps.StepID `json:"after,omitempty"`
+	Expect  *steps.Text    `json:"expect,omitempty"`
 }
 
 func encodeTour(plan []steps.PlanStep) []tourStep {

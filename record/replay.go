@@ -33,7 +33,7 @@ type Replay struct {
 
 // PlayedStep is one recorded step.
 type PlayedStep struct {
-	ID      string
+	ID      steps.StepID
 	Outcome steps.Outcome
 	// Err is what RunNext returned (nil: success, or the lesson's
 	// expected failure).

@@ -58,7 +58,7 @@ func (w *Writer) Begin(devices []string, sessions ...steps.Runner) error {
 func sideHeader(s steps.Runner, devices []string) SideHeader {
 	cfg, snap := s.Config(), s.Snapshot()
 	sh := SideHeader{Role: cfg.Role.String(), Notify: cfg.Notify.String(), Track: cfg.Track.String(),
-		Lesson: cfg.Lesson, Backend: snap.Backend, Devices: devices, Message: cfg.Message,
+		Lesson: cfg.LessonName(), Backend: snap.Backend, Devices: devices, Message: cfg.Message,
 		Initial: encodeSnapshot(snap)}
 	if cfg.Bind.IsValid() {
 		sh.Bind = cfg.Bind.String()
@@ -162,7 +162,7 @@ func Encode(out io.Writer, rec *Recording) error {
 			if p.Err != nil {
 				err = p.Err
 			}
-			sw.Step(steps.StepRecord{Index: i, ID: p.ID, Outcome: p.Outcome, Err: err, Snapshot: p.Snapshot, Peer: p.Peer})
+			sw.Step(steps.StepRecord{Index: i, ID: string(p.ID), Outcome: p.Outcome, Err: err, Snapshot: p.Snapshot, Peer: p.Peer})
 		}
 		var err error
 		if side.TeardownErr != nil {

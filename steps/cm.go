@@ -175,7 +175,7 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 		src = netip.AddrPortFrom(s.cfg.Src, 0)
 	}
 	call := resolveAddrCall(s.cfg.Src, s.cfg.Server)
-	if err := s.id.ResolveAddr(src, s.cfg.Server, resolveTimeout); err != nil {
+	if err := s.id.ResolveAddr(src, s.cfg.Server, ResolveTimeout); err != nil {
 		return withC(Outcome{}, failed(call, err)), problem(err, Text{"rdma_resolve_addr refused the address", "rdma_resolve_addr 不接受这个地址"},
 			Text{"check the server address (and --src)", "检查 server 地址（以及 --src）"})
 	}
@@ -236,7 +236,7 @@ func stepConnect(_ context.Context, s *Session) (Outcome, error) {
 
 func stepResolveRoute(ctx context.Context, s *Session) (Outcome, error) {
 	call := resolveRouteCall()
-	if err := s.id.ResolveRoute(resolveTimeout); err != nil {
+	if err := s.id.ResolveRoute(ResolveTimeout); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	ev, err := s.waitEvent(ctx, verbs.EventRouteResolved, s.cfg.Timeout)

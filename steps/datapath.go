@@ -282,6 +282,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	default:
 		return out, fmt.Errorf("unexpected completion opcode %s", wc.Opcode)
 	}
+	res.Summary = writeSummary(res)
 	s.set(func() { s.result = res })
 	out.Results = resultKVs(res, wc)
 	out.Note = Text{"The RECV completion is the notification; the data was already in the buffer before it.", "这个 RECV 完成就是通知；数据在它之前就已经在 buffer 里了。"}
@@ -295,6 +296,7 @@ func (s *Session) finishDoorbell(poll c.Stmt) (Outcome, error) {
 		return Outcome{}, err
 	}
 	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: privdata.PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
+	res.Summary = writeSummary(res)
 	s.set(func() { s.result = res })
 	s.doorbellSeen()
 	seen := c.S(c.C("if (" + doorbellUp().In(c.Actual) + ") __sync_synchronize()")).Noted(fmt.Sprintf("*doorbell is htobe64(%d): the flag is up", DoorbellValue)).Only(c.ScreenOnly)

@@ -82,7 +82,7 @@ func (s *Session) recordStep(idx int, out Outcome, err error) {
 		return
 	}
 	snap, _ := s.StepSnapshot(idx)
-	rec := StepRecord{Index: idx, ID: s.tour[idx].ID, Outcome: out, Err: err, Snapshot: snap}
+	rec := StepRecord{Index: idx, ID: string(s.tour[idx].ID), Outcome: out, Err: err, Snapshot: snap}
 	if link != nil {
 		link.finished(s, rec)
 		return

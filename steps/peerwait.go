@@ -83,7 +83,11 @@ func peerTourFor(cfg Config) []Step {
 	} else {
 		cfg.Role = Client
 	}
-	return tourFor(cfg)
+	tour, err := tourFor(cfg)
+	if err != nil {
+		return nil // TestEveryLessonOnEveryTour: both sides of every lesson build
+	}
+	return tour
 }
 
 // WaitFor says what the peer must do for step idx of this side to end;
@@ -107,19 +111,20 @@ func WaitIn(st Step, role Role, peerTour []Step) (w PeerWait, ok bool) {
 		return PeerWait{}, false
 	}
 	w, ok = peerWaitIn(st, peerTour)
-	w.Timer = handshakeTimer(st.ID, role)
+	w.Timer = handshakeTimer(st, role)
 	return w, ok
 }
 
 // handshakeTimer explains the CM's timer behind a wait inside the
 // handshake (measured on rxe; see docs concept-waiting), or says there
 // is none.
-func handshakeTimer(id string, role Role) Text {
+func handshakeTimer(st Step, role Role) Text {
+	inHandshake := st.Reaches(MilestoneHandshakeWait)
 	switch {
-	case role == Client && (id == "get-established" || id == "get-connect-response"):
+	case role == Client && inHandshake:
 		return Text{"No rush: the server's CM answers each repeated REQ with an MRA (\"the application is deciding\", about 67 s of grace each); only after about 17 min would rdma_cm give up with RDMA_CM_EVENT_UNREACHABLE.",
 			"不用急：server 的 CM 对每次重发的 REQ 都回一个 MRA（「应用还在考虑」，每次宽限约 67 秒）；大约 17 分钟后 rdma_cm 才会放弃，报 RDMA_CM_EVENT_UNREACHABLE。"}
-	case role == Server && id == "get-established":
+	case role == Server && inHandshake:
 		return Text{"No rush: the RTU leaves when the client fetches its event, and until then the client's CM answers each repeated REP with an MRA; only after about 17 min would rdma_cm give up with RDMA_CM_EVENT_UNREACHABLE.",
 			"不用急：client 取走自己的事件时才发出 RTU，在那之前 client 的 CM 对每次重发的 REP 都回一个 MRA；大约 17 分钟后 rdma_cm 才会放弃，报 RDMA_CM_EVENT_UNREACHABLE。"}
 	}

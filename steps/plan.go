@@ -3,12 +3,12 @@ package steps
 // PlanStep is a step of a tour as a recording keeps it: everything a
 // front end shows about a step before and after it runs.
 type PlanStep struct {
-	ID      string
+	ID      StepID
 	Title   Text
 	Call    string
 	Waits   bool
 	Section Section
-	After   []string
+	After   []StepID
 	// Expect is what a lesson expects the step to fail with (nil: none).
 	Expect *Text
 }
@@ -46,8 +46,8 @@ func DescribedTour(role Role, plan []PlanStep) []Step {
 // its outcome (nil before it ran), and whether the lesson changes it
 // (the lesson added or edited it, or its end answers the prediction).
 func NewStepStatus(st Step, state RunState, out *Outcome, pred *PredictionState) StepStatus {
-	ss := StepStatus{ID: st.ID, Title: st.Title, Call: st.Call, State: state,
-		LessonStep: st.lessonStep || (pred != nil && st.ID == pred.At)}
+	ss := StepStatus{ID: string(st.ID), Title: st.Title, Call: st.Call, State: state,
+		LessonStep: st.lessonStep || (pred != nil && string(st.ID) == pred.At)}
 	if out != nil {
 		c := *out
 		c.Results = append([]KV(nil), out.Results...)

@@ -104,18 +104,19 @@ func (a *Attendee) Session() *Session {
 	return a.session
 }
 
-// attendeeTour is the server's side of kind from the connect request on,
-// less the PD (the room's) and, in an atomic room, less putting a counter
-// of its own (the room's is shared): the steps one attendee's connection
-// needs.
+// attendeeTour is the server's side of kind after the connect request
+// (the room's listener got it), less what the room does once for all
+// (its PD and, in an atomic room, its shared counter): the steps one
+// attendee's connection needs.
 func attendeeTour(kind TourKind) []Step {
+	full := baseTour(Config{Role: Server, Notify: NotifySend, Tour: kind})
 	var tour []Step
-	skip := map[string]bool{"create-event-channel": true, "create-id": true, "bind-addr": true, "listen": true,
-		"get-connect-request": true, "alloc-pd": true, "put-counter": true}
-	for _, st := range baseTour(Server, NotifySend, kind) {
-		if !skip[st.ID] {
+	requested := false
+	for _, st := range full {
+		if requested && !st.roomShared {
 			tour = append(tour, st)
 		}
+		requested = requested || st.Reaches(MilestoneRequested)
 	}
 	return tour
 }
@@ -228,15 +229,15 @@ func (r *Room) observe(a *Attendee, s *Session) {
 	}
 	what := ""
 	switch last {
-	case "get-established":
+	case IDGetEstablished:
 		what = "connected"
-	case "wait-notify":
+	case IDWaitNotify:
 		if res != nil {
 			what = fmt.Sprintf("%d B landed, notified by %s: %s", len(res.Message), res.Via, res.Message)
 		}
-	case "wait-disconnected":
+	case IDWaitDisconnected:
 		what = "READ the message and hung up"
-	case "wait-atomics":
+	case IDWaitAtomics:
 		if res != nil {
 			seen := s.atomicsSeen()
 			if seen == "" { // a real device this process cannot capture on (loopback, no CAP_NET_RAW)
@@ -244,12 +245,12 @@ func (r *Room) observe(a *Attendee, s *Session) {
 			}
 			what = "atomics done: " + seen + "; room's " + res.Message.String()
 		}
-	case "disconnect":
+	case IDDisconnect:
 		what = "disconnected (the server hung up)"
 		if peerFirst {
 			what = "disconnected (the attendee hung up)"
 		}
-	case "teardown":
+	case IDTeardown:
 		what = "finished: everything freed"
 	}
 	r.update(a, func() {

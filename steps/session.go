@@ -29,8 +29,8 @@ const (
 	ImmValue = 0x1234abcd
 	// DefaultPort is rdma_cm's customary port (the seed takes it as argv).
 	DefaultPort = 7471
-	// resolveTimeout is the seed's TIMEOUT_MS for resolve_addr/route.
-	resolveTimeout = 2000 * time.Millisecond
+	// ResolveTimeout is the seed's TIMEOUT_MS for resolve_addr/route.
+	ResolveTimeout = 2000 * time.Millisecond
 )
 
 // DefaultMessage is what the client writes when --message is not given.
@@ -155,14 +155,13 @@ func NewSession(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	if cfg.Lesson != "" {
-		l, err := ParseLesson(cfg.Lesson)
-		if err != nil {
-			return nil, err
-		}
+	if l := cfg.Lesson; l != nil {
 		cfg.Notify, cfg.Tour = l.Notify, l.Tour
 	}
-	tour := tourFor(cfg)
+	tour, err := tourFor(cfg)
+	if err != nil {
+		return nil, err
+	}
 	s := &Session{
 		cfg:      cfg,
 		tour:     tour,
@@ -170,23 +169,28 @@ func NewSession(cfg Config) (*Session, error) {
 		outcomes: make([]*Outcome, len(tour)),
 		states:   make([]RunState, len(tour)),
 	}
-	if l, err := LessonByName(cfg.Lesson); err == nil {
-		s.initPrediction(predictionFor(l, cfg))
+	if cfg.Lesson != nil {
+		s.initPrediction(cfg.Lesson.prediction(cfg))
 	}
 	return s, nil
 }
 
 // tourFor is the tour cfg's side runs (cfg validated, the lesson's notify
-// mode already in cfg.Notify).
-func tourFor(cfg Config) []Step {
-	tour := baseTour(cfg.Role, cfg.Notify, cfg.Tour)
+// mode already in cfg.Notify), or the step a lesson's edit names that the
+// tour lacks.
+func tourFor(cfg Config) ([]Step, error) {
+	tour := baseTour(cfg)
 	if cfg.Track == TrackManual {
 		tour = manualTour(cfg.Role, cfg.Notify)
 	}
-	if l, err := ParseLesson(cfg.Lesson); cfg.Lesson != "" && err == nil {
-		tour = markLessonSteps(tour, l.apply(cfg, tour))
+	if cfg.Lesson == nil {
+		return tour, nil
 	}
-	return tour
+	edited, err := cfg.Lesson.apply(cfg, tour)
+	if err != nil {
+		return nil, err
+	}
+	return markLessonSteps(tour, edited), nil
 }
 
 // Config returns the session's configuration (with defaults applied).

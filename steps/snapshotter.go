@@ -53,9 +53,9 @@ func (s *Session) snapshotSteps() Snapshot {
 		Role: s.cfg.Role, Notify: s.cfg.Notify,
 		Backend: s.cfg.Provider.Name(), Simulated: s.cfg.Provider.Simulated(), Why: s.cfg.BackendWhy,
 		Next: s.next, Running: s.running, Done: s.done, Failed: s.failed, Err: s.lastErr,
-		Lesson: s.cfg.Lesson, Track: s.cfg.Track, Tour: s.cfg.Tour,
+		Lesson: s.cfg.LessonName(), Track: s.cfg.Track, Tour: s.cfg.Tour,
 	}
-	if l, err := LessonByName(s.cfg.Lesson); err == nil {
+	if l := s.cfg.Lesson; l != nil {
 		snap.LessonTitle = l.Title
 	}
 	snap.Prediction = s.predictionLocked()
@@ -152,14 +152,7 @@ func (s *Session) snapshotMemory(snap *Snapshot) {
 // listened says rdma_listen succeeded on the listener: the tour's listen
 // step ran to success. Asked of the session's record of what ran, not of
 // the step's position, which a lesson or a track may move.
-func (s *Session) listened() bool {
-	for i, st := range s.tour {
-		if st.ID == "listen" && s.states[i] == Succeeded {
-			return true
-		}
-	}
-	return false
-}
+func (s *Session) listened() bool { return reached(s.tour, s.states, MilestoneListening) }
 
 // setCompletions copies wcs into the snapshot's CQ state.
 func (snap *Snapshot) setCompletions(wcs []verbs.WC) {

@@ -30,41 +30,41 @@ func atomicTour(role Role, base []Step) []Step {
 	var out []Step
 	for _, st := range base {
 		switch st.ID {
-		case "reg-mr-data":
+		case IDRegMRData:
 			st.Call = regMRGeneric("buf", BufSize, remoteAccess|verbs.AccessRemoteAtomic)
-		case "wait-notify":
-			st = Step{ID: "wait-atomics", Side: Server, Section: SectionData, Waits: true, After: []string{"disconnect"},
+		case IDWaitNotify:
+			st = Step{ID: IDWaitAtomics, Side: Server, Section: SectionData, Waits: true, Milestones: MilestoneLanded, After: []StepID{IDDisconnect},
 				Title: Text{"Wait while the client's atomics run, then read the counter", "等 client 的原子操作做完，再读计数器"},
 				Call:  waitEventGeneric(verbs.EventDisconnected), run: stepWaitAtomics}
-		case "post-write", "post-write-imm":
-			st = Step{ID: "post-fetch-add", Side: Client, Section: SectionData, After: []string{"get-established"},
+		case IDPostWrite, IDPostWriteImm:
+			st = Step{ID: IDPostFetchAdd, Side: Client, Section: SectionData, After: []StepID{IDGetEstablished},
 				Title: Text{"FETCH_AND_ADD on the server's counter", "对 server 的计数器做 FETCH_AND_ADD"},
 				Call:  postSendGeneric(verbs.WRAtomicFetchAndAdd, "buf", ""), run: stepPostFetchAdd}
-		case "poll-write":
-			st = Step{ID: "poll-fetch-add", Side: Client, Section: SectionCQ, Waits: true,
+		case IDPollWrite:
+			st = Step{ID: IDPollFetchAdd, Side: Client, Section: SectionCQ, Waits: true,
 				Title: Text{"Poll it: the counter's old value", "轮询完成：计数器原来的值"},
 				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollFetchAdd}
-		case "post-send", "post-doorbell":
-			st = Step{ID: "post-cmp-swap", Side: Client, Section: SectionData,
+		case IDPostSend, IDPostDoorbell:
+			st = Step{ID: IDPostCmpSwap, Side: Client, Section: SectionData,
 				Title: Text{"CMP_AND_SWP: replace the counter if it still holds what we expect", "CMP_AND_SWP：计数器还是预期的值就替换它"},
 				Call:  postSendGeneric(verbs.WRAtomicCmpAndSwp, "buf", ""), run: stepPostCmpSwap}
-		case "poll-notify":
-			st = Step{ID: "poll-cmp-swap", Side: Client, Section: SectionCQ, Waits: true,
+		case IDPollNotify:
+			st = Step{ID: IDPollCmpSwap, Side: Client, Section: SectionCQ, Waits: true,
 				Title: Text{"Poll it: did the swap happen?", "轮询完成：替换成功了吗？"},
 				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollCmpSwap}
-		case "disconnect":
+		case IDDisconnect:
 			if role == Client {
-				st.After = []string{"get-established"}
+				st.After = []StepID{IDGetEstablished}
 			}
 		}
 		out = append(out, st)
 		switch {
-		case st.ID == "alloc-pd":
-			out = append(out, Step{ID: "query-device", Side: role, Section: SectionDevice,
+		case st.ID == IDAllocPD:
+			out = append(out, Step{ID: IDQueryDevice, Side: role, Section: SectionDevice,
 				Title: Text{"Ask the device whether it does atomics", "询问设备是否支持原子操作"},
 				Call:  "ibv_query_device(id->verbs, &dev_attr);", run: stepQueryDevice})
-		case st.ID == "reg-mr-data" && role == Server:
-			out = append(out, Step{ID: "put-counter", Side: Server, Section: SectionMRs,
+		case st.ID == IDRegMRData && role == Server:
+			out = append(out, Step{ID: IDPutCounter, Side: Server, Section: SectionMRs, roomShared: true,
 				Title: Text{"Put the 8-byte counter at the start of the buffer", "把 8 字节计数器放在 buffer 开头"},
 				Call:  fmt.Sprintf("memcpy(buf, &(uint64_t){%d}, 8);", CounterStart), run: stepPutCounter})
 		}
@@ -256,4 +256,10 @@ func stepWaitAtomics(ctx context.Context, s *Session) (Outcome, error) {
 	out.Note = Text{"The server's CPU took no part: its NIC ran both atomics on the counter. Only now does the CPU read the result.",
 		"server 的 CPU 全程没有参与：两个原子操作都由它的网卡在计数器上完成。CPU 到现在才去读结果。"}
 	return out, nil
+}
+
+func atomicTourDef() TourDef {
+	return TourDef{Kind: TourAtomic, Name: "atomic", DataAccess: remoteAccess | verbs.AccessRemoteAtomic,
+		NeedsAtomics: true, SharedCounter: true,
+		build: func(role Role, _ Notify) []Step { return atomicTour(role, writeTourDef().build(role, NotifySend)) }}
 }

@@ -25,28 +25,28 @@ func readTour(role Role, base []Step) []Step {
 	var out []Step
 	for _, st := range base {
 		switch st.ID {
-		case "wait-notify":
-			st = Step{ID: "wait-disconnected", Side: Server, Section: SectionQP, Waits: true, After: []string{"disconnect"},
+		case IDWaitNotify:
+			st = Step{ID: IDWaitDisconnected, Side: Server, Section: SectionQP, Waits: true, Milestones: MilestoneLanded, After: []StepID{IDDisconnect},
 				Title: Text{"Wait while the client READs", "等 client 来 READ"},
 				Call:  waitEventGeneric(verbs.EventDisconnected), run: stepWaitDisconnected}
-		case "post-write", "post-write-imm":
-			st = Step{ID: "post-read", Side: Client, Section: SectionData, After: []string{"get-established"},
+		case IDPostWrite, IDPostWriteImm:
+			st = Step{ID: IDPostRead, Side: Client, Section: SectionData, After: []StepID{IDGetEstablished},
 				Title: Text{"RDMA READ the server's buffer", "RDMA READ 读取 server 的 buffer"},
 				Call:  postSendGeneric(verbs.WRRDMARead, "buf", ""), run: stepPostRead}
-		case "poll-write":
-			st = Step{ID: "poll-read", Side: Client, Section: SectionCQ, Waits: true,
+		case IDPollWrite:
+			st = Step{ID: IDPollRead, Side: Client, Section: SectionCQ, Waits: true,
 				Title: Text{"Poll the READ's completion and show the data", "轮询 READ 的完成，显示读到的数据"},
 				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollRead}
-		case "post-send", "post-doorbell", "poll-notify":
+		case IDPostSend, IDPostDoorbell, IDPollNotify:
 			continue
-		case "disconnect":
+		case IDDisconnect:
 			if role == Client {
-				st.After = []string{"get-established"}
+				st.After = []StepID{IDGetEstablished}
 			}
 		}
 		out = append(out, st)
-		if st.ID == "reg-mr-data" && role == Server {
-			out = append(out, Step{ID: "put-message", Side: Server, Section: SectionMRs,
+		if st.ID == IDRegMRData && role == Server {
+			out = append(out, Step{ID: IDPutMessage, Side: Server, Section: SectionMRs,
 				Title: Text{"Put the server's message in the buffer", "把 server 的消息放进 buffer"},
 				Call:  fmt.Sprintf("snprintf(buf, BUF_SIZE, \"%%s\", %q);", ServerReadMessage), run: stepPutMessage})
 		}
@@ -176,4 +176,9 @@ func readResponseDetail(s *Session) Text {
 	pkts := (n + a.PathMTU - 1) / a.PathMTU
 	return Text{fmt.Sprintf("%d B of data back into buf (%d response packets, path MTU %d)", n, pkts, a.PathMTU),
 		fmt.Sprintf("带回 %d 字节数据，写进 buf（%d 个响应包，path MTU %d）", n, pkts, a.PathMTU)}
+}
+
+func readTourDef() TourDef {
+	return TourDef{Kind: TourRead, Name: "read", DataAccess: remoteAccess,
+		build: func(role Role, _ Notify) []Step { return readTour(role, writeTourDef().build(role, NotifySend)) }}
 }

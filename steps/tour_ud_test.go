@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
@@ -24,7 +25,7 @@ func result(out *Outcome, name string) string {
 // a GRH, and everything is freed.
 func TestUDTourOnSim(t *testing.T) {
 	srvNIC, cliNIC := sim.New(sim.Options{}), sim.New(sim.Options{})
-	sides, err := runForExport(context.Background(), ExportOptions{Tour: TourUD}, srvNIC, cliNIC)
+	sides, err := RunPair(context.Background(), Config{Tour: TourUD, Timeout: 10 * time.Second}, srvNIC, cliNIC)
 	if err != nil {
 		t.Fatal(err)
 	}

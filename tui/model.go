@@ -142,7 +142,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 		// History shows both sides as they were after each step.
 		steps.LinkDemo(opts.Sessions[0], opts.Sessions[1])
 	}
-	m.lesson = opts.Sessions[0].Config().Lesson
+	m.lesson = opts.Sessions[0].Config().LessonName()
 	if m.lesson != "" && m.docs != nil {
 		for _, l := range steps.LangBoth.Each() {
 			if md, err := m.docs(l.String(), lessonPageID(m.lesson)); err == nil && md != "" {
@@ -440,7 +440,7 @@ func (m *model) stepDone(msg stepDoneMsg) tea.Cmd {
 		if !m.quitting {
 			id := ""
 			if st := m.sessions[msg.side].Steps(); msg.idx < len(st) {
-				id = st[msg.idx].ID
+				id = string(st[msg.idx].ID)
 			}
 			m.tourErr = &TourError{Side: m.sessions[msg.side].Config().Role, StepID: id,
 				Explain: steps.ExplainIn(msg.err, steps.LangEN.String()), Err: msg.err}

@@ -101,15 +101,15 @@ func (p *plainRunner) run(ctx context.Context, s steps.Runner) (err error) {
 func (p *plainRunner) step(ctx context.Context, s steps.Runner, n, total int, demo bool) error {
 	st := s.Steps()[s.Next()]
 	fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", n, total, st.Side, p.text(st.Title))
-	if st.ID == p.pauseAt && p.stdin != nil {
-		if err := p.pause(ctx, st.ID); err != nil {
+	if string(st.ID) == p.pauseAt && p.stdin != nil {
+		if err := p.pause(ctx, string(st.ID)); err != nil {
 			return err
 		}
 	}
 	if p.explain {
 		for _, l := range p.langs() {
 			if page, ok := p.stepPage(s, s.Next(), l); ok {
-				fmt.Fprintln(p.out, indent(tui.PlainPage(l, st.ID, page, plainPageWidth)))
+				fmt.Fprintln(p.out, indent(tui.PlainPage(l, string(st.ID), page, plainPageWidth)))
 			}
 		}
 	}

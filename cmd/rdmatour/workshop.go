@@ -41,7 +41,7 @@ func (o *options) checkWorkshop(set map[string]bool) error {
 		return usagef("--max-attendees %d: give at least 1", o.maxAttendees)
 	case o.idleLimit <= 0:
 		return usagef("--idle-limit %v: must be positive (e.g. 15m)", o.idleLimit)
-	case o.lesson.Name != "" || set["track"] || set["notify"] || set["pcap"] || set["pause-at"] || set["wait-client"]:
+	case o.lesson != nil || set["track"] || set["notify"] || set["pcap"] || set["pause-at"] || set["wait-client"]:
 		return usagef("--workshop serves each attendee's tour as it comes: --lesson, --track, --notify, --pcap, --pause-at and --wait-client are the attendees' choice, not the server's")
 	case set["timeout"]:
 		return usagef("--workshop waits on each attendee for --idle-limit, not --timeout")

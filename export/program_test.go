@@ -1,4 +1,4 @@
-package steps
+package export_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmatour/rdmatour/export"
+	"github.com/rdmatour/rdmatour/steps"
 	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -29,43 +31,25 @@ func needGCC(t *testing.T) {
 // exportCase is one tour whose C is checked.
 type exportCase struct {
 	name string
-	o    ExportOptions
+	o    export.Options
 }
 
 func exportCases() []exportCase {
 	var cases []exportCase
-	for _, track := range []Track{TrackCM, TrackManual} {
-		for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
-			cases = append(cases, exportCase{track.String() + "/" + n.String(), ExportOptions{Notify: n, Track: track}})
+	for _, track := range []steps.Track{steps.TrackCM, steps.TrackManual} {
+		for _, n := range []steps.Notify{steps.NotifySend, steps.NotifyDoorbell, steps.NotifyImm} {
+			cases = append(cases, exportCase{track.String() + "/" + n.String(), export.Options{Notify: n, Track: track}})
 		}
 	}
-	for _, l := range Lessons() {
-		cases = append(cases, exportCase{"lesson/" + l.Name, ExportOptions{Notify: l.Notify, Lesson: l.Name}})
+	for _, l := range steps.Lessons() {
+		cases = append(cases, exportCase{"lesson/" + l.Name, export.Options{Notify: l.Notify, Lesson: &l}})
 	}
-	for _, tour := range []TourKind{TourRead, TourAtomic} {
-		cases = append(cases, exportCase{"tour/" + tour.String(), ExportOptions{Tour: tour}})
+	for _, tour := range []steps.TourKind{steps.TourRead, steps.TourAtomic} {
+		cases = append(cases, exportCase{"tour/" + tour.String(), export.Options{Tour: tour}})
 	}
-	cases = append(cases, exportCase{"cm/send/message-size", ExportOptions{Notify: NotifySend, MessageSize: 3000}})
-	cases = append(cases, exportCase{"ud", ExportOptions{Tour: TourUD}})
+	cases = append(cases, exportCase{"cm/send/message-size", export.Options{Notify: steps.NotifySend, MessageSize: 3000}})
+	cases = append(cases, exportCase{"ud", export.Options{Tour: steps.TourUD}})
 	return cases
-}
-
-// forEachStepRun runs every export case on simulated NICs and calls f
-// with each step of both sides and its outcome (nil if it did not run);
-// from names the case, side and step.
-func forEachStepRun(t *testing.T, f func(from string, st Step, out *Outcome)) {
-	t.Helper()
-	for _, tc := range exportCases() {
-		sides, err := runForExport(context.Background(), tc.o, sim.New(sim.Options{}), sim.New(sim.Options{}))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		for _, s := range sides {
-			for i, st := range s.tour {
-				f(fmt.Sprintf("%s %s/%s", tc.name, s.cfg.Role, st.ID), st, s.outcomes[i])
-			}
-		}
-	}
 }
 
 // snippet is C to compile, and where it came from for the error message.
@@ -84,23 +68,42 @@ func gccCheck(t *testing.T, name, src string, args ...string) {
 	}
 }
 
+// stepSnippets runs every export case on simulated NICs and returns the
+// C of every step of both sides: its generic form, and once it ran, the
+// screen lines with the actual values and the statements export-c writes.
+func stepSnippets(t *testing.T) []snippet {
+	t.Helper()
+	var snippets []snippet
+	for _, tc := range exportCases() {
+		sides, err := steps.RunPair(context.Background(), tc.o.Config(), sim.New(sim.Options{}), sim.New(sim.Options{}))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for role, s := range sides {
+			snap := s.Snapshot()
+			for i, st := range s.Steps() {
+				from := fmt.Sprintf("%s %s/%s", tc.name, role, st.ID)
+				snippets = append(snippets, snippet{from + " (generic)", st.Call})
+				if out := snap.Steps[i].Outcome; out != nil {
+					snippets = append(snippets, snippet{from + " (screen)", out.Call}, snippet{from + " (program)", c.Lines(out.C, c.Symbolic)})
+				}
+			}
+		}
+	}
+	return snippets
+}
+
 // TestPrintedCCompiles runs every tour, lesson and track on the simulated
 // NIC and compiles, with gcc against the real headers, every C line shown:
 // the generic form of every step, the screen lines with the actual values,
 // and the statements export-c writes.
 func TestPrintedCCompiles(t *testing.T) {
 	needGCC(t)
-	var snippets []snippet
-	forEachStepRun(t, func(from string, st Step, out *Outcome) {
-		snippets = append(snippets, snippet{from + " (generic)", st.Call})
-		if out != nil {
-			snippets = append(snippets, snippet{from + " (screen)", out.Call}, snippet{from + " (program)", c.Lines(out.C, c.Symbolic)})
-		}
-	})
+	snippets := stepSnippets(t)
 	var src strings.Builder
-	src.WriteString(cIncludes + cConstants() + CDecls + cHelpers)
+	src.WriteString(export.Prelude())
 	for i, sn := range snippets {
-		fmt.Fprintf(&src, "\n/* %s */\nvoid snippet_%d(void)\n{\n%s\n}\n", comment(sn.from), i, sn.code)
+		fmt.Fprintf(&src, "\n/* %s */\nvoid snippet_%d(void)\n{\n%s\n}\n", export.Comment(sn.from), i, sn.code)
 	}
 	gccCheck(t, "lines", src.String(), "-fsyntax-only", "-Wno-unused-function")
 	t.Logf("%d snippets compiled", len(snippets))
@@ -111,11 +114,11 @@ func TestPrintedCCompiles(t *testing.T) {
 func TestExportedProgramsBuild(t *testing.T) {
 	needGCC(t)
 	for _, tc := range exportCases() {
-		for _, role := range []Role{Server, Client} {
+		for _, role := range []steps.Role{steps.Server, steps.Client} {
 			t.Run(tc.name+"/"+role.String(), func(t *testing.T) {
 				o := tc.o
 				o.Role = role
-				prog, err := ExportC(context.Background(), o, sim.New(sim.Options{}), sim.New(sim.Options{}))
+				prog, err := export.Program(context.Background(), o, sim.New(sim.Options{}), sim.New(sim.Options{}))
 				if err != nil {
 					t.Fatal(err)
 				}

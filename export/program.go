@@ -1,13 +1,20 @@
-package steps
+package export
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rdmatour/rdmatour/steps"
 )
 
 // The exported program's frame: includes, the seed's constants, the
-// variables (CDecls), the helpers the symbolic statements call, and the
-// seed's command line. The steps' statements go in main.
+// variables (steps.CDecls), the helpers the symbolic statements call, and
+// the seed's command line. The steps' statements go in main.
+
+// Prelude is everything an exported statement compiles against: the
+// includes, the seed's constants, the variables and the helpers. A
+// program is the prelude, then main with the statements.
+func Prelude() string { return cIncludes + "\n" + cConstants() + "\n" + steps.CDecls + cHelpers }
 
 // cIncludes are the headers every printed line and the program need.
 const cIncludes = `#define _GNU_SOURCE
@@ -29,7 +36,7 @@ const cIncludes = `#define _GNU_SOURCE
 // cConstants are the seed's #defines, from the Go constants.
 func cConstants() string {
 	return fmt.Sprintf("#define BUF_SIZE %d\n#define CQ_DEPTH %d\n#define TIMEOUT_MS %d\n#define DOORBELL_VALUE %d\n#define UD_RESEND_MS %d\n",
-		BufSize, CQDepth, resolveTimeout.Milliseconds(), DoorbellValue, UDResendEvery.Milliseconds())
+		steps.BufSize, steps.CQDepth, steps.ResolveTimeout.Milliseconds(), steps.DoorbellValue, steps.UDResendEvery.Milliseconds())
 }
 
 // cHelpers are the functions the symbolic statements call: what the
@@ -221,15 +228,15 @@ struct addrinfo *resolve(const char *host, const char *svc, int passive)
 
 // cArgs parses the seed's command line for role; notify is the mode the
 // program was exported with (the only one it runs).
-func cArgs(role Role, notify Notify) string {
-	if role == Server {
+func cArgs(role steps.Role, notify steps.Notify) string {
+	if role == steps.Server {
 		return fmt.Sprintf(`    if (argc < 2 || strcmp(argv[1], "server") || argc > 3) {
         fprintf(stderr, "usage: %%s server [PORT]\n", argv[0]);
         return 2;
     }
     port = argc > 2 ? argv[2] : "%d";
     addr = resolve(NULL, port, 1);
-`, DefaultPort)
+`, steps.DefaultPort)
 	}
 	return fmt.Sprintf(`    const char *mode = "%[1]s";
     if (argc < 3 || strcmp(argv[1], "client") || argc > 6) {
@@ -249,44 +256,44 @@ func cArgs(role Role, notify Notify) string {
         return 2;
     }
     dst = resolve(argv[2], port, 0);
-`, notify, DefaultPort)
+`, notify, steps.DefaultPort)
 }
 
 // programC is the whole program around body, the steps' statements.
-func programC(cfg Config, body string) string {
+func programC(cfg steps.Config, body string) string {
 	var b strings.Builder
 	name := "rdmatour-" + cfg.Role.String()
 	args := cfg.Role.String()
-	if cfg.Tour != TourWrite && cfg.Lesson == "" { // a lesson names its own tour
+	if cfg.Tour != steps.TourWrite && cfg.Lesson == nil { // a lesson names its own tour
 		args += " --tour " + cfg.Tour.String()
 	}
-	if cfg.Role == Client {
+	if cfg.Role == steps.Client {
 		args += " --notify " + cfg.Notify.String()
 	}
-	if cfg.Track != TrackCM {
+	if cfg.Track != steps.TrackCM {
 		args += " --track " + cfg.Track.String()
 	}
-	if cfg.Lesson != "" {
-		args += " --lesson " + cfg.Lesson
+	if cfg.Lesson != nil {
+		args += " --lesson " + cfg.Lesson.Name
 	}
 	fmt.Fprintf(&b, "/*\n * %s.c: the rdmatour tour, %s side, as one C program.\n", name, cfg.Role)
 	fmt.Fprintf(&b, " * Written by `rdmatour export-c %s`.\n *\n", args)
 	fmt.Fprintf(&b, " * Build: gcc -std=c99 -Wall -Werror -o %s %s.c -libverbs -lrdmacm\n", name, name)
-	if cfg.Role == Server {
+	if cfg.Role == steps.Server {
 		fmt.Fprintf(&b, " * Run:   ./%s server [PORT]\n", name)
 	} else {
 		fmt.Fprintf(&b, " * Run:   ./%s client SERVER_IP [PORT] [SRC_IP] [%s]\n", name, cfg.Notify)
 	}
-	if cfg.Lesson != "" {
+	if cfg.Lesson != nil {
 		b.WriteString(" *\n * This is a lesson: it makes the lesson's mistake on purpose, and\n * stops with the error the lesson is about.\n")
 	}
 	b.WriteString(" */\n")
-	b.WriteString(cIncludes + "\n" + cConstants() + "\n" + CDecls + cHelpers)
+	b.WriteString(Prelude())
 	b.WriteString("\nint main(int argc, char **argv)\n{\n")
 	b.WriteString(cArgs(cfg.Role, cfg.Notify))
 	b.WriteString(body)
-	b.WriteString("\n    freeaddrinfo(" + map[Role]string{Server: "addr", Client: "dst"}[cfg.Role] + ");\n")
-	if cfg.Role == Client {
+	b.WriteString("\n    freeaddrinfo(" + map[steps.Role]string{steps.Server: "addr", steps.Client: "dst"}[cfg.Role] + ");\n")
+	if cfg.Role == steps.Client {
 		b.WriteString("    if (src)\n        freeaddrinfo(src);\n")
 	}
 	b.WriteString("    return 0;\n}\n")
