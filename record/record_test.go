@@ -79,7 +79,7 @@ func tourConfigs() map[string]steps.Config {
 	base := demoConfig()
 	imm, lesson, manual := base, base, base
 	imm.Notify = steps.NotifyImm
-	lesson.Lesson = "bad-rkey"
+	lesson.Lesson = lessonNamed("bad-rkey")
 	manual.Track, manual.Notify = steps.TrackManual, steps.NotifyDoorbell
 	return map[string]steps.Config{"send": base, "imm": imm, "lesson-bad-rkey": lesson, "manual-doorbell": manual}
 }
@@ -223,7 +223,7 @@ func firstLineDiff(a, b []byte) string {
 // with what: format and versions, role, tour options, backend, devices.
 func TestHeaderNamesTheSession(t *testing.T) {
 	cfg := demoConfig()
-	cfg.Lesson = "no-remote-write"
+	cfg.Lesson = lessonNamed("no-remote-write")
 	files, _ := liveTour(t, cfg)
 	first, _, _ := strings.Cut(string(files[1]), "\n")
 	var h Header

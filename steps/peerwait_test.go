@@ -19,7 +19,7 @@ func TestWaitForNamesThePeersStep(t *testing.T) {
 	tests := []struct {
 		name   string
 		cfg    steps.Config
-		stepID string
+		stepID steps.StepID
 		want   string // PeerWait.Text().EN; "" = the step does not wait on the peer
 		wantZH string
 	}{
@@ -109,7 +109,7 @@ func TestInteractiveWaitOutlastsTimeout(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					err := runAll(s, map[string]bool{"accept": true, "post-send": true}, reading)
+					err := runAll(s, map[steps.StepID]bool{"accept": true, "post-send": true}, reading)
 					mu.Lock()
 					errs[s.Config().Role] = err
 					mu.Unlock()
@@ -136,7 +136,7 @@ func TestInteractiveWaitOutlastsTimeout(t *testing.T) {
 }
 
 // runUntil runs s up to (not including) the step with id.
-func runUntil(t *testing.T, s *steps.Session, id string) {
+func runUntil(t *testing.T, s *steps.Session, id steps.StepID) {
 	t.Helper()
 	for s.Steps()[s.Next()].ID != id {
 		if _, err := s.RunNext(context.Background()); err != nil {
@@ -146,7 +146,7 @@ func runUntil(t *testing.T, s *steps.Session, id string) {
 }
 
 // runAll runs the rest of s, reading for d before each step in slow.
-func runAll(s *steps.Session, slow map[string]bool, d time.Duration) error {
+func runAll(s *steps.Session, slow map[steps.StepID]bool, d time.Duration) error {
 	for s.Next() < len(s.Steps()) {
 		if slow[s.Steps()[s.Next()].ID] {
 			time.Sleep(d)

@@ -17,7 +17,7 @@ func TestSnapshotIsPure(t *testing.T) {
 	const msg = "looked at twice"
 	p := newPair(t, steps.NotifySend, msg)
 	checked := false
-	p.pauseAfter = func(side steps.Role, id string) {
+	p.pauseAfter = func(side steps.Role, id steps.StepID) {
 		if side != steps.Client || id != "post-write" {
 			return
 		}

@@ -22,7 +22,7 @@ type pair struct {
 	sessions         map[steps.Role]*steps.Session
 	serverListenStep int
 	// pauseAfter, if set, runs after each turn: a learner taking their time.
-	pauseAfter func(side steps.Role, id string)
+	pauseAfter func(side steps.Role, id steps.StepID)
 }
 
 func newPair(t *testing.T, n steps.Notify, msg string) *pair {
@@ -31,7 +31,7 @@ func newPair(t *testing.T, n steps.Notify, msg string) *pair {
 
 func newLessonPair(t *testing.T, n steps.Notify, msg, lesson string, rnr uint8) *pair {
 	t.Helper()
-	return newPairOf(t, steps.Config{Notify: n, Message: msg, Lesson: lesson, RNRRetry: rnr})
+	return newPairOf(t, steps.Config{Notify: n, Message: msg, Lesson: lessonNamed(lesson), RNRRetry: rnr})
 }
 
 // newPairOf is a pair whose sides take cfg's choices (notify mode,

@@ -29,7 +29,7 @@ func TestUDTourOnSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outcome := func(r Role, id string) *Outcome {
+	outcome := func(r Role, id StepID) *Outcome {
 		s := sides[r]
 		for i, st := range s.tour {
 			if st.ID == id {
@@ -87,7 +87,7 @@ func TestUDConfig(t *testing.T) {
 		want string
 	}{
 		{Config{Role: Client, Tour: TourUD, Message: strings.Repeat("x", UDMTU)}, "path MTU"},
-		{Config{Role: Client, Tour: TourUD, Lesson: "no-recv"}, "lessons run on the write tour"},
+		{Config{Role: Client, Tour: TourUD, Lesson: lessonNamed("no-recv")}, "lessons run on the write tour"},
 		{Config{Role: Client, Tour: TourUD, Track: TrackManual}, "manual track"},
 	} {
 		tc.cfg.Provider = p

@@ -18,13 +18,13 @@ import (
 func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 	t.Helper()
 	nic := sim.New(sim.Options{})
-	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: nic, Lesson: lesson,
+	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: nic, Lesson: lessonNamed(lesson),
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: nic, Lesson: lesson,
+	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: nic, Lesson: lessonNamed(lesson),
 		Server: netip.MustParseAddrPort("127.0.0.1:1"), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: nic, Lesson: lesson, Server: ap, Timeout: 10 * time.Second})
+	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: nic, Lesson: lessonNamed(lesson), Server: ap, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 func runUntilStep(t *testing.T, m *model, side int, id string) {
 	t.Helper()
 	for i := 0; ; i++ {
-		if m.lastIdx >= 0 && m.lastSide == side && m.tours[side][m.lastIdx].ID == id {
+		if m.lastIdx >= 0 && m.lastSide == side && string(m.tours[side][m.lastIdx].ID) == id {
 			return
 		}
 		if i > 60 || m.tourErr != nil || m.planPos >= len(m.plan) {

@@ -29,7 +29,7 @@ func lessonDemo(t *testing.T, lesson string, lang steps.Lang, w, h int, environ 
 func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, environ ...string) *model {
 	t.Helper()
 	srvNIC, cliNIC := sim.New(sim.Options{}), sim.New(sim.Options{})
-	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: srvNIC, Lesson: lesson,
+	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: srvNIC, Lesson: lessonNamed(lesson),
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second, BackendWhy: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, en
 	// The client needs the port before the model exists; its address is
 	// fixed up below, so start with a placeholder.
 	placeholder := netip.MustParseAddrPort("127.0.0.1:1")
-	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lesson, Server: placeholder, Timeout: 10 * time.Second})
+	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lessonNamed(lesson), Server: placeholder, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, en
 		t.Fatalf("server bound to %q: %v", local, err)
 	}
 	cli.Close()
-	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lesson, Server: ap, Timeout: 10 * time.Second})
+	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lessonNamed(lesson), Server: ap, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
