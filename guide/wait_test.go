@@ -76,15 +76,22 @@ func TestWaitForNamesThePeersStep(t *testing.T) {
 			if tt.wantZH != "" && guide.WhatPeerMustDo(w).ZH != tt.wantZH {
 				t.Errorf("zh = %q, want %q", guide.WhatPeerMustDo(w).ZH, tt.wantZH)
 			}
-			note := guide.WaitNote(w, true)
-			step := fmt.Sprintf("step %d", w.Index+1)
-			if !strings.Contains(note.EN, w.Peer.String()) || !strings.Contains(note.EN, step) || !strings.Contains(note.ZH, fmt.Sprintf("第 %d 步", w.Index+1)) {
-				t.Errorf("WaitNote does not name the peer's step: %+v", note)
-			}
-			if reach := guide.WhatPeerMustReach(w); !strings.Contains(reach.EN, step) || !strings.Contains(reach.EN, w.Step.Title.EN) {
-				t.Errorf("WhatPeerMustReach = %+v, want the peer's %s and its title", reach, step)
-			}
+			checkNotesNameThePeersStep(t, w)
 		})
+	}
+}
+
+// checkNotesNameThePeersStep: the key note and the --auto wording name
+// the peer's step too.
+func checkNotesNameThePeersStep(t *testing.T, w steps.PeerWait) {
+	t.Helper()
+	note := guide.WaitNote(w, true)
+	step := fmt.Sprintf("step %d", w.Index+1)
+	if !strings.Contains(note.EN, w.Peer.String()) || !strings.Contains(note.EN, step) || !strings.Contains(note.ZH, fmt.Sprintf("第 %d 步", w.Index+1)) {
+		t.Errorf("WaitNote does not name the peer's step: %+v", note)
+	}
+	if reach := guide.WhatPeerMustReach(w); !strings.Contains(reach.EN, step) || !strings.Contains(reach.EN, w.Step.Title.EN) {
+		t.Errorf("WhatPeerMustReach = %+v, want the peer's %s and its title", reach, step)
 	}
 }
 
