@@ -13,16 +13,17 @@ import (
 
 var loopback = netip.MustParseAddr("127.0.0.1")
 
-// The waiting hint names the peer's step from the tour plan, and so does
-// the note for a key pressed during the wait.
-func TestWaitForNamesThePeersStep(t *testing.T) {
-	tests := []struct {
-		name   string
-		cfg    steps.Config
-		stepID steps.StepID
-		want   string // guide.WhatPeerMustDo(w).EN; "" = the step does not wait on the peer
-		wantZH string
-	}{
+// waitCase is a step and what the hint says while it waits.
+type waitCase struct {
+	name   string
+	cfg    steps.Config
+	stepID steps.StepID
+	want   string // guide.WhatPeerMustDo(w).EN; "" = the step does not wait on the peer
+	wantZH string
+}
+
+func waitCases() []waitCase {
+	return []waitCase{
 		{"client waits for accept", steps.Config{Role: steps.Client}, "get-established",
 			"on the server: press Enter until step 13, Accept, handing out addr and rkey", "在 server 端：一直按回车，直到第 13 步「accept，并交出 addr 和 rkey」"},
 		{"server waits for connect", steps.Config{Role: steps.Server}, "get-connect-request",
@@ -40,7 +41,12 @@ func TestWaitForNamesThePeersStep(t *testing.T) {
 		{"manual track: client waits for accept", steps.Config{Role: steps.Client, Track: steps.TrackManual}, "get-connect-response",
 			"on the server: press Enter until step", ""},
 	}
-	for _, tt := range tests {
+}
+
+// The waiting hint names the peer's step from the tour plan, and so does
+// the note for a key pressed during the wait.
+func TestWaitForNamesThePeersStep(t *testing.T) {
+	for _, tt := range waitCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := tt.cfg
 			cfg.Provider = sim.New(sim.Options{})
