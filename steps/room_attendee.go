@@ -218,7 +218,7 @@ func refusal(s *Session) string {
 func (r *Room) observe(a *Attendee, s *Session) {
 	s.mu.Lock()
 	qp, done, res := s.qp, s.next >= len(s.tour), copyResult(s.result)
-	last := s.tour[s.next-1].ID
+	last := s.tour[s.next-1]
 	peerFirst := s.peerDREQ
 	s.mu.Unlock()
 	state := ""
@@ -227,32 +227,7 @@ func (r *Room) observe(a *Attendee, s *Session) {
 			state = attr.State.String()
 		}
 	}
-	what := ""
-	switch last {
-	case IDGetEstablished:
-		what = "connected"
-	case IDWaitNotify:
-		if res != nil {
-			what = fmt.Sprintf("%d B landed, notified by %s: %s", len(res.Message), res.Via, res.Message)
-		}
-	case IDWaitDisconnected:
-		what = "READ the message and hung up"
-	case IDWaitAtomics:
-		if res != nil {
-			seen := s.atomicsSeen()
-			if seen == "" { // a real device this process cannot capture on (loopback, no CAP_NET_RAW)
-				seen = "this side's wire shows no packets, so not what they found"
-			}
-			what = "atomics done: " + seen + "; room's " + res.Message.String()
-		}
-	case IDDisconnect:
-		what = "disconnected (the server hung up)"
-		if peerFirst {
-			what = "disconnected (the attendee hung up)"
-		}
-	case IDTeardown:
-		what = "finished: everything freed"
-	}
+	what := observed(s, last, res, peerFirst)
 	r.update(a, func() {
 		if qp != nil {
 			a.qpn = qp.Num()
@@ -265,13 +240,43 @@ func (r *Room) observe(a *Attendee, s *Session) {
 			a.phase, a.qpState = PhaseFinished, "-"
 		case res != nil:
 			a.phase, a.result = PhaseLanded, res
-		case last == "get-established":
+		case last.Reaches(MilestoneConnected):
 			a.phase = PhaseConnected
 		}
 		if what != "" {
 			a.observed = what
 		}
 	}, what)
+}
+
+// observed says in words what the attendee's step last reached ("" for
+// a step the roster does not report), from its milestones: the room
+// never asks which step it was.
+func observed(s *Session, last Step, res *Result, peerFirst bool) string {
+	tour, _ := TourOf(s.cfg.Tour)
+	switch {
+	case last.Reaches(MilestoneConnected):
+		return "connected"
+	case last.Reaches(MilestoneLanded|MilestoneNotified) && (tour.Notifies || tour.SharedCounter) && res == nil:
+		return "" // no result: nothing landed to report
+	case last.Reaches(MilestoneNotified):
+		return fmt.Sprintf("%d B landed, notified by %s: %s", len(res.Message), res.Via, res.Message)
+	case last.Reaches(MilestoneLanded) && tour.SharedCounter:
+		seen := s.atomicsSeen()
+		if seen == "" { // a real device this process cannot capture on (loopback, no CAP_NET_RAW)
+			seen = "this side's wire shows no packets, so not what they found"
+		}
+		return "atomics done: " + seen + "; room's " + res.Message.String()
+	case last.Reaches(MilestoneLanded):
+		return "READ the message and hung up"
+	case last.Reaches(MilestoneDisconnected) && peerFirst:
+		return "disconnected (the attendee hung up)"
+	case last.Reaches(MilestoneDisconnected):
+		return "disconnected (the server hung up)"
+	case last.Reaches(MilestoneDone):
+		return "finished: everything freed"
+	}
+	return ""
 }
 
 // update changes the attendee under its lock and stamps the time; when
@@ -302,9 +307,11 @@ func (r *Room) Attendees() []*Attendee {
 func (r *Room) Roster() []RosterRow {
 	as := r.Attendees()
 	rows := make([]RosterRow, len(as))
+	tour, _ := TourOf(r.cfg.Tour)
+	shared := tour.SharedCounter
 	for i, a := range as {
 		rows[i] = a.Row()
-		if s := a.Session(); s != nil && r.cfg.Tour == TourAtomic {
+		if s := a.Session(); s != nil && shared {
 			rows[i].Atomics = s.atomicsSeen()
 		}
 	}

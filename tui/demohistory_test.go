@@ -8,8 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/record"
+	"github.com/rdmatour/rdmatour/steps"
 )
 
 // recordedDemo runs a whole simulated demo in the TUI with --record's

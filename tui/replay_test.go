@@ -12,8 +12,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/record"
+	"github.com/rdmatour/rdmatour/steps"
 )
 
 // replaySessions opens a recording from testdata/replay.

@@ -74,7 +74,7 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
 	notify := fs.String("notify", "send", "how the client signals completion: send | doorbell | imm")
 	track := fs.String("track", "cm", "cm | manual")
-	tour := fs.String("tour", "write", "which tour: write | read | atomic | ud")
+	tour := fs.String("tour", "write", "which tour: "+strings.Join(steps.TourNames(), " | "))
 	lesson := fs.String("lesson", "", "a lesson (see `rdmatour lessons`): the program makes its mistake")
 	fs.StringVar(&a.opts.Message, "message", steps.DefaultMessage, "what the client RDMA-WRITEs")
 	fs.IntVar(&a.opts.MessageSize, "message-size", 0, "pad the message with spaces so the WRITE carries `N` bytes, NUL included (at most the 4096-byte buffer)")

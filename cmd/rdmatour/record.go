@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/record"
+	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/record"
+	"github.com/rdmatour/rdmatour/steps"
 )
 
 // replayFlags are the flags "rdmatour replay" takes: how to show the
