@@ -118,21 +118,5 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 			return a, err
 		}
 	}
-	tourCfg := steps.Config{Tour: a.opts.Tour, Lesson: a.opts.Lesson, Track: a.opts.Track, Message: a.opts.Message}
-	if err := tourCfg.Validate(); err != nil && a.opts.Tour != steps.TourWrite {
-		return a, err
-	}
-	return a, checkExportTour(a.opts)
-}
-
-// checkExportTour turns away a combination there is no tour for, before
-// anything runs (an unknown lesson was turned away when parsed).
-func checkExportTour(o export.Options) error {
-	if o.Lesson == nil {
-		return nil
-	}
-	if o.Track == steps.TrackManual {
-		return fmt.Errorf("--track manual and --lesson %s cannot be combined: the lessons run on the cm track", o.Lesson.Name)
-	}
-	return nil
+	return a, a.opts.Validate()
 }
