@@ -51,7 +51,7 @@ type Attendee struct {
 	Addr    netip.AddrPort
 	Backend string // "rdma" or "sim"
 
-	events *eventQueue
+	events *EventQueue
 
 	mu       sync.Mutex
 	session  *Session
@@ -104,26 +104,9 @@ func (a *Attendee) Session() *Session {
 	return a.session
 }
 
-// attendeeTour is the server's side of kind after the connect request
-// (the room's listener got it), less what the room does once for all
-// (its PD and, in an atomic room, its shared counter): the steps one
-// attendee's connection needs.
-func attendeeTour(kind TourKind) []Step {
-	full := baseTour(Config{Role: Server, Notify: NotifySend, Tour: kind})
-	var tour []Step
-	requested := false
-	for _, st := range full {
-		if requested && !st.roomShared {
-			tour = append(tour, st)
-		}
-		requested = requested || st.Reaches(MilestoneRequested)
-	}
-	return tour
-}
-
 // newAttendeeSession is a server Session for the connection ev opened,
 // on the room's PD, reading its events from q.
-func (r *Room) newAttendeeSession(l *roomListener, ev verbs.CMEvent, q *eventQueue) (*Session, error) {
+func (r *Room) newAttendeeSession(l *roomListener, ev verbs.CMEvent, q *EventQueue) (*Session, error) {
 	dev := ev.ID.Device()
 	if dev == nil {
 		return nil, errors.New("the connect request's id has no device")
@@ -132,27 +115,35 @@ func (r *Room) newAttendeeSession(l *roomListener, ev verbs.CMEvent, q *eventQue
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewSession(Config{Role: Server, Provider: l.prov, BackendWhy: r.cfg.BackendWhy, Bind: r.cfg.Bind,
-		Timeout: r.cfg.IdleLimit, RNRRetry: r.cfg.RNRRetry, Tour: r.cfg.Tour})
-	if err != nil {
-		return nil, err
-	}
+	h := &attendeeHost{req: ev, pd: pd, events: q}
 	if counter != nil {
-		s.sharedCounter = counter.mr
+		h.counter = counter.mr
 	}
-	s.tour = attendeeTour(r.cfg.Tour)
-	s.outcomes = make([]*Outcome, len(s.tour))
-	s.states = make([]RunState, len(s.tour))
-	s.id, s.dev, s.pd, s.sharedPD, s.events = ev.ID, dev, pd, true, q
-	peerQPN := ev.QPNum
-	s.wireFilter = func(p verbs.Packet) bool {
-		if p.Outbound {
-			return p.DestQP == peerQPN
-		}
-		return s.qp != nil && p.DestQP == s.qp.Num()
+	return NewHosted(Config{Role: Server, Provider: l.prov, BackendWhy: r.cfg.BackendWhy, Bind: r.cfg.Bind,
+		Timeout: r.cfg.IdleLimit, RNRRetry: r.cfg.RNRRetry, Tour: r.cfg.Tour}, h)
+}
+
+// attendeeHost is the Room as one attendee's Session sees it (Host).
+type attendeeHost struct {
+	req     verbs.CMEvent
+	pd      verbs.PD
+	events  *EventQueue
+	counter verbs.MR
+}
+
+func (h *attendeeHost) Request() verbs.CMEvent { return h.req }
+func (h *attendeeHost) PD() verbs.PD           { return h.pd }
+func (h *attendeeHost) Events() *EventQueue    { return h.events }
+func (h *attendeeHost) Counter() verbs.MR      { return h.counter }
+
+// Owns keeps this connection's packets of the room's shared device: the
+// attendee's QP is the request's, ours the Session's. It also drops the
+// other attendees' CM MADs.
+func (h *attendeeHost) Owns(p verbs.Packet, ownQP uint32) bool {
+	if p.Outbound {
+		return p.DestQP == h.req.QPNum
 	}
-	s.got("REQ", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
-	return s, nil
+	return ownQP != 0 && p.DestQP == ownQP
 }
 
 // serve runs one attendee's side of the tour to its end, then frees it.
@@ -181,7 +172,10 @@ func (r *Room) serve(l *roomListener, a *Attendee, ev verbs.CMEvent) {
 	if runErr == nil {
 		return // the teardown step freed everything
 	}
-	nak := refusal(s)
+	// The NAK the refusal sent may reach the wire view a moment after the
+	// flushed completion ended the step: look again before reading it.
+	s.Sample(time.Now())
+	nak := s.Progress().Refusal
 	s.Close()
 	r.update(a, func() {
 		a.qpState = "-"
@@ -200,37 +194,16 @@ func (r *Room) serve(l *roomListener, a *Attendee, ev verbs.CMEvent) {
 	}, "")
 }
 
-// refusal is the NAK this side sent the attendee, if its wire view has
-// one ("" otherwise): why its QP went to ERR when a lesson's WRITE (a
-// wrong rkey, an address past the MR) was refused.
-func refusal(s *Session) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, p := range s.packets {
-		if p.Outbound && p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeNAKPSNSeqErr {
-			return verbs.SyndromeName(p.AETH.Syndrome)
-		}
-	}
-	return ""
-}
-
 // observe records what the step that just ran showed of the attendee.
 func (r *Room) observe(a *Attendee, s *Session) {
-	s.mu.Lock()
-	qp, done, res := s.qp, s.next >= len(s.tour), copyResult(s.result)
-	last := s.tour[s.next-1]
-	peerFirst := s.peerDREQ
-	s.mu.Unlock()
-	state := ""
-	if qp != nil {
-		if attr, err := qp.Query(); err == nil {
-			state = attr.State.String()
-		}
-	}
-	what := observed(s, last, res, peerFirst)
+	p := s.Progress() // RunNext sampled the wire as the step ended
+	done, res, last := p.Done, p.Result, p.Last
+	state, qpn := p.QPState, p.QPNum
+	tour, _ := TourOf(r.cfg.Tour)
+	what := observed(tour, p)
 	r.update(a, func() {
-		if qp != nil {
-			a.qpn = qp.Num()
+		if qpn != 0 {
+			a.qpn = qpn
 		}
 		if state != "" {
 			a.qpState = state
@@ -249,11 +222,11 @@ func (r *Room) observe(a *Attendee, s *Session) {
 	}, what)
 }
 
-// observed says in words what the attendee's step last reached ("" for
+// observed says in words what the attendee's last step reached ("" for
 // a step the roster does not report), from its milestones: the room
 // never asks which step it was.
-func observed(s *Session, last Step, res *Result, peerFirst bool) string {
-	tour, _ := TourOf(s.cfg.Tour)
+func observed(tour TourDef, p Progress) string {
+	last, res := p.Last, p.Result
 	switch {
 	case last.Reaches(MilestoneConnected):
 		return "connected"
@@ -262,14 +235,14 @@ func observed(s *Session, last Step, res *Result, peerFirst bool) string {
 	case last.Reaches(MilestoneNotified):
 		return fmt.Sprintf("%d B landed, notified by %s: %s", len(res.Message), res.Via, res.Message)
 	case last.Reaches(MilestoneLanded) && tour.SharedCounter:
-		seen := s.atomicsSeen()
+		seen := p.Atomics
 		if seen == "" { // a real device this process cannot capture on (loopback, no CAP_NET_RAW)
 			seen = "this side's wire shows no packets, so not what they found"
 		}
 		return "atomics done: " + seen + "; room's " + res.Message.String()
 	case last.Reaches(MilestoneLanded):
 		return "READ the message and hung up"
-	case last.Reaches(MilestoneDisconnected) && peerFirst:
+	case last.Reaches(MilestoneDisconnected) && p.PeerHungUp:
 		return "disconnected (the attendee hung up)"
 	case last.Reaches(MilestoneDisconnected):
 		return "disconnected (the server hung up)"
@@ -312,7 +285,8 @@ func (r *Room) Roster() []RosterRow {
 	for i, a := range as {
 		rows[i] = a.Row()
 		if s := a.Session(); s != nil && shared {
-			rows[i].Atomics = s.atomicsSeen()
+			s.Sample(time.Now()) // the atomics that came in since its last step
+			rows[i].Atomics = s.Progress().Atomics
 		}
 	}
 	return rows

@@ -41,7 +41,7 @@ type gate struct {
 func (s *Session) startGate() {
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &gate{cancel: cancel, done: make(chan struct{})}
-	q := newEventQueue()
+	q := NewEventQueue()
 	s.set(func() { s.gate, s.events = g, q })
 	go func() {
 		defer close(g.done)
@@ -50,8 +50,8 @@ func (s *Session) startGate() {
 				s.turnAway(ev, g.busyReason())
 				return
 			}
-			q.put(ev)
-		}, q.close)
+			q.Put(ev)
+		}, q.Close)
 	}()
 }
 
@@ -97,7 +97,7 @@ func (s *Session) stopGate() {
 	s.mu.Lock()
 	q := s.events
 	s.mu.Unlock()
-	for _, ev := range q.drain() {
+	for _, ev := range q.Drain() {
 		if ev.Type == verbs.EventConnectRequest {
 			rejectRequest(ev, "the server is shutting down")
 		}

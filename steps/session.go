@@ -75,7 +75,7 @@ type Session struct {
 	// events is where the steps read CM events when something else owns
 	// the channel (the one-client server's gate, a workshop Room); nil
 	// means they read ec themselves. See room_events.go.
-	events *eventQueue
+	events *EventQueue
 	gate   *gate
 	// onTurnAway hears of every client the gate turns away (OnTurnAway).
 	onTurnAway func(who, reason string)
