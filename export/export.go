@@ -46,6 +46,21 @@ func (o Options) Config() steps.Config {
 		Message: o.Message, MessageSize: o.MessageSize, Timeout: runTimeout}
 }
 
+// Validate turns away, before anything runs, a combination there is no
+// tour for: what the tour's catalogue row refuses (the write tour's checks
+// are left to the run, which reports them as a *steps.ConfigError), and a
+// lesson on the manual track.
+func (o Options) Validate() error {
+	tour := steps.Config{Tour: o.Tour, Lesson: o.Lesson, Track: o.Track, Message: o.Message}
+	if err := tour.Validate(); err != nil && o.Tour != steps.TourWrite {
+		return err
+	}
+	if o.Lesson != nil && o.Track == steps.TrackManual {
+		return fmt.Errorf("--track manual and --lesson %s cannot be combined: the lessons run on the cm track", o.Lesson.Name)
+	}
+	return nil
+}
+
 // Program writes the chosen tour as one complete C program, every result
 // checked. To get the statements it runs the tour, both sides, on the two
 // providers given (simulated NICs: cmd picks them), so the program is

@@ -8,7 +8,7 @@ import (
 
 // BenchmarkDecode reads a Soft-RoCE server recording (19 lines, ~48 KB).
 func BenchmarkDecode(b *testing.B) {
-	file, err := os.ReadFile("../../testdata/replay/rxe-send-server.jsonl")
+	file, err := os.ReadFile("../testdata/replay/rxe-send-server.jsonl")
 	if err != nil {
 		b.Fatal(err)
 	}

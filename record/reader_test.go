@@ -132,7 +132,7 @@ func TestReplayFollowsTheRecordedTour(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	// A recorded file, not a live tour: each fuzz worker runs this setup,
 	// and a simulated tour under coverage instrumentation is slow.
-	file, err := os.ReadFile("../../testdata/replay/rxe-send-server.jsonl")
+	file, err := os.ReadFile("../testdata/replay/rxe-send-server.jsonl")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -217,7 +217,6 @@ const (
 	Client
 )
 
-// String returns "server" or "client" ("" for no known role).
 // Peer is the other side's role.
 func (r Role) Peer() Role {
 	if r == Server {
@@ -226,6 +225,7 @@ func (r Role) Peer() Role {
 	return Server
 }
 
+// String returns "server" or "client" ("" for no known role).
 func (r Role) String() string {
 	switch r {
 	case Server:

@@ -26,7 +26,7 @@ func pairCases() []pairCase {
 		}
 	}
 	for _, l := range Lessons() {
-		cases = append(cases, pairCase{"lesson/" + l.Name, Config{Notify: l.Notify, Lesson: &l, Timeout: timeout}})
+		cases = append(cases, pairCase{"lesson/" + l.Name, Config{Notify: l.Notify, Lesson: lessonNamed(l.Name), Timeout: timeout}})
 	}
 	for _, tour := range []TourKind{TourRead, TourAtomic} {
 		cases = append(cases, pairCase{"tour/" + tour.String(), Config{Tour: tour, Timeout: timeout}})

@@ -2,7 +2,6 @@ package steps
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -51,24 +50,6 @@ type PeerWait struct {
 	// Timer says which of the protocol's timers still runs during the
 	// wait, and what it does (concept-waiting).
 	Timer Text
-}
-
-// Text says it for the screen: "on the server: press Enter until step 13,
-// Accept, handing out addr and rkey".
-func (w PeerWait) Text() Text {
-	return Text{
-		EN: fmt.Sprintf("on the %s: press Enter until step %d, %s", w.Peer, w.Index+1, w.Step.Title.EN),
-		ZH: fmt.Sprintf("在 %s 端：一直按回车，直到第 %d 步「%s」", w.Peer, w.Index+1, w.Step.Title.In("zh")),
-	}
-}
-
-// Reach says it without the keypress, for runs where the peer may run by
-// itself (--auto): "the server's step 13, Accept, handing out addr and rkey".
-func (w PeerWait) Reach() Text {
-	return Text{
-		EN: fmt.Sprintf("the %s's step %d, %s", w.Peer, w.Index+1, w.Step.Title.EN),
-		ZH: fmt.Sprintf("%s 端的第 %d 步「%s」", w.Peer, w.Index+1, w.Step.Title.In("zh")),
-	}
 }
 
 // PeerTour is the tour the other side runs when it is started with the

@@ -197,34 +197,9 @@ func (r *Room) serve(l *roomListener, a *Attendee, ev verbs.CMEvent) {
 // observe records what the step that just ran showed of the attendee.
 func (r *Room) observe(a *Attendee, s *Session) {
 	p := s.Progress() // RunNext sampled the wire as the step ended
-	done, res, last, peerFirst := p.Done, p.Result, p.Last.ID, p.PeerHungUp
+	done, res, last := p.Done, p.Result, p.Last
 	state, qpn := p.QPState, p.QPNum
-	what := ""
-	switch last {
-	case IDGetEstablished:
-		what = "connected"
-	case IDWaitNotify:
-		if res != nil {
-			what = fmt.Sprintf("%d B landed, notified by %s: %s", len(res.Message), res.Via, res.Message)
-		}
-	case IDWaitDisconnected:
-		what = "READ the message and hung up"
-	case IDWaitAtomics:
-		if res != nil {
-			seen := p.Atomics
-			if seen == "" { // a real device this process cannot capture on (loopback, no CAP_NET_RAW)
-				seen = "this side's wire shows no packets, so not what they found"
-			}
-			what = "atomics done: " + seen + "; room's " + res.Message.String()
-		}
-	case IDDisconnect:
-		what = "disconnected (the server hung up)"
-		if peerFirst {
-			what = "disconnected (the attendee hung up)"
-		}
-	case IDTeardown:
-		what = "finished: everything freed"
-	}
+	what := observed(r.cfg.Tour, p)
 	r.update(a, func() {
 		if qpn != 0 {
 			a.qpn = qpn
@@ -237,13 +212,44 @@ func (r *Room) observe(a *Attendee, s *Session) {
 			a.phase, a.qpState = PhaseFinished, "-"
 		case res != nil:
 			a.phase, a.result = PhaseLanded, res
-		case last == "get-established":
+		case last.Reaches(MilestoneConnected):
 			a.phase = PhaseConnected
 		}
 		if what != "" {
 			a.observed = what
 		}
 	}, what)
+}
+
+// observed says in words what the attendee's step last reached ("" for
+// a step the roster does not report), from its milestones: the room
+// never asks which step it was.
+func observed(kind TourKind, p Progress) string {
+	tour, _ := TourOf(kind)
+	last, res, peerFirst := p.Last, p.Result, p.PeerHungUp
+	switch {
+	case last.Reaches(MilestoneConnected):
+		return "connected"
+	case last.Reaches(MilestoneLanded|MilestoneNotified) && (tour.Notifies || tour.SharedCounter) && res == nil:
+		return "" // no result: nothing landed to report
+	case last.Reaches(MilestoneNotified):
+		return fmt.Sprintf("%d B landed, notified by %s: %s", len(res.Message), res.Via, res.Message)
+	case last.Reaches(MilestoneLanded) && tour.SharedCounter:
+		seen := p.Atomics
+		if seen == "" { // a real device this process cannot capture on (loopback, no CAP_NET_RAW)
+			seen = "this side's wire shows no packets, so not what they found"
+		}
+		return "atomics done: " + seen + "; room's " + res.Message.String()
+	case last.Reaches(MilestoneLanded):
+		return "READ the message and hung up"
+	case last.Reaches(MilestoneDisconnected) && peerFirst:
+		return "disconnected (the attendee hung up)"
+	case last.Reaches(MilestoneDisconnected):
+		return "disconnected (the server hung up)"
+	case last.Reaches(MilestoneDone):
+		return "finished: everything freed"
+	}
+	return ""
 }
 
 // update changes the attendee under its lock and stamps the time; when
@@ -274,9 +280,11 @@ func (r *Room) Attendees() []*Attendee {
 func (r *Room) Roster() []RosterRow {
 	as := r.Attendees()
 	rows := make([]RosterRow, len(as))
+	tour, _ := TourOf(r.cfg.Tour)
+	shared := tour.SharedCounter
 	for i, a := range as {
 		rows[i] = a.Row()
-		if s := a.Session(); s != nil && r.cfg.Tour == TourAtomic {
+		if s := a.Session(); s != nil && shared {
 			s.Sample(time.Now()) // the atomics that came in since its last step
 			rows[i].Atomics = s.Progress().Atomics
 		}

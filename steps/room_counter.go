@@ -64,7 +64,7 @@ func (c *roomCounter) value() (uint64, error) {
 // time an attendee arrives there), or nil when the room is not atomic.
 // The caller holds r.mu.
 func (r *Room) counterFor(dev verbs.Device, backend string, pd verbs.PD) (*roomCounter, error) {
-	if r.cfg.Tour != TourAtomic {
+	if tour, _ := TourOf(r.cfg.Tour); !tour.SharedCounter {
 		return nil, nil
 	}
 	if c := r.counters[dev]; c != nil {

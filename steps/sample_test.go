@@ -18,7 +18,7 @@ func TestSnapshotIsPure(t *testing.T) {
 	p := newPair(t, steps.NotifySend, msg)
 	checked := false
 	p.pauseAfter = func(side steps.Role, id steps.StepID) {
-		if side != steps.Client || id != "post-write" {
+		if side != steps.Client || id != steps.IDPostWrite {
 			return
 		}
 		checked = true

@@ -16,8 +16,9 @@ type Snapshot struct {
 	Track  Track  // TrackCM or TrackManual
 	// Tour is the tour this side runs (a lesson's own tour when it has one).
 	Tour TourKind
-	// LessonTitle is the lesson's title ("" for the plain tour).
-	LessonTitle Text
+	// LessonTitle and LessonSummary are the lesson's ("" for the plain
+	// tour).
+	LessonTitle, LessonSummary Text
 	// Prediction is the lesson's question for this side, the learner's
 	// pick and the answer once revealed; nil when none is asked.
 	Prediction *PredictionState

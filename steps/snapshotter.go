@@ -56,7 +56,7 @@ func (s *Session) snapshotSteps() Snapshot {
 		Lesson: s.cfg.LessonName(), Track: s.cfg.Track, Tour: s.cfg.Tour,
 	}
 	if l := s.cfg.Lesson; l != nil {
-		snap.LessonTitle = l.Title
+		snap.LessonTitle, snap.LessonSummary = l.Title, l.Summary
 	}
 	snap.Prediction = s.predictionLocked()
 	snap.Peer = s.peerTour

@@ -106,6 +106,9 @@ func (k TourKind) String() string {
 	return fmt.Sprintf("tour#%d", uint8(k))
 }
 
+// TourNames are the --tour values, in TourKind order (for flag help).
+func TourNames() []string { return tourNames() }
+
 // tourNames are the --tour values, in TourKind order.
 func tourNames() []string {
 	var names []string

@@ -164,7 +164,7 @@ func (m *model) header(w int) string {
 	notify := ""
 	switch {
 	case m.demo:
-	case snap.Tour != steps.TourWrite: // only the write tour has a notify step
+	case !tourNotifies(snap.Tour): // only a tour with a notify step has --notify
 		notify = "tour=" + snap.Tour.String()
 	default:
 		notify = "notify=" + snap.Notify.String()
@@ -201,23 +201,20 @@ func (m *model) lessonLine(w int) string {
 	st := m.styles
 	snap := m.snaps[0]
 	var ttl, summary string
-	l, err := steps.LessonByName(m.lesson)
+	l := snap.LessonSummary
 	switch m.lang {
 	case steps.LangZH:
 		ttl = snap.LessonTitle.In(steps.LangZH.String())
-		summary = l.Summary.In(steps.LangZH.String())
+		summary = l.In(steps.LangZH.String())
 	case steps.LangBoth:
 		ttl = snap.LessonTitle.EN
 		if snap.LessonTitle.ZH != "" && snap.LessonTitle.ZH != ttl {
 			ttl += " · " + snap.LessonTitle.ZH
 		}
-		summary = l.Summary.EN
+		summary = l.EN
 	default:
 		ttl = snap.LessonTitle.EN
-		summary = l.Summary.EN
-	}
-	if err != nil {
-		summary = ""
+		summary = l.EN
 	}
 	line := " " + st.Expected.R(tr(m.lang, "Lesson ", "课程 ")+m.lesson) + st.Bold.R(": "+ttl)
 	if summary = m.lessonStatus(summary); summary != "" {
@@ -338,18 +335,11 @@ func (m *model) endBanner(w int) []string {
 	}
 	var out []string
 	for _, snap := range m.snaps {
-		if r := snap.Result; r != nil && r.Tour != steps.TourWrite {
-			return inLang(r.Summary.EN, r.Summary.ZH) // the read and atomic tours
-		}
 		if r := snap.Result; r != nil {
-			how := map[steps.Notify][2]string{
-				steps.NotifySend:     {"a SEND completed its posted RECV", "一个 SEND 消耗了它 post 的 RECV，产生完成"},
-				steps.NotifyDoorbell: {"its CPU saw the doorbell flag turn 1", "它的 CPU 看到 doorbell 标志位变成了 1"},
-				steps.NotifyImm:      {"RDMA_WRITE_WITH_IMM raised a RECV completion", "RDMA_WRITE_WITH_IMM 产生了一个 RECV 完成"},
-			}[r.Via]
-			msg, notice := r.Message.String(), r.Notice.String() // PeerBytes: escaped
-			out = inLang(fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how[0], notice),
-				fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how[1], notice))
+			out = inLang(r.Summary.EN, r.Summary.ZH)
+			if !tourNotifies(r.Tour) {
+				return out // as before the catalogue: the read and atomic tours' banner is their result alone
+			}
 			break
 		}
 	}
@@ -441,4 +431,10 @@ func (m *model) tabBar(w int) string {
 		b.WriteString(" s: " + sides[0] + "|" + sides[1])
 	}
 	return fit(b.String(), w)
+}
+
+// tourNotifies says the tour has a notify step (the catalogue's word).
+func tourNotifies(kind steps.TourKind) bool {
+	d, _ := steps.TourOf(kind)
+	return d.Notifies
 }

@@ -31,7 +31,7 @@ func (m *model) waitingLines(side, idx, w int) []string {
 	switch {
 	case onPeer:
 		head = steps.Text{EN: "running — waiting for the peer:", ZH: "执行中 —— 等待对端："}
-		hint = pw.Text()
+		hint = guide.WhatPeerMustDo(pw)
 	case waits:
 		head = steps.Text{EN: "running (waiting for the network)", ZH: "执行中（等待网络）"}
 	}

@@ -235,7 +235,7 @@ func (o *options) printUsage(fs *flag.FlagSet, out io.Writer) {
 func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.port, parsePort), "port", "rdma_cm `PORT`, 1-65535")
 	fs.Var(flagOf(&o.notify, steps.ParseNotify), "notify", "how the client signals completion, `MODE`: send | doorbell | imm")
-	fs.Var(flagOf(&o.tour, steps.ParseTourKind), "tour", "which tour, `TOUR`: write | read | atomic | ud; give it to both sides")
+	fs.Var(flagOf(&o.tour, steps.ParseTourKind), "tour", "which tour, `TOUR`: "+strings.Join(steps.TourNames(), " | ")+"; give it to both sides")
 	fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	fs.Var(flagOf(&o.backend, parseBackend), "backend", "the verbs `BACKEND`: auto (real RDMA if a device serves the address, else the simulated NIC) | rdma | sim")
 	fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")

@@ -74,7 +74,7 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
 	notify := fs.String("notify", "send", "how the client signals completion: send | doorbell | imm")
 	track := fs.String("track", "cm", "cm | manual")
-	tour := fs.String("tour", "write", "which tour: write | read | atomic | ud")
+	tour := fs.String("tour", "write", "which tour: "+strings.Join(steps.TourNames(), " | "))
 	lesson := fs.String("lesson", "", "a lesson (see `rdmatour lessons`): the program makes its mistake")
 	fs.StringVar(&a.opts.Message, "message", steps.DefaultMessage, "what the client RDMA-WRITEs")
 	fs.IntVar(&a.opts.MessageSize, "message-size", 0, "pad the message with spaces so the WRITE carries `N` bytes, NUL included (at most the 4096-byte buffer)")
@@ -118,21 +118,5 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 			return a, err
 		}
 	}
-	tourCfg := steps.Config{Tour: a.opts.Tour, Lesson: a.opts.Lesson, Track: a.opts.Track, Message: a.opts.Message}
-	if err := tourCfg.Validate(); err != nil && a.opts.Tour != steps.TourWrite {
-		return a, err
-	}
-	return a, checkExportTour(a.opts)
-}
-
-// checkExportTour turns away a combination there is no tour for, before
-// anything runs (an unknown lesson was turned away when parsed).
-func checkExportTour(o export.Options) error {
-	if o.Lesson == nil {
-		return nil
-	}
-	if o.Track == steps.TrackManual {
-		return fmt.Errorf("--track manual and --lesson %s cannot be combined: the lessons run on the cm track", o.Lesson.Name)
-	}
-	return nil
+	return a, a.opts.Validate()
 }

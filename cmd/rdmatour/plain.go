@@ -149,7 +149,7 @@ func (p *plainRunner) step(ctx context.Context, s steps.Runner, n, total int, de
 // finish prints how the tour ended on the server. The buffer and the
 // notice are the client's bytes: steps.PeerBytes prints them escaped.
 func (p *plainRunner) finish(srv steps.Runner) {
-	if r := srv.Snapshot().Result; r != nil && r.Tour != steps.TourWrite {
+	if r := srv.Snapshot().Result; r != nil && !tourNotifies(r.Tour) {
 		fmt.Fprintf(p.out, "\n[server] %s\n", p.text(r.Summary))
 	} else if r != nil {
 		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice.String())
@@ -281,4 +281,11 @@ func (p *plainRunner) printState(snap steps.Snapshot) {
 	if len(parts) > 0 {
 		fmt.Fprintf(p.out, "  state: %s\n", strings.Join(parts, " · "))
 	}
+}
+
+// tourNotifies says the tour has a notify step, so Result.Via and Notice
+// mean something (the catalogue's word).
+func tourNotifies(kind steps.TourKind) bool {
+	d, _ := steps.TourOf(kind)
+	return d.Notifies
 }

@@ -63,10 +63,10 @@ func (p *plainRunner) runStep(ctx context.Context, s steps.Runner, st steps.Step
 	if st.Waits {
 		switch {
 		case onPeer && s.Config().Interactive:
-			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for the peer:", ZH: "等待对端："}), p.text(pw.Text()))
+			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for the peer:", ZH: "等待对端："}), p.text(guide.WhatPeerMustDo(pw)))
 			fmt.Fprintf(p.out, "    %s\n", p.text(pw.Timer))
 		case onPeer:
-			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for", ZH: "等待"}), p.text(pw.Reach()))
+			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for", ZH: "等待"}), p.text(guide.WhatPeerMustReach(pw)))
 		default:
 			fmt.Fprintf(p.out, "  … %s\n", p.text(steps.Text{EN: "waiting", ZH: "等待中"}))
 		}
