@@ -85,27 +85,6 @@ func messageFill(cfg Config) c.Stmt {
 
 func stepPostWrite(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(false) }
 
-// stepPostWriteEarly is the post-before-connect lesson's mistake: a WRITE
-// posted while the QP is still in INIT (no remote_info yet either).
-func stepPostWriteEarly(_ context.Context, s *Session) (Outcome, error) {
-	state := s.recordQPState()
-	// Zero bytes and unsignaled, so that it cannot disturb the rest of the
-	// tour: measured on rxe (rdma-core 44, Linux 6.1), a WR rejected here
-	// with EINVAL still sits in the send queue and runs once the QP reaches
-	// RTS. A zero-length WRITE needs no valid rkey (IBA C9-88), and an
-	// unsignaled success leaves no completion.
-	wr := verbs.SendWR{WRID: WRIDEarly, Opcode: verbs.WRRDMAWrite,
-		SGList: []verbs.SGE{{Addr: s.mrData.Addr(), Length: 0, LKey: s.mrData.LKey()}}}
-	zero := Target{AddrC: c.Hex(0, "0"), RKeyC: c.Hex(0, "0")}
-	call := postSendCall(wr, "buf", c.Dec(0, ""), zero, "ibv_post_send before rdma_connect")
-	if err := s.qp.PostSend(wr); err != nil {
-		return withC(Outcome{Results: []KV{{"QP state", state}, {"returned", errnoText(err)}},
-			Note: Text{"The error is the return value of ibv_post_send, not a completion. On rxe the WR was queued anyway and runs with the next post after the QP reaches RTS: watch a second WRITE on the wire (this one is zero bytes and unsignaled, so it completes silently). The simulated NIC does the same.",
-				"错误是 ibv_post_send 的返回值，不是完成。rxe 上这个 WR 其实已经入队，QP 到 RTS 之后随下一次 post 一起执行：线上报文里会多出一个 WRITE（它是 0 字节、unsignaled 的，所以悄无声息地完成）。模拟网卡也这样做。"}}, call.Returned(errnoText(err)+"; QP state "+state)), err
-	}
-	return withC(Outcome{}, call.Returned("0; QP state "+state)), nil
-}
-
 func stepPostWriteImm(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(true) }
 
 func stepPostSend(_ context.Context, s *Session) (Outcome, error) {

@@ -1,6 +1,10 @@
 package steps
 
-import "github.com/rdmatour/rdmatour/verbs"
+import (
+	"context"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
 
 // The no-recv lesson: the server posts no RECV before accepting. With
 // rnr_retry_count 0 the client's SEND fails at once; with 7 the RNR NAKs
@@ -61,4 +65,24 @@ func predictNoRecv(cfg Config) *Prediction {
 		Question: Text{"The server has no RECV posted when the client's SEND arrives, and " + retry.EN + ". How does the SEND complete?",
 			"client 的 SEND 到达时，server 还没有 post 任何 RECV，而且 " + retry.ZH + "。这个 SEND 的完成状态是什么？"},
 		Choices: []Choice{statusChoice(verbs.WCSuccess), statusChoice(verbs.WCRNRRetryExcErr), statusChoice(verbs.WCRetryExcErr), statusChoice(verbs.WCRemOpErr)}}
+}
+
+// stepPostRecvLate is the no-recv lesson's late RECV: posted only once
+// the SEND it would have caught has been refused.
+func stepPostRecvLate(ctx context.Context, s *Session) (Outcome, error) {
+	how, err := s.waitForRNRNAK(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out, err := stepPostRecv(ctx, s)
+	if err != nil {
+		return out, err
+	}
+	out.Results = append(out.Results, KV{"RNR NAK seen first", how})
+	if !s.wireShowsNAK() {
+		s.sentText("RNR NAK", Text{"no RECV posted when the client's SEND arrived (" + how + ")", "client 的 SEND 到达时还没有 post RECV（" + how + "）"})
+	}
+	out.Note = Text{"Posted only after this side had refused the client's SEND with an RNR NAK (" + how + "): the RECV is late.",
+		"等本端已经用 RNR NAK 拒绝了 client 的 SEND（" + how + "）之后才 post：这个 RECV 迟到了。"}
+	return out, nil
 }

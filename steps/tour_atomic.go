@@ -25,51 +25,49 @@ const (
 	WRIDCmpSwap  = 501
 )
 
-// atomicTour turns the write tour of role into the atomic tour.
-func atomicTour(role Role, base []Step) []Step {
-	var out []Step
-	for _, st := range base {
-		switch st.ID {
-		case IDRegMRData:
-			st.Call = regMRGeneric("buf", BufSize, remoteAccess|verbs.AccessRemoteAtomic)
-		case IDWaitNotify:
-			st = Step{ID: IDWaitAtomics, Side: Server, Section: SectionData, Waits: true, Milestones: MilestoneLanded, After: []StepID{IDDisconnect},
-				Title: Text{"Wait while the client's atomics run, then read the counter", "等 client 的原子操作做完，再读计数器"},
-				Call:  waitEventGeneric(verbs.EventDisconnected), run: stepWaitAtomics}
-		case IDPostWrite, IDPostWriteImm:
-			st = Step{ID: IDPostFetchAdd, Side: Client, Section: SectionData, After: []StepID{IDGetEstablished},
-				Title: Text{"FETCH_AND_ADD on the server's counter", "对 server 的计数器做 FETCH_AND_ADD"},
-				Call:  postSendGeneric(verbs.WRAtomicFetchAndAdd, "buf", ""), run: stepPostFetchAdd}
-		case IDPollWrite:
-			st = Step{ID: IDPollFetchAdd, Side: Client, Section: SectionCQ, Waits: true,
-				Title: Text{"Poll it: the counter's old value", "轮询完成：计数器原来的值"},
-				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollFetchAdd}
-		case IDPostSend, IDPostDoorbell:
-			st = Step{ID: IDPostCmpSwap, Side: Client, Section: SectionData,
-				Title: Text{"CMP_AND_SWP: replace the counter if it still holds what we expect", "CMP_AND_SWP：计数器还是预期的值就替换它"},
-				Call:  postSendGeneric(verbs.WRAtomicCmpAndSwp, "buf", ""), run: stepPostCmpSwap}
-		case IDPollNotify:
-			st = Step{ID: IDPollCmpSwap, Side: Client, Section: SectionCQ, Waits: true,
-				Title: Text{"Poll it: did the swap happen?", "轮询完成：替换成功了吗？"},
-				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollCmpSwap}
-		case IDDisconnect:
-			if role == Client {
-				st.After = []StepID{IDGetEstablished}
-			}
-		}
-		out = append(out, st)
-		switch {
-		case st.ID == IDAllocPD:
-			out = append(out, Step{ID: IDQueryDevice, Side: role, Section: SectionDevice,
+// atomicTour is the atomic tour's table: the RC skeleton with an
+// atomic_cap check, the server's counter, and FETCH_AND_ADD then
+// CMP_AND_SWP where the write tour writes and notifies.
+func atomicTour() rcTour {
+	return rcTour{dataAccess: remoteAccess | verbs.AccessRemoteAtomic, clientHangsUpAfter: IDGetEstablished,
+		afterPD: func(role Role) []Step {
+			return []Step{{ID: IDQueryDevice, Side: role, Section: SectionDevice,
 				Title: Text{"Ask the device whether it does atomics", "询问设备是否支持原子操作"},
-				Call:  "ibv_query_device(id->verbs, &dev_attr);", run: stepQueryDevice})
-		case st.ID == IDRegMRData && role == Server:
-			out = append(out, Step{ID: IDPutCounter, Side: Server, Section: SectionMRs, roomShared: true,
+				Call:  "ibv_query_device(id->verbs, &dev_attr);", run: stepQueryDevice}}
+		},
+		afterData: func(role Role) []Step {
+			if role != Server {
+				return nil
+			}
+			return []Step{{ID: IDPutCounter, Side: Server, Section: SectionMRs, roomShared: true,
 				Title: Text{"Put the 8-byte counter at the start of the buffer", "把 8 字节计数器放在 buffer 开头"},
-				Call:  fmt.Sprintf("memcpy(buf, &(uint64_t){%d}, 8);", CounterStart), run: stepPutCounter})
-		}
+				Call:  fmt.Sprintf("memcpy(buf, &(uint64_t){%d}, 8);", CounterStart), run: stepPutCounter}}
+		},
+		data: atomicSteps}
+}
+
+// atomicSteps are role's data steps: the server waits for the hang-up,
+// the client posts and polls the two atomics.
+func atomicSteps(role Role) []Step {
+	if role == Server {
+		return []Step{{ID: IDWaitAtomics, Side: Server, Section: SectionData, Waits: true, Milestones: MilestoneLanded, After: []StepID{IDDisconnect},
+			Title: Text{"Wait while the client's atomics run, then read the counter", "等 client 的原子操作做完，再读计数器"},
+			Call:  waitEventGeneric(verbs.EventDisconnected), run: stepWaitAtomics}}
 	}
-	return out
+	return []Step{
+		{ID: IDPostFetchAdd, Side: Client, Section: SectionData, After: []StepID{IDGetEstablished},
+			Title: Text{"FETCH_AND_ADD on the server's counter", "对 server 的计数器做 FETCH_AND_ADD"},
+			Call:  postSendGeneric(verbs.WRAtomicFetchAndAdd, "buf", ""), run: stepPostFetchAdd},
+		{ID: IDPollFetchAdd, Side: Client, Section: SectionCQ, Waits: true,
+			Title: Text{"Poll it: the counter's old value", "轮询完成：计数器原来的值"},
+			Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollFetchAdd},
+		{ID: IDPostCmpSwap, Side: Client, Section: SectionData,
+			Title: Text{"CMP_AND_SWP: replace the counter if it still holds what we expect", "CMP_AND_SWP：计数器还是预期的值就替换它"},
+			Call:  postSendGeneric(verbs.WRAtomicCmpAndSwp, "buf", ""), run: stepPostCmpSwap},
+		{ID: IDPollCmpSwap, Side: Client, Section: SectionCQ, Waits: true,
+			Title: Text{"Poll it: did the swap happen?", "轮询完成：替换成功了吗？"},
+			Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollCmpSwap},
+	}
 }
 
 // stepQueryDevice reads atomic_cap and the READ/atomic limits; a device
@@ -261,5 +259,5 @@ func stepWaitAtomics(ctx context.Context, s *Session) (Outcome, error) {
 func atomicTourDef() TourDef {
 	return TourDef{Kind: TourAtomic, Name: "atomic", DataAccess: remoteAccess | verbs.AccessRemoteAtomic,
 		NeedsAtomics: true, SharedCounter: true,
-		build: func(role Role, _ Notify) []Step { return atomicTour(role, writeTourDef().build(role, NotifySend)) }}
+		build: func(role Role, _ Notify) []Step { return atomicTour().steps(role) }}
 }

@@ -20,38 +20,33 @@ const ServerReadMessage = "hello from rdmatour server, fetched by RDMA READ"
 // WRIDRead is the READ's wr_id.
 const WRIDRead = 400
 
-// readTour turns the write tour of role into the read tour.
-func readTour(role Role, base []Step) []Step {
-	var out []Step
-	for _, st := range base {
-		switch st.ID {
-		case IDWaitNotify:
-			st = Step{ID: IDWaitDisconnected, Side: Server, Section: SectionQP, Waits: true, Milestones: MilestoneLanded, After: []StepID{IDDisconnect},
-				Title: Text{"Wait while the client READs", "等 client 来 READ"},
-				Call:  waitEventGeneric(verbs.EventDisconnected), run: stepWaitDisconnected}
-		case IDPostWrite, IDPostWriteImm:
-			st = Step{ID: IDPostRead, Side: Client, Section: SectionData, After: []StepID{IDGetEstablished},
-				Title: Text{"RDMA READ the server's buffer", "RDMA READ 读取 server 的 buffer"},
-				Call:  postSendGeneric(verbs.WRRDMARead, "buf", ""), run: stepPostRead}
-		case IDPollWrite:
-			st = Step{ID: IDPollRead, Side: Client, Section: SectionCQ, Waits: true,
-				Title: Text{"Poll the READ's completion and show the data", "轮询 READ 的完成，显示读到的数据"},
-				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollRead}
-		case IDPostSend, IDPostDoorbell, IDPollNotify:
-			continue
-		case IDDisconnect:
-			if role == Client {
-				st.After = []StepID{IDGetEstablished}
+// readTour is the read tour's table: the RC skeleton with the server's
+// message put in its buffer, and one READ where the write tour writes.
+func readTour() rcTour {
+	return rcTour{dataAccess: remoteAccess, clientHangsUpAfter: IDGetEstablished,
+		afterData: func(role Role) []Step {
+			if role != Server {
+				return nil
 			}
-		}
-		out = append(out, st)
-		if st.ID == IDRegMRData && role == Server {
-			out = append(out, Step{ID: IDPutMessage, Side: Server, Section: SectionMRs,
+			return []Step{{ID: IDPutMessage, Side: Server, Section: SectionMRs,
 				Title: Text{"Put the server's message in the buffer", "把 server 的消息放进 buffer"},
-				Call:  fmt.Sprintf("snprintf(buf, BUF_SIZE, \"%%s\", %q);", ServerReadMessage), run: stepPutMessage})
-		}
-	}
-	return out
+				Call:  fmt.Sprintf("snprintf(buf, BUF_SIZE, \"%%s\", %q);", ServerReadMessage), run: stepPutMessage}}
+		},
+		data: func(role Role) []Step {
+			if role == Server {
+				return []Step{{ID: IDWaitDisconnected, Side: Server, Section: SectionQP, Waits: true, Milestones: MilestoneLanded, After: []StepID{IDDisconnect},
+					Title: Text{"Wait while the client READs", "等 client 来 READ"},
+					Call:  waitEventGeneric(verbs.EventDisconnected), run: stepWaitDisconnected}}
+			}
+			return []Step{
+				{ID: IDPostRead, Side: Client, Section: SectionData, After: []StepID{IDGetEstablished},
+					Title: Text{"RDMA READ the server's buffer", "RDMA READ 读取 server 的 buffer"},
+					Call:  postSendGeneric(verbs.WRRDMARead, "buf", ""), run: stepPostRead},
+				{ID: IDPollRead, Side: Client, Section: SectionCQ, Waits: true,
+					Title: Text{"Poll the READ's completion and show the data", "轮询 READ 的完成，显示读到的数据"},
+					Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollRead},
+			}
+		}}
 }
 
 func stepPutMessage(_ context.Context, s *Session) (Outcome, error) {
@@ -180,5 +175,5 @@ func readResponseDetail(s *Session) Text {
 
 func readTourDef() TourDef {
 	return TourDef{Kind: TourRead, Name: "read", DataAccess: remoteAccess,
-		build: func(role Role, _ Notify) []Step { return readTour(role, writeTourDef().build(role, NotifySend)) }}
+		build: func(role Role, _ Notify) []Step { return readTour().steps(role) }}
 }

@@ -60,6 +60,10 @@ type TourDef struct {
 	// noWorkshop is why a workshop room cannot serve this tour (empty:
 	// it can).
 	noWorkshop Text
+	// summary is the result sentence built from a Result's fields, for a
+	// tour whose steps do not write Result.Summary themselves or a
+	// recording made before they did (nil: Summary is always set).
+	summary func(r *Result) Text
 	// validate refuses what this tour cannot do with cfg (nil: nothing
 	// beyond the common checks).
 	validate func(cfg Config) error
@@ -77,6 +81,19 @@ func TourOf(kind TourKind) (TourDef, bool) {
 		return TourDef{}, false
 	}
 	return Tours()[kind], true
+}
+
+// Sentence is the result in one sentence, what the end banner shows:
+// Summary, or the tour's sentence from the result's fields when Summary
+// is empty (a write-tour recording made before the write tour set it).
+func (r *Result) Sentence() Text {
+	if r.Summary.EN != "" {
+		return r.Summary
+	}
+	if d, ok := TourOf(r.Tour); ok && d.summary != nil {
+		return d.summary(r)
+	}
+	return Text{}
 }
 
 // Workshop is nil when a workshop room can serve the tour, else a

@@ -336,7 +336,8 @@ func (m *model) endBanner(w int) []string {
 	var out []string
 	for _, snap := range m.snaps {
 		if r := snap.Result; r != nil {
-			out = inLang(r.Summary.EN, r.Summary.ZH)
+			sentence := r.Sentence()
+			out = inLang(sentence.EN, sentence.ZH)
 			if !tourNotifies(r.Tour) {
 				return out // as before the catalogue: the read and atomic tours' banner is their result alone
 			}
