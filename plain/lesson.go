@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/docs"
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
 )
@@ -15,7 +16,7 @@ import (
 // when the runner reads Enter, nothing with --auto (the lesson runs
 // without a prediction). Input that is not a choice is asked again; end
 // of input skips the question.
-func (p *Runner) predict(ctx context.Context, s *steps.Session) error {
+func (p *Runner) predict(ctx context.Context, s steps.Runner) error {
 	pred := s.Prediction()
 	if !pred.Pending() {
 		return nil
@@ -52,28 +53,28 @@ func (p *Runner) predict(ctx context.Context, s *steps.Session) error {
 
 // stepPage is the page printed before a step: a step the lesson changes
 // keeps its answer back until it ran (steps.LessonStepPage).
-func (p *Runner) stepPage(s *steps.Session, idx int, lang string) (string, bool) {
+func (p *Runner) stepPage(s steps.Runner, idx int, lang string) (string, bool) {
 	snap := s.Snapshot()
 	page, err := p.docs(lang, snap.Steps[idx].ID)
 	if err != nil {
 		return "", false
 	}
 	if ss := snap.Steps[idx]; ss.LessonStep {
-		page = steps.LessonStepPage(page, ss, snap.Prediction, lang)
+		page = guide.LessonStepPage(page, ss, snap.Prediction, lang)
 	}
 	return page, true
 }
 
 // afterLessonStep prints what happened on a step the lesson changes, with
 // its page now that the answer is out.
-func (p *Runner) afterLessonStep(s *steps.Session, idx int) {
+func (p *Runner) afterLessonStep(s steps.Runner, idx int) {
 	snap := s.Snapshot()
 	if !p.explain || idx >= len(snap.Steps) || !snap.Steps[idx].LessonStep || snap.Steps[idx].Outcome == nil {
 		return
 	}
 	for _, l := range p.langs() {
 		if page, ok := p.stepPage(s, idx, l); ok {
-			fmt.Fprintln(p.out, indent(termtext.PlainPage(l, snap.Steps[idx].ID, page, plainPageWidth)))
+			fmt.Fprintln(p.out, indent(termtext.PlainPage(l, string(snap.Steps[idx].ID), page, plainPageWidth)))
 		}
 	}
 }

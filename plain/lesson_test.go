@@ -12,7 +12,7 @@ import (
 
 func lessonClient(t *testing.T, lesson string) *steps.Session {
 	t.Helper()
-	s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Lesson: lesson,
+	s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Lesson: lessonNamed(lesson),
 		Server: netip.MustParseAddrPort("127.0.0.1:7471")})
 	if err != nil {
 		t.Fatal(err)

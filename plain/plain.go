@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
 )
@@ -108,7 +109,7 @@ func (p *Runner) text(t steps.Text) string {
 
 // Run drives one session to the end. It returns nil only when the tour
 // succeeded; the session is always closed.
-func (p *Runner) Run(ctx context.Context, s *steps.Session) (err error) {
+func (p *Runner) Run(ctx context.Context, s steps.Runner) (err error) {
 	defer func() {
 		calls, cerr := s.Close()
 		if calls != "" {
@@ -138,18 +139,18 @@ func (p *Runner) Run(ctx context.Context, s *steps.Session) (err error) {
 // step runs the next step of s: its title and explanation, a pause if
 // asked for, then the C it made, its results and the state it changed.
 // n of total numbers it on screen.
-func (p *Runner) step(ctx context.Context, s *steps.Session, n, total int, demo bool) error {
+func (p *Runner) step(ctx context.Context, s steps.Runner, n, total int, demo bool) error {
 	st := s.Steps()[s.Next()]
 	fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", n, total, st.Side, p.text(st.Title))
-	if st.ID == p.pauseAt && p.stdin != nil {
-		if err := p.pause(ctx, st.ID); err != nil {
+	if string(st.ID) == p.pauseAt && p.stdin != nil {
+		if err := p.pause(ctx, string(st.ID)); err != nil {
 			return err
 		}
 	}
 	if p.explain {
 		for _, l := range p.langs() {
 			if page, ok := p.stepPage(s, s.Next(), l); ok {
-				fmt.Fprintln(p.out, indent(termtext.PlainPage(l, st.ID, page, plainPageWidth)))
+				fmt.Fprintln(p.out, indent(termtext.PlainPage(l, string(st.ID), page, plainPageWidth)))
 			}
 		}
 	}
@@ -187,9 +188,9 @@ func (p *Runner) step(ctx context.Context, s *steps.Session, n, total int, demo 
 }
 
 // finish prints how the tour ended on the server. The buffer and the
-// notice are the client's bytes: steps.PeerBytes prints them escaped.
-func (p *Runner) finish(srv *steps.Session) {
-	if r := srv.Snapshot().Result; r != nil && r.Tour != steps.TourWrite {
+// notice are the client's bytes: privdata.PeerBytes prints them escaped.
+func (p *Runner) finish(srv steps.Runner) {
+	if r := srv.Snapshot().Result; r != nil && !tourNotifies(r.Tour) {
 		fmt.Fprintf(p.out, "\n[server] %s\n", p.text(r.Summary))
 	} else if r != nil {
 		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice.String())
@@ -203,7 +204,7 @@ func (p *Runner) finish(srv *steps.Session) {
 			}
 		}
 	}
-	fmt.Fprintf(p.out, "%s\n", p.text(steps.NextToTry(srv.Config())))
+	fmt.Fprintf(p.out, "%s\n", p.text(guide.NextToTry(srv.Config())))
 }
 
 func (p *Runner) printOutcome(out steps.Outcome) {
@@ -243,9 +244,9 @@ func indent(s string) string {
 }
 
 // RunDemo drives both sides in one process in steps.DemoPlan's order.
-func (p *Runner) RunDemo(ctx context.Context, srv, cli *steps.Session) (err error) {
+func (p *Runner) RunDemo(ctx context.Context, srv, cli steps.Runner) (err error) {
 	defer func() {
-		for _, s := range []*steps.Session{cli, srv} {
+		for _, s := range []steps.Runner{cli, srv} {
 			if _, cerr := s.Close(); err == nil && cerr != nil {
 				err = fmt.Errorf("teardown: %w", cerr)
 			}
@@ -253,12 +254,12 @@ func (p *Runner) RunDemo(ctx context.Context, srv, cli *steps.Session) (err erro
 	}()
 	fmt.Fprintf(p.out, "rdmatour demo — backend: %s\n", backendLabel(srv.Snapshot()))
 	p.lessonHeader(srv.Snapshot())
-	for _, s := range []*steps.Session{cli, srv} {
+	for _, s := range []steps.Runner{cli, srv} {
 		if err := p.predict(ctx, s); err != nil {
 			return err
 		}
 	}
-	sides := map[steps.Role]*steps.Session{steps.Server: srv, steps.Client: cli}
+	sides := map[steps.Role]steps.Runner{steps.Server: srv, steps.Client: cli}
 	plan := steps.DemoPlan(srv.Steps(), cli.Steps())
 	for n, turn := range plan {
 		if err := p.step(ctx, sides[turn.Side], n+1, len(plan), true); err != nil {
@@ -321,4 +322,11 @@ func (p *Runner) printState(snap steps.Snapshot) {
 	if len(parts) > 0 {
 		fmt.Fprintf(p.out, "  state: %s\n", strings.Join(parts, " · "))
 	}
+}
+
+// tourNotifies says the tour has a notify step, so Result.Via and Notice
+// mean something (the catalogue's word).
+func tourNotifies(kind steps.TourKind) bool {
+	d, _ := steps.TourOf(kind)
+	return d.Notifies
 }

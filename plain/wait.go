@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 )
 
@@ -53,7 +54,7 @@ func (f *lineFeed) nextLine(ctx context.Context) (line string, ok bool, err erro
 // runStep runs the next step of s. When the step waits, it first says on
 // what — the peer's step to reach, from the tour plan — and, while it
 // waits, answers every line typed with a note saying why nothing happens.
-func (p *Runner) runStep(ctx context.Context, s *steps.Session, st steps.Step, demo bool) (steps.Outcome, error) {
+func (p *Runner) runStep(ctx context.Context, s steps.Runner, st steps.Step, demo bool) (steps.Outcome, error) {
 	var pw steps.PeerWait
 	onPeer := false
 	if !demo {
@@ -62,10 +63,10 @@ func (p *Runner) runStep(ctx context.Context, s *steps.Session, st steps.Step, d
 	if st.Waits {
 		switch {
 		case onPeer && s.Config().Interactive:
-			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for the peer:", ZH: "等待对端："}), p.text(pw.Text()))
+			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for the peer:", ZH: "等待对端："}), p.text(guide.WhatPeerMustDo(pw)))
 			fmt.Fprintf(p.out, "    %s\n", p.text(pw.Timer))
 		case onPeer:
-			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for", ZH: "等待"}), p.text(pw.Reach()))
+			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for", ZH: "等待"}), p.text(guide.WhatPeerMustReach(pw)))
 		default:
 			fmt.Fprintf(p.out, "  … %s\n", p.text(steps.Text{EN: "waiting", ZH: "等待中"}))
 		}
@@ -92,7 +93,7 @@ func (p *Runner) runStep(ctx context.Context, s *steps.Session, st steps.Step, d
 				r := <-done
 				return r.out, r.err
 			}
-			fmt.Fprintf(p.out, "  (%s)\n", p.text(steps.WaitNote(pw, onPeer)))
+			fmt.Fprintf(p.out, "  (%s)\n", p.text(guide.WaitNote(pw, onPeer)))
 		}
 	}
 }

@@ -6,6 +6,6 @@
 //
 // It serves both front ends, the TUI (tui, tui/pane) and the plain
 // runner (plain), so it knows neither: it may import no package of
-// rdmatour but steps, and that only for steps.EscapePeer (the one
+// rdmatour but steps/privdata, and that only for privdata.EscapePeer (the one
 // escaping a peer's bytes get everywhere).
 package termtext

@@ -5,16 +5,16 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 )
 
 // Guard is the last line of defence between a peer and the
 // learner's terminal in plain mode: every control character (ESC, BEL,
 // CR, ...), C1 control, bidirectional or other format character and
 // invalid UTF-8 byte that reaches it is written escaped, as
-// steps.EscapePeer writes it; newlines, tabs and printable text in any
+// privdata.EscapePeer writes it; newlines, tabs and printable text in any
 // script pass unchanged. Peer bytes are escaped where they are printed
-// (steps.PeerBytes); the guard makes sure nothing that forgot to is ever
+// (privdata.PeerBytes); the guard makes sure nothing that forgot to is ever
 // interpreted by the terminal. Backslashes pass unchanged, so text that
 // is already escaped is not escaped twice.
 //
@@ -46,7 +46,7 @@ func guardTerminal(p []byte) []byte {
 		if passes(r, n) {
 			out = append(out, p[:n]...)
 		} else {
-			out = append(out, steps.EscapePeer(p[:n])...)
+			out = append(out, privdata.EscapePeer(p[:n])...)
 		}
 		p = p[n:]
 	}

@@ -5,14 +5,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 )
 
 // Safe makes text from the steps package safe for the terminal. The
-// steps escape the peer's bytes where they enter (steps.PeerBytes): the
+// steps escape the peer's bytes where they enter (privdata.PeerBytes): the
 // call's results and the timeline arrive escaped, and escaping them again
 // would double every backslash. This is the net under that: any control,
-// format or invalid byte still left is escaped as steps.EscapePeer does,
+// format or invalid byte still left is escaped as privdata.EscapePeer does,
 // and everything else, backslashes included, is left as it is.
 func Safe(s string) string {
 	safe := true
@@ -32,7 +32,7 @@ func Safe(s string) string {
 			continue
 		}
 		_, n := utf8.DecodeRuneInString(s[i:])
-		b.WriteString(steps.EscapePeer([]byte(s[i : i+n])))
+		b.WriteString(privdata.EscapePeer([]byte(s[i : i+n])))
 	}
 	return b.String()
 }

@@ -38,7 +38,7 @@ func runProgram(t *testing.T, opts Options) (io.WriteCloser, <-chan string, <-ch
 // after another; q then leaves the one-line summary on the terminal.
 func TestAutoRunsTheTourVisibly(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	typing, text, done := runProgram(t, Options{Sessions: []*steps.Session{r.srv, r.cli}, Lang: steps.LangEN, Auto: true, AutoDelay: 5 * time.Millisecond})
+	typing, text, done := runProgram(t, Options{Sessions: []steps.Runner{r.srv, r.cli}, Lang: steps.LangEN, Auto: true, AutoDelay: 5 * time.Millisecond})
 	total := len(r.srv.Steps()) + len(r.cli.Steps())
 	waitSteps(t, total, r.srv, r.cli) // no key pressed
 	typing.Write([]byte("q"))
@@ -56,7 +56,7 @@ func TestAutoRunsTheTourVisibly(t *testing.T) {
 // q before the end: the summary says how far the tour got.
 func TestQuitLeavesASummary(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	typing, text, done := runProgram(t, Options{Sessions: []*steps.Session{r.srv}, Lang: steps.LangZH})
+	typing, text, done := runProgram(t, Options{Sessions: []steps.Runner{r.srv}, Lang: steps.LangZH})
 	typing.Write([]byte("\r"))
 	waitSteps(t, 1, r.srv)
 	typing.Write([]byte("q"))
@@ -73,7 +73,7 @@ func TestQuitLeavesASummary(t *testing.T) {
 // tour is, not the step on screen (it said "tour complete, 12/18").
 func TestQuitWhileLookingBackSummarisesNow(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	typing, text, done := runProgram(t, Options{Sessions: []*steps.Session{r.srv}, Lang: steps.LangEN})
+	typing, text, done := runProgram(t, Options{Sessions: []steps.Runner{r.srv}, Lang: steps.LangEN})
 	for i := 1; i <= 3; i++ {
 		pressUntilSteps(t, func() { typing.Write([]byte("\r")) }, i, r.srv)
 	}

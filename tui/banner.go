@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/tui/pane"
@@ -120,24 +121,13 @@ func (m *model) settleEnd() {
 		if r == nil {
 			continue
 		}
-		e.hasResult = true
-		if r.Tour != steps.TourWrite {
-			e.result, e.resultOnly = r.Summary, true
-			break
-		}
-		how := map[steps.Notify][2]string{
-			steps.NotifySend:     {"a SEND completed its posted RECV", "一个 SEND 消耗了它 post 的 RECV，产生完成"},
-			steps.NotifyDoorbell: {"its CPU saw the doorbell flag turn 1", "它的 CPU 看到 doorbell 标志位变成了 1"},
-			steps.NotifyImm:      {"RDMA_WRITE_WITH_IMM raised a RECV completion", "RDMA_WRITE_WITH_IMM 产生了一个 RECV 完成"},
-		}[r.Via]
-		msg, notice := r.Message.String(), r.Notice.String() // PeerBytes: escaped
-		e.result = steps.Text{
-			EN: fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how[0], notice),
-			ZH: fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how[1], notice)}
+		// The catalogue words the result (Result.Sentence); a tour with
+		// no notify step (read, atomic) has it as the whole banner.
+		e.hasResult, e.result, e.resultOnly = true, r.Sentence(), !tourNotifies(r.Tour)
 		break
 	}
 	e.expected = m.firstExpected()
-	e.next = steps.NextToTryShort(m.tourConfig())
+	e.next = guide.NextToTryShort(m.tourConfig())
 }
 
 // firstExpected names the first expected error of the lesson in the
@@ -169,4 +159,10 @@ func (m *model) firstExpected() steps.Text {
 		return ss.Outcome.Failure
 	}
 	return steps.Text{}
+}
+
+// tourNotifies says the tour has a notify step (the catalogue's word).
+func tourNotifies(kind steps.TourKind) bool {
+	d, _ := steps.TourOf(kind)
+	return d.Notifies
 }

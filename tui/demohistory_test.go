@@ -8,8 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/rdmatour/rdmatour/record"
 	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/steps/record"
 )
 
 // recordedDemo runs a whole simulated demo in the TUI with --record's
@@ -33,7 +33,7 @@ func recordedDemo(t *testing.T) []byte {
 	if err := w.Begin([]string{"sim0"}, srv, cli); err != nil {
 		t.Fatal(err)
 	}
-	m := newTestModel(t, []*steps.Session{srv, cli}, steps.LangEN, 100, 30)
+	m := newTestModel(t, []steps.Runner{srv, cli}, steps.LangEN, 100, 30)
 	// Keys back to back, as --auto presses them: the bytes land while
 	// the client polls its CQ, and the history still has them.
 	for m.planPos < len(m.plan) && m.end.err == nil {
@@ -115,7 +115,7 @@ func serverShowsMessage(t *testing.T, m *model) string {
 // there, as the live screen did at that step.
 func TestDemoHistoryShowsTheWrittenBytes(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 100, 30)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 100, 30)
 	untilClientWrite(t, m)
 	waitLanding(t, m)
 	if s := serverShowsMessage(t, m); s != "" {
@@ -138,7 +138,7 @@ func TestDemoReplayShowsTheWrittenBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := rec.Sessions()
+	sessions, err := rec.Runners()
 	if err != nil {
 		t.Fatal(err)
 	}

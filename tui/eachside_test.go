@@ -18,18 +18,18 @@ import (
 func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 	t.Helper()
 	nic := sim.New(sim.Options{})
-	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: nic, Lesson: lesson,
+	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: nic, Lesson: lessonNamed(lesson),
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: nic, Lesson: lesson,
+	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: nic, Lesson: lessonNamed(lesson),
 		Server: netip.MustParseAddrPort("127.0.0.1:1"), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newTestModel(t, []*steps.Session{srv, cli}, steps.LangEN, w, h, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{srv, cli}, steps.LangEN, w, h, "NO_COLOR=1")
 	answerPredictions(t, m) // a lesson asks first
 	for m.run.lastIdx < 0 || m.run.lastSide != 0 || srv.Steps()[m.run.lastIdx].ID != "listen" {
 		if m.planPos > 10 || m.end.err != nil {
@@ -42,7 +42,7 @@ func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: nic, Lesson: lesson, Server: ap, Timeout: 10 * time.Second})
+	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: nic, Lesson: lessonNamed(lesson), Server: ap, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 func runUntilStep(t *testing.T, m *model, side int, id string) {
 	t.Helper()
 	for i := 0; ; i++ {
-		if m.run.lastIdx >= 0 && m.run.lastSide == side && m.tours[side][m.run.lastIdx].ID == id {
+		if m.run.lastIdx >= 0 && m.run.lastSide == side && string(m.tours[side][m.run.lastIdx].ID) == id {
 			return
 		}
 		if i > 60 || m.end.err != nil || m.planPos >= len(m.plan) {

@@ -17,7 +17,7 @@ import (
 
 func TestDemoTourByKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 120, 40)
 	keys := []string{"enter", "space", "n"}
 	for i := 0; m.planPos < len(m.plan); i++ {
 		if i > 100 || m.end.err != nil {
@@ -52,7 +52,7 @@ func TestDemoTourByKeys(t *testing.T) {
 func TestDoorbellAndImmTours(t *testing.T) {
 	for _, n := range []steps.Notify{steps.NotifyDoorbell, steps.NotifyImm} {
 		r := newRig(t, n)
-		m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangZH, 80, 24)
+		m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangZH, 80, 24)
 		for i := 0; m.planPos < len(m.plan); i++ {
 			if i > 100 || m.end.err != nil {
 				t.Fatalf("%s: stuck: %v", n, m.end.err)
@@ -73,7 +73,7 @@ func TestDoorbellAndImmTours(t *testing.T) {
 // sessions are torn down completely.
 func TestQuitMidTour(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 80, 24)
+	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 80, 24)
 	for range 4 {
 		press(t, m, "enter") // up to listen
 	}
@@ -115,7 +115,7 @@ func TestQuitMidTour(t *testing.T) {
 
 func TestKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 80, 24)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 80, 24)
 	if !strings.Contains(m.render(), "Explain") {
 		t.Fatal("no English tab names")
 	}
@@ -171,7 +171,7 @@ func TestRun(t *testing.T) {
 	var out bytes.Buffer
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(context.Background(), Options{Sessions: []*steps.Session{r.srv}, Lang: steps.LangZH, Docs: fakeDocs,
+		errc <- Run(context.Background(), Options{Sessions: []steps.Runner{r.srv}, Lang: steps.LangZH, Docs: fakeDocs,
 			Input: in, Output: &out, Width: 100, Height: 30, Environ: []string{"TERM=xterm-256color"}})
 	}()
 	time.Sleep(300 * time.Millisecond)
@@ -204,7 +204,7 @@ func TestRunContextEnds(t *testing.T) {
 	defer inW.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	err := Run(ctx, Options{Sessions: []*steps.Session{r.srv}, Docs: fakeDocs, Input: in, Output: io.Discard, Width: 80, Height: 24})
+	err := Run(ctx, Options{Sessions: []steps.Runner{r.srv}, Docs: fakeDocs, Input: in, Output: io.Discard, Width: 80, Height: 24})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Run: %v", err)
 	}
@@ -212,11 +212,11 @@ func TestRunContextEnds(t *testing.T) {
 
 func BenchmarkView120x40(b *testing.B) {
 	r := newRig(b, steps.NotifySend)
-	m := newTestModel(b, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
+	m := newTestModel(b, []steps.Runner{r.srv, r.cli}, steps.LangEN, 120, 40)
 	for m.planPos < len(m.plan)-4 && m.end.err == nil {
 		press(b, m, "enter") // stop before the teardown: full state
 	}
-	single := newTestModel(b, []*steps.Session{r.srv}, steps.LangEN, 120, 40)
+	single := newTestModel(b, []steps.Runner{r.srv}, steps.LangEN, 120, 40)
 	single.render() // warm the page cache
 	m.render()
 	b.Run("server", func(b *testing.B) {

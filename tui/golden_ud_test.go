@@ -42,7 +42,7 @@ func goldenUDModel(t *testing.T, lang steps.Lang, w, h int) *model {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sess.Close() })
-	m := newTestModel(t, []*steps.Session{sess}, lang, w, h, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{sess}, lang, w, h, "NO_COLOR=1")
 	m.now = func() time.Time { return goldenClock }
 	s := sess.Snapshot()
 	done := -1

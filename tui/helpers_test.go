@@ -66,7 +66,7 @@ func newRig(t testing.TB, n steps.Notify) *rig {
 	return r
 }
 
-func newTestModel(t testing.TB, sessions []*steps.Session, lang steps.Lang, w, h int, environ ...string) *model {
+func newTestModel(t testing.TB, sessions []steps.Runner, lang steps.Lang, w, h int, environ ...string) *model {
 	t.Helper()
 	m, err := newModel(context.Background(), Options{Sessions: sessions, Lang: lang, Docs: fakeDocs, Environ: environ, Width: w, Height: h})
 	if err != nil {

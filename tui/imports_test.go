@@ -8,8 +8,8 @@ import (
 
 // TestFrontEndImports holds the front ends' import rules (issue 18):
 // tui/pane never imports tui, plain never imports tui (nor tui/pane), and
-// termtext, which both use, imports no package of ours but steps (for
-// EscapePeer) and what steps imports.
+// termtext, which both use, imports no package of ours beyond what steps
+// imports (it needs steps/privdata for EscapePeer).
 func TestFrontEndImports(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")

@@ -14,7 +14,7 @@ import (
 // same in both languages shows once.
 func TestChineseLabelsOnScreen(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangZH, 160, 50, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangZH, 160, 50, "NO_COLOR=1")
 	for range 4 { // up to listen
 		press(t, m, "enter")
 	}

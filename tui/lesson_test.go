@@ -30,7 +30,7 @@ func lessonDemo(t *testing.T, lesson string, lang steps.Lang, w, h int, environ 
 func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, environ ...string) *model {
 	t.Helper()
 	srvNIC, cliNIC := sim.New(sim.Options{}), sim.New(sim.Options{})
-	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: srvNIC, Lesson: lesson,
+	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: srvNIC, Lesson: lessonNamed(lesson),
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second, BackendWhy: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -38,12 +38,12 @@ func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, en
 	// The client needs the port before the model exists; its address is
 	// fixed up below, so start with a placeholder.
 	placeholder := netip.MustParseAddrPort("127.0.0.1:1")
-	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lesson, Server: placeholder, Timeout: 10 * time.Second})
+	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lessonNamed(lesson), Server: placeholder, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close(); cli.Close() })
-	m := newTestModel(t, []*steps.Session{srv, cli}, lang, w, h, environ...)
+	m := newTestModel(t, []steps.Runner{srv, cli}, lang, w, h, environ...)
 	answerPredictions(t, m)
 	for i := 0; ; i++ {
 		if i > 10 || m.end.err != nil {
@@ -60,7 +60,7 @@ func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, en
 		t.Fatalf("server bound to %q: %v", local, err)
 	}
 	cli.Close()
-	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lesson, Server: ap, Timeout: 10 * time.Second})
+	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lessonNamed(lesson), Server: ap, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestLessonPageAtStart(t *testing.T) {
 	m.scr.showHelp = false
 	// In the plain tour, L lists the lessons (footer: "L lessons").
 	r := newRig(t, steps.NotifySend)
-	p := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 120, 40)
+	p := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 120, 40)
 	if plain := ansi.Strip(p.render()); !strings.Contains(plain, "L lessons") || strings.Contains(plain, "lesson page") {
 		t.Errorf("footer without \"L lessons\":\n%s", plain)
 	}

@@ -36,7 +36,7 @@ type (
 // progress and hands the panes their Input. Its parts each own one job.
 type model struct {
 	ctx      context.Context
-	sessions []*steps.Session
+	sessions []steps.Runner
 	demo     bool
 	plan     []steps.Turn
 	planPos  int
@@ -97,7 +97,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 		// History shows both sides as they were after each step.
 		steps.LinkDemo(opts.Sessions[0], opts.Sessions[1])
 	}
-	m.setLesson(opts.Sessions[0].Config().Lesson)
+	m.setLesson(opts.Sessions[0].Config().LessonName())
 	m.auto.on, m.auto.delay = opts.Auto, opts.AutoDelay
 	if m.auto.delay <= 0 {
 		m.auto.delay = defaultAutoDelay
@@ -113,15 +113,12 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	return m, nil
 }
 
-// setLesson names the lesson being run, reads its summary once (the
-// lesson line shows it on every frame) and opens on its page, if it has one.
+// setLesson names the lesson being run and opens on its page, if it has
+// one.
 func (m *model) setLesson(name string) {
 	m.page.Lesson = name
 	if name == "" {
 		return
-	}
-	if l, err := steps.LessonByName(name); err == nil {
-		m.page.LessonSummary = l.Summary
 	}
 	for _, l := range steps.LangBoth.Each() {
 		if m.page.Docs == nil {
@@ -158,6 +155,7 @@ func (m *model) refresh() {
 	}
 	m.snaps = m.snaps[:0]
 	for _, s := range m.sessions {
+		s.Sample(time.Now()) // the peer's bytes land with no step of this side
 		m.snaps = append(m.snaps, s.Snapshot())
 	}
 	m.replayPeer()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/termtext"
 )
 
@@ -23,9 +24,9 @@ func TestPeerBytesEscaped(t *testing.T) {
 	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
 		for _, h := range hostile {
 			r := newRig(t, steps.NotifySend)
-			m := newTestModel(t, []*steps.Session{r.srv}, lang, 160, 50, "NO_COLOR=1")
+			m := newTestModel(t, []steps.Runner{r.srv}, lang, 160, 50, "NO_COLOR=1")
 			s := m.snaps[0]
-			s.Result = &steps.Result{Via: steps.NotifySend, Message: steps.PeerBytes(h.bytes), Notice: steps.PeerBytes(h.bytes)}
+			s.Result = &steps.Result{Via: steps.NotifySend, Message: privdata.PeerBytes(h.bytes), Notice: privdata.PeerBytes(h.bytes)}
 			s.Timeline = []steps.TimelineEntry{{Label: "SEND", Detail: h.bytes}}
 			s.Steps[0].State = steps.Succeeded
 			s.Steps[0].Outcome = &steps.Outcome{Call: "printf(\"%s\", recv_buf)", Results: []steps.KV{{Name: "buffer", Value: h.bytes}}}

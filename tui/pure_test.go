@@ -93,9 +93,9 @@ func state(m *model) string {
 // model is unchanged, down to every pane's scroll offset and every cache.
 func TestViewIsPure(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangBoth, 120, 40)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangBoth, 120, 40)
 	runUntil(t, m, 1, "poll-write") // data in the buffer, packets on the wire
-	single := newTestModel(t, []*steps.Session{r.cli}, steps.LangZH, 80, 24)
+	single := newTestModel(t, []steps.Runner{r.cli}, steps.LangZH, 80, 24)
 	for _, tt := range []struct {
 		name  string
 		m     *model
@@ -158,7 +158,7 @@ func TestViewIsPureInTheStatesThatUsedToWork(t *testing.T) {
 	}
 
 	r := newRig(t, steps.NotifySend)
-	srv := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 100, 30)
+	srv := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 100, 30)
 	for range 4 {
 		press(t, srv, "enter") // up to listen
 	}
@@ -177,7 +177,7 @@ func TestViewIsPureInTheStatesThatUsedToWork(t *testing.T) {
 	srv.shutdown()
 
 	r2 := newRig(t, steps.NotifySend)
-	demo := newTestModel(t, []*steps.Session{r2.srv, r2.cli}, steps.LangZH, 120, 40)
+	demo := newTestModel(t, []steps.Runner{r2.srv, r2.cli}, steps.LangZH, 120, 40)
 	for demo.planPos < len(demo.plan) && demo.end.err == nil {
 		press(t, demo, "enter")
 	}

@@ -12,19 +12,19 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/rdmatour/rdmatour/record"
 	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/steps/record"
 	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // replaySessions opens a recording from testdata/replay.
-func replaySessions(t testing.TB, name string) []*steps.Session {
+func replaySessions(t testing.TB, name string) []steps.Runner {
 	t.Helper()
 	rec, err := record.ReadFile(filepath.Join("..", "testdata", "replay", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := rec.Sessions()
+	sessions, err := rec.Runners()
 	if err != nil {
 		t.Fatal(err)
 	}

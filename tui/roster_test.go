@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/termtext"
 )
 
@@ -24,7 +25,7 @@ func newFakeRoom(n int, at time.Time) *fakeRoom {
 			Backend: "sim", QPN: uint32(0x100 + i), QPState: "IBV_QPS_RTS", Phase: phases[i%4], Observed: "connected",
 			Last: at.Add(-time.Duration(i) * time.Second)}
 		if row.Phase == steps.PhaseLanded || row.Phase == steps.PhaseFinished {
-			row.Landed, row.Message = true, steps.PeerBytes(fmt.Sprintf("hello %d \x1b[31m", i))
+			row.Landed, row.Message = true, privdata.PeerBytes(fmt.Sprintf("hello %d \x1b[31m", i))
 		}
 		f.rows = append(f.rows, row)
 	}

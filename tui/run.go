@@ -114,7 +114,7 @@ func (m *model) stepDone(msg stepDoneMsg) tea.Cmd {
 		if !m.quitting {
 			id := ""
 			if st := m.sessions[msg.side].Steps(); msg.idx < len(st) {
-				id = st[msg.idx].ID
+				id = string(st[msg.idx].ID)
 			}
 			m.end.err = &TourError{Side: m.sessions[msg.side].Config().Role, StepID: id,
 				Explain: steps.ExplainIn(msg.err, steps.LangEN.String()), Err: msg.err}

@@ -40,7 +40,7 @@ import (
 type Options struct {
 	// Sessions is one session (server or client), or two for the
 	// one-terminal demo: [server, client].
-	Sessions []*steps.Session
+	Sessions []steps.Runner
 	// Lang is the language to start in (l cycles en → zh → both at run
 	// time); anything but zh and both means en.
 	Lang steps.Lang

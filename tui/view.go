@@ -165,7 +165,7 @@ func (m *model) header(w int) string {
 	notify := ""
 	switch {
 	case m.demo:
-	case snap.Tour != steps.TourWrite: // only the write tour has a notify step
+	case !tourNotifies(snap.Tour): // only a tour with a notify step has --notify
 		notify = "tour=" + snap.Tour.String()
 	default:
 		notify = "notify=" + snap.Notify.String()
@@ -202,7 +202,7 @@ func (m *model) lessonLine(w int) string {
 	st := m.styles
 	snap := m.snaps[0]
 	var ttl, summary string
-	l := m.page.LessonSummary
+	l := snap.LessonSummary // in the snapshot: no lookup by name per frame
 	switch m.lang {
 	case steps.LangZH:
 		ttl = snap.LessonTitle.In(steps.LangZH.String())

@@ -37,7 +37,7 @@ func runUntil(t *testing.T, d *model, side int, id string) {
 
 // views renders every layout of sessions in every language and size, and
 // checks each frame; it returns the plain text of each, by name.
-func views(t *testing.T, name string, sessions []*steps.Session, setup func(m *model)) map[string]string {
+func views(t *testing.T, name string, sessions []steps.Runner, setup func(m *model)) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH, steps.LangBoth} {
@@ -90,10 +90,10 @@ func anyContains(t *testing.T, all map[string]string, keyPart, want string) {
 
 func TestViewsThroughATour(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	d := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
-	srvOnly := []*steps.Session{r.srv}
-	cliOnly := []*steps.Session{r.cli}
-	demo := []*steps.Session{r.srv, r.cli}
+	d := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 120, 40)
+	srvOnly := []steps.Runner{r.srv}
+	cliOnly := []steps.Runner{r.cli}
+	demo := []steps.Runner{r.srv, r.cli}
 
 	// Start.
 	v := views(t, "start-server", srvOnly, nil)
@@ -152,7 +152,7 @@ func TestViewsThroughATour(t *testing.T) {
 // error: the snapshot is built by hand from a real connected one.
 func errorModel(t *testing.T, lang steps.Lang, w, h int, environ ...string) *model {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.cli}, lang, w, h, environ...)
+	m := newTestModel(t, []steps.Runner{r.cli}, lang, w, h, environ...)
 	s := m.snaps[0]
 	for i := range s.Steps {
 		switch {
@@ -207,7 +207,7 @@ func TestViewAfterError(t *testing.T) {
 func TestTooSmall(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
 	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
-		m := newTestModel(t, []*steps.Session{r.srv}, lang, 79, 23)
+		m := newTestModel(t, []steps.Runner{r.srv}, lang, 79, 23)
 		screen := m.render()
 		checkFrame(t, "small", screen, 79, 23)
 		plain := ansi.Strip(screen)
@@ -219,7 +219,7 @@ func TestTooSmall(t *testing.T) {
 			t.Errorf("%s: %q not in\n%s", lang, want, plain)
 		}
 	}
-	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 80, 20)
+	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 80, 20)
 	if !strings.Contains(m.render(), "80×20") {
 		t.Error("80×20 is too small too")
 	}
@@ -272,7 +272,7 @@ func TestEastAsianWidth(t *testing.T) {
 // whatever they press to look (tab, zoom, scroll), until the next step.
 func TestHighlightUntilNextStep(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 160, 50, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 160, 50, "NO_COLOR=1")
 	now := time.Now()
 	m.now = func() time.Time { return now }
 	for m.planPos < len(m.plan) {
@@ -312,7 +312,7 @@ func TestHighlightUntilNextStep(t *testing.T) {
 // learner cannot see: no step runs, no pane moves; q still quits.
 func TestTooSmallIgnoresKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 79, 30)
+	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 79, 30)
 	focus := m.scr.focus
 	for _, k := range []string{"enter", "space", "n", "tab", "down", "pgdown", "?"} {
 		press(t, m, k)

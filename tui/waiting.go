@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/tui/pane"
@@ -27,6 +28,6 @@ func (m *model) footer(w int) string {
 	if !m.run.keyWhileWaiting || !m.run.on {
 		return termtext.Fit(m.help.ShortHelpView(m.keys.ShortHelp()), w)
 	}
-	note := steps.WaitNote(m.run.wait, m.run.onPeer).In(pane.TextLang(m.lang))
+	note := guide.WaitNote(m.run.wait, m.run.onPeer).In(pane.TextLang(m.lang))
 	return termtext.Fit(m.styles.Running.R(" ⏳ "+note), w)
 }

@@ -25,7 +25,7 @@ func TestWaitingHintAndKeyNote(t *testing.T) {
 	} {
 		t.Run(tt.lang.String(), func(t *testing.T) {
 			r := newRig(t, steps.NotifySend)
-			m := newTestModel(t, []*steps.Session{r.srv}, tt.lang, 100, 30)
+			m := newTestModel(t, []steps.Runner{r.srv}, tt.lang, 100, 30)
 			for range 4 {
 				press(t, m, "enter") // up to listen
 			}

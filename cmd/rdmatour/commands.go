@@ -145,7 +145,7 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 		}
 	}()
 	interactive := stdinIsTerminal() && stdoutIsTerminal()
-	var sessions []*steps.Session
+	var sessions []steps.Runner
 	for _, cfg := range cfgs {
 		cfg.Provider, cfg.BackendWhy = prov, why
 		// A person drives the tour: waits on a live peer never time out.
@@ -172,15 +172,15 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 
 // present shows the sessions (live or replayed) in the TUI or, with
 // --plain or without a terminal, as text.
-func present(ctx context.Context, o options, c console, sessions []*steps.Session) error {
+func present(ctx context.Context, o options, c console, sessions []steps.Runner) error {
 	interactive := stdinIsTerminal() && stdoutIsTerminal()
 	if !o.plain && interactive {
 		return runTUI(ctx, o, sessions)
 	}
 	p := plain.New(plain.Options{Out: termtext.NewGuard(c.stdout), Lang: o.lang, Docs: docs.Page,
 		Explain: !o.brief, PauseAt: string(o.pauseAt), Stdin: c.stdin, Prompt: interactive && !o.auto})
-	if len(sessions) == 1 && sessions[0].Config().Role == steps.Server {
-		sessions[0].OnTurnAway(p.TurnedAway)
+	if s, live := sessions[0].(*steps.Session); live && len(sessions) == 1 && s.Config().Role == steps.Server {
+		s.OnTurnAway(p.TurnedAway)
 	}
 	if len(sessions) == 2 {
 		return p.RunDemo(ctx, sessions[0], sessions[1])

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 )
 
 // hostile is a --message with several kinds of terminal control: CSI
@@ -21,7 +21,7 @@ var rawControls = []string{"\x1b", "\a", "\u009b", "\u202e", "\u202c", "\xff", "
 // server prints the bytes escaped, in every notify mode (the SEND text,
 // the doorbell and the immediate data take different paths).
 func TestPeerBytesReachTheTerminalEscaped(t *testing.T) {
-	escaped := steps.EscapePeer([]byte(hostile))
+	escaped := privdata.EscapePeer([]byte(hostile))
 	for _, notify := range []string{"send", "doorbell", "imm"} {
 		t.Run(notify, func(t *testing.T) {
 			t.Parallel()

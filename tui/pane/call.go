@@ -3,6 +3,7 @@ package pane
 import (
 	"fmt"
 
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
 )
@@ -84,7 +85,7 @@ func (in *Input) callLines(w int) []string {
 	}
 	if in.AllDone {
 		out = append(out, "")
-		for _, l := range in.inLangs(steps.NextToTry(in.Config), w) {
+		for _, l := range in.inLangs(guide.NextToTry(in.Config), w) {
 			out = append(out, st.Bold.R(l))
 		}
 	}

@@ -6,5 +6,5 @@
 // draw the box around a pane and keep its scroll offset.
 //
 // Labels, tables, wording and styles go with the panes. pane may import
-// steps, verbs, docs and termtext; never tui.
+// steps, verbs, docs, guide and termtext; never tui.
 package pane

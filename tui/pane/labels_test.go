@@ -63,7 +63,7 @@ func resultsOf(t *testing.T, n steps.Notify, track steps.Track, lesson string) [
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	nic := sim.New(sim.Options{})
-	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Notify: n, Track: track, Lesson: lesson, Provider: nic,
+	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Notify: n, Track: track, Lesson: lessonNamed(lesson), Provider: nic,
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func resultsOf(t *testing.T, n steps.Notify, track steps.Track, lesson string) [
 		if err != nil {
 			t.Fatalf("%s/%s server %s: %v", n, lesson, st.ID, err)
 		}
-		if strings.HasPrefix(st.ID, "listen") {
+		if strings.HasPrefix(string(st.ID), "listen") {
 			break
 		}
 	}
@@ -85,7 +85,7 @@ func resultsOf(t *testing.T, n steps.Notify, track steps.Track, lesson string) [
 	if err != nil {
 		t.Fatal(err)
 	}
-	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Track: track, Lesson: lesson, Provider: nic,
+	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Track: track, Lesson: lessonNamed(lesson), Provider: nic,
 		Server: addr, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)

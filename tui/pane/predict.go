@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/docs"
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
 )
@@ -103,7 +104,7 @@ func (in *Input) lessonPageMarkdown(md string) (string, string) {
 }
 
 // lessonStepMarkdown is a step page as it may be shown now (see
-// steps.LessonStepPage), with the variant for the Markdown cache.
+// guide.LessonStepPage), with the variant for the Markdown cache.
 func (in *Input) lessonStepMarkdown(md string, ss steps.StepStatus, lang string) (string, string) {
 	if !ss.LessonStep {
 		return md, ""
@@ -122,7 +123,7 @@ func (in *Input) lessonStepMarkdown(md string, ss steps.StepStatus, lang string)
 		// What happened is fixed once the step ran.
 		variant = "lesson-ran-" + strconv.Itoa(len(ss.Outcome.Note.EN)) + "-" + strconv.Itoa(len(ss.Outcome.Failure.EN))
 	}
-	return steps.LessonStepPage(md, ss, pred, lang), variant
+	return guide.LessonStepPage(md, ss, pred, lang), variant
 }
 
 // lessonsList is the explanation pane's page in the plain tour when L is

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -320,7 +321,7 @@ func (in *Input) remoteLines(s steps.Snapshot, _ int) ([]string, bool) {
 		fields(in.kv("addr", hexs(i.Addr)), in.kv("rkey", hexs(uint64(i.RKey))), in.kv("size", fmt.Sprint(i.Size))),
 		fields(in.kv("doorbell_addr", hexs(i.DoorbellAddr)), in.kv("rkey", hexs(uint64(i.DoorbellRKey))), in.kv("size", fmt.Sprint(i.DoorbellSize))),
 	}
-	n := min(len(r.Raw), steps.RemoteInfoSize)
+	n := min(len(r.Raw), privdata.RemoteInfoSize)
 	out = append(out, "  "+st.Dim.R(fmt.Sprintf(Tr(in.Lang, "raw private data (%d B, big-endian):", "private data 原始字节（%d B，大端）："), len(r.Raw))))
 	for off := 0; off < n; off += 8 {
 		var b strings.Builder

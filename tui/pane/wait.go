@@ -1,6 +1,9 @@
 package pane
 
-import "github.com/rdmatour/rdmatour/steps"
+import (
+	"github.com/rdmatour/rdmatour/guide"
+	"github.com/rdmatour/rdmatour/steps"
+)
 
 // waitingLines is the call pane's head while step idx of side runs.
 func (in *Input) waitingLines(side, idx, w int) []string {
@@ -12,7 +15,7 @@ func (in *Input) waitingLines(side, idx, w int) []string {
 	switch {
 	case onPeer:
 		head = steps.Text{EN: "running — waiting for the peer:", ZH: "执行中 —— 等待对端："}
-		hint = pw.Text()
+		hint = guide.WhatPeerMustDo(pw)
 	case waits:
 		head = steps.Text{EN: "running (waiting for the network)", ZH: "执行中（等待网络）"}
 	}
