@@ -1,6 +1,9 @@
 package steps
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // Demo history: in the one-terminal demo a step of one side changes the
 // other side too (the client's RDMA WRITE lands in the server's buffer,
@@ -35,10 +38,12 @@ type pendingStep struct {
 
 // LinkDemo makes a and b each other's peer, before the first step: from
 // then on every finished step of one also keeps the other's state
-// (PeerSnapshot). Linking the same pair again is harmless. Replaying
-// sessions are not linked: their peer states come from the recording.
-func LinkDemo(a, b *Session) {
-	if a == b || a.replay != nil || b.replay != nil {
+// (PeerSnapshot). Linking the same pair again is harmless. Only live
+// Sessions are linked: a replay's peer states come from the recording.
+func LinkDemo(ra, rb Runner) {
+	a, okA := ra.(*Session)
+	b, okB := rb.(*Session)
+	if !okA || !okB || a == b {
 		return
 	}
 	if p, _ := a.linked(); p == b {
@@ -81,10 +86,21 @@ func (s *Session) PeerSnapshot(i int) (snap Snapshot, ok bool) {
 	return *s.peerHistory[i], true
 }
 
-// keptState is the session's state for keeping in a peer's history.
+// keptState is the session's state as a history keeps it (PeerSnapshot
+// of a pending step: a read, it samples nothing).
 func (s *Session) keptState() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.historySnapshot()
+}
+
+// sealedState is keptState sampled as of now, for sealing into the peer's
+// history: the session ran no step of its own to sample what the peer's
+// step did to it.
+func (s *Session) sealedState() Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sampleLocked(time.Now())
 	return s.historySnapshot()
 }
 
@@ -108,7 +124,7 @@ func (l *demoLink) seal() {
 		return
 	}
 	peer, _ := p.s.linked()
-	snap := peer.keptState()
+	snap := peer.sealedState()
 	p.s.mu.Lock()
 	if p.s.peerHistory == nil {
 		p.s.peerHistory = make([]*Snapshot, len(p.s.tour))

@@ -29,8 +29,8 @@ const (
 	ImmValue = 0x1234abcd
 	// DefaultPort is rdma_cm's customary port (the seed takes it as argv).
 	DefaultPort = 7471
-	// resolveTimeout is the seed's TIMEOUT_MS for resolve_addr/route.
-	resolveTimeout = 2000 * time.Millisecond
+	// ResolveTimeout is the seed's TIMEOUT_MS for resolve_addr/route.
+	ResolveTimeout = 2000 * time.Millisecond
 )
 
 // DefaultMessage is what the client writes when --message is not given.
@@ -42,6 +42,9 @@ const DefaultMessage = "hello from rdmatour client via RDMA WRITE"
 type Session struct {
 	cfg  Config
 	tour []Step
+	// peerPlan is the tour the other side runs (PeerTour, WaitFor);
+	// never written after NewSession.
+	peerPlan []Step
 
 	// runMu serialises steps and teardown; mu guards the fields below and
 	// is never held across a blocking verbs call.
@@ -72,7 +75,7 @@ type Session struct {
 	// events is where the steps read CM events when something else owns
 	// the channel (the one-client server's gate, a workshop Room); nil
 	// means they read ec themselves. See room_events.go.
-	events *eventQueue
+	events *EventQueue
 	gate   *gate
 	// onTurnAway hears of every client the gate turns away (OnTurnAway).
 	onTurnAway func(who, reason string)
@@ -137,9 +140,6 @@ type Session struct {
 	peerHistory []*Snapshot
 	// endRecorded: the Recorder was told of the teardown (once).
 	endRecorded bool
-	// replay is set on a session made by NewReplay (replay.go): it plays
-	// a recording instead of calling verbs.
-	replay *replayScript
 }
 
 // maxPackets bounds the wire history a session keeps for the wire pane.
@@ -155,37 +155,42 @@ func NewSession(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	if cfg.Lesson != "" {
-		l, err := ParseLesson(cfg.Lesson)
-		if err != nil {
-			return nil, err
-		}
+	if l := cfg.Lesson; l != nil {
 		cfg.Notify, cfg.Tour = l.Notify, l.Tour
 	}
-	tour := tourFor(cfg)
+	tour, err := tourFor(cfg)
+	if err != nil {
+		return nil, err
+	}
 	s := &Session{
 		cfg:      cfg,
 		tour:     tour,
+		peerPlan: peerTourFor(cfg),
 		outcomes: make([]*Outcome, len(tour)),
 		states:   make([]RunState, len(tour)),
 	}
-	if l, err := LessonByName(cfg.Lesson); err == nil {
-		s.initPrediction(predictionFor(l, cfg))
+	if cfg.Lesson != nil {
+		s.initPrediction(cfg.Lesson.prediction(cfg))
 	}
 	return s, nil
 }
 
 // tourFor is the tour cfg's side runs (cfg validated, the lesson's notify
-// mode already in cfg.Notify).
-func tourFor(cfg Config) []Step {
-	tour := baseTour(cfg.Role, cfg.Notify, cfg.Tour)
+// mode already in cfg.Notify), or the step a lesson's edit names that the
+// tour lacks.
+func tourFor(cfg Config) ([]Step, error) {
+	tour := baseTour(cfg)
 	if cfg.Track == TrackManual {
 		tour = manualTour(cfg.Role, cfg.Notify)
 	}
-	if l, err := ParseLesson(cfg.Lesson); cfg.Lesson != "" && err == nil {
-		tour = markLessonSteps(tour, l.apply(cfg, tour))
+	if cfg.Lesson == nil {
+		return tour, nil
 	}
-	return tour
+	edited, err := cfg.Lesson.apply(cfg, tour)
+	if err != nil {
+		return nil, err
+	}
+	return markLessonSteps(tour, edited), nil
 }
 
 // Config returns the session's configuration (with defaults applied).
@@ -217,9 +222,6 @@ var ErrTourOver = errors.New("the tour is over")
 func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
-	if s.replay != nil {
-		return s.replayNext()
-	}
 	s.sealDemo(true) // the previous step's state ends as this one starts
 
 	s.mu.Lock()
@@ -256,9 +258,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	defer s.mu.Unlock()
 	defer s.keepSnapshot(idx) // with mu held, once the step's state is final
 	s.spans[len(s.spans)-1].end = time.Now()
-	if s.dev != nil {
-		s.refreshPackets() // keep the wire history even without a UI polling
-	}
+	s.sampleLocked(time.Now()) // what the step changed, even without a UI polling
 	s.running = false
 	s.outcomes[idx] = &out
 	if err != nil {
@@ -288,9 +288,6 @@ func (s *Session) Close() (string, error) {
 }
 
 func (s *Session) teardown() (string, error) {
-	if s.replay != nil {
-		return s.replayTeardown()
-	}
 	s.sealDemo(false) // before the teardown changes anything
 	stmts, err := s.teardownC()
 	calls := c.Lines(stmts, c.Actual)

@@ -47,7 +47,7 @@ type options struct {
 	notify  steps.Notify
 	tour    steps.TourKind // --tour (zero value: write)
 	track   steps.Track
-	lesson  steps.Lesson // zero value: the plain tour
+	lesson  *steps.Lesson // nil: the plain tour
 	timeout duration
 	wait    duration // server: how long to wait for a client (0 = forever)
 	message string
@@ -235,7 +235,7 @@ func (o *options) printUsage(fs *flag.FlagSet, out io.Writer) {
 func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.port, parsePort), "port", "rdma_cm `PORT`, 1-65535")
 	fs.Var(flagOf(&o.notify, steps.ParseNotify), "notify", "how the client signals completion, `MODE`: send | doorbell | imm")
-	fs.Var(flagOf(&o.tour, steps.ParseTourKind), "tour", "which tour, `TOUR`: write | read | atomic | ud; give it to both sides")
+	fs.Var(flagOf(&o.tour, steps.ParseTourKind), "tour", "which tour, `TOUR`: "+strings.Join(steps.TourNames(), " | ")+"; give it to both sides")
 	fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	fs.Var(flagOf(&o.backend, parseBackend), "backend", "the verbs `BACKEND`: auto (real RDMA if a device serves the address, else the simulated NIC) | rdma | sim")
 	fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")
@@ -340,7 +340,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 	if err := o.checkWorkshop(set); err != nil {
 		return err
 	}
-	if o.lesson.Name != "" {
+	if o.lesson != nil {
 		if set["notify"] && o.notify != o.lesson.Notify {
 			return usage2(fmt.Sprintf("lesson %s needs --notify %s", o.lesson, o.lesson.Notify),
 				fmt.Sprintf("课程 %s 需要 --notify %s", o.lesson, o.lesson.Notify))
@@ -362,7 +362,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 func (o *options) config(role steps.Role) steps.Config {
 	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
-		Lesson: o.lesson.Name, RNRRetry: uint8(o.rnr), Tour: o.tour}
+		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour}
 }
 
 // splitArgs separates flags (with their values) from positional arguments,

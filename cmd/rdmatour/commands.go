@@ -10,7 +10,9 @@ import (
 	"os"
 
 	"github.com/rdmatour/rdmatour/docs"
+	"github.com/rdmatour/rdmatour/plain"
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // console is where a command reads and writes.
@@ -143,7 +145,7 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 		}
 	}()
 	interactive := stdinIsTerminal() && stdoutIsTerminal()
-	var sessions []*steps.Session
+	var sessions []steps.Runner
 	for _, cfg := range cfgs {
 		cfg.Provider, cfg.BackendWhy = prov, why
 		// A person drives the tour: waits on a live peer never time out.
@@ -170,27 +172,20 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 
 // present shows the sessions (live or replayed) in the TUI or, with
 // --plain or without a terminal, as text.
-func present(ctx context.Context, o options, c console, sessions []*steps.Session) error {
+func present(ctx context.Context, o options, c console, sessions []steps.Runner) error {
 	interactive := stdinIsTerminal() && stdoutIsTerminal()
 	if !o.plain && interactive {
 		return runTUI(ctx, o, sessions)
 	}
-	out := &lineWriter{w: newTerminalGuard(c.stdout)}
-	p := &plainRunner{out: out, lang: o.lang, docs: docs.Page, explain: !o.brief,
-		pauseAt: string(o.pauseAt), stdin: c.stdin}
-	if len(sessions) == 1 && sessions[0].Config().Role == steps.Server {
-		sessions[0].OnTurnAway(func(who, reason string) {
-			fmt.Fprintf(out, "[server] %s\n", p.text(steps.Text{EN: "turned " + who + " away: " + reason,
-				ZH: "拒绝了 " + who + "：" + reason}))
-		})
-	}
-	if interactive && !o.auto {
-		p.in = newLineFeed(c.stdin)
+	p := plain.New(plain.Options{Out: termtext.NewGuard(c.stdout), Lang: o.lang, Docs: docs.Page,
+		Explain: !o.brief, PauseAt: string(o.pauseAt), Stdin: c.stdin, Prompt: interactive && !o.auto})
+	if s, live := sessions[0].(*steps.Session); live && len(sessions) == 1 && s.Config().Role == steps.Server {
+		s.OnTurnAway(p.TurnedAway)
 	}
 	if len(sessions) == 2 {
-		return p.runDemo(ctx, sessions[0], sessions[1])
+		return p.RunDemo(ctx, sessions[0], sessions[1])
 	}
-	return p.run(ctx, sessions[0])
+	return p.Run(ctx, sessions[0])
 }
 
 // finish reports how a tour ended and returns the exit status (see
