@@ -70,10 +70,10 @@ func langLabel(lang steps.Lang) string {
 }
 
 // termSafe makes text from the steps package safe for the terminal. The
-// steps escape the peer's bytes where they enter (steps.PeerBytes): the
+// steps escape the peer's bytes where they enter (privdata.PeerBytes): the
 // call's results and the timeline arrive escaped, and escaping them again
 // would double every backslash. This is the net under that: any control,
-// format or invalid byte still left is escaped as steps.EscapePeer does,
+// format or invalid byte still left is escaped as privdata.EscapePeer does,
 // and everything else, backslashes included, is left as it is.
 func termSafe(s string) string {
 	safe := true

@@ -12,9 +12,9 @@ import (
 // learner's terminal in plain mode: every control character (ESC, BEL,
 // CR, ...), C1 control, bidirectional or other format character and
 // invalid UTF-8 byte that reaches it is written escaped, as
-// steps.EscapePeer writes it; newlines, tabs and printable text in any
+// privdata.EscapePeer writes it; newlines, tabs and printable text in any
 // script pass unchanged. Peer bytes are escaped where they are printed
-// (steps.PeerBytes); the guard makes sure nothing that forgot to is ever
+// (privdata.PeerBytes); the guard makes sure nothing that forgot to is ever
 // interpreted by the terminal. Backslashes pass unchanged, so text that
 // is already escaped is not escaped twice.
 //

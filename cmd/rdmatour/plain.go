@@ -147,7 +147,7 @@ func (p *plainRunner) step(ctx context.Context, s steps.Runner, n, total int, de
 }
 
 // finish prints how the tour ended on the server. The buffer and the
-// notice are the client's bytes: steps.PeerBytes prints them escaped.
+// notice are the client's bytes: privdata.PeerBytes prints them escaped.
 func (p *plainRunner) finish(srv steps.Runner) {
 	if r := srv.Snapshot().Result; r != nil && !tourNotifies(r.Tour) {
 		fmt.Fprintf(p.out, "\n[server] %s\n", p.text(r.Summary))
