@@ -321,32 +321,6 @@ func ParseTrack(s string) (Track, error) {
 	return 0, fmt.Errorf("unknown track %q: use cm or manual", s)
 }
 
-// String returns the lesson's name, what --lesson takes ("" for none).
-func (l *Lesson) String() string {
-	if l == nil {
-		return ""
-	}
-	return l.Name
-}
-
-// ParseLesson finds the lesson called name; the error lists the lessons.
-func ParseLesson(name string) (*Lesson, error) {
-	l, err := LessonByName(name)
-	if err != nil {
-		return nil, err
-	}
-	return &l, nil
-}
-
-// LessonName is the lesson's name, "" for the plain tour: what the hello,
-// a recording and the command line carry.
-func (c Config) LessonName() string {
-	if c.Lesson == nil {
-		return ""
-	}
-	return c.Lesson.Name
-}
-
 // Lang is the language of the explanations: one of them, or both side by
 // side.
 type Lang string

@@ -129,6 +129,32 @@ func LessonByName(name string) (Lesson, error) {
 	return Lesson{}, fmt.Errorf("unknown lesson %q: `rdmatour lessons` lists them (%v)", name, names)
 }
 
+// String returns the lesson's name, what --lesson takes ("" for none).
+func (l *Lesson) String() string {
+	if l == nil {
+		return ""
+	}
+	return l.Name
+}
+
+// ParseLesson finds the lesson called name; the error lists the lessons.
+func ParseLesson(name string) (*Lesson, error) {
+	l, err := LessonByName(name)
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// LessonName is the lesson's name, "" for the plain tour: what the hello,
+// a recording and the command line carry.
+func (c Config) LessonName() string {
+	if c.Lesson == nil {
+		return ""
+	}
+	return c.Lesson.Name
+}
+
 // apply is the lesson's version of one side's tour, or the first step
 // its edits name that the tour lacks.
 func (l Lesson) apply(cfg Config, tour []Step) ([]Step, error) {
