@@ -104,9 +104,6 @@ func NewSession(cfg Config) (*Session, error) {
 // tour lacks.
 func tourFor(cfg Config) ([]Step, error) {
 	tour := baseTour(cfg)
-	if cfg.Track == TrackManual {
-		tour = manualTour(cfg.Role, cfg.Notify)
-	}
 	if cfg.Lesson == nil {
 		return tour, nil
 	}

@@ -259,5 +259,5 @@ func stepWaitAtomics(ctx context.Context, s *Session) (Outcome, error) {
 func atomicTourDef() TourDef {
 	return TourDef{Kind: TourAtomic, Name: "atomic", DataAccess: remoteAccess | verbs.AccessRemoteAtomic,
 		NeedsAtomics: true, SharedCounter: true,
-		build: func(role Role, _ Notify) []Step { return atomicTour().steps(role) }}
+		build: func(role Role, _ Notify, _ Track) []Step { return atomicTour().steps(role, cmTrack()) }}
 }

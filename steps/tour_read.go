@@ -175,5 +175,5 @@ func readResponseDetail(s *Session) Text {
 
 func readTourDef() TourDef {
 	return TourDef{Kind: TourRead, Name: "read", DataAccess: remoteAccess,
-		build: func(role Role, _ Notify) []Step { return readTour().steps(role) }}
+		build: func(role Role, _ Notify, _ Track) []Step { return readTour().steps(role, cmTrack()) }}
 }

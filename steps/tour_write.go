@@ -24,9 +24,10 @@ func writeTour(n Notify) rcTour {
 		}}
 }
 
-func serverTour() []Step { return writeTour(NotifySend).steps(Server) }
+// serverTour and clientTour are the write tour's sides on the cm track.
+func serverTour() []Step { return writeTour(NotifySend).steps(Server, cmTrack()) }
 
-func clientTour(n Notify) []Step { return writeTour(n).steps(Client) }
+func clientTour(n Notify) []Step { return writeTour(n).steps(Client, cmTrack()) }
 
 func waitNotifyStep() Step {
 	return Step{ID: IDWaitNotify, Side: Server, Section: SectionData, Waits: true, Milestones: MilestoneLanded | MilestoneNotified, After: []StepID{IDPollWrite, IDPollNotify},
@@ -77,5 +78,5 @@ func writeSummary(r *Result) Text {
 
 func writeTourDef() TourDef {
 	return TourDef{Kind: TourWrite, Name: "write", Notifies: true, DataAccess: remoteAccess, summary: writeSummary,
-		build: func(role Role, n Notify) []Step { return writeTour(n).steps(role) }}
+		build: func(role Role, n Notify, t Track) []Step { return writeTour(n).steps(role, rcTrackOf(t)) }}
 }
