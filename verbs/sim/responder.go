@@ -91,8 +91,13 @@ func (q *qp) onSend(pk *packet) {
 			}
 			seg, ok := q.dev.checkRange(s.LKey, s.Addr, uint64(s.Length), q.pd, verbs.AccessLocalWrite)
 			if !ok {
+				// rxe's send_data_in: copy_data fails its lkey lookup, which
+				// is ERR_MALFORMED_WQE, a class A error: the RECV completes
+				// with local QP operation error (most hardware says local
+				// protection error) and the SEND is NAKed as a remote
+				// operation error (rxe_resp.c rxe_responder).
 				q.rq = q.rq[1:]
-				q.complete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCLocProtErr, Opcode: verbs.WCRecv})
+				q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCLocQPOpErr, Opcode: verbs.WCRecv})
 				q.nakFatal(pk.PSN, verbs.SyndromeNAKRemOpErr)
 				return
 			}
@@ -105,7 +110,7 @@ func (q *qp) onSend(pk *packet) {
 	if q.rcur.off+n > q.rcur.limit {
 		r := q.rq[0]
 		q.rq = q.rq[1:]
-		q.complete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCLocLenErr, Opcode: verbs.WCRecv, ByteLen: uint32(q.rcur.off + n)})
+		q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCLocLenErr, Opcode: verbs.WCRecv, ByteLen: uint32(q.rcur.off + n)})
 		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
 		return
 	}
@@ -122,7 +127,7 @@ func (q *qp) onSend(pk *packet) {
 			wc.HasImm, wc.ImmData = true, pk.Imm
 		}
 		q.rcur = respOp{}
-		q.complete(q.rcq, wc)
+		q.completeRecv(wc)
 	}
 	if pk.AckReq && q.state != verbs.QPSErr {
 		q.sendAck(pk.PSN, verbs.SyndromeACK)
@@ -178,7 +183,7 @@ func (q *qp) onWrite(pk *packet) {
 		if pk.HasImm {
 			r := q.rq[0]
 			q.rq = q.rq[1:]
-			q.complete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCSuccess, Opcode: verbs.WCRecvRDMAWithImm, ByteLen: uint32(total), HasImm: true, ImmData: pk.Imm})
+			q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCSuccess, Opcode: verbs.WCRecvRDMAWithImm, ByteLen: uint32(total), HasImm: true, ImmData: pk.Imm})
 		}
 	}
 	if pk.AckReq && q.state != verbs.QPSErr {
@@ -247,10 +252,12 @@ func (q *qp) PostRecv(wr verbs.RecvWR) error {
 	if len(wr.SGList) > int(q.cap.MaxRecvSGE) {
 		return verbs.Errorf(fn, errEINVAL, "num_sge %d exceeds max_recv_sge %d", len(wr.SGList), q.cap.MaxRecvSGE)
 	}
-	if q.state == verbs.QPSErr {
-		q.complete(q.rcq, verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: verbs.WCRecv})
-		return nil
-	}
+	// In ERR the RECV is queued and not flushed yet: rxe's library only
+	// writes it into the queue it shares with the kernel, with no system
+	// call (rdma-core providers/rxe/rxe.c rxe_post_recv), and only the
+	// kernel's responder flushes it, the next time it runs: at the next
+	// ibv_modify_qp to ERR, which rdma_disconnect makes too (moveToErr).
+	// Measured on rxe: TestRxeRecvWithoutLocalWrite.
 	if len(q.rq) >= int(q.cap.MaxRecvWR) {
 		return verbs.Errorf(fn, errENOMEM, "receive queue full: %d RECVs posted (max_recv_wr %d)", len(q.rq), q.cap.MaxRecvWR)
 	}
