@@ -149,3 +149,26 @@ func TestRxeRecvCQOverflow(t *testing.T) {
 		t.Errorf("server QP %s, want ERR", st)
 	}
 }
+
+// TestRxeRetryCnt7: the peer's QP in ERR drops every request, so nothing
+// is acknowledged; with retry_cnt 7 rxe's completer never counts down
+// (rxe_comp.c rxe_completer, COMPST_ERROR_RETRY), and the WRITE is still
+// outstanding well after the (7+1) ACK timeouts a count-down would take.
+func TestRxeRetryCnt7(t *testing.T) {
+	p := open(t)
+	pr := connect(t, p, rdmaAddr(t, p), defaults()) // retry_count 7
+	cli, srv := &pr.cli, &pr.srv
+	a := must(cli.qp.Query())(t)
+	timeout := time.Duration(4096<<a.Timeout) * time.Nanosecond
+	wait := min(9*timeout+time.Second, 30*time.Second)
+	t.Logf("FACT client QP retry_cnt %d timeout %d (%v); waiting %v", a.RetryCnt, a.Timeout, timeout, wait)
+	noErr(t, srv.qp.Modify(verbs.QPAttr{State: verbs.QPSErr}, verbs.QPAttrState))
+	cli.post(t, verbs.SendWR{WRID: 11, Opcode: verbs.WRRDMAWrite, Flags: verbs.SendSignaled,
+		SGList:     []verbs.SGE{{Addr: cli.data.Addr(), Length: 8, LKey: cli.data.LKey()}},
+		RemoteAddr: srv.data.Addr(), RKey: srv.data.RKey()})
+	got := pollFor(cli.cq, wait)
+	t.Logf("FACT retry_cnt 7, peer QP in ERR: after %v, completions %+v, client QP %s", wait, got, must(cli.qp.Query())(t).State)
+	if a.RetryCnt == 7 && 8*timeout < wait && len(got) != 0 {
+		t.Errorf("retry_cnt 7 gave up: %+v", got)
+	}
+}
