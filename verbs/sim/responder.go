@@ -108,10 +108,15 @@ func (q *qp) onSend(pk *packet) {
 	}
 	n := len(pk.Payload)
 	if q.rcur.off+n > q.rcur.limit {
+		// A SEND larger than the RECV: most hardware says local length
+		// error and NAKs an invalid request. rxe on 6.1 does as for an
+		// unwritable buffer (copy_data returns -EINVAL, not -ENOSPC, so
+		// send_data_in gives ERR_MALFORMED_WQE): local QP operation error,
+		// NAK remote operation error. Measured: TestRxeRecvTooSmall.
 		r := q.rq[0]
 		q.rq = q.rq[1:]
-		q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCLocLenErr, Opcode: verbs.WCRecv, ByteLen: uint32(q.rcur.off + n)})
-		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
+		q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCLocQPOpErr, Opcode: verbs.WCRecv})
+		q.nakFatal(pk.PSN, verbs.SyndromeNAKRemOpErr)
 		return
 	}
 	writeSegs(q.rcur.segs, q.rcur.off, pk.Payload)

@@ -330,7 +330,10 @@ func TestLocalErrors(t *testing.T) {
 			wantStatus(t, pollN(t, cli.cq, 1)[0], 1, verbs.WCLocProtErr)
 		})
 	}
-	t.Run("local length error", func(t *testing.T) {
+	// Hardware says local length error / remote invalid request; rxe on
+	// 6.1 local QP operation error / remote operation error
+	// (TestRxeRecvTooSmall).
+	t.Run("RECV too small", func(t *testing.T) {
 		srv, cli := connectPair(t, pairCfg{})
 		rbuf := srv.regMR(t, 16, verbs.AccessLocalWrite)
 		local := cli.regMR(t, 100, 0)
@@ -338,13 +341,13 @@ func TestLocalErrors(t *testing.T) {
 		must(t, srv.qp.PostRecv(verbs.RecvWR{WRID: 6, SGList: sge(rbuf, 0, 16)}))
 		must(t, cli.qp.PostSend(verbs.SendWR{WRID: 1, Opcode: verbs.WRSend, SGList: sge(local, 0, 100)}))
 		wc := pollN(t, cli.cq, 1)[0]
-		wantStatus(t, wc, 1, verbs.WCRemInvReqErr)
-		if wc.Status.String() != "remote invalid request error" {
+		wantStatus(t, wc, 1, verbs.WCRemOpErr)
+		if wc.Status.String() != "remote operation error" {
 			t.Fatal(wc.Status)
 		}
 		rwcs := pollN(t, srv.cq, 2)
-		wantStatus(t, rwcs[0], 5, verbs.WCLocLenErr)
-		if rwcs[0].Status.String() != "local length error" {
+		wantStatus(t, rwcs[0], 5, verbs.WCLocQPOpErr)
+		if rwcs[0].Status.String() != "local QP operation error" {
 			t.Fatal(rwcs[0].Status)
 		}
 		wantStatus(t, rwcs[1], 6, verbs.WCWRFlushErr)
