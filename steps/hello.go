@@ -96,7 +96,7 @@ func (h Hello) Describe() Text {
 		tour = " (" + h.Tour.String() + ")"
 	}
 	if h.Lesson == "" {
-		return Text{"the plain tour" + tour, "普通导览" + tour}
+		return Text{"the plain tour" + tour, "普通教程" + tour}
 	}
 	return Text{"lesson " + h.Lesson + tour, "课程 " + h.Lesson + tour}
 }

@@ -84,7 +84,7 @@ func stepUDCreateID(_ context.Context, s *Session) (Outcome, error) {
 	})
 	return withC(Outcome{Results: []KV{{"port space", "RDMA_PS_UDP (unreliable datagram)"}},
 		Note: Text{"Same rdma_cm calls as the RC tour, in another port space: a UDP-space client can only reach a UDP-space listener.",
-			"和 RC 导览一样的 rdma_cm 调用，只是换了端口空间：UDP 空间的 client 只能找到 UDP 空间的 listener。"}}, call.Returned("0")), nil
+			"和 RC 教程一样的 rdma_cm 调用，只是换了端口空间：UDP 空间的 client 只能找到 UDP 空间的 listener。"}}, call.Returned("0")), nil
 }
 
 func stepUDGetRequest(ctx context.Context, s *Session) (Outcome, error) {

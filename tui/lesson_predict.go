@@ -152,7 +152,7 @@ func (m *model) lessonsList(w int) []string {
 	out := []string{st.Bold.R(fit(tr(m.lang, "Lessons", "课程"), w))}
 	out = append(out, wrap(tr(m.lang,
 		"Each lesson is this tour with one deliberate mistake whose real error is the point. It asks you to predict the error first. Start both sides again with --lesson NAME:",
-		"每一课都是在这个流程里故意犯一个错，真实出现的错误就是要讲的内容。开始前会先请你猜一猜会出什么错。两端都加 --lesson NAME 重新启动："), w)...)
+		"每一课都是在这个教程里故意犯一个错，真实出现的错误就是要讲的内容。开始前会先请你猜一猜会出什么错。两端都加 --lesson NAME 重新启动："), w)...)
 	out = append(out, "")
 	for _, l := range steps.Lessons() {
 		name := "--lesson " + l.Name
@@ -172,5 +172,5 @@ func (m *model) lessonsHelp() string {
 	for _, l := range steps.Lessons() {
 		names = append(names, l.Name)
 	}
-	return tr(m.lang, "Lessons (start both sides with --lesson NAME; L lists them in the plain tour; a lesson first asks you to predict, keys 1-4): ", "课程（两端都加 --lesson NAME 启动；普通导览里按 L 列出；课程开始前会请你先猜一猜，按 1-4）：") + strings.Join(names, ", ")
+	return tr(m.lang, "Lessons (start both sides with --lesson NAME; L lists them in the plain tour; a lesson first asks you to predict, keys 1-4): ", "课程（两端都加 --lesson NAME 启动；普通教程里按 L 列出；课程开始前会请你先猜一猜，按 1-4）：") + strings.Join(names, ", ")
 }
