@@ -120,6 +120,11 @@ func (d *mdDrawer) block(n ast.Node, w int, indent string) {
 		d.gap()
 		d.out = append(d.out, indent+st.Dim.R(strings.Repeat("─", max(0, w-width(indent)))))
 	case *ast.HTMLBlock:
+		// A comment is for the page's authors (the evidence and source
+		// markers of issue 19), never for the screen.
+		if n.HTMLBlockType == ast.HTMLBlockType2 {
+			return
+		}
 		lines := n.Lines()
 		for i := range lines.Len() {
 			seg := lines.At(i)
