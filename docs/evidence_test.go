@@ -49,6 +49,15 @@ var notProse = regexp.MustCompile("`[^`]*`|\\]\\([^)]*\\)|\\brxe\\(7\\)|<!--[\\s
 // marker matches one evidence, source or names-only marker.
 var marker = regexp.MustCompile(`<!--\s*(evidence|source|names-only):\s*([^>]*?)\s*-->`)
 
+// inlineCode matches a code span: a marker written in one is quoted, not
+// placed.
+var inlineCode = regexp.MustCompile("`[^`]*`")
+
+// markers returns the markers placed in text (not quoted in code).
+func markers(text string) [][]string {
+	return marker.FindAllStringSubmatch(inlineCode.ReplaceAllString(text, " "), -1)
+}
+
 // pageBlock is one paragraph, list item, table or quote of a page.
 type pageBlock struct {
 	line int // first line, 1-based
@@ -105,15 +114,15 @@ func claims(text string) bool {
 
 func TestDeviceClaimsCarryEvidence(t *testing.T) {
 	n := 0
-	for name, page := range allPages(t) {
+	for name, page := range pagesAndREADMEs(t) {
 		for _, b := range blocks(page) {
 			if !claims(b.text) {
 				continue
 			}
 			n++
-			if !marker.MatchString(b.text) {
-				t.Errorf("docs/%s.md:%d: says what the device does without <!-- evidence: TestX --> or <!-- source: FILE FUNCTION -->:\n%s",
-					name, b.line, strings.TrimSpace(b.text))
+			if len(markers(b.text)) == 0 {
+				t.Errorf("%s:%d: says what the device does without <!-- evidence: TestX --> or <!-- source: FILE FUNCTION -->:\n%s",
+					pageFile(name), b.line, strings.TrimSpace(b.text))
 			}
 		}
 	}
@@ -124,9 +133,9 @@ func TestDeviceClaimsCarryEvidence(t *testing.T) {
 
 func TestEvidenceMarkersResolve(t *testing.T) {
 	tests := goTestNames(t, "..")
-	for name, page := range allPages(t) {
-		for _, m := range marker.FindAllStringSubmatch(page, -1) {
-			where := "docs/" + name + ".md: " + m[0]
+	for name, page := range pagesAndREADMEs(t) {
+		for _, m := range markers(page) {
+			where := pageFile(name) + ": " + m[0]
 			switch m[1] {
 			case "evidence":
 				for _, fn := range strings.Split(m[2], ",") {
@@ -145,6 +154,30 @@ func TestEvidenceMarkersResolve(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pagesAndREADMEs is allPages plus the project's README.md and
+// README.zh.md, named "../README" and "../README.zh".
+func pagesAndREADMEs(t *testing.T) map[string]string {
+	t.Helper()
+	out := allPages(t)
+	for _, name := range []string{"README", "README.zh"} {
+		b, err := os.ReadFile("../" + name + ".md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out["../"+name] = string(b)
+	}
+	return out
+}
+
+// pageFile is the repository path of a page named as pagesAndREADMEs
+// names it.
+func pageFile(name string) string {
+	if rest, ok := strings.CutPrefix(name, "../"); ok {
+		return rest + ".md"
+	}
+	return "docs/" + name + ".md"
 }
 
 // checkSource returns what is wrong with a source marker's citation, or "".
@@ -210,8 +243,9 @@ func goTestNames(t *testing.T, root string) map[string]bool {
 func TestMarkersDoNotShow(t *testing.T) {
 	for name, page := range allPages(t) {
 		lang, id, _ := strings.Cut(name, "/")
-		if got := tui.PlainPage(lang, id, page, 80); strings.Contains(got, "<!--") || strings.Contains(got, "-->") {
-			t.Errorf("docs/%s.md: a comment shows on screen", name)
+		got := inlineCode.ReplaceAllString(tui.PlainPage(lang, id, page, 80), " ")
+		if strings.Contains(got, "<!--") || strings.Contains(got, "-->") {
+			t.Errorf("%s: a comment shows on screen", pageFile(name))
 		}
 	}
 }

@@ -173,9 +173,9 @@ func TestTermsTable(t *testing.T) {
 
 func TestZhPagesUseTheTerms(t *testing.T) {
 	terms := loadTerms(t)
-	for name, page := range allPages(t) {
-		if strings.HasPrefix(name, "zh/") {
-			checkVariants(t, terms, "docs/"+name+".md", 1, page)
+	for name, page := range pagesAndREADMEs(t) {
+		if strings.HasPrefix(name, "zh/") || name == "../README.zh" {
+			checkVariants(t, terms, pageFile(name), 1, page)
 		}
 	}
 }
