@@ -85,3 +85,35 @@ func checkConceptsListed(t *testing.T, lang, page string) {
 		t.Errorf("docs/%s/README.md lists the concept pages\n %q\nwant (docs.Concepts, in order)\n %q", lang, listed, want)
 	}
 }
+
+// TestProjectREADMEsAreTwins holds README.md and README.zh.md to the same
+// shape: as many sections and fenced code blocks, and the same evidence
+// and source markers in the same order (a claim made in one is made, and
+// backed, in the other).
+func TestProjectREADMEsAreTwins(t *testing.T) {
+	en, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zh, err := os.ReadFile("../README.zh.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := len(docs.Sections(string(en))), len(docs.Sections(string(zh))); a != b {
+		t.Errorf("README.md has %d sections, README.zh.md %d", a, b)
+	}
+	fences := func(b []byte) int { return strings.Count(string(b), "\n```") }
+	if a, b := fences(en), fences(zh); a != b {
+		t.Errorf("README.md has %d code fences, README.zh.md %d", a, b)
+	}
+	var me, mz []string
+	for _, m := range markers(string(en)) {
+		me = append(me, m[0])
+	}
+	for _, m := range markers(string(zh)) {
+		mz = append(mz, m[0])
+	}
+	if !slices.Equal(me, mz) {
+		t.Errorf("README.md and README.zh.md carry different markers\n en %q\n zh %q", me, mz)
+	}
+}
