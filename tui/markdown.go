@@ -211,11 +211,25 @@ func (d *mdDrawer) inlines(n ast.Node, style sty) []span {
 		case *ast.AutoLink:
 			out = append(out, span{string(c.URL(d.src)), d.st.Key, false})
 		case *ast.RawHTML:
+			// A comment (an evidence marker) leaves no trace on screen,
+			// not even the space written before it.
+			if n := len(out); n > 0 && !out[n-1].glued && out[n-1].text != softBreak && isComment(c, d.src) {
+				out[n-1].text = strings.TrimRight(out[n-1].text, " \t")
+			}
 		default: // links, images: their text
 			out = append(out, d.inlines(c, style)...)
 		}
 	}
 	return out
+}
+
+// isComment reports whether raw inline HTML is a comment.
+func isComment(n *ast.RawHTML, src []byte) bool {
+	if n.Segments.Len() == 0 {
+		return false
+	}
+	first := n.Segments.At(0)
+	return bytes.HasPrefix(first.Value(src), []byte("<!--"))
 }
 
 // codeText is an inline code span's text. A line ending inside the span

@@ -21,3 +21,18 @@ func TestMarkdownHidesComments(t *testing.T) {
 		t.Errorf("PlainPage shows a comment:\n%s", got)
 	}
 }
+
+// A marker inside a paragraph leaves neither its text nor the space
+// before it: words stay one space apart, Chinese joins without one.
+func TestMarkdownCommentLeavesNoSpace(t *testing.T) {
+	for src, want := range map[string]string{
+		"one <!-- evidence: TestA -->\ntwo": "one two",
+		"一 <!-- evidence: TestA -->\n二":     "一二",
+		"a <!-- source: x y --> b":          "a b",
+		"end. <!-- evidence: TestA -->":     "end.",
+	} {
+		if got := PlainPage("en", src, src, 40); got != want {
+			t.Errorf("%q renders %q, want %q", src, got, want)
+		}
+	}
+}
