@@ -25,8 +25,8 @@ package docs_test
 // And every marker must resolve: an evidence marker names Go test
 // functions (comma-separated) that exist in the repository's *_test.go
 // files; a source marker names "kernel FILE FUNCTION", "rdma-core FILE
-// FUNCTION", or a FILE of this repository (and, when given, a function
-// or method that the file declares).
+// FUNCTION", or a FILE of this repository (and, when given, a function,
+// method, type, variable or constant that the file declares).
 
 import (
 	"os"
@@ -197,11 +197,13 @@ func checkSource(cite string) string {
 		return "want kernel FILE FUNCTION, rdma-core FILE FUNCTION, or a file of this repository: " + err.Error()
 	}
 	if len(f) > 1 {
-		// "(s *responder) write" or "newQP": the last word is the name.
-		fn := f[len(f)-1]
-		decl := regexp.MustCompile(`(?m)^func (\([^)]*\) )?` + regexp.QuoteMeta(fn) + `[\[(]`)
+		// "(s *responder) write", "newQP" or a type: the last word is
+		// the name, declared as a func, a type, a var or const, or a
+		// member of a type or const block.
+		name := regexp.QuoteMeta(f[len(f)-1])
+		decl := regexp.MustCompile(`(?m)^(func (\([^)]*\) )?` + name + `[\[(]|(type|var|const) ` + name + `\b|\t` + name + `\b)`)
 		if !decl.Match(b) {
-			return f[0] + " declares no func " + fn
+			return f[0] + " declares no " + f[len(f)-1]
 		}
 	}
 	return ""

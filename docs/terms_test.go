@@ -11,7 +11,8 @@ package docs_test
 // A variant is a literal string, or a Go regexp after "re:". Before
 // matching, a text loses what quotes English rather than writing Chinese:
 // an English gloss in full-width parentheses ("完成（work completion）")
-// and ASCII text in double quotes (a sentence quoted from a man page).
+// and ASCII text in double quotes, "..." or “...” (a sentence quoted from
+// a man page).
 // What is left may still contain a variant on purpose (the glossary
 // saying which word it does not use); allowedPhrases lists those, each
 // with its reason.
@@ -98,8 +99,9 @@ func parseVariants(t *testing.T, line int, col string) []variant {
 }
 
 // quotedEnglish matches an English gloss in full-width parentheses and
-// ASCII text in double quotes: quotations, not Chinese wording.
-var quotedEnglish = regexp.MustCompile(`（[\x20-\x7e，、]+(，保留原词)?）|"[\x20-\x21\x23-\x7e]+"`)
+// ASCII text in double quotes ("..." or “...”, across a line break too):
+// quotations, not Chinese wording.
+var quotedEnglish = regexp.MustCompile(`（[\x20-\x7e，、]+(，保留原词)?）|"[\x20-\x21\x23-\x7e]+"|“[\x20-\x7e\n]+”`)
 
 // chineseText is what of text the variants are held against.
 func chineseText(text string) string {
