@@ -15,12 +15,14 @@ package docs_test
 //     too (the renderer hides it either way: TestMarkersDoNotShow).
 //   - A block states a device claim when, after removing its inline code,
 //     link targets, man-page citations like rxe(7) and the markers, it
-//     still contains a trigger: the word rxe, Soft-RoCE, 软件 RoCE,
-//     simulated NIC, 模拟网卡, "the sim", "measured", 实测.
-//   - Not claims: headings, fenced code blocks, and device names written
-//     as code (`rxe0`, `rdma link add rxe0 type rxe netdev eth0`,
-//     `--backend sim`). A block that only names a device where nothing is
-//     claimed about it carries <!-- names-only: WHY -->, saying why.
+//     still contains a trigger: the word rxe, Soft-RoCE (SoftRoCE),
+//     软件 RoCE, simulated NIC, 模拟网卡, "the sim", "measured", 实测.
+//   - Not claims: headings, fenced code blocks, device names written as
+//     code (`rxe0`, `--backend sim`), the command that makes an rxe
+//     device (rdma link add rxe0 type rxe netdev eth0, in code or not),
+//     and rxe0 or sim0 in prose (they are not the word rxe). A block
+//     that only names a device, claiming nothing about it, carries
+//     <!-- names-only: WHY -->, saying why.
 //
 // And every marker must resolve: an evidence marker names Go test
 // functions (comma-separated) that exist in the repository's *_test.go
@@ -40,11 +42,11 @@ import (
 )
 
 // deviceTrigger finds a word that makes a block a claim about the device.
-var deviceTrigger = regexp.MustCompile(`\brxe\b|Soft-RoCE|软件 RoCE|(?i:simulated NIC)|模拟网卡|\b[Tt]he sim\b|\bmeasured\b|实测`)
+var deviceTrigger = regexp.MustCompile(`\brxe\b|(?i:soft-?roce)|软件 ?RoCE|(?i:simulated NIC)|模拟网卡|\b[Tt]he sim\b|\b[Mm]easured\b|实测`)
 
 // notProse is what a block loses before the trigger is looked for: code
 // spans, link targets, man-page citations of rxe, HTML comments.
-var notProse = regexp.MustCompile("`[^`]*`|\\]\\([^)]*\\)|\\brxe\\(7\\)|<!--[\\s\\S]*?-->")
+var notProse = regexp.MustCompile("`[^`]*`|\\]\\([^)]*\\)|\\brxe\\(7\\)|<!--[\\s\\S]*?-->|rdma link add \\S+ type rxe")
 
 // marker matches one evidence, source or names-only marker.
 var marker = regexp.MustCompile(`<!--\s*(evidence|source|names-only):\s*([^>]*?)\s*-->`)
@@ -267,6 +269,8 @@ func TestEvidenceRule(t *testing.T) {
 		{"See rxe(7) and [the page](concept-rxe.md).", false},
 		{"The rxe0 device and sim0.", false},
 		{"The simulation shows it.", false},
+		{"Run rdma link add rxe0 type rxe netdev eth0 first.", false},
+		{"On SoftRoCE it fails.", true},
 	} {
 		if got := claims(tt.text); got != tt.want {
 			t.Errorf("claims(%q) = %v, want %v", tt.text, got, tt.want)
