@@ -314,7 +314,11 @@ func (s *Session) checkPeerGoneWithin(ctx context.Context, d time.Duration) erro
 }
 
 func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
-	if !s.peerHungUp() {
+	// An earlier step (the read and atomic servers' wait) may have taken
+	// and shown the DISCONNECTED event already: showing it again would
+	// be a second rdma_get_cm_event, which blocks in a real program.
+	takenEarlier := s.peerHungUp()
+	if !takenEarlier {
 		// The peer may have hung up first (both sides disconnect at the
 		// end of the tour): look for its DREQ before sending ours.
 		s.checkPeerGone(ctx)
@@ -331,12 +335,16 @@ func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
 	state := s.recordQPState()
 	if peerFirst {
 		s.sent("DREP", "")
+		var calls []c.Stmt
+		if !takenEarlier {
+			calls = []c.Stmt{getEvent(verbs.CMEvent{Type: verbs.EventDisconnected}, verbs.EventDisconnected, true).Only(c.ScreenOnly),
+				ackEvent().Only(c.ScreenOnly)}
+		}
 		return withC(Outcome{
 			Results: []KV{{"event", verbs.EventDisconnected.String()}, {"QP state", state}},
 			Note: Text{"The peer disconnected first; rdma_disconnect here answers its DREQ so it need not wait for a timeout.",
 				"对端先断开了；这里调用 rdma_disconnect 是为了回应它的 DREQ（发 DREP），免得对端一直等到超时。"}},
-			getEvent(verbs.CMEvent{Type: verbs.EventDisconnected}, verbs.EventDisconnected, true).Only(c.ScreenOnly),
-			ackEvent().Only(c.ScreenOnly), call.Returned("0: answers with a DREP")), nil
+			append(calls, call.Returned("0: answers with a DREP"))...), nil
 	}
 	s.sent("DREQ", "")
 	return withC(Outcome{Results: []KV{{"QP state", state}},

@@ -168,7 +168,7 @@ func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
 	if err != nil {
 		return withC(Outcome{}, set, failed(get, err)), problem(err,
 			Text{"rdma_cm cannot fill in the " + st.String() + " attributes yet", "rdma_cm 现在还给不出 " + st.String() + " 的属性"},
-			Text{"RTR and RTS need the peer's QPN and PSN: on the client they come with CONNECT_RESPONSE, on the server with CONNECT_REQUEST", "RTR 和 RTS 需要对端的 QPN 和 PSN：client 要等 CONNECT_RESPONSE，server 在 CONNECT_REQUEST 时就有了"})
+			Text{"RTR needs the peer's QPN and RTS the peer's starting PSN (our sq_psn), both from the peer's CM message: on the client they come with CONNECT_RESPONSE, on the server with CONNECT_REQUEST", "RTR 需要对端的 QPN，RTS 需要对端的起始 PSN（我们的 sq_psn），两者都来自对端的 CM 消息：client 要等 CONNECT_RESPONSE，server 在 CONNECT_REQUEST 时就有了"})
 	}
 	get = get.Returned("0: mask = " + mask.String())
 	if err := s.qp.Modify(attr, mask); err != nil {
@@ -193,8 +193,8 @@ func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 	state := s.recordQPState()
 	return withC(Outcome{
 		Results: []KV{{"REP qp_num", fmt.Sprintf("0x%x", p.QPNum)}, {"private data", fmt.Sprintf("% x", raw)}, {"QP state", state}},
-		Note: Text{"id->qp is NULL, so librdmacm touched no QP: it only sent the REP, with our qp_num and the starting PSN rdma_init_qp_attr gave us as sq_psn.",
-			"id->qp 是 NULL，librdmacm 没碰任何 QP：它只发出 REP，里面带着我们的 qp_num，以及 rdma_init_qp_attr 给我们的 sq_psn 作为起始 PSN。"}}, fill, call.Returned("0")), nil
+		Note: Text{"id->qp is NULL, so librdmacm touched no QP: it only sent the REP, with our qp_num and, as the starting PSN, the CM's own number that rdma_init_qp_attr gave us as rq_psn at RTR (the client will use it as its sq_psn).",
+			"id->qp 是 NULL，librdmacm 没碰任何 QP：它只发出 REP，里面带着我们的 qp_num，起始 PSN 则是 CM 自己的数，也就是推 RTR 时 rdma_init_qp_attr 给我们的 rq_psn（client 会把它用作 sq_psn）。"}}, fill, call.Returned("0")), nil
 }
 
 func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {

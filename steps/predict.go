@@ -168,7 +168,7 @@ func statusChoice(st verbs.WCStatus) Choice {
 func errnoChoice(fn string, errno syscall.Errno) Choice {
 	t := Text{fn + " returns 0", fn + " 返回 0"}
 	if errno != 0 {
-		t = Text{fn + " fails with " + verbs.ErrnoName(errno), fn + " 失败，errno = " + verbs.ErrnoName(errno)}
+		t = Text{fn + " fails with " + verbs.ErrnoName(errno), fn + " 返回 " + verbs.ErrnoName(errno)}
 	}
 	return Choice{Text: t, happened: func(err error, _ *Session) bool {
 		if errno == 0 {

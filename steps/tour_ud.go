@@ -52,7 +52,7 @@ func udServerTour() []Step {
 			Title: Text{"Poll for a datagram", "轮询收到的数据报"},
 			Call:  generic(pollOne(verbs.WCRecv, "UD receive")), run: stepUDPollRecv},
 		{ID: "ud-reply", Side: Server, Section: SectionData,
-			Title: Text{"Answer the client, to the address its datagram brought", "回答 client：发往它的数据报带来的地址"},
+			Title: Text{"Answer the client, to the address its datagram brought", "回答 client：按它的数据报带来的地址发回去"},
 			Call:  generic(createAHFromWCCall(), udSendCallTo(verbs.SendWR{Opcode: verbs.WRSend}, c.Expr{}, udToSender), udPollSend(udToSender.what)), run: stepUDReply},
 		{ID: "ud-teardown", Side: Server, Section: SectionNone,
 			Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
