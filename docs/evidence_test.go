@@ -285,3 +285,25 @@ func TestEvidenceRule(t *testing.T) {
 		t.Errorf("blocks start on lines %v, want %v", lines, want)
 	}
 }
+
+// The renderer drops a marker wherever it stands: at the end of a line,
+// on its own line under a paragraph or list item (where CommonMark starts
+// an HTML block), after a blank line, and inside a paragraph, where it
+// leaves neither its text nor the space before it.
+func TestRendererHidesMarkers(t *testing.T) {
+	for src, want := range map[string]string{
+		"rxe does it. <!-- evidence: TestA -->":                 "rxe does it.",
+		"rxe does it.\n<!-- source: kernel a.c f -->":           "rxe does it.",
+		"- item\n  <!-- evidence: TestB -->\n- next":            "• item\n• next",
+		"text\n\n<!-- evidence: TestC -->\n\nend":               "text\n\nend",
+		"one <!-- evidence: TestA -->\ntwo":                     "one two",
+		"一 <!-- evidence: TestA -->\n二":                         "一二",
+		"a <!-- source: verbs/sim/qp.go newQP --> b":            "a b",
+		"- one <!-- evidence: TestA -->\n  more\n- two":         "• one more\n• two",
+		"# T\n\nrxe.\n<!-- evidence: TestA -->\n\n## Next\n\nx": "T\n═\n\nrxe.\n\nNext\n────\n\nx",
+	} {
+		if got := tui.PlainPage("en", "x", src, 60); got != want {
+			t.Errorf("%q renders\n%q, want\n%q", src, got, want)
+		}
+	}
+}
