@@ -281,12 +281,22 @@ func hasHan(s string) bool {
 func TestGlossaryPagesMatchTheTerms(t *testing.T) {
 	pages := allPages(t)
 	en, zh := glossaryEntries(pages["en/glossary"]), glossaryEntries(pages["zh/glossary"])
+	inTable := map[string]bool{}
 	for _, tm := range loadTerms(t) {
+		inTable["en "+tm.en], inTable["zh "+tm.zh] = true, true
 		if !en[tm.en] {
 			t.Errorf("docs/en/glossary.md has no entry **%s** (terms.tsv)", tm.en)
 		}
 		if !zh[tm.zh] {
 			t.Errorf("docs/zh/glossary.md has no entry **%s** (terms.tsv, for %q)", tm.zh, tm.en)
+		}
+	}
+	// And the other way: a new glossary entry goes into the table too.
+	for lang, entries := range map[string]map[string]bool{"en": en, "zh": zh} {
+		for e := range entries {
+			if !inTable[lang+" "+e] {
+				t.Errorf("docs/%s/glossary.md: entry **%s** is not in terms.tsv", lang, e)
+			}
 		}
 	}
 }
