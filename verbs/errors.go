@@ -19,7 +19,11 @@ type Error struct {
 func (e *Error) Error() string {
 	msg := e.Func + ": "
 	if e.Errno != 0 {
-		msg += fmt.Sprintf("%s (errno %d %s)", e.Errno.Error(), int(e.Errno), ErrnoName(e.Errno))
+		msg += fmt.Sprintf("%s (errno %d", e.Errno.Error(), int(e.Errno))
+		if name, ok := errnoNames[e.Errno]; ok {
+			msg += " " + name
+		}
+		msg += ")"
 	} else {
 		msg += "failed"
 	}
@@ -53,51 +57,26 @@ func FuncOf(err error) string {
 // ErrnoName is the symbolic name (EINVAL, ENOMEM, ...) of the errno values
 // verbs calls return in practice.
 func ErrnoName(e syscall.Errno) string {
-	switch e {
-	case syscall.EPERM:
-		return "EPERM"
-	case syscall.ENOENT:
-		return "ENOENT"
-	case syscall.EINTR:
-		return "EINTR"
-	case syscall.EIO:
-		return "EIO"
-	case syscall.EAGAIN:
-		return "EAGAIN"
-	case syscall.ENOMEM:
-		return "ENOMEM"
-	case syscall.EACCES:
-		return "EACCES"
-	case syscall.EFAULT:
-		return "EFAULT"
-	case syscall.EBUSY:
-		return "EBUSY"
-	case syscall.EEXIST:
-		return "EEXIST"
-	case syscall.ENODEV:
-		return "ENODEV"
-	case syscall.EINVAL:
-		return "EINVAL"
-	case syscall.ENOSPC:
-		return "ENOSPC"
-	case syscall.EADDRINUSE:
-		return "EADDRINUSE"
-	case syscall.EADDRNOTAVAIL:
-		return "EADDRNOTAVAIL"
-	case syscall.ENETUNREACH:
-		return "ENETUNREACH"
-	case syscall.ECONNRESET:
-		return "ECONNRESET"
-	case syscall.ETIMEDOUT:
-		return "ETIMEDOUT"
-	case syscall.ECONNREFUSED:
-		return "ECONNREFUSED"
-	case syscall.EHOSTUNREACH:
-		return "EHOSTUNREACH"
-	case syscall.EOPNOTSUPP:
-		return "EOPNOTSUPP"
-	case syscall.ENOTCONN:
-		return "ENOTCONN"
+	if name, ok := errnoNames[e]; ok {
+		return name
 	}
 	return fmt.Sprintf("errno %d", int(e))
+}
+
+// errnoNames are the errnos an RDMA program meets, from its calls and from
+// the process around them (EMFILE when descriptors run out: a table that
+// lacked it printed "errno 24 errno 24").
+var errnoNames = map[syscall.Errno]string{
+	syscall.EPERM: "EPERM", syscall.ENOENT: "ENOENT", syscall.EINTR: "EINTR", syscall.EIO: "EIO",
+	syscall.ENXIO: "ENXIO", syscall.EBADF: "EBADF", syscall.EAGAIN: "EAGAIN", syscall.ENOMEM: "ENOMEM",
+	syscall.EACCES: "EACCES", syscall.EFAULT: "EFAULT", syscall.EBUSY: "EBUSY", syscall.EEXIST: "EEXIST",
+	syscall.ENODEV: "ENODEV", syscall.EINVAL: "EINVAL", syscall.ENFILE: "ENFILE", syscall.EMFILE: "EMFILE",
+	syscall.ENOSPC: "ENOSPC", syscall.EPIPE: "EPIPE", syscall.ERANGE: "ERANGE", syscall.ENOSYS: "ENOSYS",
+	syscall.EPROTO: "EPROTO", syscall.EMSGSIZE: "EMSGSIZE", syscall.EPROTONOSUPPORT: "EPROTONOSUPPORT",
+	syscall.EOPNOTSUPP: "EOPNOTSUPP", syscall.EAFNOSUPPORT: "EAFNOSUPPORT", syscall.EADDRINUSE: "EADDRINUSE",
+	syscall.EADDRNOTAVAIL: "EADDRNOTAVAIL", syscall.ENETDOWN: "ENETDOWN", syscall.ENETUNREACH: "ENETUNREACH",
+	syscall.ECONNABORTED: "ECONNABORTED", syscall.ECONNRESET: "ECONNRESET", syscall.ENOBUFS: "ENOBUFS",
+	syscall.EISCONN: "EISCONN", syscall.ENOTCONN: "ENOTCONN", syscall.ETIMEDOUT: "ETIMEDOUT",
+	syscall.ECONNREFUSED: "ECONNREFUSED", syscall.EHOSTUNREACH: "EHOSTUNREACH", syscall.EALREADY: "EALREADY",
+	syscall.EINPROGRESS: "EINPROGRESS", syscall.ENODATA: "ENODATA",
 }

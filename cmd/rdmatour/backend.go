@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/netip"
 	"os"
+	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
@@ -18,7 +20,7 @@ import (
 func chooseBackend(o options, target netip.Addr, pcap io.Writer) (verbs.Provider, string, error) {
 	switch o.backend {
 	case backendSim:
-		return sim.New(sim.Options{Pcap: pcap}), "chosen with --backend sim", nil
+		return newSim(o, pcap), "chosen with --backend sim", nil
 	case backendRDMA:
 		// Exactly what was asked: rdma_cm itself judges the address.
 		p, err := openReal(netip.Addr{})
@@ -36,12 +38,24 @@ func chooseBackend(o options, target netip.Addr, pcap io.Writer) (verbs.Provider
 	}
 	p, err := openReal(target)
 	if errors.Is(err, rdmacore.ErrUnavailable) {
-		return sim.New(sim.Options{Pcap: pcap}), err.Error(), nil // already says "only the simulated NIC"
+		return newSim(o, pcap), err.Error(), nil // already says "only the simulated NIC"
 	}
 	if err != nil {
-		return sim.New(sim.Options{Pcap: pcap}), "no real RDMA for " + target.String() + ": " + err.Error(), nil
+		return newSim(o, pcap), "no real RDMA for " + target.String() + ": " + err.Error(), nil
 	}
 	return p, "real verbs (libibverbs + librdmacm)", nil
+}
+
+// newSim makes the simulated NIC. In plain mode its warnings (a listener
+// that cannot accept, say, for want of file descriptors) go to stderr,
+// where a person or a log sees them; the full-screen UI owns the terminal,
+// so there they are dropped.
+func newSim(o options, pcap io.Writer) *sim.Provider {
+	opts := sim.Options{Pcap: pcap}
+	if o.plain || !stdoutIsTerminal() {
+		opts.Warn = func(line string) { fmt.Fprintf(os.Stderr, "rdmatour: %s\n", line) }
+	}
+	return sim.New(opts)
 }
 
 // capturer is a real backend that can capture its devices' traffic
@@ -53,7 +67,7 @@ type capturer interface {
 
 // wireOut is where --pcap goes, and how to finish it.
 type wireOut struct {
-	file *os.File
+	file *outFile
 	prov verbs.Provider
 }
 
@@ -62,11 +76,23 @@ func openPcap(path string) (*wireOut, io.Writer, error) {
 	if path == "" {
 		return &wireOut{}, nil, nil
 	}
-	f, err := os.Create(path)
+	f, err := openOut("--pcap", path)
 	if err != nil {
-		return nil, nil, usagef("--pcap: %v", err)
+		return nil, nil, err
 	}
 	return &wireOut{file: f}, f, nil
+}
+
+// headerWritten reports a --pcap whose header could not be written (a
+// full device): refused before the first step, not after the tour.
+func (w *wireOut) headerWritten() error {
+	if w.file == nil {
+		return nil
+	}
+	if err := w.file.settle(closeWait); err != nil {
+		return usagef("--pcap %s: %v", w.file.path, err)
+	}
+	return nil
 }
 
 // start begins capturing on a real device so the wire pane shows the real
@@ -87,8 +113,17 @@ func (w *wireOut) start(prov verbs.Provider, pcap io.Writer) error {
 	return nil
 }
 
-// finish stops the capture and closes the file, returning the first error.
+// quiesceTime bounds how long finish lets the simulated NIC put its last
+// frames on the wire: its connections linger a second for the peer's
+// answer (verbs/sim conn.shutdown), so two is enough with room to spare.
+const quiesceTime = 2 * time.Second
+
+// finish lets the NIC finish its last CM exchange, stops the capture and
+// closes the file, returning the first error.
 func (w *wireOut) finish() error {
+	if q, ok := w.prov.(interface{ Quiesce(time.Duration) bool }); ok {
+		q.Quiesce(quiesceTime)
+	}
 	var first error
 	if c, ok := w.prov.(capturer); ok {
 		first = c.StopCapture()
@@ -96,9 +131,12 @@ func (w *wireOut) finish() error {
 	if s, ok := w.prov.(interface{ PcapErr() error }); ok && first == nil {
 		first = s.PcapErr()
 	}
+	if first != nil && w.file != nil {
+		first = fmt.Errorf("--pcap %s: %w", w.file.path, first)
+	}
 	if w.file != nil {
 		if err := w.file.Close(); err != nil && first == nil {
-			first = err
+			first = err // names --pcap and the path
 		}
 	}
 	return first

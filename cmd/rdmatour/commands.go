@@ -110,6 +110,9 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 			return configUsage(err)
 		}
 	}
+	if err := distinctOutputs(map[string]string{"--pcap": o.pcap, "--record": o.record}); err != nil {
+		return err
+	}
 	wire, pcap, err := openPcap(o.pcap)
 	if err != nil {
 		return err
@@ -118,13 +121,16 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 	if err == nil {
 		err = wire.start(prov, pcap)
 	}
+	if err == nil {
+		err = wire.headerWritten()
+	}
 	if err != nil {
 		wire.finish()
 		return err
 	}
 	defer func() {
 		if werr := wire.finish(); werr != nil && err == nil {
-			err = fmt.Errorf("--pcap %s: %w", o.pcap, werr)
+			err = werr // names --pcap and the path
 		}
 	}()
 	rec, err := openRecord(o)

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
@@ -56,7 +55,12 @@ func runExportC(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if a.out == "" {
 		_, err = io.WriteString(stdout, prog)
 	} else {
-		err = os.WriteFile(a.out, []byte(prog), 0o644)
+		err = writeProgram(a.out, prog)
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "rdmatour export-c: %s\n", ue.in(steps.LangEN))
+		return 2
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rdmatour export-c: writing the program: %v\n", err)
@@ -132,4 +136,16 @@ func checkExportTour(o steps.ExportOptions) error {
 		return fmt.Errorf("--track manual and --lesson %s cannot be combined: the lessons run on the cm track", o.Lesson)
 	}
 	return nil
+}
+
+// writeProgram writes the program to path through an outFile: a FIFO that
+// nobody reads is refused instead of blocking the open for ever (where
+// Ctrl-C could not end it).
+func writeProgram(path, prog string) error {
+	f, err := openOut("-o", path)
+	if err != nil {
+		return err
+	}
+	f.Write([]byte(prog))
+	return f.Close()
 }

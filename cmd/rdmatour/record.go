@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/steps/record"
@@ -13,7 +12,7 @@ import (
 // to. A zero recordOut (no --record) does nothing.
 type recordOut struct {
 	path string
-	f    *os.File
+	f    *outFile
 	w    *record.Writer
 }
 
@@ -23,9 +22,9 @@ func openRecord(o options) (*recordOut, error) {
 	if o.record == "" {
 		return &recordOut{}, nil
 	}
-	f, err := os.Create(o.record)
+	f, err := openOut("--record", o.record)
 	if err != nil {
-		return nil, usagef("--record %s: %v", o.record, err)
+		return nil, err
 	}
 	return &recordOut{path: o.record, f: f, w: record.NewWriter(f, version, string(o.cmd))}, nil
 }
@@ -51,6 +50,10 @@ func (r *recordOut) begin(prov verbs.Provider, sessions []*steps.Session) error 
 	if err := r.w.Begin(names, sessions...); err != nil {
 		return fmt.Errorf("--record %s: %w", r.path, err)
 	}
+	// The header is queued: a full device says so before the first step.
+	if err := r.f.settle(closeWait); err != nil {
+		return usagef("--record %s: %v", r.path, err)
+	}
 	return nil
 }
 
@@ -59,12 +62,10 @@ func (r *recordOut) finish() error {
 	if r.f == nil {
 		return nil
 	}
-	werr := r.w.Err()
-	if err := r.f.Close(); werr == nil {
-		werr = err
-	}
-	if werr != nil {
+	if werr := r.w.Err(); werr != nil {
+		r.f.Close()
 		return fmt.Errorf("--record %s: %w", r.path, werr)
 	}
-	return nil
+	return r.f.Close() // names the flag and the path
+
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -170,11 +171,48 @@ func (id *cmID) Listen(backlog int) error {
 	return nil
 }
 
+// Accept backs off this long after its first failure, doubling up to
+// maxAcceptBackoff: long enough not to spin on EMFILE, short enough that
+// an attendee who comes once descriptors are free waits no longer than
+// the CM's own retry would make them.
+const (
+	minAcceptBackoff = 5 * time.Millisecond
+	maxAcceptBackoff = time.Second
+)
+
+// acceptWarning says what a failed Accept means for the person running
+// the listener, and what to do when it is the descriptor limit.
+func acceptWarning(err error) string {
+	line := fmt.Sprintf("the simulated NIC cannot accept a connection (%v); it retries until it can", err)
+	if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+		line += ": the process is out of file descriptors (EMFILE): raise `ulimit -n`, or wait for idle connections to close"
+	}
+	return line
+}
+
+// acceptLoop accepts peers until the listener is closed. Any other Accept
+// error — EMFILE, ENFILE or ENOBUFS after a burst of connections — is
+// logged once and retried with a backoff: returning on it, as a first
+// version did, left a listener that still said it listened and answered
+// nobody for the rest of the process.
 func (id *cmID) acceptLoop(ln net.Listener) {
+	var backoff time.Duration
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
-			return // listener closed by Destroy
+			if errors.Is(err, net.ErrClosed) {
+				return // listener closed by Destroy
+			}
+			if backoff == 0 {
+				id.p.warn(acceptWarning(err))
+			}
+			backoff = min(max(2*backoff, minAcceptBackoff), maxAcceptBackoff)
+			time.Sleep(backoff)
+			continue
+		}
+		if backoff > 0 {
+			id.p.warn("the simulated NIC accepts connections again")
+			backoff = 0
 		}
 		id.mu.Lock()
 		if id.destroyed {

@@ -62,6 +62,9 @@ type Options struct {
 	// Logger receives debug messages about dropped frames and peers; nil
 	// discards them.
 	Logger *slog.Logger
+	// Warn, when set, hears what a person should know about this NIC
+	// (a listener that cannot accept), in one line; nil sends it to Logger.
+	Warn func(line string)
 	// Pcap, if set, receives every packet and CM message as the RoCEv2
 	// frame a real NIC would send (see tap.go), in pcap format.
 	Pcap io.Writer
@@ -77,6 +80,9 @@ type Provider struct {
 	// wg counts every goroutine and pending timer of this provider, so tests
 	// can prove that a full teardown leaves nothing running.
 	wg sync.WaitGroup
+	// running counts the same goroutines and timers as wg, for Quiesce,
+	// which must not Wait on wg while a late frame may still Add to it.
+	running atomic.Int64
 
 	mu   sync.Mutex
 	live verbs.ResourceCount
@@ -136,26 +142,58 @@ func (p *Provider) count(f func(*verbs.ResourceCount)) {
 
 // goStart runs f on a goroutine tracked by p.wg.
 func (p *Provider) goStart(f func()) {
-	p.wg.Add(1)
+	p.add()
 	go func() {
-		defer p.wg.Done()
+		defer p.done()
 		f()
 	}()
 }
 
 // afterFunc is time.AfterFunc tracked by p.wg; stop it with stopTimer.
 func (p *Provider) afterFunc(d time.Duration, f func()) *time.Timer {
-	p.wg.Add(1)
+	p.add()
 	return time.AfterFunc(d, func() {
-		defer p.wg.Done()
+		defer p.done()
 		f()
 	})
 }
 
 func (p *Provider) stopTimer(t *time.Timer) {
 	if t != nil && t.Stop() {
-		p.wg.Done()
+		p.done()
 	}
+}
+
+// warn tells a person (Options.Warn) or the log.
+func (p *Provider) warn(line string) {
+	if p.opts.Warn != nil {
+		p.opts.Warn(line)
+		return
+	}
+	p.log.Warn(line)
+}
+
+func (p *Provider) add()  { p.wg.Add(1); p.running.Add(1) }
+func (p *Provider) done() { p.running.Add(-1); p.wg.Done() }
+
+// Quiesce waits, at most d, until every goroutine and timer of this NIC
+// has ended, and reports whether they all did. After a teardown that is
+// when the last frame is on the wire and the CM exchange it belongs to
+// has ended: a destroyed id's DREP or DREQ is written (conn.writeLoop),
+// and its connection has lingered for the peer's answer (conn.shutdown),
+// which the capture records. A process that exits at once instead loses
+// what its writer had queued — its DREP, seen missing from the peer's
+// --pcap on a loaded machine — and its own capture lacks the peer's
+// answer. cmd calls it before closing the capture and exiting.
+func (p *Provider) Quiesce(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for p.running.Load() > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
 }
 
 // Counter indices; names are rxe's hw_counters where they apply.
