@@ -18,7 +18,7 @@ func TestEveryStepHasPages(t *testing.T) {
 	}
 	for _, id := range ids {
 		for _, lang := range docs.Langs() {
-			if _, err := docs.Page(lang, id); err != nil {
+			if _, err := docs.Page(lang, string(id)); err != nil {
 				t.Errorf("step %q: %v (want docs/%s/%s.md)", id, err, lang, id)
 			}
 		}
@@ -65,7 +65,7 @@ func TestPageShape(t *testing.T) {
 		for _, id := range docs.IDs(lang) {
 			want := docs.SectionsFor(lang, id)
 			name := "docs/" + lang + "/" + id + ".md"
-			page, err := docs.Page(lang, id)
+			page, err := docs.Page(lang, string(id))
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
 				continue
@@ -127,8 +127,8 @@ func TestTitlesMatchAcrossLanguages(t *testing.T) {
 	// a title; a very short zh page next to a long en page hints at a
 	// missing part.
 	for _, id := range docs.IDs("en") {
-		en, err1 := docs.Page("en", id)
-		zh, err2 := docs.Page("zh", id)
+		en, err1 := docs.Page("en", string(id))
+		zh, err2 := docs.Page("zh", string(id))
 		if err1 != nil || err2 != nil {
 			continue
 		}
@@ -191,7 +191,7 @@ func TestConceptsMatchFiles(t *testing.T) {
 			t.Errorf("docs.Concepts() lists %q, which is not a concept ID (want prefix %q)", id, docs.ConceptPrefix)
 		}
 		for _, lang := range docs.Langs() {
-			if _, err := docs.Page(lang, id); err != nil {
+			if _, err := docs.Page(lang, string(id)); err != nil {
 				t.Errorf("concept %q: %v", id, err)
 			}
 		}
@@ -246,7 +246,7 @@ func TestLinksResolve(t *testing.T) {
 			known[id] = true
 		}
 		for _, id := range append(docs.IDs(lang), "README") {
-			page, err := docs.Page(lang, id)
+			page, err := docs.Page(lang, string(id))
 			if err != nil {
 				t.Errorf("%s/%s: %v", lang, id, err)
 				continue

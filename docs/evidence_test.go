@@ -38,7 +38,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmatour/rdmatour/tui"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // deviceTrigger finds a word that makes a block a claim about the device.
@@ -247,7 +247,7 @@ func goTestNames(t *testing.T, root string) map[string]bool {
 func TestMarkersDoNotShow(t *testing.T) {
 	for name, page := range allPages(t) {
 		lang, id, _ := strings.Cut(name, "/")
-		got := inlineCode.ReplaceAllString(tui.PlainPage(lang, id, page, 80), " ")
+		got := inlineCode.ReplaceAllString(termtext.PlainPage(lang, id, page, 80), " ")
 		if strings.Contains(got, "<!--") || strings.Contains(got, "-->") {
 			t.Errorf("%s: a comment shows on screen", pageFile(name))
 		}
@@ -302,7 +302,7 @@ func TestRendererHidesMarkers(t *testing.T) {
 		"- one <!-- evidence: TestA -->\n  more\n- two":         "• one more\n• two",
 		"# T\n\nrxe.\n<!-- evidence: TestA -->\n\n## Next\n\nx": "T\n═\n\nrxe.\n\nNext\n────\n\nx",
 	} {
-		if got := tui.PlainPage("en", "x", src, 60); got != want {
+		if got := termtext.PlainPage("en", "x", src, 60); got != want {
 			t.Errorf("%q renders\n%q, want\n%q", src, got, want)
 		}
 	}

@@ -40,11 +40,11 @@ func resolveAddrCall(src netip.Addr, server netip.AddrPort) c.Stmt {
 		srcC = c.Value(sockaddr(netip.AddrPortFrom(src, 0), "").In(c.Actual), srcVar)
 	}
 	return c.Must("rdma_resolve_addr", c.Call("rdma_resolve_addr", c.C("id"), srcC, sockaddr(server, "dst->ai_addr"),
-		c.Dec(resolveTimeout.Milliseconds(), "TIMEOUT_MS")))
+		c.Dec(ResolveTimeout.Milliseconds(), "TIMEOUT_MS")))
 }
 
 func resolveRouteCall() c.Stmt {
-	return c.Must("rdma_resolve_route", c.Call("rdma_resolve_route", c.C("id"), c.Dec(resolveTimeout.Milliseconds(), "TIMEOUT_MS")))
+	return c.Must("rdma_resolve_route", c.Call("rdma_resolve_route", c.C("id"), c.Dec(ResolveTimeout.Milliseconds(), "TIMEOUT_MS")))
 }
 
 // acceptCall is rdma_accept with p, remote_info (info) as private data;

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -174,7 +175,7 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 		src = netip.AddrPortFrom(s.cfg.Src, 0)
 	}
 	call := resolveAddrCall(s.cfg.Src, s.cfg.Server)
-	if err := s.id.ResolveAddr(src, s.cfg.Server, resolveTimeout); err != nil {
+	if err := s.id.ResolveAddr(src, s.cfg.Server, ResolveTimeout); err != nil {
 		return withC(Outcome{}, failed(call, err)), problem(err, Text{"rdma_resolve_addr refused the address", "rdma_resolve_addr 不接受这个地址"},
 			Text{"check the server address (and --src)", "检查 server 地址（以及 --src）"})
 	}
@@ -235,7 +236,7 @@ func stepConnect(_ context.Context, s *Session) (Outcome, error) {
 
 func stepResolveRoute(ctx context.Context, s *Session) (Outcome, error) {
 	call := resolveRouteCall()
-	if err := s.id.ResolveRoute(resolveTimeout); err != nil {
+	if err := s.id.ResolveRoute(ResolveTimeout); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	ev, err := s.waitEvent(ctx, verbs.EventRouteResolved, s.cfg.Timeout)
@@ -264,13 +265,13 @@ func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	s.gotText("REP", Text{fmt.Sprintf("%d B private data", len(ev.PrivateData)), fmt.Sprintf("private data %d 字节", len(ev.PrivateData))})
 	s.sent("RTU", "")
-	info, perr := ParseRemoteInfo(ev.PrivateData)
+	info, perr := privdata.ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {
 		return out, problem(perr, Text{"the server sent no remote_info: it is not an rdmatour/seed server", "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, Text{})
 	}
 	raw := append([]byte(nil), ev.PrivateData...)
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
-	peer, mismatch := s.learnPeerTour(ev.PrivateData[RemoteInfoSize:])
+	peer, mismatch := s.learnPeerTour(ev.PrivateData[privdata.RemoteInfoSize:])
 	state := s.recordQPState()
 	out = withC(out, append(readRemoteInfo(info, len(ev.PrivateData)), ackEvent(),
 		c.S(c.C(`printf("[client] connected: remote addr=0x%" PRIx64 " rkey=0x%" PRIx32 " size=%" PRIu32 "\n", remote_addr, rkey, size)`)).Only(c.ExportOnly))...)

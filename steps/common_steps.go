@@ -6,43 +6,43 @@ import "net/netip"
 // one definition each, so the tours cannot drift apart.
 
 func eventChannelStep(side Role) Step {
-	return Step{ID: "create-event-channel", Side: side, Section: SectionCMID,
+	return Step{ID: IDCreateEventChannel, Side: side, Section: SectionCMID,
 		Title: Text{"Create the CM event channel", "创建 CM 事件通道"},
 		Call:  generic(createEventChannelCall()), run: stepCreateEventChannel}
 }
 
 func bindAddrStep() Step {
-	return Step{ID: "bind-addr", Side: Server, Section: SectionDevice,
+	return Step{ID: IDBindAddr, Side: Server, Section: SectionDevice,
 		Title: Text{"Bind it to an address and port", "绑定地址和端口"},
 		Call:  generic(bindAddrCall(netip.AddrPort{})), run: stepBindAddr}
 }
 
 func listenStep() Step {
-	return Step{ID: "listen", Side: Server, Section: SectionCMID,
+	return Step{ID: IDListen, Side: Server, Section: SectionCMID, Milestones: MilestoneListening,
 		Title: Text{"Listen for connection requests", "开始监听连接请求"},
 		Call:  generic(listenCall()), run: stepListen}
 }
 
 func allocPDStep(side Role) Step {
-	return Step{ID: "alloc-pd", Side: side, Section: SectionPD,
+	return Step{ID: IDAllocPD, Side: side, Section: SectionPD, roomShared: side == Server,
 		Title: Text{"Allocate a protection domain", "分配保护域 PD"},
 		Call:  generic(allocPDCall()), run: stepAllocPD}
 }
 
 func createCQStep(side Role) Step {
-	return Step{ID: "create-cq", Side: side, Section: SectionCQ,
+	return Step{ID: IDCreateCQ, Side: side, Section: SectionCQ,
 		Title: Text{"Create a completion queue", "创建完成队列 CQ"},
 		Call:  generic(createCQCall()), run: stepCreateCQ}
 }
 
 func resolveAddrStep() Step {
-	return Step{ID: "resolve-addr", Side: Client, Section: SectionDevice, Waits: true,
+	return Step{ID: IDResolveAddr, Side: Client, Section: SectionDevice, Waits: true,
 		Title: Text{"Resolve the server's address to a device", "把 server 地址解析到本地 RDMA 设备"},
 		Call:  resolveAddrGeneric(), run: stepResolveAddr}
 }
 
 func resolveRouteStep() Step {
-	return Step{ID: "resolve-route", Side: Client, Section: SectionCMID, Waits: true,
+	return Step{ID: IDResolveRoute, Side: Client, Section: SectionCMID, Waits: true,
 		Title: Text{"Resolve the route", "解析路由"},
 		Call:  resolveRouteGeneric(), run: stepResolveRoute}
 }

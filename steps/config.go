@@ -47,9 +47,10 @@ type Config struct {
 	// AcceptTimeout bounds the server's wait for a client; 0 = forever
 	// (the seed waits forever; Ctrl-C ends it).
 	AcceptTimeout time.Duration
-	// Lesson names the deliberate mistake to make ("" = the plain tour);
-	// ParseLesson turns a name into the Lesson.
-	Lesson string
+	// Lesson is the deliberate mistake to make (nil = the plain tour),
+	// resolved once at the edge (the command line, a peer's hello, a
+	// recording) with ParseLesson; nothing inside steps looks it up again.
+	Lesson *Lesson
 	// RNRRetry is rnr_retry_count for rdma_connect and rdma_accept (0..7,
 	// 7 = forever). The seed leaves it 0.
 	RNRRetry uint8
@@ -131,40 +132,35 @@ func (c Config) Validate() error {
 		return configError(fmt.Sprintf("--rnr-retry %d is out of range: 0..%d (%d = retry forever)", c.RNRRetry, MaxRNRRetry, MaxRNRRetry),
 			fmt.Sprintf("--rnr-retry %d 超出范围：0..%d（%d 表示无限重试）", c.RNRRetry, MaxRNRRetry, MaxRNRRetry))
 	}
-	if err := c.validateUD(); err != nil {
-		return err
-	}
 	if err := c.validateTour(); err != nil {
 		return err
 	}
-	if c.Lesson != "" {
-		if _, err := ParseLesson(c.Lesson); err != nil {
-			return &ConfigError{Reason: err.Error()}
-		}
-		if c.Track == TrackManual {
-			return configError(fmt.Sprintf("--track manual and --lesson %s cannot be combined: the lessons run on the rdma_cm track", c.Lesson),
-				fmt.Sprintf("--track manual 不能和 --lesson %s 一起用：课程都在 rdma_cm 路线上运行", c.Lesson))
-		}
+	if c.Lesson != nil && c.Track == TrackManual {
+		return configError(fmt.Sprintf("--track manual and --lesson %s cannot be combined: the lessons run on the rdma_cm track", c.Lesson.Name),
+			fmt.Sprintf("--track manual 不能和 --lesson %s 一起用：课程都在 rdma_cm 路线上运行", c.Lesson.Name))
 	}
 	return nil
 }
 
-// validateTour refuses tours not built yet and combinations that do not
-// exist: lessons and the manual track run on the write tour.
+// validateTour refuses an unknown tour and what its catalogue row
+// cannot do; a lesson of another tour is refused unless --tour was left
+// at write (then the lesson's own tour runs).
 func (c Config) validateTour() error {
-	switch c.Tour {
-	case TourWrite:
-		return nil
-	case TourRead, TourAtomic:
-	case TourUD:
-		return nil // validateUD has checked it
-	default:
-		return configErrorf("unknown tour %d: use write, read, atomic or ud", int(c.Tour))
+	d, ok := TourOf(c.Tour)
+	if !ok {
+		names := tourNames()
+		last := len(names) - 1
+		return configErrorf("unknown tour %d: use %s or %s", int(c.Tour), strings.Join(names[:last], ", "), names[last])
 	}
-	if l, err := LessonByName(c.Lesson); c.Lesson != "" && err == nil && l.Tour != c.Tour {
-		return configErrorf("--tour %s and --lesson %s cannot be combined: that lesson runs on the %s tour (leave --tour out)", c.Tour, c.Lesson, l.Tour)
+	if d.validate != nil {
+		if err := d.validate(c); err != nil {
+			return err
+		}
 	}
-	if c.Track == TrackManual {
+	if l := c.Lesson; l != nil && c.Tour != TourWrite && l.Tour != c.Tour {
+		return configErrorf("--tour %s and --lesson %s cannot be combined: that lesson runs on the %s tour (leave --tour out)", c.Tour, l.Name, l.Tour)
+	}
+	if !d.Notifies && c.Track == TrackManual {
 		return configErrorf("--tour %s and --track manual cannot be combined: the manual track runs the write tour", c.Tour)
 	}
 	return nil
@@ -221,7 +217,6 @@ const (
 	Client
 )
 
-// String returns "server" or "client" ("" for no known role).
 // Peer is the other side's role.
 func (r Role) Peer() Role {
 	if r == Server {
@@ -230,6 +225,7 @@ func (r Role) Peer() Role {
 	return Server
 }
 
+// String returns "server" or "client" ("" for no known role).
 func (r Role) String() string {
 	switch r {
 	case Server:
@@ -324,12 +320,6 @@ func ParseTrack(s string) (Track, error) {
 	}
 	return 0, fmt.Errorf("unknown track %q: use cm or manual", s)
 }
-
-// String returns the lesson's name, what --lesson takes.
-func (l Lesson) String() string { return l.Name }
-
-// ParseLesson finds the lesson called name; the error lists the lessons.
-func ParseLesson(name string) (Lesson, error) { return LessonByName(name) }
 
 // Lang is the language of the explanations: one of them, or both side by
 // side.

@@ -91,7 +91,7 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"server defaults", srv, ""},
 		{"client defaults", cli, ""},
-		{"lesson", with(cli, func(c *Config) { c.Lesson = "bad-rkey" }), ""},
+		{"lesson", with(cli, func(c *Config) { c.Lesson = lessonNamed("bad-rkey") }), ""},
 		{"manual track", with(srv, func(c *Config) { c.Track = TrackManual }), ""},
 		{"unknown role", with(srv, func(c *Config) { c.Role = 7 }), "unknown role 7"},
 		{"unknown notify", with(cli, func(c *Config) { c.Notify = 7 }), "unknown notify mode 7"},
@@ -102,8 +102,7 @@ func TestConfigValidate(t *testing.T) {
 		{"negative timeout", with(cli, func(c *Config) { c.Timeout = -time.Second }), "--timeout -1s: must be positive"},
 		{"negative wait-client", with(srv, func(c *Config) { c.AcceptTimeout = -time.Second }), "--wait-client -1s: must not be negative"},
 		{"rnr retry 8", with(cli, func(c *Config) { c.RNRRetry = 8 }), "--rnr-retry 8 is out of range: 0..7"},
-		{"unknown lesson", with(cli, func(c *Config) { c.Lesson = "nope" }), `unknown lesson "nope"`},
-		{"lesson on the manual track", with(cli, func(c *Config) { c.Lesson = "bad-rkey"; c.Track = TrackManual }), "cannot be combined"},
+		{"lesson on the manual track", with(cli, func(c *Config) { c.Lesson = lessonNamed("bad-rkey"); c.Track = TrackManual }), "cannot be combined"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

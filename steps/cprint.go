@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -212,7 +213,7 @@ func connParamC(p verbs.ConnParam, private c.Expr, hasPrivate, ownQP bool) (para
 // addr is the expression the data buffer's address is put in with.
 // mr names the data MR whose rkey goes out ("mr"; "counter_mr" in an
 // atomic workshop room).
-func remoteInfoC(r RemoteInfo, addr c.Expr, mr string) c.Stmt {
+func remoteInfoC(r privdata.RemoteInfo, addr c.Expr, mr string) c.Stmt {
 	return c.S(c.Assign("info", c.Compound("struct remote_info",
 		c.F("addr_be", addr),
 		c.F("rkey_be", c.Call("htonl", c.Hex(uint64(r.RKey), mr+"->rkey"))),
@@ -224,7 +225,7 @@ func remoteInfoC(r RemoteInfo, addr c.Expr, mr string) c.Stmt {
 
 // readRemoteInfo is the client reading remote_info from the REP's
 // private data, the same for both tracks.
-func readRemoteInfo(r RemoteInfo, privateLen int) []c.Stmt {
+func readRemoteInfo(r privdata.RemoteInfo, privateLen int) []c.Stmt {
 	return []c.Stmt{
 		c.S(c.C(`if (event->param.conn.private_data_len < sizeof info) die_msg("server private_data missing or too small")`)).Only(c.ExportOnly),
 		c.S(c.Call("memcpy", c.C("&info"), c.C("event->param.conn.private_data"), c.C("sizeof info"))).Noted(fmt.Sprintf("private_data_len = %d", privateLen)),

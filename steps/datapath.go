@@ -8,6 +8,7 @@ import (
 	"time"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -83,27 +84,6 @@ func messageFill(cfg Config) c.Stmt {
 }
 
 func stepPostWrite(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(false) }
-
-// stepPostWriteEarly is the post-before-connect lesson's mistake: a WRITE
-// posted while the QP is still in INIT (no remote_info yet either).
-func stepPostWriteEarly(_ context.Context, s *Session) (Outcome, error) {
-	state := s.recordQPState()
-	// Zero bytes and unsignaled, so that it cannot disturb the rest of the
-	// tour: measured on rxe (rdma-core 44, Linux 6.1), a WR rejected here
-	// with EINVAL still sits in the send queue and runs once the QP reaches
-	// RTS. A zero-length WRITE needs no valid rkey (IBA C9-88), and an
-	// unsignaled success leaves no completion.
-	wr := verbs.SendWR{WRID: WRIDEarly, Opcode: verbs.WRRDMAWrite,
-		SGList: []verbs.SGE{{Addr: s.mrData.Addr(), Length: 0, LKey: s.mrData.LKey()}}}
-	zero := Target{AddrC: c.Hex(0, "0"), RKeyC: c.Hex(0, "0")}
-	call := postSendCall(wr, "buf", c.Dec(0, ""), zero, "ibv_post_send before rdma_connect")
-	if err := s.qp.PostSend(wr); err != nil {
-		return withC(Outcome{Results: []KV{{"QP state", state}, {"returned", errnoText(err)}},
-			Note: Text{"The error is the return value of ibv_post_send, not a completion. On rxe the WR was queued anyway and runs with the next post after the QP reaches RTS: watch a second WRITE on the wire (this one is zero bytes and unsignaled, so it completes silently). The simulated NIC does the same.",
-				"错误是 ibv_post_send 的返回值，不是完成。rxe 上这个 WR 其实已经入队，QP 到 RTS 之后随下一次 post 一起执行：线上报文里会多出一个 WRITE（它是 0 字节、unsignaled 的，所以悄无声息地完成）。模拟网卡也这样做。"}}, call.Returned(errnoText(err)+"; QP state "+state)), err
-	}
-	return withC(Outcome{}, call.Returned("0; QP state "+state)), nil
-}
 
 func stepPostWriteImm(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(true) }
 
@@ -276,11 +256,12 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 		out = withC(out, c.S(c.Call("printf", c.Str("%s\n"), c.C("recv_buf"))).Returned(fmt.Sprintf("%d, prints %s", len(res.Notice)+1, res.Notice)).Only(c.ScreenOnly))
 	case verbs.WCRecvRDMAWithImm:
 		res.Via = NotifyImm
-		res.Notice = PeerBytes(fmt.Sprintf("imm_data=0x%x", wc.ImmData))
+		res.Notice = privdata.PeerBytes(fmt.Sprintf("imm_data=0x%x", wc.ImmData))
 		out = withC(out, c.S(c.Call("printf", c.Str("%x\n"), c.Call("ntohl", c.C("wc.imm_data")))).Returned(fmt.Sprintf("%d, prints %x", len(fmt.Sprintf("%x", wc.ImmData))+1, wc.ImmData)).Only(c.ScreenOnly))
 	default:
 		return out, fmt.Errorf("unexpected completion opcode %s", wc.Opcode)
 	}
+	res.Summary = writeSummary(res)
 	s.set(func() { s.result = res })
 	out.Results = resultKVs(res, wc)
 	out.Note = Text{"The RECV completion is the notification; the data was already in the buffer before it.", "这个 RECV 完成就是通知；数据在它之前就已经在 buffer 里了。"}
@@ -293,7 +274,8 @@ func (s *Session) finishDoorbell(poll c.Stmt) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
+	res := &Result{Via: NotifyDoorbell, Message: cString(data), Notice: privdata.PeerBytes(fmt.Sprintf("doorbell=%d", DoorbellValue))}
+	res.Summary = writeSummary(res)
 	s.set(func() { s.result = res })
 	s.doorbellSeen()
 	seen := c.S(c.C("if (" + doorbellUp().In(c.Actual) + ") __sync_synchronize()")).Noted(fmt.Sprintf("*doorbell is htobe64(%d): the flag is up", DoorbellValue)).Only(c.ScreenOnly)
@@ -313,9 +295,9 @@ func resultKVs(r *Result, wc verbs.WC) []KV {
 
 // cString returns a copy of b up to its first NUL, as printf("%s") would
 // print it; it came from the peer, so it is PeerBytes.
-func cString(b []byte) PeerBytes {
+func cString(b []byte) privdata.PeerBytes {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		b = b[:i]
 	}
-	return append(PeerBytes(nil), b...)
+	return append(privdata.PeerBytes(nil), b...)
 }

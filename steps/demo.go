@@ -12,8 +12,8 @@ type Turn struct {
 // then hands over. Lessons change the dependencies, and so the order.
 func DemoPlan(server, client []Step) []Turn {
 	tours := map[Role][]Step{Server: server, Client: client}
-	ran := map[Role]map[string]bool{Server: {}, Client: {}}
-	has := map[Role]map[string]bool{Server: {}, Client: {}}
+	ran := map[Role]map[StepID]bool{Server: {}, Client: {}}
+	has := map[Role]map[StepID]bool{Server: {}, Client: {}}
 	for role, tour := range tours {
 		for _, st := range tour {
 			has[role][st.ID] = true

@@ -1,6 +1,9 @@
 package steps
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // Demo history: in the one-terminal demo a step of one side changes the
 // other side too (the client's RDMA WRITE lands in the server's buffer,
@@ -35,10 +38,12 @@ type pendingStep struct {
 
 // LinkDemo makes a and b each other's peer, before the first step: from
 // then on every finished step of one also keeps the other's state
-// (PeerSnapshot). Linking the same pair again is harmless. Replaying
-// sessions are not linked: their peer states come from the recording.
-func LinkDemo(a, b *Session) {
-	if a == b || a.replay != nil || b.replay != nil {
+// (PeerSnapshot). Linking the same pair again is harmless. Only live
+// Sessions are linked: a replay's peer states come from the recording.
+func LinkDemo(ra, rb Runner) {
+	a, okA := ra.(*Session)
+	b, okB := rb.(*Session)
+	if !okA || !okB || a == b {
 		return
 	}
 	if p, _ := a.linked(); p == b {
@@ -46,19 +51,12 @@ func LinkDemo(a, b *Session) {
 	}
 	link := &demoLink{}
 	for _, pair := range [][2]*Session{{a, b}, {b, a}} {
-		s, peer := pair[0], pair[1]
-		s.mu.Lock()
-		s.peer, s.link = peer, link
-		s.mu.Unlock()
+		pair[0].demoSide.join(pair[1], link)
 	}
 }
 
 // linked is s's peer and link (nil, nil when not linked).
-func (s *Session) linked() (*Session, *demoLink) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.peer, s.link
-}
+func (s *Session) linked() (*Session, *demoLink) { return s.demoSide.linked() }
 
 // PeerSnapshot returns the peer's state right after this session's step
 // i; ok is false when there is none (not a demo, a recording made before
@@ -73,18 +71,24 @@ func (s *Session) PeerSnapshot(i int) (snap Snapshot, ok bool) {
 			return peer.keptState(), true
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i < 0 || i >= len(s.peerHistory) || s.peerHistory[i] == nil {
-		return Snapshot{}, false
-	}
-	return *s.peerHistory[i], true
+	return s.demoSide.peerAfter(i)
 }
 
-// keptState is the session's state for keeping in a peer's history.
+// keptState is the session's state as a history keeps it (PeerSnapshot
+// of a pending step: a read, it samples nothing).
 func (s *Session) keptState() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.historySnapshot()
+}
+
+// sealedState is keptState sampled as of now, for sealing into the peer's
+// history: the session ran no step of its own to sample what the peer's
+// step did to it.
+func (s *Session) sealedState() Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sampleLocked(time.Now())
 	return s.historySnapshot()
 }
 
@@ -108,13 +112,8 @@ func (l *demoLink) seal() {
 		return
 	}
 	peer, _ := p.s.linked()
-	snap := peer.keptState()
-	p.s.mu.Lock()
-	if p.s.peerHistory == nil {
-		p.s.peerHistory = make([]*Snapshot, len(p.s.tour))
-	}
-	p.s.peerHistory[p.rec.Index] = &snap
-	p.s.mu.Unlock()
+	snap := peer.sealedState()
+	p.s.demoSide.keepPeer(p.rec.Index, len(p.s.tour), &snap)
 	l.mu.Unlock()
 	if r := p.s.cfg.Recorder; r != nil {
 		p.rec.Peer = &snap

@@ -82,7 +82,7 @@ func (s *Session) recordStep(idx int, out Outcome, err error) {
 		return
 	}
 	snap, _ := s.StepSnapshot(idx)
-	rec := StepRecord{Index: idx, ID: s.tour[idx].ID, Outcome: out, Err: err, Snapshot: snap}
+	rec := StepRecord{Index: idx, ID: string(s.tour[idx].ID), Outcome: out, Err: err, Snapshot: snap}
 	if link != nil {
 		link.finished(s, rec)
 		return
@@ -175,7 +175,8 @@ func Record(err error) *RecordedError {
 		Canceled: errors.Is(err, context.Canceled)}
 }
 
-// asProblem makes ExplainIn return the recorded explanation word for word.
-func (e *RecordedError) asProblem() error {
+// Replayed is e as a replay returns it: ExplainIn gives the recorded
+// explanation word for word.
+func (e *RecordedError) Replayed() error {
 	return &Problem{What: e.Explain, Err: e, quiet: true}
 }

@@ -23,7 +23,7 @@ func TestStepSnapshotsShowEachStepAsItWas(t *testing.T) {
 	}
 	// Note the server's step index when the client's WRITE ran.
 	var srvDoneBeforeWrite = -1
-	p.pauseAfter = func(side steps.Role, id string) {
+	p.pauseAfter = func(side steps.Role, id steps.StepID) {
 		if side == steps.Client && id == "post-write" {
 			srvDoneBeforeWrite = p.srv.Next() - 1
 		}

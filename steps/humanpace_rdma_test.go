@@ -55,7 +55,7 @@ func TestRealHandshakeWaitsForAPerson(t *testing.T) {
 	}
 	defer cli.Close()
 	ctx := context.Background()
-	runTo := func(s *Session, id string) {
+	runTo := func(s *Session, id StepID) {
 		t.Helper()
 		for s.Steps()[s.Next()].ID != id {
 			if out, err := s.RunNext(ctx); err != nil {

@@ -29,7 +29,7 @@ func TestLessonPagesAskTheSameQuestion(t *testing.T) {
 			}
 			for _, role := range []Role{Server, Client} {
 				for _, rnr := range []uint8{0, MaxRNRRetry} {
-					p := predictionFor(l, Config{Role: role, RNRRetry: rnr})
+					p := l.prediction(Config{Role: role, RNRRetry: rnr})
 					if p == nil {
 						continue
 					}

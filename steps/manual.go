@@ -17,6 +17,7 @@ import (
 	"fmt"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -31,34 +32,34 @@ func manualTour(role Role, n Notify) []Step {
 	var out []Step
 	for _, st := range base {
 		switch st.ID {
-		case "create-qp":
+		case IDCreateQP:
 			out = append(out, stepCreateQPManualDef(role), stepModifyDef(role, verbs.QPSInit))
-		case "accept":
-			out = append(out, stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS), Step{ID: "accept-manual", Side: Server, Section: SectionQP, After: st.After,
+		case IDAccept:
+			out = append(out, stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS), Step{ID: IDAcceptManual, Side: Server, Section: SectionQP, After: st.After,
 				Title: Text{"Accept, naming our own QP", "accept，并告诉对方我们自己的 QP"},
 				Call:  generic(acceptCall(verbs.ConnParam{}, true)), run: stepAcceptManual})
-		case "connect":
-			out = append(out, Step{ID: "connect-manual", Side: Client, Section: SectionCMID, After: st.After,
+		case IDConnect:
+			out = append(out, Step{ID: IDConnectManual, Side: Client, Section: SectionCMID, After: st.After,
 				Title: Text{"Send the connect request, naming our QP", "发出连接请求，并告诉对方我们的 QP"},
 				Call:  generic(connectCall(verbs.ConnParam{}, true)), run: stepConnectManual})
-		case "get-established":
+		case IDGetEstablished:
 			if role == Server {
 				out = append(out, st)
 				continue
 			}
 			out = append(out,
-				Step{ID: "get-connect-response", Side: Client, Section: SectionRemote, Waits: true, After: st.After,
+				Step{ID: IDGetConnectResponse, Side: Client, Section: SectionRemote, Waits: true, Milestones: MilestoneHandshakeWait, After: st.After,
 					Title: Text{"Wait for CONNECT_RESPONSE and read remote_info", "等待 CONNECT_RESPONSE，读出 remote_info"},
 					Call:  waitEventGeneric(verbs.EventConnectResponse), run: stepGetConnectResponse},
 				stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS),
-				Step{ID: "establish", Side: Client, Section: SectionCMID,
+				Step{ID: IDEstablish, Side: Client, Section: SectionCMID, Milestones: MilestoneConnected,
 					Title: Text{"Complete the connection: send the RTU", "完成建连：发出 RTU"},
 					Call:  generic(establishCall()), run: stepEstablish})
-		case "disconnect":
-			out = append(out, Step{ID: "disconnect-manual", Side: role, Section: SectionQP, After: st.After,
+		case IDDisconnect:
+			out = append(out, Step{ID: IDDisconnectManual, Side: role, Section: SectionQP, Milestones: MilestoneDisconnected, After: st.After,
 				Title: Text{"Disconnect, and move our QP to ERR", "断开连接，并把我们的 QP 置为 ERR"},
 				Call:  generic(disconnectCall(), toErrCall()), run: stepDisconnectManual})
-		case "teardown":
+		case IDTeardown:
 			st.Call = teardownGeneric(true)
 			out = append(out, st)
 		default:
@@ -66,12 +67,12 @@ func manualTour(role Role, n Notify) []Step {
 		}
 	}
 	// Step.After names the other side's steps: follow its renames.
-	rename := map[string]string{"connect": "connect-manual", "get-established": "establish", "disconnect": "disconnect-manual"}
+	rename := map[StepID]StepID{IDConnect: IDConnectManual, IDGetEstablished: IDEstablish, IDDisconnect: IDDisconnectManual}
 	if role == Client {
-		rename = map[string]string{"accept": "accept-manual", "disconnect": "disconnect-manual"}
+		rename = map[StepID]StepID{IDAccept: IDAcceptManual, IDDisconnect: IDDisconnectManual}
 	}
 	for i := range out {
-		after := append([]string(nil), out[i].After...)
+		after := append([]StepID(nil), out[i].After...)
 		for j, id := range after {
 			if r, ok := rename[id]; ok {
 				after[j] = r
@@ -92,13 +93,13 @@ func manualTours() [][]Step {
 }
 
 func stepCreateQPManualDef(role Role) Step {
-	return Step{ID: "create-qp-manual", Side: role, Section: SectionQP,
+	return Step{ID: IDCreateQPManual, Side: role, Section: SectionQP,
 		Title: Text{"Create the QP yourself (it starts in RESET)", "自己创建 QP（初始状态 RESET）"},
 		Call:  generic(createQPManualCall(seedQPInitAttr(nil))), run: stepCreateQPManual}
 }
 
 func stepModifyDef(role Role, st verbs.QPState) Step {
-	id := map[verbs.QPState]string{verbs.QPSInit: "modify-init", verbs.QPSRTR: "modify-rtr", verbs.QPSRTS: "modify-rts"}[st]
+	id := map[verbs.QPState]StepID{verbs.QPSInit: IDModifyInit, verbs.QPSRTR: IDModifyRTR, verbs.QPSRTS: IDModifyRTS}[st]
 	title := map[verbs.QPState]Text{
 		verbs.QPSInit: {"QP: RESET → INIT", "QP：RESET → INIT"},
 		verbs.QPSRTR:  {"QP: INIT → RTR (ready to receive)", "QP：INIT → RTR（可以接收）"},
@@ -218,13 +219,13 @@ func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
 	s.gotText("REP", Text{fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
 		fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
 	out := withC(Outcome{}, get)
-	info, perr := ParseRemoteInfo(ev.PrivateData)
+	info, perr := privdata.ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {
 		return out, problem(perr, Text{"the server sent no remote_info: it is not an rdmatour/seed server", "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, Text{})
 	}
 	raw := append([]byte(nil), ev.PrivateData...)
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
-	peer, _ := s.learnPeerTour(ev.PrivateData[RemoteInfoSize:])
+	peer, _ := s.learnPeerTour(ev.PrivateData[privdata.RemoteInfoSize:])
 	state := s.recordQPState()
 	out = withC(out, append(readRemoteInfo(info, len(ev.PrivateData)), ackEvent())...)
 	out.Results = []KV{{"event", ev.Type.String()}, {"server QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"private_data_len", fmt.Sprint(len(ev.PrivateData))},

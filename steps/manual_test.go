@@ -60,7 +60,7 @@ func TestManualToursOnSimulatedNIC(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s %s: %v\n%s", turn.Side, id, err, out.Call)
 				}
-				outs[turn.Side.String()+"/"+id] = out
+				outs[turn.Side.String()+"/"+string(id)] = out
 			}
 			for _, s := range []*Session{srv, cli} {
 				if done, failed := s.Done(); !done || failed {
@@ -146,14 +146,14 @@ func TestManualQuitAnywhere(t *testing.T) {
 
 func TestManualTourShape(t *testing.T) {
 	for _, tour := range manualTours() {
-		seen := map[string]bool{}
+		seen := map[StepID]bool{}
 		for _, st := range tour {
 			if st.ID == "create-qp" || st.ID == "accept" || st.ID == "connect" {
 				t.Errorf("manual tour still has %s", st.ID)
 			}
 			seen[st.ID] = true
 		}
-		for _, id := range []string{"create-qp-manual", "modify-init", "modify-rtr", "modify-rts", "disconnect-manual"} {
+		for _, id := range []StepID{"create-qp-manual", "modify-init", "modify-rtr", "modify-rts", "disconnect-manual"} {
 			if !seen[id] {
 				t.Errorf("manual tour lacks %s", id)
 			}
@@ -165,7 +165,7 @@ func TestManualStepsHavePages(t *testing.T) {
 	for _, tour := range manualTours() {
 		for _, st := range tour {
 			for _, lang := range []string{"en", "zh"} {
-				if _, err := os.Stat(filepath.Join("..", "docs", lang, st.ID+".md")); err != nil {
+				if _, err := os.Stat(filepath.Join("..", "docs", lang, string(st.ID)+".md")); err != nil {
 					t.Errorf("step %s: no docs/%s/%s.md", st.ID, lang, st.ID)
 				}
 			}

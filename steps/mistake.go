@@ -1,8 +1,6 @@
 package steps
 
 import (
-	"fmt"
-
 	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -47,54 +45,8 @@ type Target struct {
 
 // mistake is the hook of the session's lesson for this side.
 func (s *Session) mistake() Mistake {
-	if s.cfg.Lesson == "" {
+	if s.cfg.Lesson == nil {
 		return Mistake{}
 	}
-	l, err := LessonByName(s.cfg.Lesson)
-	if err != nil {
-		return Mistake{}
-	}
-	if s.cfg.Role == Server {
-		return l.server
-	}
-	return l.client
+	return s.cfg.Lesson.mistakeOf(s.cfg.Role)
 }
-
-// The lessons' mistakes, one per lesson that makes one inside a step.
-var (
-	mistakeNoRemoteWrite = Mistake{DataAccess: verbs.AccessLocalWrite}
-
-	// htonl keeps the low 32 bits of the address; stored in a
-	// little-endian u64 they read back, through be64toh, as those bits
-	// shifted up by 32.
-	mistakeHtonlAddress = Mistake{Advertise: func(t Target) Target {
-		t.AddrC = c.Call("htonl", c.Hex(uint64(uint32(t.Addr)), "(uintptr_t)buf"))
-		t.Addr = uint64(uint32(t.Addr)) << 32
-		t.Why = "the lesson's mistake: htonl on a 64-bit address"
-		return t
-	}}
-
-	mistakeBadRKey = Mistake{Write: func(t Target, _ uint32, local verbs.MR, _ int) Target {
-		key, expr := local.LKey(), "mr->lkey"
-		if key == t.RKey {
-			// Both sides' data MR can have the same index, and the key's
-			// low byte is random: 1 time in 256 the client's own key is the
-			// server's. Change the low byte so the mistake stays a mistake.
-			key, expr = key^0xff, "mr->lkey ^ 0xff"
-		}
-		t.Why = fmt.Sprintf("the lesson's mistake: rkey = %s (0x%x), not the server's rkey 0x%x", expr, key, t.RKey)
-		t.RKey, t.RKeyC = key, c.Hex(uint64(key), expr)
-		return t
-	}}
-
-	// out-of-bounds starts 8 bytes before the end; a message of 8 bytes
-	// or less (with its NUL) would still fit there, so it starts closer,
-	// always leaving at least one byte past the end.
-	mistakeOutOfBounds = Mistake{Write: func(t Target, size uint32, _ verbs.MR, n int) Target {
-		back := min(8, max(n-1, 0))
-		t.Why = fmt.Sprintf("the lesson's mistake: remote_addr = addr + size - %d, then %d bytes", back, n)
-		t.Addr += uint64(size) - uint64(back)
-		t.AddrC = c.Hex(t.Addr, fmt.Sprintf("remote_addr + size - %d", back))
-		return t
-	}}
-)

@@ -4,10 +4,73 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/rdmatour/rdmatour/steps/privdata"
 )
 
+// Hello is a peer's hello read as this rdmatour's tours and lessons: the
+// wire format (privdata.Hello) with its tour byte as a TourKind.
+type Hello struct {
+	// Version is the sender's format version (privdata.HelloVersion when
+	// sending).
+	Version uint8
+	Tour    TourKind
+	// Lesson is the lesson's name; "" is the plain tour.
+	Lesson string
+}
+
+// HelloFor is the hello a side running tour and lesson sends.
+func HelloFor(tour TourKind, lesson string) Hello {
+	return Hello{Version: privdata.HelloVersion, Tour: tour, Lesson: lesson}
+}
+
+// Marshal encodes the hello (privdata.Hello.Marshal).
+func (h Hello) Marshal() ([]byte, error) {
+	return privdata.Hello{Version: h.Version, Tour: uint8(h.Tour), Lesson: h.Lesson}.Marshal()
+}
+
+// ParseHello reads a hello from the start of p (privdata.ParseHello) and
+// turns away a tour kind this rdmatour does not know, as a
+// *privdata.HelloError. found is false when p holds no hello.
+func ParseHello(p []byte) (h Hello, found bool, err error) {
+	w, found, err := privdata.ParseHello(p)
+	if !found || err != nil {
+		return Hello{}, found, err
+	}
+	if _, known := TourOf(TourKind(w.Tour)); !known {
+		return Hello{}, true, &privdata.HelloError{Reason: fmt.Sprintf("unknown tour kind %d (this rdmatour knows %s)",
+			w.Tour, strings.Join(tourNames(), ", "))}
+	}
+	return Hello{Version: w.Version, Tour: TourKind(w.Tour), Lesson: w.Lesson}, true, nil
+}
+
+// Describe names what the hello's sender runs, for the learner.
+func (h Hello) Describe() Text {
+	tour := ""
+	if h.Tour != TourWrite {
+		tour = " (" + h.Tour.String() + ")"
+	}
+	if h.Lesson == "" {
+		return Text{"the plain tour" + tour, "普通教程" + tour}
+	}
+	return Text{"lesson " + h.Lesson + tour, "课程 " + h.Lesson + tour}
+}
+
+// Flags names what the hello's sender runs as the command-line flags that
+// start it ("--lesson bad-rkey", "--tour write"): identifiers, the same
+// in every language.
+func (h Hello) Flags() string {
+	if h.Lesson == "" {
+		return "--tour " + h.Tour.String()
+	}
+	if h.Tour != TourWrite {
+		return "--tour " + h.Tour.String() + " --lesson " + h.Lesson
+	}
+	return "--lesson " + h.Lesson
+}
+
 // PeerInfo is what this side learned about the other side's tour from its
-// hello (see hello.go).
+// hello (see privdata/hello.go).
 type PeerInfo struct {
 	// Known is false until the hello's message arrived (REQ on the
 	// server, REP on the client).
@@ -18,6 +81,9 @@ type PeerInfo struct {
 	Hello Hello
 	// Bad is why a hello with the magic could not be read ("" if fine).
 	Bad string
+	// lesson is Hello.Lesson resolved, once, when the hello arrived (nil
+	// for none, or a name this build does not know).
+	lesson *Lesson
 }
 
 // Lesson is the peer's lesson name ("" for the plain tour or no hello).
@@ -25,7 +91,7 @@ func (p PeerInfo) Lesson() string { return p.Hello.Lesson }
 
 // myHello is the hello this side sends.
 func (s *Session) myHello() []byte {
-	b, err := HelloFor(s.tourKind(), s.cfg.Lesson).Marshal()
+	b, err := HelloFor(s.tourKind(), s.cfg.LessonName()).Marshal()
 	if err != nil {
 		return nil // TestHelloFitsEveryLesson: never for a real lesson
 	}
@@ -47,6 +113,9 @@ func (s *Session) learnPeerTour(p []byte) (KV, Text) {
 	if !found || err != nil {
 		pt.Hello = HelloFor(TourWrite, "")
 	}
+	if pt.Hello.Lesson != "" {
+		pt.lesson, _ = ParseLesson(pt.Hello.Lesson) // unknown: the mismatch note says so
+	}
 	s.set(func() { s.peerTour = pt })
 	kv := KV{"peer runs", pt.Hello.Flags()}
 	note := s.mismatchNote(pt)
@@ -58,8 +127,8 @@ func (s *Session) learnPeerTour(p []byte) (KV, Text) {
 		note = Text{"The peer sent no hello: the seed program or an older rdmatour, running the plain tour.",
 			"对端没有发 hello：是 seed 程序或旧版 rdmatour，跑的是普通教程。"}
 	}
-	if s.mismatchNote(pt).EN != "" && s.cfg.Lesson == "" && pt.Hello.Lesson != "" {
-		s.adoptPeerExpectations(pt.Hello.Lesson)
+	if s.mismatchNote(pt).EN != "" && s.cfg.Lesson == nil && pt.lesson != nil {
+		s.adoptPeerExpectations(pt.lesson)
 	}
 	return kv, note
 }
@@ -75,7 +144,7 @@ func (s *Session) PeerInfo() PeerInfo {
 // different lessons (or tours), and what that will do; empty when they
 // agree.
 func (s *Session) mismatchNote(pt PeerInfo) Text {
-	mine, theirs := HelloFor(s.tourKind(), s.cfg.Lesson), pt.Hello
+	mine, theirs := HelloFor(s.tourKind(), s.cfg.LessonName()), pt.Hello
 	if mine.Lesson == theirs.Lesson && mine.Tour == theirs.Tour {
 		return Text{}
 	}
@@ -88,7 +157,7 @@ func (s *Session) mismatchNote(pt PeerInfo) Text {
 	me, them := mine.Describe(), theirs.Describe()
 	head := Text{fmt.Sprintf("Mismatch: the %s runs %s, this side runs %s.", peer, them.EN, me.EN),
 		fmt.Sprintf("两端不一致：%s 跑的是%s，本端跑的是%s。", peer, them.ZH, me.ZH)}
-	what := s.mismatchEffect(mine, theirs)
+	what := s.mismatchEffect(mine, theirs, pt.lesson)
 	fix := mine.Lesson
 	if fix == "" {
 		fix = theirs.Lesson
@@ -102,10 +171,11 @@ func (s *Session) mismatchNote(pt PeerInfo) Text {
 }
 
 // mismatchEffect says what a mismatch will do to this side's steps.
-func (s *Session) mismatchEffect(mine, theirs Hello) Text {
+// theirsLesson is the peer's lesson, resolved from its hello.
+func (s *Session) mismatchEffect(mine, theirs Hello, theirsLesson *Lesson) Text {
 	peer := s.cfg.Role.Peer().String()
-	byOf := func(name string) Role {
-		if l, err := LessonByName(name); err == nil {
+	byOf := func(l *Lesson) Role {
+		if l != nil {
 			return l.by
 		}
 		return noMistake
@@ -116,16 +186,16 @@ func (s *Session) mismatchEffect(mine, theirs Hello) Text {
 	case mine.Lesson != "" && theirs.Lesson != "":
 		return Text{"Each side makes its own lesson's mistake; the errors on each screen will not be the ones its lesson page describes.",
 			"两端各犯各的错；每一端看到的错误都不会是它的课程讲解里写的那个。"}
-	case mine.Lesson == "" && byOf(theirs.Lesson) == s.cfg.Role.Peer() && len(s.peerExpectations(theirs.Lesson)) > 0:
+	case mine.Lesson == "" && byOf(theirsLesson) == s.cfg.Role.Peer() && len(s.peerExpectations(theirsLesson)) > 0:
 		return Text{fmt.Sprintf("The %s's mistake will reach this side too; the steps it breaks here say so.", peer),
 			fmt.Sprintf("%s 犯的错也会波及本端；被它影响的步骤会注明。", peer)}
-	case mine.Lesson == "" && byOf(theirs.Lesson) == s.cfg.Role.Peer():
+	case mine.Lesson == "" && byOf(theirsLesson) == s.cfg.Role.Peer():
 		return Text{fmt.Sprintf("The %s's mistake stays on its side: this side's steps run as usual.", peer),
 			fmt.Sprintf("%s 犯的错只影响它自己那一端：本端的步骤照常进行。", peer)}
 	case mine.Lesson == "":
 		return Text{fmt.Sprintf("That lesson's mistake is this side's to make, and this side does not make it: the %s's expected error will not happen.", peer),
 			fmt.Sprintf("那一课的错误本该由本端来犯，而本端没有犯：%s 预期的错误不会出现。", peer)}
-	case byOf(mine.Lesson) == s.cfg.Role:
+	case byOf(s.cfg.Lesson) == s.cfg.Role:
 		return Text{fmt.Sprintf("This side makes the lesson's mistake; the %s sees its effect without being told why.", peer),
 			fmt.Sprintf("本端会犯这一课的错；%s 会看到后果，但不知道原因。", peer)}
 	}
@@ -137,12 +207,12 @@ func (s *Session) mismatchEffect(mine, theirs Hello) Text {
 // whose mistake will break this side's steps too. Those steps now expect
 // the lesson's error (and say whose it is), instead of failing the tour
 // with a bare error.
-func (s *Session) adoptPeerExpectations(lesson string) {
-	l, err := LessonByName(lesson)
-	if err != nil || l.by != s.cfg.Role.Peer() {
+func (s *Session) adoptPeerExpectations(l *Lesson) {
+	if l.by != s.cfg.Role.Peer() {
 		return // the mistake is not the peer's: nothing reaches this side
 	}
-	want := s.peerExpectations(lesson)
+	lesson := l.Name
+	want := s.peerExpectations(l)
 	peer := s.cfg.Role.Peer().String()
 	s.set(func() {
 		for i := s.next; i < len(s.tour); i++ {
@@ -179,7 +249,7 @@ func (s *Session) explainMismatch(what Text, expected bool) Text {
 // the sides run different things; the wrapped error still matches what
 // it matched before (Problem unwraps).
 func (s *Session) withMismatch(err error, expected bool) error {
-	if err == nil || (expected && s.cfg.Lesson != "") {
+	if err == nil || (expected && s.cfg.Lesson != nil) {
 		return err // no error, or this side's own lesson doing what it says
 	}
 	pt := s.PeerInfo()
@@ -195,7 +265,7 @@ func (s *Session) withMismatch(err error, expected bool) error {
 
 // helloSentKV is the results row for the hello this side sent.
 func (s *Session) helloSentKV() KV {
-	return KV{"hello sent", fmt.Sprintf("% x (%s)", s.myHello(), HelloFor(s.tourKind(), s.cfg.Lesson).Flags())}
+	return KV{"hello sent", fmt.Sprintf("% x (%s)", s.myHello(), HelloFor(s.tourKind(), s.cfg.LessonName()).Flags())}
 }
 
 // helloNote says what the hello bytes are, next to C that does not send
@@ -216,15 +286,18 @@ func joinNotes(a, b Text) Text {
 
 // peerExpectations are the errors lesson makes this side's steps expect,
 // by step ID (none when its mistake does not reach this side).
-func (s *Session) peerExpectations(lesson string) map[string]*Expect {
-	l, err := LessonByName(lesson)
-	if err != nil {
+func (s *Session) peerExpectations(l *Lesson) map[StepID]*Expect {
+	if l == nil {
 		return nil
 	}
 	cfg := s.cfg
-	cfg.Lesson, cfg.Notify, cfg.Tour = lesson, l.Notify, l.Tour
-	out := map[string]*Expect{}
-	for _, st := range l.apply(cfg, baseTour(cfg.Role, cfg.Notify, cfg.Tour)) {
+	cfg.Lesson, cfg.Notify, cfg.Tour = l, l.Notify, l.Tour
+	tour, err := l.apply(cfg, baseTour(cfg))
+	if err != nil {
+		return nil // TestEveryLessonOnEveryTour: never for a lesson's own tour
+	}
+	out := map[StepID]*Expect{}
+	for _, st := range tour {
 		if st.Expect != nil {
 			out[st.ID] = st.Expect
 		}

@@ -10,7 +10,7 @@ import (
 
 func helloSession(t *testing.T, role Role, lesson string) *Session {
 	t.Helper()
-	cfg := Config{Role: role, Provider: sim.New(sim.Options{}), Lesson: lesson}
+	cfg := Config{Role: role, Provider: sim.New(sim.Options{}), Lesson: lessonNamed(lesson)}
 	if role == Client {
 		cfg.Server = netip.MustParseAddrPort("127.0.0.1:7471")
 	}

@@ -2,7 +2,6 @@ package steps
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -53,56 +52,60 @@ type PeerWait struct {
 	Timer Text
 }
 
-// Text says it for the screen: "on the server: press Enter until step 13,
-// Accept, handing out addr and rkey".
-func (w PeerWait) Text() Text {
-	return Text{
-		EN: fmt.Sprintf("on the %s: press Enter until step %d, %s", w.Peer, w.Index+1, w.Step.Title.EN),
-		ZH: fmt.Sprintf("在 %s 端：一直按回车，直到第 %d 步「%s」", w.Peer, w.Index+1, w.Step.Title.In("zh")),
-	}
-}
-
-// Reach says it without the keypress, for runs where the peer may run by
-// itself (--auto): "the server's step 13, Accept, handing out addr and rkey".
-func (w PeerWait) Reach() Text {
-	return Text{
-		EN: fmt.Sprintf("the %s's step %d, %s", w.Peer, w.Index+1, w.Step.Title.EN),
-		ZH: fmt.Sprintf("%s 端的第 %d 步「%s」", w.Peer, w.Index+1, w.Step.Title.In("zh")),
-	}
-}
-
 // PeerTour is the tour the other side runs when it is started with the
 // same options (notify mode, track, lesson), as the tours require.
-func (s *Session) PeerTour() []Step {
-	cfg := s.cfg
-	cfg.Role = Client
-	if s.cfg.Role == Client {
+func (s *Session) PeerTour() []Step { return append([]Step(nil), s.peerPlan...) }
+
+// peerTourFor is the tour the other side of cfg runs (computed once, by
+// NewSession: a front end asks WaitFor on every frame while a key waits).
+func peerTourFor(cfg Config) []Step {
+	if cfg.Role == Client {
 		cfg.Role = Server
+	} else {
+		cfg.Role = Client
 	}
-	return tourFor(cfg)
+	tour, err := tourFor(cfg)
+	if err != nil {
+		return nil // TestEveryLessonOnEveryTour: both sides of every lesson build
+	}
+	return tour
 }
 
 // WaitFor says what the peer must do for step idx of this side to end;
 // ok is false when the step does not wait on the peer (it waits on the
 // network only, or not at all).
 func (s *Session) WaitFor(idx int) (w PeerWait, ok bool) {
-	if idx < 0 || idx >= len(s.tour) || !s.tour[idx].Waits {
+	if idx < 0 || idx >= len(s.tour) {
 		return PeerWait{}, false
 	}
-	w, ok = peerWaitIn(s.tour[idx], s.PeerTour())
-	w.Timer = handshakeTimer(s.tour[idx].ID, s.cfg.Role)
+	s.mu.Lock() // adoptPeerExpectations edits the tour's steps under it
+	st := s.tour[idx]
+	s.mu.Unlock()
+	return WaitIn(st, s.cfg.Role, s.peerPlan)
+}
+
+// WaitIn says what the peer, running peerTour, must do for step st of
+// role's side to end (WaitFor for a tour that is not a Session's: a
+// replay of a recorded one).
+func WaitIn(st Step, role Role, peerTour []Step) (w PeerWait, ok bool) {
+	if !st.Waits {
+		return PeerWait{}, false
+	}
+	w, ok = peerWaitIn(st, peerTour)
+	w.Timer = handshakeTimer(st, role)
 	return w, ok
 }
 
 // handshakeTimer explains the CM's timer behind a wait inside the
 // handshake (measured on rxe; see docs concept-waiting), or says there
 // is none.
-func handshakeTimer(id string, role Role) Text {
+func handshakeTimer(st Step, role Role) Text {
+	inHandshake := st.Reaches(MilestoneHandshakeWait)
 	switch {
-	case role == Client && (id == "get-established" || id == "get-connect-response"):
+	case role == Client && inHandshake:
 		return Text{"No rush: the server's CM answers each repeated REQ with an MRA (\"the application is deciding\", about 67 s of grace each); only after about 17 min would rdma_cm give up with RDMA_CM_EVENT_UNREACHABLE.",
 			"不用急：server 的 CM 对每次重发的 REQ 都回一个 MRA（「应用还在考虑」，每次宽限约 67 秒）；大约 17 分钟后 rdma_cm 才会放弃，报 RDMA_CM_EVENT_UNREACHABLE。"}
-	case role == Server && id == "get-established":
+	case role == Server && inHandshake:
 		return Text{"No rush: the RTU leaves when the client fetches its event, and until then the client's CM answers each repeated REP with an MRA; only after about 17 min would rdma_cm give up with RDMA_CM_EVENT_UNREACHABLE.",
 			"不用急：client 取走自己的事件时才发出 RTU，在那之前 client 的 CM 对每次重发的 REP 都回一个 MRA；大约 17 分钟后 rdma_cm 才会放弃，报 RDMA_CM_EVENT_UNREACHABLE。"}
 	}
@@ -135,14 +138,3 @@ func peerWaitIn(st Step, peer []Step) (PeerWait, bool) {
 // pollsOwnCQ says st waits for completions on its side's own CQ: it
 // reads them and sends the peer nothing.
 func (st Step) pollsOwnCQ() bool { return st.Waits && st.Section == SectionCQ }
-
-// WaitNote says, in one short line, why a key pressed during a wait does
-// nothing: what ends the wait (the peer w names, when the wait is on it).
-func WaitNote(w PeerWait, onPeer bool) Text {
-	if !onPeer {
-		return Text{"still waiting for the network: Enter does nothing until this step ends; q quits",
-			"仍在等待网络：这一步结束之前按回车不起作用；q 退出"}
-	}
-	return Text{fmt.Sprintf("still waiting for the %s (step %d there): Enter does nothing until then; q quits", w.Peer, w.Index+1),
-		fmt.Sprintf("仍在等待 %s（它的第 %d 步）：在那之前按回车不起作用；q 退出", w.Peer, w.Index+1)}
-}

@@ -14,77 +14,6 @@ import (
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
-// The waiting hint names the peer's step from the tour plan.
-func TestWaitForNamesThePeersStep(t *testing.T) {
-	tests := []struct {
-		name   string
-		cfg    steps.Config
-		stepID string
-		want   string // PeerWait.Text().EN; "" = the step does not wait on the peer
-		wantZH string
-	}{
-		{"client waits for accept", steps.Config{Role: steps.Client}, "get-established",
-			"on the server: press Enter until step 13, Accept, handing out addr and rkey", "在 server 端：一直按回车，直到第 13 步「accept，并交出 addr 和 rkey」"},
-		{"server waits for connect", steps.Config{Role: steps.Server}, "get-connect-request",
-			"on the client: press Enter until step 11, Send the connect request", ""},
-		{"server waits for the RTU", steps.Config{Role: steps.Server}, "get-established",
-			"on the client: press Enter until step 12, Wait for ESTABLISHED and read remote_info", ""},
-		{"server waits for the notification (send)", steps.Config{Role: steps.Server}, "wait-notify",
-			"on the client: press Enter until step 15, SEND \"RDMA_WRITE_DONE\"", ""},
-		{"server waits for the notification (doorbell)", steps.Config{Role: steps.Server, Notify: steps.NotifyDoorbell}, "wait-notify",
-			"on the client: press Enter until step 15, Ring the doorbell with a second WRITE", ""},
-		{"server waits for the notification (imm)", steps.Config{Role: steps.Server, Notify: steps.NotifyImm}, "wait-notify",
-			"on the client: press Enter until step 13, RDMA WRITE with immediate", ""},
-		{"resolve waits on the network only", steps.Config{Role: steps.Client}, "resolve-addr", "", ""},
-		{"poll-write waits on the NIC only", steps.Config{Role: steps.Client}, "poll-write", "", ""},
-		{"manual track: client waits for accept", steps.Config{Role: steps.Client, Track: steps.TrackManual}, "get-connect-response",
-			"on the server: press Enter until step", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg := tt.cfg
-			cfg.Provider = sim.New(sim.Options{})
-			cfg.Bind = netip.AddrPortFrom(loopback, 0)
-			cfg.Server = netip.AddrPortFrom(loopback, 7471)
-			s, err := steps.NewSession(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			idx := -1
-			for i, st := range s.Steps() {
-				if st.ID == tt.stepID {
-					idx = i
-				}
-			}
-			if idx < 0 {
-				t.Fatalf("no step %s in %v", tt.stepID, s.Steps())
-			}
-			w, ok := s.WaitFor(idx)
-			if tt.want == "" {
-				if ok {
-					t.Fatalf("WaitFor(%s) = %q, want none", tt.stepID, w.Text().EN)
-				}
-				return
-			}
-			if !ok || !strings.HasPrefix(w.Text().EN, tt.want) {
-				t.Fatalf("WaitFor(%s) = %q (%v), want %q", tt.stepID, w.Text().EN, ok, tt.want)
-			}
-			handshake := tt.stepID == "get-established" || tt.stepID == "get-connect-response"
-			if got := strings.Contains(w.Timer.EN, "MRA") && strings.Contains(w.Timer.ZH, "MRA"); got != handshake {
-				t.Errorf("timer note %q: mentions the MRA = %v, want %v", w.Timer.EN, got, handshake)
-			}
-			if tt.wantZH != "" && w.Text().ZH != tt.wantZH {
-				t.Errorf("zh = %q, want %q", w.Text().ZH, tt.wantZH)
-			}
-			note := steps.WaitNote(w, true)
-			step := fmt.Sprintf("step %d", w.Index+1)
-			if !strings.Contains(note.EN, w.Peer.String()) || !strings.Contains(note.EN, step) || !strings.Contains(note.ZH, fmt.Sprintf("第 %d 步", w.Index+1)) {
-				t.Errorf("WaitNote does not name the peer's step: %+v", note)
-			}
-		})
-	}
-}
-
 // Two sides driven independently, as two processes would be: the server's
 // user reads for longer than --timeout before accepting, and the client's
 // user before the notification. An interactive tour waits; an --auto
@@ -114,7 +43,7 @@ func TestInteractiveWaitOutlastsTimeout(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					err := runAll(s, map[string]bool{"accept": true, "post-send": true}, reading)
+					err := runAll(s, map[steps.StepID]bool{"accept": true, "post-send": true}, reading)
 					mu.Lock()
 					errs[s.Config().Role] = err
 					mu.Unlock()
@@ -141,7 +70,7 @@ func TestInteractiveWaitOutlastsTimeout(t *testing.T) {
 }
 
 // runUntil runs s up to (not including) the step with id.
-func runUntil(t *testing.T, s *steps.Session, id string) {
+func runUntil(t *testing.T, s *steps.Session, id steps.StepID) {
 	t.Helper()
 	for s.Steps()[s.Next()].ID != id {
 		if _, err := s.RunNext(context.Background()); err != nil {
@@ -151,7 +80,7 @@ func runUntil(t *testing.T, s *steps.Session, id string) {
 }
 
 // runAll runs the rest of s, reading for d before each step in slow.
-func runAll(s *steps.Session, slow map[string]bool, d time.Duration) error {
+func runAll(s *steps.Session, slow map[steps.StepID]bool, d time.Duration) error {
 	for s.Next() < len(s.Steps()) {
 		if slow[s.Steps()[s.Next()].ID] {
 			time.Sleep(d)

@@ -26,7 +26,7 @@ type Prediction struct {
 	Question Text
 	Choices  []Choice
 	// At is the ID of this side's step whose end answers the question.
-	At string
+	At StepID
 }
 
 // PredictionState is the question, the learner's pick and, once the
@@ -122,7 +122,7 @@ func (s *Session) initPrediction(p *Prediction) {
 		return
 	}
 	s.pred = p
-	s.predState = PredictionState{Question: p.Question, At: p.At, Picked: -1, Actual: -1}
+	s.predState = PredictionState{Question: p.Question, At: string(p.At), Picked: -1, Actual: -1}
 	for _, ch := range p.Choices {
 		s.predState.Choices = append(s.predState.Choices, ch.Text)
 	}
@@ -130,7 +130,7 @@ func (s *Session) initPrediction(p *Prediction) {
 
 // reveal judges the prediction once step id ended with err, and returns
 // the verdict for the step's note.
-func (s *Session) reveal(id string, err error) Text {
+func (s *Session) reveal(id StepID, err error) Text {
 	s.mu.Lock()
 	p := s.pred
 	s.mu.Unlock()

@@ -89,10 +89,8 @@ func (s *Session) regMR(name string, size int, access verbs.Access, dst *verbs.M
 const remoteAccess = verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead
 
 func stepRegData(_ context.Context, s *Session) (Outcome, error) {
-	access := remoteAccess
-	if s.cfg.Tour == TourAtomic {
-		access |= verbs.AccessRemoteAtomic // the counter's MR (tour_atomic.go)
-	}
+	tour, _ := TourOf(s.cfg.Tour)
+	access := tour.DataAccess // the atomic tour's counter adds REMOTE_ATOMIC
 	if m := s.mistake(); m.DataAccess != 0 {
 		access = m.DataAccess
 	}

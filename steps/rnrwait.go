@@ -97,23 +97,3 @@ func (s *Session) waitForRNRNAK(ctx context.Context) (string, error) {
 		}
 	}
 }
-
-// stepPostRecvLate is the no-recv lesson's late RECV: posted only once
-// the SEND it would have caught has been refused.
-func stepPostRecvLate(ctx context.Context, s *Session) (Outcome, error) {
-	how, err := s.waitForRNRNAK(ctx)
-	if err != nil {
-		return Outcome{}, err
-	}
-	out, err := stepPostRecv(ctx, s)
-	if err != nil {
-		return out, err
-	}
-	out.Results = append(out.Results, KV{"RNR NAK seen first", how})
-	if !s.wireShowsNAK() {
-		s.sentText("RNR NAK", Text{"no RECV posted when the client's SEND arrived (" + how + ")", "client 的 SEND 到达时还没有 post RECV（" + how + "）"})
-	}
-	out.Note = Text{"Posted only after this side had refused the client's SEND with an RNR NAK (" + how + "): the RECV is late.",
-		"等本端已经用 RNR NAK 拒绝了 client 的 SEND（" + how + "）之后才 post：这个 RECV 迟到了。"}
-	return out, nil
-}

@@ -186,7 +186,7 @@ func (r *Room) route(l *roomListener, ev verbs.CMEvent) {
 	a := r.byID[ev.ID]
 	r.mu.Unlock()
 	if a != nil {
-		a.events.put(ev)
+		a.events.Put(ev)
 	}
 }
 
@@ -209,7 +209,7 @@ func (r *Room) admit(l *roomListener, ev verbs.CMEvent) {
 		return
 	}
 	a := &Attendee{N: len(r.attendees) + 1, Backend: l.prov.Name(),
-		events: newEventQueue(), phase: PhaseConnecting, last: time.Now(), qpState: "-"}
+		events: NewEventQueue(), phase: PhaseConnecting, last: time.Now(), qpState: "-"}
 	if ev.ID != nil {
 		a.Addr = ev.ID.PeerAddr()
 	}

@@ -40,7 +40,7 @@ func tourClient(t testing.TB, addr netip.AddrPort, kind steps.TourKind) *steps.S
 }
 
 // runRoomClientUntil runs s's steps until the next one is stop ("" = to the end).
-func runRoomClientUntil(ctx context.Context, s *steps.Session, stop string) error {
+func runRoomClientUntil(ctx context.Context, s *steps.Session, stop steps.StepID) error {
 	for s.Next() < len(s.Steps()) && (stop == "" || s.Steps()[s.Next()].ID != stop) {
 		if _, err := s.RunNext(ctx); errors.Is(err, steps.ErrTourOver) {
 			return nil
@@ -70,7 +70,7 @@ func TestAtomicRoomSharesOneCounter(t *testing.T) {
 		clients[i] = tourClient(t, addr, steps.TourAtomic)
 		defer clients[i].Close()
 	}
-	phase := func(stop string) {
+	phase := func(stop steps.StepID) {
 		t.Helper()
 		var wg sync.WaitGroup
 		errs := make([]error, n)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -50,7 +51,7 @@ type Attendee struct {
 	Addr    netip.AddrPort
 	Backend string // "rdma" or "sim"
 
-	events *eventQueue
+	events *EventQueue
 
 	mu       sync.Mutex
 	session  *Session
@@ -76,7 +77,7 @@ type RosterRow struct {
 	Landed  bool
 	Via     Notify
 	Bytes   int
-	Message PeerBytes
+	Message privdata.PeerBytes
 	Err     string
 	Last    time.Time
 	// Atomics, in an atomic room, is what the attendee's atomics found on
@@ -103,25 +104,9 @@ func (a *Attendee) Session() *Session {
 	return a.session
 }
 
-// attendeeTour is the server's side of kind from the connect request on,
-// less the PD (the room's) and, in an atomic room, less putting a counter
-// of its own (the room's is shared): the steps one attendee's connection
-// needs.
-func attendeeTour(kind TourKind) []Step {
-	var tour []Step
-	skip := map[string]bool{"create-event-channel": true, "create-id": true, "bind-addr": true, "listen": true,
-		"get-connect-request": true, "alloc-pd": true, "put-counter": true}
-	for _, st := range baseTour(Server, NotifySend, kind) {
-		if !skip[st.ID] {
-			tour = append(tour, st)
-		}
-	}
-	return tour
-}
-
 // newAttendeeSession is a server Session for the connection ev opened,
 // on the room's PD, reading its events from q.
-func (r *Room) newAttendeeSession(l *roomListener, ev verbs.CMEvent, q *eventQueue) (*Session, error) {
+func (r *Room) newAttendeeSession(l *roomListener, ev verbs.CMEvent, q *EventQueue) (*Session, error) {
 	dev := ev.ID.Device()
 	if dev == nil {
 		return nil, errors.New("the connect request's id has no device")
@@ -130,27 +115,35 @@ func (r *Room) newAttendeeSession(l *roomListener, ev verbs.CMEvent, q *eventQue
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewSession(Config{Role: Server, Provider: l.prov, BackendWhy: r.cfg.BackendWhy, Bind: r.cfg.Bind,
-		Timeout: r.cfg.IdleLimit, RNRRetry: r.cfg.RNRRetry, Tour: r.cfg.Tour})
-	if err != nil {
-		return nil, err
-	}
+	h := &attendeeHost{req: ev, pd: pd, events: q}
 	if counter != nil {
-		s.sharedCounter = counter.mr
+		h.counter = counter.mr
 	}
-	s.tour = attendeeTour(r.cfg.Tour)
-	s.outcomes = make([]*Outcome, len(s.tour))
-	s.states = make([]RunState, len(s.tour))
-	s.id, s.dev, s.pd, s.sharedPD, s.events = ev.ID, dev, pd, true, q
-	peerQPN := ev.QPNum
-	s.wireFilter = func(p verbs.Packet) bool {
-		if p.Outbound {
-			return p.DestQP == peerQPN
-		}
-		return s.qp != nil && p.DestQP == s.qp.Num()
+	return NewHosted(Config{Role: Server, Provider: l.prov, BackendWhy: r.cfg.BackendWhy, Bind: r.cfg.Bind,
+		Timeout: r.cfg.IdleLimit, RNRRetry: r.cfg.RNRRetry, Tour: r.cfg.Tour}, h)
+}
+
+// attendeeHost is the Room as one attendee's Session sees it (Host).
+type attendeeHost struct {
+	req     verbs.CMEvent
+	pd      verbs.PD
+	events  *EventQueue
+	counter verbs.MR
+}
+
+func (h *attendeeHost) Request() verbs.CMEvent { return h.req }
+func (h *attendeeHost) PD() verbs.PD           { return h.pd }
+func (h *attendeeHost) Events() *EventQueue    { return h.events }
+func (h *attendeeHost) Counter() verbs.MR      { return h.counter }
+
+// Owns keeps this connection's packets of the room's shared device: the
+// attendee's QP is the request's, ours the Session's. It also drops the
+// other attendees' CM MADs.
+func (h *attendeeHost) Owns(p verbs.Packet, ownQP uint32) bool {
+	if p.Outbound {
+		return p.DestQP == h.req.QPNum
 	}
-	s.got("REQ", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
-	return s, nil
+	return ownQP != 0 && p.DestQP == ownQP
 }
 
 // serve runs one attendee's side of the tour to its end, then frees it.
@@ -179,7 +172,10 @@ func (r *Room) serve(l *roomListener, a *Attendee, ev verbs.CMEvent) {
 	if runErr == nil {
 		return // the teardown step freed everything
 	}
-	nak := refusal(s)
+	// The NAK the refusal sent may reach the wire view a moment after the
+	// flushed completion ended the step: look again before reading it.
+	s.Sample(time.Now())
+	nak := s.Progress().Refusal
 	s.Close()
 	r.update(a, func() {
 		a.qpState = "-"
@@ -198,62 +194,16 @@ func (r *Room) serve(l *roomListener, a *Attendee, ev verbs.CMEvent) {
 	}, "")
 }
 
-// refusal is the NAK this side sent the attendee, if its wire view has
-// one ("" otherwise): why its QP went to ERR when a lesson's WRITE (a
-// wrong rkey, an address past the MR) was refused.
-func refusal(s *Session) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, p := range s.packets {
-		if p.Outbound && p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeNAKPSNSeqErr {
-			return verbs.SyndromeName(p.AETH.Syndrome)
-		}
-	}
-	return ""
-}
-
 // observe records what the step that just ran showed of the attendee.
 func (r *Room) observe(a *Attendee, s *Session) {
-	s.mu.Lock()
-	qp, done, res := s.qp, s.next >= len(s.tour), copyResult(s.result)
-	last := s.tour[s.next-1].ID
-	peerFirst := s.peerDREQ
-	s.mu.Unlock()
-	state := ""
-	if qp != nil {
-		if attr, err := qp.Query(); err == nil {
-			state = attr.State.String()
-		}
-	}
-	what := ""
-	switch last {
-	case "get-established":
-		what = "connected"
-	case "wait-notify":
-		if res != nil {
-			what = fmt.Sprintf("%d B landed, notified by %s: %s", len(res.Message), res.Via, res.Message)
-		}
-	case "wait-disconnected":
-		what = "READ the message and hung up"
-	case "wait-atomics":
-		if res != nil {
-			seen := s.atomicsSeen()
-			if seen == "" { // a real device this process cannot capture on (loopback, no CAP_NET_RAW)
-				seen = "this side's wire shows no packets, so not what they found"
-			}
-			what = "atomics done: " + seen + "; room's " + res.Message.String()
-		}
-	case "disconnect":
-		what = "disconnected (the server hung up)"
-		if peerFirst {
-			what = "disconnected (the attendee hung up)"
-		}
-	case "teardown":
-		what = "finished: everything freed"
-	}
+	p := s.Progress() // RunNext sampled the wire as the step ended
+	done, res, last := p.Done, p.Result, p.Last
+	state, qpn := p.QPState, p.QPNum
+	tour, _ := TourOf(r.cfg.Tour)
+	what := observed(tour, p)
 	r.update(a, func() {
-		if qp != nil {
-			a.qpn = qp.Num()
+		if qpn != 0 {
+			a.qpn = qpn
 		}
 		if state != "" {
 			a.qpState = state
@@ -263,13 +213,43 @@ func (r *Room) observe(a *Attendee, s *Session) {
 			a.phase, a.qpState = PhaseFinished, "-"
 		case res != nil:
 			a.phase, a.result = PhaseLanded, res
-		case last == "get-established":
+		case last.Reaches(MilestoneConnected):
 			a.phase = PhaseConnected
 		}
 		if what != "" {
 			a.observed = what
 		}
 	}, what)
+}
+
+// observed says in words what the attendee's last step reached ("" for
+// a step the roster does not report), from its milestones: the room
+// never asks which step it was.
+func observed(tour TourDef, p Progress) string {
+	last, res := p.Last, p.Result
+	switch {
+	case last.Reaches(MilestoneConnected):
+		return "connected"
+	case last.Reaches(MilestoneLanded|MilestoneNotified) && (tour.Notifies || tour.SharedCounter) && res == nil:
+		return "" // no result: nothing landed to report
+	case last.Reaches(MilestoneNotified):
+		return fmt.Sprintf("%d B landed, notified by %s: %s", len(res.Message), res.Via, res.Message)
+	case last.Reaches(MilestoneLanded) && tour.SharedCounter:
+		seen := p.Atomics
+		if seen == "" { // a real device this process cannot capture on (loopback, no CAP_NET_RAW)
+			seen = "this side's wire shows no packets, so not what they found"
+		}
+		return "atomics done: " + seen + "; room's " + res.Message.String()
+	case last.Reaches(MilestoneLanded):
+		return "READ the message and hung up"
+	case last.Reaches(MilestoneDisconnected) && p.PeerHungUp:
+		return "disconnected (the attendee hung up)"
+	case last.Reaches(MilestoneDisconnected):
+		return "disconnected (the server hung up)"
+	case last.Reaches(MilestoneDone):
+		return "finished: everything freed"
+	}
+	return ""
 }
 
 // update changes the attendee under its lock and stamps the time; when
@@ -300,10 +280,13 @@ func (r *Room) Attendees() []*Attendee {
 func (r *Room) Roster() []RosterRow {
 	as := r.Attendees()
 	rows := make([]RosterRow, len(as))
+	tour, _ := TourOf(r.cfg.Tour)
+	shared := tour.SharedCounter
 	for i, a := range as {
 		rows[i] = a.Row()
-		if s := a.Session(); s != nil && r.cfg.Tour == TourAtomic {
-			rows[i].Atomics = s.atomicsSeen()
+		if s := a.Session(); s != nil && shared {
+			s.Sample(time.Now()) // the atomics that came in since its last step
+			rows[i].Atomics = s.Progress().Atomics
 		}
 	}
 	return rows

@@ -64,7 +64,7 @@ func (c *roomCounter) value() (uint64, error) {
 // time an attendee arrives there), or nil when the room is not atomic.
 // The caller holds r.mu.
 func (r *Room) counterFor(dev verbs.Device, backend string, pd verbs.PD) (*roomCounter, error) {
-	if r.cfg.Tour != TourAtomic {
+	if tour, _ := TourOf(r.cfg.Tour); !tour.SharedCounter {
 		return nil, nil
 	}
 	if c := r.counters[dev]; c != nil {
@@ -121,49 +121,4 @@ func CounterLine(cs []BackendCounter) string {
 		parts = append(parts, v)
 	}
 	return "counter " + strings.Join(parts, " · ")
-}
-
-// sharedCounterNote is what an attendee's accept adds in an atomic room.
-var sharedCounterNote = Text{"This is a workshop room: the addr and rkey in remote_info are the room's one shared counter, not a buffer of this connection's own. Every attendee's atomics land on the same 8 bytes.",
-	"这是 workshop 房间：remote_info 里的 addr 和 rkey 指向房间里唯一一个共享计数器，而不是这条连接自己的 buffer。所有学员的原子操作都落在同样这 8 个字节上。"}
-
-// atomicsSeen is what this connection's atomics found, as the server's
-// wire shows them: each FETCH_ADD or COMPARE_SWAP that came in, paired by
-// PSN with the ATOMIC_ACKNOWLEDGE this side's NIC sent back, whose
-// AtomicAckETH carries the old value the attendee's completion returns
-// ("FETCH_ADD +2 → old 44 · COMPARE_SWAP 46→1000 → old 48 (no swap)").
-// Empty when the device shows no packets (a real device this process
-// may not capture on) or none came yet.
-func (s *Session) atomicsSeen() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dev != nil && !s.closed {
-		s.refreshPackets()
-	}
-	pending := map[uint32]*verbs.AtomicETH{}
-	op := map[uint32]uint8{}
-	var parts []string
-	for _, wp := range s.packets {
-		p := wp.Packet
-		switch {
-		case !p.Outbound && p.AtomicETH != nil:
-			pending[p.PSN], op[p.PSN] = p.AtomicETH, p.Opcode
-		case p.Outbound && p.AtomicAck != nil && pending[p.PSN] != nil:
-			parts = append(parts, atomicSeen(op[p.PSN], pending[p.PSN], *p.AtomicAck))
-			delete(pending, p.PSN)
-		}
-	}
-	return strings.Join(parts, " · ")
-}
-
-// atomicSeen is one atomic and the old value it found.
-func atomicSeen(opcode uint8, a *verbs.AtomicETH, old uint64) string {
-	if opcode == verbs.OpCompareSwap {
-		held := "swapped"
-		if old != a.Compare {
-			held = "no swap"
-		}
-		return fmt.Sprintf("COMPARE_SWAP %d→%d → old %d (%s)", a.Compare, a.SwapAdd, old, held)
-	}
-	return fmt.Sprintf("FETCH_ADD +%d → old %d", a.SwapAdd, old)
 }

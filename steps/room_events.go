@@ -10,21 +10,23 @@ import (
 // A server's event channel carries the events of every connection its
 // listener spawns. One reader owns the channel (a gate for the one-client
 // server, the Room's dispatcher in a workshop) and hands each event to the
-// session it is about through an eventQueue, so a second client's
+// session it is about through an EventQueue, so a second client's
 // CONNECT_REQUEST never lands in the middle of the first client's tour.
 
-// eventQueue is an unbounded FIFO of CM events that a session reads
+// EventQueue is an unbounded FIFO of CM events that a session reads
 // instead of the event channel.
-type eventQueue struct {
+type EventQueue struct {
 	mu     sync.Mutex
 	q      []verbs.CMEvent
 	sig    chan struct{}
 	closed error // set once: every later get returns it
 }
 
-func newEventQueue() *eventQueue { return &eventQueue{sig: make(chan struct{})} }
+// NewEventQueue is an empty queue; its owner Puts the events of one
+// connection and Closes it when that connection can get no more.
+func NewEventQueue() *EventQueue { return &EventQueue{sig: make(chan struct{})} }
 
-func (q *eventQueue) put(ev verbs.CMEvent) {
+func (q *EventQueue) Put(ev verbs.CMEvent) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed != nil {
@@ -35,8 +37,8 @@ func (q *eventQueue) put(ev verbs.CMEvent) {
 	q.sig = make(chan struct{})
 }
 
-// close makes every later get (once the queue is drained) fail with err.
-func (q *eventQueue) close(err error) {
+// Close makes every later get (once the queue is drained) fail with err.
+func (q *EventQueue) Close(err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed == nil {
@@ -46,8 +48,8 @@ func (q *eventQueue) close(err error) {
 	}
 }
 
-// drain empties the queue and returns what was in it.
-func (q *eventQueue) drain() []verbs.CMEvent {
+// Drain empties the queue and returns what was in it.
+func (q *EventQueue) Drain() []verbs.CMEvent {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	out := q.q
@@ -57,7 +59,7 @@ func (q *eventQueue) drain() []verbs.CMEvent {
 
 // get returns the next event. Like rdma_get_cm_event it looks before it
 // checks ctx, so a short deadline still sees an event already queued.
-func (q *eventQueue) get(ctx context.Context) (verbs.CMEvent, error) {
+func (q *EventQueue) get(ctx context.Context) (verbs.CMEvent, error) {
 	for {
 		q.mu.Lock()
 		if len(q.q) > 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -40,7 +41,7 @@ type gate struct {
 func (s *Session) startGate() {
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &gate{cancel: cancel, done: make(chan struct{})}
-	q := newEventQueue()
+	q := NewEventQueue()
 	s.set(func() { s.gate, s.events = g, q })
 	go func() {
 		defer close(g.done)
@@ -49,8 +50,8 @@ func (s *Session) startGate() {
 				s.turnAway(ev, g.busyReason())
 				return
 			}
-			q.put(ev)
-		}, q.close)
+			q.Put(ev)
+		}, q.Close)
 	}()
 }
 
@@ -96,7 +97,7 @@ func (s *Session) stopGate() {
 	s.mu.Lock()
 	q := s.events
 	s.mu.Unlock()
-	for _, ev := range q.drain() {
+	for _, ev := range q.Drain() {
 		if ev.Type == verbs.EventConnectRequest {
 			rejectRequest(ev, "the server is shutting down")
 		}
@@ -151,7 +152,7 @@ func rejectRequest(ev verbs.CMEvent, reason string) error {
 // rejectedBecause explains an rdma_reject from the server, with the
 // reason it put in the REJ's private data (escaped: it is the peer's).
 func rejectedBecause(err error, private []byte) error {
-	reason := PeerBytes(bytes.TrimRight(private, "\x00")).String()
+	reason := privdata.PeerBytes(bytes.TrimRight(private, "\x00")).String()
 	what := Text{"the server rejected the connection", "server 拒绝了连接"}
 	fix := Text{"look at the server's screen for why", "看 server 端屏幕上的原因"}
 	if reason != "" {

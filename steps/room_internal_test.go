@@ -11,8 +11,8 @@ import (
 )
 
 func TestEventQueue(t *testing.T) {
-	q := newEventQueue()
-	q.put(verbs.CMEvent{Type: verbs.EventEstablished})
+	q := NewEventQueue()
+	q.Put(verbs.CMEvent{Type: verbs.EventEstablished})
 	// A deadline already past still sees a queued event (as
 	// rdma_get_cm_event with a short deadline does).
 	past, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
@@ -26,14 +26,14 @@ func TestEventQueue(t *testing.T) {
 	done := make(chan verbs.CMEvent)
 	go func() { ev, _ := q.get(context.Background()); done <- ev }()
 	time.Sleep(10 * time.Millisecond)
-	q.put(verbs.CMEvent{Type: verbs.EventDisconnected})
+	q.Put(verbs.CMEvent{Type: verbs.EventDisconnected})
 	if ev := <-done; ev.Type != verbs.EventDisconnected {
 		t.Fatalf("a waiting get got %v", ev.Type)
 	}
 	boom := errors.New("channel gone")
-	q.put(verbs.CMEvent{Type: verbs.EventRejected})
-	q.close(boom)
-	q.put(verbs.CMEvent{Type: verbs.EventEstablished}) // after close: dropped
+	q.Put(verbs.CMEvent{Type: verbs.EventRejected})
+	q.Close(boom)
+	q.Put(verbs.CMEvent{Type: verbs.EventEstablished}) // after close: dropped
 	if ev, err := q.get(context.Background()); err != nil || ev.Type != verbs.EventRejected {
 		t.Fatalf("an event queued before close must still come: %v, %v", ev.Type, err)
 	}

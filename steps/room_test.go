@@ -29,9 +29,9 @@ func openTestRoom(t testing.TB, max int, idle time.Duration) (*steps.Room, netip
 }
 
 // runClient runs a whole client tour against addr and returns its error.
-func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, lesson string, stopBefore string) error {
+func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, lesson string, stopBefore steps.StepID) error {
 	s, err := steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: sim.New(sim.Options{}),
-		Server: addr, Message: msg, Lesson: lesson, Timeout: 20 * time.Second})
+		Server: addr, Message: msg, Lesson: lessonNamed(lesson), Timeout: 20 * time.Second})
 	if err != nil {
 		return err
 	}

@@ -16,18 +16,15 @@ import (
 // whose tour is not the room's.
 const TourMismatchReason = "this workshop runs --tour "
 
-// checkRoomTour refuses the tours a room cannot serve: the ud tour's
-// connections come on rdma_cm's UDP port space, and a room serves RC
-// connections on one listener.
+// checkRoomTour refuses the tours a room cannot serve (the catalogue
+// says which and why: the ud tour's connections come on rdma_cm's UDP
+// port space, and a room serves RC connections on one listener).
 func checkRoomTour(kind TourKind) error {
-	switch kind {
-	case TourWrite, TourRead, TourAtomic:
-		return nil
-	case TourUD:
-		return configError("--workshop --tour ud is not supported: a workshop room serves RC connections (RDMA_PS_TCP) and the ud tour's datagrams use RDMA_PS_UDP; run the ud tour as one server and one client, or choose --tour write, read or atomic for the room",
-			"不支持 --workshop --tour ud：workshop 房间服务的是 RC 连接（RDMA_PS_TCP），而 ud 教程的数据报走 RDMA_PS_UDP；ud 教程请用一个 server 对一个 client 来跑，或者给房间选 --tour write、read 或 atomic")
+	tour, ok := TourOf(kind)
+	if !ok {
+		return configErrorf("unknown tour %d: use write, read or atomic for a workshop room", int(kind))
 	}
-	return configErrorf("unknown tour %d: use write, read or atomic for a workshop room", int(kind))
+	return tour.Workshop()
 }
 
 // tourMismatch is why the room turns the request ev away because its

@@ -29,8 +29,8 @@ const (
 	ImmValue = 0x1234abcd
 	// DefaultPort is rdma_cm's customary port (the seed takes it as argv).
 	DefaultPort = 7471
-	// resolveTimeout is the seed's TIMEOUT_MS for resolve_addr/route.
-	resolveTimeout = 2000 * time.Millisecond
+	// ResolveTimeout is the seed's TIMEOUT_MS for resolve_addr/route.
+	ResolveTimeout = 2000 * time.Millisecond
 )
 
 // DefaultMessage is what the client writes when --message is not given.
@@ -39,107 +39,32 @@ const DefaultMessage = "hello from rdmatour client via RDMA WRITE"
 // Session owns every resource of one side and runs the tour step by step.
 // All methods are safe to call from several goroutines: the TUI snapshots
 // while a step runs.
+//
+// Its state is in parts, each a small type that owns one concern and
+// releases what it holds (parts.go). The parts are embedded so the steps
+// name their fields directly (s.qp, s.packets); mu guards them all but
+// demoSide, which locks itself. mu is never held across a blocking verbs
+// call. runMu serialises steps and teardown.
 type Session struct {
 	cfg  Config
 	tour []Step
+	// peerPlan is the tour the other side runs (PeerTour, WaitFor);
+	// never written after NewSession.
+	peerPlan []Step
 
-	// runMu serialises steps and teardown; mu guards the fields below and
-	// is never held across a blocking verbs call.
 	runMu sync.Mutex
 	mu    sync.Mutex
 
-	next     int
-	running  bool
-	done     bool
-	failed   bool
-	lastErr  string
-	outcomes []*Outcome
-	states   []RunState
-
-	ec       verbs.EventChannel
-	listener verbs.CMID
-	id       verbs.CMID
-	dev      verbs.Device
-	pd       verbs.PD
-	cq       verbs.CQ
-	qp       verbs.QP
-	manualQP bool // qp came from ibv_create_qp: teardown uses ibv_destroy_qp
-	mrData   verbs.MR
-	mrDoor   verbs.MR
-	mrRecv   verbs.MR
-	mrSend   verbs.MR
-
-	// events is where the steps read CM events when something else owns
-	// the channel (the one-client server's gate, a workshop Room); nil
-	// means they read ec themselves. See room_events.go.
-	events *eventQueue
-	gate   *gate
-	// onTurnAway hears of every client the gate turns away (OnTurnAway).
-	onTurnAway func(who, reason string)
-	// sharedPD says pd is a workshop Room's: teardown leaves it.
-	sharedPD bool
-	// sharedCounter, in an atomic workshop room, is the room's counter:
-	// the accept hands it out instead of mrData (room_counter.go).
-	sharedCounter verbs.MR
-	// wireFilter, when set, keeps only this connection's packets of a
-	// device other connections share (a workshop); called with mu held.
-	wireFilter func(verbs.Packet) bool
-
-	connected    bool
-	disconnected bool // rdma_disconnect called, or the peer's DREQ seen
-	peerDREQ     bool // the peer hung up (DISCONNECTED) before we did
-	lastEvent    string
-	eventStatus  int
-	remote       *RemoteState
-	peerTour     PeerInfo
-	pred         *Prediction     // the lesson's question for this side (nil: none)
-	predState    PredictionState // the learner's pick and what happened
-	rnrBaseline  uint64          // RNR NAKs the device had sent at rdma_accept
-	rnrCounted   bool            // the device counts them (see rnrwait.go)
-	// RNR NAKs received when the SEND was posted (timelinefate.go).
-	sendRNRBase    uint64
-	sendRNRCounted bool
-	ud             udState // the ud tour's destination and address handle
-	completions    []verbs.WC
-	qpHistory      []verbs.QPState
-	timeline       []TimelineEntry
-	result         *Result
-	atomicOld      uint64 // the atomic tour: the counter FETCH_AND_ADD found
-	closed         bool
-
-	// Snapshot's change tracking.
-	prevData     []byte
-	changedAt    []time.Time
-	prevDoorbell uint64
-	doorbellAt   time.Time
-	countersAt   map[string]uint64 // counters before the current step
-	// countersAtPerQP says countersAt are the QP's own (see readCounters).
-	countersAtPerQP bool
-	// wireQP and wireDest are this side's QP and its peer's, remembered
-	// past teardown; qpCounters are wireQP's last counters (see wireside.go).
-	wireQP, wireDest uint32
-	qpCounters       map[string]uint64
-	// sawWire: this side's transport packets can be seen (see noteLanding).
-	sawWire       bool
-	counterDelta  map[string]uint64
-	lastPacketSeq uint64
-	packets       []WirePacket
-	oneHost       *bool      // the peer is this machine (see peerIsLocal)
-	spans         []stepSpan // when each step ran: which step a packet belongs to
-
-	// history is the snapshot after each finished step (history.go).
-	history []*Snapshot
-	// peer is the other side of a linked demo, link what both share, and
-	// peerHistory the peer's state after each of this session's steps
-	// (demohistory.go).
-	peer        *Session
-	link        *demoLink
-	peerHistory []*Snapshot
-	// endRecorded: the Recorder was told of the teardown (once).
-	endRecorded bool
-	// replay is set on a session made by NewReplay (replay.go): it plays
-	// a recording instead of calling verbs.
-	replay *replayScript
+	progress    // how far the tour has run
+	resources   // the verbs objects, in release order
+	connection  // the CM connection and what the peer told us
+	tourState   // state only one tour's steps use
+	lessonRun   // the lesson's question and baselines
+	hostHooks   // what a host (the gate, a workshop Room) plugged in
+	wireView    // this side's packets and counters
+	memTracking // which bytes of the buffers changed, and when
+	journal     // what happened: completions, QP states, timeline, history
+	demoSide    // the other side of a linked demo
 }
 
 // maxPackets bounds the wire history a session keeps for the wire pane.
@@ -155,37 +80,41 @@ func NewSession(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	if cfg.Lesson != "" {
-		l, err := ParseLesson(cfg.Lesson)
-		if err != nil {
-			return nil, err
-		}
+	if l := cfg.Lesson; l != nil {
 		cfg.Notify, cfg.Tour = l.Notify, l.Tour
 	}
-	tour := tourFor(cfg)
+	tour, err := tourFor(cfg)
+	if err != nil {
+		return nil, err
+	}
 	s := &Session{
 		cfg:      cfg,
 		tour:     tour,
-		outcomes: make([]*Outcome, len(tour)),
-		states:   make([]RunState, len(tour)),
+		peerPlan: peerTourFor(cfg),
+		progress: progress{outcomes: make([]*Outcome, len(tour)), states: make([]RunState, len(tour))},
 	}
-	if l, err := LessonByName(cfg.Lesson); err == nil {
-		s.initPrediction(predictionFor(l, cfg))
+	if cfg.Lesson != nil {
+		s.initPrediction(cfg.Lesson.prediction(cfg))
 	}
 	return s, nil
 }
 
 // tourFor is the tour cfg's side runs (cfg validated, the lesson's notify
-// mode already in cfg.Notify).
-func tourFor(cfg Config) []Step {
-	tour := baseTour(cfg.Role, cfg.Notify, cfg.Tour)
+// mode already in cfg.Notify), or the step a lesson's edit names that the
+// tour lacks.
+func tourFor(cfg Config) ([]Step, error) {
+	tour := baseTour(cfg)
 	if cfg.Track == TrackManual {
 		tour = manualTour(cfg.Role, cfg.Notify)
 	}
-	if l, err := ParseLesson(cfg.Lesson); cfg.Lesson != "" && err == nil {
-		tour = markLessonSteps(tour, l.apply(cfg, tour))
+	if cfg.Lesson == nil {
+		return tour, nil
 	}
-	return tour
+	edited, err := cfg.Lesson.apply(cfg, tour)
+	if err != nil {
+		return nil, err
+	}
+	return markLessonSteps(tour, edited), nil
 }
 
 // Config returns the session's configuration (with defaults applied).
@@ -217,9 +146,6 @@ var ErrTourOver = errors.New("the tour is over")
 func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
-	if s.replay != nil {
-		return s.replayNext()
-	}
 	s.sealDemo(true) // the previous step's state ends as this one starts
 
 	s.mu.Lock()
@@ -256,9 +182,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	defer s.mu.Unlock()
 	defer s.keepSnapshot(idx) // with mu held, once the step's state is final
 	s.spans[len(s.spans)-1].end = time.Now()
-	if s.dev != nil {
-		s.refreshPackets() // keep the wire history even without a UI polling
-	}
+	s.sampleLocked(time.Now()) // what the step changed, even without a UI polling
 	s.running = false
 	s.outcomes[idx] = &out
 	if err != nil {
@@ -288,9 +212,6 @@ func (s *Session) Close() (string, error) {
 }
 
 func (s *Session) teardown() (string, error) {
-	if s.replay != nil {
-		return s.replayTeardown()
-	}
 	s.sealDemo(false) // before the teardown changes anything
 	stmts, err := s.teardownC()
 	calls := c.Lines(stmts, c.Actual)
@@ -298,7 +219,9 @@ func (s *Session) teardown() (string, error) {
 	return calls, err
 }
 
-// teardownC frees what is still allocated and returns the C it ran.
+// teardownC frees what is still allocated and returns the C it ran:
+// each part releases what it owns, children before parents (the
+// connection's DREQ, the tour's address handle, then the verbs objects).
 func (s *Session) teardownC() ([]c.Stmt, error) {
 	s.stopGate() // before the ids and the channel it reads go
 	s.mu.Lock()
@@ -311,70 +234,11 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 	if s.dev != nil {
 		s.refreshPackets()
 	}
-	var calls []c.Stmt
-	var firstErr error
-	do := func(call c.Stmt, f func() error) {
-		if err := f(); err != nil {
-			call = failed(call, err)
-			if firstErr == nil {
-				firstErr = err
-			}
-		} else if call.Check != c.NoCheck {
-			call = call.Returned("0") // the others return void
-		}
-		calls = append(calls, call)
-	}
-	if s.id != nil && s.connected && !s.disconnected {
-		// rdma_destroy_id would send the DREQ too; doing it explicitly
-		// makes the peer's DISCONNECTED prompt and visible.
-		do(disconnectCall().Returned("sends the DREQ"), s.id.Disconnect)
-		s.disconnected = true
-	}
-	if s.ud.ah != nil {
-		do(destroyCall("ibv_destroy_ah", "ah"), s.ud.ah.Destroy)
-		s.ud.ah = nil
-	}
-	if s.qp != nil && s.manualQP {
-		do(destroyQPCall(true), s.qp.Destroy)
-		s.qp = nil
-	}
-	if s.id != nil && s.qp != nil {
-		do(destroyQPCall(false), func() error { return s.id.DestroyQP() })
-		s.qp = nil
-	}
-	for _, m := range []struct {
-		buf string
-		mr  *verbs.MR
-	}{{"send_buf", &s.mrSend}, {"recv_buf", &s.mrRecv}, {"doorbell", &s.mrDoor}, {"buf", &s.mrData}} {
-		if *m.mr != nil {
-			mr := *m.mr
-			do(destroyCall("ibv_dereg_mr", mrVar(m.buf)), mr.Dereg)
-			calls = append(calls, c.S(c.Call("free", c.C(m.buf))))
-			*m.mr = nil
-		}
-	}
-	if s.cq != nil {
-		do(destroyCall("ibv_destroy_cq", "cq"), s.cq.Destroy)
-		s.cq = nil
-	}
-	if s.pd != nil && !s.sharedPD {
-		do(destroyCall("ibv_dealloc_pd", "pd"), s.pd.Dealloc)
-	}
-	s.pd = nil
-	if s.id != nil {
-		do(destroyCall("rdma_destroy_id", "id"), s.id.Destroy)
-		s.id = nil
-	}
-	if s.listener != nil {
-		do(destroyCall("rdma_destroy_id", "listener"), s.listener.Destroy)
-		s.listener = nil
-	}
-	if s.ec != nil {
-		do(destroyECCall(), func() error { return s.ec.Destroy() })
-		s.ec = nil
-	}
-	s.dev = nil
-	return calls, firstErr
+	var log teardownLog
+	s.connection.hangUp(s.id, &log)
+	s.tourState.release(&log)
+	s.resources.release(&log)
+	return log.calls, log.err
 }
 
 // addTimeline records a message between the sides.

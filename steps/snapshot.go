@@ -3,6 +3,7 @@ package steps
 import (
 	"time"
 
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -15,8 +16,9 @@ type Snapshot struct {
 	Track  Track  // TrackCM or TrackManual
 	// Tour is the tour this side runs (a lesson's own tour when it has one).
 	Tour TourKind
-	// LessonTitle is the lesson's title ("" for the plain tour).
-	LessonTitle Text
+	// LessonTitle and LessonSummary are the lesson's ("" for the plain
+	// tour).
+	LessonTitle, LessonSummary Text
 	// Prediction is the lesson's question for this side, the learner's
 	// pick and the answer once revealed; nil when none is asked.
 	Prediction *PredictionState
@@ -71,7 +73,7 @@ type StepStatus struct {
 	// Outcome is filled once the step ran.
 	Outcome *Outcome
 	// LessonStep: the lesson changes this step's result, so its normal
-	// page would give the answer away (see LessonStepPage).
+	// page would give the answer away (see guide.LessonStepPage).
 	LessonStep bool
 }
 
@@ -168,10 +170,10 @@ type DoorbellState struct {
 // RemoteState is remote_info as sent in (server) or decoded from (client)
 // the accept private data, next to the raw bytes.
 type RemoteState struct {
-	Info RemoteInfo
+	Info privdata.RemoteInfo
 	// Raw is the private data as it travelled (may be padded to 196);
 	// the client got it from the peer, so it prints escaped.
-	Raw PeerBytes
+	Raw privdata.PeerBytes
 }
 
 // TimelineEntry is one message between the two sides.
@@ -197,9 +199,9 @@ type Result struct {
 	// tour, Summary says what happened and Via/Notice are unused.
 	Tour    TourKind
 	Summary Text
-	Via     Notify    // how the server learned the data was there
-	Message PeerBytes // the bytes in the data buffer up to the first NUL
-	Notice  PeerBytes // the SEND text, the doorbell value or the imm_data
+	Via     Notify             // how the server learned the data was there
+	Message privdata.PeerBytes // the bytes in the data buffer up to the first NUL
+	Notice  privdata.PeerBytes // the SEND text, the doorbell value or the imm_data
 }
 
 // WirePacket is a packet this side sent or received, with the step that

@@ -7,19 +7,18 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
 // Snapshot copies the session's state for rendering. It reads live state
-// from the device (QP state, buffers, counters, packets) without blocking
-// on a running step, so the TUI can call it several times a second and see
-// the peer's bytes land with no keypress.
+// from the device (QP state, buffers, counters) without blocking on a
+// running step, and writes nothing: what changed since the last look
+// (change times, the QP's history, new packets) is what the last Sample
+// noted. Two Snapshots with nothing in between are equal.
 func (s *Session) Snapshot() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.replay != nil {
-		return s.replaySnapshot()
-	}
 	return s.snapshotLocked()
 }
 
@@ -38,7 +37,7 @@ func (s *Session) snapshotLocked() Snapshot {
 	}
 	s.snapshotDevice(&snap)
 	s.snapshotResources(&snap)
-	s.snapshotMemory(&snap, time.Now())
+	s.snapshotMemory(&snap)
 	snap.Remote = copyRemote(s.remote)
 	snap.UD = s.udSnapshot()
 	snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
@@ -54,22 +53,15 @@ func (s *Session) snapshotSteps() Snapshot {
 		Role: s.cfg.Role, Notify: s.cfg.Notify,
 		Backend: s.cfg.Provider.Name(), Simulated: s.cfg.Provider.Simulated(), Why: s.cfg.BackendWhy,
 		Next: s.next, Running: s.running, Done: s.done, Failed: s.failed, Err: s.lastErr,
-		Lesson: s.cfg.Lesson, Track: s.cfg.Track, Tour: s.cfg.Tour,
+		Lesson: s.cfg.LessonName(), Track: s.cfg.Track, Tour: s.cfg.Tour,
 	}
-	if l, err := LessonByName(s.cfg.Lesson); err == nil {
-		snap.LessonTitle = l.Title
+	if l := s.cfg.Lesson; l != nil {
+		snap.LessonTitle, snap.LessonSummary = l.Title, l.Summary
 	}
 	snap.Prediction = s.predictionLocked()
 	snap.Peer = s.peerTour
 	for i, st := range s.tour {
-		ss := StepStatus{ID: st.ID, Title: st.Title, Call: st.Call, State: s.states[i],
-			LessonStep: st.lessonStep || (s.pred != nil && st.ID == s.pred.At)}
-		if o := s.outcomes[i]; o != nil {
-			c := *o
-			c.Results = append([]KV(nil), o.Results...)
-			ss.Outcome = &c
-		}
-		snap.Steps = append(snap.Steps, ss)
+		snap.Steps = append(snap.Steps, NewStepStatus(st, s.states[i], s.outcomes[i], snap.Prediction))
 	}
 	return snap
 }
@@ -90,7 +82,6 @@ func (s *Session) snapshotDevice(snap *Snapshot) {
 		}
 		snap.Device = ds
 		s.refreshCounters(snap)
-		s.refreshPackets()
 	}
 	if s.id != nil || s.listener != nil {
 		cs := &CMIDState{LastEvent: s.lastEvent, EventStatus: s.eventStatus, Connected: s.connected && !s.disconnected}
@@ -116,15 +107,17 @@ func (s *Session) snapshotResources(snap *Snapshot) {
 	snap.setCompletions(s.completions)
 	if s.qp != nil {
 		qs := &QPState{Num: s.qp.Num(), Type: s.qp.Type().String()}
+		qs.History = append([]verbs.QPState(nil), s.qpHistory...)
 		if attr, err := s.qp.Query(); err == nil {
 			qs.Attr = attr
-			if n := len(s.qpHistory); n == 0 || s.qpHistory[n-1] != attr.State {
-				s.qpHistory = append(s.qpHistory, attr.State)
+			// The state as it is now ends the history even before a
+			// Sample notes it (in the copy only).
+			if n := len(qs.History); n == 0 || qs.History[n-1] != attr.State {
+				qs.History = append(qs.History, attr.State)
 			}
 		} else {
 			qs.Query = err.Error()
 		}
-		qs.History = append([]verbs.QPState(nil), s.qpHistory...)
 		snap.QP = qs
 	}
 	for _, m := range []struct {
@@ -137,22 +130,21 @@ func (s *Session) snapshotResources(snap *Snapshot) {
 	}
 }
 
-// snapshotMemory reads the data buffer and the doorbell, noting what
-// changed since the last look.
-func (s *Session) snapshotMemory(snap *Snapshot, now time.Time) {
+// snapshotMemory reads the data buffer and the doorbell, with the change
+// times the last Sample noted.
+func (s *Session) snapshotMemory(snap *Snapshot) {
 	if s.mrData != nil {
 		if b, err := s.mrData.Read(0, BufSize); err == nil {
-			s.noteLanding(s.trackData(b, now), now)
-			snap.Data = BufferState{Bytes: b, ChangedAt: append([]time.Time(nil), s.changedAt...)}
+			changedAt := append([]time.Time(nil), s.changedAt...)
+			if len(changedAt) != len(b) {
+				changedAt = make([]time.Time, len(b)) // not sampled yet
+			}
+			snap.Data = BufferState{Bytes: b, ChangedAt: changedAt}
 		}
 	}
 	if s.mrDoor != nil {
 		if b, err := s.mrDoor.Read(0, 8); err == nil {
-			v := binary.BigEndian.Uint64(b)
-			if v != s.prevDoorbell {
-				s.prevDoorbell, s.doorbellAt = v, now
-			}
-			snap.Doorbell = &DoorbellState{Value: v, ChangedAt: s.doorbellAt}
+			snap.Doorbell = &DoorbellState{Value: binary.BigEndian.Uint64(b), ChangedAt: s.doorbellAt}
 		}
 	}
 }
@@ -160,14 +152,7 @@ func (s *Session) snapshotMemory(snap *Snapshot, now time.Time) {
 // listened says rdma_listen succeeded on the listener: the tour's listen
 // step ran to success. Asked of the session's record of what ran, not of
 // the step's position, which a lesson or a track may move.
-func (s *Session) listened() bool {
-	for i, st := range s.tour {
-		if st.ID == "listen" && s.states[i] == Succeeded {
-			return true
-		}
-	}
-	return false
-}
+func (s *Session) listened() bool { return reached(s.tour, s.states, MilestoneListening) }
 
 // setCompletions copies wcs into the snapshot's CQ state.
 func (snap *Snapshot) setCompletions(wcs []verbs.WC) {
@@ -192,14 +177,14 @@ func copyRemote(r *RemoteState) *RemoteState {
 	if r == nil {
 		return nil
 	}
-	return &RemoteState{Info: r.Info, Raw: append(PeerBytes(nil), r.Raw...)}
+	return &RemoteState{Info: r.Info, Raw: append(privdata.PeerBytes(nil), r.Raw...)}
 }
 
 func copyResult(r *Result) *Result {
 	if r == nil {
 		return nil
 	}
-	return &Result{Tour: r.Tour, Summary: r.Summary, Via: r.Via, Message: append(PeerBytes(nil), r.Message...), Notice: append(PeerBytes(nil), r.Notice...)}
+	return &Result{Tour: r.Tour, Summary: r.Summary, Via: r.Via, Message: append(privdata.PeerBytes(nil), r.Message...), Notice: append(privdata.PeerBytes(nil), r.Notice...)}
 }
 
 // trackData records which bytes of the data buffer changed and when, and
@@ -243,7 +228,7 @@ func (s *Session) portNum() uint8 {
 }
 
 func (s *Session) refreshCounters(snap *Snapshot) {
-	c, perQP, err := s.readCounters()
+	c, perQP, err := s.peekCounters()
 	if err != nil || len(c) == 0 {
 		return
 	}
@@ -311,8 +296,8 @@ func (s *Session) wireStatus() WireStatus {
 		st := r.TraceStatus()
 		ws.State, ws.Detail = st.State, st.Detail
 	}
-	if s.id != nil {
-		ws.OneHost = s.peerIsLocal()
+	if s.id != nil && s.oneHost != nil {
+		ws.OneHost = *s.oneHost // Sample asks once per connection
 	}
 	return ws
 }

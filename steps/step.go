@@ -45,7 +45,7 @@ type KV struct{ Name, Value string }
 // Step is one keypress of the tour.
 type Step struct {
 	// ID names the explanation pages docs/en/<ID>.md and docs/zh/<ID>.md.
-	ID    string
+	ID    StepID
 	Side  Role
 	Title Text
 	// Call is the C call in its generic form, shown before the step runs.
@@ -55,12 +55,17 @@ type Step struct {
 	// After names steps of the other side that must have run before this
 	// one can complete; DemoPlan orders the two sides by it. IDs the other
 	// tour does not have are ignored.
-	After []string
+	After []StepID
 	// Expect is set in lessons: the error this step should end with.
 	Expect *Expect
 	// Section is the part of the live state the step creates or changes.
 	Section Section
-	run     func(ctx context.Context, s *Session) (Outcome, error)
+	// Milestones are what the step reaches when it succeeds (milestone.go).
+	Milestones Milestone
+	// roomShared: a workshop room does this once for every attendee (its
+	// PD, its shared counter), so an attendee's session skips it.
+	roomShared bool
+	run        func(ctx context.Context, s *Session) (Outcome, error)
 	// lessonStep: the lesson added this step or changed its result.
 	lessonStep bool
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -24,51 +25,49 @@ const (
 	WRIDCmpSwap  = 501
 )
 
-// atomicTour turns the write tour of role into the atomic tour.
-func atomicTour(role Role, base []Step) []Step {
-	var out []Step
-	for _, st := range base {
-		switch st.ID {
-		case "reg-mr-data":
-			st.Call = regMRGeneric("buf", BufSize, remoteAccess|verbs.AccessRemoteAtomic)
-		case "wait-notify":
-			st = Step{ID: "wait-atomics", Side: Server, Section: SectionData, Waits: true, After: []string{"disconnect"},
-				Title: Text{"Wait while the client's atomics run, then read the counter", "等 client 的原子操作做完，再读计数器"},
-				Call:  waitEventGeneric(verbs.EventDisconnected), run: stepWaitAtomics}
-		case "post-write", "post-write-imm":
-			st = Step{ID: "post-fetch-add", Side: Client, Section: SectionData, After: []string{"get-established"},
-				Title: Text{"FETCH_AND_ADD on the server's counter", "对 server 的计数器做 FETCH_AND_ADD"},
-				Call:  postSendGeneric(verbs.WRAtomicFetchAndAdd, "buf", ""), run: stepPostFetchAdd}
-		case "poll-write":
-			st = Step{ID: "poll-fetch-add", Side: Client, Section: SectionCQ, Waits: true,
-				Title: Text{"Poll it: the counter's old value", "轮询完成：计数器原来的值"},
-				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollFetchAdd}
-		case "post-send", "post-doorbell":
-			st = Step{ID: "post-cmp-swap", Side: Client, Section: SectionData,
-				Title: Text{"CMP_AND_SWP: replace the counter if it still holds what we expect", "CMP_AND_SWP：计数器还是预期的值就替换它"},
-				Call:  postSendGeneric(verbs.WRAtomicCmpAndSwp, "buf", ""), run: stepPostCmpSwap}
-		case "poll-notify":
-			st = Step{ID: "poll-cmp-swap", Side: Client, Section: SectionCQ, Waits: true,
-				Title: Text{"Poll it: did the swap happen?", "轮询完成：替换成功了吗？"},
-				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollCmpSwap}
-		case "disconnect":
-			if role == Client {
-				st.After = []string{"get-established"}
-			}
-		}
-		out = append(out, st)
-		switch {
-		case st.ID == "alloc-pd":
-			out = append(out, Step{ID: "query-device", Side: role, Section: SectionDevice,
+// atomicTour is the atomic tour's table: the RC skeleton with an
+// atomic_cap check, the server's counter, and FETCH_AND_ADD then
+// CMP_AND_SWP where the write tour writes and notifies.
+func atomicTour() rcTour {
+	return rcTour{dataAccess: remoteAccess | verbs.AccessRemoteAtomic, clientHangsUpAfter: IDGetEstablished,
+		afterPD: func(role Role) []Step {
+			return []Step{{ID: IDQueryDevice, Side: role, Section: SectionDevice,
 				Title: Text{"Ask the device whether it does atomics", "询问设备是否支持原子操作"},
-				Call:  "ibv_query_device(id->verbs, &dev_attr);", run: stepQueryDevice})
-		case st.ID == "reg-mr-data" && role == Server:
-			out = append(out, Step{ID: "put-counter", Side: Server, Section: SectionMRs,
+				Call:  "ibv_query_device(id->verbs, &dev_attr);", run: stepQueryDevice}}
+		},
+		afterData: func(role Role) []Step {
+			if role != Server {
+				return nil
+			}
+			return []Step{{ID: IDPutCounter, Side: Server, Section: SectionMRs, roomShared: true,
 				Title: Text{"Put the 8-byte counter at the start of the buffer", "把 8 字节计数器放在 buffer 开头"},
-				Call:  fmt.Sprintf("memcpy(buf, &(uint64_t){%d}, 8);", CounterStart), run: stepPutCounter})
-		}
+				Call:  fmt.Sprintf("memcpy(buf, &(uint64_t){%d}, 8);", CounterStart), run: stepPutCounter}}
+		},
+		data: atomicSteps}
+}
+
+// atomicSteps are role's data steps: the server waits for the hang-up,
+// the client posts and polls the two atomics.
+func atomicSteps(role Role) []Step {
+	if role == Server {
+		return []Step{{ID: IDWaitAtomics, Side: Server, Section: SectionData, Waits: true, Milestones: MilestoneLanded, After: []StepID{IDDisconnect},
+			Title: Text{"Wait while the client's atomics run, then read the counter", "等 client 的原子操作做完，再读计数器"},
+			Call:  waitEventGeneric(verbs.EventDisconnected), run: stepWaitAtomics}}
 	}
-	return out
+	return []Step{
+		{ID: IDPostFetchAdd, Side: Client, Section: SectionData, After: []StepID{IDGetEstablished},
+			Title: Text{"FETCH_AND_ADD on the server's counter", "对 server 的计数器做 FETCH_AND_ADD"},
+			Call:  postSendGeneric(verbs.WRAtomicFetchAndAdd, "buf", ""), run: stepPostFetchAdd},
+		{ID: IDPollFetchAdd, Side: Client, Section: SectionCQ, Waits: true,
+			Title: Text{"Poll it: the counter's old value", "轮询完成：计数器原来的值"},
+			Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollFetchAdd},
+		{ID: IDPostCmpSwap, Side: Client, Section: SectionData,
+			Title: Text{"CMP_AND_SWP: replace the counter if it still holds what we expect", "CMP_AND_SWP：计数器还是预期的值就替换它"},
+			Call:  postSendGeneric(verbs.WRAtomicCmpAndSwp, "buf", ""), run: stepPostCmpSwap},
+		{ID: IDPollCmpSwap, Side: Client, Section: SectionCQ, Waits: true,
+			Title: Text{"Poll it: did the swap happen?", "轮询完成：替换成功了吗？"},
+			Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollCmpSwap},
+	}
 }
 
 // stepQueryDevice reads atomic_cap and the READ/atomic limits; a device
@@ -214,7 +213,7 @@ func stepPollCmpSwap(ctx context.Context, s *Session) (Outcome, error) {
 		now = Text{fmt.Sprintf("%d (unchanged: someone else changed it first)", old), fmt.Sprintf("%d（未变：有别人先改了它）", old)}
 	}
 	s.set(func() {
-		s.result = &Result{Tour: TourAtomic, Message: PeerBytes(fmt.Sprintf("fetch_add old=%d, cmp_swap old=%d", s.atomicOld, old)), Summary: Text{
+		s.result = &Result{Tour: TourAtomic, Message: privdata.PeerBytes(fmt.Sprintf("fetch_add old=%d, cmp_swap old=%d", s.atomicOld, old)), Summary: Text{
 			fmt.Sprintf("FETCH_AND_ADD found %d and CMP_AND_SWP found %d: the counter is now %s.", s.atomicOld, old, now.EN),
 			fmt.Sprintf("FETCH_AND_ADD 看到的是 %d，CMP_AND_SWP 看到的是 %d：计数器现在是 %s。", s.atomicOld, old, now.ZH)}}
 	})
@@ -248,11 +247,17 @@ func stepWaitAtomics(ctx context.Context, s *Session) (Outcome, error) {
 			fmt.Sprintf("这位学员离开时，房间的共享计数器（初值 %d）是 %d：所有学员的原子操作都在本端网卡里完成，CPU 没有参与。", CounterStart, v)}
 	}
 	s.set(func() {
-		s.result = &Result{Tour: TourAtomic, Message: PeerBytes(fmt.Sprintf("counter=%d", v)), Summary: summary}
+		s.result = &Result{Tour: TourAtomic, Message: privdata.PeerBytes(fmt.Sprintf("counter=%d", v)), Summary: summary}
 	})
 	out = withC(out, c.S(c.C(`printf("[server] counter: %" PRIu64 "\n", *(uint64_t *)(void *)buf)`)).Returned(fmt.Sprintf("prints %d", v)))
 	out.Results = []KV{{"event", verbs.EventDisconnected.String()}, {"counter", fmt.Sprint(v)}, {"started at", fmt.Sprint(CounterStart)}}
 	out.Note = Text{"The server's CPU took no part: its NIC ran both atomics on the counter. Only now does the CPU read the result.",
 		"server 的 CPU 全程没有参与：两个原子操作都由它的网卡在计数器上完成。CPU 到现在才去读结果。"}
 	return out, nil
+}
+
+func atomicTourDef() TourDef {
+	return TourDef{Kind: TourAtomic, Name: "atomic", DataAccess: remoteAccess | verbs.AccessRemoteAtomic,
+		NeedsAtomics: true, SharedCounter: true,
+		build: func(role Role, _ Notify) []Step { return atomicTour().steps(role) }}
 }

@@ -20,38 +20,33 @@ const ServerReadMessage = "hello from rdmatour server, fetched by RDMA READ"
 // WRIDRead is the READ's wr_id.
 const WRIDRead = 400
 
-// readTour turns the write tour of role into the read tour.
-func readTour(role Role, base []Step) []Step {
-	var out []Step
-	for _, st := range base {
-		switch st.ID {
-		case "wait-notify":
-			st = Step{ID: "wait-disconnected", Side: Server, Section: SectionQP, Waits: true, After: []string{"disconnect"},
-				Title: Text{"Wait while the client READs", "等 client 来 READ"},
-				Call:  waitEventGeneric(verbs.EventDisconnected), run: stepWaitDisconnected}
-		case "post-write", "post-write-imm":
-			st = Step{ID: "post-read", Side: Client, Section: SectionData, After: []string{"get-established"},
-				Title: Text{"RDMA READ the server's buffer", "RDMA READ 读取 server 的 buffer"},
-				Call:  postSendGeneric(verbs.WRRDMARead, "buf", ""), run: stepPostRead}
-		case "poll-write":
-			st = Step{ID: "poll-read", Side: Client, Section: SectionCQ, Waits: true,
-				Title: Text{"Poll the READ's completion and show the data", "轮询 READ 的完成，显示读到的数据"},
-				Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollRead}
-		case "post-send", "post-doorbell", "poll-notify":
-			continue
-		case "disconnect":
-			if role == Client {
-				st.After = []string{"get-established"}
+// readTour is the read tour's table: the RC skeleton with the server's
+// message put in its buffer, and one READ where the write tour writes.
+func readTour() rcTour {
+	return rcTour{dataAccess: remoteAccess, clientHangsUpAfter: IDGetEstablished,
+		afterData: func(role Role) []Step {
+			if role != Server {
+				return nil
 			}
-		}
-		out = append(out, st)
-		if st.ID == "reg-mr-data" && role == Server {
-			out = append(out, Step{ID: "put-message", Side: Server, Section: SectionMRs,
+			return []Step{{ID: IDPutMessage, Side: Server, Section: SectionMRs,
 				Title: Text{"Put the server's message in the buffer", "把 server 的消息放进 buffer"},
-				Call:  fmt.Sprintf("snprintf(buf, BUF_SIZE, \"%%s\", %q);", ServerReadMessage), run: stepPutMessage})
-		}
-	}
-	return out
+				Call:  fmt.Sprintf("snprintf(buf, BUF_SIZE, \"%%s\", %q);", ServerReadMessage), run: stepPutMessage}}
+		},
+		data: func(role Role) []Step {
+			if role == Server {
+				return []Step{{ID: IDWaitDisconnected, Side: Server, Section: SectionQP, Waits: true, Milestones: MilestoneLanded, After: []StepID{IDDisconnect},
+					Title: Text{"Wait while the client READs", "等 client 来 READ"},
+					Call:  waitEventGeneric(verbs.EventDisconnected), run: stepWaitDisconnected}}
+			}
+			return []Step{
+				{ID: IDPostRead, Side: Client, Section: SectionData, After: []StepID{IDGetEstablished},
+					Title: Text{"RDMA READ the server's buffer", "RDMA READ 读取 server 的 buffer"},
+					Call:  postSendGeneric(verbs.WRRDMARead, "buf", ""), run: stepPostRead},
+				{ID: IDPollRead, Side: Client, Section: SectionCQ, Waits: true,
+					Title: Text{"Poll the READ's completion and show the data", "轮询 READ 的完成，显示读到的数据"},
+					Call:  "ibv_poll_cq(cq, 1, &wc);", run: stepPollRead},
+			}
+		}}
 }
 
 func stepPutMessage(_ context.Context, s *Session) (Outcome, error) {
@@ -176,4 +171,9 @@ func readResponseDetail(s *Session) Text {
 	pkts := (n + a.PathMTU - 1) / a.PathMTU
 	return Text{fmt.Sprintf("%d B of data back into buf (%d response packets, path MTU %d)", n, pkts, a.PathMTU),
 		fmt.Sprintf("带回 %d 字节数据，写进 buf（%d 个响应包，路径 MTU %d）", n, pkts, a.PathMTU)}
+}
+
+func readTourDef() TourDef {
+	return TourDef{Kind: TourRead, Name: "read", DataAccess: remoteAccess,
+		build: func(role Role, _ Notify) []Step { return readTour().steps(role) }}
 }

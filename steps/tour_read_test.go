@@ -13,7 +13,7 @@ import (
 // newTourPair is a pair whose server and client run the given tours.
 func newTourPair(t *testing.T, srvTour, cliTour steps.TourKind, n steps.Notify, msg, lesson string, rnr uint8) *pair {
 	t.Helper()
-	cfg := steps.Config{Notify: n, Message: msg, Lesson: lesson, RNRRetry: rnr}
+	cfg := steps.Config{Notify: n, Message: msg, Lesson: lessonNamed(lesson), RNRRetry: rnr}
 	srv, cli := cfg, cfg
 	srv.Tour, cli.Tour = srvTour, cliTour
 	return newPairOfEach(t, srv, cli)
@@ -23,7 +23,7 @@ func TestReadTourOnSimulatedNIC(t *testing.T) {
 	p := newTourPair(t, steps.TourRead, steps.TourRead, steps.NotifySend, "", "", 0)
 	var ids []string
 	for _, turn := range p.plan {
-		ids = append(ids, turn.Side.String()+":"+p.sessions[turn.Side].Steps()[turn.Index].ID)
+		ids = append(ids, turn.Side.String()+":"+string(p.sessions[turn.Side].Steps()[turn.Index].ID))
 	}
 	p.runTurns(t, -1)
 	for _, s := range []*steps.Session{p.srv, p.cli} {
@@ -61,10 +61,10 @@ func TestReadTourOnSimulatedNIC(t *testing.T) {
 
 func TestTourConfigRefusals(t *testing.T) {
 	for _, cfg := range []steps.Config{
-		{Tour: steps.TourRead, Lesson: "bad-rkey"},
+		{Tour: steps.TourRead, Lesson: lessonNamed("bad-rkey")},
 		{Tour: steps.TourRead, Track: steps.TrackManual},
-		{Tour: steps.TourUD, Lesson: "no-remote-read"},
-		{Tour: steps.TourAtomic, Lesson: "no-remote-read"},
+		{Tour: steps.TourUD, Lesson: lessonNamed("no-remote-read")},
+		{Tour: steps.TourAtomic, Lesson: lessonNamed("no-remote-read")},
 		{Tour: steps.TourKind(9)},
 	} {
 		var ce *steps.ConfigError

@@ -3,7 +3,6 @@ package steps_test
 import (
 	"context"
 	"net/netip"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +22,7 @@ type pair struct {
 	sessions         map[steps.Role]*steps.Session
 	serverListenStep int
 	// pauseAfter, if set, runs after each turn: a learner taking their time.
-	pauseAfter func(side steps.Role, id string)
+	pauseAfter func(side steps.Role, id steps.StepID)
 }
 
 func newPair(t *testing.T, n steps.Notify, msg string) *pair {
@@ -32,7 +31,7 @@ func newPair(t *testing.T, n steps.Notify, msg string) *pair {
 
 func newLessonPair(t *testing.T, n steps.Notify, msg, lesson string, rnr uint8) *pair {
 	t.Helper()
-	return newPairOf(t, steps.Config{Notify: n, Message: msg, Lesson: lesson, RNRRetry: rnr})
+	return newPairOf(t, steps.Config{Notify: n, Message: msg, Lesson: lessonNamed(lesson), RNRRetry: rnr})
 }
 
 // newPairOf is a pair whose sides take cfg's choices (notify mode,
@@ -209,35 +208,4 @@ func TestDemoPlanCoversEveryStepOnce(t *testing.T) {
 			t.Errorf("%s: plan covers %v, tours have %d and %d steps", n, next, len(srv.Steps()), len(cli.Steps()))
 		}
 	}
-}
-
-func TestRemoteInfoWireFormat(t *testing.T) {
-	info := steps.RemoteInfo{Addr: 0x00007f1234560000, RKey: 0x1234, Size: 4096,
-		DoorbellAddr: 0x00007f9876540000, DoorbellRKey: 0xabcd, DoorbellSize: 8}
-	raw := info.Marshal()
-	want := "00 00 7f 12 34 56 00 00 00 00 12 34 00 00 10 00 00 00 7f 98 76 54 00 00 00 00 ab cd 00 00 00 08"
-	if got := strings.TrimSpace(strings.ReplaceAll(hex(raw), "  ", " ")); got != want {
-		t.Errorf("wire bytes\n got %s\nwant %s", got, want)
-	}
-	padded := append(raw, make([]byte, 196-32)...)
-	back, err := steps.ParseRemoteInfo(padded)
-	if err != nil || back != info {
-		t.Errorf("ParseRemoteInfo(padded) = %+v, %v", back, err)
-	}
-	if _, err := steps.ParseRemoteInfo(raw[:31]); err == nil {
-		t.Error("31 bytes of private data parsed without error")
-	}
-}
-
-func hex(b []byte) string {
-	const digits = "0123456789abcdef"
-	var sb strings.Builder
-	for i, c := range b {
-		if i > 0 {
-			sb.WriteByte(' ')
-		}
-		sb.WriteByte(digits[c>>4])
-		sb.WriteByte(digits[c&15])
-	}
-	return sb.String()
 }

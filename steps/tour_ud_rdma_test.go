@@ -43,7 +43,7 @@ func TestUDTourOnRealVerbs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %s: %v\n%s", turn.Side, id, err, out.Call)
 		}
-		outs[turn.Side.String()+"/"+id] = out
+		outs[turn.Side.String()+"/"+string(id)] = out
 		t.Logf("%s %s:\n%s", turn.Side, id, out.Call)
 		if id == "ud-create-ah" {
 			checkUDSnapshotReal(t, srv.Snapshot(), cli.Snapshot())

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
@@ -24,11 +25,11 @@ func result(out *Outcome, name string) string {
 // a GRH, and everything is freed.
 func TestUDTourOnSim(t *testing.T) {
 	srvNIC, cliNIC := sim.New(sim.Options{}), sim.New(sim.Options{})
-	sides, err := runForExport(context.Background(), ExportOptions{Tour: TourUD}, srvNIC, cliNIC)
+	sides, err := RunPair(context.Background(), Config{Tour: TourUD, Timeout: 10 * time.Second}, srvNIC, cliNIC)
 	if err != nil {
 		t.Fatal(err)
 	}
-	outcome := func(r Role, id string) *Outcome {
+	outcome := func(r Role, id StepID) *Outcome {
 		s := sides[r]
 		for i, st := range s.tour {
 			if st.ID == id {
@@ -86,7 +87,7 @@ func TestUDConfig(t *testing.T) {
 		want string
 	}{
 		{Config{Role: Client, Tour: TourUD, Message: strings.Repeat("x", UDMTU)}, "path MTU"},
-		{Config{Role: Client, Tour: TourUD, Lesson: "no-recv"}, "lessons run on the write tour"},
+		{Config{Role: Client, Tour: TourUD, Lesson: lessonNamed("no-recv")}, "lessons run on the write tour"},
 		{Config{Role: Client, Tour: TourUD, Track: TrackManual}, "manual track"},
 	} {
 		tc.cfg.Provider = p

@@ -24,7 +24,7 @@ func TestUDClientSendsAgainUntilAnswered(t *testing.T) {
 	defer srv.Close()
 	ctx := context.Background()
 	next := map[Role]int{}
-	run := func(s *Session, r Role, until string) Outcome {
+	run := func(s *Session, r Role, until StepID) Outcome {
 		t.Helper()
 		for {
 			id := s.Steps()[next[r]].ID

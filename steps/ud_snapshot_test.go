@@ -1,11 +1,9 @@
 package steps
 
 import (
-	"context"
 	"testing"
 
 	"github.com/rdmatour/rdmatour/verbs"
-	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
 // After the ud tour the client's snapshot (TestStateUD checks the QP
@@ -14,10 +12,7 @@ import (
 // is gone with the teardown, and the server's destination is the client
 // QP its answer went to (wc.src_qp); the write tour has no UD state at all.
 func TestUDSnapshot(t *testing.T) {
-	sides, err := runForExport(context.Background(), ExportOptions{Tour: TourUD}, sim.New(sim.Options{}), sim.New(sim.Options{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sides := runPair(t, Config{Tour: TourUD})
 	cli, srv := sides[Client].Snapshot(), sides[Server].Snapshot()
 	if cli.UD == nil || !cli.UD.HasDest || cli.UD.RemoteQKey != verbs.UDPQKey || cli.UD.RemoteQPN == 0 {
 		t.Fatalf("client UD state %+v", cli.UD)
@@ -28,10 +23,7 @@ func TestUDSnapshot(t *testing.T) {
 	if srv.UD == nil || !srv.UD.HasDest || srv.UD.RemoteQPN == 0 || srv.UD.RemoteQPN != sides[Server].ud.received.SrcQP || srv.UD.RemoteQKey != verbs.UDPQKey || srv.UD.AH != nil {
 		t.Errorf("server UD state %+v, want the client QP (src_qp of what it received) as its answer's destination and no AH after teardown", srv.UD)
 	}
-	w, err := runForExport(context.Background(), ExportOptions{}, sim.New(sim.Options{}), sim.New(sim.Options{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := runPair(t, Config{})
 	if u := w[Client].Snapshot().UD; u != nil {
 		t.Errorf("the write tour has UD state %+v", u)
 	}

@@ -49,16 +49,15 @@ func udMessage(cfg Config) string {
 	return cfg.Message
 }
 
-// validateUD refuses what the ud tour cannot do: a message above one
-// datagram, lessons and the manual track (they run the write tour).
-func (cfg Config) validateUD() error {
+// validateUD refuses what the ud tour cannot do (its catalogue row's
+// check): a message above one datagram, lessons and the manual track
+// (they run the RC tours).
+func validateUD(cfg Config) error {
 	switch {
-	case cfg.Tour != TourUD:
-		return nil
 	case len(cfg.Message)+1 > UDMTU:
 		return configErrorf("--message is %d bytes; a UD datagram carries at most the path MTU, %d bytes with its NUL", len(cfg.Message), UDMTU)
-	case cfg.Lesson != "":
-		return configErrorf("--tour ud and --lesson %s cannot be combined: lessons run on the write tour", cfg.Lesson)
+	case cfg.Lesson != nil:
+		return configErrorf("--tour ud and --lesson %s cannot be combined: lessons run on the write tour", cfg.Lesson.Name)
 	case cfg.Track == TrackManual:
 		return configErrorf("--tour ud and --track manual cannot be combined: the manual track runs the write tour")
 	}

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
@@ -51,12 +52,27 @@ func (s *Session) ownPacket(p verbs.Packet) bool {
 
 // readCounters is this side's counters: its QP's own where the device
 // counts per QP (after the QP is destroyed, its last counts), else the
-// port's. perQP says which. Called with s.mu held.
+// port's. perQP says which. It remembers the QP and its counts for when
+// the QP is gone. Called with s.mu held.
 func (s *Session) readCounters() (c map[string]uint64, perQP bool, err error) {
 	s.learnQP()
 	if r, ok := s.dev.(verbs.QPCounterReader); ok && s.wireQP != 0 {
 		if c, err := r.QPCounters(s.wireQP); err == nil {
 			s.qpCounters = c
+		}
+	}
+	return s.peekCounters()
+}
+
+// peekCounters is readCounters remembering nothing (for Snapshot).
+// Called with s.mu held.
+func (s *Session) peekCounters() (c map[string]uint64, perQP bool, err error) {
+	qpn := s.wireQP
+	if s.qp != nil {
+		qpn = s.qp.Num()
+	}
+	if r, ok := s.dev.(verbs.QPCounterReader); ok && qpn != 0 {
+		if c, err := r.QPCounters(qpn); err == nil {
 			return c, true, nil
 		}
 		if s.qpCounters != nil {
@@ -148,4 +164,40 @@ func (s *Session) noteLanding(changed int, now time.Time) {
 	s.timeline = append(s.timeline, TimelineEntry{Time: now, FromServer: false, Label: "RDMA WRITE",
 		Detail:   fmt.Sprintf("seen as %d B changing in the server's buffer: no CPU, no completion on the server", changed),
 		DetailZH: fmt.Sprintf("server 的 buffer 里有 %d 字节变了：server 的 CPU 不参与，也没有完成", changed)})
+}
+
+// atomicsLocked is what this connection's atomics found, as the server's
+// wire shows them: each FETCH_ADD or COMPARE_SWAP that came in, paired by
+// PSN with the ATOMIC_ACKNOWLEDGE this side's NIC sent back, whose
+// AtomicAckETH carries the old value the attendee's completion returns
+// ("FETCH_ADD +2 → old 44 · COMPARE_SWAP 46→1000 → old 48 (no swap)").
+// Empty when the device shows no packets (a real device this process
+// may not capture on) or none came yet. Called with s.mu held.
+func (s *Session) atomicsLocked() string {
+	pending := map[uint32]*verbs.AtomicETH{}
+	op := map[uint32]uint8{}
+	var parts []string
+	for _, wp := range s.packets {
+		p := wp.Packet
+		switch {
+		case !p.Outbound && p.AtomicETH != nil:
+			pending[p.PSN], op[p.PSN] = p.AtomicETH, p.Opcode
+		case p.Outbound && p.AtomicAck != nil && pending[p.PSN] != nil:
+			parts = append(parts, atomicSeen(op[p.PSN], pending[p.PSN], *p.AtomicAck))
+			delete(pending, p.PSN)
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// atomicSeen is one atomic and the old value it found.
+func atomicSeen(opcode uint8, a *verbs.AtomicETH, old uint64) string {
+	if opcode == verbs.OpCompareSwap {
+		held := "swapped"
+		if old != a.Compare {
+			held = "no swap"
+		}
+		return fmt.Sprintf("COMPARE_SWAP %d→%d → old %d (%s)", a.Compare, a.SwapAdd, old, held)
+	}
+	return fmt.Sprintf("FETCH_ADD +%d → old %d", a.SwapAdd, old)
 }

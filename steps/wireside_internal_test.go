@@ -15,7 +15,7 @@ import (
 // QP and outbound ones when they go to our peer's.
 func TestOwnPacket(t *testing.T) {
 	const ours, peer, other = 0x11, 0x22, 0x33
-	s := &Session{wireQP: ours, wireDest: peer}
+	s := &Session{wireView: wireView{wireQP: ours, wireDest: peer}}
 	for _, tt := range []struct {
 		name string
 		p    verbs.Packet
@@ -70,7 +70,7 @@ func TestNoteLandingWithoutPackets(t *testing.T) {
 		if !tt.simulated {
 			p = realNIC{p}
 		}
-		s := &Session{cfg: Config{Role: tt.role, Provider: p}, sawWire: tt.sawWire, connected: tt.connected}
+		s := &Session{cfg: Config{Role: tt.role, Provider: p}, wireView: wireView{sawWire: tt.sawWire}, connection: connection{connected: tt.connected}}
 		s.noteLanding(42, time.Now())
 		got := len(s.timeline) == 1 && s.timeline[0].Label == "RDMA WRITE" && !s.timeline[0].FromServer &&
 			strings.Contains(s.timeline[0].Detail, "no CPU, no completion on the server")

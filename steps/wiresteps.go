@@ -8,7 +8,7 @@ import (
 
 // stepSpan is when one step of this side ran (end is zero while it runs).
 type stepSpan struct {
-	id         string
+	id         StepID
 	waits      bool // a step that waits (poll, get event) posts no work
 	start, end time.Time
 }
@@ -31,10 +31,10 @@ func (s *Session) causeOf(p verbs.Packet) string {
 			if sp.waits {
 				continue
 			}
-			return sp.id
+			return string(sp.id)
 		}
 		if sp.end.IsZero() || !p.Time.After(sp.end) {
-			return sp.id
+			return string(sp.id)
 		}
 		return ""
 	}

@@ -25,21 +25,21 @@ type autoStepMsg struct{ gen int }
 // its end must not start a second chain of ticks beside the first (each
 // Enter doubled the pace).
 func (m *model) autoNext() tea.Cmd {
-	if !m.auto || m.quitting || m.tourErr != nil {
+	if !m.auto.on || m.quitting || m.end.err != nil {
 		return nil
 	}
 	if _, _, more := m.nextTurn(); !more {
 		return nil
 	}
-	m.autoGen++
-	gen := m.autoGen
-	return tea.Tick(m.autoDelay, func(time.Time) tea.Msg { return autoStepMsg{gen} })
+	m.auto.gen++
+	gen := m.auto.gen
+	return tea.Tick(m.auto.delay, func(time.Time) tea.Msg { return autoStepMsg{gen} })
 }
 
 // autoStep runs the step an --auto tick asks for, unless a newer schedule
 // replaced the tick.
 func (m *model) autoStep(msg autoStepMsg) tea.Cmd {
-	if msg.gen != m.autoGen {
+	if msg.gen != m.auto.gen {
 		return nil
 	}
 	return m.runNext()

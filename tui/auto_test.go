@@ -38,7 +38,7 @@ func runProgram(t *testing.T, opts Options) (io.WriteCloser, <-chan string, <-ch
 // after another; q then leaves the one-line summary on the terminal.
 func TestAutoRunsTheTourVisibly(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	typing, text, done := runProgram(t, Options{Sessions: []*steps.Session{r.srv, r.cli}, Lang: steps.LangEN, Auto: true, AutoDelay: 5 * time.Millisecond})
+	typing, text, done := runProgram(t, Options{Sessions: []steps.Runner{r.srv, r.cli}, Lang: steps.LangEN, Auto: true, AutoDelay: 5 * time.Millisecond})
 	total := len(r.srv.Steps()) + len(r.cli.Steps())
 	waitSteps(t, total, r.srv, r.cli) // no key pressed
 	typing.Write([]byte("q"))
@@ -56,7 +56,7 @@ func TestAutoRunsTheTourVisibly(t *testing.T) {
 // q before the end: the summary says how far the tour got.
 func TestQuitLeavesASummary(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	typing, text, done := runProgram(t, Options{Sessions: []*steps.Session{r.srv}, Lang: steps.LangZH})
+	typing, text, done := runProgram(t, Options{Sessions: []steps.Runner{r.srv}, Lang: steps.LangZH})
 	typing.Write([]byte("\r"))
 	waitSteps(t, 1, r.srv)
 	typing.Write([]byte("q"))
@@ -73,7 +73,7 @@ func TestQuitLeavesASummary(t *testing.T) {
 // tour is, not the step on screen (it said "tour complete, 12/18").
 func TestQuitWhileLookingBackSummarisesNow(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	typing, text, done := runProgram(t, Options{Sessions: []*steps.Session{r.srv}, Lang: steps.LangEN})
+	typing, text, done := runProgram(t, Options{Sessions: []steps.Runner{r.srv}, Lang: steps.LangEN})
 	for i := 1; i <= 3; i++ {
 		pressUntilSteps(t, func() { typing.Write([]byte("\r")) }, i, r.srv)
 	}
@@ -171,21 +171,21 @@ func (l *lockedBuffer) String() string {
 // of ticks and the tour speeds up (seen in tmux: 4 Enters, 8 steps/s).
 func TestAutoEnterDoesNotDoubleThePace(t *testing.T) {
 	m := sharedDemo(t, "", 160, 50)
-	m.auto, m.autoDelay = true, time.Millisecond
+	m.auto.on, m.auto.delay = true, time.Millisecond
 	stale := m.autoNext()().(autoStepMsg) // pending when Enter is pressed
-	m.auto = false                        // press would follow the ticks to the end
+	m.auto.on = false                     // press would follow the ticks to the end
 	press(t, m, "enter")
-	m.auto = true
+	m.auto.on = true
 	m.autoNext() // what the step's end does
 	before := m.planPos
-	if _, cmd := m.Update(stale); cmd != nil || m.running || m.planPos != before || m.keyWhileWaiting {
-		t.Fatalf("a replaced tick ran a step (planPos %d → %d, running %v)", before, m.planPos, m.running)
+	if _, cmd := m.Update(stale); cmd != nil || m.run.on || m.planPos != before || m.run.keyWhileWaiting {
+		t.Fatalf("a replaced tick ran a step (planPos %d → %d, running %v)", before, m.planPos, m.run.on)
 	}
 	m.setLang(steps.LangEN)
 	if f := ansi.Strip(m.footer(160)); !strings.Contains(f, "enter auto: next step now") {
 		t.Errorf("the footer does not say the steps run by themselves: %q", f)
 	}
-	if _, cmd := m.Update(autoStepMsg{m.autoGen}); cmd == nil {
-		t.Errorf("the current tick did not run the next step (planPos %d, running %v, err %v)", m.planPos, m.running, m.tourErr)
+	if _, cmd := m.Update(autoStepMsg{m.auto.gen}); cmd == nil {
+		t.Errorf("the current tick did not run the next step (planPos %d, running %v, err %v)", m.planPos, m.run.on, m.end.err)
 	}
 }

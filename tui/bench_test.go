@@ -17,7 +17,7 @@ import (
 func BenchmarkFirstFrame(b *testing.B) {
 	r := newRig(b, steps.NotifySend)
 	for b.Loop() {
-		m, err := newModel(context.Background(), Options{Sessions: []*steps.Session{r.srv}, Lang: steps.LangEN, Docs: docs.Page})
+		m, err := newModel(context.Background(), Options{Sessions: []steps.Runner{r.srv}, Lang: steps.LangEN, Docs: docs.Page})
 		if err != nil {
 			b.Fatal(err)
 		}

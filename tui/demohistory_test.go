@@ -8,8 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/rdmatour/rdmatour/record"
 	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/steps/record"
 )
 
 // recordedDemo runs a whole simulated demo in the TUI with --record's
@@ -33,14 +33,14 @@ func recordedDemo(t *testing.T) []byte {
 	if err := w.Begin([]string{"sim0"}, srv, cli); err != nil {
 		t.Fatal(err)
 	}
-	m := newTestModel(t, []*steps.Session{srv, cli}, steps.LangEN, 100, 30)
+	m := newTestModel(t, []steps.Runner{srv, cli}, steps.LangEN, 100, 30)
 	// Keys back to back, as --auto presses them: the bytes land while
 	// the client polls its CQ, and the history still has them.
-	for m.planPos < len(m.plan) && m.tourErr == nil {
+	for m.planPos < len(m.plan) && m.end.err == nil {
 		press(t, m, "enter")
 	}
-	if m.tourErr != nil {
-		t.Fatal(m.tourErr)
+	if m.end.err != nil {
+		t.Fatal(m.end.err)
 	}
 	if err := m.shutdown(); err != nil {
 		t.Fatal(err)
@@ -60,8 +60,8 @@ func untilClientWrite(t *testing.T, m *model) {
 		if n := len(done); n > 0 && done[n-1].side == 1 && m.tours[1][done[n-1].idx].ID == "post-write" {
 			return
 		}
-		if m.planPos >= len(m.plan) || m.tourErr != nil {
-			t.Fatalf("the client's post-write never ran (%v)", m.tourErr)
+		if m.planPos >= len(m.plan) || m.end.err != nil {
+			t.Fatalf("the client's post-write never ran (%v)", m.end.err)
 		}
 		press(t, m, "enter")
 	}
@@ -101,7 +101,7 @@ func backToClientWrite(t *testing.T, m *model) {
 // client's message (the server side is shown first in the narrow layout).
 func serverShowsMessage(t *testing.T, m *model) string {
 	t.Helper()
-	m.side = 0
+	m.scr.side = 0
 	m.sync()
 	s := ansi.Strip(m.render())
 	if !strings.Contains(s, "hello from rdmatour") || strings.Contains(s, "all zero") {
@@ -115,13 +115,13 @@ func serverShowsMessage(t *testing.T, m *model) string {
 // there, as the live screen did at that step.
 func TestDemoHistoryShowsTheWrittenBytes(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 100, 30)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 100, 30)
 	untilClientWrite(t, m)
 	waitLanding(t, m)
 	if s := serverShowsMessage(t, m); s != "" {
 		t.Fatalf("live, right after the client's WRITE, the server's buffer does not show the message:\n%s", s)
 	}
-	for m.planPos < len(m.plan) && m.tourErr == nil {
+	for m.planPos < len(m.plan) && m.end.err == nil {
 		press(t, m, "enter")
 	}
 	backToClientWrite(t, m)
@@ -138,7 +138,7 @@ func TestDemoReplayShowsTheWrittenBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := rec.Sessions()
+	sessions, err := rec.Runners()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestDemoReplayShowsTheWrittenBytes(t *testing.T) {
 	if s := serverShowsMessage(t, m); s != "" {
 		t.Errorf("replay, at the client's WRITE, the server's buffer does not show the message:\n%s", s)
 	}
-	for m.planPos < len(m.plan) && m.tourErr == nil {
+	for m.planPos < len(m.plan) && m.end.err == nil {
 		press(t, m, "enter")
 	}
 	backToClientWrite(t, m)

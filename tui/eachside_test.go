@@ -18,22 +18,22 @@ import (
 func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 	t.Helper()
 	nic := sim.New(sim.Options{})
-	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: nic, Lesson: lesson,
+	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: nic, Lesson: lessonNamed(lesson),
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: nic, Lesson: lesson,
+	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: nic, Lesson: lessonNamed(lesson),
 		Server: netip.MustParseAddrPort("127.0.0.1:1"), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newTestModel(t, []*steps.Session{srv, cli}, steps.LangEN, w, h, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{srv, cli}, steps.LangEN, w, h, "NO_COLOR=1")
 	answerPredictions(t, m) // a lesson asks first
-	for m.lastIdx < 0 || m.lastSide != 0 || srv.Steps()[m.lastIdx].ID != "listen" {
-		if m.planPos > 10 || m.tourErr != nil {
-			t.Fatalf("server never listened: %v", m.tourErr)
+	for m.run.lastIdx < 0 || m.run.lastSide != 0 || srv.Steps()[m.run.lastIdx].ID != "listen" {
+		if m.planPos > 10 || m.end.err != nil {
+			t.Fatalf("server never listened: %v", m.end.err)
 		}
 		press(t, m, "enter")
 	}
@@ -42,7 +42,7 @@ func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: nic, Lesson: lesson, Server: ap, Timeout: 10 * time.Second})
+	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: nic, Lesson: lessonNamed(lesson), Server: ap, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,11 +58,11 @@ func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 func runUntilStep(t *testing.T, m *model, side int, id string) {
 	t.Helper()
 	for i := 0; ; i++ {
-		if m.lastIdx >= 0 && m.lastSide == side && m.tours[side][m.lastIdx].ID == id {
+		if m.run.lastIdx >= 0 && m.run.lastSide == side && string(m.tours[side][m.run.lastIdx].ID) == id {
 			return
 		}
-		if i > 60 || m.tourErr != nil || m.planPos >= len(m.plan) {
-			t.Fatalf("never reached %s: %v", id, m.tourErr)
+		if i > 60 || m.end.err != nil || m.planPos >= len(m.plan) {
+			t.Fatalf("never reached %s: %v", id, m.end.err)
 		}
 		press(t, m, "enter")
 	}
@@ -110,7 +110,7 @@ func TestDemoTimelineShowsWriteLandingAndNAK(t *testing.T) {
 		t.Errorf("the timeline does not show the WRITE landing with no CPU:\n%s", tl)
 	}
 	m = sharedDemo(t, "bad-rkey", 160, 50)
-	for m.planPos < len(m.plan) && m.tourErr == nil {
+	for m.planPos < len(m.plan) && m.end.err == nil {
 		press(t, m, "enter")
 	}
 	if tl := ansi.Strip(strings.Join(m.timelineLines(60), "\n")); !strings.Contains(tl, "NAK remote access error") {

@@ -17,11 +17,11 @@ import (
 
 func TestDemoTourByKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 120, 40)
 	keys := []string{"enter", "space", "n"}
 	for i := 0; m.planPos < len(m.plan); i++ {
-		if i > 100 || m.tourErr != nil {
-			t.Fatalf("tour stuck at turn %d: %v", m.planPos, m.tourErr)
+		if i > 100 || m.end.err != nil {
+			t.Fatalf("tour stuck at turn %d: %v", m.planPos, m.end.err)
 		}
 		press(t, m, keys[i%len(keys)])
 	}
@@ -52,10 +52,10 @@ func TestDemoTourByKeys(t *testing.T) {
 func TestDoorbellAndImmTours(t *testing.T) {
 	for _, n := range []steps.Notify{steps.NotifyDoorbell, steps.NotifyImm} {
 		r := newRig(t, n)
-		m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangZH, 80, 24)
+		m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangZH, 80, 24)
 		for i := 0; m.planPos < len(m.plan); i++ {
-			if i > 100 || m.tourErr != nil {
-				t.Fatalf("%s: stuck: %v", n, m.tourErr)
+			if i > 100 || m.end.err != nil {
+				t.Fatalf("%s: stuck: %v", n, m.end.err)
 			}
 			press(t, m, "enter")
 			checkFrame(t, n.String(), m.render(), 80, 24)
@@ -73,12 +73,12 @@ func TestDoorbellAndImmTours(t *testing.T) {
 // sessions are torn down completely.
 func TestQuitMidTour(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 80, 24)
+	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 80, 24)
 	for range 4 {
 		press(t, m, "enter") // up to listen
 	}
 	_, cmd := m.Update(keyMsg("enter")) // get-connect-request: waits for a client
-	if cmd == nil || !m.running {
+	if cmd == nil || !m.run.on {
 		t.Fatal("the waiting step did not start")
 	}
 	done := make(chan tea.Msg)
@@ -115,7 +115,7 @@ func TestQuitMidTour(t *testing.T) {
 
 func TestKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 80, 24)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 80, 24)
 	if !strings.Contains(m.render(), "Explain") {
 		t.Fatal("no English tab names")
 	}
@@ -136,16 +136,16 @@ func TestKeys(t *testing.T) {
 		t.Errorf("tab: %d", m.tab())
 	}
 	press(t, m, "s")
-	if m.side != 1 || !strings.Contains(m.render(), "[client]") {
+	if m.scr.side != 1 || !strings.Contains(m.render(), "[client]") {
 		t.Error("s does not switch sides in the demo")
 	}
 	press(t, m, "?")
-	if !m.showHelp || !strings.Contains(m.render(), "scroll down") {
+	if !m.scr.showHelp || !strings.Contains(m.render(), "scroll down") {
 		t.Error("? shows no full help")
 	}
 	press(t, m, "?")
 	// Scrolling the explanation.
-	m.focus = tabExplain
+	m.scr.focus = tabExplain
 	before := m.render()
 	press(t, m, "down")
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
@@ -171,7 +171,7 @@ func TestRun(t *testing.T) {
 	var out bytes.Buffer
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(context.Background(), Options{Sessions: []*steps.Session{r.srv}, Lang: steps.LangZH, Docs: fakeDocs,
+		errc <- Run(context.Background(), Options{Sessions: []steps.Runner{r.srv}, Lang: steps.LangZH, Docs: fakeDocs,
 			Input: in, Output: &out, Width: 100, Height: 30, Environ: []string{"TERM=xterm-256color"}})
 	}()
 	time.Sleep(300 * time.Millisecond)
@@ -204,7 +204,7 @@ func TestRunContextEnds(t *testing.T) {
 	defer inW.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	err := Run(ctx, Options{Sessions: []*steps.Session{r.srv}, Docs: fakeDocs, Input: in, Output: io.Discard, Width: 80, Height: 24})
+	err := Run(ctx, Options{Sessions: []steps.Runner{r.srv}, Docs: fakeDocs, Input: in, Output: io.Discard, Width: 80, Height: 24})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Run: %v", err)
 	}
@@ -212,11 +212,11 @@ func TestRunContextEnds(t *testing.T) {
 
 func BenchmarkView120x40(b *testing.B) {
 	r := newRig(b, steps.NotifySend)
-	m := newTestModel(b, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
-	for m.planPos < len(m.plan)-4 && m.tourErr == nil {
+	m := newTestModel(b, []steps.Runner{r.srv, r.cli}, steps.LangEN, 120, 40)
+	for m.planPos < len(m.plan)-4 && m.end.err == nil {
 		press(b, m, "enter") // stop before the teardown: full state
 	}
-	single := newTestModel(b, []*steps.Session{r.srv}, steps.LangEN, 120, 40)
+	single := newTestModel(b, []steps.Runner{r.srv}, steps.LangEN, 120, 40)
 	single.render() // warm the page cache
 	m.render()
 	b.Run("server", func(b *testing.B) {

@@ -11,7 +11,7 @@ import (
 // page; running a step goes back to the step's page.
 func TestGlossaryKey(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 120, 40, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 120, 40, "NO_COLOR=1")
 	press(t, m, "T")
 	if got := m.explainTitle(); !strings.HasPrefix(got, "Glossary") {
 		t.Fatalf("after T the explanation is %q", got)

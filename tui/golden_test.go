@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -77,8 +78,8 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 	data := make([]byte, steps.BufSize)
 	copy(data, steps.DefaultMessage)
 	s.Data = steps.BufferState{Bytes: data, ChangedAt: make([]time.Time, len(data))}
-	s.Remote = &steps.RemoteState{Info: steps.RemoteInfo{Addr: 0x7f3a_0000_0000, RKey: 0x100, Size: 4096,
-		DoorbellAddr: 0x7f3a_0000_1000, DoorbellRKey: 0x101, DoorbellSize: 8}, Raw: make([]byte, steps.RemoteInfoSize)}
+	s.Remote = &steps.RemoteState{Info: privdata.RemoteInfo{Addr: 0x7f3a_0000_0000, RKey: 0x100, Size: 4096,
+		DoorbellAddr: 0x7f3a_0000_1000, DoorbellRKey: 0x101, DoorbellSize: 8}, Raw: make([]byte, privdata.RemoteInfoSize)}
 	s.CQ = &steps.CQState{CQE: 16}
 	s.Timeline = []steps.TimelineEntry{
 		{FromServer: false, Label: "REQ"}, {FromServer: true, Label: "REP", Detail: "private data: remote_info"},
@@ -103,9 +104,9 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 func goldenModel(t testing.TB, demo bool, lang steps.Lang, w, h int) *model {
 	t.Helper()
 	r := newRig(t, steps.NotifySend)
-	sessions := []*steps.Session{r.cli}
+	sessions := []steps.Runner{r.cli}
 	if demo {
-		sessions = []*steps.Session{r.srv, r.cli}
+		sessions = []steps.Runner{r.srv, r.cli}
 	}
 	m := newTestModel(t, sessions, lang, w, h, "NO_COLOR=1")
 	m.now = func() time.Time { return goldenClock }
@@ -114,10 +115,10 @@ func goldenModel(t testing.TB, demo bool, lang steps.Lang, w, h int) *model {
 		for m.planPos < len(m.plan) && !(m.plan[m.planPos].Side == steps.Client && m.plan[m.planPos].Index == 14) {
 			m.planPos++
 		}
-		m.lastSide, m.lastIdx = 1, 13
+		m.run.lastSide, m.run.lastIdx = 1, 13
 	} else {
 		m.snaps = []steps.Snapshot{fixtureSnap(t, steps.Client, 14)}
-		m.lastSide, m.lastIdx = 0, 13
+		m.run.lastSide, m.run.lastIdx = 0, 13
 	}
 	return m // render does not refresh: the fixture stays
 }

@@ -42,7 +42,7 @@ func goldenUDModel(t *testing.T, lang steps.Lang, w, h int) *model {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sess.Close() })
-	m := newTestModel(t, []*steps.Session{sess}, lang, w, h, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{sess}, lang, w, h, "NO_COLOR=1")
 	m.now = func() time.Time { return goldenClock }
 	s := sess.Snapshot()
 	done := -1
@@ -65,7 +65,7 @@ func goldenUDModel(t *testing.T, lang steps.Lang, w, h int) *model {
 	for m.planPos < len(m.plan) && m.plan[m.planPos].Index < done {
 		m.planPos++
 	}
-	m.lastSide, m.lastIdx = 0, done-1
+	m.run.lastSide, m.run.lastIdx = 0, done-1
 	return m
 }
 

@@ -13,6 +13,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/tui/pane"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -64,7 +66,7 @@ func newRig(t testing.TB, n steps.Notify) *rig {
 	return r
 }
 
-func newTestModel(t testing.TB, sessions []*steps.Session, lang steps.Lang, w, h int, environ ...string) *model {
+func newTestModel(t testing.TB, sessions []steps.Runner, lang steps.Lang, w, h int, environ ...string) *model {
 	t.Helper()
 	m, err := newModel(context.Background(), Options{Sessions: sessions, Lang: lang, Docs: fakeDocs, Environ: environ, Width: w, Height: h})
 	if err != nil {
@@ -117,7 +119,7 @@ func checkFrame(t *testing.T, name, screen string, w, h int) {
 		t.Errorf("%s: %d lines, want %d", name, len(lines), h)
 	}
 	for i, l := range lines {
-		if got := width(l); got != w {
+		if got := termtext.Width(l); got != w {
 			t.Errorf("%s: line %d is %d cells wide, want %d: %q", name, i, got, w, ansi.Strip(l))
 		}
 		if got := ansi.StringWidth(l); got != w && !eastAsianEnv() {
@@ -131,4 +133,31 @@ func checkFrame(t *testing.T, name, screen string, w, h int) {
 func (m *model) render() string {
 	m.sync()
 	return m.View().Content
+}
+
+// The panes' renderers as the tests knew them when they were model
+// methods: each draws from the Input the model would hand the panes now.
+
+func (m *model) wireLines(side, w int) []string                 { return m.input().WireLines(side, w) }
+func (m *model) timelineLines(w int) []string                   { return m.input().TimelineLines(w) }
+func (m *model) timeline() []steps.TimelineEntry                { return m.input().Timeline() }
+func (m *model) backendWhy(why string) string                   { return m.input().BackendWhy(why) }
+func (m *model) hexdump(b steps.BufferState, w int) []string    { return m.input().Hexdump(b, w) }
+func (m *model) explainTitle() string                           { return m.input().Content(pane.Explain, 0, 100, 20).Title }
+func (m *model) explainLines(w int) []string                    { return m.input().Content(pane.Explain, 0, w, 20).Lines }
+func (m *model) stateLinesAnchored(side, w int) ([]string, int) { return m.input().StateLines(side, w) }
+
+func (m *model) stateLines(side, w int) []string {
+	lines, _ := m.input().StateLines(side, w)
+	return lines
+}
+
+func (m *model) stepsLines(side, w int) ([]string, int) {
+	c := m.input().Content(pane.Steps, side, w, 0)
+	return c.Lines, c.Top
+}
+
+func (m *model) paneContent(p slot, w, h int) (string, []string, int) {
+	c := m.input().Content(p.kind, p.side, w, h)
+	return c.Title, c.Lines, c.Top
 }

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // History: the learner selects a finished step ([ and ], or ↑/↓ while the
@@ -31,7 +32,7 @@ type lookBack struct {
 type historyKeys struct{ Earlier, Later, Now key.Binding }
 
 func newHistoryKeys(lang steps.Lang) historyKeys {
-	t := func(en, zh string) string { return tr(lang, en, zh) }
+	t := func(en, zh string) string { return pane.Tr(lang, en, zh) }
 	return historyKeys{
 		Earlier: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", t("look back", "回看"))),
 		Later:   key.NewBinding(key.WithKeys("]")),
@@ -76,7 +77,7 @@ func sideIndex(r steps.Role) int {
 // historyKey handles the keys of history; it reports whether msg was one.
 func (m *model) historyKey(msg tea.KeyPressMsg) bool {
 	hk := m.keys.History
-	onSteps := m.focused().kind == paneSteps
+	onSteps := m.focused().kind == pane.Steps
 	switch {
 	case key.Matches(msg, hk.Earlier), onSteps && key.Matches(msg, m.keys.Up):
 		m.moveHistory(-1)
@@ -121,11 +122,11 @@ func (m *model) moveHistory(d int) {
 		at := done[max(pos, 0)]
 		m.look = lookBack{on: true, side: at.side, idx: at.idx}
 		if m.demo {
-			m.side = at.side
+			m.scr.side = at.side
 		}
 	}
-	m.pane(pane{paneExplain, 0}).follow()
-	m.pane(pane{paneCall, 0}).follow()
+	m.paneAt(slot{pane.Explain, 0}).Follow()
+	m.paneAt(slot{pane.Call, 0}).Follow()
 	m.refresh()
 }
 
@@ -254,21 +255,13 @@ func (m *model) historyBanner(w int) []string {
 // opened or released.
 func (m *model) replaying() bool { return len(m.sessions) > 0 && m.sessions[0].Replaying() }
 
-// pressToRun is the call pane's line above a step not run yet.
-func (m *model) pressToRun() string {
-	if m.replaying() {
-		return tr(m.lang, "Press enter to see this call as it was recorded:", "按 enter 查看录制下来的这次调用：")
-	}
-	return tr(m.lang, "Press enter to make this call:", "按 enter 执行这个调用：")
-}
-
 // replayKeys words the keys for a replay: q quits without tearing
 // anything down (nothing was set up), Enter shows the next recorded step.
 func (m *model) replayKeys() {
 	if !m.replaying() {
 		return
 	}
-	t := func(en, zh string) string { return tr(m.lang, en, zh) }
+	t := func(en, zh string) string { return pane.Tr(m.lang, en, zh) }
 	m.keys.Quit.SetHelp("q", t("quit", "退出"))
 	m.keys.Next.SetHelp("enter/space/n", t("next recorded step", "下一个录制的步骤"))
 }
@@ -279,5 +272,5 @@ func (m *model) replayMark() string {
 	if len(m.sessions) == 0 || !m.sessions[0].Replaying() {
 		return ""
 	}
-	return m.styles.Expected.R(tr(m.lang, "REPLAY", "回放")) + " "
+	return m.styles.Expected.R(pane.Tr(m.lang, "REPLAY", "回放")) + " "
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // TestHistoryByKeys: in the demo, [ selects finished steps one by one
@@ -18,10 +19,10 @@ import (
 // Enter return to now; Enter runs nothing while looking back.
 func TestHistoryByKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 140, 45)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 140, 45)
 	for m.planPos < len(m.plan) {
-		if m.tourErr != nil {
-			t.Fatal(m.tourErr)
+		if m.end.err != nil {
+			t.Fatal(m.end.err)
 		}
 		press(t, m, "enter")
 	}
@@ -80,7 +81,7 @@ func TestHistoryByKeys(t *testing.T) {
 // TestHistoryMarkerInChinese: the marker, and the help lists the keys.
 func TestHistoryMarkerInChinese(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangZH, 100, 30)
+	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangZH, 100, 30)
 	for i := 0; i < 3; i++ {
 		press(t, m, "enter")
 	}
@@ -103,11 +104,11 @@ func TestHistoryMarkerInChinese(t *testing.T) {
 // select steps instead of scrolling.
 func TestHistoryUpDownOnTheStepsPane(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 120, 40)
+	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 120, 40)
 	for i := 0; i < 4; i++ {
 		press(t, m, "enter")
 	}
-	for m.focused().kind != paneSteps {
+	for m.focused().kind != pane.Steps {
 		press(t, m, "tab")
 	}
 	press(t, m, "up")

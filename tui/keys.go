@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // keyMap is every binding; help texts follow the language.
@@ -18,7 +19,7 @@ type keyMap struct {
 }
 
 func newKeyMap(lang steps.Lang) keyMap {
-	t := func(en, zh string) string { return tr(lang, en, zh) }
+	t := func(en, zh string) string { return pane.Tr(lang, en, zh) }
 	return keyMap{
 		Next:     key.NewBinding(key.WithKeys("enter", "space", "n"), key.WithHelp("enter/space/n", t("run next step", "执行下一步"))),
 		Lang:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", t("language EN/中文/both", "语言 EN/中文/双语"))),

@@ -1,5 +1,10 @@
 package tui
 
+import (
+	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/tui/pane"
+)
+
 // The layouts. A layout is a tree of nodes computed from the terminal
 // size and the model's mode (narrow, wide, demo): Update walks its leaves
 // to size the panes and give them their content, View walks the same
@@ -8,14 +13,14 @@ package tui
 // node is a piece of the body: one pane, the tab bar, or pieces stacked
 // top to bottom or side by side.
 type node struct {
-	pane   pane
+	slot   slot
 	w, h   int
 	tabBar bool
 	row    bool // kids side by side; otherwise stacked
 	kids   []node
 }
 
-func leaf(p pane, w, h int) node     { return node{pane: p, w: w, h: h} }
+func leaf(p slot, w, h int) node     { return node{slot: p, w: w, h: h} }
 func stack(w, h int, k ...node) node { return node{w: w, h: h, kids: k} }
 func row(w, h int, k ...node) node   { return node{w: w, h: h, row: true, kids: k} }
 
@@ -37,7 +42,7 @@ func (n node) leaves() []node {
 // layout is the body's tree for a body of w×h cells.
 func (m *model) layout(w, h int) node {
 	switch {
-	case m.zoomed:
+	case m.scr.zoomed:
 		return leaf(m.focused(), w, h)
 	case m.presenter():
 		return m.presenterLayout(w, h)
@@ -55,7 +60,7 @@ func (m *model) layout(w, h int) node {
 func (m *model) narrowLayout(w, h int) node {
 	callH := min(7, max(4, h/3))
 	return stack(w, h,
-		leaf(pane{paneCall, 0}, w, callH),
+		leaf(slot{pane.Call, 0}, w, callH),
 		node{tabBar: true, w: w, h: 1},
 		leaf(m.focusables()[m.tab()], w, h-callH-1))
 }
@@ -65,9 +70,9 @@ func (m *model) wideLayout(w, h int) node {
 	cw := split(w, 27, 36, 37)
 	c1, c2, c3 := split(h, 55, 45), split(h, 35, 65), split(h, 65, 35)
 	return row(w, h,
-		stack(cw[0], h, leaf(pane{paneSteps, 0}, cw[0], c1[0]), leaf(pane{paneTimeline, 0}, cw[0], c1[1])),
-		stack(cw[1], h, leaf(pane{paneCall, 0}, cw[1], c2[0]), leaf(pane{paneExplain, 0}, cw[1], c2[1])),
-		stack(cw[2], h, leaf(pane{paneState, 0}, cw[2], c3[0]), leaf(pane{paneWire, 0}, cw[2], c3[1])))
+		stack(cw[0], h, leaf(slot{pane.Steps, 0}, cw[0], c1[0]), leaf(slot{pane.Timeline, 0}, cw[0], c1[1])),
+		stack(cw[1], h, leaf(slot{pane.Call, 0}, cw[1], c2[0]), leaf(slot{pane.Explain, 0}, cw[1], c2[1])),
+		stack(cw[2], h, leaf(slot{pane.State, 0}, cw[2], c3[0]), leaf(slot{pane.Wire, 0}, cw[2], c3[1])))
 }
 
 // mediumLayout: two columns for one session.
@@ -79,12 +84,12 @@ func (m *model) mediumLayout(w, h int) node {
 	bw := split(cw[1], 45, 55)
 	return row(w, h,
 		stack(cw[0], h,
-			leaf(pane{paneSteps, 0}, cw[0], stepsH),
-			leaf(pane{paneCall, 0}, cw[0], lh[0]),
-			leaf(pane{paneExplain, 0}, cw[0], lh[1])),
+			leaf(slot{pane.Steps, 0}, cw[0], stepsH),
+			leaf(slot{pane.Call, 0}, cw[0], lh[0]),
+			leaf(slot{pane.Explain, 0}, cw[0], lh[1])),
 		stack(cw[1], h,
-			leaf(pane{paneState, 0}, cw[1], rh[0]),
-			row(cw[1], rh[1], leaf(pane{paneTimeline, 0}, bw[0], rh[1]), leaf(pane{paneWire, 0}, bw[1], rh[1]))))
+			leaf(slot{pane.State, 0}, cw[1], rh[0]),
+			row(cw[1], rh[1], leaf(slot{pane.Timeline, 0}, bw[0], rh[1]), leaf(slot{pane.Wire, 0}, bw[1], rh[1]))))
 }
 
 // demoLayout: server column, shared middle, client column.
@@ -93,13 +98,13 @@ func (m *model) demoLayout(w, h int) node {
 	side := func(i int) node {
 		cwi := cw[i*2]
 		sh := min(len(m.snaps[i].Steps)+3, h*45/100)
-		return stack(cwi, h, leaf(pane{paneSteps, i}, cwi, sh), leaf(pane{paneState, i}, cwi, h-sh))
+		return stack(cwi, h, leaf(slot{pane.Steps, i}, cwi, sh), leaf(slot{pane.State, i}, cwi, h-sh))
 	}
 	mh := split(h, 30, 45, 25)
 	mid := stack(cw[1], h,
-		leaf(pane{paneCall, 0}, cw[1], mh[0]),
-		leaf(pane{paneExplain, 0}, cw[1], mh[1]),
-		leaf(pane{paneTimeline, 0}, cw[1], mh[2]))
+		leaf(slot{pane.Call, 0}, cw[1], mh[0]),
+		leaf(slot{pane.Explain, 0}, cw[1], mh[1]),
+		leaf(slot{pane.Timeline, 0}, cw[1], mh[2]))
 	return row(w, h, side(0), mid, side(1))
 }
 
@@ -113,11 +118,11 @@ func (m *model) presenterLayout(w, h int) node {
 	lh := split(h, 42, 58)
 	rh := split(h, 40, 33, 27)
 	return row(w, h,
-		stack(cw[0], h, leaf(pane{paneCall, 0}, cw[0], lh[0]), leaf(pane{paneExplain, 0}, cw[0], lh[1])),
+		stack(cw[0], h, leaf(slot{pane.Call, 0}, cw[0], lh[0]), leaf(slot{pane.Explain, 0}, cw[0], lh[1])),
 		stack(cw[1], h,
-			leaf(pane{paneState, 0}, cw[1], rh[0]),
-			leaf(pane{paneState, 1}, cw[1], rh[1]),
-			leaf(pane{paneTimeline, 0}, cw[1], rh[2])))
+			leaf(slot{pane.State, 0}, cw[1], rh[0]),
+			leaf(slot{pane.State, 1}, cw[1], rh[1]),
+			leaf(slot{pane.Timeline, 0}, cw[1], rh[2])))
 }
 
 // draw renders a layout tree from the panes' current state.
@@ -126,19 +131,19 @@ func (m *model) draw(n node) []string {
 	case n.tabBar:
 		return []string{m.tabBar(n.w)}
 	case n.kids == nil:
-		p, ok := m.panes[n.pane]
+		p, ok := m.scr.panes[n.slot]
 		if !ok {
-			return block(nil, n.w, n.h)
+			return termtext.Block(nil, n.w, n.h)
 		}
 		// The tree's size, not the pane's: the frame is exact even if
 		// the pane was sized for another tree.
-		return p.view(m.styles, n.w, n.h, m.isFocused(n.pane))
+		return p.View(m.styles, n.w, n.h, m.isFocused(n.slot))
 	case n.row:
 		cols := make([][]string, len(n.kids))
 		for i, k := range n.kids {
 			cols[i] = m.draw(k)
 		}
-		return joinColumns(cols...)
+		return termtext.JoinColumns(cols...)
 	}
 	var out []string
 	for _, k := range n.kids {
@@ -161,50 +166,4 @@ func split(n int, weights ...int) []int {
 	}
 	out[len(out)-1] += n - used
 	return out
-}
-
-// paneContent is what pane p shows at inner size w×h: its title, its
-// lines, and the first line to show while the learner has not scrolled
-// it (the current step in the middle, the newest message at the bottom,
-// the live-state section the step changed at the top). No line is cut:
-// what is wider than the pane wraps (wrapAll); only step titles, which
-// are text, end in "…" when cut.
-func (m *model) paneContent(p pane, w, h int) (string, []string, int) {
-	switch p.kind {
-	case paneSteps:
-		lines, cur := m.stepsLines(p.side, w)
-		return m.stepsTitle(p.side), lines, cur - h/2
-	case paneCall:
-		return m.callTitle(), wrapAll(m.callLines(w), w, "  "), 0
-	case paneExplain:
-		return m.explainTitle(), m.explainLines(w), 0
-	case paneState:
-		lines, anchor := m.stateLinesAnchored(p.side, w)
-		if m.demo && !m.narrow() {
-			// The demo's side columns have no wire pane of their own.
-			lines = append(append(lines, ""), m.wireLines(p.side, w)...)
-		}
-		lines, anchor = wrapAnchored(lines, anchor, w)
-		return m.stateTitle(p.side), lines, anchor
-	case paneTimeline:
-		lines := wrapAll(m.timelineLines(w), w, "")
-		return title(m.lang, "Timeline", "时序"), lines, len(lines) - h/2
-	case paneWire:
-		lines := wrapAll(m.wireLines(p.side, w), w, "  ")
-		return m.wireTitle(p.side), lines, len(lines) - h/2
-	}
-	return "", nil, 0
-}
-
-// wrapAnchored is wrapAll keeping anchor on the same line.
-func wrapAnchored(lines []string, anchor, w int) ([]string, int) {
-	out := make([]string, 0, len(lines))
-	newAnchor := anchor
-	for i, l := range lines {
-		if i == anchor {
-			newAnchor = len(out)
-		}
-		out = append(out, wrapAll([]string{l}, w, "  ")...)
-	}
-	return out, newAnchor
 }

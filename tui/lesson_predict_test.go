@@ -42,7 +42,7 @@ func TestLessonPredictFlowByKeys(t *testing.T) {
 		next := m.snaps[1].Next
 		press(t, m, "enter")
 		press(t, m, "5")
-		if m.running || m.snaps[1].Next != next || m.snaps[1].Prediction.Picked != -1 {
+		if m.run.on || m.snaps[1].Next != next || m.snaps[1].Prediction.Picked != -1 {
 			t.Fatalf("%s: a step ran or a pick was made before 1-4", tc.lang)
 		}
 		press(t, m, "2") // the client's question

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui/pane"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
@@ -29,7 +30,7 @@ func lessonDemo(t *testing.T, lesson string, lang steps.Lang, w, h int, environ 
 func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, environ ...string) *model {
 	t.Helper()
 	srvNIC, cliNIC := sim.New(sim.Options{}), sim.New(sim.Options{})
-	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: srvNIC, Lesson: lesson,
+	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: srvNIC, Lesson: lessonNamed(lesson),
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second, BackendWhy: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -37,18 +38,18 @@ func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, en
 	// The client needs the port before the model exists; its address is
 	// fixed up below, so start with a placeholder.
 	placeholder := netip.MustParseAddrPort("127.0.0.1:1")
-	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lesson, Server: placeholder, Timeout: 10 * time.Second})
+	cli, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lessonNamed(lesson), Server: placeholder, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close(); cli.Close() })
-	m := newTestModel(t, []*steps.Session{srv, cli}, lang, w, h, environ...)
+	m := newTestModel(t, []steps.Runner{srv, cli}, lang, w, h, environ...)
 	answerPredictions(t, m)
 	for i := 0; ; i++ {
-		if i > 10 || m.tourErr != nil {
-			t.Fatalf("server never listened: %v", m.tourErr)
+		if i > 10 || m.end.err != nil {
+			t.Fatalf("server never listened: %v", m.end.err)
 		}
-		if m.lastIdx >= 0 && m.lastSide == 0 && srv.Steps()[m.lastIdx].ID == "listen" {
+		if m.run.lastIdx >= 0 && m.run.lastSide == 0 && srv.Steps()[m.run.lastIdx].ID == "listen" {
 			break
 		}
 		press(t, m, "enter")
@@ -59,7 +60,7 @@ func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, en
 		t.Fatalf("server bound to %q: %v", local, err)
 	}
 	cli.Close()
-	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lesson, Server: ap, Timeout: 10 * time.Second})
+	cli, err = steps.NewSession(steps.Config{Role: steps.Client, Provider: cliNIC, Lesson: lessonNamed(lesson), Server: ap, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, en
 func answerPredictions(t *testing.T, m *model) {
 	t.Helper()
 	for i := 0; ; i++ {
-		if _, _, ok := m.pendingPrediction(); !ok {
+		if _, _, ok := pane.PendingPrediction(m.snaps, m.demo); !ok {
 			return
 		}
 		if i > 2 {
@@ -91,7 +92,7 @@ func TestLessonViews(t *testing.T) {
 			name := lang.String() + "/" + strconv.Itoa(sz[0]) + "x" + strconv.Itoa(sz[1])
 			m := lessonDemo(t, "bad-rkey", lang, sz[0], sz[1])
 			wantTitle := map[steps.Lang]string{steps.LangEN: "WRITE with the wrong rkey", steps.LangZH: "用错 rkey 做 WRITE"}[lang]
-			wantBlock := map[steps.Lang]string{steps.LangEN: expectedEN, steps.LangZH: expectedZH}[lang]
+			wantBlock := map[steps.Lang]string{steps.LangEN: pane.ExpectedEN, steps.LangZH: pane.ExpectedZH}[lang]
 
 			// Before the client's first step: the lesson page.
 			screen := m.render()
@@ -105,11 +106,11 @@ func TestLessonViews(t *testing.T) {
 
 			// The WRITE comes back with a remote access error: the point.
 			runUntil(t, m, 1, "poll-write")
-			ss := m.snaps[1].Steps[m.lastIdx]
+			ss := m.snaps[1].Steps[m.run.lastIdx]
 			if ss.State != steps.Succeeded || ss.Outcome == nil || !ss.Outcome.Expected {
 				t.Fatalf("%s: poll-write: %+v", name, ss)
 			}
-			if m.showLesson {
+			if m.page.ShowLesson {
 				t.Errorf("%s: the explanation did not follow the step", name)
 			}
 			screen = m.render()
@@ -126,19 +127,19 @@ func TestLessonViews(t *testing.T) {
 
 			// L shows the lesson page again, and back.
 			press(t, m, "L")
-			if !m.showLesson {
+			if !m.page.ShowLesson {
 				t.Errorf("%s: L did not show the lesson page", name)
 			}
 			checkFrame(t, name+"/lesson-page", m.render(), sz[0], sz[1])
 			press(t, m, "L")
-			if m.showLesson {
+			if m.page.ShowLesson {
 				t.Errorf("%s: L did not go back to the step page", name)
 			}
 
 			// To the end: the lesson completes, and the verdict is success.
 			for i := 0; m.planPos < len(m.plan); i++ {
-				if i > 100 || m.tourErr != nil {
-					t.Fatalf("%s: stuck at %d: %v", name, m.planPos, m.tourErr)
+				if i > 100 || m.end.err != nil {
+					t.Fatalf("%s: stuck at %d: %v", name, m.planPos, m.end.err)
 				}
 				press(t, m, "enter")
 				checkFrame(t, name+"/turn"+strconv.Itoa(i), m.render(), sz[0], sz[1])
@@ -180,7 +181,7 @@ func TestExpectedErrorMark(t *testing.T) {
 // The lesson page is shown at the start, and its title in the pane.
 func TestLessonPageAtStart(t *testing.T) {
 	m := lessonDemo(t, "bad-rkey", steps.LangBoth, 160, 50)
-	m.showLesson = true
+	m.page.ShowLesson = true
 	plain := ansi.Strip(m.render())
 	for _, want := range []string{"lesson-bad-rkey", "· bad-rkey · L: step page", "用错 rkey 做 WRITE", "WRITE with the wrong rkey"} {
 		if !strings.Contains(plain, want) {
@@ -190,17 +191,17 @@ func TestLessonPageAtStart(t *testing.T) {
 	// Help lists L in both languages.
 	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
 		m.setLang(lang)
-		m.showHelp = true
+		m.scr.showHelp = true
 		help := ansi.Strip(m.render())
 		want := map[steps.Lang]string{steps.LangEN: "lesson page ↔ step page", steps.LangZH: "课程讲解 ↔ 步骤讲解"}[lang]
 		if !strings.Contains(help, want) {
 			t.Errorf("%s help: missing %q:\n%s", lang, want, help)
 		}
 	}
-	m.showHelp = false
+	m.scr.showHelp = false
 	// In the plain tour, L lists the lessons (footer: "L lessons").
 	r := newRig(t, steps.NotifySend)
-	p := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 120, 40)
+	p := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 120, 40)
 	if plain := ansi.Strip(p.render()); !strings.Contains(plain, "L lessons") || strings.Contains(plain, "lesson page") {
 		t.Errorf("footer without \"L lessons\":\n%s", plain)
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/tui/pane"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -32,10 +34,10 @@ func TestNothingCutSilently(t *testing.T) {
 				s.CQ.Completions = append(s.CQ.Completions, verbs.WC{WRID: 300, Status: verbs.WCRemAccessErr})
 			}
 			for _, p := range allPanes(m) {
-				_, lines, _ := m.paneContent(p.pane, p.w-4, p.h-2)
+				_, lines, _ := m.paneContent(p.slot, p.w-4, p.h-2)
 				for _, l := range lines {
-					if p.pane.kind != paneSteps && width(l) > p.w-4 {
-						t.Errorf("%s: %v: a line of %d cells in %d: %q", name, p.pane, width(l), p.w-4, ansi.Strip(l))
+					if p.slot.kind != pane.Steps && termtext.Width(l) > p.w-4 {
+						t.Errorf("%s: %v: a line of %d cells in %d: %q", name, p.slot, termtext.Width(l), p.w-4, ansi.Strip(l))
 					}
 				}
 			}
@@ -51,11 +53,11 @@ func TestNothingCutSilently(t *testing.T) {
 // allPanes is every pane the learner can reach at this size: the
 // layout's, and in the narrow layout every tab's.
 func allPanes(m *model) []node {
-	body := m.bodyHeight(len(m.bannerLines(m.w)))
+	body := m.bodyHeight(len(m.bannerLines(m.scr.w)))
 	var out []node
 	for f := range m.focusables() {
-		m.focus = f
-		out = append(out, m.layout(m.w, body).leaves()...)
+		m.scr.focus = f
+		out = append(out, m.layout(m.scr.w, body).leaves()...)
 	}
 	return out
 }
@@ -63,7 +65,7 @@ func allPanes(m *model) []node {
 // onOneLine says some reachable pane shows s whole on one line.
 func (m *model) onOneLine(s string) bool {
 	for _, p := range allPanes(m) {
-		_, lines, _ := m.paneContent(p.pane, p.w-4, p.h-2)
+		_, lines, _ := m.paneContent(p.slot, p.w-4, p.h-2)
 		for _, l := range lines {
 			if strings.Contains(ansi.Strip(l), s) {
 				return true
@@ -86,8 +88,8 @@ func TestHexdumpRowWidth(t *testing.T) {
 			t.Errorf("width %d: %d bytes a row, want %d: %q", c.w, got, c.perRow, row)
 		}
 		for _, l := range lines {
-			if width(l) > c.w {
-				t.Errorf("width %d: a line of %d cells: %q", c.w, width(l), l)
+			if termtext.Width(l) > c.w {
+				t.Errorf("width %d: a line of %d cells: %q", c.w, termtext.Width(l), l)
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // Bytes a peer wrote reach the screen escaped: the result banner, the
@@ -22,15 +24,15 @@ func TestPeerBytesEscaped(t *testing.T) {
 	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
 		for _, h := range hostile {
 			r := newRig(t, steps.NotifySend)
-			m := newTestModel(t, []*steps.Session{r.srv}, lang, 160, 50, "NO_COLOR=1")
+			m := newTestModel(t, []steps.Runner{r.srv}, lang, 160, 50, "NO_COLOR=1")
 			s := m.snaps[0]
-			s.Result = &steps.Result{Via: steps.NotifySend, Message: steps.PeerBytes(h.bytes), Notice: steps.PeerBytes(h.bytes)}
+			s.Result = &steps.Result{Via: steps.NotifySend, Message: privdata.PeerBytes(h.bytes), Notice: privdata.PeerBytes(h.bytes)}
 			s.Timeline = []steps.TimelineEntry{{Label: "SEND", Detail: h.bytes}}
 			s.Steps[0].State = steps.Succeeded
 			s.Steps[0].Outcome = &steps.Outcome{Call: "printf(\"%s\", recv_buf)", Results: []steps.KV{{Name: "buffer", Value: h.bytes}}}
 			m.snaps[0] = s
 			m.sessions = nil // keep the hand-made snapshot
-			m.lastIdx = 0
+			m.run.lastIdx = 0
 			screen := m.render()
 			for _, bad := range []string{"\x1b", "\a", "\r", "\u009b", "\u202e"} {
 				if strings.Contains(screen, bad) {
@@ -55,8 +57,8 @@ func TestEscapedOnce(t *testing.T) {
 		{"a\\b\u202e", `a\b\u202e`},
 		{"bad \xff utf-8", `bad \xff utf-8`},
 	} {
-		if got := termSafe(tt.in); got != tt.want {
-			t.Errorf("termSafe(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := termtext.Safe(tt.in); got != tt.want {
+			t.Errorf("termtext.Safe(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

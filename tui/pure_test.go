@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // fingerprint writes everything reachable from v, following pointers,
@@ -92,9 +93,9 @@ func state(m *model) string {
 // model is unchanged, down to every pane's scroll offset and every cache.
 func TestViewIsPure(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangBoth, 120, 40)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangBoth, 120, 40)
 	runUntil(t, m, 1, "poll-write") // data in the buffer, packets on the wire
-	single := newTestModel(t, []*steps.Session{r.cli}, steps.LangZH, 80, 24)
+	single := newTestModel(t, []steps.Runner{r.cli}, steps.LangZH, 80, 24)
 	for _, tt := range []struct {
 		name  string
 		m     *model
@@ -127,6 +128,74 @@ func TestViewIsPure(t *testing.T) {
 		}
 		if !strings.Contains(first, "rdmatour") && !strings.Contains(first, "demo") {
 			t.Errorf("%s: no header in\n%s", tt.name, first)
+		}
+	}
+}
+
+// assertPure checks that two Views leave m as it was and draw the same.
+func assertPure(t *testing.T, name string, m *model) string {
+	t.Helper()
+	before := state(m)
+	first := m.View().Content
+	if second := m.View().Content; first != second {
+		t.Errorf("%s: two Views of one model differ", name)
+	}
+	if state(m) != before {
+		t.Errorf("%s: View changed the model", name)
+	}
+	return first
+}
+
+// TestViewIsPureInTheStatesThatUsedToWork: a lesson's line (its summary
+// was looked up by name on every frame), a step waiting on the peer with
+// a key pressed meanwhile (the note asked the session for the peer's
+// tour on every frame), and the end banner (its sentence was put
+// together on every frame). Update reads these once; View only draws.
+func TestViewIsPureInTheStatesThatUsedToWork(t *testing.T) {
+	lesson := lessonDemo(t, "bad-rkey", steps.LangBoth, 120, 40)
+	if s := assertPure(t, "lesson", lesson); !strings.Contains(s, "bad-rkey") {
+		t.Errorf("lesson: no lesson line in\n%s", s)
+	}
+
+	r := newRig(t, steps.NotifySend)
+	srv := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 100, 30)
+	for range 4 {
+		press(t, srv, "enter") // up to listen
+	}
+	_, cmd := srv.Update(keyMsg("enter")) // get-connect-request waits for a client
+	if cmd == nil || !srv.run.on || !srv.run.onPeer {
+		t.Fatal("the waiting step did not start on the peer")
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	srv.Update(keyMsg("enter"))
+	if s := assertPure(t, "waiting", srv); !strings.Contains(flat(s), "still waiting for the client") {
+		t.Errorf("waiting: no note in\n%s", s)
+	}
+	srv.quit()
+	<-done
+	srv.shutdown()
+
+	r2 := newRig(t, steps.NotifySend)
+	demo := newTestModel(t, []steps.Runner{r2.srv, r2.cli}, steps.LangZH, 120, 40)
+	for demo.planPos < len(demo.plan) && demo.end.err == nil {
+		press(t, demo, "enter")
+	}
+	if s := assertPure(t, "end", demo); !strings.Contains(flat(s), "server 的 buffer 里现在是") {
+		t.Errorf("end: no result sentence in\n%s", s)
+	}
+}
+
+// TestRootModelIsSmall: the root model has at most 20 fields, each of
+// its parts at most 25 (issue 18: a part owns one job).
+func TestRootModelIsSmall(t *testing.T) {
+	if n := reflect.TypeFor[model]().NumField(); n > 20 {
+		t.Errorf("model has %d fields, want at most 20", n)
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[runState](), reflect.TypeFor[autoRun](), reflect.TypeFor[screenState](),
+		reflect.TypeFor[tourEnd](), reflect.TypeFor[lookBack](), reflect.TypeFor[workshopModel](), reflect.TypeFor[pane.Page]()} {
+		if n := typ.NumField(); n > 25 {
+			t.Errorf("%s has %d fields, want at most 25", typ, n)
 		}
 	}
 }

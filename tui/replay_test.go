@@ -12,18 +12,19 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/rdmatour/rdmatour/record"
 	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/steps/record"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // replaySessions opens a recording from testdata/replay.
-func replaySessions(t testing.TB, name string) []*steps.Session {
+func replaySessions(t testing.TB, name string) []steps.Runner {
 	t.Helper()
 	rec, err := record.ReadFile(filepath.Join("..", "testdata", "replay", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := rec.Sessions()
+	sessions, err := rec.Runners()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +40,8 @@ func TestReplayInTheTUI(t *testing.T) {
 		t.Fatalf("no REPLAY in the header:\n%s", s)
 	}
 	for i := 0; m.planPos < len(m.plan); i++ {
-		if i > len(m.plan) || m.tourErr != nil {
-			t.Fatalf("replay stuck at %d: %v", m.planPos, m.tourErr)
+		if i > len(m.plan) || m.end.err != nil {
+			t.Fatalf("replay stuck at %d: %v", m.planPos, m.end.err)
 		}
 		press(t, m, "enter")
 	}
@@ -167,7 +168,7 @@ func TestReplayWording(t *testing.T) {
 		press(t, m, "enter")
 		m.refresh()
 		line := summaryLine(m.snaps, context.Canceled, false, true, tt.lang)
-		if strings.Contains(line, "released") || strings.Contains(line, "释放") || !strings.Contains(line, tr(tt.lang, "replay", "回放")) {
+		if strings.Contains(line, "released") || strings.Contains(line, "释放") || !strings.Contains(line, pane.Tr(tt.lang, "replay", "回放")) {
 			t.Errorf("%v: summary after quitting a replay: %q", tt.lang, line)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // The roster: the workshop server's table of attendees, one row each —
@@ -74,34 +76,34 @@ const (
 )
 
 // header is the counts line.
-func (r *roster) header(st Styles, lang steps.Lang) string {
+func (r *roster) header(st pane.Styles, lang steps.Lang) string {
 	c := r.counts
 	return fmt.Sprintf("%s %s  %s %s  %s %s  %s %s",
-		st.OK.R(fmt.Sprint(c.Connected)), tr(lang, "connected", "已连接"),
-		st.Bold.R(fmt.Sprint(c.Finished)), tr(lang, "finished", "已完成"),
-		st.Err.R(fmt.Sprint(c.Failed)), tr(lang, "failed", "失败"),
-		st.Dim.R(fmt.Sprint(c.TurnedAway)), tr(lang, "turned away", "被拒绝")) + counterHeader(st, lang, c.Counters)
+		st.OK.R(fmt.Sprint(c.Connected)), pane.Tr(lang, "connected", "已连接"),
+		st.Bold.R(fmt.Sprint(c.Finished)), pane.Tr(lang, "finished", "已完成"),
+		st.Err.R(fmt.Sprint(c.Failed)), pane.Tr(lang, "failed", "失败"),
+		st.Dim.R(fmt.Sprint(c.TurnedAway)), pane.Tr(lang, "turned away", "被拒绝")) + counterHeader(st, lang, c.Counters)
 }
 
 // counterHeader is the atomic room's shared counter, read from its MR at
 // this refresh ("" in a write or read room).
-func counterHeader(st Styles, lang steps.Lang, cs []steps.BackendCounter) string {
+func counterHeader(st pane.Styles, lang steps.Lang, cs []steps.BackendCounter) string {
 	line := steps.CounterLine(cs)
 	if line == "" {
 		return ""
 	}
 	value := strings.TrimPrefix(line, "counter ")
-	return "  " + tr(lang, "shared counter", "共享计数器") + " " + st.Bold.R(termSafe(value))
+	return "  " + pane.Tr(lang, "shared counter", "共享计数器") + " " + st.Bold.R(termtext.Safe(value))
 }
 
 // lines draws the table header and the visible rows at width w.
-func (r *roster) lines(st Styles, lang steps.Lang, w int) []string {
-	head := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %-*s %*s %s", colN, "#", colAddr, tr(lang, "address", "地址"),
-		colBackend, "nic", colQPN, "QPN", colState, "QP", colPhase, tr(lang, "state", "状态"), colLast, tr(lang, "last", "最近"),
-		tr(lang, "message · observed", "消息 · 观察到的"))
-	out := []string{st.Dim.R(fit(head, w))}
+func (r *roster) lines(st pane.Styles, lang steps.Lang, w int) []string {
+	head := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %-*s %*s %s", colN, "#", colAddr, pane.Tr(lang, "address", "地址"),
+		colBackend, "nic", colQPN, "QPN", colState, "QP", colPhase, pane.Tr(lang, "state", "状态"), colLast, pane.Tr(lang, "last", "最近"),
+		pane.Tr(lang, "message · observed", "消息 · 观察到的"))
+	out := []string{st.Dim.R(termtext.Fit(head, w))}
 	if len(r.rows) == 0 {
-		return append(out, st.Dim.R(tr(lang, "  nobody yet: attendees run `rdmatour client <this address>`", "  还没有人：学员运行 `rdmatour client <本机地址>`")))
+		return append(out, st.Dim.R(pane.Tr(lang, "  nobody yet: attendees run `rdmatour client <this address>`", "  还没有人：学员运行 `rdmatour client <本机地址>`")))
 	}
 	end := len(r.rows)
 	if r.height > 0 {
@@ -110,9 +112,9 @@ func (r *roster) lines(st Styles, lang steps.Lang, w int) []string {
 	for i := r.top; i < end; i++ {
 		line := r.rowLine(r.rows[i], lang, w)
 		if i == r.sel {
-			line = st.Current.R(fit(line, w))
+			line = st.Current.R(termtext.Fit(line, w))
 		} else {
-			line = phaseStyle(st, r.rows[i].Phase).R(fit(line, w))
+			line = phaseStyle(st, r.rows[i].Phase).R(termtext.Fit(line, w))
 		}
 		out = append(out, line)
 	}
@@ -126,15 +128,15 @@ func (r *roster) rowLine(row steps.RosterRow, lang steps.Lang, w int) string {
 		qpn = fmt.Sprintf("0x%x", row.QPN)
 	}
 	state := strings.TrimPrefix(row.QPState, "IBV_QPS_")
-	what := termSafe(row.Observed)
+	what := termtext.Safe(row.Observed)
 	if row.Atomics != "" && !strings.Contains(row.Observed, row.Atomics) {
-		what = termSafe(row.Atomics) + " · " + what // what their atomics found: the room is about that
+		what = termtext.Safe(row.Atomics) + " · " + what // what their atomics found: the room is about that
 	}
 	if row.Landed && !strings.Contains(row.Observed, "landed") {
 		what = `"` + row.Message.String() + `" · ` + what // the message first: it is what the room is about
 	}
-	return fmt.Sprintf("%*d %-*s %-*s %-*s %-*s %-*s %*s %s", colN, row.N, colAddr, truncate(row.Addr.String(), colAddr),
-		colBackend, row.Backend, colQPN, qpn, colState, truncate(state, colState), colPhase, phaseName(lang, row.Phase),
+	return fmt.Sprintf("%*d %-*s %-*s %-*s %-*s %-*s %*s %s", colN, row.N, colAddr, termtext.Truncate(row.Addr.String(), colAddr),
+		colBackend, row.Backend, colQPN, qpn, colState, termtext.Truncate(state, colState), colPhase, phaseName(lang, row.Phase),
 		colLast, ago(r.at.Sub(row.Last)), what)
 }
 
@@ -152,10 +154,10 @@ func ago(d time.Duration) string {
 func phaseName(lang steps.Lang, p steps.Phase) string {
 	zh := map[steps.Phase]string{steps.PhaseConnecting: "连接中", steps.PhaseConnected: "已连接", steps.PhaseLanded: "数据已到",
 		steps.PhaseFinished: "已完成", steps.PhaseFailed: "失败", steps.PhaseDropped: "已移除", steps.PhaseTurnedAway: "被拒绝"}
-	return tr(lang, p.String(), zh[p])
+	return pane.Tr(lang, p.String(), zh[p])
 }
 
-func phaseStyle(st Styles, p steps.Phase) sty {
+func phaseStyle(st pane.Styles, p steps.Phase) termtext.Style {
 	switch p {
 	case steps.PhaseFailed, steps.PhaseDropped:
 		return st.Err
@@ -164,5 +166,5 @@ func phaseStyle(st Styles, p steps.Phase) sty {
 	case steps.PhaseLanded:
 		return st.OK
 	}
-	return sty{}
+	return termtext.Style{}
 }

@@ -12,6 +12,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // RosterSource is what the workshop screen reads: a *steps.Room.
@@ -65,20 +67,30 @@ type workshopModel struct {
 	src    RosterSource
 	addrs  []string
 	lang   steps.Lang
-	styles Styles
+	styles pane.Styles
 	keys   keyMap
 	now    func() time.Time
 	w, h   int
 
 	roster  roster
-	detail  *model // the selected attendee's session, as the usual panes see it
+	detail  *attendeeDetail // the selected attendee's panes; nil: none selected
 	detailN int
 }
 
+// attendeeDetail is the selected attendee's session as the usual panes
+// see it, and what they show, set in Update (View only frames it).
+type attendeeDetail struct {
+	sess                  *steps.Session
+	tour                  []steps.Step
+	snap                  steps.Snapshot
+	state, timeline, wire pane.Content
+}
+
 func newWorkshopModel(src RosterSource, lang steps.Lang, noColor bool, now func() time.Time) *workshopModel {
-	m := &workshopModel{src: src, addrs: src.Addrs(), lang: normLang(lang), styles: NewStyles(noColor), now: now}
+	m := &workshopModel{src: src, addrs: src.Addrs(), lang: normLang(lang), styles: pane.NewStyles(noColor), now: now}
 	m.keys = newKeyMap(m.lang)
 	m.refresh()
+	m.fillDetail()
 	return m
 }
 
@@ -104,6 +116,7 @@ func (m *workshopModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.roster.height, _ = workshopLayout(m.w, m.h, len(m.roster.rows))
 	m.roster.clamp()
 	m.pickDetail()
+	m.fillDetail()
 	return m, cmd
 }
 
@@ -128,9 +141,6 @@ func (m *workshopModel) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Lang):
 		m.lang = nextLang(m.lang)
 		m.keys = newKeyMap(m.lang)
-		if m.detail != nil {
-			m.detail.lang = m.lang
-		}
 	}
 	return nil
 }
@@ -160,11 +170,51 @@ func (m *workshopModel) pickDetail() {
 		m.detail = nil
 		return
 	}
-	if m.detail == nil || m.detail.sessions[0] != sess {
-		m.detail = &model{sessions: []*steps.Session{sess}, tours: [][]steps.Step{sess.Steps()}, lastIdx: -1}
+	if m.detail == nil || m.detail.sess != sess {
+		m.detail = &attendeeDetail{sess: sess, tour: sess.Steps()}
 	}
-	m.detail.styles, m.detail.lang, m.detail.now = m.styles, m.lang, m.now
-	m.detail.snaps = []steps.Snapshot{sess.Snapshot()}
+	m.detail.snap = sess.Snapshot()
+}
+
+// fillDetail gives the detail panes their content for the screen's size
+// and language (detailColumns' widths, frames excluded).
+func (m *workshopModel) fillDetail() {
+	d := m.detail
+	if d == nil {
+		return
+	}
+	w1, w2, w3 := detailColumns(m.w)
+	in := attendeeInput(m.styles, m.lang, d.tour, d.snap)
+	lines, anchor := in.StateLines(0, w1-4)
+	d.state = pane.Content{Title: pane.Title(m.lang, "Live state", "实时状态"), Lines: lines, Top: max(anchor, 0)}
+	d.timeline = pane.Content{Title: pane.Title(m.lang, "Timeline", "时序"), Lines: in.TimelineLines(w2 - 4), Top: 1 << 20}
+	d.wire = pane.Content{Title: in.WireTitle(0), Lines: in.WireLines(0, w3-4), Top: 1 << 20}
+}
+
+// attendeeInput is an attendee's session as the panes see it from the
+// workshop server: nothing runs from this screen and no step was run
+// here, so the current step is the last one the attendee ran (or the
+// next one) and every change is fresh.
+func attendeeInput(st pane.Styles, lang steps.Lang, tour []steps.Step, snap steps.Snapshot) *pane.Input {
+	in := &pane.Input{Styles: st, Lang: lang, Snaps: []steps.Snapshot{snap}, Tours: [][]steps.Step{tour}}
+	if !snap.Done && snap.Next < len(snap.Steps) {
+		in.Next, in.HasNext = pane.At{Idx: snap.Next}, true
+	}
+	switch {
+	case snap.Next > 0:
+		in.Cur = pane.At{Idx: min(snap.Next, len(snap.Steps)) - 1}
+	case in.HasNext:
+		in.Cur = in.Next
+	}
+	return in
+}
+
+// detailColumns are the widths of the detail's state, timeline and wire
+// columns on a screen w wide.
+func detailColumns(w int) (w1, w2, w3 int) {
+	w1 = w * 2 / 5
+	w2 = (w - w1) / 2
+	return w1, w2, w - w1 - w2
 }
 
 // workshopLayout is how many roster rows fit, and the height of the
@@ -194,17 +244,17 @@ func (m *workshopModel) screen() string {
 	}
 	st := m.styles
 	rows, detailH := workshopLayout(m.w, m.h, len(m.roster.rows))
-	head := st.Header.R("rdmatour workshop") + "  " + termSafe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
-	out := []string{fit(head, m.w)}
+	head := st.Header.R("rdmatour workshop") + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
+	out := []string{termtext.Fit(head, m.w)}
 	r := m.roster
 	r.height = rows
-	title := title(m.lang, "Roster", "名单")
-	out = append(out, frame(st, title, r.lines(st, m.lang, m.w-4), m.w, rows+3, 0, true)...)
+	title := pane.Title(m.lang, "Roster", "名单")
+	out = append(out, pane.Frame(st, title, r.lines(st, m.lang, m.w-4), m.w, rows+3, 0, true)...)
 	out = append(out, m.detailView(detailH)...)
-	help := tr(m.lang, "↑/↓ select  pgup/pgdn page  home/end  l language  q end the workshop",
+	help := pane.Tr(m.lang, "↑/↓ select  pgup/pgdn page  home/end  l language  q end the workshop",
 		"↑/↓ 选择  pgup/pgdn 翻页  home/end  l 语言  q 结束 workshop")
-	out = append(out, st.Dim.R(fit(help, m.w)))
-	return strings.Join(block(out, m.w, m.h), "\n")
+	out = append(out, st.Dim.R(termtext.Fit(help, m.w)))
+	return strings.Join(termtext.Block(out, m.w, m.h), "\n")
 }
 
 // detailView is the selected attendee's live state, timeline and wire,
@@ -215,15 +265,13 @@ func (m *workshopModel) detailView(h int) []string {
 	}
 	st := m.styles
 	if m.detail == nil {
-		return frame(st, title(m.lang, "Attendee", "学员"), []string{st.Dim.R(tr(m.lang, "select an attendee to see their side of the connection", "选中一位学员，查看这条连接在 server 端的状态"))}, m.w, h, 0, false)
+		return pane.Frame(st, pane.Title(m.lang, "Attendee", "学员"), []string{st.Dim.R(pane.Tr(m.lang, "select an attendee to see their side of the connection", "选中一位学员，查看这条连接在 server 端的状态"))}, m.w, h, 0, false)
 	}
-	w1 := m.w * 2 / 5
-	w2 := (m.w - w1) / 2
-	w3 := m.w - w1 - w2
+	w1, w2, w3 := detailColumns(m.w)
 	sel := "#" + strconv.Itoa(m.detailN) + " · "
-	state, anchor := m.detail.stateLinesAnchored(0, w1-4)
-	return joinColumns(
-		frame(st, sel+title(m.lang, "Live state", "实时状态"), state, w1, h, max(anchor, 0), false),
-		frame(st, sel+title(m.lang, "Timeline", "时序"), m.detail.timelineLines(w2-4), w2, h, 1<<20, false),
-		frame(st, sel+m.detail.wireTitle(0), m.detail.wireLines(0, w3-4), w3, h, 1<<20, false))
+	d := m.detail
+	return termtext.JoinColumns(
+		pane.Frame(st, sel+d.state.Title, d.state.Lines, w1, h, d.state.Top, false),
+		pane.Frame(st, sel+d.timeline.Title, d.timeline.Lines, w2, h, d.timeline.Top, false),
+		pane.Frame(st, sel+d.wire.Title, d.wire.Lines, w3, h, d.wire.Top, false))
 }

@@ -10,6 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // fakeRoom is a roster of n attendees with no sessions behind them.
@@ -23,7 +25,7 @@ func newFakeRoom(n int, at time.Time) *fakeRoom {
 			Backend: "sim", QPN: uint32(0x100 + i), QPState: "IBV_QPS_RTS", Phase: phases[i%4], Observed: "connected",
 			Last: at.Add(-time.Duration(i) * time.Second)}
 		if row.Phase == steps.PhaseLanded || row.Phase == steps.PhaseFinished {
-			row.Landed, row.Message = true, steps.PeerBytes(fmt.Sprintf("hello %d \x1b[31m", i))
+			row.Landed, row.Message = true, privdata.PeerBytes(fmt.Sprintf("hello %d \x1b[31m", i))
 		}
 		f.rows = append(f.rows, row)
 	}
@@ -71,8 +73,8 @@ func TestRosterScreen(t *testing.T) {
 		t.Errorf("a raw escape byte from an attendee's message reached the screen")
 	}
 	for i, l := range lines {
-		if width(l) != 120 {
-			t.Errorf("line %d is %d cells wide, want 120: %q", i, width(l), l)
+		if termtext.Width(l) != 120 {
+			t.Errorf("line %d is %d cells wide, want 120: %q", i, termtext.Width(l), l)
 		}
 	}
 }

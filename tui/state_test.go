@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui/pane"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
@@ -26,22 +27,19 @@ func TestStateAnchorEveryTrack(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { srv.Close(); cli.Close() })
-		m := newTestModel(t, []*steps.Session{srv, cli}, steps.LangEN, 160, 50)
+		m := newTestModel(t, []steps.Runner{srv, cli}, steps.LangEN, 160, 50)
 		// Long after any byte changed: the step's own section counts.
 		m.now = func() time.Time { return time.Now().Add(time.Hour) }
 		anchored := 0
 		for i := 0; m.planPos < len(m.plan); i++ {
-			if i > 100 || m.tourErr != nil {
-				t.Fatalf("%s: stuck: %v", track, m.tourErr)
+			if i > 100 || m.end.err != nil {
+				t.Fatalf("%s: stuck: %v", track, m.end.err)
 			}
 			press(t, m, "enter")
-			side, idx := m.lastSide, m.lastIdx
-			st := m.tourOf(side)[idx]
+			side, idx := m.run.lastSide, m.run.lastIdx
+			st := m.tours[side][idx]
 			lines, anchor := m.stateLinesAnchored(side, 70)
-			want := stateSections[st.Section].title.EN
-			if m.snaps[side].Role == steps.Client && stateSections[st.Section].clientTitle.EN != "" {
-				want = stateSections[st.Section].clientTitle.EN
-			}
+			want := pane.SectionTitle(st.Section, m.snaps[side].Role).EN
 			present := false
 			for _, l := range lines {
 				present = present || ansi.Strip(l) == want

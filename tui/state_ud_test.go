@@ -26,7 +26,7 @@ func udDemo(t *testing.T, tour steps.TourKind, lang steps.Lang) *model {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close(); cli.Close() })
-	return newTestModel(t, []*steps.Session{srv, cli}, lang, 160, 50)
+	return newTestModel(t, []steps.Runner{srv, cli}, lang, 160, 50)
 }
 
 func stateText(m *model, side int) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // The line the UI leaves on the terminal when it exits (the alternate
@@ -19,8 +20,8 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo, replay bool, lang 
 	if len(snaps) == 0 {
 		return ""
 	}
-	l := textLang(lang)
-	t := func(en, zh string) string { return tr(lang, en, zh) }
+	l := pane.TextLang(lang)
+	t := func(en, zh string) string { return pane.Tr(lang, en, zh) }
 	who := snaps[0].Role.String()
 	if demo {
 		who = "demo"
@@ -74,21 +75,21 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo, replay bool, lang 
 // when q or Ctrl-C ended it (its wait is cancelled, so the snapshot
 // may mark it failed), else the next step to run.
 func quitAt(snaps []steps.Snapshot, lang steps.Lang) string {
-	l := textLang(lang)
+	l := pane.TextLang(lang)
 	for _, s := range snaps {
 		if s.Running && s.Next < len(s.Steps) {
-			return tr(lang, "stopped while running: ", "停在正在执行的一步：") + s.Steps[s.Next].Title.In(l)
+			return pane.Tr(lang, "stopped while running: ", "停在正在执行的一步：") + s.Steps[s.Next].Title.In(l)
 		}
 	}
 	for _, s := range snaps {
 		if s.Next < len(s.Steps) {
 			if s.Steps[s.Next].State == steps.FailedState {
-				return tr(lang, "stopped while running: ", "停在正在执行的一步：") + s.Steps[s.Next].Title.In(l)
+				return pane.Tr(lang, "stopped while running: ", "停在正在执行的一步：") + s.Steps[s.Next].Title.In(l)
 			}
-			return tr(lang, "next: ", "下一步：") + s.Steps[s.Next].Title.In(l)
+			return pane.Tr(lang, "next: ", "下一步：") + s.Steps[s.Next].Title.In(l)
 		}
 	}
-	return tr(lang, "nothing left to run", "已没有待执行的步骤")
+	return pane.Tr(lang, "nothing left to run", "已没有待执行的步骤")
 }
 
 // backendName says where the tour ran: the device, and whether it was
@@ -102,9 +103,9 @@ func backendName(s steps.Snapshot, lang steps.Lang) string {
 		if s.Device == nil {
 			dev = "sim0"
 		}
-		return tr(lang, "the simulated NIC ("+dev+", not real RDMA)", "模拟网卡（"+dev+"，非真实 RDMA）")
+		return pane.Tr(lang, "the simulated NIC ("+dev+", not real RDMA)", "模拟网卡（"+dev+"，非真实 RDMA）")
 	}
-	return dev + tr(lang, " (real RDMA)", "（真实 RDMA）")
+	return dev + pane.Tr(lang, " (real RDMA)", "（真实 RDMA）")
 }
 
 // stepTitle is the title of the step with id in the first snapshot that

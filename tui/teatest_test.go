@@ -16,7 +16,7 @@ import (
 // final model holds the finished tour with nothing left allocated.
 func TestTeatestDemoTour(t *testing.T) {
 	r := newRig(t, steps.NotifyImm)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 120, 40)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	total := len(m.plan)
 	for i := 0; i < total; i++ {
@@ -32,8 +32,8 @@ func TestTeatestDemoTour(t *testing.T) {
 	if err := final.shutdown(); err != nil { // what Run does after the program ends
 		t.Fatal(err)
 	}
-	if final.planPos != total || final.tourErr != nil {
-		t.Fatalf("final model: turn %d of %d, error %v", final.planPos, total, final.tourErr)
+	if final.planPos != total || final.end.err != nil {
+		t.Fatalf("final model: turn %d of %d, error %v", final.planPos, total, final.end.err)
 	}
 	if res := final.snaps[0].Result; res == nil || res.Via != steps.NotifyImm || string(res.Message) != steps.DefaultMessage {
 		t.Errorf("result %+v", res)
@@ -47,7 +47,7 @@ func TestTeatestDemoTour(t *testing.T) {
 // through the real program tears both sides down.
 func TestTeatestQuitMidTour(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangZH, 80, 24)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangZH, 80, 24)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
 	for i := 1; i <= 12; i++ {
 		pressUntilSteps(t, enterKey(tm), i, r.srv, r.cli)

@@ -1,10 +1,6 @@
 package tui
 
 import (
-	"strings"
-	"unicode"
-	"unicode/utf8"
-
 	"github.com/rdmatour/rdmatour/steps"
 )
 
@@ -29,75 +25,4 @@ func normLang(l steps.Lang) steps.Lang {
 		return l
 	}
 	return steps.LangEN
-}
-
-// tr picks the UI text for lang; "both" shows English chrome.
-func tr(lang steps.Lang, en, zh string) string {
-	if lang == steps.LangZH {
-		return zh
-	}
-	return en
-}
-
-// title is a pane title; in "both" it carries both languages, once each
-// ("CM id", not "CM id CM id"; "保护域 PD", not "PD 保护域 PD").
-func title(lang steps.Lang, en, zh string) string {
-	switch lang {
-	case steps.LangZH:
-		return zh
-	case steps.LangBoth:
-		if strings.Contains(zh, en) {
-			return zh
-		}
-		return en + " " + zh
-	}
-	return en
-}
-
-// textLang is the language for steps.Text values ("both" shows English
-// with the Chinese where there is room; callers decide).
-func textLang(lang steps.Lang) string { return lang.Primary().String() }
-
-func langLabel(lang steps.Lang) string {
-	switch lang {
-	case steps.LangZH:
-		return "中文"
-	case steps.LangBoth:
-		return "EN+中文"
-	}
-	return "EN"
-}
-
-// termSafe makes text from the steps package safe for the terminal. The
-// steps escape the peer's bytes where they enter (steps.PeerBytes): the
-// call's results and the timeline arrive escaped, and escaping them again
-// would double every backslash. This is the net under that: any control,
-// format or invalid byte still left is escaped as steps.EscapePeer does,
-// and everything else, backslashes included, is left as it is.
-func termSafe(s string) string {
-	safe := true
-	for _, r := range s {
-		if !printable(r) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if printable(r) {
-			b.WriteRune(r)
-			continue
-		}
-		_, n := utf8.DecodeRuneInString(s[i:])
-		b.WriteString(steps.EscapePeer([]byte(s[i : i+n])))
-	}
-	return b.String()
-}
-
-// printable: shown as it is (invalid UTF-8 decodes as RuneError).
-func printable(r rune) bool {
-	return r == ' ' || (r != utf8.RuneError && unicode.IsPrint(r))
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // tmuxSession drives the built binary in a real terminal: a detached tmux
@@ -79,8 +81,8 @@ func checkFits(t *testing.T, name, screen string, w, h int) {
 		t.Errorf("%s: %d lines on a %d-line terminal", name, len(lines), h)
 	}
 	for i, l := range lines {
-		if width(l) > w {
-			t.Errorf("%s: line %d is %d cells on a %d-cell terminal: %q", name, i, width(l), w, l)
+		if termtext.Width(l) > w {
+			t.Errorf("%s: line %d is %d cells on a %d-cell terminal: %q", name, i, termtext.Width(l), w, l)
 		}
 	}
 	// The frame is whole: the header on top and the help line at the bottom.

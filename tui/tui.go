@@ -4,18 +4,19 @@
 // live resources, the message timeline and, on the simulated NIC, the
 // packets on the wire).
 //
-// One root model routes every message. Each pane is a component
-// (scrollPane) that owns its content and its scroll offset (a bubbles
-// viewport); after every message Update lays the screen out for the
-// terminal's size (layout.go), sizes the panes and gives each its content
-// (layout.go's paneContent, one file per pane). View only draws: it is a
-// pure function of the model. The live state is drawn by a table of
-// renderers, one per steps.Section, and scrolls to the section the step
-// declares. Explanation pages are Markdown drawn from goldmark's AST
-// (markdown.go). The demo has a presenter layout for a projector's
-// 100×30 (the C call beside both sides' live state); z zooms the focused
-// pane. No value is cut: lines wider than their pane wrap (wrapstyled.go),
-// tables fit their content (tables.go). Bytes a peer wrote stay
+// One root model routes every message; its state is in owned parts
+// (parts.go). Each pane is a component (pane.Scroll) that owns its content
+// and its scroll offset (a bubbles viewport); after every message Update
+// lays the screen out for the terminal's size (layout.go), fills one
+// pane.Input from the model (input.go) and gives each pane its size and
+// content from it (tui/pane, one file per pane, one row in its table).
+// View only draws: it is a pure function of the model. The live state is
+// drawn by a table of renderers, one per steps.Section, and scrolls to
+// the section the step declares. Explanation pages are Markdown drawn
+// from goldmark's AST (termtext). The demo has a presenter layout for a
+// projector's 100×30 (the C call beside both sides' live state); z zooms
+// the focused pane. No value is cut: lines wider than their pane wrap
+// (termtext.WrapAll), tables fit their content (pane/tables.go). Bytes a peer wrote stay
 // highlighted until the learner's next step, not for a fixed time.
 // Steps run in a tea.Cmd goroutine with a cancellable
 // context, and a 200 ms tick re-reads the snapshots, so the UI never
@@ -39,7 +40,7 @@ import (
 type Options struct {
 	// Sessions is one session (server or client), or two for the
 	// one-terminal demo: [server, client].
-	Sessions []*steps.Session
+	Sessions []steps.Runner
 	// Lang is the language to start in (l cycles en → zh → both at run
 	// time); anything but zh and both means en.
 	Lang steps.Lang
@@ -135,8 +136,8 @@ func Run(ctx context.Context, opts Options) error {
 // verdict is Run's result, taken before the sessions are closed (closing
 // ends a tour, and a step cancelled by quitting fails).
 func (m *model) verdict() error {
-	if m.tourErr != nil {
-		return m.tourErr
+	if m.end.err != nil {
+		return m.end.err
 	}
 	if !m.allDone() {
 		return ErrQuit
@@ -146,8 +147,8 @@ func (m *model) verdict() error {
 
 // shutdown cancels a running step and closes every session. Safe twice.
 func (m *model) shutdown() error {
-	if m.cancelRun != nil {
-		m.cancelRun()
+	if m.run.cancel != nil {
+		m.run.cancel()
 	}
 	var first error
 	for _, s := range m.sessions {

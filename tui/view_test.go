@@ -24,11 +24,11 @@ func eastAsianEnv() bool { return os.Getenv("RUNEWIDTH_EASTASIAN") == "1" }
 func runUntil(t *testing.T, d *model, side int, id string) {
 	t.Helper()
 	for range 100 {
-		if d.lastIdx >= 0 && d.lastSide == side && d.snaps[side].Steps[d.lastIdx].ID == id {
+		if d.run.lastIdx >= 0 && d.run.lastSide == side && d.snaps[side].Steps[d.run.lastIdx].ID == id {
 			return
 		}
-		if d.tourErr != nil {
-			t.Fatalf("tour failed before %s: %v", id, d.tourErr)
+		if d.end.err != nil {
+			t.Fatalf("tour failed before %s: %v", id, d.end.err)
 		}
 		press(t, d, "enter")
 	}
@@ -37,7 +37,7 @@ func runUntil(t *testing.T, d *model, side int, id string) {
 
 // views renders every layout of sessions in every language and size, and
 // checks each frame; it returns the plain text of each, by name.
-func views(t *testing.T, name string, sessions []*steps.Session, setup func(m *model)) map[string]string {
+func views(t *testing.T, name string, sessions []steps.Runner, setup func(m *model)) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH, steps.LangBoth} {
@@ -52,7 +52,7 @@ func views(t *testing.T, name string, sessions []*steps.Session, setup func(m *m
 			}
 			for _, tab := range tabs {
 				if tab >= 0 {
-					m.focus = tab
+					m.scr.focus = tab
 				}
 				key := name + "/" + lang.String() + "/" + strconv.Itoa(sz[0]) + "x" + strconv.Itoa(sz[1])
 				if tab >= 0 {
@@ -90,10 +90,10 @@ func anyContains(t *testing.T, all map[string]string, keyPart, want string) {
 
 func TestViewsThroughATour(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	d := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 120, 40)
-	srvOnly := []*steps.Session{r.srv}
-	cliOnly := []*steps.Session{r.cli}
-	demo := []*steps.Session{r.srv, r.cli}
+	d := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 120, 40)
+	srvOnly := []steps.Runner{r.srv}
+	cliOnly := []steps.Runner{r.cli}
+	demo := []steps.Runner{r.srv, r.cli}
 
 	// Start.
 	v := views(t, "start-server", srvOnly, nil)
@@ -117,7 +117,7 @@ func TestViewsThroughATour(t *testing.T) {
 	contains(t, v, "/en/160x50", "RDMA_CM_EVENT_ESTABLISHED")
 	contains(t, v, "/en/160x50", "remote_info")
 	anyContains(t, v, "/en/80x24", "REP")
-	views(t, "connected-demo", demo, func(m *model) { m.planPos = d.planPos; m.lastSide, m.lastIdx = d.lastSide, d.lastIdx })
+	views(t, "connected-demo", demo, func(m *model) { m.planPos = d.planPos; m.run.lastSide, m.run.lastIdx = d.run.lastSide, d.run.lastIdx })
 
 	// After the WRITE: the server's buffer holds the message, with no
 	// keypress on the server side.
@@ -134,13 +134,13 @@ func TestViewsThroughATour(t *testing.T) {
 	contains(t, v, "/en/160x50", "success")
 
 	// The end.
-	for d.planPos < len(d.plan) && d.tourErr == nil {
+	for d.planPos < len(d.plan) && d.end.err == nil {
 		press(t, d, "enter")
 	}
-	if d.tourErr != nil {
-		t.Fatal(d.tourErr)
+	if d.end.err != nil {
+		t.Fatal(d.end.err)
 	}
-	setup := func(m *model) { m.planPos = d.planPos; m.lastSide, m.lastIdx = d.lastSide, d.lastIdx }
+	setup := func(m *model) { m.planPos = d.planPos; m.run.lastSide, m.run.lastIdx = d.run.lastSide, d.run.lastIdx }
 	v = views(t, "end-demo", demo, setup)
 	contains(t, v, "/en/", "The server's buffer holds \"hello from rdmatour client via RDMA WRITE\"")
 	contains(t, v, "/zh/", "server 的 buffer 里现在是")
@@ -152,7 +152,7 @@ func TestViewsThroughATour(t *testing.T) {
 // error: the snapshot is built by hand from a real connected one.
 func errorModel(t *testing.T, lang steps.Lang, w, h int, environ ...string) *model {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.cli}, lang, w, h, environ...)
+	m := newTestModel(t, []steps.Runner{r.cli}, lang, w, h, environ...)
 	s := m.snaps[0]
 	for i := range s.Steps {
 		switch {
@@ -170,8 +170,8 @@ func errorModel(t *testing.T, lang steps.Lang, w, h int, environ ...string) *mod
 	s.CQ = &steps.CQState{CQE: 16, Completions: []verbs.WC{wc}}
 	m.snaps[0] = s
 	m.sessions = nil // keep the hand-made snapshot (no refresh)
-	m.lastSide, m.lastIdx = 0, 13
-	m.errs[0] = &steps.CompletionError{What: "RDMA_WRITE completion", WC: wc}
+	m.run.lastSide, m.run.lastIdx = 0, 13
+	m.end.errs[0] = &steps.CompletionError{What: "RDMA_WRITE completion", WC: wc}
 	return m
 }
 
@@ -179,7 +179,7 @@ func TestViewAfterError(t *testing.T) {
 	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH, steps.LangBoth} {
 		for _, sz := range sizes {
 			m := errorModel(t, lang, sz[0], sz[1])
-			m.focus = tabState
+			m.scr.focus = tabState
 			screen := m.render()
 			name := lang.String() + "/" + strconv.Itoa(sz[0])
 			checkFrame(t, name, screen, sz[0], sz[1])
@@ -207,7 +207,7 @@ func TestViewAfterError(t *testing.T) {
 func TestTooSmall(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
 	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
-		m := newTestModel(t, []*steps.Session{r.srv}, lang, 79, 23)
+		m := newTestModel(t, []steps.Runner{r.srv}, lang, 79, 23)
 		screen := m.render()
 		checkFrame(t, "small", screen, 79, 23)
 		plain := ansi.Strip(screen)
@@ -219,7 +219,7 @@ func TestTooSmall(t *testing.T) {
 			t.Errorf("%s: %q not in\n%s", lang, want, plain)
 		}
 	}
-	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 80, 20)
+	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 80, 20)
 	if !strings.Contains(m.render(), "80×20") {
 		t.Error("80×20 is too small too")
 	}
@@ -229,7 +229,7 @@ func TestNoColor(t *testing.T) {
 	for _, sz := range sizes {
 		m := errorModel(t, steps.LangBoth, sz[0], sz[1], "NO_COLOR=1")
 		for tab := range numTabs {
-			m.focus = tab
+			m.scr.focus = tab
 			screen := m.render()
 			checkFrame(t, "nocolor", screen, sz[0], sz[1])
 			if i := strings.IndexByte(screen, 0x1b); i >= 0 {
@@ -272,7 +272,7 @@ func TestEastAsianWidth(t *testing.T) {
 // whatever they press to look (tab, zoom, scroll), until the next step.
 func TestHighlightUntilNextStep(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv, r.cli}, steps.LangEN, 160, 50, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 160, 50, "NO_COLOR=1")
 	now := time.Now()
 	m.now = func() time.Time { return now }
 	for m.planPos < len(m.plan) {
@@ -312,17 +312,17 @@ func TestHighlightUntilNextStep(t *testing.T) {
 // learner cannot see: no step runs, no pane moves; q still quits.
 func TestTooSmallIgnoresKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []*steps.Session{r.srv}, steps.LangEN, 79, 30)
-	focus := m.focus
+	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 79, 30)
+	focus := m.scr.focus
 	for _, k := range []string{"enter", "space", "n", "tab", "down", "pgdown", "?"} {
 		press(t, m, k)
 	}
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
-	if n := r.srv.Next(); n != 0 || m.running {
+	if n := r.srv.Next(); n != 0 || m.run.on {
 		t.Fatalf("a step ran unseen: next = %d", n)
 	}
-	if m.focus != focus || m.showHelp {
-		t.Errorf("keys changed the hidden screen: focus %d, help %v", m.focus, m.showHelp)
+	if m.scr.focus != focus || m.scr.showHelp {
+		t.Errorf("keys changed the hidden screen: focus %d, help %v", m.scr.focus, m.scr.showHelp)
 	}
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	press(t, m, "enter")

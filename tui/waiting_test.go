@@ -25,12 +25,12 @@ func TestWaitingHintAndKeyNote(t *testing.T) {
 	} {
 		t.Run(tt.lang.String(), func(t *testing.T) {
 			r := newRig(t, steps.NotifySend)
-			m := newTestModel(t, []*steps.Session{r.srv}, tt.lang, 100, 30)
+			m := newTestModel(t, []steps.Runner{r.srv}, tt.lang, 100, 30)
 			for range 4 {
 				press(t, m, "enter") // up to listen
 			}
 			_, cmd := m.Update(keyMsg("enter")) // get-connect-request: waits for a client
-			if cmd == nil || !m.running {
+			if cmd == nil || !m.run.on {
 				t.Fatal("the waiting step did not start")
 			}
 			done := make(chan tea.Msg, 1)

@@ -1,6 +1,10 @@
 package tui
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rdmatour/rdmatour/tui/pane"
+)
 
 // Words that depend on what is on screen: the help's sentence on the
 // panes, and code spans in one-style lines.
@@ -11,19 +15,19 @@ import "strings"
 func (m *model) layoutHelp(en, zh string) string {
 	where := m.whereThingsAre()
 	if where == "" {
-		return tr(m.lang, en, zh)
+		return pane.Tr(m.lang, en, zh)
 	}
-	return tr(m.lang, "Each keypress makes one real verbs / rdma_cm call. ", "每按一次键就执行一个真实的 verbs / rdma_cm 调用。") +
-		where + tr(m.lang, " Press ? again to close this help.", "再按 ? 关闭帮助。")
+	return pane.Tr(m.lang, "Each keypress makes one real verbs / rdma_cm call. ", "每按一次键就执行一个真实的 verbs / rdma_cm 调用。") +
+		where + pane.Tr(m.lang, " Press ? again to close this help.", "再按 ? 关闭帮助。")
 }
 
 // whereThingsAre is the help's sentence on the panes, for the layout on
 // screen (the same cases as layout); "" for the layouts with the call
 // and explanation on the left and the state on the right.
 func (m *model) whereThingsAre() string {
-	t := func(en, zh string) string { return tr(m.lang, en, zh) }
+	t := func(en, zh string) string { return pane.Tr(m.lang, en, zh) }
 	switch {
-	case m.zoomed:
+	case m.scr.zoomed:
 		return t("One pane fills the screen: z shows all of them again.", "现在一个面板占满屏幕：按 z 恢复所有面板。")
 	case m.presenter():
 		return ""
@@ -33,7 +37,7 @@ func (m *model) whereThingsAre() string {
 	case m.demo:
 		return t("The middle column says what the call is and why; the server's column (left) and the client's (right) show what it changed.",
 			"中间一栏讲这个调用是什么、为什么；左栏（server）和右栏（client）显示它改变了什么。")
-	case m.w >= 150:
+	case m.scr.w >= 150:
 		return t("The middle column says what the call is and why; the right one shows what it changed; the left one lists the steps and the messages.",
 			"中间一栏讲这个调用是什么、为什么；右栏显示它改变了什么；左栏列出各个步骤和消息。")
 	}

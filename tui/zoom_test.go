@@ -7,6 +7,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // TestPresenterShowsCallAndBothStates: at a projector's 100×30 the demo
@@ -30,7 +32,7 @@ func TestPresenterShowsCallAndBothStates(t *testing.T) {
 // z again, or esc, brings the layout back.
 func TestZoomKeys(t *testing.T) {
 	m := goldenModel(t, true, steps.LangEN, 100, 30)
-	for m.focused() != (pane{paneState, 0}) {
+	for m.focused() != (slot{pane.State, 0}) {
 		press(t, m, "tab")
 	}
 	for _, unzoom := range []string{"z", "esc"} {
@@ -45,7 +47,7 @@ func TestZoomKeys(t *testing.T) {
 			t.Errorf("z: other panes still on screen:\n%s", sc)
 		}
 		// The zoomed pane is as wide as the screen: its frame spans it.
-		if !strings.HasPrefix(lines[1], "╭") || !strings.HasSuffix(lines[1], "╮") || width(lines[1]) != 100 {
+		if !strings.HasPrefix(lines[1], "╭") || !strings.HasSuffix(lines[1], "╮") || termtext.Width(lines[1]) != 100 {
 			t.Errorf("z: the pane is not the full width: %q", lines[1])
 		}
 		press(t, m, unzoom)

@@ -10,7 +10,10 @@ import (
 	"os"
 
 	"github.com/rdmatour/rdmatour/docs"
+	"github.com/rdmatour/rdmatour/plain"
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/verbs"
 )
 
 // console is where a command reads and writes.
@@ -110,22 +113,8 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 			return configUsage(err)
 		}
 	}
-	if err := distinctOutputs(map[string]string{"--pcap": o.pcap, "--record": o.record}); err != nil {
-		return err
-	}
-	wire, pcap, err := openPcap(o.pcap)
+	wire, prov, why, err := openWire(o, target)
 	if err != nil {
-		return err
-	}
-	prov, why, err := chooseBackend(o, target, pcap)
-	if err == nil {
-		err = wire.start(prov, pcap)
-	}
-	if err == nil {
-		err = wire.headerWritten()
-	}
-	if err != nil {
-		wire.finish()
 		return err
 	}
 	defer func() {
@@ -142,25 +131,9 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 			err = rerr
 		}
 	}()
-	interactive := stdinIsTerminal() && stdoutIsTerminal()
-	var sessions []*steps.Session
-	for _, cfg := range cfgs {
-		cfg.Provider, cfg.BackendWhy = prov, why
-		// A person drives the tour: waits on a live peer never time out.
-		cfg.Interactive = interactive && !o.auto
-		rec.attach(&cfg)
-		s, err := steps.NewSession(cfg)
-		if err != nil {
-			return err
-		}
-		if o.auto {
-			s.SkipPrediction() // --auto asks nothing, in the TUI as in plain mode
-		}
-		sessions = append(sessions, s)
-	}
-	if len(sessions) == 2 {
-		// The recording keeps both sides' state after each step.
-		steps.LinkDemo(sessions[0], sessions[1])
+	sessions, err := newSessions(o, cfgs, prov, why, rec)
+	if err != nil {
+		return err
 	}
 	if err := rec.begin(prov, sessions); err != nil {
 		return err
@@ -168,29 +141,71 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 	return present(ctx, o, c, sessions)
 }
 
+// openWire opens --pcap, picks the backend and starts its capture; an
+// output that cannot be written is refused here, before the first step.
+func openWire(o options, target netip.Addr) (*wireOut, verbs.Provider, string, error) {
+	if err := distinctOutputs(map[string]string{"--pcap": o.pcap, "--record": o.record}); err != nil {
+		return nil, nil, "", err
+	}
+	wire, pcap, err := openPcap(o.pcap)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	prov, why, err := chooseBackend(o, target, pcap)
+	if err == nil {
+		err = wire.start(prov, pcap)
+	}
+	if err == nil {
+		err = wire.headerWritten()
+	}
+	if err != nil {
+		wire.finish()
+		return nil, nil, "", err
+	}
+	return wire, prov, why, nil
+}
+
+// newSessions makes one session per config on prov, reporting to rec;
+// two are the demo's sides, linked so each recording keeps both states.
+func newSessions(o options, cfgs []steps.Config, prov verbs.Provider, why string, rec *recordOut) ([]steps.Runner, error) {
+	interactive := stdinIsTerminal() && stdoutIsTerminal()
+	var sessions []steps.Runner
+	for _, cfg := range cfgs {
+		cfg.Provider, cfg.BackendWhy = prov, why
+		// A person drives the tour: waits on a live peer never time out.
+		cfg.Interactive = interactive && !o.auto
+		rec.attach(&cfg)
+		s, err := steps.NewSession(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if o.auto {
+			s.SkipPrediction() // --auto asks nothing, in the TUI as in plain mode
+		}
+		sessions = append(sessions, s)
+	}
+	if len(sessions) == 2 {
+		steps.LinkDemo(sessions[0], sessions[1])
+	}
+	return sessions, nil
+}
+
 // present shows the sessions (live or replayed) in the TUI or, with
 // --plain or without a terminal, as text.
-func present(ctx context.Context, o options, c console, sessions []*steps.Session) error {
+func present(ctx context.Context, o options, c console, sessions []steps.Runner) error {
 	interactive := stdinIsTerminal() && stdoutIsTerminal()
 	if !o.plain && interactive {
 		return runTUI(ctx, o, sessions)
 	}
-	out := &lineWriter{w: newTerminalGuard(c.stdout)}
-	p := &plainRunner{out: out, lang: o.lang, docs: docs.Page, explain: !o.brief,
-		pauseAt: string(o.pauseAt), stdin: c.stdin}
-	if len(sessions) == 1 && sessions[0].Config().Role == steps.Server {
-		sessions[0].OnTurnAway(func(who, reason string) {
-			fmt.Fprintf(out, "[server] %s\n", p.text(steps.Text{EN: "turned " + who + " away: " + reason,
-				ZH: "拒绝了 " + who + "：" + reason}))
-		})
-	}
-	if interactive && !o.auto {
-		p.in = newLineFeed(c.stdin)
+	p := plain.New(plain.Options{Out: termtext.NewGuard(c.stdout), Lang: o.lang, Docs: docs.Page,
+		Explain: !o.brief, PauseAt: string(o.pauseAt), Stdin: c.stdin, Prompt: interactive && !o.auto})
+	if s, live := sessions[0].(*steps.Session); live && len(sessions) == 1 && s.Config().Role == steps.Server {
+		s.OnTurnAway(p.TurnedAway)
 	}
 	if len(sessions) == 2 {
-		return p.runDemo(ctx, sessions[0], sessions[1])
+		return p.RunDemo(ctx, sessions[0], sessions[1])
 	}
-	return p.run(ctx, sessions[0])
+	return p.Run(ctx, sessions[0])
 }
 
 // finish reports how a tour ended and returns the exit status (see

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/export"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -26,7 +27,7 @@ The other side can be rdmatour, the seed program, or another exported program.
 
 // exportArgs are export-c's command line.
 type exportArgs struct {
-	opts steps.ExportOptions
+	opts export.Options
 	out  string // "" = standard output
 }
 
@@ -42,7 +43,7 @@ func runExportC(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	// The statements come from running the tour on two simulated NICs:
 	// nothing here touches a real device.
-	prog, err := steps.ExportC(ctx, a.opts, sim.New(sim.Options{}), sim.New(sim.Options{}))
+	prog, err := export.Program(ctx, a.opts, sim.New(sim.Options{}), sim.New(sim.Options{}))
 	var bad *steps.ConfigError
 	if errors.As(err, &bad) {
 		fmt.Fprintf(stderr, "rdmatour export-c: %v\n", bad)
@@ -77,8 +78,8 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
 	notify := fs.String("notify", "send", "how the client signals completion: send | doorbell | imm")
 	track := fs.String("track", "cm", "cm | manual")
-	tour := fs.String("tour", "write", "which tour: write | read | atomic | ud")
-	fs.StringVar(&a.opts.Lesson, "lesson", "", "a lesson (see `rdmatour lessons`): the program makes its mistake")
+	tour := fs.String("tour", "write", "which tour: "+strings.Join(steps.TourNames(), " | "))
+	lesson := fs.String("lesson", "", "a lesson (see `rdmatour lessons`): the program makes its mistake")
 	fs.StringVar(&a.opts.Message, "message", steps.DefaultMessage, "what the client RDMA-WRITEs")
 	fs.IntVar(&a.opts.MessageSize, "message-size", 0, "pad the message with spaces so the WRITE carries `N` bytes, NUL included (at most the 4096-byte buffer)")
 	fs.StringVar(&a.out, "o", "", "write the program to this file instead of standard output")
@@ -116,26 +117,12 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	if a.opts.Tour, err = steps.ParseTourKind(*tour); err != nil {
 		return a, err
 	}
-	tourCfg := steps.Config{Tour: a.opts.Tour, Lesson: a.opts.Lesson, Track: a.opts.Track, Message: a.opts.Message}
-	if err := tourCfg.Validate(); err != nil && a.opts.Tour != steps.TourWrite {
-		return a, err
+	if *lesson != "" {
+		if a.opts.Lesson, err = steps.ParseLesson(*lesson); err != nil {
+			return a, err
+		}
 	}
-	return a, checkExportTour(a.opts)
-}
-
-// checkExportTour turns away a lesson that does not exist, or a
-// combination there is no tour for, before anything runs.
-func checkExportTour(o steps.ExportOptions) error {
-	if o.Lesson == "" {
-		return nil
-	}
-	if _, err := steps.ParseLesson(o.Lesson); err != nil {
-		return err
-	}
-	if o.Track == steps.TrackManual {
-		return fmt.Errorf("--track manual and --lesson %s cannot be combined: the lessons run on the cm track", o.Lesson)
-	}
-	return nil
+	return a, a.opts.Validate()
 }
 
 // writeProgram writes the program to path through an outFile: a FIFO that

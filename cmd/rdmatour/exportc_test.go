@@ -37,7 +37,7 @@ func TestExportCBadInput(t *testing.T) {
 
 // TestExportCBuilds writes programs through the command line, flags
 // before and after the side, to stdout and with -o, and builds them with
-// -Wall -Werror. (steps.TestExportedProgramsBuild builds every tour.)
+// -Wall -Werror. (export.TestExportedProgramsBuild builds every tour.)
 func TestExportCBuilds(t *testing.T) {
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("gcc is not installed")

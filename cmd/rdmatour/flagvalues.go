@@ -121,7 +121,7 @@ func (p pauseStep) String() string { return string(p) }
 
 func parsePauseStep(s string) (pauseStep, error) {
 	for _, known := range steps.AllStepIDs() {
-		if known == s {
+		if string(known) == s {
 			return pauseStep(s), nil
 		}
 	}

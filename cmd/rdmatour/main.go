@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/rdmatour/rdmatour/termtext"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -31,7 +33,7 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	// Error lines may quote a peer's bytes: nothing reaches the terminal
 	// unescaped.
-	stderr = newTerminalGuard(stderr)
+	stderr = termtext.NewGuard(stderr)
 	if len(args) > 0 && args[0] == "export-c" {
 		return runExportC(ctx, args[1:], stdout, stderr)
 	}

@@ -5,15 +5,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 )
+
+// hostile is a --message with several kinds of terminal control: CSI
+// clear screen and colour, BEL, an OSC window-title set, a C1 CSI
+// (U+009B), a bidi override (U+202E), invalid UTF-8 and a bare CR.
+const hostile = "\x1b[2J\x1b[31mRED\abell \x1b]0;pwned\x07 \u009b31m c1 \u202eevil\u202c \xff\xfe bad \rCR"
+
+// rawControls lists what must never reach a terminal from a peer.
+var rawControls = []string{"\x1b", "\a", "\u009b", "\u202e", "\u202c", "\xff", "\r"}
 
 // A client that writes terminal controls into the server's buffer cannot
 // clear, recolour, retitle or reorder the server's terminal: the plain
 // server prints the bytes escaped, in every notify mode (the SEND text,
 // the doorbell and the immediate data take different paths).
 func TestPeerBytesReachTheTerminalEscaped(t *testing.T) {
-	escaped := steps.EscapePeer([]byte(hostile))
+	escaped := privdata.EscapePeer([]byte(hostile))
 	for _, notify := range []string{"send", "doorbell", "imm"} {
 		t.Run(notify, func(t *testing.T) {
 			t.Parallel()

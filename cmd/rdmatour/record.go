@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/rdmatour/rdmatour/record"
 	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/steps/record"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -37,7 +37,7 @@ func (r *recordOut) attach(cfg *steps.Config) {
 }
 
 // begin writes the header, naming the devices prov sees.
-func (r *recordOut) begin(prov verbs.Provider, sessions []*steps.Session) error {
+func (r *recordOut) begin(prov verbs.Provider, sessions []steps.Runner) error {
 	if r.w == nil {
 		return nil
 	}

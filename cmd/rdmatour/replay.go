@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/rdmatour/rdmatour/record"
 	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/steps/record"
 )
 
 // replayFlags are the flags "rdmatour replay" takes: how to show the
@@ -46,7 +46,7 @@ func runReplay(ctx context.Context, o options, c console) error {
 			return &replayError{msg: err.Error()}
 		}
 	}
-	sessions, err := rec.Sessions()
+	sessions, err := rec.Runners()
 	if err != nil {
 		return &replayError{msg: fmt.Sprintf("%s: %v", o.replay[0], err)}
 	}

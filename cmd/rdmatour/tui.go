@@ -13,7 +13,7 @@ import (
 // runTUI hands the sessions to the full-screen UI. Quitting before the end
 // (q or Ctrl-C, which the UI reads as a key) interrupts the tour, as
 // Ctrl-C does in plain mode: exit status 130 either way.
-func runTUI(ctx context.Context, o options, sessions []*steps.Session) error {
+func runTUI(ctx context.Context, o options, sessions []steps.Runner) error {
 	return tuiOutcome(tui.Run(ctx, tui.Options{Sessions: sessions, Lang: o.lang, Docs: docs.Page, Auto: o.auto}))
 }
 

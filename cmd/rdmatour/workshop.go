@@ -13,6 +13,7 @@ import (
 	"github.com/clipperhouse/displaywidth"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/tui"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
@@ -41,12 +42,13 @@ func (o *options) checkWorkshop(set map[string]bool) error {
 		return usagef("--max-attendees %d: give at least 1", o.maxAttendees)
 	case o.idleLimit <= 0:
 		return usagef("--idle-limit %v: must be positive (e.g. 15m)", o.idleLimit)
-	case o.lesson.Name != "" || set["track"] || set["notify"] || set["pcap"] || set["pause-at"] || set["wait-client"]:
+	case o.lesson != nil || set["track"] || set["notify"] || set["pcap"] || set["pause-at"] || set["wait-client"]:
 		return usagef("--workshop serves each attendee's tour as it comes: --lesson, --track, --notify, --pcap, --pause-at and --wait-client are the attendees' choice, not the server's")
 	case set["timeout"]:
 		return usagef("--workshop waits on each attendee for --idle-limit, not --timeout")
-	case o.tour == steps.TourUD:
-		return usagef("--workshop --tour ud is not supported: a workshop room serves RC connections, and the ud tour's datagrams use another port space (RDMA_PS_UDP); run the ud tour as one server and one client, or give the room --tour write, read or atomic")
+	}
+	if tour, ok := steps.TourOf(o.tour); ok && tour.Workshop() != nil {
+		return usagef("--workshop --tour %s is not supported: a workshop room serves RC connections, and the ud tour's datagrams use another port space (RDMA_PS_UDP); run the ud tour as one server and one client, or give the room --tour write, read or atomic", o.tour)
 	}
 	return nil
 }
@@ -83,7 +85,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	if err != nil {
 		return err
 	}
-	out := newTerminalGuard(c.stdout)
+	out := termtext.NewGuard(c.stdout)
 	screen := !o.plain && stdinIsTerminal() && stdoutIsTerminal()
 	var mu sync.Mutex // OnEvent calls are serialised; the header is not
 	onEvent := func(ev steps.RoomEvent) {
@@ -120,7 +122,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	mu.Lock()
 	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v; Ctrl-C ends the workshop\n",
 		strings.Join(room.Addrs(), " and "), why, o.tour, o.maxAttendees, time.Duration(o.idleLimit))
-	if o.tour == steps.TourAtomic {
+	if tour, _ := steps.TourOf(o.tour); tour.SharedCounter {
 		fmt.Fprintf(out, "[workshop] one shared %d-byte counter per backend, starting at %d: every attendee's FETCH_AND_ADD and CMP_AND_SWP hit it\n", 8, steps.CounterStart)
 	}
 	mu.Unlock()

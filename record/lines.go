@@ -1,0 +1,203 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// body decodes one line after the header.
+func (d *decoder) body(line []byte) error {
+	var probe struct {
+		Kind string `json:"kind"`
+		Side string `json:"side"`
+	}
+	if err := checkText(line); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return fmt.Errorf("not valid JSON (%v): the file is damaged", err)
+	}
+	sr := d.side(probe.Side)
+	if sr == nil {
+		return fmt.Errorf("side %q is not one the header describes", probe.Side)
+	}
+	if sr.ended {
+		return fmt.Errorf("a %q line after the %s side's end line", probe.Kind, probe.Side)
+	}
+	switch probe.Kind {
+	case kindStep:
+		var sl stepLine
+		if err := json.Unmarshal(line, &sl); err != nil {
+			return fmt.Errorf("the step line is damaged: %v", err)
+		}
+		return sr.step(sl, d.line)
+	case kindEnd:
+		var el endLine
+		if err := json.Unmarshal(line, &el); err != nil {
+			return fmt.Errorf("the end line is damaged: %v", err)
+		}
+		return sr.end(el)
+	}
+	return fmt.Errorf("unknown line kind %q (expected %q or %q)", probe.Kind, kindStep, kindEnd)
+}
+
+func (d *decoder) side(role string) *sideReader {
+	for _, sr := range d.sides {
+		if sr.head.Role == role {
+			return sr
+		}
+	}
+	return nil
+}
+
+// step adds one finished step.
+func (sr *sideReader) step(sl stepLine, lineNo int) error {
+	n := len(sr.replay.Steps)
+	switch {
+	case sl.Index != n:
+		return fmt.Errorf("step index %d, expected %d (a line is missing or out of order)", sl.Index, n)
+	case n > 0 && sr.replay.Steps[n-1].Err != nil:
+		return errors.New("a step after the step that failed")
+	case n >= len(sr.head.Tour):
+		return fmt.Errorf("step %d, but the header lists %d steps", n+1, len(sr.head.Tour))
+	case steps.StepID(sl.ID) != sr.head.Tour[n].ID:
+		return fmt.Errorf("step %q, but the header's step %d is %q", sl.ID, n+1, sr.head.Tour[n].ID)
+	}
+	snap, err := sr.state(sl.stateJSON)
+	if err != nil {
+		return err
+	}
+	var peer *steps.Snapshot
+	if sl.Peer != nil {
+		p, err := sl.Peer.decode()
+		if err != nil {
+			return fmt.Errorf("the peer state: %w", err)
+		}
+		peer = &p
+	}
+	out := sl.Outcome.Outcome
+	out.C = nil
+	sr.replay.Steps = append(sr.replay.Steps, PlayedStep{ID: steps.StepID(sl.ID), Outcome: out, Err: sl.Error.decode(), Snapshot: snap, Peer: peer})
+	sr.lines = append(sr.lines, lineNo)
+	return nil
+}
+
+// end is the side's teardown.
+func (sr *sideReader) end(el endLine) error {
+	snap, err := sr.state(el.stateJSON)
+	if err != nil {
+		return err
+	}
+	sr.replay.Teardown, sr.replay.TeardownErr, sr.replay.Final = el.Teardown, el.Error.decode(), snap
+	sr.ended = true
+	return nil
+}
+
+// state rebuilds a snapshot: the recorded one, with the timeline and the
+// packets accumulated so far. Snapshots share the accumulated arrays
+// (capped slices: later appends never show through).
+func (sr *sideReader) state(st stateJSON) (steps.Snapshot, error) {
+	snap, err := st.Snapshot.decode()
+	if err != nil {
+		return snap, err
+	}
+	// An unchanged buffer is the previous snapshot's, as in the live
+	// session's history.
+	if sameBuffer(sr.lastData, snap.Data) {
+		snap.Data = sr.lastData
+	}
+	sr.lastData = snap.Data
+	sr.timeline = append(sr.timeline, st.Timeline...)
+	for _, p := range st.Packets {
+		if n := len(sr.packets); n > 0 && p.Seq <= sr.packets[n-1].Seq {
+			return snap, fmt.Errorf("packet %d comes after packet %d: packets must be in order", p.Seq, sr.packets[n-1].Seq)
+		}
+		sr.packets = append(sr.packets, p)
+	}
+	if st.PacketsShown < 0 || st.PacketsShown > len(sr.packets) {
+		return snap, fmt.Errorf("the snapshot shows %d packets, but only %d were recorded", st.PacketsShown, len(sr.packets))
+	}
+	if n := len(sr.timeline); n > 0 {
+		snap.Timeline = sr.timeline[:n:n]
+	}
+	if n := len(sr.packets); st.PacketsShown > 0 {
+		snap.Packets = sr.packets[n-st.PacketsShown : n : n]
+	}
+	return snap, nil
+}
+
+// finish checks that the file was complete and that each side replays on
+// this rdmatour's tour.
+// sameBuffer says two buffers hold the same bytes changed at the same
+// times.
+func sameBuffer(a, b steps.BufferState) bool {
+	if !bytes.Equal(a.Bytes, b.Bytes) || len(a.ChangedAt) != len(b.ChangedAt) || (a.Bytes == nil) != (b.Bytes == nil) {
+		return false
+	}
+	for i := range a.ChangedAt {
+		if !a.ChangedAt[i].Equal(b.ChangedAt[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *decoder) finish() (*Recording, error) {
+	rec := &Recording{Header: d.head}
+	for _, sr := range d.sides {
+		if !sr.ended {
+			return nil, &LineError{File: d.name, Line: d.line + 1, Reason: fmt.Sprintf(
+				"the file ends before the %s side's end line: the recording was cut off (rdmatour killed, or the file truncated)", sr.head.Role)}
+		}
+		if _, err := NewPlayer(sr.replay); err != nil {
+			return nil, d.replayError(sr, err)
+		}
+		rec.Sides = append(rec.Sides, sr.replay)
+	}
+	return rec, nil
+}
+
+// replayError places a NewPlayer error on the line it is about.
+func (d *decoder) replayError(sr *sideReader, err error) error {
+	line := 1
+	var re *ReplayError
+	if errors.As(err, &re) && re.Step < len(sr.lines) {
+		line = sr.lines[re.Step]
+	}
+	return &LineError{File: d.name, Line: line, Reason: fmt.Sprintf("%s side: %v", sr.head.Role, err)}
+}
+
+// Runners returns one Player per side, server first.
+func (r *Recording) Runners() ([]steps.Runner, error) {
+	var out []steps.Runner
+	for _, side := range r.Sides {
+		s, err := NewPlayer(side)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Merge joins a server's and a client's recording (in either order) into
+// one, replayed as the demo.
+func Merge(a, b *Recording) (*Recording, error) {
+	if len(a.Sides) != 1 || len(b.Sides) != 1 {
+		return nil, errors.New("to replay two files, give one server and one client recording (a demo recording holds both sides already)")
+	}
+	if a.Sides[0].Config.Role == steps.Client {
+		a, b = b, a
+	}
+	if a.Sides[0].Config.Role != steps.Server || b.Sides[0].Config.Role != steps.Client {
+		return nil, errors.New("to replay two files, give one server and one client recording")
+	}
+	h := a.Header
+	h.Command = "demo"
+	h.Sides = append(append([]SideHeader(nil), a.Header.Sides...), b.Header.Sides...)
+	return &Recording{Header: h, Sides: []Replay{a.Sides[0], b.Sides[0]}}, nil
+}

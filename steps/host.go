@@ -1,0 +1,133 @@
+package steps
+
+import (
+	"fmt"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// Hosting: a workshop Room runs one server Session per attendee on its
+// own listener, device and PD. Host is everything the Room gives such a
+// Session, NewHosted the one way to make it, and Progress the one read a
+// roster takes of it: a host touches no private field of Session and
+// never takes its lock.
+
+// Host is what a workshop gives a Session it hosts.
+type Host interface {
+	// Request is the CONNECT_REQUEST that opened the connection: its id
+	// is the Session's, on the device the Session uses.
+	Request() verbs.CMEvent
+	// PD is the host's protection domain: the Session's teardown leaves it.
+	PD() verbs.PD
+	// Events are the connection's CM events (the host owns the channel).
+	Events() *EventQueue
+	// Counter, in an atomic room, is the room's shared counter: the
+	// accept hands it out instead of the Session's buffer. Nil: none.
+	Counter() verbs.MR
+	// Owns says p is this connection's on a device other connections
+	// share; ownQP is the Session's QP number (0 before it has one).
+	// Called with the Session's lock held: it must not call back.
+	Owns(p verbs.Packet, ownQP uint32) bool
+}
+
+// NewHosted is a server Session for the connection h's request opened:
+// the steps one attendee's connection needs (attendeeTour), on h's PD,
+// reading h's events.
+func NewHosted(cfg Config, h Host) (*Session, error) {
+	ev := h.Request()
+	dev := ev.ID.Device()
+	if dev == nil {
+		return nil, fmt.Errorf("the connect request's id has no device")
+	}
+	s, err := NewSession(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.sharedCounter = h.Counter()
+	s.tour = attendeeTour(s.cfg.Tour)
+	s.outcomes = make([]*Outcome, len(s.tour))
+	s.states = make([]RunState, len(s.tour))
+	s.id, s.dev, s.pd, s.sharedPD, s.events = ev.ID, dev, h.PD(), true, h.Events()
+	s.wireFilter = func(p verbs.Packet) bool {
+		var own uint32
+		if s.qp != nil {
+			own = s.qp.Num()
+		}
+		return h.Owns(p, own)
+	}
+	s.got("REQ", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
+	return s, nil
+}
+
+// attendeeTour is the server's side of kind after the connect request
+// (the room's listener got it), less what the room does once for all
+// (its PD and, in an atomic room, its shared counter): the steps one
+// attendee's connection needs.
+func attendeeTour(kind TourKind) []Step {
+	full := baseTour(Config{Role: Server, Notify: NotifySend, Tour: kind})
+	var tour []Step
+	requested := false
+	for _, st := range full {
+		if requested && !st.roomShared {
+			tour = append(tour, st)
+		}
+		requested = requested || st.Reaches(MilestoneRequested)
+	}
+	return tour
+}
+
+// sharedCounterNote is what an attendee's accept adds in an atomic room.
+var sharedCounterNote = Text{"This is a workshop room: the addr and rkey in remote_info are the room's one shared counter, not a buffer of this connection's own. Every attendee's atomics land on the same 8 bytes.",
+	"这是 workshop 房间：remote_info 里的 addr 和 rkey 指向房间里唯一一个共享计数器，而不是这条连接自己的 buffer。所有学员的原子操作都落在同样这 8 个字节上。"}
+
+// Progress is where a hosted Session stands, as a roster shows it.
+type Progress struct {
+	// Last is the last finished step (zero before the first), Done says
+	// every step ran.
+	Last Step
+	Done bool
+	// QPNum and QPState are the QP's, read now (0 and "" without one).
+	QPNum   uint32
+	QPState string
+	// Result is what landed (nil: nothing yet).
+	Result *Result
+	// PeerHungUp: the peer's DREQ came before this side's.
+	PeerHungUp bool
+	// Refusal names the NAK this side sent the peer, if its wire view
+	// has one: why its QP went to ERR when a lesson's WRITE was refused.
+	Refusal string
+	// Atomics is what the peer's atomics found (atomicsLocked), as of the
+	// last Sample.
+	Atomics string
+}
+
+// Progress copies where the session stands. It writes nothing: what the
+// wire showed is as of the last Sample.
+func (s *Session) Progress() Progress {
+	s.mu.Lock()
+	p := Progress{Done: s.next >= len(s.tour), Result: copyResult(s.result), PeerHungUp: s.peerDREQ,
+		Refusal: s.refusalLocked(), Atomics: s.atomicsLocked()}
+	if s.next > 0 {
+		p.Last = s.tour[s.next-1]
+	}
+	qp := s.qp
+	s.mu.Unlock()
+	if qp != nil { // asked outside the lock: a query may take a moment
+		p.QPNum = qp.Num()
+		if attr, err := qp.Query(); err == nil {
+			p.QPState = attr.State.String()
+		}
+	}
+	return p
+}
+
+// refusalLocked is the NAK this side sent, "" when its wire view has
+// none. Called with s.mu held.
+func (s *Session) refusalLocked() string {
+	for _, p := range s.packets {
+		if p.Outbound && p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeNAKPSNSeqErr {
+			return verbs.SyndromeName(p.AETH.Syndrome)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,118 @@
+package steps
+
+import (
+	"fmt"
+
+	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// The remote-access family: four ways to make the server's responder
+// refuse the client's RDMA WRITE with a remote access error. They share
+// one tour edit and one question shape; each has its own mistake, made
+// inside a step through the Mistake hook (mistake.go), and its own setup
+// sentence for the question.
+
+func lessonBadRKey() Lesson {
+	setup := Text{"The client puts its own lkey where the server's rkey belongs.", "client 把自己的 lkey 填在了 server 的 rkey 该在的位置。"}
+	return Lesson{Name: "bad-rkey", Notify: NotifySend, by: Client,
+		Title:   Text{"WRITE with the wrong rkey", "用错 rkey 做 WRITE"},
+		Summary: Text{"the client puts its own lkey in wr.rdma.rkey: remote access error, then Work Request Flushed Error", "client 把自己的 lkey 填进 wr.rdma.rkey：remote access error，随后 Work Request Flushed Error"},
+		edit:    editRemoteAccessError, client: mistakeBadRKey, predict: predictRemoteAccess(setup, setup)}
+}
+
+func lessonOutOfBounds() Lesson {
+	setup := Text{"The client WRITEs its message starting 8 bytes before the end of the server's MR.", "client 从 server 的 MR 末尾前 8 字节处开始 WRITE 它的消息。"}
+	return Lesson{Name: "out-of-bounds", Notify: NotifySend, by: Client,
+		Title:   Text{"WRITE past the end of the MR", "WRITE 越过 MR 末尾"},
+		Summary: Text{"the client writes at addr+size-8: remote access error, nothing lands", "client 从 addr+size-8 开始写：remote access error，一个字节也不会落地"},
+		edit:    editRemoteAccessError, client: mistakeOutOfBounds, predict: predictRemoteAccess(setup, setup)}
+}
+
+func lessonNoRemoteWrite() Lesson {
+	setup := Text{"The server registered its buffer with IBV_ACCESS_LOCAL_WRITE only.", "server 注册 buffer 时只给了 IBV_ACCESS_LOCAL_WRITE。"}
+	return Lesson{Name: "no-remote-write", Notify: NotifySend, by: Server,
+		Title:   Text{"MR without REMOTE_WRITE", "MR 没有 REMOTE_WRITE 权限"},
+		Summary: Text{"the server registers its buffer with LOCAL_WRITE only: remote access error", "server 注册 buffer 时只给了 LOCAL_WRITE：remote access error"},
+		edit:    withDataAccess(mistakeNoRemoteWrite.DataAccess, editRemoteAccessError), server: mistakeNoRemoteWrite,
+		predict: predictRemoteAccess(setup, setup)}
+}
+
+func lessonHtonlAddress() Lesson {
+	return Lesson{Name: "htonl-address", Notify: NotifySend, by: Server,
+		Title:   Text{"64-bit address through htonl", "64 位地址被 htonl 截断"},
+		Summary: Text{"the server sends htonl((uintptr_t)buf): the address loses its top 32 bits, remote access error", "server 发送 htonl((uintptr_t)buf)：地址丢了高 32 位，remote access error"},
+		edit:    editRemoteAccessError, server: mistakeHtonlAddress,
+		predict: predictRemoteAccess(
+			Text{"The server sends its buffer address as htonl((uintptr_t)buf).", "server 以 htonl((uintptr_t)buf) 的形式发送 buffer 地址。"},
+			Text{"The server sent its buffer address as htonl((uintptr_t)buf).", "server 以 htonl((uintptr_t)buf) 的形式发来了 buffer 地址。"})}
+}
+
+// editRemoteAccessError: the tour learns which errors to expect; the
+// mistake itself is made by the step functions.
+func editRemoteAccessError(cfg Config, t *tourEdit) {
+	if cfg.Role == Server {
+		t.edit(IDWaitNotify, func(st *Step) {
+			st.Expect = expectPeerFailure()
+			st.After = []StepID{IDDisconnect}
+		})
+		return
+	}
+	t.edit(IDPollWrite, func(st *Step) { st.Expect = expectStatus(verbs.WCRemAccessErr) })
+	t.edit(IDPollNotify, func(st *Step) { st.Expect = expectStatus(verbs.WCWRFlushErr) })
+	t.edit(IDDisconnect, func(st *Step) { st.After = nil })
+}
+
+// predictRemoteAccess asks each side how its step ends, after saying
+// what is wrong as that side would put it.
+func predictRemoteAccess(serverSetup, clientSetup Text) func(Config) *Prediction {
+	return func(cfg Config) *Prediction {
+		if cfg.Role == Server {
+			return &Prediction{At: IDWaitNotify, Choices: serverWaitChoices(),
+				Question: Text{serverSetup.EN + " The client then RDMA-WRITEs and SENDs its notification. How does the server's wait for the notification end?",
+					serverSetup.ZH + "client 随后 RDMA WRITE，再 SEND 通知。server 等待通知的这一步会怎样结束？"}}
+		}
+		return &Prediction{At: IDPollWrite,
+			Question: Text{clientSetup.EN + " How does the RDMA WRITE complete?", clientSetup.ZH + "这个 RDMA WRITE 的完成状态是什么？"},
+			Choices:  []Choice{statusChoice(verbs.WCSuccess), statusChoice(verbs.WCRemAccessErr), statusChoice(verbs.WCLocProtErr), statusChoice(verbs.WCRemInvReqErr)}}
+	}
+}
+
+// The four lessons' mistakes, made inside the steps through the Mistake hook.
+var (
+	mistakeNoRemoteWrite = Mistake{DataAccess: verbs.AccessLocalWrite}
+
+	// htonl keeps the low 32 bits of the address; stored in a
+	// little-endian u64 they read back, through be64toh, as those bits
+	// shifted up by 32.
+	mistakeHtonlAddress = Mistake{Advertise: func(t Target) Target {
+		t.AddrC = c.Call("htonl", c.Hex(uint64(uint32(t.Addr)), "(uintptr_t)buf"))
+		t.Addr = uint64(uint32(t.Addr)) << 32
+		t.Why = "the lesson's mistake: htonl on a 64-bit address"
+		return t
+	}}
+
+	mistakeBadRKey = Mistake{Write: func(t Target, _ uint32, local verbs.MR, _ int) Target {
+		key, expr := local.LKey(), "mr->lkey"
+		if key == t.RKey {
+			// Both sides' data MR can have the same index, and the key's
+			// low byte is random: 1 time in 256 the client's own key is the
+			// server's. Change the low byte so the mistake stays a mistake.
+			key, expr = key^0xff, "mr->lkey ^ 0xff"
+		}
+		t.Why = fmt.Sprintf("the lesson's mistake: rkey = %s (0x%x), not the server's rkey 0x%x", expr, key, t.RKey)
+		t.RKey, t.RKeyC = key, c.Hex(uint64(key), expr)
+		return t
+	}}
+
+	// out-of-bounds starts 8 bytes before the end; a message of 8 bytes
+	// or less (with its NUL) would still fit there, so it starts closer,
+	// always leaving at least one byte past the end.
+	mistakeOutOfBounds = Mistake{Write: func(t Target, size uint32, _ verbs.MR, n int) Target {
+		back := min(8, max(n-1, 0))
+		t.Why = fmt.Sprintf("the lesson's mistake: remote_addr = addr + size - %d, then %d bytes", back, n)
+		t.Addr += uint64(size) - uint64(back)
+		t.AddrC = c.Hex(t.Addr, fmt.Sprintf("remote_addr + size - %d", back))
+		return t
+	}}
+)

@@ -1,0 +1,146 @@
+package steps
+
+import "github.com/rdmatour/rdmatour/verbs"
+
+// The RC tours (write, read, atomic) share the connection around their
+// data steps: the same calls in the same order up to ESTABLISHED, and the
+// same disconnect and teardown after. Each tour's file builds its table
+// from these and adds its own steps (rcTour says where); none rewrites
+// another tour's table.
+
+// rcTour is what an RC tour puts into the shared skeleton.
+type rcTour struct {
+	// dataAccess is what the data buffer is registered with, shown
+	// before the step runs (stepRegData reads the catalogue row).
+	dataAccess verbs.Access
+	// afterPD and afterData are the tour's own steps right after alloc-pd
+	// and reg-mr-data, for role.
+	afterPD, afterData func(role Role) []Step
+	// data is the tour's data exchange, after ESTABLISHED, for role.
+	data func(role Role) []Step
+	// clientHangsUpAfter is the server step the client's disconnect waits
+	// for.
+	clientHangsUpAfter StepID
+}
+
+// steps is the tour of role.
+func (t rcTour) steps(role Role) []Step {
+	tour := rcSetup(role, t)
+	tour = append(tour, t.data(role)...)
+	return append(tour, rcEnd(role, t.clientHangsUpAfter)...)
+}
+
+// rcSetup is role's side up to ESTABLISHED.
+func rcSetup(role Role, t rcTour) []Step {
+	own := func(f func(Role) []Step) []Step {
+		if f == nil {
+			return nil
+		}
+		return f(role)
+	}
+	tour := []Step{eventChannelStep(role), createIDStep(role)}
+	if role == Server {
+		tour = append(tour, bindAddrStep(), listenStep(), getConnectRequestStep())
+	} else {
+		tour = append(tour, resolveAddrStep())
+	}
+	tour = append(tour, allocPDStep(role))
+	tour = append(tour, own(t.afterPD)...)
+	tour = append(tour, createCQStep(role), createQPStep(role), regDataStep(role, t.dataAccess))
+	tour = append(tour, own(t.afterData)...)
+	tour = append(tour, regDoorbellStep(role), regMsgStep(role))
+	if role == Server {
+		return append(tour, postRecvStep(), acceptStep(), getEstablishedStep(Server))
+	}
+	return append(tour, resolveRouteStep(), connectStep(), getEstablishedStep(Client))
+}
+
+// rcEnd is role's disconnect and teardown; the client hangs up after the
+// server's step hangUpAfter.
+func rcEnd(role Role, hangUpAfter StepID) []Step {
+	disconnect := Step{ID: IDDisconnect, Side: role, Section: SectionQP, Milestones: MilestoneDisconnected, After: []StepID{IDDisconnect},
+		Title: Text{"Disconnect", "断开连接"},
+		Call:  generic(disconnectCall()), run: stepDisconnect}
+	teardown := Step{ID: IDTeardown, Side: role, Section: SectionNone, Milestones: MilestoneDone,
+		Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
+		Call:  teardownGeneric(false), run: stepTeardown}
+	if role == Client {
+		disconnect.After = []StepID{hangUpAfter}
+		teardown.After = []StepID{IDDisconnect}
+	}
+	return []Step{disconnect, teardown}
+}
+
+func createIDStep(role Role) Step {
+	st := Step{ID: IDCreateID, Side: role, Section: SectionCMID,
+		Title: Text{"Create the CM id", "创建 CM id"},
+		Call:  generic(createIDCall("id")), run: stepCreateID}
+	if role == Server {
+		st.Title, st.Call = Text{"Create the listening CM id", "创建监听用的 CM id"}, generic(createIDCall("listener"))
+	}
+	return st
+}
+
+func getConnectRequestStep() Step {
+	return Step{ID: IDGetConnectRequest, Side: Server, Section: SectionCMID, Waits: true, Milestones: MilestoneRequested, After: []StepID{IDConnect},
+		Title: Text{"Wait for the client's connect request", "等待 client 的连接请求"},
+		Call:  waitEventGeneric(verbs.EventConnectRequest), run: stepGetConnectRequest}
+}
+
+func createQPStep(role Role) Step {
+	return Step{ID: IDCreateQP, Side: role, Section: SectionQP,
+		Title: Text{"Create the RC queue pair", "创建 RC 队列对 QP"},
+		Call:  generic(createQPCall(seedQPInitAttr(nil))), run: stepCreateQP}
+}
+
+func regDataStep(role Role, access verbs.Access) Step {
+	return Step{ID: IDRegMRData, Side: role, Section: SectionMRs,
+		Title: Text{"Register the data buffer", "注册数据 buffer"},
+		Call:  regMRGeneric("buf", BufSize, access), run: stepRegData}
+}
+
+func regDoorbellStep(role Role) Step {
+	title := Text{"Register the doorbell source", "注册 doorbell 源 buffer"}
+	if role == Server {
+		title = Text{"Register the doorbell flag", "注册 doorbell 标志位"}
+	}
+	return Step{ID: IDRegMRDoorbell, Side: role, Section: SectionMRs, Title: title,
+		Call: regMRGeneric("doorbell", DoorbellSize, remoteAccess), run: stepRegDoorbell}
+}
+
+func regMsgStep(role Role) Step {
+	return Step{ID: IDRegMRMsg, Side: role, Section: SectionMRs,
+		Title: Text{"Register the SEND/RECV buffers", "注册 SEND/RECV 消息 buffer"},
+		Call:  regMsgGeneric(), run: stepRegMsg}
+}
+
+func postRecvStep() Step {
+	return Step{ID: IDPostRecv, Side: Server, Section: SectionQP,
+		Title: Text{"Post a receive before accepting", "accept 之前先 post_recv"},
+		Call:  postRecvGeneric(), run: stepPostRecv}
+}
+
+func acceptStep() Step {
+	return Step{ID: IDAccept, Side: Server, Section: SectionQP,
+		Title: Text{"Accept, handing out addr and rkey", "accept，并交出 addr 和 rkey"},
+		Call:  generic(acceptCall(verbs.ConnParam{}, false)), run: stepAccept}
+}
+
+func connectStep() Step {
+	return Step{ID: IDConnect, Side: Client, Section: SectionCMID,
+		Title: Text{"Send the connect request", "发出连接请求"},
+		Call:  generic(connectCall(verbs.ConnParam{}, false)), run: stepConnect}
+}
+
+// getEstablishedStep waits inside the handshake: the server for the
+// client's RTU (after its own get-established), the client for the REP.
+func getEstablishedStep(role Role) Step {
+	st := Step{ID: IDGetEstablished, Side: role, Section: SectionQP, Waits: true, Milestones: MilestoneHandshakeWait | MilestoneConnected,
+		After: []StepID{IDAccept},
+		Title: Text{"Wait for ESTABLISHED and read remote_info", "等待 ESTABLISHED，读出 remote_info"},
+		Call:  waitEventGeneric(verbs.EventEstablished), run: stepGetEstablished}
+	if role == Server {
+		st.After, st.Title = []StepID{IDGetEstablished}, Text{"Wait for ESTABLISHED", "等待 ESTABLISHED"}
+	}
+	return st
+}

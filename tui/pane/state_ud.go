@@ -1,0 +1,61 @@
+package pane
+
+import (
+	"fmt"
+
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
+)
+
+// udLines is what the ud tour adds to the QP section: the Q_Key, that
+// the QP has no connection (RTS is all there is: no dest_qp, no PSN agreed
+// with anyone), and — on the client — where every SEND goes: the server
+// QP's number and Q_Key from the SIDR reply and the address handle made
+// from its address vector. The server has no destination: it only
+// receives until a datagram's GRH and src_qp say where to answer.
+func (in *Input) udLines(s steps.Snapshot, w int) []string {
+	u := s.UD
+	if u == nil || s.QP == nil {
+		return nil
+	}
+	st, L := in.Styles, in.Lang
+	var out []string
+	if q := s.QP.Attr.QKey; q != 0 {
+		out = append(out, fields(in.kv("qkey", fmt.Sprintf("0x%08x", q))))
+	}
+	dim := func(en, zh string) {
+		for _, l := range termtext.Wrap(Tr(L, en, zh), w-2) {
+			out = append(out, "  "+st.Dim.R(l))
+		}
+	}
+	dim("UD: no connection on this QP. RTS is its last state; there is no dest_qp and no PSN agreed with a peer.",
+		"UD：这个 QP 上没有连接。RTS 就是它的最后一个状态；没有 dest_qp，也没有和对端商定的 PSN。")
+	switch {
+	case s.Role == steps.Server && !u.HasDest:
+		dim("No destination yet: the SIDR request named none. A received datagram's GRH and src_qp will say where to answer.",
+			"还没有目的地：SIDR 请求里没有。收到的数据报的 GRH 和 src_qp 会说明该回答到哪里。")
+		return out
+	case !u.HasDest:
+		dim("Destination: not known yet (the SIDR reply brings it).", "目的地：还不知道（SIDR 应答会带来）。")
+		return out
+	}
+	// Indented under their heading: the fields of every SEND's wr.ud.
+	sub := func(parts ...string) string { return "  " + fields(parts...) }
+	heading := Tr(L, "each SEND goes to (wr.ud):", "每个 SEND 发往（wr.ud）：")
+	if s.Role == steps.Server {
+		heading = Tr(L, "the answer goes to (wr.ud, from the datagram):", "回答发往（wr.ud，取自数据报）：")
+	}
+	out = append(out, fields(heading),
+		sub(in.kv("remote_qpn", fmt.Sprintf("0x%x", u.RemoteQPN)), in.kv("remote_qkey", fmt.Sprintf("0x%08x", u.RemoteQKey))))
+	a := u.AH
+	if a == nil {
+		return append(out, sub(in.kv("ah", Tr(L, "none (ibv_create_ah not called, or destroyed)", "无（还没调用 ibv_create_ah，或已销毁）"))))
+	}
+	dgid := "::"
+	if a.DGID.IsValid() {
+		dgid = a.DGID.String()
+	}
+	return append(out, sub(in.kv("ah", Tr(L, "address handle", "地址句柄")), in.kv("dgid", dgid)),
+		sub(in.kv("sgid_index", fmt.Sprint(a.SGIDIndex)), in.kv("hop_limit", fmt.Sprint(a.HopLimit)),
+			in.kv("flow_label", fmt.Sprint(a.FlowLabel)), in.kv("port_num", fmt.Sprint(a.PortNum))))
+}

@@ -1,0 +1,67 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/tui/pane"
+)
+
+// The root model's parts: each owns one job's state.
+
+// runState is the step in flight and the last one run.
+type runState struct {
+	on        bool // a step runs
+	side, idx int  // the running step
+	cancel    context.CancelFunc
+	lastSide  int
+	lastIdx   int // -1 before the first step
+	// keyWhileWaiting: a run key came while a step was still running;
+	// the call pane says why it waits (waiting.go).
+	keyWhileWaiting bool
+	// wait is what the peer must do for the running step to end (onPeer):
+	// Session.WaitFor, read once when the step starts, not every frame.
+	wait   steps.PeerWait
+	onPeer bool
+	// stepAt is when the learner last ran a step: bytes written after it
+	// stay highlighted until the next step, however long they read.
+	stepAt time.Time
+	// spin turns while a step runs; the refresh tick advances it.
+	spin spinner.Model
+}
+
+// autoRun runs the steps by themselves, delay apart (auto.go).
+type autoRun struct {
+	on    bool
+	delay time.Duration
+	gen   int // the pending --auto tick's schedule
+}
+
+// screenState is the terminal's size and what the layout shows.
+type screenState struct {
+	w, h     int
+	focus    int // index into focusables(); the narrow layout's tab
+	side     int // the side shown in the narrow demo layout
+	showHelp bool
+	// zoomed shows the focused pane alone (z; z or esc goes back).
+	zoomed bool
+	// panes are the screen's panes, each with its content and its own
+	// scroll offset; Update fills them, View only draws them.
+	panes map[slot]*pane.Scroll
+}
+
+// tourEnd is how the tour ended: each side's error, the one that stopped
+// the tour, and the sentences of the end banner (set by sync).
+type tourEnd struct {
+	errs []error
+	err  *TourError
+	// hasResult: a side reached its result; resultOnly: the result's
+	// sentence is the whole banner (the read and atomic tours).
+	hasResult, resultOnly bool
+	result                steps.Text
+	expected              steps.Text // the lesson's first expected error
+	next                  steps.Text // what to try next
+}
