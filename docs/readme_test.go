@@ -87,9 +87,9 @@ func checkConceptsListed(t *testing.T, lang, page string) {
 }
 
 // TestProjectREADMEsAreTwins holds README.md and README.zh.md to the same
-// shape: as many sections and fenced code blocks, and the same evidence
-// and source markers in the same order (a claim made in one is made, and
-// backed, in the other).
+// shape: as many sections and fenced code blocks, the same links to the
+// pages, and the same evidence and source markers in the same order (a
+// claim made in one is made, and backed, in the other).
 func TestProjectREADMEsAreTwins(t *testing.T) {
 	en, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -116,4 +116,21 @@ func TestProjectREADMEsAreTwins(t *testing.T) {
 	if !slices.Equal(me, mz) {
 		t.Errorf("README.md and README.zh.md carry different markers\n en %q\n zh %q", me, mz)
 	}
+	if a, b := pageLinks(string(en)), pageLinks(string(zh)); !slices.Equal(a, b) {
+		t.Errorf("README.md and README.zh.md link to different pages\n en %q\n zh %q", a, b)
+	}
+}
+
+// pageLinks are a project README's links into docs/, language taken
+// out, without the links between the two READMEs and the screenshots
+// (each shows its own first).
+func pageLinks(readme string) []string {
+	var out []string
+	for _, l := range readmeLinks(readme) {
+		if strings.Contains(l, "README") || strings.Contains(l, "screenshot-") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
 }
