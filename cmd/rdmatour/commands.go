@@ -267,11 +267,11 @@ func stdoutIsTerminal() bool {
 // listLessons prints every lesson with its one-line summary.
 func listLessons(out io.Writer, lang steps.Lang) {
 	one := lang.Primary().String()
-	fmt.Fprintln(out, steps.Text{EN: "Lessons: the tour with one deliberate mistake; run both sides with --lesson NAME", ZH: "课程：故意犯一个错的完整流程；两端都加 --lesson NAME 运行"}.In(one))
+	fmt.Fprintln(out, steps.Text{EN: "Lessons: the tour with one deliberate mistake; run both sides with --lesson NAME", ZH: "课程：故意犯一个错的完整教程；两端都加 --lesson NAME 运行"}.In(one))
 	for _, l := range steps.Lessons() {
 		title := l.Title.In(one)
 		if l.Tour != steps.TourWrite {
-			title += steps.Text{EN: " (the " + l.Tour.String() + " tour)", ZH: "（" + l.Tour.String() + " 导览）"}.In(one)
+			title += steps.Text{EN: " (the " + l.Tour.String() + " tour)", ZH: "（" + l.Tour.String() + " 教程）"}.In(one)
 		}
 		fmt.Fprintf(out, "\n  %-20s %s\n", l.Name, title)
 		fmt.Fprintf(out, "  %-20s %s\n", "", l.Summary.In(one))
