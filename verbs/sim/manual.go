@@ -226,9 +226,8 @@ func (q *qp) apply(cur, next verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttr
 	switch next {
 	case verbs.QPSReset:
 		q.gen++
-		q.dev.p.stopTimer(q.rnrTimer)
-		q.rnrTimer = nil
-		q.stopAckTimer()
+		q.stopRNRTimer(q.dev.p)
+		q.stopAckTimer(q.dev.p)
 		q.ackWatch, q.sentSeqNAK = false, false
 		// RESET discards every WR without a completion.
 		q.sq, q.rq, q.sendIdx, q.rcur, q.halted, q.msn = nil, nil, 0, respOp{}, false, 0
