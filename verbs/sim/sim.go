@@ -6,8 +6,8 @@
 // carries one RC connection: first the CM handshake (REQ/REP/RTU, REJ,
 // DREQ/DREP), then InfiniBand-shaped transport packets with real BTH
 // opcodes, PSNs, RETH/AETH/ImmDt. Everything a peer sends is untrusted: the
-// decoders in wire.go never panic and every remote access is checked
-// against a registered MR before a byte is written.
+// decoders in wire.go and wire_packet.go never panic and every remote
+// access is checked against a registered MR before a byte is written.
 //
 // Threading: each connection has one reader goroutine (it runs the
 // responder and the requester's completer, both under the QP's mutex) and
@@ -15,6 +15,11 @@
 // on a write (two readers blocked writing ACKs to each other would
 // deadlock). Payload bytes are copied out of the MR only when the writer
 // encodes the packet, so a queue of large WRITEs costs no extra memory.
+//
+// Locks: a qp's parts (qpAttrs, requesterState, rnrWait, ackRetry,
+// responderState) are guarded by qp.mu, and a cmID's (cmListen, cmTimers,
+// cmDisconnect, cmParams) by cmID.mu, as the fields they hold were before
+// they had types of their own; a part has no lock of its own.
 package sim
 
 import (
