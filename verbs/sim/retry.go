@@ -37,8 +37,8 @@ func (q *qp) peerLost() {
 }
 
 // ackTimeout is the local ACK timeout of the QP's timeout code.
-func (q *qp) ackTimeout() time.Duration {
-	return time.Duration(4096<<min(q.timeout, 31)) * time.Nanosecond
+func (a *qpAttrs) ackTimeout() time.Duration {
+	return time.Duration(4096<<min(a.timeout, 31)) * time.Nanosecond
 }
 
 // armAckTimer starts the ACK timer if it is watched, not running and
