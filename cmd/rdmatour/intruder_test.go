@@ -136,6 +136,9 @@ func (c *intrusion) try(ctx context.Context, op verbs.WROpcode, g guess) (verbs.
 	if err != nil {
 		return 0, nil, err
 	}
+	if op != verbs.WRRDMARead {
+		return wc.Status, nil, nil
+	}
 	got, err := c.mr.Read(0, int(n))
 	return wc.Status, got, err
 }
