@@ -179,9 +179,10 @@ func (g guess) String() string { return fmt.Sprintf("addr 0x%x rkey 0x%x", g.add
 // neighbourGuesses are the guesses at a neighbour's buffer victim (its
 // true address and rkey, as the strongest intruder would have them): every
 // one of the 256 keys of its MR's index, and the neighbouring indices
-// with the victim's key byte at the addresses around it, the review's
-// brute force made exhaustive over what an 8-bit key leaves to guess.
-func neighbourGuesses(victim guess) []guess {
+// with the victim's key byte at the victim's address moved by each of
+// spread: the review's brute force made exhaustive over what an 8-bit
+// key leaves to guess.
+func neighbourGuesses(victim guess, spread []int64) []guess {
 	var gs []guess
 	index := victim.rkey >> 8
 	for b := uint32(0); b < 256; b++ {
@@ -192,7 +193,7 @@ func neighbourGuesses(victim guess) []guess {
 			continue
 		}
 		rkey := uint32(int(index)+di)<<8 | victim.rkey&0xff
-		for _, off := range []int64{-0x8000, -0x4000, -0x2000, 0, 0x2000, 0x4000, 0x8000} {
+		for _, off := range spread {
 			gs = append(gs, guess{uint64(int64(victim.addr) + off), rkey})
 		}
 	}
