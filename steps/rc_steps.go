@@ -11,9 +11,10 @@ import "github.com/rdmatour/rdmatour/verbs"
 
 // rcTour is what an RC tour puts into the shared skeleton.
 type rcTour struct {
-	// dataAccess is what the data buffer is registered with, shown
-	// before the step runs (stepRegData reads the catalogue row).
-	dataAccess verbs.Access
+	// kind is the tour's catalogue row: the data buffer and doorbell are
+	// registered with the access it declares (TourDef.dataAccess), shown
+	// before the step runs and used when it does.
+	kind TourKind
 	// afterPD and afterData are the tour's own steps right after alloc-pd
 	// and reg-mr-data, for role.
 	afterPD, afterData func(role Role) []Step
@@ -47,11 +48,12 @@ func rcSetup(role Role, t rcTour, tr rcTrack) []Step {
 	}
 	tour = append(tour, allocPDStep(role))
 	tour = append(tour, own(t.afterPD)...)
+	def, _ := TourOf(t.kind)
 	tour = append(tour, createCQStep(role))
 	tour = append(tour, tr.createQP(role)...)
-	tour = append(tour, regDataStep(role, t.dataAccess))
+	tour = append(tour, regDataStep(role, def.dataAccess(role)))
 	tour = append(tour, own(t.afterData)...)
-	tour = append(tour, regDoorbellStep(role), regMsgStep(role))
+	tour = append(tour, regDoorbellStep(role, def.doorbellAccess(role)), regMsgStep(role))
 	if role == Server {
 		tour = append(tour, postRecvStep())
 	} else {
@@ -114,13 +116,13 @@ func regDataStep(role Role, access verbs.Access) Step {
 		Call:  regMRGeneric("buf", BufSize, access), run: stepRegData}
 }
 
-func regDoorbellStep(role Role) Step {
+func regDoorbellStep(role Role, access verbs.Access) Step {
 	title := Text{"Register the doorbell source", "注册 doorbell 源 buffer"}
 	if role == Server {
 		title = Text{"Register the doorbell flag", "注册 doorbell 标志位"}
 	}
 	return Step{ID: IDRegMRDoorbell, Side: role, Section: SectionMRs, Title: title,
-		Call: regMRGeneric("doorbell", DoorbellSize, remoteAccess), run: stepRegDoorbell}
+		Call: regMRGeneric("doorbell", DoorbellSize, access), run: stepRegDoorbell}
 }
 
 func regMsgStep(role Role) Step {
