@@ -184,9 +184,9 @@ func (r *Room) serve(l *listener, a *Attendee, ev verbs.CMEvent) {
 		case errors.Is(runErr, context.Canceled):
 			a.phase, a.observed = PhaseDropped, "the workshop ended"
 		case errors.Is(runErr, context.DeadlineExceeded):
-			a.phase, a.observed = PhaseDropped, fmt.Sprintf("dropped: no event for %v (idle limit)", r.cfg.IdleLimit)
+			a.phase, a.observed = PhaseDropped, withAdvice(fmt.Sprintf("dropped: no event for %v (idle limit)", r.cfg.IdleLimit), "en")
 		default:
-			a.phase, a.err = PhaseFailed, steps.ExplainIn(runErr, "en")
+			a.phase, a.err = PhaseFailed, attendeeFailure(runErr, "en")
 			a.observed = "error: " + a.err
 			if nak != "" {
 				a.observed = "error: this side answered their request with " + nak + "; " + a.err

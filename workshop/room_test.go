@@ -52,6 +52,18 @@ func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, le
 	}
 }
 
+// waitRoster waits until the room has had n attendees.
+func waitRoster(t testing.TB, r *workshop.Room, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(r.Roster()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the room has %d attendees, want %d: %+v", len(r.Roster()), n, r.Roster())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // waitEmpty waits until nobody is connected to the room.
 func waitEmpty(t testing.TB, r *workshop.Room) {
 	t.Helper()
@@ -183,11 +195,18 @@ func TestRoomFullTurnsAway(t *testing.T) {
 // waits before its WRITE; the caller closes it.
 func connectedClient(t testing.TB, addr netip.AddrPort) *steps.Session {
 	t.Helper()
+	return clientUntil(t, addr, "post-write")
+}
+
+// clientUntil is a client of the room at addr that has run every step
+// before stop; the caller closes it.
+func clientUntil(t testing.TB, addr netip.AddrPort, stop steps.StepID) *steps.Session {
+	t.Helper()
 	s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: addr, Timeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for s.Steps()[s.Next()].ID != "post-write" {
+	for s.Steps()[s.Next()].ID != stop {
 		if _, err := s.RunNext(context.Background()); err != nil {
 			s.Close()
 			t.Fatal(err)
