@@ -81,7 +81,8 @@ type Room struct {
 	finalCounters []BackendCounter              // their values when the room closed
 	turned        int                           // requests rejected (full, closing, or setup failed)
 	closed        bool
-	baseline      int // live objects with nobody in the room
+	baseline      int         // live objects with nobody in the room
+	recent        []*Attendee // the last KeptSessions to leave, oldest first (retire.go)
 }
 
 // listener is one backend's event channel and listening id.

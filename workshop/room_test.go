@@ -281,3 +281,27 @@ func TestRoomCloseWithAttendeesConnected(t *testing.T) {
 		t.Errorf("%d attendees ended by the workshop, counts %+v; roster %+v", ended, c, r.Roster())
 	}
 }
+
+// TestLeftAttendeesKeepTheirRow (hostile review W6): an attendee that
+// has left keeps its row, with its message, and its Session only while
+// it is among the last workshop.KeptSessions to leave.
+func TestLeftAttendeesKeepTheirRow(t *testing.T) {
+	r, addr := openTestRoom(t, 10, 5*time.Second)
+	const n = workshop.KeptSessions + 4
+	for i := range n {
+		if err := runClient(context.Background(), addr, steps.NotifySend, fmt.Sprint("hello ", i), "", ""); err != nil {
+			t.Fatal(err)
+		}
+		waitEmpty(t, r)
+	}
+	r.Close() // waits for every attendee's goroutine, retire included
+	for i, a := range r.Attendees() {
+		row := a.Row()
+		if row.Phase != workshop.PhaseFinished || row.Message.String() != fmt.Sprint("hello ", i) {
+			t.Errorf("#%d: %s %q, want finished with its message", row.N, row.Phase, row.Message)
+		}
+		if kept := a.Session() != nil; kept != (i >= n-workshop.KeptSessions) {
+			t.Errorf("#%d keeps its Session: %v, want only the last %d to", row.N, kept, workshop.KeptSessions)
+		}
+	}
+}
