@@ -71,6 +71,13 @@ type Attendee struct {
 	err      string
 	last     time.Time
 	atomics  string // what its atomics found, as it left (an atomic room)
+
+	// Its handshake, until ESTABLISHED (handshake.go): the context its
+	// steps run under, and how the room cuts it short.
+	arrived      time.Time
+	handshake    context.Context
+	endHandshake context.CancelCauseFunc
+	reclaimed    bool // its seat went to a newcomer; guarded by the Room's mu
 }
 
 // Row is a copy of one attendee's row.
@@ -167,9 +174,16 @@ func (r *Room) serve(l *listener, a *Attendee, ev verbs.CMEvent) {
 	}
 	r.update(a, func() { a.session, a.observed = s, "connect request" }, "connect request")
 	defer r.retire(a, s)
+	// Until ESTABLISHED the attendee's steps run under the handshake's
+	// own bound (handshake.go), not the idle limit.
+	defer a.endHandshake(nil)
 	var runErr error
 	for {
-		_, err := s.RunNext(r.ctx)
+		ctx := a.handshake
+		if !a.inHandshake() {
+			ctx = r.ctx
+		}
+		_, err := s.RunNext(ctx)
 		if errors.Is(err, steps.ErrTourOver) {
 			break
 		}
@@ -180,13 +194,14 @@ func (r *Room) serve(l *listener, a *Attendee, ev verbs.CMEvent) {
 		r.observe(a, s)
 	}
 	if runErr != nil {
-		r.fail(a, s, runErr)
+		r.fail(a, s, runErr, a.handshakeEnd())
 	} // else the teardown step freed everything
 }
 
 // fail frees what the attendee's tour held when runErr ended it, and
-// says on the roster why it ended.
-func (r *Room) fail(a *Attendee, s *steps.Session, runErr error) {
+// says on the roster why it ended; cut is why its handshake was cut
+// short (nil: it was not).
+func (r *Room) fail(a *Attendee, s *steps.Session, runErr error, cut error) {
 	// The NAK the refusal sent may reach the wire view a moment after the
 	// flushed completion ended the step: look again before reading it.
 	s.Sample(time.Now())
@@ -195,6 +210,8 @@ func (r *Room) fail(a *Attendee, s *steps.Session, runErr error) {
 	r.update(a, func() {
 		a.qpState = "-"
 		switch {
+		case cut != nil:
+			a.phase, a.observed = PhaseDropped, withAdvice("dropped: "+cut.Error(), "en")
 		case errors.Is(runErr, context.Canceled):
 			a.phase, a.observed = PhaseDropped, "the workshop ended"
 		case errors.Is(runErr, context.DeadlineExceeded):

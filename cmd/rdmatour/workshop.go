@@ -119,8 +119,8 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 		}
 	}
 	mu.Lock()
-	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v; Ctrl-C ends the workshop\n",
-		strings.Join(room.Addrs(), " and "), why, o.tour, o.maxAttendees, time.Duration(o.idleLimit))
+	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v, %v for a handshake; Ctrl-C ends the workshop\n",
+		strings.Join(room.Addrs(), " and "), why, o.tour, o.maxAttendees, time.Duration(o.idleLimit), workshop.DefaultHandshakeTimeout)
 	if tour, _ := steps.TourOf(o.tour); tour.SharedCounter {
 		fmt.Fprintf(out, "[workshop] one shared %d-byte counter per backend, starting at %d: every attendee's FETCH_AND_ADD and CMP_AND_SWP hit it\n", 8, steps.CounterStart)
 	}
