@@ -3,6 +3,7 @@ package workshop_test
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"runtime"
 	"sync"
 	"testing"
@@ -20,17 +21,7 @@ func BenchmarkRoomConnectToFinish50(b *testing.B) {
 		b.StopTimer()
 		r, addr := openTestRoom(b, 100, 30*time.Second)
 		b.StartTimer()
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := runClient(context.Background(), addr, steps.Notify(i%3), fmt.Sprint("bench ", i), "", ""); err != nil {
-					b.Error(err)
-				}
-			}()
-		}
-		wg.Wait()
+		runClients(b, addr, 0, n)
 		for r.Counts().Finished < n {
 			time.Sleep(time.Millisecond)
 		}
@@ -53,17 +44,7 @@ func BenchmarkRoom500Attendees(b *testing.B) {
 		before := liveHeap()
 		b.StartTimer()
 		for start := 0; start < n; start += batch {
-			var wg sync.WaitGroup
-			for i := start; i < start+batch; i++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if err := runClient(context.Background(), addr, steps.Notify(i%3), fmt.Sprint("bench ", i), "", ""); err != nil {
-						b.Error(err)
-					}
-				}()
-			}
-			wg.Wait()
+			runClients(b, addr, start, batch)
 		}
 		for r.Counts().Finished < n {
 			time.Sleep(time.Millisecond)
@@ -85,4 +66,20 @@ func liveHeap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// runClients runs n whole client tours against addr at once, numbered
+// from first, in the three notify modes in turn.
+func runClients(b *testing.B, addr netip.AddrPort, first, n int) {
+	var wg sync.WaitGroup
+	for i := first; i < first+n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := runClient(context.Background(), addr, steps.Notify(i%3), fmt.Sprint("bench ", i), "", ""); err != nil {
+				b.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -31,8 +31,15 @@ func openTestRoom(t testing.TB, max int, idle time.Duration) (*workshop.Room, ne
 
 // runClient runs a whole client tour against addr and returns its error.
 func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, lesson string, stopBefore steps.StepID) error {
+	var l *steps.Lesson
+	if lesson != "" {
+		var err error
+		if l, err = steps.ParseLesson(lesson); err != nil {
+			return err
+		}
+	}
 	s, err := steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: sim.New(sim.Options{}),
-		Server: addr, Message: msg, Lesson: lessonNamed(lesson), Timeout: 20 * time.Second})
+		Server: addr, Message: msg, Lesson: l, Timeout: 20 * time.Second})
 	if err != nil {
 		return err
 	}
