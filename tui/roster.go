@@ -71,11 +71,6 @@ func (r *roster) selected() int {
 	return 0
 }
 
-// The table's fixed columns, in cells.
-const (
-	colN, colAddr, colBackend, colQPN, colState, colPhase, colLast = 4, 21, 4, 8, 5, 10, 6
-)
-
 // header is the counts line.
 func (r *roster) header(st pane.Styles, lang steps.Lang) string {
 	c := r.counts
@@ -97,11 +92,11 @@ func counterHeader(st pane.Styles, lang steps.Lang, cs []workshop.BackendCounter
 	return "  " + pane.Tr(lang, "shared counter", "共享计数器") + " " + st.Bold.R(termtext.Safe(value))
 }
 
-// lines draws the table header and the visible rows at width w.
+// lines draws the table header and the visible rows at width w, the
+// columns workshop.Columns.
 func (r *roster) lines(st pane.Styles, lang steps.Lang, w int) []string {
-	head := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %-*s %*s %s", colN, "#", colAddr, pane.Tr(lang, "address", "地址"),
-		colBackend, "nic", colQPN, "QPN", colState, "QP", colPhase, pane.Tr(lang, "state", "状态"), colLast, pane.Tr(lang, "last", "最近"),
-		pane.Tr(lang, "message · observed", "消息 · 观察到的"))
+	cols := workshop.Columns()
+	head := workshop.Line(cols, workshop.Heads(cols, lang), " ", 0, termtext.FitAligned)
 	out := []string{st.Dim.R(termtext.Fit(head, w))}
 	if len(r.rows) == 0 {
 		return append(out, st.Dim.R(pane.Tr(lang, "  nobody yet: attendees run `rdmatour client <this address>`", "  还没有人：学员运行 `rdmatour client <本机地址>`")))
@@ -111,7 +106,7 @@ func (r *roster) lines(st pane.Styles, lang steps.Lang, w int) []string {
 		end = min(end, r.top+r.height)
 	}
 	for i := r.top; i < end; i++ {
-		line := r.rowLine(r.rows[i], lang, w)
+		line := rowLine(cols, r.rows[i], r.at, lang)
 		if i == r.sel {
 			line = st.Current.R(termtext.Fit(line, w))
 		} else {
@@ -122,40 +117,14 @@ func (r *roster) lines(st pane.Styles, lang steps.Lang, w int) []string {
 	return out
 }
 
-// rowLine is one attendee as text (no styles).
-func (r *roster) rowLine(row workshop.Row, lang steps.Lang, w int) string {
-	qpn := "-"
-	if row.QPN != 0 {
-		qpn = fmt.Sprintf("0x%x", row.QPN)
+// rowLine is one attendee as text (no styles), its cells escaped: the
+// address, message and observation carry the attendee's bytes.
+func rowLine(cols []workshop.Column, row workshop.Row, at time.Time, lang steps.Lang) string {
+	cells := workshop.Cells(cols, row, at, lang)
+	for i := range cells {
+		cells[i] = termtext.Safe(cells[i])
 	}
-	state := strings.TrimPrefix(row.QPState, "IBV_QPS_")
-	what := termtext.Safe(row.Observed)
-	if row.Atomics != "" && !strings.Contains(row.Observed, row.Atomics) {
-		what = termtext.Safe(row.Atomics) + " · " + what // what their atomics found: the room is about that
-	}
-	if row.Landed && !strings.Contains(row.Observed, "landed") {
-		what = `"` + row.Message.String() + `" · ` + what // the message first: it is what the room is about
-	}
-	return fmt.Sprintf("%*d %-*s %-*s %-*s %-*s %-*s %*s %s", colN, row.N, colAddr, termtext.Truncate(row.Addr.String(), colAddr),
-		colBackend, row.Backend, colQPN, qpn, colState, termtext.Truncate(state, colState), colPhase, phaseName(lang, row.Phase),
-		colLast, ago(r.at.Sub(row.Last)), what)
-}
-
-// ago is a short age: 5s, 3m, 2h.
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(max(d, 0)/time.Second))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d/time.Minute))
-	}
-	return fmt.Sprintf("%dh", int(d/time.Hour))
-}
-
-func phaseName(lang steps.Lang, p workshop.Phase) string {
-	zh := map[workshop.Phase]string{workshop.PhaseConnecting: "连接中", workshop.PhaseConnected: "已连接", workshop.PhaseLanded: "数据已到",
-		workshop.PhaseFinished: "已完成", workshop.PhaseFailed: "失败", workshop.PhaseDropped: "已移除", workshop.PhaseTurnedAway: "被拒绝"}
-	return pane.Tr(lang, p.String(), zh[p])
+	return workshop.Line(cols, cells, " ", 0, termtext.FitAligned)
 }
 
 func phaseStyle(st pane.Styles, p workshop.Phase) termtext.Style {

@@ -46,7 +46,14 @@ func (p Phase) String() string {
 	return "?"
 }
 
-// Attendee is one client the room serves (or served).
+// InRoom says the attendee is still connected (or connecting).
+func (p Phase) InRoom() bool {
+	return p == PhaseConnecting || p == PhaseConnected || p == PhaseLanded
+}
+
+// Attendee is one client the room serves (or served): while it is in
+// the room, its Session; once it has left, its row (and its Session
+// only while it is among the last KeptSessions to leave, see retire.go).
 type Attendee struct {
 	N       int // 1, 2, ... in order of arrival
 	Addr    netip.AddrPort
@@ -63,6 +70,14 @@ type Attendee struct {
 	result   *steps.Result
 	err      string
 	last     time.Time
+	atomics  string // what its atomics found, as it left (an atomic room)
+
+	// Its handshake, until ESTABLISHED (handshake.go): the context its
+	// steps run under, and how the room cuts it short.
+	arrived      time.Time
+	handshake    context.Context
+	endHandshake context.CancelCauseFunc
+	reclaimed    bool // its seat went to a newcomer; guarded by the Room's mu
 }
 
 // Row is a copy of one attendee's row.
@@ -91,7 +106,7 @@ func (a *Attendee) Row() Row {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	row := Row{N: a.N, Addr: a.Addr, Backend: a.Backend, QPN: a.qpn, QPState: a.qpState,
-		Phase: a.phase, Observed: a.observed, Err: a.err, Last: a.last}
+		Phase: a.phase, Observed: a.observed, Err: a.err, Last: a.last, Atomics: a.atomics}
 	if a.result != nil {
 		row.Landed, row.Via, row.Message, row.Bytes = true, a.result.Via, a.result.Message, len(a.result.Message)
 	}
@@ -159,9 +174,17 @@ func (r *Room) serve(l *listener, a *Attendee, ev verbs.CMEvent) {
 		return
 	}
 	r.update(a, func() { a.session, a.observed = s, "connect request" }, "connect request")
+	defer r.retire(a, s)
+	// Until ESTABLISHED the attendee's steps run under the handshake's
+	// own bound (handshake.go), not the idle limit.
+	defer a.endHandshake(nil)
 	var runErr error
 	for {
-		_, err := s.RunNext(r.ctx)
+		ctx := a.handshake
+		if !a.inHandshake() {
+			ctx = r.ctx
+		}
+		_, err := s.RunNext(ctx)
 		if errors.Is(err, steps.ErrTourOver) {
 			break
 		}
@@ -171,9 +194,15 @@ func (r *Room) serve(l *listener, a *Attendee, ev verbs.CMEvent) {
 		}
 		r.observe(a, s)
 	}
-	if runErr == nil {
-		return // the teardown step freed everything
-	}
+	if runErr != nil {
+		r.fail(a, s, runErr, a.handshakeEnd())
+	} // else the teardown step freed everything
+}
+
+// fail frees what the attendee's tour held when runErr ended it, and
+// says on the roster why it ended; cut is why its handshake was cut
+// short (nil: it was not).
+func (r *Room) fail(a *Attendee, s *steps.Session, runErr error, cut error) {
 	// The NAK the refusal sent may reach the wire view a moment after the
 	// flushed completion ended the step: look again before reading it.
 	s.Sample(time.Now())
@@ -182,12 +211,14 @@ func (r *Room) serve(l *listener, a *Attendee, ev verbs.CMEvent) {
 	r.update(a, func() {
 		a.qpState = "-"
 		switch {
+		case cut != nil:
+			a.phase, a.observed = PhaseDropped, withAdvice("dropped: "+cut.Error(), "en")
 		case errors.Is(runErr, context.Canceled):
 			a.phase, a.observed = PhaseDropped, "the workshop ended"
 		case errors.Is(runErr, context.DeadlineExceeded):
-			a.phase, a.observed = PhaseDropped, fmt.Sprintf("dropped: no event for %v (idle limit)", r.cfg.IdleLimit)
+			a.phase, a.observed = PhaseDropped, withAdvice(fmt.Sprintf("dropped: no event for %v (idle limit)", r.cfg.IdleLimit), "en")
 		default:
-			a.phase, a.err = PhaseFailed, steps.ExplainIn(runErr, "en")
+			a.phase, a.err = PhaseFailed, attendeeFailure(runErr, "en")
 			a.observed = "error: " + a.err
 			if nak != "" {
 				a.observed = "error: this side answered their request with " + nak + "; " + a.err
@@ -286,7 +317,7 @@ func (r *Room) Roster() []Row {
 	shared := tour.SharedCounter
 	for i, a := range as {
 		rows[i] = a.Row()
-		if s := a.Session(); s != nil && shared {
+		if s := a.Session(); s != nil && shared && rows[i].Phase.InRoom() {
 			s.Sample(time.Now()) // the atomics that came in since its last step
 			rows[i].Atomics = s.Progress().Atomics
 		}
@@ -306,12 +337,12 @@ type Counts struct {
 func (r *Room) Counts() Counts {
 	var c Counts
 	for _, row := range r.Roster() {
-		switch row.Phase {
-		case PhaseConnecting, PhaseConnected, PhaseLanded:
+		switch {
+		case row.Phase.InRoom():
 			c.Connected++
-		case PhaseFinished:
+		case row.Phase == PhaseFinished:
 			c.Finished++
-		case PhaseFailed, PhaseDropped:
+		case row.Phase == PhaseFailed, row.Phase == PhaseDropped:
 			c.Failed++
 		}
 	}

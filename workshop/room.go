@@ -51,7 +51,11 @@ type Config struct {
 	// IdleLimit drops an attendee whose next event does not come within
 	// it (0 = DefaultIdleLimit).
 	IdleLimit time.Duration
-	RNRRetry  uint8
+	// HandshakeTimeout drops an attendee whose connection is not
+	// ESTABLISHED within it of its connect request (0 =
+	// DefaultHandshakeTimeout; handshake.go says why).
+	HandshakeTimeout time.Duration
+	RNRRetry         uint8
 	// Tour is the tour the room runs for every attendee: write (the zero
 	// value), read, or atomic (one counter shared by the room, see
 	// counter.go). An attendee whose hello names another tour is
@@ -87,7 +91,8 @@ type Room struct {
 	finalCounters []BackendCounter              // their values when the room closed
 	turned        int                           // requests rejected (full, closing, or setup failed)
 	closed        bool
-	baseline      int // live objects with nobody in the room
+	baseline      int         // live objects with nobody in the room
+	recent        []*Attendee // the last KeptSessions to leave, oldest first (retire.go)
 }
 
 // listener is one backend's event channel and listening id.
@@ -112,6 +117,9 @@ func Open(cfg Config) (*Room, error) {
 	}
 	if cfg.IdleLimit <= 0 {
 		cfg.IdleLimit = DefaultIdleLimit
+	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = DefaultHandshakeTimeout
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Room{cfg: cfg, ctx: ctx, cancel: cancel, byID: map[verbs.CMID]*Attendee{},
@@ -204,8 +212,8 @@ func (r *Room) admit(l *listener, ev verbs.CMEvent) {
 	switch {
 	case r.closed:
 		reason = "the workshop is over"
-	case len(r.byID) >= r.cfg.MaxAttendees:
-		reason = steps.FullReason(r.cfg.MaxAttendees)
+	case len(r.byID) >= r.cfg.MaxAttendees && !r.reclaimSeat(ev):
+		reason = r.fullReason(ev)
 	default:
 		reason = r.tourMismatch(ev)
 	}
@@ -215,11 +223,12 @@ func (r *Room) admit(l *listener, ev verbs.CMEvent) {
 		r.turnAway(l, ev, reason)
 		return
 	}
-	a := &Attendee{N: len(r.attendees) + 1, Backend: l.prov.Name(),
+	a := &Attendee{N: len(r.attendees) + 1, Backend: l.prov.Name(), arrived: time.Now(),
 		events: steps.NewEventQueue(), phase: PhaseConnecting, last: time.Now(), qpState: "-"}
 	if ev.ID != nil {
 		a.Addr = ev.ID.PeerAddr()
 	}
+	a.handshake, a.endHandshake = r.handshakeContext()
 	r.attendees = append(r.attendees, a)
 	r.byID[ev.ID] = a
 	r.serving.Add(1)

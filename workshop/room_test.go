@@ -31,8 +31,15 @@ func openTestRoom(t testing.TB, max int, idle time.Duration) (*workshop.Room, ne
 
 // runClient runs a whole client tour against addr and returns its error.
 func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, lesson string, stopBefore steps.StepID) error {
+	var l *steps.Lesson
+	if lesson != "" {
+		var err error
+		if l, err = steps.ParseLesson(lesson); err != nil {
+			return err
+		}
+	}
 	s, err := steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: sim.New(sim.Options{}),
-		Server: addr, Message: msg, Lesson: lessonNamed(lesson), Timeout: 20 * time.Second})
+		Server: addr, Message: msg, Lesson: l, Timeout: 20 * time.Second})
 	if err != nil {
 		return err
 	}
@@ -49,6 +56,18 @@ func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, le
 		if done, _ := s.Done(); done {
 			return nil
 		}
+	}
+}
+
+// waitRoster waits until the room has had n attendees.
+func waitRoster(t testing.TB, r *workshop.Room, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(r.Roster()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the room has %d attendees, want %d: %+v", len(r.Roster()), n, r.Roster())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -183,11 +202,18 @@ func TestRoomFullTurnsAway(t *testing.T) {
 // waits before its WRITE; the caller closes it.
 func connectedClient(t testing.TB, addr netip.AddrPort) *steps.Session {
 	t.Helper()
+	return clientUntil(t, addr, "post-write")
+}
+
+// clientUntil is a client of the room at addr that has run every step
+// before stop; the caller closes it.
+func clientUntil(t testing.TB, addr netip.AddrPort, stop steps.StepID) *steps.Session {
+	t.Helper()
 	s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: addr, Timeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for s.Steps()[s.Next()].ID != "post-write" {
+	for s.Steps()[s.Next()].ID != stop {
 		if _, err := s.RunNext(context.Background()); err != nil {
 			s.Close()
 			t.Fatal(err)
@@ -260,5 +286,29 @@ func TestRoomCloseWithAttendeesConnected(t *testing.T) {
 	}
 	if c := r.Counts(); ended != 3 || c.Connected != 0 {
 		t.Errorf("%d attendees ended by the workshop, counts %+v; roster %+v", ended, c, r.Roster())
+	}
+}
+
+// TestLeftAttendeesKeepTheirRow (hostile review W6): an attendee that
+// has left keeps its row, with its message, and its Session only while
+// it is among the last workshop.KeptSessions to leave.
+func TestLeftAttendeesKeepTheirRow(t *testing.T) {
+	r, addr := openTestRoom(t, 10, 5*time.Second)
+	const n = workshop.KeptSessions + 4
+	for i := range n {
+		if err := runClient(context.Background(), addr, steps.NotifySend, fmt.Sprint("hello ", i), "", ""); err != nil {
+			t.Fatal(err)
+		}
+		waitEmpty(t, r)
+	}
+	r.Close() // waits for every attendee's goroutine, retire included
+	for i, a := range r.Attendees() {
+		row := a.Row()
+		if row.Phase != workshop.PhaseFinished || row.Message.String() != fmt.Sprint("hello ", i) {
+			t.Errorf("#%d: %s %q, want finished with its message", row.N, row.Phase, row.Message)
+		}
+		if kept := a.Session() != nil; kept != (i >= n-workshop.KeptSessions) {
+			t.Errorf("#%d keeps its Session: %v, want only the last %d to", row.N, kept, workshop.KeptSessions)
+		}
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clipperhouse/displaywidth"
-
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/tui"
@@ -121,8 +119,8 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 		}
 	}
 	mu.Lock()
-	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v; Ctrl-C ends the workshop\n",
-		strings.Join(room.Addrs(), " and "), why, o.tour, o.maxAttendees, time.Duration(o.idleLimit))
+	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v, %v for a handshake; Ctrl-C ends the workshop\n",
+		strings.Join(room.Addrs(), " and "), why, o.tour, o.maxAttendees, time.Duration(o.idleLimit), workshop.DefaultHandshakeTimeout)
 	if tour, _ := steps.TourOf(o.tour); tour.SharedCounter {
 		fmt.Fprintf(out, "[workshop] one shared %d-byte counter per backend, starting at %d: every attendee's FETCH_AND_ADD and CMP_AND_SWP hit it\n", 8, steps.CounterStart)
 	}
@@ -157,36 +155,22 @@ func eventLine(ev workshop.Event) string {
 	return fmt.Sprintf("[workshop] %s %-4s %-21s %-5s %s", ev.Time.Format("15:04:05"), who, ev.Row.Addr, ev.Row.Backend, ev.What)
 }
 
-// writeRoster prints the roster as a table.
+// writeRoster prints the roster as a table: the columns of the workshop
+// screen (workshop.Columns), two spaces apart, each long message or
+// error cut at workshop.PrintedWidth cells.
 func writeRoster(w io.Writer, rows []workshop.Row, counts workshop.Counts, now time.Time) {
 	fmt.Fprintf(w, "roster: %d connected, %d finished, %d failed, %d turned away\n",
 		counts.Connected, counts.Finished, counts.Failed, counts.TurnedAway)
 	if line := workshop.CounterLine(counts.Counters); line != "" {
 		fmt.Fprintf(w, "shared %s (started at %d)\n", line, steps.CounterStart)
 	}
-	fmt.Fprintf(w, "%4s  %-21s  %-7s  %-8s  %-8s  %-11s  %-8s  %-24s  %s\n", "#", "address", "backend", "QPN", "QP state", "state", "last", "message", "observed")
+	cols := workshop.Columns()
+	fmt.Fprintln(w, strings.TrimRight(workshop.Line(cols, workshop.Heads(cols, steps.LangEN), "  ", 0, termtext.FitAligned), " "))
 	for _, r := range rows {
-		msg := "-"
-		if r.Landed {
-			msg = `"` + r.Message.String() + `"` // PeerBytes: escaped
+		cells := workshop.Cells(cols, r, now, steps.LangEN)
+		for i := range cells {
+			cells[i] = termtext.Safe(cells[i])
 		}
-		fmt.Fprintf(w, "%4d  %-21s  %-7s  %-8s  %-8s  %-11s  %-8s  %s  %s\n", r.N, r.Addr, r.Backend, fmt.Sprintf("0x%x", r.QPN),
-			r.QPState, r.Phase, now.Sub(r.Last).Round(time.Second).String()+" ago", padCells(msg, 24), observedWithAtomics(r))
+		fmt.Fprintln(w, workshop.Line(cols, cells, "  ", workshop.PrintedWidth, termtext.FitAligned))
 	}
-}
-
-// padCells pads s with spaces to n terminal cells (a Chinese character
-// takes two), so the columns after it line up.
-func padCells(s string, n int) string {
-	w := displaywidth.Options{ControlSequences: true}.String(s)
-	return s + strings.Repeat(" ", max(0, n-w))
-}
-
-// observedWithAtomics is the row's observation, with what the attendee's
-// atomics found in front in an atomic room (unless it already says so).
-func observedWithAtomics(r workshop.Row) string {
-	if r.Atomics == "" || strings.Contains(r.Observed, r.Atomics) {
-		return r.Observed
-	}
-	return r.Atomics + " · " + r.Observed
 }
