@@ -76,14 +76,6 @@ func workshopProviders(o options) ([]verbs.Provider, string, error) {
 // runWorkshop serves the room until ctx ends (Ctrl-C), then tears it down
 // and prints the roster.
 func runWorkshop(ctx context.Context, o options, c console) error {
-	addr, err := parseBind(o.bind, netip.IPv4Unspecified())
-	if err != nil {
-		return err
-	}
-	provs, why, err := workshopProviders(o)
-	if err != nil {
-		return err
-	}
 	out := termtext.NewGuard(c.stdout)
 	screen := !o.plain && stdinIsTerminal() && stdoutIsTerminal()
 	var mu sync.Mutex // OnEvent calls are serialised; the header is not
@@ -95,18 +87,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	if screen {
 		onEvent = nil // the roster shows them
 	}
-	cfg := workshop.Config{Providers: provs, BackendWhy: why,
-		Bind: netip.AddrPortFrom(addr, uint16(o.port)), MaxAttendees: o.maxAttendees,
-		IdleLimit: time.Duration(o.idleLimit), RNRRetry: uint8(o.rnr), OnEvent: onEvent, Tour: o.tour}
-	room, err := workshop.Open(cfg)
-	if err != nil && o.backend == backendAuto && len(provs) == 2 {
-		// The device could not listen there (--bind on an address no RDMA
-		// device has, say): the room still opens on the simulated NIC.
-		cfg.Providers = provs[1:]
-		cfg.BackendWhy = "the real device could not listen (" + steps.ExplainIn(err, "en") + "): the simulated NIC only"
-		why = cfg.BackendWhy
-		room, err = workshop.Open(cfg)
-	}
+	room, cfg, err := openRoom(o, onEvent)
 	if err != nil {
 		return err
 	}
@@ -119,11 +100,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 		}
 	}
 	mu.Lock()
-	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v, %v for a handshake; Ctrl-C ends the workshop\n",
-		strings.Join(room.Addrs(), " and "), why, o.tour, o.maxAttendees, time.Duration(o.idleLimit), workshop.DefaultHandshakeTimeout)
-	if tour, _ := steps.TourOf(o.tour); tour.SharedCounter {
-		fmt.Fprintf(out, "[workshop] one shared %d-byte counter per backend, starting at %d: every attendee's FETCH_AND_ADD and CMP_AND_SWP hit it\n", 8, steps.CounterStart)
-	}
+	announceRoom(out, o, room, cfg.BackendWhy)
 	mu.Unlock()
 	if screen {
 		if err := tui.RunWorkshop(ctx, tui.WorkshopOptions{Room: room, Lang: o.lang}); err != nil {
@@ -133,6 +110,46 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	} else {
 		<-ctx.Done()
 	}
+	return endRoom(out, room, &mu)
+}
+
+// openRoom opens the room on the backends o asks for. With --backend auto
+// a real device that cannot listen there (--bind on an address no RDMA
+// device has, say) leaves the room on the simulated NIC alone.
+func openRoom(o options, onEvent func(workshop.Event)) (*workshop.Room, workshop.Config, error) {
+	addr, err := parseBind(o.bind, netip.IPv4Unspecified())
+	if err != nil {
+		return nil, workshop.Config{}, err
+	}
+	provs, why, err := workshopProviders(o)
+	if err != nil {
+		return nil, workshop.Config{}, err
+	}
+	cfg := workshop.Config{Providers: provs, BackendWhy: why,
+		Bind: netip.AddrPortFrom(addr, uint16(o.port)), MaxAttendees: o.maxAttendees,
+		IdleLimit: time.Duration(o.idleLimit), RNRRetry: uint8(o.rnr), OnEvent: onEvent, Tour: o.tour}
+	room, err := workshop.Open(cfg)
+	if err != nil && o.backend == backendAuto && len(provs) == 2 {
+		cfg.Providers = provs[1:]
+		cfg.BackendWhy = "the real device could not listen (" + steps.ExplainIn(err, "en") + "): the simulated NIC only"
+		room, err = workshop.Open(cfg)
+	}
+	return room, cfg, err
+}
+
+// announceRoom prints where the room listens and what it runs.
+func announceRoom(out io.Writer, o options, room *workshop.Room, why string) {
+	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v, %v for a handshake; Ctrl-C ends the workshop\n",
+		strings.Join(room.Addrs(), " and "), why, o.tour, o.maxAttendees, time.Duration(o.idleLimit), workshop.DefaultHandshakeTimeout)
+	if tour, _ := steps.TourOf(o.tour); tour.SharedCounter {
+		fmt.Fprintf(out, "[workshop] one shared %d-byte counter per backend, starting at %d: every attendee's FETCH_AND_ADD and CMP_AND_SWP hit it\n", 8, steps.CounterStart)
+	}
+}
+
+// endRoom tears every attendee down and prints the roster. The room is
+// closed before mu is taken: each attendee's last event goes through
+// OnEvent, which takes mu.
+func endRoom(out io.Writer, room *workshop.Room, mu *sync.Mutex) error {
 	ended := time.Now()
 	cerr := room.Close()
 	mu.Lock()
