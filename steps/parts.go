@@ -116,6 +116,9 @@ func (cn *connection) hangUp(id verbs.CMID, log *teardownLog) {
 type tourState struct {
 	ud        udState // the ud tour's destination and address handle
 	atomicOld uint64  // the atomic tour: the counter FETCH_AND_ADD found
+	// fetchAdded: the FETCH_AND_ADD completed, so atomicOld is what it
+	// found (atomic-unaligned's post fails: the add never ran).
+	fetchAdded bool
 }
 
 // release destroys the ud tour's address handle (before the QP and PD).

@@ -166,7 +166,7 @@ func stepPollFetchAdd(ctx context.Context, s *Session) (Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	s.set(func() { s.atomicOld = old })
+	s.set(func() { s.atomicOld, s.fetchAdded = old, true })
 	out.Results = append(out.Results, KV{"counter after our add", fmt.Sprintf("%d (old + %d)", old+AtomicAdd, AtomicAdd)})
 	out.Note = Text{"The completion carries the counter's value from before the add, written into our buffer in this host's byte order. Had another client added at the same moment, each would see a different old value: nothing is lost.",
 		"完成带回的是加之前的计数器值，按本机字节序写进我们的 buffer。如果另一个 client 同时也在加，两边看到的原值各不相同：一次加法都不会丢。"}
@@ -201,30 +201,55 @@ func stepPollCmpSwap(ctx context.Context, s *Session) (Outcome, error) {
 		return out, err
 	}
 	s.mu.Lock()
-	expect := s.atomicOld + AtomicAdd
+	fetchOld, added := s.atomicOld, s.fetchAdded
 	s.mu.Unlock()
+	expect := fetchOld + AtomicAdd
 	swapped := old == expect
 	counterNow := uint64(AtomicSwap)
 	if !swapped {
 		counterNow = old
 	}
-	now := Text{fmt.Sprintf("%d (swapped)", AtomicSwap), fmt.Sprintf("%d（已替换）", AtomicSwap)}
-	if !swapped {
-		now = Text{fmt.Sprintf("%d (unchanged: someone else changed it first)", old), fmt.Sprintf("%d（未变：有别人先改了它）", old)}
-	}
+	summary := atomicsSummary(fetchOld, old, added, swapped)
 	s.set(func() {
-		s.result = &Result{Tour: TourAtomic, Message: privdata.PeerBytes(fmt.Sprintf("fetch_add old=%d, cmp_swap old=%d", s.atomicOld, old)), Summary: Text{
-			fmt.Sprintf("FETCH_AND_ADD found %d and CMP_AND_SWP found %d: the counter is now %s.", s.atomicOld, old, now.EN),
-			fmt.Sprintf("FETCH_AND_ADD 看到的是 %d，CMP_AND_SWP 看到的是 %d：计数器现在是 %s。", s.atomicOld, old, now.ZH)}}
+		s.result = &Result{Tour: TourAtomic, Message: privdata.PeerBytes(fmt.Sprintf("fetch_add old=%d, cmp_swap old=%d", s.atomicOld, old)), Summary: summary}
 	})
 	out.Results = append(out.Results, KV{"compare held", fmt.Sprint(swapped)}, KV{"counter now", fmt.Sprint(counterNow)})
 	out.Note = Text{"If the old value equals compare_add the swap happened; otherwise the counter changed in between and nothing was stored. This is how a lock or a version check is built with one-sided operations.",
 		"原值等于 compare_add 说明替换成功；否则计数器在中间被改过，什么都没有写入。用单边操作做锁或者版本校验就是这个道理。"}
-	if !swapped {
+	switch {
+	case !swapped && !added:
+		out.Note = joinNotes(out.Note, notAddedNote(expect, old))
+	case !swapped:
 		out.Note = joinNotes(out.Note, Text{fmt.Sprintf("Here it did not hold: between your FETCH_AND_ADD and this CMP_AND_SWP the counter went from %d to %d. Nobody on this side touched it, so another client did (in a workshop room, another attendee's add or swap). That is not an error: the completion is IBV_WC_SUCCESS and the old value tells you what happened.", expect, old),
 			fmt.Sprintf("这次不成立：在你的 FETCH_AND_ADD 和这次 CMP_AND_SWP 之间，计数器从 %d 变成了 %d。本端没人碰过它，所以是别的 client 改的（在 workshop 房间里，就是别的学员的加法或替换）。这不是错误：完成状态是 IBV_WC_SUCCESS，原值告诉你发生了什么。", expect, old)})
 	}
 	return out, nil
+}
+
+// atomicsSummary is the client's result sentence: what each atomic found
+// and what the counter holds now.
+func atomicsSummary(fetchOld, old uint64, added, swapped bool) Text {
+	now := Text{fmt.Sprintf("%d (swapped)", AtomicSwap), fmt.Sprintf("%d（已替换）", AtomicSwap)}
+	if !swapped {
+		now = Text{fmt.Sprintf("%d (unchanged: someone else changed it first)", old), fmt.Sprintf("%d（未变：有别人先改了它）", old)}
+	}
+	if !added {
+		if !swapped {
+			now = Text{fmt.Sprintf("%d (unchanged)", old), fmt.Sprintf("%d（未变）", old)}
+		}
+		return Text{fmt.Sprintf("FETCH_AND_ADD did not run and CMP_AND_SWP found %d: the counter is now %s.", old, now.EN),
+			fmt.Sprintf("FETCH_AND_ADD 没有执行，CMP_AND_SWP 看到的是 %d：计数器现在是 %s。", old, now.ZH)}
+	}
+	return Text{fmt.Sprintf("FETCH_AND_ADD found %d and CMP_AND_SWP found %d: the counter is now %s.", fetchOld, old, now.EN),
+		fmt.Sprintf("FETCH_AND_ADD 看到的是 %d，CMP_AND_SWP 看到的是 %d：计数器现在是 %s。", fetchOld, old, now.ZH)}
+}
+
+// notAddedNote explains a compare that failed because this side's
+// FETCH_AND_ADD never ran (its post failed): old was never filled in, so
+// compare_add was a guess, not a sign of another client.
+func notAddedNote(expect, old uint64) Text {
+	return Text{fmt.Sprintf("Here it did not hold because your FETCH_AND_ADD never ran: its post failed, so old was never filled in and compare_add = old + %d = %d was a guess. The counter was %d.", AtomicAdd, expect, old),
+		fmt.Sprintf("这次不成立，是因为你的 FETCH_AND_ADD 根本没有执行：它的 post 失败了，old 从没被填过，compare_add = old + %d = %d 只是猜的。计数器是 %d。", AtomicAdd, expect, old)}
 }
 
 // stepWaitAtomics: atomics, like READs, leave the responder no

@@ -51,7 +51,7 @@ func (r *Markdown) Render(lang, id, src string, width int) []string {
 	if l, ok := r.pages[k]; ok {
 		return l
 	}
-	b := []byte(src)
+	b := []byte(withoutComments(src))
 	doc := r.md.Parse(text.NewReader(b))
 	d := &mdDrawer{st: r.st, src: b}
 	d.blocks(doc, width, "")

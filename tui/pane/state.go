@@ -171,7 +171,7 @@ func gidLabel(d *steps.DeviceState) string {
 }
 
 func (in *Input) cmidLines(s steps.Snapshot, _ int) ([]string, bool) {
-	c := s.CMID
+	c := withUnboundDash(s.CMID)
 	if c == nil {
 		return nil, false
 	}
@@ -195,6 +195,18 @@ func (in *Input) cmidLines(s steps.Snapshot, _ int) ([]string, bool) {
 		ev += fmt.Sprintf(Tr(L, " (status %d)", "（status %d）"), c.EventStatus)
 	}
 	return []string{fields(addr), fields(in.kv(Tr(L, "last event", "最近事件"), ev), stateWord)}, true
+}
+
+// withUnboundDash is c with a local address the id does not have yet
+// shown as "-", as a missing last event is: a fresh id is bound to
+// nothing, and netip.AddrPort's zero value prints "invalid AddrPort".
+func withUnboundDash(c *steps.CMIDState) *steps.CMIDState {
+	if c == nil || (c.Local != "" && !strings.HasPrefix(c.Local, "invalid")) {
+		return c
+	}
+	shown := *c
+	shown.Local = "-"
+	return &shown
 }
 
 func (in *Input) pdLines(s steps.Snapshot, _ int) ([]string, bool) {
