@@ -16,6 +16,7 @@ import (
 	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // Runner prints the tour as text: for each step its title, the
@@ -24,7 +25,7 @@ import (
 type Runner struct {
 	out     io.Writer
 	in      *lineFeed // nil: run straight through
-	lang    steps.Lang
+	lang    text.Lang
 	docs    func(lang, id string) (string, error)
 	explain bool // print the explanation pages
 	// pauseAt stops before the step with this ID until a line arrives on
@@ -38,7 +39,7 @@ type Options struct {
 	// Out receives the text; the Runner serialises its writes. The caller
 	// guards it (termtext.NewGuard) when it is a terminal.
 	Out  io.Writer
-	Lang steps.Lang
+	Lang text.Lang
 	// Docs returns the page (Markdown) of a step or lesson ID in a language.
 	Docs func(lang, id string) (string, error)
 	// Explain prints the pages before each step and around a lesson.
@@ -65,8 +66,8 @@ func New(o Options) *Runner {
 // TurnedAway prints that a one-client server turned a second client away
 // (a steps.Session's OnTurnAway hook).
 func (p *Runner) TurnedAway(who, reason string) {
-	fmt.Fprintf(p.out, "[server] %s\n", p.text(steps.Text{EN: "turned " + who + " away: " + reason,
-		ZH: "拒绝了 " + who + "：" + reason}))
+	fmt.Fprintf(p.out, "[server] %s\n", text.Text{EN: "turned " + who + " away: " + reason,
+		ZH: "拒绝了 " + who + "：" + reason}.Joined(p.lang))
 }
 
 // pause waits for a line on stdin or for ctx to end.
@@ -87,24 +88,6 @@ func (p *Runner) pause(ctx context.Context, id string) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-func (p *Runner) langs() []string {
-	var out []string
-	for _, l := range p.lang.Each() {
-		out = append(out, l.String())
-	}
-	return out
-}
-
-func (p *Runner) text(t steps.Text) string {
-	if p.lang == steps.LangBoth {
-		if t.ZH == "" || t.ZH == t.EN {
-			return t.EN
-		}
-		return t.EN + " / " + t.ZH
-	}
-	return t.In(p.lang.String())
 }
 
 // Run drives one session to the end. It returns nil only when the tour
@@ -141,25 +124,25 @@ func (p *Runner) Run(ctx context.Context, s steps.Runner) (err error) {
 // n of total numbers it on screen.
 func (p *Runner) step(ctx context.Context, s steps.Runner, n, total int, demo bool) error {
 	st := s.Steps()[s.Next()]
-	fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", n, total, st.Side, p.text(st.Title))
+	fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", n, total, st.Side, st.Title.Joined(p.lang))
 	if string(st.ID) == p.pauseAt && p.stdin != nil {
 		if err := p.pause(ctx, string(st.ID)); err != nil {
 			return err
 		}
 	}
 	if p.explain {
-		for _, l := range p.langs() {
+		for _, l := range p.lang.Each() {
 			if page, ok := p.stepPage(s, s.Next(), l); ok {
-				fmt.Fprintln(p.out, indent(termtext.PlainPage(l, string(st.ID), page, plainPageWidth)))
+				fmt.Fprintln(p.out, indent(termtext.PlainPage(l.String(), string(st.ID), page, plainPageWidth)))
 			}
 		}
 	}
 	if p.in != nil {
-		prompt := steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}
+		prompt := text.Text{EN: "press Enter to run it", ZH: "按回车执行"}
 		if s.Replaying() {
-			prompt = steps.Text{EN: "press Enter to see it as recorded", ZH: "按回车查看录制的结果"}
+			prompt = text.Text{EN: "press Enter to see it as recorded", ZH: "按回车查看录制的结果"}
 		}
-		fmt.Fprintf(p.out, "  next: %s\n  %s", strings.ReplaceAll(st.Call, "\n", "\n        "), p.text(prompt))
+		fmt.Fprintf(p.out, "  next: %s\n  %s", strings.ReplaceAll(st.Call, "\n", "\n        "), prompt.Joined(p.lang))
 		ok, rerr := p.in.next(ctx)
 		if rerr != nil {
 			return rerr
@@ -180,7 +163,7 @@ func (p *Runner) step(ctx context.Context, s steps.Runner, n, total int, demo bo
 	p.printState(snap)
 	p.afterLessonStep(s, idx)
 	if err != nil {
-		for _, l := range p.langs() {
+		for _, l := range p.lang.Each() {
 			fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(err, l))
 		}
 	}
@@ -191,20 +174,20 @@ func (p *Runner) step(ctx context.Context, s steps.Runner, n, total int, demo bo
 // notice are the client's bytes: privdata.PeerBytes prints them escaped.
 func (p *Runner) finish(srv steps.Runner) {
 	if r := srv.Snapshot().Result; r != nil && !tourNotifies(r.Tour) {
-		fmt.Fprintf(p.out, "\n[server] %s\n", p.text(r.Summary))
+		fmt.Fprintf(p.out, "\n[server] %s\n", r.Summary.Joined(p.lang))
 	} else if r != nil {
 		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice.String())
 		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message.String())
 	}
-	fmt.Fprintf(p.out, "\n%s\n", p.text(steps.Text{EN: "tour complete", ZH: "完成"}))
+	fmt.Fprintf(p.out, "\n%s\n", text.Text{EN: "tour complete", ZH: "完成"}.Joined(p.lang))
 	if snap := srv.Snapshot(); p.explain && snap.Lesson != "" {
-		for _, l := range p.langs() {
+		for _, l := range p.lang.Each() {
 			if page, ok := p.lessonPage(l, "lesson-"+snap.Lesson, true); ok {
-				fmt.Fprintln(p.out, indent(termtext.PlainPage(l, "lesson-"+snap.Lesson, page, plainPageWidth)))
+				fmt.Fprintln(p.out, indent(termtext.PlainPage(l.String(), "lesson-"+snap.Lesson, page, plainPageWidth)))
 			}
 		}
 	}
-	fmt.Fprintf(p.out, "%s\n", p.text(guide.NextToTry(srv.Config())))
+	fmt.Fprintf(p.out, "%s\n", guide.NextToTry(srv.Config()).Joined(p.lang))
 }
 
 func (p *Runner) printOutcome(out steps.Outcome) {
@@ -214,11 +197,11 @@ func (p *Runner) printOutcome(out steps.Outcome) {
 	for _, kv := range out.Results {
 		fmt.Fprintf(p.out, "     %s = %s\n", kv.Name, kv.Value)
 	}
-	if note := p.text(out.Note); note != "" {
+	if note := out.Note.Joined(p.lang); note != "" {
 		fmt.Fprintf(p.out, "  → %s\n", note)
 	}
 	if out.Expected {
-		for _, l := range p.langs() {
+		for _, l := range p.lang.Each() {
 			fmt.Fprintf(p.out, "  EXPECTED ERROR (the point of this lesson): %s\n", out.Failure.In(l))
 		}
 	}
@@ -275,9 +258,9 @@ func (p *Runner) lessonHeader(snap steps.Snapshot) {
 	page := "lesson-" + snap.Lesson
 	switch {
 	case snap.Lesson != "":
-		fmt.Fprintf(p.out, "lesson %s: %s\n", snap.Lesson, p.text(snap.LessonTitle))
+		fmt.Fprintf(p.out, "lesson %s: %s\n", snap.Lesson, snap.LessonTitle.Joined(p.lang))
 	case snap.Track == steps.TrackManual:
-		fmt.Fprintln(p.out, p.text(steps.Text{EN: "track: manual QP bring-up (ibv_create_qp + ibv_modify_qp)", ZH: "路线：手动把 QP 推到 RTS（ibv_create_qp + ibv_modify_qp）"}))
+		fmt.Fprintln(p.out, text.Text{EN: "track: manual QP bring-up (ibv_create_qp + ibv_modify_qp)", ZH: "路线：手动把 QP 推到 RTS（ibv_create_qp + ibv_modify_qp）"}.Joined(p.lang))
 		page = "lesson-manual-qp"
 	default:
 		return
@@ -285,9 +268,9 @@ func (p *Runner) lessonHeader(snap steps.Snapshot) {
 	if !p.explain {
 		return
 	}
-	for _, l := range p.langs() {
+	for _, l := range p.lang.Each() {
 		if md, ok := p.lessonPage(l, page, false); ok {
-			fmt.Fprintln(p.out, indent(termtext.PlainPage(l, page, md, plainPageWidth)))
+			fmt.Fprintln(p.out, indent(termtext.PlainPage(l.String(), page, md, plainPageWidth)))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // How a snapshot is written. steps.Snapshot is encoded by encoding/json
@@ -119,9 +120,9 @@ func encodeOutcome(o steps.Outcome) outcomeJSON {
 
 // errorJSON is a steps.RecordedError.
 type errorJSON struct {
-	Msg      string     `json:"msg"`
-	Explain  steps.Text `json:"explain"`
-	Canceled bool       `json:"canceled,omitempty"`
+	Msg      string    `json:"msg"`
+	Explain  text.Text `json:"explain"`
+	Canceled bool      `json:"canceled,omitempty"`
 }
 
 func encodeError(err error) *errorJSON {

@@ -10,6 +10,7 @@ import (
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -24,8 +25,8 @@ func stepCreateEventChannel(_ context.Context, s *Session) (Outcome, error) {
 	ec, err := s.cfg.Provider.CreateEventChannel()
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), problem(err,
-			Text{"could not open the RDMA CM (rdma_create_event_channel failed)", "无法打开 RDMA CM（rdma_create_event_channel 失败）"},
-			Text{"run `rdmatour doctor`: rdma_ucm must be loaded and /dev/infiniband/rdma_cm readable", "运行 `rdmatour doctor`：需要加载 rdma_ucm，且 /dev/infiniband/rdma_cm 可读"})
+			text.Text{EN: "could not open the RDMA CM (rdma_create_event_channel failed)", ZH: "无法打开 RDMA CM（rdma_create_event_channel 失败）"},
+			text.Text{EN: "run `rdmatour doctor`: rdma_ucm must be loaded and /dev/infiniband/rdma_cm readable", ZH: "运行 `rdmatour doctor`：需要加载 rdma_ucm，且 /dev/infiniband/rdma_cm 可读"})
 	}
 	s.set(func() { s.ec = ec })
 	fd := "fd=" + fmt.Sprint(ec.FD())
@@ -34,7 +35,7 @@ func stepCreateEventChannel(_ context.Context, s *Session) (Outcome, error) {
 	}
 	return withC(Outcome{
 		Results: []KV{{"ec", fd}},
-		Note:    Text{"CM events (address resolved, connect request, established, ...) will arrive on this channel.", "之后所有 CM 事件（地址解析完成、连接请求、连接建立……）都从这个通道取。"},
+		Note:    text.Text{EN: "CM events (address resolved, connect request, established, ...) will arrive on this channel.", ZH: "之后所有 CM 事件（地址解析完成、连接请求、连接建立……）都从这个通道取。"},
 	}, call.Returned("{ .fd = "+strings.TrimPrefix(fd, "fd=")+" }")), nil
 }
 
@@ -56,7 +57,7 @@ func stepCreateID(_ context.Context, s *Session) (Outcome, error) {
 		}
 	})
 	return withC(Outcome{Results: []KV{{"port space", "RDMA_PS_TCP (reliable connected)"}},
-		Note: Text{"The id is not bound to any device yet: id->verbs is NULL.", "这个 id 还没有绑定到任何设备：id->verbs 仍是 NULL。"}}, call.Returned("0")), nil
+		Note: text.Text{EN: "The id is not bound to any device yet: id->verbs is NULL.", ZH: "这个 id 还没有绑定到任何设备：id->verbs 仍是 NULL。"}}, call.Returned("0")), nil
 }
 
 func stepBindAddr(_ context.Context, s *Session) (Outcome, error) {
@@ -82,7 +83,7 @@ func stepListen(_ context.Context, s *Session) (Outcome, error) {
 	s.startGate()
 	return withC(Outcome{
 		Results: []KV{{"listening on", s.listener.LocalAddr().String()}},
-		Note:    Text{"Now start the client.", "现在可以启动 client 了。"}}, call.Returned("0"),
+		Note:    text.Text{EN: "Now start the client.", ZH: "现在可以启动 client 了。"}}, call.Returned("0"),
 		c.S(c.C(`printf("[server] listening on port %s\n", port)`)).Only(c.ExportOnly)), nil
 }
 
@@ -121,10 +122,10 @@ func (e *CMEventError) Error() string {
 	return fmt.Sprintf("got %s (status %d), expected %s", e.Got, e.Status, e.Want)
 }
 
-// ErrorIn is Error in lang ("en" or "zh"): ExplainIn shows it inside a
+// ErrorIn is Error in lang: ExplainIn shows it inside a
 // learner's explanation. Event names stay as librdmacm spells them.
-func (e *CMEventError) ErrorIn(lang string) string {
-	if lang != "zh" {
+func (e *CMEventError) ErrorIn(lang text.Lang) string {
+	if lang != text.ZH {
 		return e.Error()
 	}
 	if e.Want < 0 {
@@ -136,22 +137,22 @@ func (e *CMEventError) ErrorIn(lang string) string {
 func stepGetConnectRequest(ctx context.Context, s *Session) (Outcome, error) {
 	ev, err := s.waitEvent(ctx, verbs.EventConnectRequest, s.cfg.AcceptTimeout)
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = problem(err, Text{fmt.Sprintf("no client connected within %v", s.cfg.AcceptTimeout), fmt.Sprintf("%v 内没有 client 连上来", s.cfg.AcceptTimeout)},
-			Text{"start the client, or raise --wait-client (0 waits forever)", "启动 client，或调大 --wait-client（0 表示一直等）"})
+		err = problem(err, text.Text{EN: fmt.Sprintf("no client connected within %v", s.cfg.AcceptTimeout), ZH: fmt.Sprintf("%v 内没有 client 连上来", s.cfg.AcceptTimeout)},
+			text.Text{EN: "start the client, or raise --wait-client (0 waits forever)", ZH: "启动 client，或调大 --wait-client（0 表示一直等）"})
 	}
 	if err != nil {
 		return withC(Outcome{}, getEvent(ev, verbs.EventConnectRequest, gotEvent(err))), err
 	}
 	id := ev.ID
 	s.set(func() { s.id = id; s.dev = id.Device() })
-	s.gotText("REQ", Text{fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
-		fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
+	s.gotText("REQ", text.Text{EN: fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
+		ZH: fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
 	peer, mismatch := s.learnPeerTour(ev.PrivateData)
 	return withC(Outcome{
 		Results: []KV{{"event", ev.Type.String()}, {"from", id.PeerAddr().String()}, {"id->verbs", devName(id.Device())},
 			{"client QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"initiator_depth", fmt.Sprint(ev.InitiatorDepth)}, {"responder_resources", fmt.Sprint(ev.ResponderResources)}, peer},
-		Note: joinNotes(Text{"event->id is a NEW cm id for this connection, already bound to the device the request came in on; the listener keeps listening.",
-			"event->id 是为这条连接新建的 cm id，已绑定到请求到达的那块设备；listener 继续监听。"}, mismatch),
+		Note: joinNotes(text.Text{EN: "event->id is a NEW cm id for this connection, already bound to the device the request came in on; the listener keeps listening.",
+			ZH: "event->id 是为这条连接新建的 cm id，已绑定到请求到达的那块设备；listener 继续监听。"}, mismatch),
 	}, getEvent(ev, verbs.EventConnectRequest, true), c.S(c.Assign("id", c.C("event->id"))), ackEvent()), nil
 }
 
@@ -176,8 +177,8 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	call := resolveAddrCall(s.cfg.Src, s.cfg.Server)
 	if err := s.id.ResolveAddr(src, s.cfg.Server, ResolveTimeout); err != nil {
-		return withC(Outcome{}, failed(call, err)), problem(err, Text{"rdma_resolve_addr refused the address", "rdma_resolve_addr 不接受这个地址"},
-			Text{"check the server address (and --src)", "检查 server 地址（以及 --src）"})
+		return withC(Outcome{}, failed(call, err)), problem(err, text.Text{EN: "rdma_resolve_addr refused the address", ZH: "rdma_resolve_addr 不接受这个地址"},
+			text.Text{EN: "check the server address (and --src)", ZH: "检查 server 地址（以及 --src）"})
 	}
 	ev, err := s.waitEvent(ctx, verbs.EventAddrResolved, s.cfg.Timeout)
 	if err != nil {
@@ -187,7 +188,7 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 	s.set(func() { s.dev = dev })
 	return withC(Outcome{
 		Results: []KV{{"event", ev.Type.String()}, {"id->verbs", devName(dev)}, {"port", fmt.Sprint(s.id.PortNum())}, {"local", s.id.LocalAddr().String()}},
-		Note:    Text{"The id is now bound to the RDMA device that can reach the server; PD, CQ and QP are created on it.", "这个 id 现在绑定到了能到达 server 的 RDMA 设备上；PD、CQ、QP 都要建在它上面。"},
+		Note:    text.Text{EN: "The id is now bound to the RDMA device that can reach the server; PD, CQ and QP are created on it.", ZH: "这个 id 现在绑定到了能到达 server 的 RDMA 设备上；PD、CQ、QP 都要建在它上面。"},
 	}, call.Returned("0"), getEvent(ev, verbs.EventAddrResolved, true), ackEvent()), nil
 }
 
@@ -215,7 +216,7 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 	state := s.recordQPState()
 	out := Outcome{
 		Results: []KV{{"private data", fmt.Sprintf("% x", raw)}, s.helloSentKV(), {"QP state", state}},
-		Note:    joinNotes(Text{"librdmacm moved the QP to RTR and RTS before sending the REP.", "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}, helloNote)}
+		Note:    joinNotes(text.Text{EN: "librdmacm moved the QP to RTR and RTS before sending the REP.", ZH: "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}, helloNote)}
 	if s.sharedCounter != nil {
 		out.Results = append(out.Results, KV{"counter", fmt.Sprintf("the room's, shared: 0x%x rkey 0x%x", info.Addr, info.RKey)})
 		out.Note = joinNotes(sharedCounterNote, out.Note)
@@ -231,7 +232,7 @@ func stepConnect(_ context.Context, s *Session) (Outcome, error) {
 	}
 	s.sent("REQ", fmt.Sprintf("qpn=0x%x", s.qp.Num()))
 	return withC(Outcome{Results: []KV{{"sent", "CM REQ"}, s.helloSentKV()},
-		Note: joinNotes(Text{"rdma_connect only sends the request; the answer comes as an event.", "rdma_connect 只是把请求发出去，结果以事件的形式返回。"}, helloNote)}, call.Returned("0")), nil
+		Note: joinNotes(text.Text{EN: "rdma_connect only sends the request; the answer comes as an event.", ZH: "rdma_connect 只是把请求发出去，结果以事件的形式返回。"}, helloNote)}, call.Returned("0")), nil
 }
 
 func stepResolveRoute(ctx context.Context, s *Session) (Outcome, error) {
@@ -260,14 +261,14 @@ func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 		state := s.recordQPState()
 		out = withC(out, ackEvent(), c.S(c.C(`printf("[server] connected\n")`)).Only(c.ExportOnly))
 		out.Results = []KV{{"event", ev.Type.String()}, {"QP state", state}}
-		out.Note = Text{"The client's RTU arrived: the connection is up.", "client 的 RTU 到了：连接建立。"}
+		out.Note = text.Text{EN: "The client's RTU arrived: the connection is up.", ZH: "client 的 RTU 到了：连接建立。"}
 		return out, nil
 	}
-	s.gotText("REP", Text{fmt.Sprintf("%d B private data", len(ev.PrivateData)), fmt.Sprintf("private data %d 字节", len(ev.PrivateData))})
+	s.gotText("REP", text.Text{EN: fmt.Sprintf("%d B private data", len(ev.PrivateData)), ZH: fmt.Sprintf("private data %d 字节", len(ev.PrivateData))})
 	s.sent("RTU", "")
 	info, perr := privdata.ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {
-		return out, problem(perr, Text{"the server sent no remote_info: it is not an rdmatour/seed server", "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, Text{})
+		return out, problem(perr, text.Text{EN: "the server sent no remote_info: it is not an rdmatour/seed server", ZH: "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, text.Text{})
 	}
 	raw := append([]byte(nil), ev.PrivateData...)
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
@@ -278,8 +279,8 @@ func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 	out.Results = []KV{{"event", ev.Type.String()}, {"private_data_len", fmt.Sprint(len(ev.PrivateData))},
 		{"remote addr", fmt.Sprintf("0x%x", info.Addr)}, {"remote rkey", fmt.Sprintf("0x%x", info.RKey)}, {"remote size", fmt.Sprint(info.Size)},
 		{"doorbell addr", fmt.Sprintf("0x%x", info.DoorbellAddr)}, {"doorbell rkey", fmt.Sprintf("0x%x", info.DoorbellRKey)}, {"QP state", state}, peer}
-	out.Note = joinNotes(Text{"librdmacm moved the QP to RTR and RTS and sent the RTU while handling this event. remote_info is the first 32 bytes of the private data.",
-		"librdmacm 在处理这个事件时把 QP 推到了 RTR、RTS 并发出 RTU。remote_info 就是 private data 的前 32 字节。"}, mismatch)
+	out.Note = joinNotes(text.Text{EN: "librdmacm moved the QP to RTR and RTS and sent the RTU while handling this event. remote_info is the first 32 bytes of the private data.",
+		ZH: "librdmacm 在处理这个事件时把 QP 推到了 RTR、RTS 并发出 RTU。remote_info 就是 private data 的前 32 字节。"}, mismatch)
 	return out, nil
 }
 
@@ -308,8 +309,8 @@ func (s *Session) checkPeerGoneWithin(ctx context.Context, d time.Duration) erro
 	if ev.Type == verbs.EventDisconnected || ev.Type == verbs.EventDeviceRemoval {
 		s.set(func() { s.disconnected, s.peerDREQ = true, true })
 		s.got("DREQ", "")
-		return problem(&CMEventError{Got: ev.Type, Want: -1, Status: ev.Status}, Text{"the peer disconnected before finishing the tour", "对端在完成之前就断开了"},
-			Text{"start both sides again", "两端都重新启动"})
+		return problem(&CMEventError{Got: ev.Type, Want: -1, Status: ev.Status}, text.Text{EN: "the peer disconnected before finishing the tour", ZH: "对端在完成之前就断开了"},
+			text.Text{EN: "start both sides again", ZH: "两端都重新启动"})
 	}
 	return nil
 }
@@ -360,14 +361,14 @@ func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
 		}
 		return withC(Outcome{
 			Results: []KV{{"event", verbs.EventDisconnected.String()}, {"QP state", state}},
-			Note: Text{"The peer disconnected first; rdma_disconnect here answers its DREQ so it need not wait for a timeout.",
-				"对端先断开了；这里调用 rdma_disconnect 是为了回应它的 DREQ（发 DREP），免得对端一直等到超时。"}},
+			Note: text.Text{EN: "The peer disconnected first; rdma_disconnect here answers its DREQ so it need not wait for a timeout.",
+				ZH: "对端先断开了；这里调用 rdma_disconnect 是为了回应它的 DREQ（发 DREP），免得对端一直等到超时。"}},
 			append(calls, call.Returned("0: answers with a DREP"))...), nil
 	}
 	s.sent("DREQ", "")
 	return withC(Outcome{Results: []KV{{"QP state", state}},
-		Note: Text{"rdma_disconnect moved the QP to ERR (anything still queued is flushed) and sent a DREQ. RDMA_CM_EVENT_DISCONNECTED comes when the peer answers with its own rdma_disconnect.",
-			"rdma_disconnect 把 QP 置为 ERR（队列里剩下的 WR 都会被 flush），并发出 DREQ。等对端也调用 rdma_disconnect 应答之后，才会收到 RDMA_CM_EVENT_DISCONNECTED。"}},
+		Note: text.Text{EN: "rdma_disconnect moved the QP to ERR (anything still queued is flushed) and sent a DREQ. RDMA_CM_EVENT_DISCONNECTED comes when the peer answers with its own rdma_disconnect.",
+			ZH: "rdma_disconnect 把 QP 置为 ERR（队列里剩下的 WR 都会被 flush），并发出 DREQ。等对端也调用 rdma_disconnect 应答之后，才会收到 RDMA_CM_EVENT_DISCONNECTED。"}},
 		call.Returned("0: sends a DREQ")), nil
 }
 
@@ -391,6 +392,6 @@ func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {
 	calls, err := s.teardownC()
 	live := s.cfg.Provider.Live()
 	return withC(Outcome{Results: []KV{{"live objects left", fmt.Sprint(live.Total())}},
-		Note: Text{"Children before parents: QP, MRs, CQ, PD, id, channel. (The seed forgets ibv_destroy_cq.)",
-			"先子后父：QP、MR、CQ、PD、id、channel。（seed 漏掉了 ibv_destroy_cq。）"}}, append(events, calls...)...), err
+		Note: text.Text{EN: "Children before parents: QP, MRs, CQ, PD, id, channel. (The seed forgets ibv_destroy_cq.)",
+			ZH: "先子后父：QP、MR、CQ、PD、id、channel。（seed 漏掉了 ibv_destroy_cq。）"}}, append(events, calls...)...), err
 }

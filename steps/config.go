@@ -321,59 +321,6 @@ func ParseTrack(s string) (Track, error) {
 	return 0, fmt.Errorf("unknown track %q: use cm or manual", s)
 }
 
-// Lang is the language of the explanations: one of them, or both side by
-// side.
-type Lang string
-
-const (
-	LangEN   Lang = "en"
-	LangZH   Lang = "zh"
-	LangBoth Lang = "both"
-)
-
-func (l Lang) String() string { return string(l) }
-
-// ParseLang parses "en", "zh" or "both".
-func ParseLang(s string) (Lang, error) {
-	switch l := Lang(strings.ToLower(s)); l {
-	case LangEN, LangZH, LangBoth:
-		return l, nil
-	}
-	return "", fmt.Errorf("unknown language %q: use en, zh or both", s)
-}
-
-// LangFromEnv is the language the locale asks for: the first of LC_ALL,
-// LC_MESSAGES and LANG that is set decides, zh* meaning Chinese and
-// anything else English.
-func LangFromEnv(getenv func(string) string) Lang {
-	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
-		if val := getenv(v); val != "" {
-			if strings.HasPrefix(strings.ToLower(val), "zh") {
-				return LangZH
-			}
-			return LangEN
-		}
-	}
-	return LangEN
-}
-
-// Primary is the one language for text that is shown once (an error
-// line): Chinese for zh, English otherwise.
-func (l Lang) Primary() Lang {
-	if l == LangZH {
-		return LangZH
-	}
-	return LangEN
-}
-
-// Each lists the languages to show in turn: both for LangBoth.
-func (l Lang) Each() []Lang {
-	if l == LangBoth {
-		return []Lang{LangEN, LangZH}
-	}
-	return []Lang{l.Primary()}
-}
-
 // errNoProvider is a Config built without a backend: a programming error,
 // not a learner's.
 var errNoProvider = errors.New("steps: no verbs provider")

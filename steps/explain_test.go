@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -51,7 +52,7 @@ func TestExplainFixStartsASentence(t *testing.T) {
 		{"start `rdmatour server` there first", "it failed. Start `rdmatour server` there first"},
 		{"--port picks another port", "it failed. --port picks another port"},
 	} {
-		err := problem(nil, Text{"it failed", "失败了"}, Text{tt.fix, "修正"})
+		err := problem(nil, text.Text{EN: "it failed", ZH: "失败了"}, text.Text{EN: tt.fix, ZH: "修正"})
 		if got := ExplainIn(err, "en"); got != tt.want {
 			t.Errorf("%q, want %q", got, tt.want)
 		}

@@ -18,6 +18,7 @@ import (
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -36,11 +37,11 @@ func manualTour(role Role, n Notify) []Step {
 			out = append(out, stepCreateQPManualDef(role), stepModifyDef(role, verbs.QPSInit))
 		case IDAccept:
 			out = append(out, stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS), Step{ID: IDAcceptManual, Side: Server, Section: SectionQP, After: st.After,
-				Title: Text{"Accept, naming our own QP", "accept，并告诉对方我们自己的 QP"},
+				Title: text.Text{EN: "Accept, naming our own QP", ZH: "accept，并告诉对方我们自己的 QP"},
 				Call:  generic(acceptCall(verbs.ConnParam{}, true)), run: stepAcceptManual})
 		case IDConnect:
 			out = append(out, Step{ID: IDConnectManual, Side: Client, Section: SectionCMID, After: st.After,
-				Title: Text{"Send the connect request, naming our QP", "发出连接请求，并告诉对方我们的 QP"},
+				Title: text.Text{EN: "Send the connect request, naming our QP", ZH: "发出连接请求，并告诉对方我们的 QP"},
 				Call:  generic(connectCall(verbs.ConnParam{}, true)), run: stepConnectManual})
 		case IDGetEstablished:
 			if role == Server {
@@ -49,15 +50,15 @@ func manualTour(role Role, n Notify) []Step {
 			}
 			out = append(out,
 				Step{ID: IDGetConnectResponse, Side: Client, Section: SectionRemote, Waits: true, Milestones: MilestoneHandshakeWait, After: st.After,
-					Title: Text{"Wait for CONNECT_RESPONSE and read remote_info", "等待 CONNECT_RESPONSE，读出 remote_info"},
+					Title: text.Text{EN: "Wait for CONNECT_RESPONSE and read remote_info", ZH: "等待 CONNECT_RESPONSE，读出 remote_info"},
 					Call:  waitEventGeneric(verbs.EventConnectResponse), run: stepGetConnectResponse},
 				stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS),
 				Step{ID: IDEstablish, Side: Client, Section: SectionCMID, Milestones: MilestoneConnected,
-					Title: Text{"Complete the connection: send the RTU", "完成建连：发出 RTU"},
+					Title: text.Text{EN: "Complete the connection: send the RTU", ZH: "完成建连：发出 RTU"},
 					Call:  generic(establishCall()), run: stepEstablish})
 		case IDDisconnect:
 			out = append(out, Step{ID: IDDisconnectManual, Side: role, Section: SectionQP, Milestones: MilestoneDisconnected, After: st.After,
-				Title: Text{"Disconnect, and move our QP to ERR", "断开连接，并把我们的 QP 置为 ERR"},
+				Title: text.Text{EN: "Disconnect, and move our QP to ERR", ZH: "断开连接，并把我们的 QP 置为 ERR"},
 				Call:  generic(disconnectCall(), toErrCall()), run: stepDisconnectManual})
 		case IDTeardown:
 			st.Call = teardownGeneric(true)
@@ -94,16 +95,16 @@ func manualTours() [][]Step {
 
 func stepCreateQPManualDef(role Role) Step {
 	return Step{ID: IDCreateQPManual, Side: role, Section: SectionQP,
-		Title: Text{"Create the QP yourself (it starts in RESET)", "自己创建 QP（初始状态 RESET）"},
+		Title: text.Text{EN: "Create the QP yourself (it starts in RESET)", ZH: "自己创建 QP（初始状态 RESET）"},
 		Call:  generic(createQPManualCall(seedQPInitAttr(nil))), run: stepCreateQPManual}
 }
 
 func stepModifyDef(role Role, st verbs.QPState) Step {
 	id := map[verbs.QPState]StepID{verbs.QPSInit: IDModifyInit, verbs.QPSRTR: IDModifyRTR, verbs.QPSRTS: IDModifyRTS}[st]
-	title := map[verbs.QPState]Text{
-		verbs.QPSInit: {"QP: RESET → INIT", "QP：RESET → INIT"},
-		verbs.QPSRTR:  {"QP: INIT → RTR (ready to receive)", "QP：INIT → RTR（可以接收）"},
-		verbs.QPSRTS:  {"QP: RTR → RTS (ready to send)", "QP：RTR → RTS（可以发送）"},
+	title := map[verbs.QPState]text.Text{
+		verbs.QPSInit: {EN: "QP: RESET → INIT", ZH: "QP：RESET → INIT"},
+		verbs.QPSRTR:  {EN: "QP: INIT → RTR (ready to receive)", ZH: "QP：INIT → RTR（可以接收）"},
+		verbs.QPSRTS:  {EN: "QP: RTR → RTS (ready to send)", ZH: "QP：RTR → RTS（可以发送）"},
 	}[st]
 	return Step{ID: id, Side: role, Section: SectionQP, Title: title,
 		Call: modifyGeneric(st),
@@ -121,8 +122,8 @@ func stepCreateQPManual(_ context.Context, s *Session) (Outcome, error) {
 	state := s.recordQPState()
 	return withC(Outcome{
 		Results: []KV{{"qp_num", fmt.Sprintf("0x%x", qp.Num())}, {"state (ibv_query_qp)", state}, {"id->qp", "NULL (the CM does not own this QP)"}},
-		Note: Text{"A bare QP in RESET: it can neither receive nor send. Three ibv_modify_qp calls follow, each with the attributes its transition needs.",
-			"一个光秃秃的 QP，处于 RESET：既不能收也不能发。接下来三次 ibv_modify_qp，每次带上这一步迁移需要的属性。"}},
+		Note: text.Text{EN: "A bare QP in RESET: it can neither receive nor send. Three ibv_modify_qp calls follow, each with the attributes its transition needs.",
+			ZH: "一个光秃秃的 QP，处于 RESET：既不能收也不能发。接下来三次 ibv_modify_qp，每次带上这一步迁移需要的属性。"}},
 		call.Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), nil
 }
 
@@ -152,13 +153,13 @@ func attrKVs(a verbs.QPAttr, m verbs.QPAttrMask) []KV {
 	return kv
 }
 
-var modifyNotes = map[verbs.QPState]Text{
-	verbs.QPSInit: {"INIT: the QP knows its port, P_Key index and what the peer may do to it (qp_access_flags). RECVs may be posted now; sends not yet.",
-		"INIT：QP 知道了自己的端口、P_Key 索引，以及对端可以对它做什么（qp_access_flags）。现在可以 post RECV，还不能发送。"},
-	verbs.QPSRTR: {"RTR: the QP knows where its peer is (ah_attr, dest_qp_num) and which PSN to expect first (rq_psn). It accepts packets; it still sends nothing.",
-		"RTR：QP 知道了对端在哪里（ah_attr、dest_qp_num），以及第一个要收的 PSN（rq_psn）。它开始接收报文，但仍不发送。"},
-	verbs.QPSRTS: {"RTS: the send queue is live: its first PSN (sq_psn) is the one the peer expects, and retries and timeouts are set.",
-		"RTS：发送队列开通：第一个 PSN（sq_psn）正是对端期待的那个，重传次数和超时也已设好。"},
+var modifyNotes = map[verbs.QPState]text.Text{
+	verbs.QPSInit: {EN: "INIT: the QP knows its port, P_Key index and what the peer may do to it (qp_access_flags). RECVs may be posted now; sends not yet.",
+		ZH: "INIT：QP 知道了自己的端口、P_Key 索引，以及对端可以对它做什么（qp_access_flags）。现在可以 post RECV，还不能发送。"},
+	verbs.QPSRTR: {EN: "RTR: the QP knows where its peer is (ah_attr, dest_qp_num) and which PSN to expect first (rq_psn). It accepts packets; it still sends nothing.",
+		ZH: "RTR：QP 知道了对端在哪里（ah_attr、dest_qp_num），以及第一个要收的 PSN（rq_psn）。它开始接收报文，但仍不发送。"},
+	verbs.QPSRTS: {EN: "RTS: the send queue is live: its first PSN (sq_psn) is the one the peer expects, and retries and timeouts are set.",
+		ZH: "RTS：发送队列开通：第一个 PSN（sq_psn）正是对端期待的那个，重传次数和超时也已设好。"},
 }
 
 // modifyQP is rdma_init_qp_attr(state) + ibv_modify_qp, showing both.
@@ -168,8 +169,8 @@ func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
 	set, get, call := modifyCalls(st, attr, mask)
 	if err != nil {
 		return withC(Outcome{}, set, failed(get, err)), problem(err,
-			Text{"rdma_cm cannot fill in the " + st.String() + " attributes yet", "rdma_cm 现在还给不出 " + st.String() + " 的属性"},
-			Text{"RTR needs the peer's QPN and RTS the peer's starting PSN (our sq_psn), both from the peer's CM message: on the client they come with CONNECT_RESPONSE, on the server with CONNECT_REQUEST", "RTR 需要对端的 QPN，RTS 需要对端的起始 PSN（我们的 sq_psn），两者都来自对端的 CM 消息：client 要等 CONNECT_RESPONSE，server 在 CONNECT_REQUEST 时就有了"})
+			text.Text{EN: "rdma_cm cannot fill in the " + st.String() + " attributes yet", ZH: "rdma_cm 现在还给不出 " + st.String() + " 的属性"},
+			text.Text{EN: "RTR needs the peer's QPN and RTS the peer's starting PSN (our sq_psn), both from the peer's CM message: on the client they come with CONNECT_RESPONSE, on the server with CONNECT_REQUEST", ZH: "RTR 需要对端的 QPN，RTS 需要对端的起始 PSN（我们的 sq_psn），两者都来自对端的 CM 消息：client 要等 CONNECT_RESPONSE，server 在 CONNECT_REQUEST 时就有了"})
 	}
 	get = get.Returned("0: mask = " + mask.String())
 	if err := s.qp.Modify(attr, mask); err != nil {
@@ -194,8 +195,8 @@ func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 	state := s.recordQPState()
 	return withC(Outcome{
 		Results: []KV{{"REP qp_num", fmt.Sprintf("0x%x", p.QPNum)}, {"private data", fmt.Sprintf("% x", raw)}, {"QP state", state}},
-		Note: Text{"id->qp is NULL, so librdmacm touched no QP: it only sent the REP, with our qp_num and, as the starting PSN, the CM's own number that rdma_init_qp_attr gave us as rq_psn at RTR (the client will use it as its sq_psn).",
-			"id->qp 是 NULL，librdmacm 没碰任何 QP：它只发出 REP，里面带着我们的 qp_num，起始 PSN 则是 CM 自己的数，也就是推 RTR 时 rdma_init_qp_attr 给我们的 rq_psn（client 会把它用作 sq_psn）。"}}, fill, call.Returned("0")), nil
+		Note: text.Text{EN: "id->qp is NULL, so librdmacm touched no QP: it only sent the REP, with our qp_num and, as the starting PSN, the CM's own number that rdma_init_qp_attr gave us as rq_psn at RTR (the client will use it as its sq_psn).",
+			ZH: "id->qp 是 NULL，librdmacm 没碰任何 QP：它只发出 REP，里面带着我们的 qp_num，起始 PSN 则是 CM 自己的数，也就是推 RTR 时 rdma_init_qp_attr 给我们的 rq_psn（client 会把它用作 sq_psn）。"}}, fill, call.Returned("0")), nil
 }
 
 func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
@@ -206,8 +207,8 @@ func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
 	}
 	s.sent("REQ", fmt.Sprintf("qpn=0x%x", p.QPNum))
 	return withC(Outcome{Results: []KV{{"sent", "CM REQ"}, {"REQ qp_num", fmt.Sprintf("0x%x", p.QPNum)}},
-		Note: Text{"id->qp is NULL, so the REQ carries conn_param.qp_num: that is how the server learns which QP to send to.",
-			"id->qp 是 NULL，所以 REQ 里带的是 conn_param.qp_num：server 就靠它知道该往哪个 QP 发。"}}, call.Returned("0")), nil
+		Note: text.Text{EN: "id->qp is NULL, so the REQ carries conn_param.qp_num: that is how the server learns which QP to send to.",
+			ZH: "id->qp 是 NULL，所以 REQ 里带的是 conn_param.qp_num：server 就靠它知道该往哪个 QP 发。"}}, call.Returned("0")), nil
 }
 
 func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
@@ -216,12 +217,12 @@ func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
 	if err != nil {
 		return withC(Outcome{}, get), err
 	}
-	s.gotText("REP", Text{fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
-		fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
+	s.gotText("REP", text.Text{EN: fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
+		ZH: fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
 	out := withC(Outcome{}, get)
 	info, perr := privdata.ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {
-		return out, problem(perr, Text{"the server sent no remote_info: it is not an rdmatour/seed server", "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, Text{})
+		return out, problem(perr, text.Text{EN: "the server sent no remote_info: it is not an rdmatour/seed server", ZH: "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, text.Text{})
 	}
 	raw := append([]byte(nil), ev.PrivateData...)
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
@@ -230,8 +231,8 @@ func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
 	out = withC(out, append(readRemoteInfo(info, len(ev.PrivateData)), ackEvent())...)
 	out.Results = []KV{{"event", ev.Type.String()}, {"server QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"private_data_len", fmt.Sprint(len(ev.PrivateData))},
 		{"remote addr", fmt.Sprintf("0x%x", info.Addr)}, {"remote rkey", fmt.Sprintf("0x%x", info.RKey)}, {"QP state", state}, peer}
-	out.Note = Text{"With a QP on the id, librdmacm would have moved it to RTR and RTS and sent the RTU right here. id->qp is NULL, so it hands the REP to us: the connection is half open until rdma_establish.",
-		"如果 id 上挂着 QP，librdmacm 会在这里把它推到 RTR、RTS 并发出 RTU。现在 id->qp 是 NULL，它就把 REP 交给我们：在 rdma_establish 之前，连接只建立了一半。"}
+	out.Note = text.Text{EN: "With a QP on the id, librdmacm would have moved it to RTR and RTS and sent the RTU right here. id->qp is NULL, so it hands the REP to us: the connection is half open until rdma_establish.",
+		ZH: "如果 id 上挂着 QP，librdmacm 会在这里把它推到 RTR、RTS 并发出 RTU。现在 id->qp 是 NULL，它就把 REP 交给我们：在 rdma_establish 之前，连接只建立了一半。"}
 	return out, nil
 }
 
@@ -244,8 +245,8 @@ func stepEstablish(_ context.Context, s *Session) (Outcome, error) {
 	s.set(func() { s.connected = true })
 	state := s.recordQPState()
 	return withC(Outcome{Results: []KV{{"sent", "CM RTU"}, {"QP state", state}},
-		Note: Text{"The RTU tells the server the connection is up; it gets RDMA_CM_EVENT_ESTABLISHED. This side gets no event: it already knows.",
-			"RTU 告诉 server 连接已建立，server 会收到 RDMA_CM_EVENT_ESTABLISHED。本端不会再收到事件：它自己已经知道了。"}}, call.Returned("0")), nil
+		Note: text.Text{EN: "The RTU tells the server the connection is up; it gets RDMA_CM_EVENT_ESTABLISHED. This side gets no event: it already knows.",
+			ZH: "RTU 告诉 server 连接已建立，server 会收到 RDMA_CM_EVENT_ESTABLISHED。本端不会再收到事件：它自己已经知道了。"}}, call.Returned("0")), nil
 }
 
 func stepDisconnectManual(ctx context.Context, s *Session) (Outcome, error) {
@@ -262,7 +263,7 @@ func stepDisconnectManual(ctx context.Context, s *Session) (Outcome, error) {
 	after := s.recordQPState()
 	out = withC(out, mod.Returned("0"))
 	out.Results = append(out.Results, KV{"QP after rdma_disconnect", before}, KV{"QP after ibv_modify_qp", after})
-	out.Note = Text{"rdma_disconnect sent the DREQ but left our QP alone (in " + before + "): it is not id->qp. Moving it to ERR ourselves flushes anything still queued.",
-		"rdma_disconnect 发出了 DREQ，但没动我们的 QP（仍是 " + before + "）：它不是 id->qp。我们自己把它置为 ERR，队列里剩下的 WR 都会被 flush。"}
+	out.Note = text.Text{EN: "rdma_disconnect sent the DREQ but left our QP alone (in " + before + "): it is not id->qp. Moving it to ERR ourselves flushes anything still queued.",
+		ZH: "rdma_disconnect 发出了 DREQ，但没动我们的 QP（仍是 " + before + "）：它不是 id->qp。我们自己把它置为 ERR，队列里剩下的 WR 都会被 flush。"}
 	return out, nil
 }

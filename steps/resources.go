@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -34,7 +35,7 @@ func stepCreateCQ(_ context.Context, s *Session) (Outcome, error) {
 	s.set(func() { s.cq = cq })
 	return withC(Outcome{
 		Results: []KV{{"cq->cqe", fmt.Sprint(cq.CQE())}},
-		Note:    Text{"One CQ serves both the send and the receive queue, as in the seed.", "和 seed 一样，发送队列和接收队列共用这一个 CQ。"}},
+		Note:    text.Text{EN: "One CQ serves both the send and the receive queue, as in the seed.", ZH: "和 seed 一样，发送队列和接收队列共用这一个 CQ。"}},
 		call.Returned(fmt.Sprintf("{ .cqe = %d }", cq.CQE()))), nil
 }
 
@@ -49,7 +50,7 @@ func stepCreateQP(_ context.Context, s *Session) (Outcome, error) {
 	state := s.recordQPState()
 	return withC(Outcome{
 		Results: []KV{{"qp_num", fmt.Sprintf("0x%x", qp.Num())}, {"state (ibv_query_qp)", state}},
-		Note:    Text{"librdmacm created the QP and already moved it RESET → INIT.", "librdmacm 建好 QP 后已经把它从 RESET 推到了 INIT。"}},
+		Note:    text.Text{EN: "librdmacm created the QP and already moved it RESET → INIT.", ZH: "librdmacm 建好 QP 后已经把它从 RESET 推到了 INIT。"}},
 		call.Returned("0"), c.S(c.Assign("qp", c.C("id->qp"))).Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), nil
 }
 
@@ -112,7 +113,7 @@ func stepRegMsg(_ context.Context, s *Session) (Outcome, error) {
 	}
 	send, err := s.regMR("send_buf", MsgBufSize, verbs.AccessLocalWrite, &s.mrSend)
 	out := withC(Outcome{Results: append(recv.Results, send.Results...),
-		Note: Text{"LOCAL_WRITE only: these buffers are never touched by the peer's one-sided operations.", "只有 LOCAL_WRITE：对端的单边操作从不碰这两块 buffer。"}},
+		Note: text.Text{EN: "LOCAL_WRITE only: these buffers are never touched by the peer's one-sided operations.", ZH: "只有 LOCAL_WRITE：对端的单边操作从不碰这两块 buffer。"}},
 		append(append([]c.Stmt(nil), recv.C...), send.C...)...)
 	return out, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -91,8 +92,8 @@ func (s *Session) waitForRNRNAK(ctx context.Context) (string, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return "", problem(ctx.Err(), Text{"the client's SEND never arrived to be refused with an RNR NAK", "client 的 SEND 一直没到，也就没有 RNR NAK"},
-				Text{"on the client: press Enter until post_send (the SEND)", "在 client 上：一直按回车，直到 post_send（SEND）"})
+			return "", problem(ctx.Err(), text.Text{EN: "the client's SEND never arrived to be refused with an RNR NAK", ZH: "client 的 SEND 一直没到，也就没有 RNR NAK"},
+				text.Text{EN: "on the client: press Enter until post_send (the SEND)", ZH: "在 client 上：一直按回车，直到 post_send（SEND）"})
 		case <-tick.C:
 		}
 	}

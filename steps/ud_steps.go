@@ -8,6 +8,7 @@ import (
 	"time"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -82,15 +83,15 @@ func stepUDCreateID(_ context.Context, s *Session) (Outcome, error) {
 		}
 	})
 	return withC(Outcome{Results: []KV{{"port space", "RDMA_PS_UDP (unreliable datagram)"}},
-		Note: Text{"Same rdma_cm calls as the RC tour, in another port space: a UDP-space client can only reach a UDP-space listener.",
-			"和 RC 导览一样的 rdma_cm 调用，只是换了端口空间：UDP 空间的 client 只能找到 UDP 空间的 listener。"}}, call.Returned("0")), nil
+		Note: text.Text{EN: "Same rdma_cm calls as the RC tour, in another port space: a UDP-space client can only reach a UDP-space listener.",
+			ZH: "和 RC 导览一样的 rdma_cm 调用，只是换了端口空间：UDP 空间的 client 只能找到 UDP 空间的 listener。"}}, call.Returned("0")), nil
 }
 
 func stepUDGetRequest(ctx context.Context, s *Session) (Outcome, error) {
 	ev, err := s.waitEvent(ctx, verbs.EventConnectRequest, s.cfg.AcceptTimeout)
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = problem(err, Text{fmt.Sprintf("no client asked within %v", s.cfg.AcceptTimeout), fmt.Sprintf("%v 内没有 client 发来请求", s.cfg.AcceptTimeout)},
-			Text{"start the client with --tour ud, or raise --wait-client (0 waits forever)", "用 --tour ud 启动 client，或调大 --wait-client（0 表示一直等）"})
+		err = problem(err, text.Text{EN: fmt.Sprintf("no client asked within %v", s.cfg.AcceptTimeout), ZH: fmt.Sprintf("%v 内没有 client 发来请求", s.cfg.AcceptTimeout)},
+			text.Text{EN: "start the client with --tour ud, or raise --wait-client (0 waits forever)", ZH: "用 --tour ud 启动 client，或调大 --wait-client（0 表示一直等）"})
 	}
 	if err != nil {
 		return withC(Outcome{}, getEvent(ev, verbs.EventConnectRequest, gotEvent(err))), err
@@ -101,8 +102,8 @@ func stepUDGetRequest(ctx context.Context, s *Session) (Outcome, error) {
 	return withC(Outcome{
 		Results: []KV{{"event", ev.Type.String()}, {"from", id.PeerAddr().String()}, {"id->verbs", devName(id.Device())},
 			{"param.ud.private_data_len", fmt.Sprint(len(ev.PrivateData))}},
-		Note: Text{"A SIDR request (Service ID Resolution) names no QP of the client's: the client only asks where this service's QP is.",
-			"SIDR 请求（Service ID Resolution）不带 client 的 QP：client 只是在问这个服务的 QP 在哪儿。"},
+		Note: text.Text{EN: "A SIDR request (Service ID Resolution) names no QP of the client's: the client only asks where this service's QP is.",
+			ZH: "SIDR 请求（Service ID Resolution）不带 client 的 QP：client 只是在问这个服务的 QP 在哪儿。"},
 	}, getEvent(ev, verbs.EventConnectRequest, true), c.S(c.Assign("id", c.C("event->id"))), ackEvent()), nil
 }
 
@@ -118,8 +119,8 @@ func stepUDCreateQP(_ context.Context, s *Session) (Outcome, error) {
 	a, _ := qp.Query()
 	return withC(Outcome{
 		Results: []KV{{"qp_num", fmt.Sprintf("0x%x", qp.Num())}, {"state (ibv_query_qp)", state}, {"qkey", fmt.Sprintf("0x%x", a.QKey)}},
-		Note: Text{"librdmacm moved the UD QP straight to RTS, with rdma_cm's Q_Key: a datagram QP needs no peer to be ready.",
-			"librdmacm 直接把 UD QP 推到了 RTS，并设好 rdma_cm 的 Q_Key：数据报 QP 不需要对端就能就绪。"}},
+		Note: text.Text{EN: "librdmacm moved the UD QP straight to RTS, with rdma_cm's Q_Key: a datagram QP needs no peer to be ready.",
+			ZH: "librdmacm 直接把 UD QP 推到了 RTS，并设好 rdma_cm 的 Q_Key：数据报 QP 不需要对端就能就绪。"}},
 		call.Returned("0"), c.S(c.Assign("qp", c.C("id->qp"))).Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), nil
 }
 
@@ -130,8 +131,8 @@ func stepUDRegMR(_ context.Context, s *Session) (Outcome, error) {
 	}
 	send, err := s.regMR("send_buf", UDSendSize, verbs.AccessLocalWrite, &s.mrSend)
 	out := withC(Outcome{Results: append(recv.Results, send.Results...),
-		Note: Text{fmt.Sprintf("recv_buf is %d bytes: the 40-byte GRH every datagram arrives behind, and one path MTU (%d). No remote access: UD has no RDMA WRITE or READ.", UDRecvSize, UDMTU),
-			fmt.Sprintf("recv_buf 有 %d 字节：每个数据报前面都有的 40 字节 GRH，加一个路径 MTU（%d）。没有远端访问权限：UD 没有 RDMA WRITE 和 READ。", UDRecvSize, UDMTU)}},
+		Note: text.Text{EN: fmt.Sprintf("recv_buf is %d bytes: the 40-byte GRH every datagram arrives behind, and one path MTU (%d). No remote access: UD has no RDMA WRITE or READ.", UDRecvSize, UDMTU),
+			ZH: fmt.Sprintf("recv_buf 有 %d 字节：每个数据报前面都有的 40 字节 GRH，加一个路径 MTU（%d）。没有远端访问权限：UD 没有 RDMA WRITE 和 READ。", UDRecvSize, UDMTU)}},
 		append(recv.C, send.C...)...)
 	return out, err
 }
@@ -143,8 +144,8 @@ func stepUDAccept(_ context.Context, s *Session) (Outcome, error) {
 	}
 	s.sent("SIDR_REP", fmt.Sprintf("qp_num=0x%x qkey=0x%x", s.qp.Num(), verbs.UDPQKey))
 	return withC(Outcome{Results: []KV{{"sent", fmt.Sprintf("SIDR_REP: qp_num 0x%x, qkey 0x%x", s.qp.Num(), verbs.UDPQKey)}},
-		Note: Text{"That is all the server's CM does for UD: no RTU follows and no ESTABLISHED comes on this side. The QP was ready before.",
-			"UD 下 server 的 CM 就做这么多：没有 RTU，这一侧也不会有 ESTABLISHED。QP 早就就绪了。"}}, call.Returned("0")), nil
+		Note: text.Text{EN: "That is all the server's CM does for UD: no RTU follows and no ESTABLISHED comes on this side. The QP was ready before.",
+			ZH: "UD 下 server 的 CM 就做这么多：没有 RTU，这一侧也不会有 ESTABLISHED。QP 早就就绪了。"}}, call.Returned("0")), nil
 }
 
 func stepUDPostRecv(ctx context.Context, s *Session) (Outcome, error) {
@@ -158,8 +159,8 @@ func stepUDPostRecv(ctx context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, postFailed(call, err)), err
 	}
 	return withC(Outcome{Results: []KV{{"receive queue", "1 RECV WQE posted"}, {"before it", seen}},
-		Note: Text{"Posted after rdma_accept, on purpose: a datagram the client sent before this moment found no RECV and was dropped. On RC the responder would have answered RNR NAK and the sender retried; UD has neither.",
-			"故意在 rdma_accept 之后才 post：client 在此之前发来的数据报没有 RECV 可用，已被丢弃。RC 的接收方会回 RNR NAK、发送方会重试；UD 两样都没有。"}}, call.Returned("0")), nil
+		Note: text.Text{EN: "Posted after rdma_accept, on purpose: a datagram the client sent before this moment found no RECV and was dropped. On RC the responder would have answered RNR NAK and the sender retried; UD has neither.",
+			ZH: "故意在 rdma_accept 之后才 post：client 在此之前发来的数据报没有 RECV 可用，已被丢弃。RC 的接收方会回 RNR NAK、发送方会重试；UD 两样都没有。"}}, call.Returned("0")), nil
 }
 
 func stepUDPollRecv(ctx context.Context, s *Session) (Outcome, error) {
@@ -188,11 +189,11 @@ func stepUDPollRecv(ctx context.Context, s *Session) (Outcome, error) {
 		{"src_qp", fmt.Sprintf("0x%x", wc.SrcQP)}, {"GRH bytes 0-19", fmt.Sprintf("% x", buf[:20])},
 		{"GRH bytes 20-39 (IPv4 header)", fmt.Sprintf("% x", buf[20:verbs.GRHLen])},
 		{"IPv4 source → destination", src + " → " + dst}, {"message (recv_buf + 40)", msg.String()}}
-	out.Note = Text{"The datagram sent before the RECV is not here, and nothing says it was lost: only this one arrived. Over RoCE v2 the GRH holds the packet's IPv4 header in its last 20 bytes.",
-		"RECV 之前发的那个数据报不在这里，也没有任何地方说它丢了：到达的只有这一个。RoCE v2 下，GRH 的后 20 字节是这个包的 IPv4 头。"}
+	out.Note = text.Text{EN: "The datagram sent before the RECV is not here, and nothing says it was lost: only this one arrived. Over RoCE v2 the GRH holds the packet's IPv4 header in its last 20 bytes.",
+		ZH: "RECV 之前发的那个数据报不在这里，也没有任何地方说它丢了：到达的只有这一个。RoCE v2 下，GRH 的后 20 字节是这个包的 IPv4 头。"}
 	if string(msg) == UDEarlyText {
-		out.Note = Text{"This time the RECV was posted before the client's first datagram arrived, so it was not dropped: whether a datagram finds a RECV is a race UD does nothing about.",
-			"这次 RECV 在 client 第一个数据报到达之前就 post 好了，所以它没有被丢：数据报能不能碰上 RECV 是一场竞争，UD 不管。"}
+		out.Note = text.Text{EN: "This time the RECV was posted before the client's first datagram arrived, so it was not dropped: whether a datagram finds a RECV is a race UD does nothing about.",
+			ZH: "这次 RECV 在 client 第一个数据报到达之前就 post 好了，所以它没有被丢：数据报能不能碰上 RECV 是一场竞争，UD 不管。"}
 	}
 	return out, nil
 }

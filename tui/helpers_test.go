@@ -14,6 +14,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
@@ -66,7 +67,7 @@ func newRig(t testing.TB, n steps.Notify) *rig {
 	return r
 }
 
-func newTestModel(t testing.TB, sessions []steps.Runner, lang steps.Lang, w, h int, environ ...string) *model {
+func newTestModel(t testing.TB, sessions []steps.Runner, lang text.Lang, w, h int, environ ...string) *model {
 	t.Helper()
 	m, err := newModel(context.Background(), Options{Sessions: sessions, Lang: lang, Docs: fakeDocs, Environ: environ, Width: w, Height: h})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
@@ -31,8 +32,8 @@ type lookBack struct {
 // historyKeys are the bindings of history (in keyMap's language).
 type historyKeys struct{ Earlier, Later, Now key.Binding }
 
-func newHistoryKeys(lang steps.Lang) historyKeys {
-	t := func(en, zh string) string { return pane.Tr(lang, en, zh) }
+func newHistoryKeys(lang text.Lang) historyKeys {
+	t := func(en, zh string) string { return text.Text{EN: en, ZH: zh}.In(lang) }
 	return historyKeys{
 		Earlier: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", t("look back", "回看"))),
 		Later:   key.NewBinding(key.WithKeys("]")),
@@ -243,9 +244,9 @@ func (m *model) historyBanner(w int) []string {
 		zh = fmt.Sprintf("正在回看 %s 第 %d 步 —— 按 Esc 回到当前（[ ] 上一步/下一步）", who, n)
 	}
 	switch m.lang {
-	case steps.LangZH:
+	case text.ZH:
 		return bannerLine(m.styles.Expected, "◆ ", zh, w)
-	case steps.LangBoth:
+	case text.Both:
 		return append(bannerLine(m.styles.Expected, "◆ ", en, w), bannerLine(m.styles.Expected, "  ", zh, w)...)
 	}
 	return bannerLine(m.styles.Expected, "◆ ", en, w)
@@ -261,7 +262,7 @@ func (m *model) replayKeys() {
 	if !m.replaying() {
 		return
 	}
-	t := func(en, zh string) string { return pane.Tr(m.lang, en, zh) }
+	t := func(en, zh string) string { return text.Text{EN: en, ZH: zh}.In(m.lang) }
 	m.keys.Quit.SetHelp("q", t("quit", "退出"))
 	m.keys.Next.SetHelp("enter/space/n", t("next recorded step", "下一个录制的步骤"))
 }
@@ -272,5 +273,5 @@ func (m *model) replayMark() string {
 	if len(m.sessions) == 0 || !m.sessions[0].Replaying() {
 		return ""
 	}
-	return m.styles.Expected.R(pane.Tr(m.lang, "REPLAY", "回放")) + " "
+	return m.styles.Expected.R(text.Text{EN: "REPLAY", ZH: "回放"}.In(m.lang)) + " "
 }

@@ -3,8 +3,7 @@ package tui
 import (
 	"charm.land/bubbles/v2/key"
 
-	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/tui/pane"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // keyMap is every binding; help texts follow the language.
@@ -18,8 +17,8 @@ type keyMap struct {
 	Predict key.Binding
 }
 
-func newKeyMap(lang steps.Lang) keyMap {
-	t := func(en, zh string) string { return pane.Tr(lang, en, zh) }
+func newKeyMap(lang text.Lang) keyMap {
+	t := func(en, zh string) string { return text.Text{EN: en, ZH: zh}.In(lang) }
 	return keyMap{
 		Next:     key.NewBinding(key.WithKeys("enter", "space", "n"), key.WithHelp("enter/space/n", t("run next step", "执行下一步"))),
 		Lang:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", t("language EN/中文/both", "语言 EN/中文/双语"))),

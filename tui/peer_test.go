@@ -7,6 +7,7 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // Bytes a peer wrote reach the screen escaped: the result banner, the
@@ -21,7 +22,7 @@ func TestPeerBytesEscaped(t *testing.T) {
 		{"bidi override", "abc\u202edcba", `abc\u202edcba`},
 		{"carriage return", "safe\rEVIL", `safe\rEVIL`},
 	}
-	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
+	for _, lang := range []text.Lang{text.EN, text.ZH} {
 		for _, h := range hostile {
 			r := newRig(t, steps.NotifySend)
 			m := newTestModel(t, []steps.Runner{r.srv}, lang, 160, 50, "NO_COLOR=1")

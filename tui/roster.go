@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
@@ -76,34 +77,34 @@ const (
 )
 
 // header is the counts line.
-func (r *roster) header(st pane.Styles, lang steps.Lang) string {
+func (r *roster) header(st pane.Styles, lang text.Lang) string {
 	c := r.counts
 	return fmt.Sprintf("%s %s  %s %s  %s %s  %s %s",
-		st.OK.R(fmt.Sprint(c.Connected)), pane.Tr(lang, "connected", "已连接"),
-		st.Bold.R(fmt.Sprint(c.Finished)), pane.Tr(lang, "finished", "已完成"),
-		st.Err.R(fmt.Sprint(c.Failed)), pane.Tr(lang, "failed", "失败"),
-		st.Dim.R(fmt.Sprint(c.TurnedAway)), pane.Tr(lang, "turned away", "被拒绝")) + counterHeader(st, lang, c.Counters)
+		st.OK.R(fmt.Sprint(c.Connected)), text.Text{EN: "connected", ZH: "已连接"}.In(lang),
+		st.Bold.R(fmt.Sprint(c.Finished)), text.Text{EN: "finished", ZH: "已完成"}.In(lang),
+		st.Err.R(fmt.Sprint(c.Failed)), text.Text{EN: "failed", ZH: "失败"}.In(lang),
+		st.Dim.R(fmt.Sprint(c.TurnedAway)), text.Text{EN: "turned away", ZH: "被拒绝"}.In(lang)) + counterHeader(st, lang, c.Counters)
 }
 
 // counterHeader is the atomic room's shared counter, read from its MR at
 // this refresh ("" in a write or read room).
-func counterHeader(st pane.Styles, lang steps.Lang, cs []steps.BackendCounter) string {
+func counterHeader(st pane.Styles, lang text.Lang, cs []steps.BackendCounter) string {
 	line := steps.CounterLine(cs)
 	if line == "" {
 		return ""
 	}
 	value := strings.TrimPrefix(line, "counter ")
-	return "  " + pane.Tr(lang, "shared counter", "共享计数器") + " " + st.Bold.R(termtext.Safe(value))
+	return "  " + text.Text{EN: "shared counter", ZH: "共享计数器"}.In(lang) + " " + st.Bold.R(termtext.Safe(value))
 }
 
 // lines draws the table header and the visible rows at width w.
-func (r *roster) lines(st pane.Styles, lang steps.Lang, w int) []string {
-	head := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %-*s %*s %s", colN, "#", colAddr, pane.Tr(lang, "address", "地址"),
-		colBackend, "nic", colQPN, "QPN", colState, "QP", colPhase, pane.Tr(lang, "state", "状态"), colLast, pane.Tr(lang, "last", "最近"),
-		pane.Tr(lang, "message · observed", "消息 · 观察到的"))
+func (r *roster) lines(st pane.Styles, lang text.Lang, w int) []string {
+	head := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %-*s %*s %s", colN, "#", colAddr, text.Text{EN: "address", ZH: "地址"}.In(lang),
+		colBackend, "nic", colQPN, "QPN", colState, "QP", colPhase, text.Text{EN: "state", ZH: "状态"}.In(lang), colLast, text.Text{EN: "last", ZH: "最近"}.In(lang),
+		text.Text{EN: "message · observed", ZH: "消息 · 观察到的"}.In(lang))
 	out := []string{st.Dim.R(termtext.Fit(head, w))}
 	if len(r.rows) == 0 {
-		return append(out, st.Dim.R(pane.Tr(lang, "  nobody yet: attendees run `rdmatour client <this address>`", "  还没有人：学员运行 `rdmatour client <本机地址>`")))
+		return append(out, st.Dim.R(text.Text{EN: "  nobody yet: attendees run `rdmatour client <this address>`", ZH: "  还没有人：学员运行 `rdmatour client <本机地址>`"}.In(lang)))
 	}
 	end := len(r.rows)
 	if r.height > 0 {
@@ -122,7 +123,7 @@ func (r *roster) lines(st pane.Styles, lang steps.Lang, w int) []string {
 }
 
 // rowLine is one attendee as text (no styles).
-func (r *roster) rowLine(row steps.RosterRow, lang steps.Lang, w int) string {
+func (r *roster) rowLine(row steps.RosterRow, lang text.Lang, w int) string {
 	qpn := "-"
 	if row.QPN != 0 {
 		qpn = fmt.Sprintf("0x%x", row.QPN)
@@ -151,10 +152,10 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%dh", int(d/time.Hour))
 }
 
-func phaseName(lang steps.Lang, p steps.Phase) string {
+func phaseName(lang text.Lang, p steps.Phase) string {
 	zh := map[steps.Phase]string{steps.PhaseConnecting: "连接中", steps.PhaseConnected: "已连接", steps.PhaseLanded: "数据已到",
 		steps.PhaseFinished: "已完成", steps.PhaseFailed: "失败", steps.PhaseDropped: "已移除", steps.PhaseTurnedAway: "被拒绝"}
-	return pane.Tr(lang, p.String(), zh[p])
+	return text.Text{EN: p.String(), ZH: zh[p]}.In(lang)
 }
 
 func phaseStyle(st pane.Styles, p steps.Phase) termtext.Style {

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -57,7 +58,7 @@ func liveRoom(t testing.TB, n int) *steps.Room {
 // attendee's own side of the connection in the usual panes.
 func TestRosterLiveRoom(t *testing.T) {
 	r := liveRoom(t, 5)
-	m := newWorkshopModel(r, steps.LangEN, true, time.Now)
+	m := newWorkshopModel(r, text.EN, true, time.Now)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	row := m.roster.rows[m.roster.sel]
@@ -77,7 +78,7 @@ func TestRosterLiveRoom(t *testing.T) {
 // drawn), in colour.
 func BenchmarkRosterViewLive(b *testing.B) {
 	r := liveRoom(b, 50)
-	m := newWorkshopModel(r, steps.LangEN, false, time.Now)
+	m := newWorkshopModel(r, text.EN, false, time.Now)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	for b.Loop() {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/tui/pane"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // The line the UI leaves on the terminal when it exits (the alternate
@@ -16,12 +16,12 @@ import (
 // summaryLine is that line for the last snapshots (taken before the
 // sessions were closed) and Run's verdict, in lang. replay: the sessions
 // played a recording (nothing ran, nothing was released).
-func summaryLine(snaps []steps.Snapshot, verdict error, demo, replay bool, lang steps.Lang) string {
+func summaryLine(snaps []steps.Snapshot, verdict error, demo, replay bool, lang text.Lang) string {
 	if len(snaps) == 0 {
 		return ""
 	}
-	l := pane.TextLang(lang)
-	t := func(en, zh string) string { return pane.Tr(lang, en, zh) }
+	l := lang
+	t := func(en, zh string) string { return text.Text{EN: en, ZH: zh}.In(lang) }
 	who := snaps[0].Role.String()
 	if demo {
 		who = "demo"
@@ -74,27 +74,27 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo, replay bool, lang 
 // quitAt names where a quit left the tour: the step that was waiting
 // when q or Ctrl-C ended it (its wait is cancelled, so the snapshot
 // may mark it failed), else the next step to run.
-func quitAt(snaps []steps.Snapshot, lang steps.Lang) string {
-	l := pane.TextLang(lang)
+func quitAt(snaps []steps.Snapshot, lang text.Lang) string {
+	l := lang
 	for _, s := range snaps {
 		if s.Running && s.Next < len(s.Steps) {
-			return pane.Tr(lang, "stopped while running: ", "停在正在执行的一步：") + s.Steps[s.Next].Title.In(l)
+			return text.Text{EN: "stopped while running: ", ZH: "停在正在执行的一步："}.In(lang) + s.Steps[s.Next].Title.In(l)
 		}
 	}
 	for _, s := range snaps {
 		if s.Next < len(s.Steps) {
 			if s.Steps[s.Next].State == steps.FailedState {
-				return pane.Tr(lang, "stopped while running: ", "停在正在执行的一步：") + s.Steps[s.Next].Title.In(l)
+				return text.Text{EN: "stopped while running: ", ZH: "停在正在执行的一步："}.In(lang) + s.Steps[s.Next].Title.In(l)
 			}
-			return pane.Tr(lang, "next: ", "下一步：") + s.Steps[s.Next].Title.In(l)
+			return text.Text{EN: "next: ", ZH: "下一步："}.In(lang) + s.Steps[s.Next].Title.In(l)
 		}
 	}
-	return pane.Tr(lang, "nothing left to run", "已没有待执行的步骤")
+	return text.Text{EN: "nothing left to run", ZH: "已没有待执行的步骤"}.In(lang)
 }
 
 // backendName says where the tour ran: the device, and whether it was
 // the simulated NIC.
-func backendName(s steps.Snapshot, lang steps.Lang) string {
+func backendName(s steps.Snapshot, lang text.Lang) string {
 	dev := s.Backend
 	if s.Device != nil {
 		dev = s.Device.Info.Name
@@ -103,14 +103,14 @@ func backendName(s steps.Snapshot, lang steps.Lang) string {
 		if s.Device == nil {
 			dev = "sim0"
 		}
-		return pane.Tr(lang, "the simulated NIC ("+dev+", not real RDMA)", "模拟网卡（"+dev+"，非真实 RDMA）")
+		return text.Text{EN: "the simulated NIC (" + dev + ", not real RDMA)", ZH: "模拟网卡（" + dev + "，非真实 RDMA）"}.In(lang)
 	}
-	return dev + pane.Tr(lang, " (real RDMA)", "（真实 RDMA）")
+	return dev + text.Text{EN: " (real RDMA)", ZH: "（真实 RDMA）"}.In(lang)
 }
 
 // stepTitle is the title of the step with id in the first snapshot that
 // has it (id itself if none does).
-func stepTitle(snaps []steps.Snapshot, id, lang string) string {
+func stepTitle(snaps []steps.Snapshot, id string, lang text.Lang) string {
 	for _, s := range snaps {
 		for _, st := range s.Steps {
 			if st.ID == id {

@@ -3,7 +3,7 @@ package tui
 import (
 	"strings"
 
-	"github.com/rdmatour/rdmatour/tui/pane"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // Words that depend on what is on screen: the help's sentence on the
@@ -15,17 +15,17 @@ import (
 func (m *model) layoutHelp(en, zh string) string {
 	where := m.whereThingsAre()
 	if where == "" {
-		return pane.Tr(m.lang, en, zh)
+		return text.Text{EN: en, ZH: zh}.In(m.lang)
 	}
-	return pane.Tr(m.lang, "Each keypress makes one real verbs / rdma_cm call. ", "每按一次键就执行一个真实的 verbs / rdma_cm 调用。") +
-		where + pane.Tr(m.lang, " Press ? again to close this help.", "再按 ? 关闭帮助。")
+	return text.Text{EN: "Each keypress makes one real verbs / rdma_cm call. ", ZH: "每按一次键就执行一个真实的 verbs / rdma_cm 调用。"}.In(m.lang) +
+		where + text.Text{EN: " Press ? again to close this help.", ZH: "再按 ? 关闭帮助。"}.In(m.lang)
 }
 
 // whereThingsAre is the help's sentence on the panes, for the layout on
 // screen (the same cases as layout); "" for the layouts with the call
 // and explanation on the left and the state on the right.
 func (m *model) whereThingsAre() string {
-	t := func(en, zh string) string { return pane.Tr(m.lang, en, zh) }
+	t := func(en, zh string) string { return text.Text{EN: en, ZH: zh}.In(m.lang) }
 	switch {
 	case m.scr.zoomed:
 		return t("One pane fills the screen: z shows all of them again.", "现在一个窗格占满屏幕：按 z 恢复所有窗格。")

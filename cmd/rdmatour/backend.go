@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/rdmacore"
 	"github.com/rdmatour/rdmatour/verbs/sim"
@@ -26,13 +27,13 @@ func chooseBackend(o options, target netip.Addr, pcap io.Writer) (verbs.Provider
 		p, err := openReal(netip.Addr{})
 		if errors.Is(err, rdmacore.ErrUnavailable) { // err says why and how to rebuild
 			return nil, "", &steps.Problem{Err: err,
-				What: steps.Text{EN: "--backend rdma: no real verbs in this rdmatour", ZH: "--backend rdma：这个 rdmatour 不含真实 verbs 支持"},
-				Fix:  steps.Text{EN: "use --backend sim: the same tour on the simulated NIC", ZH: "改用 --backend sim：在模拟网卡上走同样的教程"}}
+				What: text.Text{EN: "--backend rdma: no real verbs in this rdmatour", ZH: "--backend rdma：这个 rdmatour 不含真实 verbs 支持"},
+				Fix:  text.Text{EN: "use --backend sim: the same tour on the simulated NIC", ZH: "改用 --backend sim：在模拟网卡上走同样的教程"}}
 		}
 		if err != nil {
 			return nil, "", &steps.Problem{Err: err,
-				What: steps.Text{EN: "--backend rdma: real RDMA is not usable here", ZH: "--backend rdma：这台机器上用不了真实 RDMA"},
-				Fix:  steps.Text{EN: "run `rdmatour doctor` for the fix, or use --backend sim", ZH: "运行 `rdmatour doctor` 查看修复方法，或改用 --backend sim"}}
+				What: text.Text{EN: "--backend rdma: real RDMA is not usable here", ZH: "--backend rdma：这台机器上用不了真实 RDMA"},
+				Fix:  text.Text{EN: "run `rdmatour doctor` for the fix, or use --backend sim", ZH: "运行 `rdmatour doctor` 查看修复方法，或改用 --backend sim"}}
 		}
 		return p, "real verbs (libibverbs + librdmacm)", nil
 	}
@@ -107,8 +108,8 @@ func (w *wireOut) start(prov verbs.Provider, pcap io.Writer) error {
 	}
 	if err := c.Capture(pcap); err != nil && pcap != nil {
 		return &steps.Problem{Err: err,
-			What: steps.Text{EN: "--pcap: cannot capture the RDMA device's packets", ZH: "--pcap：无法抓取 RDMA 设备的报文"},
-			Fix:  steps.Text{EN: err.Error(), ZH: "需要 CAP_NET_RAW：用 root 运行，或执行一次 sudo setcap cap_net_raw+ep <rdmatour 的路径>"}}
+			What: text.Text{EN: "--pcap: cannot capture the RDMA device's packets", ZH: "--pcap：无法抓取 RDMA 设备的报文"},
+			Fix:  text.Text{EN: err.Error(), ZH: "需要 CAP_NET_RAW：用 root 运行，或执行一次 sudo setcap cap_net_raw+ep <rdmatour 的路径>"}}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // command is a subcommand of rdmatour.
@@ -32,7 +33,7 @@ func (c command) runsTour() bool { return c == cmdServer || c == cmdClient || c 
 // options is everything a subcommand was asked to do.
 type options struct {
 	cmd     command
-	lang    steps.Lang
+	lang    text.Lang
 	backend backend
 	plain   bool
 	auto    bool
@@ -70,11 +71,11 @@ type usageError struct{ msg, zh string }
 func (e *usageError) Error() string { return e.msg }
 
 // in is the message as --lang asks (English where there is no Chinese).
-func (e *usageError) in(lang steps.Lang) string {
+func (e *usageError) in(lang text.Lang) string {
 	switch {
-	case e.zh == "" || lang == steps.LangEN:
+	case e.zh == "" || lang == text.EN:
 		return e.msg
-	case lang == steps.LangZH:
+	case lang == text.ZH:
 		return e.zh
 	}
 	return e.msg + "\nrdmatour：" + e.zh
@@ -138,7 +139,7 @@ func (c command) synopsis() string {
 // parseArgs parses argv (without the program name). It never exits; help
 // goes to out and is reported as flag.ErrHelp.
 func parseArgs(args []string, getenv func(string) string, out io.Writer) (options, error) {
-	o := options{port: steps.DefaultPort, lang: steps.LangFromEnv(getenv), backend: backendAuto,
+	o := options{port: steps.DefaultPort, lang: text.LangFromEnv(getenv), backend: backendAuto,
 		timeout: duration(steps.DefaultTimeout), message: steps.DefaultMessage}
 	cmd, err := parseCommand(args, out)
 	if err != nil || cmd == cmdVersion {
@@ -198,7 +199,7 @@ func (o *options) flagSet() *flag.FlagSet {
 	}
 	switch o.cmd {
 	case cmdLessons:
-		fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "`LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
+		fs.Var(flagOf(&o.lang, text.ParseLang), "lang", "`LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	case cmdServer:
 		fs.StringVar(&o.bind, "bind", "", "local `ADDR` to listen on (default: all)")
 		fs.Var(flagOf(&o.wait, parseDuration), "wait-client", "give up if no client connects within `DURATION` (0 = wait forever)")
@@ -236,7 +237,7 @@ func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.port, parsePort), "port", "rdma_cm `PORT`, 1-65535")
 	fs.Var(flagOf(&o.notify, steps.ParseNotify), "notify", "how the client signals completion, `MODE`: send | doorbell | imm")
 	fs.Var(flagOf(&o.tour, steps.ParseTourKind), "tour", "which tour, `TOUR`: "+strings.Join(steps.TourNames(), " | ")+"; give it to both sides")
-	fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
+	fs.Var(flagOf(&o.lang, text.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	fs.Var(flagOf(&o.backend, parseBackend), "backend", "the verbs `BACKEND`: auto (real RDMA if a device serves the address, else the simulated NIC) | rdma | sim")
 	fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")
 	fs.BoolVar(&o.auto, "auto", false, "run every step without waiting for Enter (in the full-screen UI too: the steps run one after another, visibly)")

@@ -13,6 +13,7 @@ import (
 	"github.com/rdmatour/rdmatour/plain"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // console is where a command reads and writes.
@@ -202,14 +203,14 @@ func (c console) finish(o options, err error) int {
 		fmt.Fprintf(c.stderr, "rdmatour: %v\n", err)
 		return 1
 	case errors.Is(err, context.Canceled):
-		msg := steps.Text{EN: "rdmatour: interrupted; everything was released", ZH: "rdmatour：已中断；所有资源都已释放"}
+		msg := text.Text{EN: "rdmatour: interrupted; everything was released", ZH: "rdmatour：已中断；所有资源都已释放"}
 		if o.cmd == cmdReplay { // a replay set nothing up
-			msg = steps.Text{EN: "rdmatour: replay interrupted", ZH: "rdmatour：回放已中断"}
+			msg = text.Text{EN: "rdmatour: replay interrupted", ZH: "rdmatour：回放已中断"}
 		}
-		fmt.Fprintln(c.stderr, msg.In(o.lang.Primary().String()))
+		fmt.Fprintln(c.stderr, msg.In(o.lang.Primary()))
 		return 130
 	}
-	fmt.Fprintf(c.stderr, "rdmatour: %s\n", steps.ExplainIn(err, o.lang.Primary().String()))
+	fmt.Fprintf(c.stderr, "rdmatour: %s\n", steps.ExplainIn(err, o.lang.Primary()))
 	return 1
 }
 
@@ -245,17 +246,17 @@ func stdoutIsTerminal() bool {
 }
 
 // listLessons prints every lesson with its one-line summary.
-func listLessons(out io.Writer, lang steps.Lang) {
-	one := lang.Primary().String()
-	fmt.Fprintln(out, steps.Text{EN: "Lessons: the tour with one deliberate mistake; run both sides with --lesson NAME", ZH: "课程：故意犯一个错的完整流程；两端都加 --lesson NAME 运行"}.In(one))
+func listLessons(out io.Writer, lang text.Lang) {
+	one := lang.Primary()
+	fmt.Fprintln(out, text.Text{EN: "Lessons: the tour with one deliberate mistake; run both sides with --lesson NAME", ZH: "课程：故意犯一个错的完整流程；两端都加 --lesson NAME 运行"}.In(one))
 	for _, l := range steps.Lessons() {
 		title := l.Title.In(one)
 		if l.Tour != steps.TourWrite {
-			title += steps.Text{EN: " (the " + l.Tour.String() + " tour)", ZH: "（" + l.Tour.String() + " 导览）"}.In(one)
+			title += text.Text{EN: " (the " + l.Tour.String() + " tour)", ZH: "（" + l.Tour.String() + " 导览）"}.In(one)
 		}
 		fmt.Fprintf(out, "\n  %-20s %s\n", l.Name, title)
 		fmt.Fprintf(out, "  %-20s %s\n", "", l.Summary.In(one))
-		if lang == steps.LangBoth {
+		if lang == text.Both {
 			fmt.Fprintf(out, "  %-20s %s — %s\n", "", l.Title.ZH, l.Summary.ZH)
 		}
 	}

@@ -3,7 +3,7 @@ package pane
 import (
 	"strings"
 
-	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // The UI's own words in Chinese, for text that comes from the steps and
@@ -88,7 +88,7 @@ var resultValuesZH = map[string]string{
 
 // resultValue is a result's value in the UI's language.
 func (in *Input) resultValue(v string) string {
-	if zh, ok := resultValuesZH[v]; ok && in.Lang == steps.LangZH {
+	if zh, ok := resultValuesZH[v]; ok && in.Lang == text.ZH {
 		return zh
 	}
 	return v
@@ -96,7 +96,7 @@ func (in *Input) resultValue(v string) string {
 
 // resultName is a result's name in the UI's language.
 func (in *Input) resultName(name string) string {
-	if in.Lang != steps.LangZH {
+	if in.Lang != text.ZH {
 		return name
 	}
 	if zh, ok := resultNamesZH[name]; ok {
@@ -109,7 +109,7 @@ func (in *Input) resultName(name string) string {
 // reasons come from the command line in English; the known ones are
 // translated, and an error's own text stays as the system gave it.
 func (in *Input) BackendWhy(why string) string {
-	if in.Lang != steps.LangZH {
+	if in.Lang != text.ZH {
 		return why
 	}
 	switch {
