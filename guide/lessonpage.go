@@ -39,4 +39,3 @@ func LessonStepPage(md string, ss steps.StepStatus, pred *steps.PredictionState,
 	}
 	return docs.StepPageInLesson(md, true, b.String())
 }
-

@@ -13,7 +13,7 @@ import (
 func WhatPeerMustDo(w steps.PeerWait) text.Text {
 	return text.Text{
 		EN: fmt.Sprintf("on the %s: press Enter until step %d, %s", w.Peer, w.Index+1, w.Step.Title.EN),
-		ZH: fmt.Sprintf("在 %s 端：一直按回车，直到第 %d 步「%s」", w.Peer, w.Index+1, w.Step.Title.In("zh")),
+		ZH: fmt.Sprintf("在 %s 端：一直按回车，直到第 %d 步「%s」", w.Peer, w.Index+1, w.Step.Title.In(text.ZH)),
 	}
 }
 
@@ -23,7 +23,7 @@ func WhatPeerMustDo(w steps.PeerWait) text.Text {
 func WhatPeerMustReach(w steps.PeerWait) text.Text {
 	return text.Text{
 		EN: fmt.Sprintf("the %s's step %d, %s", w.Peer, w.Index+1, w.Step.Title.EN),
-		ZH: fmt.Sprintf("%s 端的第 %d 步「%s」", w.Peer, w.Index+1, w.Step.Title.In("zh")),
+		ZH: fmt.Sprintf("%s 端的第 %d 步「%s」", w.Peer, w.Index+1, w.Step.Title.In(text.ZH)),
 	}
 }
 

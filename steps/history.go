@@ -173,7 +173,7 @@ func Record(err error) *RecordedError {
 	if errors.As(err, &re) {
 		return re
 	}
-	return &RecordedError{Msg: err.Error(), Explain: text.Text{EN: ExplainIn(err, "en"), ZH: ExplainIn(err, "zh")},
+	return &RecordedError{Msg: err.Error(), Explain: text.Text{EN: ExplainIn(err, text.EN), ZH: ExplainIn(err, text.ZH)},
 		Canceled: errors.Is(err, context.Canceled)}
 }
 

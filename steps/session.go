@@ -168,7 +168,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	err = s.withMismatch(err, st.Expect.Matches(err))
 	verdict := s.reveal(st.ID, err)
 	if err != nil {
-		out.Failure = text.Text{EN: ExplainIn(err, "en"), ZH: ExplainIn(err, "zh")}
+		out.Failure = text.Text{EN: ExplainIn(err, text.EN), ZH: ExplainIn(err, text.ZH)}
 		if st.Expect.Matches(err) {
 			out.Expected = true
 			err = nil

@@ -103,7 +103,7 @@ func (d TourDef) Workshop() error {
 	if d.noWorkshop.EN == "" {
 		return nil
 	}
-	return configError(d.noWorkshop.EN, d.noWorkshop.ZH)
+	return configError(text.Text{EN: d.noWorkshop.EN, ZH: d.noWorkshop.ZH})
 }
 
 // Lessons are the lessons that run on this tour, in teaching order.

@@ -74,7 +74,7 @@ var ErrQuit = errors.New("tui: quit before the tour ended")
 type TourError struct {
 	Side    steps.Role
 	StepID  string
-	Explain string // steps.ExplainIn(err, "en")
+	Explain string // steps.ExplainIn(err, text.EN)
 	Err     error
 }
 

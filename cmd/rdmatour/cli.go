@@ -64,36 +64,34 @@ type options struct {
 	idleLimit    duration
 }
 
-// usageError is a mistake on the command line: exit status 2. zh is msg
-// in Chinese where there is one.
-type usageError struct{ msg, zh string }
+// usageError is a mistake on the command line: exit status 2. msg has
+// no Chinese where the words come from elsewhere (a flag parser's).
+type usageError struct{ msg text.Text }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Error() string { return e.msg.EN }
 
-// in is the message as --lang asks (English where there is no Chinese).
+// in is the message as --lang asks (English where there is no Chinese);
+// both: the English, then the Chinese on a line of its own.
 func (e *usageError) in(lang text.Lang) string {
-	switch {
-	case e.zh == "" || lang == text.EN:
-		return e.msg
-	case lang == text.ZH:
-		return e.zh
+	if lang == text.Both && e.msg.ZH != "" {
+		return e.msg.EN + "\nrdmatour：" + e.msg.ZH
 	}
-	return e.msg + "\nrdmatour：" + e.zh
+	return e.msg.In(lang)
 }
 
 func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
+	return &usageError{msg: text.Same(fmt.Sprintf(format, args...))}
 }
 
-// usage2 is a usage error in both languages.
-func usage2(en, zh string) error { return &usageError{msg: en, zh: zh} }
+// usageText is a usage error in both languages.
+func usageText(msg text.Text) error { return &usageError{msg: msg} }
 
 // configUsage is a steps.Config.Validate error as a usage error, in both
 // languages where it has them.
 func configUsage(err error) error {
 	var ce *steps.ConfigError
 	if errors.As(err, &ce) {
-		return &usageError{msg: ce.Reason, zh: ce.ReasonZH}
+		return &usageError{msg: ce.Reason}
 	}
 	return usagef("%v", err)
 }
@@ -331,20 +329,17 @@ func (o *options) setPositionalNotify(n steps.Notify, set map[string]bool) {
 // steps.Config.Validate judge the values both sides share.
 func (o *options) crossCheck(set map[string]bool) error {
 	if set["message"] && o.message == "" {
-		return usage2(fmt.Sprintf("--message is empty: give the text to write (leave the flag out for the default, %q)", steps.DefaultMessage),
-			fmt.Sprintf("--message 是空的：请给出要写的文字（不加这个参数则用默认的 %q）", steps.DefaultMessage))
+		return usageText(text.Text{EN: fmt.Sprintf("--message is empty: give the text to write (leave the flag out for the default, %q)", steps.DefaultMessage), ZH: fmt.Sprintf("--message 是空的：请给出要写的文字（不加这个参数则用默认的 %q）", steps.DefaultMessage)})
 	}
 	if set["timeout"] && o.timeout == 0 {
-		return usage2("--timeout 0s: must be positive (how long a wait on the peer may take, e.g. 30s)",
-			"--timeout 0s：必须为正数（等待对端最多多久，例如 30s）")
+		return usageText(text.Text{EN: "--timeout 0s: must be positive (how long a wait on the peer may take, e.g. 30s)", ZH: "--timeout 0s：必须为正数（等待对端最多多久，例如 30s）"})
 	}
 	if err := o.checkWorkshop(set); err != nil {
 		return err
 	}
 	if o.lesson != nil {
 		if set["notify"] && o.notify != o.lesson.Notify {
-			return usage2(fmt.Sprintf("lesson %s needs --notify %s", o.lesson, o.lesson.Notify),
-				fmt.Sprintf("课程 %s 需要 --notify %s", o.lesson, o.lesson.Notify))
+			return usageText(text.Text{EN: fmt.Sprintf("lesson %s needs --notify %s", o.lesson, o.lesson.Notify), ZH: fmt.Sprintf("课程 %s 需要 --notify %s", o.lesson, o.lesson.Notify)})
 		}
 		o.notify = o.lesson.Notify
 	}

@@ -101,7 +101,7 @@ func TestParseArgs(t *testing.T) {
 			o, err := parseArgs(tt.args, tt.getenv, io.Discard)
 			if tt.err != "" {
 				var ue *usageError
-				if !errors.As(err, &ue) || !contains(ue.msg, tt.err) {
+				if !errors.As(err, &ue) || !contains(ue.msg.EN, tt.err) {
 					t.Fatalf("err = %v, want usage error containing %q", err, tt.err)
 				}
 				return

@@ -47,7 +47,7 @@ func listDevices(open func() (doctor.Lister, error), stdout, stderr io.Writer) i
 func runDoctor(c console) int {
 	// doctor takes no flags: its language comes from the locale, like the
 	// tour's default.
-	d := doctor.System(text.LangFromEnv(c.getenv).String(), openLister)
+	d := doctor.System(text.LangFromEnv(c.getenv), openLister)
 	r := d.Run()
 	r.Write(c.stdout)
 	return r.ExitCode()

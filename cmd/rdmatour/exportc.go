@@ -51,7 +51,7 @@ func runExportC(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 2
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "rdmatour export-c: %s\n", steps.ExplainIn(err, "en"))
+		fmt.Fprintf(stderr, "rdmatour export-c: %s\n", steps.ExplainIn(err, text.EN))
 		return 1
 	}
 	if a.out == "" {

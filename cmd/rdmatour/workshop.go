@@ -14,6 +14,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
@@ -104,7 +105,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 		// The device could not listen there (--bind on an address no RDMA
 		// device has, say): the room still opens on the simulated NIC.
 		cfg.Providers = provs[1:]
-		cfg.BackendWhy = "the real device could not listen (" + steps.ExplainIn(err, "en") + "): the simulated NIC only"
+		cfg.BackendWhy = "the real device could not listen (" + steps.ExplainIn(err, text.EN) + "): the simulated NIC only"
 		why = cfg.BackendWhy
 		room, err = steps.OpenRoom(cfg)
 	}
