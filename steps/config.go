@@ -308,6 +308,6 @@ func ParseTrack(s string) (Track, error) {
 	return 0, fmt.Errorf("unknown track %q: use cm or manual", s)
 }
 
-// errNoProvider is a Config built without a backend: a programming error,
+// ErrNoProvider is a Config built without a backend: a programming error,
 // not a learner's.
-var errNoProvider = errors.New("steps: no verbs provider")
+var ErrNoProvider = errors.New("steps: no verbs provider")

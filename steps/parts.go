@@ -140,7 +140,7 @@ type lessonRun struct {
 // a workshop Room (NewHosted).
 type hostHooks struct {
 	// events is where the steps read CM events when something else owns
-	// the channel; nil means they read ec themselves (room_events.go).
+	// the channel; nil means they read ec themselves (events.go).
 	events *EventQueue
 	gate   *gate
 	// onTurnAway hears of every client the gate turns away (OnTurnAway).

@@ -75,7 +75,7 @@ const maxPackets = 200
 // until the first step runs.
 func NewSession(cfg Config) (*Session, error) {
 	if cfg.Provider == nil {
-		return nil, errNoProvider
+		return nil, ErrNoProvider
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
 // The roster: the workshop server's table of attendees, one row each —
@@ -20,8 +20,8 @@ import (
 
 // roster is the roster pane's state.
 type roster struct {
-	rows   []steps.RosterRow
-	counts steps.RoomCounts
+	rows   []workshop.Row
+	counts workshop.Counts
 	at     time.Time // when rows were read: "last event" counts from here
 	sel    int       // selected row
 	top    int       // first row shown
@@ -29,7 +29,7 @@ type roster struct {
 }
 
 // setRows replaces the rows, keeping the selection on the same attendee.
-func (r *roster) setRows(rows []steps.RosterRow, counts steps.RoomCounts, at time.Time) {
+func (r *roster) setRows(rows []workshop.Row, counts workshop.Counts, at time.Time) {
 	selN := 0
 	if r.sel < len(r.rows) {
 		selN = r.rows[r.sel].N
@@ -88,8 +88,8 @@ func (r *roster) header(st pane.Styles, lang text.Lang) string {
 
 // counterHeader is the atomic room's shared counter, read from its MR at
 // this refresh ("" in a write or read room).
-func counterHeader(st pane.Styles, lang text.Lang, cs []steps.BackendCounter) string {
-	line := steps.CounterLine(cs)
+func counterHeader(st pane.Styles, lang text.Lang, cs []workshop.BackendCounter) string {
+	line := workshop.CounterLine(cs)
 	if line == "" {
 		return ""
 	}
@@ -123,7 +123,7 @@ func (r *roster) lines(st pane.Styles, lang text.Lang, w int) []string {
 }
 
 // rowLine is one attendee as text (no styles).
-func (r *roster) rowLine(row steps.RosterRow, lang text.Lang, w int) string {
+func (r *roster) rowLine(row workshop.Row, lang text.Lang, w int) string {
 	qpn := "-"
 	if row.QPN != 0 {
 		qpn = fmt.Sprintf("0x%x", row.QPN)
@@ -152,19 +152,19 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%dh", int(d/time.Hour))
 }
 
-func phaseName(lang text.Lang, p steps.Phase) string {
-	zh := map[steps.Phase]string{steps.PhaseConnecting: "连接中", steps.PhaseConnected: "已连接", steps.PhaseLanded: "数据已到",
-		steps.PhaseFinished: "已完成", steps.PhaseFailed: "失败", steps.PhaseDropped: "已移除", steps.PhaseTurnedAway: "被拒绝"}
+func phaseName(lang text.Lang, p workshop.Phase) string {
+	zh := map[workshop.Phase]string{workshop.PhaseConnecting: "连接中", workshop.PhaseConnected: "已连接", workshop.PhaseLanded: "数据已到",
+		workshop.PhaseFinished: "已完成", workshop.PhaseFailed: "失败", workshop.PhaseDropped: "已移除", workshop.PhaseTurnedAway: "被拒绝"}
 	return text.Text{EN: p.String(), ZH: zh[p]}.In(lang)
 }
 
-func phaseStyle(st pane.Styles, p steps.Phase) termtext.Style {
+func phaseStyle(st pane.Styles, p workshop.Phase) termtext.Style {
 	switch p {
-	case steps.PhaseFailed, steps.PhaseDropped:
+	case workshop.PhaseFailed, workshop.PhaseDropped:
 		return st.Err
-	case steps.PhaseFinished:
+	case workshop.PhaseFinished:
 		return st.Dim
-	case steps.PhaseLanded:
+	case workshop.PhaseLanded:
 		return st.OK
 	}
 	return termtext.Style{}

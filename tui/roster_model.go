@@ -15,13 +15,14 @@ import (
 	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
-// RosterSource is what the workshop screen reads: a *steps.Room.
+// RosterSource is what the workshop screen reads: a *workshop.Room.
 type RosterSource interface {
-	Roster() []steps.RosterRow
-	Counts() steps.RoomCounts
-	Attendees() []*steps.Attendee
+	Roster() []workshop.Row
+	Counts() workshop.Counts
+	Attendees() []*workshop.Attendee
 	Addrs() []string
 }
 

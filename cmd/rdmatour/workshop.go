@@ -18,15 +18,16 @@ import (
 	"github.com/rdmatour/rdmatour/tui"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
-// `rdmatour server --workshop`: one server for a whole room (steps.Room).
+// `rdmatour server --workshop`: one server for a whole room (workshop.Room).
 
 // workshopFlags are the server's workshop flags.
 func workshopFlags(fs *flag.FlagSet, o *options) {
 	fs.BoolVar(&o.workshop, "workshop", false, "serve every attendee at once (a workshop room) instead of one client, all on the --tour given (write, read or atomic: one counter the room shares); Ctrl-C ends it and prints the roster")
-	fs.IntVar(&o.maxAttendees, "max-attendees", steps.DefaultMaxAttendees, "--workshop: at most `N` attendees connected at once; the next is turned away")
-	o.idleLimit = duration(steps.DefaultIdleLimit)
+	fs.IntVar(&o.maxAttendees, "max-attendees", workshop.DefaultMaxAttendees, "--workshop: at most `N` attendees connected at once; the next is turned away")
+	o.idleLimit = duration(workshop.DefaultIdleLimit)
 	fs.Var(flagOf(&o.idleLimit, parseDuration), "idle-limit", "--workshop: drop an attendee whose next event does not come within `DURATION`")
 }
 
@@ -89,7 +90,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	out := termtext.NewGuard(c.stdout)
 	screen := !o.plain && stdinIsTerminal() && stdoutIsTerminal()
 	var mu sync.Mutex // OnEvent calls are serialised; the header is not
-	onEvent := func(ev steps.RoomEvent) {
+	onEvent := func(ev workshop.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Fprintln(out, eventLine(ev))
@@ -97,17 +98,17 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	if screen {
 		onEvent = nil // the roster shows them
 	}
-	cfg := steps.RoomConfig{Providers: provs, BackendWhy: why,
+	cfg := workshop.Config{Providers: provs, BackendWhy: why,
 		Bind: netip.AddrPortFrom(addr, uint16(o.port)), MaxAttendees: o.maxAttendees,
 		IdleLimit: time.Duration(o.idleLimit), RNRRetry: uint8(o.rnr), OnEvent: onEvent, Tour: o.tour}
-	room, err := steps.OpenRoom(cfg)
+	room, err := workshop.Open(cfg)
 	if err != nil && o.backend == backendAuto && len(provs) == 2 {
 		// The device could not listen there (--bind on an address no RDMA
 		// device has, say): the room still opens on the simulated NIC.
 		cfg.Providers = provs[1:]
 		cfg.BackendWhy = "the real device could not listen (" + steps.ExplainIn(err, text.EN) + "): the simulated NIC only"
 		why = cfg.BackendWhy
-		room, err = steps.OpenRoom(cfg)
+		room, err = workshop.Open(cfg)
 	}
 	if err != nil {
 		return err
@@ -148,8 +149,8 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 }
 
 // eventLine is one attendee event, one line (the message is escaped:
-// RosterRow.Message is PeerBytes).
-func eventLine(ev steps.RoomEvent) string {
+// workshop.Row.Message is PeerBytes).
+func eventLine(ev workshop.Event) string {
 	who := "-"
 	if ev.Row.N > 0 {
 		who = fmt.Sprintf("#%d", ev.Row.N)
@@ -158,10 +159,10 @@ func eventLine(ev steps.RoomEvent) string {
 }
 
 // writeRoster prints the roster as a table.
-func writeRoster(w io.Writer, rows []steps.RosterRow, counts steps.RoomCounts, now time.Time) {
+func writeRoster(w io.Writer, rows []workshop.Row, counts workshop.Counts, now time.Time) {
 	fmt.Fprintf(w, "roster: %d connected, %d finished, %d failed, %d turned away\n",
 		counts.Connected, counts.Finished, counts.Failed, counts.TurnedAway)
-	if line := steps.CounterLine(counts.Counters); line != "" {
+	if line := workshop.CounterLine(counts.Counters); line != "" {
 		fmt.Fprintf(w, "shared %s (started at %d)\n", line, steps.CounterStart)
 	}
 	fmt.Fprintf(w, "%4s  %-21s  %-7s  %-8s  %-8s  %-11s  %-8s  %-24s  %s\n", "#", "address", "backend", "QPN", "QP state", "state", "last", "message", "observed")
@@ -184,7 +185,7 @@ func padCells(s string, n int) string {
 
 // observedWithAtomics is the row's observation, with what the attendee's
 // atomics found in front in an atomic room (unless it already says so).
-func observedWithAtomics(r steps.RosterRow) string {
+func observedWithAtomics(r workshop.Row) string {
 	if r.Atomics == "" || strings.Contains(r.Observed, r.Atomics) {
 		return r.Observed
 	}

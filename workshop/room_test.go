@@ -1,4 +1,4 @@
-package steps_test
+package workshop_test
 
 import (
 	"context"
@@ -11,14 +11,16 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
 // openTestRoom opens a workshop room on the simulated NIC on loopback.
-func openTestRoom(t testing.TB, max int, idle time.Duration) (*steps.Room, netip.AddrPort) {
+func openTestRoom(t testing.TB, max int, idle time.Duration) (*workshop.Room, netip.AddrPort) {
 	t.Helper()
-	r, err := steps.OpenRoom(steps.RoomConfig{Providers: []verbs.Provider{sim.New(sim.Options{})},
+	r, err := workshop.Open(workshop.Config{Providers: []verbs.Provider{sim.New(sim.Options{})},
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), MaxAttendees: max, IdleLimit: idle})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +54,7 @@ func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, le
 }
 
 // waitEmpty waits until nobody is connected to the room.
-func waitEmpty(t testing.TB, r *steps.Room) {
+func waitEmpty(t testing.TB, r *workshop.Room) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for r.Counts().Connected > 0 {
@@ -126,7 +128,7 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 	}
 	c := r.Counts()
 	for _, row := range r.Roster() {
-		if row.Phase != steps.PhaseFinished || row.Message.String() == "bad key" {
+		if row.Phase != workshop.PhaseFinished || row.Message.String() == "bad key" {
 			t.Logf("#%d %s %s: %s", row.N, row.Addr, row.Phase, row.Observed)
 		}
 	}
@@ -149,55 +151,61 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 				break
 			}
 		}
-		if row.Phase == steps.PhaseFinished && len(pkts) == 0 {
+		if row.Phase == workshop.PhaseFinished && len(pkts) == 0 {
 			t.Errorf("attendee #%d shows no packets", row.N)
 		}
 	}
 }
 
 // TestRoomFullTurnsAway: with --max-attendees 2 and two attendees who
-// stay, the third is rejected with the reason the client prints.
+// stay, the third is rejected with the reason the client prints. The two
+// stay connected until the third has been turned away: if they hung up
+// first, a loaded machine could free a seat before the third asks.
 func TestRoomFullTurnsAway(t *testing.T) {
 	r, addr := openTestRoom(t, 2, 5*time.Second)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); runClient(ctx, addr, steps.NotifySend, "stay", "", "post-write") }()
+	ctx := context.Background()
+	for range 2 {
+		s := connectedClient(t, addr)
+		defer s.Close() // after the third's turn
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for r.Counts().Connected < 2 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	if c := r.Counts(); c.Connected != 2 {
+		t.Fatalf("counts %+v: want the two staying attendees connected", c)
 	}
 	err := runClient(ctx, addr, steps.NotifySend, "third", "", "")
-	if err == nil || !strings.Contains(steps.ExplainIn(err, "en"), "server full: 2 attendees") {
+	if err == nil || !strings.Contains(steps.ExplainIn(err, text.EN), "server full: 2 attendees") {
 		t.Fatalf("the third client: %v, want the room's reason 'server full: 2 attendees'", err)
 	}
-	wg.Wait()
-	waitEmpty(t, r)
-	if live, base := r.Live(), r.Baseline(); live != base {
-		t.Errorf("live objects %d, want the baseline %d", live, base)
+	if c := r.Counts(); c.TurnedAway != 1 || c.Connected != 2 {
+		t.Errorf("counts %+v: want 2 connected and 1 turned away", c)
 	}
+}
+
+// connectedClient is a client that has connected to the room at addr and
+// waits before its WRITE; the caller closes it.
+func connectedClient(t testing.TB, addr netip.AddrPort) *steps.Session {
+	t.Helper()
+	s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: addr, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s.Steps()[s.Next()].ID != "post-write" {
+		if _, err := s.RunNext(context.Background()); err != nil {
+			s.Close()
+			t.Fatal(err)
+		}
+	}
+	return s
 }
 
 // TestRoomDropsIdleAttendee: an attendee that connects and never finishes
 // is dropped after the idle limit and freed.
 func TestRoomDropsIdleAttendee(t *testing.T) {
 	r, addr := openTestRoom(t, 10, 300*time.Millisecond)
-	s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: addr, Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := connectedClient(t, addr)
 	defer s.Close()
-	for s.Steps()[s.Next()].ID != "post-write" {
-		if _, err := s.RunNext(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
 	waitEmpty(t, r) // stalls at post-write; the server drops it
 	rows := r.Roster()
-	if len(rows) != 1 || rows[0].Phase != steps.PhaseDropped || !strings.Contains(rows[0].Observed, "idle limit") {
+	if len(rows) != 1 || rows[0].Phase != workshop.PhaseDropped || !strings.Contains(rows[0].Observed, "idle limit") {
 		t.Fatalf("roster %+v: want one attendee dropped for the idle limit", rows)
 	}
 	if live, base := r.Live(), r.Baseline(); live != base {
@@ -213,7 +221,7 @@ func TestRoomDropsIdleAttendee(t *testing.T) {
 // and marks them as ended by the workshop.
 func TestRoomCloseWithAttendeesConnected(t *testing.T) {
 	prov := sim.New(sim.Options{})
-	r, err := steps.OpenRoom(steps.RoomConfig{Providers: []verbs.Provider{prov},
+	r, err := workshop.Open(workshop.Config{Providers: []verbs.Provider{prov},
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), IdleLimit: time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -230,16 +238,8 @@ func TestRoomCloseWithAttendeesConnected(t *testing.T) {
 	wg.Wait() // the clients stopped before their WRITE (and hung up)
 	for range 3 {
 		// These stay: paused mid-tour when the room closes.
-		s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: addr, Timeout: 20 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := connectedClient(t, addr)
 		defer s.Close()
-		for s.Steps()[s.Next()].ID != "post-write" {
-			if _, err := s.RunNext(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-		}
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for r.Counts().Connected != 3 && time.Now().Before(deadline) {
@@ -255,7 +255,7 @@ func TestRoomCloseWithAttendeesConnected(t *testing.T) {
 	}
 	ended := 0
 	for _, row := range r.Roster() {
-		if row.Phase == steps.PhaseDropped && row.Observed == "the workshop ended" {
+		if row.Phase == workshop.PhaseDropped && row.Observed == "the workshop ended" {
 			ended++
 		}
 	}

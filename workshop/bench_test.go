@@ -1,4 +1,4 @@
-package steps_test
+package workshop_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package steps
+package workshop
 
 import (
 	"encoding/binary"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -38,13 +39,13 @@ type roomCounter struct {
 	mr      verbs.MR
 }
 
-// newRoomCounter registers the counter on pd and sets it to CounterStart.
+// newRoomCounter registers the counter on pd and sets it to steps.CounterStart.
 func newRoomCounter(backend string, pd verbs.PD) (*roomCounter, error) {
 	mr, err := pd.RegMR(counterSize, counterAccess)
 	if err != nil {
 		return nil, fmt.Errorf("registering the room's shared counter: %w", err)
 	}
-	if err := mr.Write(0, binary.LittleEndian.AppendUint64(nil, CounterStart)); err != nil {
+	if err := mr.Write(0, binary.LittleEndian.AppendUint64(nil, steps.CounterStart)); err != nil {
 		mr.Dereg()
 		return nil, fmt.Errorf("setting the room's shared counter: %w", err)
 	}
@@ -64,7 +65,7 @@ func (c *roomCounter) value() (uint64, error) {
 // time an attendee arrives there), or nil when the room is not atomic.
 // The caller holds r.mu.
 func (r *Room) counterFor(dev verbs.Device, backend string, pd verbs.PD) (*roomCounter, error) {
-	if tour, _ := TourOf(r.cfg.Tour); !tour.SharedCounter {
+	if tour, _ := steps.TourOf(r.cfg.Tour); !tour.SharedCounter {
 		return nil, nil
 	}
 	if c := r.counters[dev]; c != nil {
