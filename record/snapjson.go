@@ -111,11 +111,40 @@ func (s *snapJSON) decode() (steps.Snapshot, error) {
 type outcomeJSON struct {
 	steps.Outcome
 	C *struct{} `json:"C,omitempty"`
+	// Results hides Outcome.Results: each is stored as a kvJSON.
+	Results []kvJSON
+}
+
+// kvJSON is a steps.KV as a recording keeps it: the English stays where
+// every version of the format has it ({"Name": ..., "Value": ...}), so
+// files of versions 1 and 2 read as before and an older rdmatour reads
+// this one; the Chinese rides beside it, "" in a file that predates it
+// (its replay then shows the English names on a zh screen).
+type kvJSON struct {
+	Name    string
+	NameZH  string `json:",omitempty"`
+	Value   string
+	ValueZH string `json:",omitempty"`
 }
 
 func encodeOutcome(o steps.Outcome) outcomeJSON {
 	o.C = nil
-	return outcomeJSON{Outcome: o}
+	j := outcomeJSON{Outcome: o}
+	for _, kv := range o.Results {
+		j.Results = append(j.Results, kvJSON{Name: kv.Name.EN, NameZH: kv.Name.ZH, Value: kv.Value.EN, ValueZH: kv.Value.ZH})
+	}
+	j.Outcome.Results = nil
+	return j
+}
+
+// decode is the outcome as the step returned it (without its C).
+func (j outcomeJSON) decode() steps.Outcome {
+	o := j.Outcome
+	o.C, o.Results = nil, nil
+	for _, kv := range j.Results {
+		o.Results = append(o.Results, steps.KV{Name: text.Text{EN: kv.Name, ZH: kv.NameZH}, Value: text.Text{EN: kv.Value, ZH: kv.ValueZH}})
+	}
+	return o
 }
 
 // errorJSON is a steps.RecordedError.

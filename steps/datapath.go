@@ -27,7 +27,7 @@ func stepPostRecv(_ context.Context, s *Session) (Outcome, error) {
 	if err := s.qp.PostRecv(wr); err != nil {
 		return withC(Outcome{}, postFailed(call, err)), err
 	}
-	return withC(Outcome{Results: []KV{{"receive queue", "1 RECV WQE posted"}},
+	return withC(Outcome{Results: []KV{KV{Name: resReceiveQueue, Value: valOneRecvPosted}},
 		Note: text.Text{EN: "Posted before rdma_accept, so a SEND (or WRITE_WITH_IMM) arriving right after ESTABLISHED finds a buffer.", ZH: "在 rdma_accept 之前 post，这样连接一建立就到达的 SEND（或 WRITE_WITH_IMM）也有 buffer 可用。"}}, call.Returned("0")), nil
 }
 
@@ -71,7 +71,7 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 		label = "RDMA WRITE+IMM"
 	}
 	s.sentWR(label, fmt.Sprintf("%d B → 0x%x", len(msg), info.Addr), inERR)
-	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(len(msg))}, {"to", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)}},
+	return withC(Outcome{Results: []KV{result(resBytes, fmt.Sprint(len(msg))), result(resTo, fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey))},
 		Note: text.Text{EN: "Posting returns at once; the NIC moves the bytes. The server's CPU is not involved.", ZH: "post 立即返回，搬数据的是网卡；server 的 CPU 完全不参与。"}}, fill, call.Returned("0")), nil
 }
 
@@ -103,7 +103,7 @@ func stepPostSend(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, fill, postFailed(call, err)), err
 	}
 	s.sentWR("SEND", DoneText, inERR)
-	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(len(done))}},
+	return withC(Outcome{Results: []KV{result(resBytes, fmt.Sprint(len(done)))},
 		Note: text.Text{EN: "A two-sided SEND: it consumes the RECV the server posted before accepting.", ZH: "双边 SEND：它会消耗 server 在 accept 之前 post 的那个 RECV。"}}, fill, call.Returned("0")), nil
 }
 
@@ -125,7 +125,7 @@ func stepPostDoorbell(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, fill, postFailed(call, err)), err
 	}
 	s.sentWR("RDMA WRITE", fmt.Sprintf("doorbell 8 B → 0x%x", info.DoorbellAddr), inERR)
-	return withC(Outcome{Results: []KV{{"to", fmt.Sprintf("0x%x rkey 0x%x", info.DoorbellAddr, info.DoorbellRKey)}},
+	return withC(Outcome{Results: []KV{result(resTo, fmt.Sprintf("0x%x rkey 0x%x", info.DoorbellAddr, info.DoorbellRKey))},
 		Note: text.Text{EN: "Posted after the data WRITE on the same QP.", ZH: "在同一个 QP 上、紧跟数据 WRITE 之后 post。"}}, fill, call.Returned("0")), nil
 }
 
@@ -142,7 +142,7 @@ func (s *Session) pollStep(ctx context.Context, what string, wantOp verbs.WCOpco
 	s.addCompletion(wc)
 	state := s.recordQPState()
 	out := withC(Outcome{
-		Results: []KV{{"status", wc.Status.String()}, {"opcode", opcodeText(wc)}, {"wr_id", fmt.Sprint(wc.WRID)}, {"QP state", state}}},
+		Results: []KV{result(resStatus, wc.Status.String()), {Name: resOpcode, Value: opcodeText(wc)}, result(resWrId, fmt.Sprint(wc.WRID)), result(resQPState, state)}},
 		call.Returned(wcText(wc)))
 	if wc.Status != verbs.WCSuccess {
 		s.completionFate(wc)
@@ -287,9 +287,9 @@ func (s *Session) finishDoorbell(poll c.Stmt) (Outcome, error) {
 }
 
 func resultKVs(r *Result, wc verbs.WC) []KV {
-	kv := []KV{{"notified by", r.Via.String()}, {"notice", r.Notice.String()}, {"buffer", r.Message.String()}}
+	kv := []KV{result(resNotifiedBy, r.Via.String()), result(resNotice, r.Notice.String()), result(resBuffer, r.Message.String())}
 	if wc.Opcode == verbs.WCRecvRDMAWithImm {
-		kv = append(kv, KV{"byte_len", fmt.Sprint(wc.ByteLen)})
+		kv = append(kv, result(resByteLen, fmt.Sprint(wc.ByteLen)))
 	}
 	return kv
 }

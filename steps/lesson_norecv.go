@@ -79,11 +79,11 @@ func stepPostRecvLate(ctx context.Context, s *Session) (Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	out.Results = append(out.Results, KV{"RNR NAK seen first", how})
+	out.Results = append(out.Results, KV{Name: resRNRNAKSeenFirst, Value: how})
 	if !s.wireShowsNAK() {
-		s.sentText("RNR NAK", text.Text{EN: "no RECV posted when the client's SEND arrived (" + how + ")", ZH: "client 的 SEND 到达时还没有 post RECV（" + how + "）"})
+		s.sentText("RNR NAK", text.Text{EN: "no RECV posted when the client's SEND arrived (" + how.EN + ")", ZH: "client 的 SEND 到达时还没有 post RECV（" + how.In(text.ZH) + "）"})
 	}
-	out.Note = text.Text{EN: "Posted only after this side had refused the client's SEND with an RNR NAK (" + how + "): the RECV is late.",
-		ZH: "等本端已经用 RNR NAK 拒绝了 client 的 SEND（" + how + "）之后才 post：这个 RECV 迟到了。"}
+	out.Note = text.Text{EN: "Posted only after this side had refused the client's SEND with an RNR NAK (" + how.EN + "): the RECV is late.",
+		ZH: "等本端已经用 RNR NAK 拒绝了 client 的 SEND（" + how.In(text.ZH) + "）之后才 post：这个 RECV 迟到了。"}
 	return out, nil
 }

@@ -59,7 +59,7 @@ func stepPostWriteEarly(_ context.Context, s *Session) (Outcome, error) {
 	zero := Target{AddrC: c.Hex(0, "0"), RKeyC: c.Hex(0, "0")}
 	call := postSendCall(wr, "buf", c.Dec(0, ""), zero, "ibv_post_send before rdma_connect")
 	if err := s.qp.PostSend(wr); err != nil {
-		return withC(Outcome{Results: []KV{{"QP state", state}, {"returned", errnoText(err)}},
+		return withC(Outcome{Results: []KV{result(resQPState, state), result(resReturned, errnoText(err))},
 			Note: text.Text{EN: "The error is the return value of ibv_post_send, not a completion. On rxe the WR was queued anyway and runs with the next post after the QP reaches RTS: watch a second WRITE on the wire (this one is zero bytes and unsignaled, so it completes silently). The simulated NIC does the same.",
 				ZH: "错误是 ibv_post_send 的返回值，不是完成。rxe 上这个 WR 其实已经入队，QP 到 RTS 之后随下一次 post 一起执行：线上报文里会多出一个 WRITE（它是 0 字节、unsignaled 的，所以悄无声息地完成）。模拟网卡也这样做。"}}, call.Returned(errnoText(err)+"; QP state "+state)), err
 	}

@@ -121,7 +121,7 @@ func stepCreateQPManual(_ context.Context, s *Session) (Outcome, error) {
 	s.set(func() { s.qp, s.manualQP = qp, true })
 	state := s.recordQPState()
 	return withC(Outcome{
-		Results: []KV{{"qp_num", fmt.Sprintf("0x%x", qp.Num())}, {"state (ibv_query_qp)", state}, {"id->qp", "NULL (the CM does not own this QP)"}},
+		Results: []KV{result(resQpNum, fmt.Sprintf("0x%x", qp.Num())), result(resStateIbvQueryQp, state), KV{Name: resIdQp, Value: valQPNotCMs}},
 		Note: text.Text{EN: "A bare QP in RESET: it can neither receive nor send. Three ibv_modify_qp calls follow, each with the attributes its transition needs.",
 			ZH: "一个光秃秃的 QP，处于 RESET：既不能收也不能发。接下来三次 ibv_modify_qp，每次带上这一步迁移需要的属性。"}},
 		call.Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), nil
@@ -129,10 +129,10 @@ func stepCreateQPManual(_ context.Context, s *Session) (Outcome, error) {
 
 // attrKVs lists the attributes mask selects, as C field = value.
 func attrKVs(a verbs.QPAttr, m verbs.QPAttrMask) []KV {
-	var kv []KV
+	var kvs []KV
 	add := func(bit verbs.QPAttrMask, name, val string) {
 		if m&bit != 0 {
-			kv = append(kv, KV{name, val})
+			kvs = append(kvs, result(attrName(name), val))
 		}
 	}
 	add(verbs.QPAttrState, "qp_state", a.State.CName())
@@ -150,7 +150,16 @@ func attrKVs(a verbs.QPAttr, m verbs.QPAttrMask) []KV {
 	add(verbs.QPAttrSQPSN, "sq_psn", fmt.Sprintf("0x%06x", a.SQPSN))
 	add(verbs.QPAttrMaxDestRdAtomic, "max_dest_rd_atomic", fmt.Sprint(a.MaxDestRdAtom))
 	add(verbs.QPAttrDestQPN, "dest_qp_num", fmt.Sprintf("0x%x", a.DestQPNum))
-	return kv
+	return kvs
+}
+
+// attrName is a QP attribute's result name: the C field, except timeout,
+// which the screen has always said in words.
+func attrName(field string) text.Text {
+	if field == "timeout" {
+		return resTimeout
+	}
+	return cname(field)
 }
 
 var modifyNotes = map[verbs.QPState]text.Text{
@@ -177,7 +186,7 @@ func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
 		return withC(Outcome{Results: attrKVs(attr, mask)}, set, get, postFailed(call, err)), err
 	}
 	after := s.recordQPState()
-	res := append([]KV{{"transition", before + " → " + after}, {"mask", mask.String()}}, attrKVs(attr, mask)...)
+	res := append([]KV{result(resTransition, before+" → "+after), result(resMask, mask.String())}, attrKVs(attr, mask)...)
 	return withC(Outcome{Results: res, Note: modifyNotes[st]}, set, get, call.Returned("0")), nil
 }
 
@@ -194,7 +203,7 @@ func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 	s.sent("REP", fmt.Sprintf("qpn=0x%x, remote_info: addr=0x%x rkey=0x%x", p.QPNum, info.Addr, info.RKey))
 	state := s.recordQPState()
 	return withC(Outcome{
-		Results: []KV{{"REP qp_num", fmt.Sprintf("0x%x", p.QPNum)}, {"private data", fmt.Sprintf("% x", raw)}, {"QP state", state}},
+		Results: []KV{result(resREPQpNum, fmt.Sprintf("0x%x", p.QPNum)), result(resPrivateData, fmt.Sprintf("% x", raw)), result(resQPState, state)},
 		Note: text.Text{EN: "id->qp is NULL, so librdmacm touched no QP: it only sent the REP, with our qp_num and, as the starting PSN, the CM's own number that rdma_init_qp_attr gave us as rq_psn at RTR (the client will use it as its sq_psn).",
 			ZH: "id->qp 是 NULL，librdmacm 没碰任何 QP：它只发出 REP，里面带着我们的 qp_num，起始 PSN 则是 CM 自己的数，也就是推 RTR 时 rdma_init_qp_attr 给我们的 rq_psn（client 会把它用作 sq_psn）。"}}, fill, call.Returned("0")), nil
 }
@@ -206,7 +215,7 @@ func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.sent("REQ", fmt.Sprintf("qpn=0x%x", p.QPNum))
-	return withC(Outcome{Results: []KV{{"sent", "CM REQ"}, {"REQ qp_num", fmt.Sprintf("0x%x", p.QPNum)}},
+	return withC(Outcome{Results: []KV{result(resSent, "CM REQ"), result(resREQQpNum, fmt.Sprintf("0x%x", p.QPNum))},
 		Note: text.Text{EN: "id->qp is NULL, so the REQ carries conn_param.qp_num: that is how the server learns which QP to send to.",
 			ZH: "id->qp 是 NULL，所以 REQ 里带的是 conn_param.qp_num：server 就靠它知道该往哪个 QP 发。"}}, call.Returned("0")), nil
 }
@@ -229,8 +238,8 @@ func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
 	peer, _ := s.learnPeerTour(ev.PrivateData[privdata.RemoteInfoSize:])
 	state := s.recordQPState()
 	out = withC(out, append(readRemoteInfo(info, len(ev.PrivateData)), ackEvent())...)
-	out.Results = []KV{{"event", ev.Type.String()}, {"server QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"private_data_len", fmt.Sprint(len(ev.PrivateData))},
-		{"remote addr", fmt.Sprintf("0x%x", info.Addr)}, {"remote rkey", fmt.Sprintf("0x%x", info.RKey)}, {"QP state", state}, peer}
+	out.Results = []KV{result(resEvent, ev.Type.String()), result(resServerQPN, fmt.Sprintf("0x%x", ev.QPNum)), result(resPrivateDataLen, fmt.Sprint(len(ev.PrivateData))),
+		result(resRemoteAddr, fmt.Sprintf("0x%x", info.Addr)), result(resRemoteRkey, fmt.Sprintf("0x%x", info.RKey)), result(resQPState, state), peer}
 	out.Note = text.Text{EN: "With a QP on the id, librdmacm would have moved it to RTR and RTS and sent the RTU right here. id->qp is NULL, so it hands the REP to us: the connection is half open until rdma_establish.",
 		ZH: "如果 id 上挂着 QP，librdmacm 会在这里把它推到 RTR、RTS 并发出 RTU。现在 id->qp 是 NULL，它就把 REP 交给我们：在 rdma_establish 之前，连接只建立了一半。"}
 	return out, nil
@@ -244,7 +253,7 @@ func stepEstablish(_ context.Context, s *Session) (Outcome, error) {
 	s.sent("RTU", "")
 	s.set(func() { s.connected = true })
 	state := s.recordQPState()
-	return withC(Outcome{Results: []KV{{"sent", "CM RTU"}, {"QP state", state}},
+	return withC(Outcome{Results: []KV{result(resSent, "CM RTU"), result(resQPState, state)},
 		Note: text.Text{EN: "The RTU tells the server the connection is up; it gets RDMA_CM_EVENT_ESTABLISHED. This side gets no event: it already knows.",
 			ZH: "RTU 告诉 server 连接已建立，server 会收到 RDMA_CM_EVENT_ESTABLISHED。本端不会再收到事件：它自己已经知道了。"}}, call.Returned("0")), nil
 }
@@ -262,7 +271,7 @@ func stepDisconnectManual(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	after := s.recordQPState()
 	out = withC(out, mod.Returned("0"))
-	out.Results = append(out.Results, KV{"QP after rdma_disconnect", before}, KV{"QP after ibv_modify_qp", after})
+	out.Results = append(out.Results, result(resQPAfterRdmaDisconnect, before), result(resQPAfterIbvModifyQp, after))
 	out.Note = text.Text{EN: "rdma_disconnect sent the DREQ but left our QP alone (in " + before + "): it is not id->qp. Moving it to ERR ourselves flushes anything still queued.",
 		ZH: "rdma_disconnect 发出了 DREQ，但没动我们的 QP（仍是 " + before + "）：它不是 id->qp。我们自己把它置为 ERR，队列里剩下的 WR 都会被 flush。"}
 	return out, nil

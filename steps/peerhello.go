@@ -118,7 +118,7 @@ func (s *Session) learnPeerTour(p []byte) (KV, text.Text) {
 		pt.lesson, _ = ParseLesson(pt.Hello.Lesson) // unknown: the mismatch note says so
 	}
 	s.set(func() { s.peerTour = pt })
-	kv := KV{"peer runs", pt.Hello.Flags()}
+	kv := result(resPeerRuns, pt.Hello.Flags())
 	note := s.mismatchNote(pt)
 	switch {
 	case pt.Bad != "":
@@ -266,7 +266,7 @@ func (s *Session) withMismatch(err error, expected bool) error {
 
 // helloSentKV is the results row for the hello this side sent.
 func (s *Session) helloSentKV() KV {
-	return KV{"hello sent", fmt.Sprintf("% x (%s)", s.myHello(), HelloFor(s.tourKind(), s.cfg.LessonName()).Flags())}
+	return result(resHelloSent, fmt.Sprintf("% x (%s)", s.myHello(), HelloFor(s.tourKind(), s.cfg.LessonName()).Flags()))
 }
 
 // helloNote says what the hello bytes are, next to C that does not send

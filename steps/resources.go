@@ -22,7 +22,7 @@ func stepAllocPD(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.set(func() { s.pd = pd })
-	return withC(Outcome{Results: []KV{{"pd->handle", fmt.Sprint(pd.Handle())}}},
+	return withC(Outcome{Results: []KV{result(resPdHandle, fmt.Sprint(pd.Handle()))}},
 		call.Returned(fmt.Sprintf("{ .handle = %d } on %s", pd.Handle(), devName(s.dev)))), nil
 }
 
@@ -34,7 +34,7 @@ func stepCreateCQ(_ context.Context, s *Session) (Outcome, error) {
 	}
 	s.set(func() { s.cq = cq })
 	return withC(Outcome{
-		Results: []KV{{"cq->cqe", fmt.Sprint(cq.CQE())}},
+		Results: []KV{result(resCqCqe, fmt.Sprint(cq.CQE()))},
 		Note:    text.Text{EN: "One CQ serves both the send and the receive queue, as in the seed.", ZH: "和 seed 一样，发送队列和接收队列共用这一个 CQ。"}},
 		call.Returned(fmt.Sprintf("{ .cqe = %d }", cq.CQE()))), nil
 }
@@ -49,7 +49,7 @@ func stepCreateQP(_ context.Context, s *Session) (Outcome, error) {
 	s.set(func() { s.qp = qp })
 	state := s.recordQPState()
 	return withC(Outcome{
-		Results: []KV{{"qp_num", fmt.Sprintf("0x%x", qp.Num())}, {"state (ibv_query_qp)", state}},
+		Results: []KV{result(resQpNum, fmt.Sprintf("0x%x", qp.Num())), result(resStateIbvQueryQp, state)},
 		Note:    text.Text{EN: "librdmacm created the QP and already moved it RESET → INIT.", ZH: "librdmacm 建好 QP 后已经把它从 RESET 推到了 INIT。"}},
 		call.Returned("0"), c.S(c.Assign("qp", c.C("id->qp"))).Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), nil
 }
@@ -82,7 +82,7 @@ func (s *Session) regMR(name string, size int, access verbs.Access, dst *verbs.M
 	}
 	s.set(func() { *dst = mr })
 	return withC(Outcome{
-		Results: []KV{{name + " addr", fmt.Sprintf("0x%x", mr.Addr())}, {"lkey", fmt.Sprintf("0x%x", mr.LKey())}, {"rkey", fmt.Sprintf("0x%x", mr.RKey())}, {"access", access.Short()}}},
+		Results: []KV{result(addrName(name), fmt.Sprintf("0x%x", mr.Addr())), result(resLkey, fmt.Sprintf("0x%x", mr.LKey())), result(resRkey, fmt.Sprintf("0x%x", mr.RKey())), result(resAccess, access.Short())}},
 		alloc.Returned(fmt.Sprintf("0: %s = 0x%x", name, mr.Addr())), zero,
 		reg.Returned(fmt.Sprintf("{ .addr = 0x%x, .lkey = 0x%x, .rkey = 0x%x }", mr.Addr(), mr.LKey(), mr.RKey()))), nil
 }

@@ -29,8 +29,11 @@ type Outcome struct {
 	Expected bool
 }
 
-// KV is one named result.
-type KV struct{ Name, Value string }
+// KV is one named result: its name in both languages (declared once, in
+// results.go), and its value, in both languages where it is words and
+// the same in both (text.Same) where it is a number, an address, a C name
+// or what the system said.
+type KV struct{ Name, Value text.Text }
 
 // Step is one keypress of the tour.
 type Step struct {

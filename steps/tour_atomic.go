@@ -78,8 +78,8 @@ func stepQueryDevice(_ context.Context, s *Session) (Outcome, error) {
 	call := c.Must("ibv_query_device", c.Call("ibv_query_device", c.C("id->verbs"), c.C("&dev_attr"))).
 		Returned(fmt.Sprintf("0: { .atomic_cap = %s, .max_qp_rd_atom = %d, .max_qp_init_rd_atom = %d }", info.AtomicCap, info.MaxQPRdAtom, info.MaxQPInitRdAtom))
 	check := c.S(c.C(`if (dev_attr.atomic_cap == IBV_ATOMIC_NONE) die("this device does no atomics (IBV_ATOMIC_NONE)")`)).Only(c.ExportOnly)
-	out := withC(Outcome{Results: []KV{{"device", info.Name}, {"atomic_cap", info.AtomicCap.String()},
-		{"max_qp_rd_atom", fmt.Sprint(info.MaxQPRdAtom)}, {"max_qp_init_rd_atom", fmt.Sprint(info.MaxQPInitRdAtom)}}}, call, check)
+	out := withC(Outcome{Results: []KV{result(resDevice, info.Name), result(resAtomicCap, info.AtomicCap.String()),
+		result(resMaxQpRdAtom, fmt.Sprint(info.MaxQPRdAtom)), result(resMaxQpInitRdAtom, fmt.Sprint(info.MaxQPInitRdAtom))}}, call, check)
 	if info.AtomicCap == verbs.AtomicNone {
 		return out, problem(fmt.Errorf("%s: atomic_cap is IBV_ATOMIC_NONE", info.Name),
 			text.Text{EN: "this device does no atomic operations, so the atomic tour cannot run on it", ZH: "这块设备不支持原子操作，原子操作导览无法在上面运行"},
@@ -95,9 +95,9 @@ func stepPutCounter(_ context.Context, s *Session) (Outcome, error) {
 	if err := s.mrData.Write(0, binary.LittleEndian.AppendUint64(nil, CounterStart)); err != nil {
 		return withC(Outcome{}, fill), err
 	}
-	return withC(Outcome{Results: []KV{{"counter", fmt.Sprint(CounterStart)}, {"at", fmt.Sprintf("0x%x", s.mrData.Addr())},
-		{"8-byte aligned", fmt.Sprint(s.mrData.Addr()%8 == 0)},
-		{"access", s.mrData.Access().String()}},
+	return withC(Outcome{Results: []KV{result(resCounter, fmt.Sprint(CounterStart)), result(resAt, fmt.Sprintf("0x%x", s.mrData.Addr())),
+		KV{Name: res8ByteAligned, Value: yesNo(s.mrData.Addr()%8 == 0)},
+		result(resAccess, s.mrData.Access().String())},
 		Note: text.Text{EN: "An atomic works on 8 bytes at an 8-byte aligned address, in this host's byte order (no htobe64 here: the NIC operates on the value as the CPU stores it). The MR needs IBV_ACCESS_REMOTE_ATOMIC.",
 			ZH: "原子操作作用在 8 字节对齐地址上的 8 个字节，按本机字节序（这里不用 htobe64：网卡按 CPU 存放的样子操作这个值）。MR 需要 IBV_ACCESS_REMOTE_ATOMIC。"}}, fill.Returned("buf")), nil
 }
@@ -121,12 +121,12 @@ func (s *Session) postAtomic(op verbs.WROpcode, wrID, compareAdd, swap uint64, c
 		call = call.Noted(t.Why)
 	}
 	if err := s.qp.PostSend(wr); err != nil {
-		return withC(Outcome{Results: []KV{{"target", fmt.Sprintf("0x%x = remote_addr + %d", t.Addr, t.Addr-info.Addr)}, {"8-byte aligned", fmt.Sprint(t.Addr%8 == 0)}},
+		return withC(Outcome{Results: []KV{result(resTarget, fmt.Sprintf("0x%x = remote_addr + %d", t.Addr, t.Addr-info.Addr)), {Name: res8ByteAligned, Value: yesNo(t.Addr%8 == 0)}},
 			Note: text.Text{EN: "The error is ibv_post_send's return value: Soft-RoCE's provider checks the alignment before anything is queued, so nothing goes on the wire and the QP stays in RTS.",
 				ZH: "错误是 ibv_post_send 的返回值：Soft-RoCE 的 provider 在入队之前就检查对齐，所以什么都不会上线，QP 仍然是 RTS。"}}, postFailed(call, err)), err
 	}
 	s.sentText(opcodeLabel(op), text.Text{EN: fmt.Sprintf("8 B at 0x%x", t.Addr), ZH: fmt.Sprintf("0x%x 处的 8 字节", t.Addr)})
-	return withC(Outcome{Results: []KV{{"target", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)}, {"compare_add", fmt.Sprint(compareAdd)}, {"swap", fmt.Sprint(swap)}}}, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{result(resTarget, fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)), result(resCompareAdd, fmt.Sprint(compareAdd)), result(resSwap, fmt.Sprint(swap))}}, call.Returned("0")), nil
 }
 
 func opcodeLabel(op verbs.WROpcode) string {
@@ -158,7 +158,7 @@ func (s *Session) pollAtomic(ctx context.Context, what string, op verbs.WCOpcode
 	s.gotText("ATOMIC_ACKNOWLEDGE", text.Text{EN: fmt.Sprintf("old value %d, back into buf", old), ZH: fmt.Sprintf("带回原值 %d，写进 buf", old)})
 	out = withC(out, c.S(c.Call("memcpy", c.C("&"+oldVar), c.C("buf"), c.C("8"))).Returned(fmt.Sprintf("%s = %d", oldVar, old)),
 		c.S(c.C(fmt.Sprintf(`printf("[client] old value %%" PRIu64 "\n", %s)`, oldVar))).Only(c.ExportOnly))
-	out.Results = append(out.Results, KV{"old value", fmt.Sprint(old)})
+	out.Results = append(out.Results, result(resOldValue, fmt.Sprint(old)))
 	return out, old, nil
 }
 
@@ -168,7 +168,7 @@ func stepPollFetchAdd(ctx context.Context, s *Session) (Outcome, error) {
 		return out, err
 	}
 	s.set(func() { s.atomicOld = old })
-	out.Results = append(out.Results, KV{"counter after our add", fmt.Sprintf("%d (old + %d)", old+AtomicAdd, AtomicAdd)})
+	out.Results = append(out.Results, KV{Name: resCounterAfterOurAdd, Value: text.Text{EN: fmt.Sprintf("%d (old + %d)", old+AtomicAdd, AtomicAdd), ZH: fmt.Sprintf("%d（原值 + %d）", old+AtomicAdd, AtomicAdd)}})
 	out.Note = text.Text{EN: "The completion carries the counter's value from before the add, written into our buffer in this host's byte order. Had another client added at the same moment, each would see a different old value: nothing is lost.",
 		ZH: "完成带回的是加之前的计数器值，按本机字节序写进我们的 buffer。如果另一个 client 同时也在加，两边看到的原值各不相同：一次加法都不会丢。"}
 	if old != CounterStart {
@@ -218,7 +218,7 @@ func stepPollCmpSwap(ctx context.Context, s *Session) (Outcome, error) {
 			EN: fmt.Sprintf("FETCH_AND_ADD found %d and CMP_AND_SWP found %d: the counter is now %s.", s.atomicOld, old, now.EN),
 			ZH: fmt.Sprintf("FETCH_AND_ADD 看到的是 %d，CMP_AND_SWP 看到的是 %d：计数器现在是 %s。", s.atomicOld, old, now.ZH)}}
 	})
-	out.Results = append(out.Results, KV{"compare held", fmt.Sprint(swapped)}, KV{"counter now", fmt.Sprint(counterNow)})
+	out.Results = append(out.Results, KV{Name: resCompareHeld, Value: yesNo(swapped)}, result(resCounterNow, fmt.Sprint(counterNow)))
 	out.Note = text.Text{EN: "If the old value equals compare_add the swap happened; otherwise the counter changed in between and nothing was stored. This is how a lock or a version check is built with one-sided operations.",
 		ZH: "原值等于 compare_add 说明替换成功；否则计数器在中间被改过，什么都没有写入。用单边操作做锁或者版本校验就是这个道理。"}
 	if !swapped {
@@ -251,7 +251,7 @@ func stepWaitAtomics(ctx context.Context, s *Session) (Outcome, error) {
 		s.result = &Result{Tour: TourAtomic, Message: privdata.PeerBytes(fmt.Sprintf("counter=%d", v)), Summary: summary}
 	})
 	out = withC(out, c.S(c.C(`printf("[server] counter: %" PRIu64 "\n", *(uint64_t *)(void *)buf)`)).Returned(fmt.Sprintf("prints %d", v)))
-	out.Results = []KV{{"event", verbs.EventDisconnected.String()}, {"counter", fmt.Sprint(v)}, {"started at", fmt.Sprint(CounterStart)}}
+	out.Results = []KV{result(resEvent, verbs.EventDisconnected.String()), result(resCounter, fmt.Sprint(v)), result(resStartedAt, fmt.Sprint(CounterStart))}
 	out.Note = text.Text{EN: "The server's CPU took no part: its NIC ran both atomics on the counter. Only now does the CPU read the result.",
 		ZH: "server 的 CPU 全程没有参与：两个原子操作都由它的网卡在计数器上完成。CPU 到现在才去读结果。"}
 	return out, nil

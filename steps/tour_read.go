@@ -56,7 +56,7 @@ func stepPutMessage(_ context.Context, s *Session) (Outcome, error) {
 	if err := s.mrData.Write(0, msg); err != nil {
 		return withC(Outcome{}, fill), err
 	}
-	return withC(Outcome{Results: []KV{{"buffer", ServerReadMessage}, {"bytes", fmt.Sprint(len(msg))}, {"access", s.mrData.Access().String()}},
+	return withC(Outcome{Results: []KV{result(resBuffer, ServerReadMessage), result(resBytes, fmt.Sprint(len(msg))), result(resAccess, s.mrData.Access().String())},
 		Note: text.Text{EN: "The CPU writes the message into the registered buffer before accepting; the MR allows IBV_ACCESS_REMOTE_READ, so the client's NIC may fetch it with the rkey handed out in remote_info.",
 			ZH: "CPU 在 accept 之前把消息写进已注册的 buffer；这个 MR 带 IBV_ACCESS_REMOTE_READ，所以 client 的网卡可以凭 remote_info 里交出去的 rkey 来读。"}},
 		fill.Returned(fmt.Sprint(len(msg)-1))), nil
@@ -76,8 +76,8 @@ func stepPostRead(_ context.Context, s *Session) (Outcome, error) {
 	}
 	a, _ := s.qp.Query()
 	s.sentText("RDMA_READ_REQUEST", text.Text{EN: fmt.Sprintf("%d B from 0x%x, no data in it", n, info.Addr), ZH: fmt.Sprintf("从 0x%x 读 %d 字节，请求本身不带数据", info.Addr, n)})
-	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(n)}, {"from", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)},
-		{"max_rd_atomic", fmt.Sprint(a.MaxRdAtomic)}},
+	return withC(Outcome{Results: []KV{result(resBytes, fmt.Sprint(n)), result(resFrom, fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)),
+		result(resMaxRdAtomic, fmt.Sprint(a.MaxRdAtomic))},
 		Note: text.Text{EN: "One small request packet goes out; the server's NIC answers with response packets that carry the data back (one per path MTU). How many READs may be outstanding is max_rd_atomic, set from the responder_resources the server accepted with.",
 			ZH: "发出去的只是一个很小的请求包；server 的网卡用响应包把数据带回来（每个 path MTU 一个包）。同时能有几个 READ 在路上由 max_rd_atomic 决定，它来自 server 在 accept 时给出的 responder_resources。"}},
 		call.Returned("0")), nil
@@ -100,7 +100,7 @@ func stepPollRead(ctx context.Context, s *Session) (Outcome, error) {
 			ZH: fmt.Sprintf("client 的 buffer 里现在是 \"%s\"：它是 client 用 RDMA READ 从 server 内存里取来的，server 的 CPU 没有参与。", msg)}}
 	})
 	out = withC(out, c.S(c.Call("printf", c.Str("%s\n"), c.C("buf"))).Returned(fmt.Sprintf("prints %s", msg)))
-	out.Results = append(out.Results, KV{"buffer", msg.String()})
+	out.Results = append(out.Results, result(resBuffer, msg.String()))
 	out.Note = text.Text{EN: "Unlike a WRITE's completion, a READ's completion says the data is in this side's memory: the program may read buf now. The server's CPU did nothing and got no completion.",
 		ZH: "和 WRITE 的完成不同，READ 的完成表示数据已经在本端内存里了：程序现在就可以读 buf。server 的 CPU 什么都没做，也没有收到任何完成。"}
 	return out, nil
@@ -132,7 +132,7 @@ func stepWaitDisconnected(ctx context.Context, s *Session) (Outcome, error) {
 				ZH: "client READ 了本端 server 的 buffer 后断开：server 没有收到任何完成，它的 CPU 也没为这次 READ 做任何事。"}}
 		})
 	}
-	return withC(Outcome{Results: []KV{{"event", verbs.EventDisconnected.String()}, {"buffer", cString(data).String()}},
+	return withC(Outcome{Results: []KV{result(resEvent, verbs.EventDisconnected.String()), result(resBuffer, cString(data).String())},
 		Note: text.Text{EN: "The client READ the buffer and hung up. The server saw nothing of the READ: no completion, no interrupt, the buffer is unchanged.",
 			ZH: "client 读完 buffer 后断开了。server 对这次 READ 一无所知：没有完成，没有中断，buffer 也没变。"}}, get, ackEvent()), nil
 }

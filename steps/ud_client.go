@@ -17,7 +17,7 @@ func stepUDConnect(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.sent("SIDR_REQ", "")
-	return withC(Outcome{Results: []KV{{"sent", "SIDR_REQ"}},
+	return withC(Outcome{Results: []KV{result(resSent, "SIDR_REQ")},
 		Note: text.Text{EN: "For a UDP-space id rdma_connect sends a SIDR request: \"which QP serves this port?\". Nothing is set up between the two QPs.",
 			ZH: "对 UDP 空间的 id，rdma_connect 发出的是 SIDR 请求：“哪个 QP 在服务这个端口？”两个 QP 之间什么也不会建立。"}}, call.Returned("0")), nil
 }
@@ -39,8 +39,8 @@ func stepUDGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 	stmts := append([]c.Stmt{get}, udReadParam(p)...)
 	stmts = append(stmts, ackEvent())
 	return withC(Outcome{
-		Results: []KV{{"event", ev.Type.String()}, {"param.ud.qp_num", fmt.Sprintf("0x%x", p.QPNum)}, {"param.ud.qkey", fmt.Sprintf("0x%x", p.QKey)},
-			{"param.ud.ah_attr", p.AHAttr.String()}, {"QP state", s.recordQPState()}},
+		Results: []KV{result(resEvent, ev.Type.String()), result(resParamUdQpNum, fmt.Sprintf("0x%x", p.QPNum)), result(resParamUdQkey, fmt.Sprintf("0x%x", p.QKey)),
+			result(resParamUdAhAttr, p.AHAttr.String()), result(resQPState, s.recordQPState())},
 		Note: text.Text{EN: "ESTABLISHED here means only that the server answered: its QP number, its Q_Key and an address vector to it. Copy them before rdma_ack_cm_event frees the event.",
 			ZH: "这里的 ESTABLISHED 只表示 server 回答了：它的 QP 号、Q_Key，以及到它的地址向量。在 rdma_ack_cm_event 释放事件之前把它们拷出来。"},
 	}, stmts...), nil
@@ -56,7 +56,7 @@ func stepUDCreateAH(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.set(func() { s.ud.ah = ah })
-	return withC(Outcome{Results: []KV{{"ah", "created"}, {"dgid", attr.DGID.String()}, {"sgid_index", fmt.Sprint(attr.SGIDIndex)}},
+	return withC(Outcome{Results: []KV{KV{Name: resAh, Value: valCreated}, result(resDgid, attr.DGID.String()), result(resSgidIndex, fmt.Sprint(attr.SGIDIndex))},
 		Note: text.Text{EN: "On RC the QP itself knows its one peer; on UD every SEND names its destination: this address handle, a QP number and a Q_Key.",
 			ZH: "RC 的 QP 自己就认得唯一的对端；UD 的每个 SEND 都要指明目的地：这个地址句柄、一个 QP 号和一个 Q_Key。"}},
 		call.Returned("{ ... } (an opaque handle)")), nil
@@ -102,7 +102,7 @@ func (s *Session) udSendTo(ctx context.Context, text string, wrID uint64, to udT
 		s.set(func() { s.ud.answer = &answer })
 		stmts = append(stmts, poll.Returned(wcText(wc)+" (the server's answer, already: kept)").Only(c.ScreenOnly))
 	}
-	out := withC(Outcome{Results: []KV{{"status", wc.Status.String()}, {"bytes", fmt.Sprint(len(msg))}}},
+	out := withC(Outcome{Results: []KV{result(resStatus, wc.Status.String()), result(resBytes, fmt.Sprint(len(msg)))}},
 		append(stmts, poll.Returned(wcText(wc)))...)
 	if wc.Status != verbs.WCSuccess {
 		return out, wc, &CompletionError{What: to.what, WC: wc}
@@ -153,7 +153,7 @@ func stepUDSend(ctx context.Context, s *Session) (Outcome, error) {
 func stepUDTeardown(_ context.Context, s *Session) (Outcome, error) {
 	calls, err := s.teardownC()
 	live := s.cfg.Provider.Live()
-	return withC(Outcome{Results: []KV{{"live objects left", fmt.Sprint(live.Total())}},
+	return withC(Outcome{Results: []KV{result(resLiveObjectsLeft, fmt.Sprint(live.Total()))},
 		Note: text.Text{EN: "No rdma_disconnect: there is no connection. The address handle goes first: it holds the PD.",
 			ZH: "不调用 rdma_disconnect：本来就没有连接。地址句柄最先释放：它占着 PD。"}}, calls...), err
 }

@@ -30,7 +30,7 @@ func TestPeerBytesEscaped(t *testing.T) {
 			s.Result = &steps.Result{Via: steps.NotifySend, Message: privdata.PeerBytes(h.bytes), Notice: privdata.PeerBytes(h.bytes)}
 			s.Timeline = []steps.TimelineEntry{{Label: "SEND", Detail: h.bytes}}
 			s.Steps[0].State = steps.Succeeded
-			s.Steps[0].Outcome = &steps.Outcome{Call: "printf(\"%s\", recv_buf)", Results: []steps.KV{{Name: "buffer", Value: h.bytes}}}
+			s.Steps[0].Outcome = &steps.Outcome{Call: "printf(\"%s\", recv_buf)", Results: []steps.KV{{Name: text.Same("buffer"), Value: text.Same(h.bytes)}}}
 			m.snaps[0] = s
 			m.sessions = nil // keep the hand-made snapshot
 			m.run.lastIdx = 0

@@ -240,8 +240,8 @@ func checkAcceptHandsOutCounter(t *testing.T, r *workshop.Room) {
 				continue
 			}
 			for _, kv := range st.Outcome.Results {
-				if kv.Name == "counter" {
-					rkeys[kv.Value] = true
+				if kv.Name.EN == "counter" {
+					rkeys[kv.Value.EN] = true
 				}
 			}
 			if !strings.Contains(st.Outcome.Call, ".size_be = htonl(8)") {

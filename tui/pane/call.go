@@ -124,7 +124,7 @@ func (in *Input) outcomeLines(o *steps.Outcome, w int) []string {
 	for _, kv := range o.Results {
 		// A result may be what the peer sent (the buffer, the
 		// SEND text): steps escapes it; termtext.Safe is the net.
-		for _, l := range termtext.Wrap(in.resultName(kv.Name)+" = "+termtext.Safe(in.resultValue(kv.Value)), w-2) {
+		for _, l := range termtext.Wrap(kv.Name.In(in.Lang)+" = "+termtext.Safe(kv.Value.In(in.Lang)), w-2) {
 			out = append(out, "  "+l)
 		}
 	}
