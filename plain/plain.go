@@ -212,8 +212,8 @@ func backendLabel(s steps.Snapshot) string {
 	if s.Simulated {
 		label = "SIMULATED NIC (sim0) — not real RDMA"
 	}
-	if s.Why != "" {
-		label += " — " + s.Why
+	if s.Why.EN != "" {
+		label += " — " + s.Why.EN
 	}
 	return label
 }

@@ -22,6 +22,10 @@ type snapJSON struct {
 	Timeline *struct{} `json:"Timeline,omitempty"`
 	Packets  *struct{} `json:"Packets,omitempty"`
 	Data     *bufJSON  `json:"Data,omitempty"`
+	// Why hides Snapshot.Why: its English where versions 1 and 2 kept
+	// the string, its Chinese beside it (see kvJSON).
+	Why   string
+	WhyZH string `json:",omitempty"`
 }
 
 // bufJSON is a steps.BufferState: Len bytes, of which Bytes are the
@@ -40,7 +44,8 @@ type runJSON struct {
 }
 
 func encodeSnapshot(s steps.Snapshot) snapJSON {
-	out := snapJSON{Snapshot: s}
+	out := snapJSON{Snapshot: s, Why: s.Why.EN, WhyZH: s.Why.ZH}
+	out.Snapshot.Why = text.Text{}
 	out.Snapshot.Steps, out.Snapshot.Timeline, out.Snapshot.Packets = nil, nil, nil
 	out.Snapshot.Data = steps.BufferState{}
 	if s.Data.Bytes != nil {
@@ -96,6 +101,7 @@ func (b *bufJSON) decode() (steps.BufferState, error) {
 // Timeline and Packets, which the reader fills in).
 func (s *snapJSON) decode() (steps.Snapshot, error) {
 	snap := s.Snapshot
+	snap.Why = text.Text{EN: s.Why, ZH: s.WhyZH}
 	if s.Data != nil {
 		d, err := s.Data.decode()
 		if err != nil {

@@ -21,7 +21,7 @@ type Config struct {
 	Track    Track
 	Provider verbs.Provider
 	// BackendWhy explains the backend choice on screen.
-	BackendWhy string
+	BackendWhy text.Text
 
 	// Bind is where the server listens (address may be unspecified, port
 	// 0 lets the system pick).

@@ -25,9 +25,9 @@ type Snapshot struct {
 	Prediction *PredictionState
 	// Peer is what this side knows of the other side's tour (hello).
 	Peer      PeerInfo
-	Backend   string // "rdma" or "sim"
-	Simulated bool   // true: the screen must say "simulated NIC"
-	Why       string // why this backend was chosen (from cmd)
+	Backend   string    // "rdma" or "sim"
+	Simulated bool      // true: the screen must say "simulated NIC"
+	Why       text.Text // why this backend was chosen (from cmd)
 
 	Steps   []StepStatus // the whole tour, in order
 	Next    int          // index of the next step to run; len(Steps) when done

@@ -35,7 +35,7 @@ func fixtureSnap(t testing.TB, role steps.Role, done int) steps.Snapshot {
 	t.Helper()
 	cfg := steps.Config{Role: role, Notify: steps.NotifySend, Provider: sim.New(sim.Options{}),
 		Bind: netip.MustParseAddrPort("10.0.2.15:7471"), Server: netip.MustParseAddrPort("10.0.2.15:7471"),
-		BackendWhy: "no RDMA device found: using the simulated NIC"}
+		BackendWhy: text.Same("no RDMA device found: using the simulated NIC")}
 	sess, err := steps.NewSession(cfg)
 	if err != nil {
 		t.Fatal(err)

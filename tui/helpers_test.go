@@ -55,7 +55,7 @@ func newRig(t testing.TB, n steps.Notify) *rig {
 	addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port)
 	var err error
 	r.srv, err = steps.NewSession(steps.Config{Role: steps.Server, Notify: n, Provider: r.srvNIC, Bind: addr,
-		Timeout: 10 * time.Second, BackendWhy: "no RDMA device found (test)"})
+		Timeout: 10 * time.Second, BackendWhy: text.Same("no RDMA device found (test)")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,6 @@ func (m *model) render() string {
 func (m *model) wireLines(side, w int) []string                 { return m.input().WireLines(side, w) }
 func (m *model) timelineLines(w int) []string                   { return m.input().TimelineLines(w) }
 func (m *model) timeline() []steps.TimelineEntry                { return m.input().Timeline() }
-func (m *model) backendWhy(why string) string                   { return m.input().BackendWhy(why) }
 func (m *model) hexdump(b steps.BufferState, w int) []string    { return m.input().Hexdump(b, w) }
 func (m *model) explainTitle() string                           { return m.input().Content(pane.Explain, 0, 100, 20).Title }
 func (m *model) explainLines(w int) []string                    { return m.input().Content(pane.Explain, 0, w, 20).Lines }

@@ -32,7 +32,7 @@ func lessonDemoAsking(t *testing.T, lesson string, lang text.Lang, w, h int, env
 	t.Helper()
 	srvNIC, cliNIC := sim.New(sim.Options{}), sim.New(sim.Options{})
 	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: srvNIC, Lesson: lessonNamed(lesson),
-		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second, BackendWhy: "test"})
+		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second, BackendWhy: text.Same("test")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,21 +58,22 @@ func (o *options) checkWorkshop(set map[string]bool) error {
 // workshopProviders are the backends the room listens on: with --backend
 // auto the real device when there is one and the simulated NIC always,
 // so laptops without RDMA can join too.
-func workshopProviders(o options) ([]verbs.Provider, string, error) {
+func workshopProviders(o options) ([]verbs.Provider, text.Text, error) {
 	switch o.backend {
 	case backendSim:
-		return []verbs.Provider{sim.New(sim.Options{})}, "chosen with --backend sim", nil
+		return []verbs.Provider{sim.New(sim.Options{})}, whySim, nil
 	case backendRDMA:
 		p, why, err := chooseBackend(o, netip.Addr{}, nil)
 		if err != nil {
-			return nil, "", err
+			return nil, text.Text{}, err
 		}
 		return []verbs.Provider{p}, why, nil
 	}
 	if p, err := openReal(netip.Addr{}); err == nil {
-		return []verbs.Provider{p, sim.New(sim.Options{})}, "real verbs and the simulated NIC, side by side", nil
+		return []verbs.Provider{p, sim.New(sim.Options{})}, text.Text{EN: "real verbs and the simulated NIC, side by side", ZH: "真实 verbs 与模拟网卡并用"}, nil
 	} else {
-		return []verbs.Provider{sim.New(sim.Options{})}, "no real RDMA here (" + err.Error() + "): the simulated NIC only", nil
+		return []verbs.Provider{sim.New(sim.Options{})}, text.Text{EN: "no real RDMA here (" + err.Error() + "): the simulated NIC only",
+			ZH: "这里没有可用的真实 RDMA（" + err.Error() + "）：只有模拟网卡"}, nil
 	}
 }
 
@@ -106,7 +107,8 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 		// The device could not listen there (--bind on an address no RDMA
 		// device has, say): the room still opens on the simulated NIC.
 		cfg.Providers = provs[1:]
-		cfg.BackendWhy = "the real device could not listen (" + steps.ExplainIn(err, text.EN) + "): the simulated NIC only"
+		cfg.BackendWhy = text.Text{EN: "the real device could not listen (" + steps.ExplainIn(err, text.EN) + "): the simulated NIC only",
+			ZH: "真实设备无法在这里监听（" + steps.ExplainIn(err, text.ZH) + "）：只有模拟网卡"}
 		why = cfg.BackendWhy
 		room, err = workshop.Open(cfg)
 	}

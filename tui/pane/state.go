@@ -149,8 +149,8 @@ func (in *Input) deviceLines(s steps.Snapshot, w int) ([]string, bool) {
 	} else {
 		out = append(out, st.Dim.R(text.Text{EN: "  (no device yet: the CM id is not bound)", ZH: "  （还没有设备：CM id 尚未绑定）"}.In(L)))
 	}
-	if s.Why != "" {
-		for _, l := range termtext.Wrap(in.BackendWhy(s.Why), w-2) {
+	if s.Why.EN != "" {
+		for _, l := range termtext.Wrap(s.Why.In(in.Lang), w-2) {
 			out = append(out, "  "+st.Dim.R(l))
 		}
 	}
