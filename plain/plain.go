@@ -72,7 +72,7 @@ func (p *Runner) TurnedAway(who, reason string) {
 
 // pause waits for a line on stdin or for ctx to end.
 func (p *Runner) pause(ctx context.Context, id string) error {
-	fmt.Fprintf(p.out, "  paused before %s: press Enter to continue\n", id)
+	fmt.Fprintf(p.out, "  %s\n", text.Text{EN: "paused before " + id + ": press Enter to continue", ZH: "停在 " + id + " 之前：按回车继续"}.Joined(p.lang))
 	if p.in != nil {
 		_, err := p.in.next(ctx)
 		return err
@@ -104,7 +104,7 @@ func (p *Runner) Run(ctx context.Context, s steps.Runner) (err error) {
 	}()
 	snap := s.Snapshot()
 	side := s.Config().Role.String()
-	fmt.Fprintf(p.out, "rdmatour %s — backend: %s\n", side, backendLabel(snap))
+	fmt.Fprintf(p.out, "rdmatour %s — %s\n", side, p.backendLabel(snap))
 	p.lessonHeader(snap)
 	if err := p.predict(ctx, s); err != nil {
 		return err
@@ -142,7 +142,7 @@ func (p *Runner) step(ctx context.Context, s steps.Runner, n, total int, demo bo
 		if s.Replaying() {
 			prompt = text.Text{EN: "press Enter to see it as recorded", ZH: "按回车查看录制的结果"}
 		}
-		fmt.Fprintf(p.out, "  next: %s\n  %s", strings.ReplaceAll(st.Call, "\n", "\n        "), prompt.Joined(p.lang))
+		fmt.Fprintf(p.out, "  %s%s\n  %s", text.Text{EN: "next: ", ZH: "下一步："}.In(p.lang), strings.ReplaceAll(st.Call, "\n", "\n        "), prompt.Joined(p.lang))
 		ok, rerr := p.in.next(ctx)
 		if rerr != nil {
 			return rerr
@@ -164,7 +164,7 @@ func (p *Runner) step(ctx context.Context, s steps.Runner, n, total int, demo bo
 	p.afterLessonStep(s, idx)
 	if err != nil {
 		for _, l := range p.lang.Each() {
-			fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(err, l))
+			fmt.Fprintf(p.out, "  %s%s\n", text.Text{EN: "ERROR: ", ZH: "错误："}.In(l), steps.ExplainIn(err, l))
 		}
 	}
 	return err
@@ -176,10 +176,11 @@ func (p *Runner) finish(srv steps.Runner) {
 	if r := srv.Snapshot().Result; r != nil && !tourNotifies(r.Tour) {
 		fmt.Fprintf(p.out, "\n[server] %s\n", r.Summary.Joined(p.lang))
 	} else if r != nil {
-		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice.String())
-		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message.String())
+		fmt.Fprintf(p.out, "\n[server] %s\n", text.Text{EN: fmt.Sprintf("learned of the write via %s (%s)", r.Via, r.Notice.String()),
+			ZH: fmt.Sprintf("通过 %s 得知写入完成（%s）", r.Via, r.Notice.String())}.Joined(p.lang))
+		fmt.Fprintf(p.out, "[server] %s%s\n", text.Text{EN: "RDMA-written buffer: ", ZH: "RDMA 写入的 buffer："}.Joined(p.lang), r.Message.String())
 	}
-	fmt.Fprintf(p.out, "\n%s\n", text.Text{EN: "tour complete", ZH: "完成"}.Joined(p.lang))
+	fmt.Fprintf(p.out, "\n%s\n", text.Text{EN: "tour complete", ZH: "教程完成"}.Joined(p.lang))
 	if snap := srv.Snapshot(); p.explain && snap.Lesson != "" {
 		for _, l := range p.lang.Each() {
 			if page, ok := p.lessonPage(l, "lesson-"+snap.Lesson, true); ok {
@@ -195,27 +196,32 @@ func (p *Runner) printOutcome(out steps.Outcome) {
 		fmt.Fprintf(p.out, "  C: %s\n", strings.ReplaceAll(out.Call, "\n", "\n     "))
 	}
 	for _, kv := range out.Results {
-		fmt.Fprintf(p.out, "     %s = %s\n", kv.Name, kv.Value)
+		// The same words as the TUI's call pane: in both, the English.
+		fmt.Fprintf(p.out, "     %s = %s\n", kv.Name.In(p.lang), kv.Value.In(p.lang))
 	}
 	if note := out.Note.Joined(p.lang); note != "" {
 		fmt.Fprintf(p.out, "  → %s\n", note)
 	}
 	if out.Expected {
 		for _, l := range p.lang.Each() {
-			fmt.Fprintf(p.out, "  EXPECTED ERROR (the point of this lesson): %s\n", out.Failure.In(l))
+			fmt.Fprintf(p.out, "  %s%s\n", text.Text{EN: "EXPECTED ERROR (the point of this lesson): ", ZH: "预期的错误（本课要讲的就是它）："}.In(l), out.Failure.In(l))
 		}
 	}
 }
 
-func backendLabel(s steps.Snapshot) string {
-	label := s.Backend
+// backendLabel is the header's "backend: ..." in the run's language(s),
+// in the TUI's words.
+func (p *Runner) backendLabel(s steps.Snapshot) string {
+	label := text.Same(s.Backend)
 	if s.Simulated {
-		label = "SIMULATED NIC (sim0) — not real RDMA"
+		label = text.Text{EN: "SIMULATED NIC (sim0) — not real RDMA", ZH: "模拟网卡（sim0）—— 非真实 RDMA"}
 	}
+	line := text.Text{EN: "backend: " + label.EN, ZH: "后端：" + label.In(text.ZH)}
 	if s.Why.EN != "" {
-		label += " — " + s.Why.EN
+		line.EN += " — " + s.Why.EN
+		line.ZH += " —— " + s.Why.In(text.ZH)
 	}
-	return label
+	return line.Joined(p.lang)
 }
 
 // plainPageWidth is how wide an explanation page is printed (indented by
@@ -235,7 +241,7 @@ func (p *Runner) RunDemo(ctx context.Context, srv, cli steps.Runner) (err error)
 			}
 		}
 	}()
-	fmt.Fprintf(p.out, "rdmatour demo — backend: %s\n", backendLabel(srv.Snapshot()))
+	fmt.Fprintf(p.out, "rdmatour demo — %s\n", p.backendLabel(srv.Snapshot()))
 	p.lessonHeader(srv.Snapshot())
 	for _, s := range []steps.Runner{cli, srv} {
 		if err := p.predict(ctx, s); err != nil {
@@ -258,7 +264,8 @@ func (p *Runner) lessonHeader(snap steps.Snapshot) {
 	page := "lesson-" + snap.Lesson
 	switch {
 	case snap.Lesson != "":
-		fmt.Fprintf(p.out, "lesson %s: %s\n", snap.Lesson, snap.LessonTitle.Joined(p.lang))
+		fmt.Fprintf(p.out, "%s\n", text.Text{EN: "lesson " + snap.Lesson + ": " + snap.LessonTitle.EN,
+			ZH: "课程 " + snap.Lesson + "：" + snap.LessonTitle.In(text.ZH)}.Joined(p.lang))
 	case snap.Track == steps.TrackManual:
 		fmt.Fprintln(p.out, text.Text{EN: "track: manual QP bring-up (ibv_create_qp + ibv_modify_qp)", ZH: "路线：手动把 QP 推到 RTS（ibv_create_qp + ibv_modify_qp）"}.Joined(p.lang))
 		page = "lesson-manual-qp"
@@ -300,10 +307,10 @@ func (p *Runner) printState(snap steps.Snapshot) {
 		for _, k := range names {
 			moved = append(moved, fmt.Sprintf("%s +%d", k, snap.CounterDelta[k]))
 		}
-		parts = append(parts, "counters: "+strings.Join(moved, " "))
+		parts = append(parts, text.Text{EN: "counters: ", ZH: "计数器："}.In(p.lang)+strings.Join(moved, " "))
 	}
 	if len(parts) > 0 {
-		fmt.Fprintf(p.out, "  state: %s\n", strings.Join(parts, " · "))
+		fmt.Fprintf(p.out, "  %s%s\n", text.Text{EN: "state: ", ZH: "状态："}.In(p.lang), strings.Join(parts, " · "))
 	}
 }
 
