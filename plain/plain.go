@@ -204,7 +204,7 @@ func (p *Runner) printOutcome(out steps.Outcome) {
 	}
 	if out.Expected {
 		for _, l := range p.lang.Each() {
-			fmt.Fprintf(p.out, "  %s%s\n", text.Text{EN: "EXPECTED ERROR (the point of this lesson): ", ZH: "预期的错误（本课要讲的就是它）："}.In(l), out.Failure.In(l))
+			fmt.Fprintf(p.out, "  %s%s\n", text.Text{EN: "EXPECTED ERROR (the point of this lesson): ", ZH: "预期错误 —— 本课的重点："}.In(l), out.Failure.In(l))
 		}
 	}
 }

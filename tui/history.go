@@ -33,11 +33,10 @@ type lookBack struct {
 type historyKeys struct{ Earlier, Later, Now key.Binding }
 
 func newHistoryKeys(lang text.Lang) historyKeys {
-	t := func(en, zh string) string { return text.Text{EN: en, ZH: zh}.In(lang) }
 	return historyKeys{
-		Earlier: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", t("look back", "回看"))),
+		Earlier: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", text.Text{EN: "look back", ZH: "回看"}.In(lang))),
 		Later:   key.NewBinding(key.WithKeys("]")),
-		Now:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", t("now", "回到当前"))),
+		Now:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", text.Text{EN: "now", ZH: "回到当前"}.In(lang))),
 	}
 }
 
@@ -262,9 +261,8 @@ func (m *model) replayKeys() {
 	if !m.replaying() {
 		return
 	}
-	t := func(en, zh string) string { return text.Text{EN: en, ZH: zh}.In(m.lang) }
-	m.keys.Quit.SetHelp("q", t("quit", "退出"))
-	m.keys.Next.SetHelp("enter/space/n", t("next recorded step", "下一个录制的步骤"))
+	m.keys.Quit.SetHelp("q", text.Text{EN: "quit", ZH: "退出"}.In(m.lang))
+	m.keys.Next.SetHelp("enter/space/n", text.Text{EN: "next recorded step", ZH: "下一个录制的步骤"}.In(m.lang))
 }
 
 // replayMark labels a replayed recording in the header: no device is

@@ -21,17 +21,16 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo, replay bool, lang 
 		return ""
 	}
 	l := lang
-	t := func(en, zh string) string { return text.Text{EN: en, ZH: zh}.In(lang) }
 	who := snaps[0].Role.String()
 	if demo {
 		who = "demo"
 	}
 	head := "rdmatour " + who
 	if replay {
-		head = t("rdmatour replay of a ", "rdmatour 回放 ") + who
+		head = text.Text{EN: "rdmatour replay of a ", ZH: "rdmatour 回放 "}.In(lang) + who
 	}
 	if snaps[0].Lesson != "" {
-		head += t(" (lesson ", "（课程 ") + snaps[0].Lesson + t(")", "）")
+		head += text.Text{EN: " (lesson ", ZH: "（课程 "}.In(lang) + snaps[0].Lesson + text.Text{EN: ")", ZH: "）"}.In(lang)
 	}
 	var counts []string
 	for _, s := range snaps {
@@ -47,25 +46,25 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo, replay bool, lang 
 		}
 		counts = append(counts, c)
 	}
-	ran := fmt.Sprintf(t("%s steps on %s", "%s 步，%s"), strings.Join(counts, ", "), backendName(snaps[0], lang))
+	ran := fmt.Sprintf(text.Text{EN: "%s steps on %s", ZH: "%s 步，%s"}.In(lang), strings.Join(counts, ", "), backendName(snaps[0], lang))
 	var te *TourError
 	switch {
 	case errors.As(verdict, &te):
 		// Why it failed follows on its own line (the exit message).
-		return fmt.Sprintf(t("%s: %s step %q failed after %s", "%s：%s 的步骤「%s」失败，已完成 %s"),
+		return fmt.Sprintf(text.Text{EN: "%s: %s step %q failed after %s", ZH: "%s：%s 的步骤「%s」失败，已完成 %s"}.In(lang),
 			head, te.Side, stepTitle(snaps, te.StepID, l), ran)
 	case verdict != nil && replay:
-		return fmt.Sprintf(t("%s: left the replay before the end, %s (%s)", "%s：回放中途退出，%s（%s）"),
+		return fmt.Sprintf(text.Text{EN: "%s: left the replay before the end, %s (%s)", ZH: "%s：回放中途退出，%s（%s）"}.In(lang),
 			head, ran, quitAt(snaps, lang))
 	case verdict != nil:
 		// That everything was released follows on its own line too.
-		return fmt.Sprintf(t("%s: quit before the end, %s (%s)", "%s：中途退出，%s（%s）"),
+		return fmt.Sprintf(text.Text{EN: "%s: quit before the end, %s (%s)", ZH: "%s：中途退出，%s（%s）"}.In(lang),
 			head, ran, quitAt(snaps, lang))
 	}
-	end := fmt.Sprintf(t("%s: tour complete, %s", "%s：教程完成，%s"), head, ran)
+	end := fmt.Sprintf(text.Text{EN: "%s: tour complete, %s", ZH: "%s：教程完成，%s"}.In(lang), head, ran)
 	for _, s := range snaps {
 		if r := s.Result; r != nil {
-			end += fmt.Sprintf(t("; the server's buffer holds \"%s\" (via %s)", "；server 的 buffer 里是 \"%s\"（通过 %s）"), r.Message.String(), r.Via)
+			end += fmt.Sprintf(text.Text{EN: "; the server's buffer holds \"%s\" (via %s)", ZH: "；server 的 buffer 里是 \"%s\"（通过 %s）"}.In(lang), r.Message.String(), r.Via)
 		}
 	}
 	return end

@@ -243,9 +243,9 @@ func (m *model) fullHelp(w int) []string {
 	hm.SetWidth(w)
 	lines := strings.Split(hm.FullHelpView(m.keys.FullHelp()), "\n")
 	lines = append(lines, "")
-	lines = append(lines, termtext.Wrap(m.layoutHelp(
-		"Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
-		"每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"), w)...)
+	lines = append(lines, termtext.Wrap(m.layoutHelp(text.Text{
+		EN: "Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
+		ZH: "每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"}), w)...)
 	lines = append(lines, "")
 	lines = append(lines, termtext.Wrap(m.lessonsHelp(), w)...)
 	return lines

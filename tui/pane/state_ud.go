@@ -24,20 +24,18 @@ func (in *Input) udLines(s steps.Snapshot, w int) []string {
 	if q := s.QP.Attr.QKey; q != 0 {
 		out = append(out, fields(in.kv("qkey", fmt.Sprintf("0x%08x", q))))
 	}
-	dim := func(en, zh string) {
-		for _, l := range termtext.Wrap(text.Text{EN: en, ZH: zh}.In(L), w-2) {
+	dim := func(t text.Text) {
+		for _, l := range termtext.Wrap(t.In(L), w-2) {
 			out = append(out, "  "+st.Dim.R(l))
 		}
 	}
-	dim("UD: no connection on this QP. RTS is its last state; there is no dest_qp and no PSN agreed with a peer.",
-		"UD：这个 QP 上没有连接。RTS 就是它的最后一个状态；没有 dest_qp，也没有和对端商定的 PSN。")
+	dim(text.Text{EN: "UD: no connection on this QP. RTS is its last state; there is no dest_qp and no PSN agreed with a peer.", ZH: "UD：这个 QP 上没有连接。RTS 就是它的最后一个状态；没有 dest_qp，也没有和对端商定的 PSN。"})
 	switch {
 	case s.Role == steps.Server && !u.HasDest:
-		dim("No destination yet: the SIDR request named none. A received datagram's GRH and src_qp will say where to answer.",
-			"还没有目的地：SIDR 请求里没有。收到的数据报的 GRH 和 src_qp 会说明该回答到哪里。")
+		dim(text.Text{EN: "No destination yet: the SIDR request named none. A received datagram's GRH and src_qp will say where to answer.", ZH: "还没有目的地：SIDR 请求里没有。收到的数据报的 GRH 和 src_qp 会说明该回答到哪里。"})
 		return out
 	case !u.HasDest:
-		dim("Destination: not known yet (the SIDR reply brings it).", "目的地：还不知道（SIDR 应答会带来）。")
+		dim(text.Text{EN: "Destination: not known yet (the SIDR reply brings it).", ZH: "目的地：还不知道（SIDR 应答会带来）。"})
 		return out
 	}
 	// Indented under their heading: the fields of every SEND's wr.ud.
