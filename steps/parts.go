@@ -38,7 +38,8 @@ type resources struct {
 	mrDoor   verbs.MR
 	mrRecv   verbs.MR
 	mrSend   verbs.MR
-	// sharedPD says pd is a workshop Room's: teardown leaves it.
+	// sharedPD says pd is a workshop Room's (the atomic room's shared
+	// PD): teardown leaves it.
 	sharedPD bool
 }
 

@@ -13,9 +13,10 @@ import (
 
 // rcTour is what an RC tour puts into the shared skeleton.
 type rcTour struct {
-	// dataAccess is what the data buffer is registered with, shown
-	// before the step runs (stepRegData reads the catalogue row).
-	dataAccess verbs.Access
+	// kind is the tour's catalogue row: the data buffer and doorbell are
+	// registered with the access it declares (TourDef.dataAccess), shown
+	// before the step runs and used when it does.
+	kind TourKind
 	// afterPD and afterData are the tour's own steps right after alloc-pd
 	// and reg-mr-data, for role.
 	afterPD, afterData func(role Role) []Step
@@ -49,9 +50,10 @@ func rcSetup(role Role, t rcTour) []Step {
 	}
 	tour = append(tour, allocPDStep(role))
 	tour = append(tour, own(t.afterPD)...)
-	tour = append(tour, createCQStep(role), createQPStep(role), regDataStep(role, t.dataAccess))
+	def, _ := TourOf(t.kind)
+	tour = append(tour, createCQStep(role), createQPStep(role), regDataStep(role, def.dataAccess(role)))
 	tour = append(tour, own(t.afterData)...)
-	tour = append(tour, regDoorbellStep(role), regMsgStep(role))
+	tour = append(tour, regDoorbellStep(role, def.doorbellAccess(role)), regMsgStep(role))
 	if role == Server {
 		return append(tour, postRecvStep(), acceptStep(), getEstablishedStep(Server))
 	}
@@ -102,13 +104,13 @@ func regDataStep(role Role, access verbs.Access) Step {
 		Call:  regMRGeneric("buf", BufSize, access), run: stepRegData}
 }
 
-func regDoorbellStep(role Role) Step {
+func regDoorbellStep(role Role, access verbs.Access) Step {
 	title := text.Text{EN: "Register the doorbell source", ZH: "注册 doorbell 源 buffer"}
 	if role == Server {
 		title = text.Text{EN: "Register the doorbell flag", ZH: "注册 doorbell 标志位"}
 	}
 	return Step{ID: IDRegMRDoorbell, Side: role, Section: SectionMRs, Title: title,
-		Call: regMRGeneric("doorbell", DoorbellSize, remoteAccess), run: stepRegDoorbell}
+		Call: regMRGeneric("doorbell", DoorbellSize, access), run: stepRegDoorbell}
 }
 
 func regMsgStep(role Role) Step {

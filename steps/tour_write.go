@@ -16,7 +16,7 @@ import (
 // writeTour is the write tour's table: the RC skeleton around the
 // WRITE and the notification the client chose.
 func writeTour(n Notify) rcTour {
-	return rcTour{dataAccess: remoteAccess, clientHangsUpAfter: IDWaitNotify,
+	return rcTour{kind: TourWrite, clientHangsUpAfter: IDWaitNotify,
 		data: func(role Role) []Step {
 			if role == Server {
 				return []Step{waitNotifyStep()}
@@ -77,6 +77,6 @@ func writeSummary(r *Result) text.Text {
 }
 
 func writeTourDef() TourDef {
-	return TourDef{Kind: TourWrite, Name: "write", Notifies: true, DataAccess: remoteAccess, summary: writeSummary,
+	return TourDef{Kind: TourWrite, Name: "write", Notifies: true, DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteWrite, summary: writeSummary,
 		build: func(role Role, n Notify) []Step { return writeTour(n).steps(role) }}
 }

@@ -50,7 +50,10 @@ type TourDef struct {
 	// of the --notify ways (the write tour): --notify and the manual
 	// track apply, and Result.Via and Notice mean something.
 	Notifies bool
-	// DataAccess is what the server's data MR is registered with.
+	// DataAccess is what the server's data MR is registered with: the
+	// one remote right this tour's client uses on it and no other
+	// (least privilege; the seed gives REMOTE_WRITE|REMOTE_READ to
+	// every tour). A client's own buffers never need a remote right.
 	DataAccess verbs.Access
 	// NeedsAtomics: the device must do atomics (atomic_cap other than
 	// IBV_ATOMIC_NONE; the tour's query-device step checks).
@@ -104,6 +107,28 @@ func (d TourDef) Workshop() error {
 		return nil
 	}
 	return configError(text.Text{EN: d.noWorkshop.EN, ZH: d.noWorkshop.ZH})
+}
+
+// dataAccess is what role's data buffer is registered with: the
+// server's DataAccess; the client's buffer is only ever the local end of
+// its own WRITE, READ or atomic, so LOCAL_WRITE (a READ's data and an
+// atomic's old value land in it).
+func (d TourDef) dataAccess(role Role) verbs.Access {
+	if role == Server {
+		return d.DataAccess
+	}
+	return verbs.AccessLocalWrite
+}
+
+// doorbellAccess is what role's doorbell is registered with: on the
+// server of a tour that Notifies, the client's doorbell WRITE lands in
+// it (REMOTE_WRITE, whatever --notify the client chose: the server does
+// not know it before it registers); everywhere else it is local only.
+func (d TourDef) doorbellAccess(role Role) verbs.Access {
+	if role == Server && d.Notifies {
+		return verbs.AccessLocalWrite | verbs.AccessRemoteWrite
+	}
+	return verbs.AccessLocalWrite
 }
 
 // Lessons are the lessons that run on this tour, in teaching order.

@@ -107,13 +107,14 @@ func (a *Attendee) Session() *steps.Session {
 }
 
 // newAttendeeSession is a server steps.Session for the connection ev opened,
-// on the room's PD, reading its events from q.
+// on a PD of its own (in the atomic room, the room's shared one), reading
+// its events from q.
 func (r *Room) newAttendeeSession(l *listener, ev verbs.CMEvent, q *steps.EventQueue) (*steps.Session, error) {
 	dev := ev.ID.Device()
 	if dev == nil {
 		return nil, errors.New("the connect request's id has no device")
 	}
-	pd, counter, err := r.pdFor(dev, l.prov.Name())
+	pd, counter, err := r.sharedPDFor(dev, l.prov.Name())
 	if err != nil {
 		return nil, err
 	}

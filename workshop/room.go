@@ -16,12 +16,18 @@ import (
 // A Room is the workshop server: it listens (on every backend it is given:
 // the real device and the simulated NIC at once) and serves every attendee
 // at the same time. Each attendee gets a steps.Session of its own — its own CM
-// id, CQ, QP and MRs, so its own rkeys — that runs the server's side of
-// the tour by itself; the event channel, the listener, the device and the
-// protection domain are the Room's and shared. The rkey, not the QP, is
-// what keeps one attendee out of another's buffer: every attendee's MRs
-// sit in the one PD, and a QP may touch any MR of its PD whose rkey (and
-// address) its WR names.
+// id, PD, CQ, QP and MRs — that runs the server's side of the tour by
+// itself; the event channel, the listener and the device are the Room's
+// and shared.
+//
+// The PD, not the rkey, is what keeps one attendee out of another's
+// buffer: a responder serves an rkey only for an MR in the PD of the QP
+// the request came on, and an rkey is an index and 8 random bits, found
+// in a few hundred guesses. So a write or read room gives every attendee
+// a PD of their own (steps.Host: PD nil). The atomic room cannot: every
+// attendee's QP must reach the one counter, so their QPs share the PD
+// the counter is in, and the counter is the only MR there with a remote
+// right (the attendees' own buffers in it are LOCAL_WRITE only).
 
 // Room defaults.
 const (
@@ -243,10 +249,15 @@ func (r *Room) emit(ev Event) {
 	r.cfg.OnEvent(ev)
 }
 
-// pdFor is the room's PD on dev, allocated the first time an attendee
-// arrives on it, and in an atomic room the shared counter registered on
-// it. Both raise the room's baseline.
-func (r *Room) pdFor(dev verbs.Device, backend string) (verbs.PD, *roomCounter, error) {
+// sharedPDFor is, in an atomic room, the PD on dev that every attendee's
+// QP shares with the counter, and the counter: both made the first time
+// an attendee arrives on dev, both raising the room's baseline. In a
+// write or read room there is none (nil, nil): each attendee's Session
+// allocates a PD of its own.
+func (r *Room) sharedPDFor(dev verbs.Device, backend string) (verbs.PD, *roomCounter, error) {
+	if tour, _ := steps.TourOf(r.cfg.Tour); !tour.SharedCounter {
+		return nil, nil, nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	pd := r.pds[dev]
