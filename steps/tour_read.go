@@ -79,7 +79,7 @@ func stepPostRead(_ context.Context, s *Session) (Outcome, error) {
 	return withC(Outcome{Results: []KV{result(resBytes, fmt.Sprint(n)), result(resFrom, fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)),
 		result(resMaxRdAtomic, fmt.Sprint(a.MaxRdAtomic))},
 		Note: text.Text{EN: "One small request packet goes out; the server's NIC answers with response packets that carry the data back (one per path MTU). How many READs may be outstanding is max_rd_atomic, set from the responder_resources the server accepted with.",
-			ZH: "发出去的只是一个很小的请求包；server 的网卡用响应包把数据带回来（每个 path MTU 一个包）。同时能有几个 READ 在路上由 max_rd_atomic 决定，它来自 server 在 accept 时给出的 responder_resources。"}},
+			ZH: "发出去的只是一个很小的请求包；server 的网卡用响应包把数据带回来（每个路径 MTU 一个包）。同时能有几个 READ 在路上由 max_rd_atomic 决定，它来自 server 在 accept 时给出的 responder_resources。"}},
 		call.Returned("0")), nil
 }
 
@@ -158,7 +158,7 @@ func tourMismatchEffect(role Role, mine, theirs TourKind) text.Text {
 			ZH: "client 的 READ 会以 remote access error 失败：本端的 buffer 只允许 REMOTE_WRITE。client 什么都不写，所以本端等的通知永远不会来。"}
 	}
 	return text.Text{EN: fmt.Sprintf("The %s tour and the %s tour do not fit together.", mine, theirs),
-		ZH: fmt.Sprintf("%s 导览和 %s 导览对不上。", mine, theirs)}
+		ZH: fmt.Sprintf("%s 教程和 %s 教程对不上。", mine, theirs)}
 }
 
 // readResponseDetail says what the READ's responses carried back: the
@@ -173,7 +173,7 @@ func readResponseDetail(s *Session) text.Text {
 	}
 	pkts := (n + a.PathMTU - 1) / a.PathMTU
 	return text.Text{EN: fmt.Sprintf("%d B of data back into buf (%d response packets, path MTU %d)", n, pkts, a.PathMTU),
-		ZH: fmt.Sprintf("带回 %d 字节数据，写进 buf（%d 个响应包，path MTU %d）", n, pkts, a.PathMTU)}
+		ZH: fmt.Sprintf("带回 %d 字节数据，写进 buf（%d 个响应包，路径 MTU %d）", n, pkts, a.PathMTU)}
 }
 
 func readTourDef() TourDef {

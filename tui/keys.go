@@ -24,7 +24,7 @@ func newKeyMap(lang text.Lang) keyMap {
 		Lesson:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", text.Text{EN: "lesson page ↔ step page", ZH: "课程讲解 ↔ 步骤讲解"}.In(lang))),
 		Glossary: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", text.Text{EN: "glossary", ZH: "术语表"}.In(lang))),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", text.Text{EN: "help", ZH: "帮助"}.In(lang))),
-		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", text.Text{EN: "next pane", ZH: "切换窗格"}.In(lang))),
+		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", text.Text{EN: "next pane", ZH: "切换面板"}.In(lang))),
 		Side:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", text.Text{EN: "server/client", ZH: "切换 server/client"}.In(lang))),
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", text.Text{EN: "scroll up", ZH: "向上滚动"}.In(lang))),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", text.Text{EN: "scroll down", ZH: "向下滚动"}.In(lang))),
@@ -33,7 +33,7 @@ func newKeyMap(lang text.Lang) keyMap {
 		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", text.Text{EN: "top", ZH: "顶部"}.In(lang))),
 		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", text.Text{EN: "bottom", ZH: "底部"}.In(lang))),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", text.Text{EN: "quit (tears down)", ZH: "退出（释放资源）"}.In(lang))),
-		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", text.Text{EN: "zoom pane", ZH: "放大窗格"}.In(lang))),
+		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", text.Text{EN: "zoom pane", ZH: "放大面板"}.In(lang))),
 		History:  newHistoryKeys(lang),
 		Predict:  key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", text.Text{EN: "predict (lesson)", ZH: "预测（课程）"}.In(lang))),
 	}

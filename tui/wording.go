@@ -27,7 +27,7 @@ func (m *model) layoutHelp(para text.Text) string {
 func (m *model) whereThingsAre() string {
 	switch {
 	case m.scr.zoomed:
-		return text.Text{EN: "One pane fills the screen: z shows all of them again.", ZH: "现在一个窗格占满屏幕：按 z 恢复所有窗格。"}.In(m.lang)
+		return text.Text{EN: "One pane fills the screen: z shows all of them again.", ZH: "现在一个面板占满屏幕：按 z 恢复所有面板。"}.In(m.lang)
 	case m.presenter():
 		return ""
 	case m.narrow():
