@@ -146,13 +146,13 @@ func tourMismatchEffect(role Role, mine, theirs TourKind) text.Text {
 	switch {
 	case role == Client && mine == TourRead && theirs == TourWrite:
 		return text.Text{EN: "This side's READ fails with remote access error: the write tour's server registers its buffer with REMOTE_WRITE only. The notification the server waits for never comes.",
-			ZH: "本端的 READ 会以 remote access error 失败：write 导览的 server 注册 buffer 时只给了 REMOTE_WRITE。server 等的通知永远不会来。"}
+			ZH: "本端的 READ 会以 remote access error 失败：write 教程的 server 注册 buffer 时只给了 REMOTE_WRITE。server 等的通知永远不会来。"}
 	case role == Server && mine == TourRead && theirs == TourWrite:
 		return text.Text{EN: "The client's WRITE fails with remote access error: this side's buffer allows REMOTE_READ only, so the message this side put there stays. This side only waits for the client to hang up.",
 			ZH: "client 的 WRITE 会以 remote access error 失败：本端的 buffer 只允许 REMOTE_READ，所以本端放进去的消息不会被覆盖。本端只等 client 断开。"}
 	case role == Client && mine == TourWrite && theirs == TourRead:
 		return text.Text{EN: "This side's WRITE fails with remote access error: the read tour's server registers its buffer with REMOTE_READ only. The server waits for no notification.",
-			ZH: "本端的 WRITE 会以 remote access error 失败：read 导览的 server 注册 buffer 时只给了 REMOTE_READ。server 也不等任何通知。"}
+			ZH: "本端的 WRITE 会以 remote access error 失败：read 教程的 server 注册 buffer 时只给了 REMOTE_READ。server 也不等任何通知。"}
 	case role == Server && mine == TourWrite && theirs == TourRead:
 		return text.Text{EN: "The client's READ fails with remote access error: this side's buffer allows REMOTE_WRITE only. The client writes nothing, so the notification this side waits for never comes.",
 			ZH: "client 的 READ 会以 remote access error 失败：本端的 buffer 只允许 REMOTE_WRITE。client 什么都不写，所以本端等的通知永远不会来。"}
