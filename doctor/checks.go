@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -66,21 +67,20 @@ func defaultRoutes(path string) map[string]bool {
 // --- libraries -------------------------------------------------------------
 
 func (d *Doctor) checkLibraries(st state) Check {
-	c := Check{Name: d.tr("rdma-core libraries (libibverbs.so.1, librdmacm.so.1)", "rdma-core 用户态库（libibverbs.so.1、librdmacm.so.1）")}
+	c := Check{Name: text.Text{EN: "rdma-core libraries (libibverbs.so.1, librdmacm.so.1)", ZH: "rdma-core 用户态库（libibverbs.so.1、librdmacm.so.1）"}.In(d.Lang)}
 	if st.openErr == nil {
-		c.Found = []string{d.tr("both load", "均可加载")}
+		c.Found = []string{text.Text{EN: "both load", ZH: "均可加载"}.In(d.Lang)}
 		return c
 	}
 	c.Status = Fail
 	c.Found = []string{st.openErr.Error()}
 	if isUnavailable(st.openErr) {
 		// A build without cgo, or not Linux: no package install helps.
-		c.Found = append(c.Found, d.tr("this rdmatour binary has no real verbs; the simulated NIC runs the same tour",
-			"这个 rdmatour 程序不含真实 verbs 支持；模拟网卡可以运行同样的教程"))
+		c.Found = append(c.Found, text.Text{EN: "this rdmatour binary has no real verbs; the simulated NIC runs the same tour", ZH: "这个 rdmatour 程序不含真实 verbs 支持；模拟网卡可以运行同样的教程"}.In(d.Lang))
 		c.Fix = []string{"rdmatour demo --backend sim"}
 		return c
 	}
-	c.Found = append(c.Found, d.tr("Fedora/RHEL: dnf install rdma-core libibverbs librdmacm", "Fedora/RHEL：dnf install rdma-core libibverbs librdmacm"))
+	c.Found = append(c.Found, text.Text{EN: "Fedora/RHEL: dnf install rdma-core libibverbs librdmacm", ZH: "Fedora/RHEL：dnf install rdma-core libibverbs librdmacm"}.In(d.Lang))
 	c.Fix = []string{"apt-get install rdma-core libibverbs1 librdmacm1 ibverbs-providers"}
 	return c
 }
@@ -94,7 +94,7 @@ func isUnavailable(err error) bool {
 // --- provider libraries ----------------------------------------------------
 
 func (d *Doctor) checkProviders(st state) Check {
-	c := Check{Name: d.tr("verbs provider libraries", "verbs 驱动库（provider）")}
+	c := Check{Name: text.Text{EN: "verbs provider libraries", ZH: "verbs 驱动库（provider）"}.In(d.Lang)}
 	var names, dirs []string
 	seen := map[string]bool{}
 	for _, g := range d.ProviderDir {
@@ -116,28 +116,24 @@ func (d *Doctor) checkProviders(st state) Check {
 	sort.Strings(names)
 	has := func(n string) bool { return seen["p:"+n] }
 	fix := []string{"apt-get install ibverbs-providers"}
-	fedora := d.tr("Fedora/RHEL: dnf install libibverbs", "Fedora/RHEL：dnf install libibverbs")
+	fedora := text.Text{EN: "Fedora/RHEL: dnf install libibverbs", ZH: "Fedora/RHEL：dnf install libibverbs"}.In(d.Lang)
 	switch {
 	case len(names) == 0:
 		c.Status = Fail
 		c.Found = []string{
-			d.tr("no lib*-rdmav*.so in "+strings.Join(d.ProviderDir, ", "),
-				"在 "+strings.Join(d.ProviderDir, "、")+" 中没有 lib*-rdmav*.so"),
-			d.tr("without one, libibverbs lists no device even when the kernel has one",
-				"没有它，即使内核里有设备，libibverbs 也列不出来"),
+			text.Text{EN: "no lib*-rdmav*.so in " + strings.Join(d.ProviderDir, ", "), ZH: "在 " + strings.Join(d.ProviderDir, "、") + " 中没有 lib*-rdmav*.so"}.In(d.Lang),
+			text.Text{EN: "without one, libibverbs lists no device even when the kernel has one", ZH: "没有它，即使内核里有设备，libibverbs 也列不出来"}.In(d.Lang),
 			fedora,
 		}
 		c.Fix = fix
 	case has("rxe"):
-		c.Found = []string{d.tr(fmt.Sprintf("%d in %s, including rxe (Soft-RoCE)", len(names), strings.Join(dirs, ", ")),
-			fmt.Sprintf("%s 中有 %d 个，包括 rxe（Soft-RoCE）", strings.Join(dirs, "、"), len(names)))}
+		c.Found = []string{text.Text{EN: fmt.Sprintf("%d in %s, including rxe (Soft-RoCE)", len(names), strings.Join(dirs, ", ")), ZH: fmt.Sprintf("%s 中有 %d 个，包括 rxe（Soft-RoCE）", strings.Join(dirs, "、"), len(names))}.In(d.Lang)}
 	case len(st.devs) > 0:
-		c.Found = []string{d.tr("found: ", "已找到：") + strings.Join(names, ", ")}
+		c.Found = []string{text.Text{EN: "found: ", ZH: "已找到："}.In(d.Lang) + strings.Join(names, ", ")}
 	default:
 		c.Status = Warn
 		c.Found = []string{
-			d.tr("found "+strings.Join(names, ", ")+", but not rxe: a Soft-RoCE device would not show up",
-				"找到 "+strings.Join(names, "、")+"，但没有 rxe：Soft-RoCE 设备将无法被 libibverbs 看到"),
+			text.Text{EN: "found " + strings.Join(names, ", ") + ", but not rxe: a Soft-RoCE device would not show up", ZH: "找到 " + strings.Join(names, "、") + "，但没有 rxe：Soft-RoCE 设备将无法被 libibverbs 看到"}.In(d.Lang),
 			fedora,
 		}
 		c.Fix = fix
@@ -221,7 +217,7 @@ func (d *Doctor) noRDMAKernel(st state) bool {
 }
 
 func (d *Doctor) checkModules(st state) Check {
-	c := Check{Name: d.tr("kernel modules (rdma_ucm, ib_uverbs, a device driver)", "内核模块（rdma_ucm、ib_uverbs、设备驱动）")}
+	c := Check{Name: text.Text{EN: "kernel modules (rdma_ucm, ib_uverbs, a device driver)", ZH: "内核模块（rdma_ucm、ib_uverbs、设备驱动）"}.In(d.Lang)}
 	rel := st.release
 	if rel == "" {
 		rel = "?"
@@ -229,12 +225,9 @@ func (d *Doctor) checkModules(st state) Check {
 	if d.noRDMAKernel(st) {
 		c.Status = Fail
 		c.Found = []string{
-			d.tr(fmt.Sprintf("this kernel (%s) has no RDMA support: no %s, and no RDMA modules (ib_core, rdma_rxe, siw) loaded or under %s", rel, d.SysfsIB, d.modulesPath(st)),
-				fmt.Sprintf("这个内核（%s）不支持 RDMA：没有 %s，也没有已加载或位于 %s 下的 RDMA 模块（ib_core、rdma_rxe、siw）", rel, d.SysfsIB, d.modulesPath(st))),
-			d.tr("rdmatour still works here on its simulated NIC (the same tour, the same calls)",
-				"rdmatour 在这里仍然可用：使用模拟网卡（同样的教程、同样的调用）"),
-			d.tr("for real RDMA, boot a kernel with rdma_rxe (the stock Debian, Ubuntu and Fedora kernels have it)",
-				"要用真实 RDMA，请启动带 rdma_rxe 的内核（Debian、Ubuntu、Fedora 的默认内核都有）"),
+			text.Text{EN: fmt.Sprintf("this kernel (%s) has no RDMA support: no %s, and no RDMA modules (ib_core, rdma_rxe, siw) loaded or under %s", rel, d.SysfsIB, d.modulesPath(st)), ZH: fmt.Sprintf("这个内核（%s）不支持 RDMA：没有 %s，也没有已加载或位于 %s 下的 RDMA 模块（ib_core、rdma_rxe、siw）", rel, d.SysfsIB, d.modulesPath(st))}.In(d.Lang),
+			text.Text{EN: "rdmatour still works here on its simulated NIC (the same tour, the same calls)", ZH: "rdmatour 在这里仍然可用：使用模拟网卡（同样的教程、同样的调用）"}.In(d.Lang),
+			text.Text{EN: "for real RDMA, boot a kernel with rdma_rxe (the stock Debian, Ubuntu and Fedora kernels have it)", ZH: "要用真实 RDMA，请启动带 rdma_rxe 的内核（Debian、Ubuntu、Fedora 的默认内核都有）"}.In(d.Lang),
 		}
 		c.Fix = []string{"rdmatour demo --backend sim"}
 		return c
@@ -242,9 +235,9 @@ func (d *Doctor) checkModules(st state) Check {
 	var missing []string
 	for _, m := range []string{"rdma_ucm", "ib_uverbs"} {
 		if d.loaded(st, m) {
-			c.Found = append(c.Found, d.tr(m+": loaded", m+"：已加载"))
+			c.Found = append(c.Found, text.Text{EN: m + ": loaded", ZH: m + "：已加载"}.In(d.Lang))
 		} else {
-			c.Found = append(c.Found, d.tr(m+": not loaded", m+"：未加载"))
+			c.Found = append(c.Found, text.Text{EN: m + ": not loaded", ZH: m + "：未加载"}.In(d.Lang))
 			missing = append(missing, m)
 		}
 	}
@@ -261,30 +254,27 @@ func (d *Doctor) checkModules(st state) Check {
 				names = append(names, dv.Name)
 			}
 		}
-		c.Found = append(c.Found, d.tr("device driver: bound ("+strings.Join(names, ", ")+")", "设备驱动：已就绪（"+strings.Join(names, "、")+"）"))
+		c.Found = append(c.Found, text.Text{EN: "device driver: bound (" + strings.Join(names, ", ") + ")", ZH: "设备驱动：已就绪（" + strings.Join(names, "、") + "）"}.In(d.Lang))
 		return c
 	}
 	// No device: is a software driver (Soft-RoCE or Soft-iWARP) here?
 	rxeLoaded, siwLoaded := d.loaded(st, "rdma_rxe"), d.loaded(st, "siw")
 	switch {
 	case rxeLoaded:
-		c.Found = append(c.Found, d.tr("rdma_rxe (Soft-RoCE): loaded, no device yet", "rdma_rxe（Soft-RoCE）：已加载，但还没有设备"))
+		c.Found = append(c.Found, text.Text{EN: "rdma_rxe (Soft-RoCE): loaded, no device yet", ZH: "rdma_rxe（Soft-RoCE）：已加载，但还没有设备"}.In(d.Lang))
 	case siwLoaded:
-		c.Found = append(c.Found, d.tr("siw (Soft-iWARP): loaded, no device yet", "siw（Soft-iWARP）：已加载，但还没有设备"))
+		c.Found = append(c.Found, text.Text{EN: "siw (Soft-iWARP): loaded, no device yet", ZH: "siw（Soft-iWARP）：已加载，但还没有设备"}.In(d.Lang))
 	case d.available(st, "rdma_rxe"):
 		c.Status = Fail
-		c.Found = append(c.Found, d.tr("rdma_rxe (Soft-RoCE): available in "+d.modulesPath(st)+", not loaded",
-			"rdma_rxe（Soft-RoCE）：在 "+d.modulesPath(st)+" 中可用，但未加载"))
+		c.Found = append(c.Found, text.Text{EN: "rdma_rxe (Soft-RoCE): available in " + d.modulesPath(st) + ", not loaded", ZH: "rdma_rxe（Soft-RoCE）：在 " + d.modulesPath(st) + " 中可用，但未加载"}.In(d.Lang))
 		c.Fix = append(c.Fix, "modprobe rdma_rxe")
 	case d.available(st, "siw"):
 		c.Status = Fail
-		c.Found = append(c.Found, d.tr("siw (Soft-iWARP): available in "+d.modulesPath(st)+", not loaded; no rdma_rxe",
-			"siw（Soft-iWARP）：在 "+d.modulesPath(st)+" 中可用，但未加载；没有 rdma_rxe"))
+		c.Found = append(c.Found, text.Text{EN: "siw (Soft-iWARP): available in " + d.modulesPath(st) + ", not loaded; no rdma_rxe", ZH: "siw（Soft-iWARP）：在 " + d.modulesPath(st) + " 中可用，但未加载；没有 rdma_rxe"}.In(d.Lang))
 		c.Fix = append(c.Fix, "modprobe siw")
 	default:
 		c.Status = Fail
-		c.Found = append(c.Found, d.tr("no device driver: no RDMA device, and neither rdma_rxe nor siw is loaded or under "+d.modulesPath(st),
-			"没有设备驱动：没有 RDMA 设备，rdma_rxe 和 siw 都未加载，也不在 "+d.modulesPath(st)+" 中"))
+		c.Found = append(c.Found, text.Text{EN: "no device driver: no RDMA device, and neither rdma_rxe nor siw is loaded or under " + d.modulesPath(st), ZH: "没有设备驱动：没有 RDMA 设备，rdma_rxe 和 siw 都未加载，也不在 " + d.modulesPath(st) + " 中"}.In(d.Lang))
 		c.Fix = append(c.Fix, "rdmatour demo --backend sim")
 	}
 	return c
@@ -298,30 +288,28 @@ func upper(s verbs.PortState) string {
 }
 
 func (d *Doctor) checkDevices(st state) Check {
-	c := Check{Name: d.tr("RDMA devices and ports", "RDMA 设备与端口")}
+	c := Check{Name: text.Text{EN: "RDMA devices and ports", ZH: "RDMA 设备与端口"}.In(d.Lang)}
 	switch {
 	case st.openErr != nil:
 		c.Status = Fail
 		if len(st.sysDevs) > 0 {
-			c.Found = []string{d.tr("the kernel has "+strings.Join(st.sysDevs, ", ")+", but libibverbs could not be loaded (see above)",
-				"内核中有 "+strings.Join(st.sysDevs, "、")+"，但无法加载 libibverbs（见上）")}
+			c.Found = []string{text.Text{EN: "the kernel has " + strings.Join(st.sysDevs, ", ") + ", but libibverbs could not be loaded (see above)", ZH: "内核中有 " + strings.Join(st.sysDevs, "、") + "，但无法加载 libibverbs（见上）"}.In(d.Lang)}
 		} else {
-			c.Found = []string{d.tr("cannot list devices: libibverbs could not be loaded (see above)", "无法列出设备：无法加载 libibverbs（见上）")}
+			c.Found = []string{text.Text{EN: "cannot list devices: libibverbs could not be loaded (see above)", ZH: "无法列出设备：无法加载 libibverbs（见上）"}.In(d.Lang)}
 		}
 		return c
 	case st.devsErr != nil:
 		c.Status = Fail
-		c.Found = []string{d.tr("listing devices: ", "列出设备失败：") + st.devsErr.Error()}
+		c.Found = []string{text.Text{EN: "listing devices: ", ZH: "列出设备失败："}.In(d.Lang) + st.devsErr.Error()}
 		return c
 	case len(st.devs) == 0:
 		c.Status = Fail
-		c.Found = []string{d.tr("no RDMA devices (ibv_get_device_list is empty)", "没有 RDMA 设备（ibv_get_device_list 为空）")}
+		c.Found = []string{text.Text{EN: "no RDMA devices (ibv_get_device_list is empty)", ZH: "没有 RDMA 设备（ibv_get_device_list 为空）"}.In(d.Lang)}
 		if len(st.sysDevs) > 0 {
-			c.Found = append(c.Found, d.tr("but the kernel has "+strings.Join(st.sysDevs, ", ")+": its provider library is missing",
-				"但内核中有 "+strings.Join(st.sysDevs, "、")+"：缺少对应的 provider 库"))
+			c.Found = append(c.Found, text.Text{EN: "but the kernel has " + strings.Join(st.sysDevs, ", ") + ": its provider library is missing", ZH: "但内核中有 " + strings.Join(st.sysDevs, "、") + "：缺少对应的 provider 库"}.In(d.Lang))
 			c.Fix = []string{"apt-get install ibverbs-providers"}
 		} else {
-			c.Found = append(c.Found, d.tr("see Soft-RoCE below", "见下面的 Soft-RoCE"))
+			c.Found = append(c.Found, text.Text{EN: "see Soft-RoCE below", ZH: "见下面的 Soft-RoCE"}.In(d.Lang))
 		}
 		return c
 	}
@@ -344,13 +332,11 @@ func (d *Doctor) checkDevices(st state) Check {
 			}
 			c.Status = Warn
 			if p.LinkLayer == "InfiniBand" {
-				c.Found = append(c.Found, d.tr(fmt.Sprintf("  %s port %d is not ACTIVE: check the cable and that a subnet manager runs", dv.Name, p.Num),
-					fmt.Sprintf("  %s 端口 %d 不是 ACTIVE：检查线缆以及子网管理器是否在运行", dv.Name, p.Num)))
+				c.Found = append(c.Found, text.Text{EN: fmt.Sprintf("  %s port %d is not ACTIVE: check the cable and that a subnet manager runs", dv.Name, p.Num), ZH: fmt.Sprintf("  %s 端口 %d 不是 ACTIVE：检查线缆以及子网管理器是否在运行", dv.Name, p.Num)}.In(d.Lang))
 				fixes = append(fixes, "systemctl start opensm")
 				continue
 			}
-			c.Found = append(c.Found, d.tr(fmt.Sprintf("  %s port %d is not ACTIVE: its network interface is down", dv.Name, p.Num),
-				fmt.Sprintf("  %s 端口 %d 不是 ACTIVE：它的网络接口没有启用", dv.Name, p.Num)))
+			c.Found = append(c.Found, text.Text{EN: fmt.Sprintf("  %s port %d is not ACTIVE: its network interface is down", dv.Name, p.Num), ZH: fmt.Sprintf("  %s 端口 %d 不是 ACTIVE：它的网络接口没有启用", dv.Name, p.Num)}.In(d.Lang))
 			if len(dv.Netdevs) == 0 {
 				fixes = append(fixes, "ip link set <nic> up")
 			}
@@ -364,7 +350,7 @@ func (d *Doctor) checkDevices(st state) Check {
 		// Warnings are per port; with no ACTIVE port anywhere nothing can
 		// connect, so the check as a whole fails.
 		c.Status = Fail
-		c.Found = append(c.Found, d.tr("no port is ACTIVE: nothing can connect yet", "没有任何端口处于 ACTIVE：还无法建立连接"))
+		c.Found = append(c.Found, text.Text{EN: "no port is ACTIVE: nothing can connect yet", ZH: "没有任何端口处于 ACTIVE：还无法建立连接"}.In(d.Lang))
 	}
 	return c
 }

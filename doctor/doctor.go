@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -60,7 +61,7 @@ type Report struct {
 	Checks []Check
 	// Devices is what libibverbs listed (nil when it could not be asked).
 	Devices []verbs.DeviceInfo
-	lang    string
+	lang    text.Lang
 	root    bool
 }
 
@@ -113,8 +114,8 @@ func (i Iface) IPv4() netip.Addr {
 
 // Doctor holds every input of the checks.
 type Doctor struct {
-	// Lang is "en" or "zh" (anything else means en).
-	Lang string
+	// Lang is the language of the report (Both reads as English).
+	Lang text.Lang
 
 	SysfsIB     string   // /sys/class/infiniband
 	SysModule   string   // /sys/module (loaded and built-in modules)
@@ -149,7 +150,7 @@ const Unlimited = ^uint64(0)
 // System returns a Doctor that looks at this machine. open loads the real
 // verbs libraries (the caller passes rdmacore.Open, so this package stays
 // free of cgo and its tests run anywhere).
-func System(lang string, open func() (Lister, error)) *Doctor {
+func System(lang text.Lang, open func() (Lister, error)) *Doctor {
 	return &Doctor{
 		Lang:        lang,
 		SysfsIB:     "/sys/class/infiniband",
@@ -272,7 +273,7 @@ func (d *Doctor) Run() Report {
 // Write prints the report: one line per check, what was found indented,
 // fix commands indented with "$ ", and the verdict.
 func (r Report) Write(w io.Writer) {
-	zh := r.lang == "zh"
+	zh := r.lang == text.ZH
 	for _, c := range r.Checks {
 		fmt.Fprintf(w, "%-6s %s\n", c.Status.Mark(), c.Name)
 		for _, f := range c.Found {
@@ -302,12 +303,4 @@ func (r Report) Write(w io.Writer) {
 			fmt.Fprintln(w, "(not root: run the apt-get, modprobe, rdma, ip, chmod and tee commands with sudo)")
 		}
 	}
-}
-
-// tr picks the text for the doctor's language.
-func (d *Doctor) tr(en, zh string) string {
-	if d.Lang == "zh" {
-		return zh
-	}
-	return en
 }

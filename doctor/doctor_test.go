@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -28,7 +29,7 @@ type world struct {
 	soft, hard  uint64
 	capEff      uint64
 	hasRdmaTool bool
-	lang        string
+	lang        text.Lang
 }
 
 const release = "6.1.0-test-amd64"

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/docs"
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // LessonStepPage is the page to show for a step whose result the lesson
@@ -13,31 +14,28 @@ import (
 // describe the correct run as if it were this one); after, what happened
 // on this run first, then the page without the correct run's "What to
 // watch". md is the step's normal page in lang.
-func LessonStepPage(md string, ss steps.StepStatus, pred *steps.PredictionState, lang string) string {
+func LessonStepPage(md string, ss steps.StepStatus, pred *steps.PredictionState, lang text.Lang) string {
 	o := ss.Outcome
 	if o == nil {
-		t := tr("## This step shows the lesson's result\n\nIts page appears once it has run, so that it cannot give the answer away.",
-			"## 这一步揭晓课程的结果\n\n它的讲解要等执行之后才显示，免得提前泄露答案。").In(lang)
+		t := text.Text{EN: "## This step shows the lesson's result\n\nIts page appears once it has run, so that it cannot give the answer away.",
+			ZH: "## 这一步揭晓课程的结果\n\n它的讲解要等执行之后才显示，免得提前泄露答案。"}.In(lang)
 		if pred.Pending() {
-			t += tr(" First make your prediction: keys 1–4.", "先做出你的预测：按 1–4。").In(lang)
+			t += text.Text{EN: " First make your prediction: keys 1–4.", ZH: "先做出你的预测：按 1–4。"}.In(lang)
 		}
 		return docs.StepPageInLesson(md, false, t)
 	}
 	var b strings.Builder
-	b.WriteString(tr("## What happened\n\n", "## 发生了什么\n\n").In(lang))
+	b.WriteString(text.Text{EN: "## What happened\n\n", ZH: "## 发生了什么\n\n"}.In(lang))
 	switch {
 	case o.Expected:
-		b.WriteString(tr("The error this lesson is about: ", "本课要讲的错误：").In(lang) + o.Failure.In(lang))
+		b.WriteString(text.Text{EN: "The error this lesson is about: ", ZH: "本课要讲的错误："}.In(lang) + o.Failure.In(lang))
 	case o.Failure.EN != "":
-		b.WriteString(tr("The step failed: ", "这一步失败了：").In(lang) + o.Failure.In(lang))
+		b.WriteString(text.Text{EN: "The step failed: ", ZH: "这一步失败了："}.In(lang) + o.Failure.In(lang))
 	default:
-		b.WriteString(tr("The call succeeded.", "调用成功。").In(lang))
+		b.WriteString(text.Text{EN: "The call succeeded.", ZH: "调用成功。"}.In(lang))
 	}
 	if note := o.Note.In(lang); note != "" {
 		b.WriteString("\n\n" + note)
 	}
 	return docs.StepPageInLesson(md, true, b.String())
 }
-
-// tr is a text in both languages.
-func tr(en, zh string) steps.Text { return steps.Text{EN: en, ZH: zh} }

@@ -4,13 +4,14 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // NextToTry says, at the end of a tour, what to run next: a lesson of
 // this tour, the other notify modes and the manual track (for a tour
 // that notifies: the write tour), the other tours, export-c — leaving out what this run already
 // was and what this tour refuses.
-func NextToTry(cfg steps.Config) steps.Text {
+func NextToTry(cfg steps.Config) text.Text {
 	var en, zh []string
 	kind := effectiveTour(cfg)
 	next, hasLessons := nextLesson(kind, cfg.LessonName())
@@ -39,11 +40,11 @@ func NextToTry(cfg steps.Config) steps.Text {
 	export := exportCommand(cfg.Role, kind)
 	en = append(en, "the whole tour as one C program ("+export+")")
 	zh = append(zh, "把整个教程导出成一个 C 程序（"+export+"）")
-	return steps.Text{EN: "Try next: " + strings.Join(en, "; ") + ".", ZH: "接下来可以试试：" + strings.Join(zh, "；") + "。"}
+	return text.Text{EN: "Try next: " + strings.Join(en, "; ") + ".", ZH: "接下来可以试试：" + strings.Join(zh, "；") + "。"}
 }
 
 // NextToTryShort is NextToTry as the commands alone, for one banner line.
-func NextToTryShort(cfg steps.Config) steps.Text {
+func NextToTryShort(cfg steps.Config) text.Text {
 	var cmds []string
 	kind := effectiveTour(cfg)
 	if next, ok := nextLesson(kind, cfg.LessonName()); ok {
@@ -60,7 +61,7 @@ func NextToTryShort(cfg steps.Config) steps.Text {
 	}
 	cmds = append(cmds, "rdmatour export-c")
 	list := strings.Join(cmds, " · ")
-	return steps.Text{EN: "Try next: " + list, ZH: "接下来可以试试：" + list}
+	return text.Text{EN: "Try next: " + list, ZH: "接下来可以试试：" + list}
 }
 
 // effectiveTour is the tour cfg runs: a lesson's own tour, else --tour.

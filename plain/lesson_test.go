@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
@@ -26,18 +27,18 @@ func lessonClient(t *testing.T, lesson string) *steps.Session {
 func TestPlainPredictPrompt(t *testing.T) {
 	s := lessonClient(t, "bad-rkey")
 	var out strings.Builder
-	p := &Runner{out: &out, lang: steps.LangEN, in: newLineFeed(strings.NewReader("x\n9\n2\n"))}
+	p := &Runner{out: &out, lang: text.EN, in: newLineFeed(strings.NewReader("x\n9\n2\n"))}
 	if err := p.predict(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
-	text := out.String()
+	printed := out.String()
 	for _, want := range []string{"Predict (client):", "How does the RDMA WRITE complete?", "  2) IBV_WC_REM_ACCESS_ERR (remote access error)", "type a number from 1 to 4", "noted"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("prompt lacks %q:\n%s", want, text)
+		if !strings.Contains(printed, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, printed)
 		}
 	}
-	if strings.Count(text, "type a number") != 2 {
-		t.Errorf("want two re-asks (for x and 9):\n%s", text)
+	if strings.Count(printed, "type a number") != 2 {
+		t.Errorf("want two re-asks (for x and 9):\n%s", printed)
 	}
 	if got := s.Prediction().Picked; got != 1 {
 		t.Errorf("picked %d, want 1 (the second choice)", got)
@@ -45,13 +46,13 @@ func TestPlainPredictPrompt(t *testing.T) {
 
 	auto := lessonClient(t, "bad-rkey")
 	out.Reset()
-	p = &Runner{out: &out, lang: steps.LangEN}
+	p = &Runner{out: &out, lang: text.EN}
 	if err := p.predict(context.Background(), auto); err != nil || out.Len() != 0 || auto.Prediction().Pending() {
 		t.Errorf("--auto: err %v, printed %q, pending %v", err, out.String(), auto.Prediction().Pending())
 	}
 
 	eof := lessonClient(t, "bad-rkey")
-	p = &Runner{out: &out, lang: steps.LangEN, in: newLineFeed(strings.NewReader(""))}
+	p = &Runner{out: &out, lang: text.EN, in: newLineFeed(strings.NewReader(""))}
 	if err := p.predict(context.Background(), eof); err != nil || eof.Prediction().Pending() || p.in != nil {
 		t.Errorf("closed input: err %v, pending %v", err, eof.Prediction().Pending())
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // Runner prints the tour as text: for each step its title, the
@@ -24,7 +25,7 @@ import (
 type Runner struct {
 	out     io.Writer
 	in      *lineFeed // nil: run straight through
-	lang    steps.Lang
+	lang    text.Lang
 	docs    func(lang, id string) (string, error)
 	explain bool // print the explanation pages
 	// pauseAt stops before the step with this ID until a line arrives on
@@ -38,7 +39,7 @@ type Options struct {
 	// Out receives the text; the Runner serialises its writes. The caller
 	// guards it (termtext.NewGuard) when it is a terminal.
 	Out  io.Writer
-	Lang steps.Lang
+	Lang text.Lang
 	// Docs returns the page (Markdown) of a step or lesson ID in a language.
 	Docs func(lang, id string) (string, error)
 	// Explain prints the pages before each step and around a lesson.
@@ -65,13 +66,13 @@ func New(o Options) *Runner {
 // TurnedAway prints that a one-client server turned a second client away
 // (a steps.Session's OnTurnAway hook).
 func (p *Runner) TurnedAway(who, reason string) {
-	fmt.Fprintf(p.out, "[server] %s\n", p.text(steps.Text{EN: "turned " + who + " away: " + reason,
-		ZH: "拒绝了 " + who + "：" + reason}))
+	fmt.Fprintf(p.out, "[server] %s\n", text.Text{EN: "turned " + who + " away: " + reason,
+		ZH: "拒绝了 " + who + "：" + reason}.Joined(p.lang))
 }
 
 // pause waits for a line on stdin or for ctx to end.
 func (p *Runner) pause(ctx context.Context, id string) error {
-	fmt.Fprintf(p.out, "  paused before %s: press Enter to continue\n", id)
+	fmt.Fprintf(p.out, "  %s\n", text.Text{EN: "paused before " + id + ": press Enter to continue", ZH: "停在 " + id + " 之前：按回车继续"}.Joined(p.lang))
 	if p.in != nil {
 		_, err := p.in.next(ctx)
 		return err
@@ -89,24 +90,6 @@ func (p *Runner) pause(ctx context.Context, id string) error {
 	}
 }
 
-func (p *Runner) langs() []string {
-	var out []string
-	for _, l := range p.lang.Each() {
-		out = append(out, l.String())
-	}
-	return out
-}
-
-func (p *Runner) text(t steps.Text) string {
-	if p.lang == steps.LangBoth {
-		if t.ZH == "" || t.ZH == t.EN {
-			return t.EN
-		}
-		return t.EN + " / " + t.ZH
-	}
-	return t.In(p.lang.String())
-}
-
 // Run drives one session to the end. It returns nil only when the tour
 // succeeded; the session is always closed.
 func (p *Runner) Run(ctx context.Context, s steps.Runner) (err error) {
@@ -121,7 +104,7 @@ func (p *Runner) Run(ctx context.Context, s steps.Runner) (err error) {
 	}()
 	snap := s.Snapshot()
 	side := s.Config().Role.String()
-	fmt.Fprintf(p.out, "rdmatour %s — backend: %s\n", side, backendLabel(snap))
+	fmt.Fprintf(p.out, "rdmatour %s — %s\n", side, p.backendLabel(snap))
 	p.lessonHeader(snap)
 	if err := p.predict(ctx, s); err != nil {
 		return err
@@ -141,25 +124,25 @@ func (p *Runner) Run(ctx context.Context, s steps.Runner) (err error) {
 // n of total numbers it on screen.
 func (p *Runner) step(ctx context.Context, s steps.Runner, n, total int, demo bool) error {
 	st := s.Steps()[s.Next()]
-	fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", n, total, st.Side, p.text(st.Title))
+	fmt.Fprintf(p.out, "\n[%d/%d] %s: %s\n", n, total, st.Side, st.Title.Joined(p.lang))
 	if string(st.ID) == p.pauseAt && p.stdin != nil {
 		if err := p.pause(ctx, string(st.ID)); err != nil {
 			return err
 		}
 	}
 	if p.explain {
-		for _, l := range p.langs() {
+		for _, l := range p.lang.Each() {
 			if page, ok := p.stepPage(s, s.Next(), l); ok {
-				fmt.Fprintln(p.out, indent(termtext.PlainPage(l, string(st.ID), page, plainPageWidth)))
+				fmt.Fprintln(p.out, indent(termtext.PlainPage(l.String(), string(st.ID), page, plainPageWidth)))
 			}
 		}
 	}
 	if p.in != nil {
-		prompt := steps.Text{EN: "press Enter to run it", ZH: "按回车执行"}
+		prompt := text.Text{EN: "press Enter to run it", ZH: "按回车执行"}
 		if s.Replaying() {
-			prompt = steps.Text{EN: "press Enter to see it as recorded", ZH: "按回车查看录制的结果"}
+			prompt = text.Text{EN: "press Enter to see it as recorded", ZH: "按回车查看录制的结果"}
 		}
-		fmt.Fprintf(p.out, "  next: %s\n  %s", strings.ReplaceAll(st.Call, "\n", "\n        "), p.text(prompt))
+		fmt.Fprintf(p.out, "  %s%s\n  %s", text.Text{EN: "next: ", ZH: "下一步："}.In(p.lang), strings.ReplaceAll(st.Call, "\n", "\n        "), prompt.Joined(p.lang))
 		ok, rerr := p.in.next(ctx)
 		if rerr != nil {
 			return rerr
@@ -180,8 +163,8 @@ func (p *Runner) step(ctx context.Context, s steps.Runner, n, total int, demo bo
 	p.printState(snap)
 	p.afterLessonStep(s, idx)
 	if err != nil {
-		for _, l := range p.langs() {
-			fmt.Fprintf(p.out, "  ERROR: %s\n", steps.ExplainIn(err, l))
+		for _, l := range p.lang.Each() {
+			fmt.Fprintf(p.out, "  %s%s\n", text.Text{EN: "ERROR: ", ZH: "错误："}.In(l), steps.ExplainIn(err, l))
 		}
 	}
 	return err
@@ -191,20 +174,21 @@ func (p *Runner) step(ctx context.Context, s steps.Runner, n, total int, demo bo
 // notice are the client's bytes: privdata.PeerBytes prints them escaped.
 func (p *Runner) finish(srv steps.Runner) {
 	if r := srv.Snapshot().Result; r != nil && !tourNotifies(r.Tour) {
-		fmt.Fprintf(p.out, "\n[server] %s\n", p.text(r.Summary))
+		fmt.Fprintf(p.out, "\n[server] %s\n", r.Summary.Joined(p.lang))
 	} else if r != nil {
-		fmt.Fprintf(p.out, "\n[server] learned of the write via %s (%s)\n", r.Via, r.Notice.String())
-		fmt.Fprintf(p.out, "[server] RDMA-written buffer: %s\n", r.Message.String())
+		fmt.Fprintf(p.out, "\n[server] %s\n", text.Text{EN: fmt.Sprintf("learned of the write via %s (%s)", r.Via, r.Notice.String()),
+			ZH: fmt.Sprintf("通过 %s 得知写入完成（%s）", r.Via, r.Notice.String())}.Joined(p.lang))
+		fmt.Fprintf(p.out, "[server] %s%s\n", text.Text{EN: "RDMA-written buffer: ", ZH: "RDMA 写入的 buffer："}.Joined(p.lang), r.Message.String())
 	}
-	fmt.Fprintf(p.out, "\n%s\n", p.text(steps.Text{EN: "tour complete", ZH: "完成"}))
+	fmt.Fprintf(p.out, "\n%s\n", text.Text{EN: "tour complete", ZH: "教程完成"}.Joined(p.lang))
 	if snap := srv.Snapshot(); p.explain && snap.Lesson != "" {
-		for _, l := range p.langs() {
+		for _, l := range p.lang.Each() {
 			if page, ok := p.lessonPage(l, "lesson-"+snap.Lesson, true); ok {
-				fmt.Fprintln(p.out, indent(termtext.PlainPage(l, "lesson-"+snap.Lesson, page, plainPageWidth)))
+				fmt.Fprintln(p.out, indent(termtext.PlainPage(l.String(), "lesson-"+snap.Lesson, page, plainPageWidth)))
 			}
 		}
 	}
-	fmt.Fprintf(p.out, "%s\n", p.text(guide.NextToTry(srv.Config())))
+	fmt.Fprintf(p.out, "%s\n", guide.NextToTry(srv.Config()).Joined(p.lang))
 }
 
 func (p *Runner) printOutcome(out steps.Outcome) {
@@ -212,27 +196,32 @@ func (p *Runner) printOutcome(out steps.Outcome) {
 		fmt.Fprintf(p.out, "  C: %s\n", strings.ReplaceAll(out.Call, "\n", "\n     "))
 	}
 	for _, kv := range out.Results {
-		fmt.Fprintf(p.out, "     %s = %s\n", kv.Name, kv.Value)
+		// The same words as the TUI's call pane: in both, the English.
+		fmt.Fprintf(p.out, "     %s = %s\n", kv.Name.In(p.lang), kv.Value.In(p.lang))
 	}
-	if note := p.text(out.Note); note != "" {
+	if note := out.Note.Joined(p.lang); note != "" {
 		fmt.Fprintf(p.out, "  → %s\n", note)
 	}
 	if out.Expected {
-		for _, l := range p.langs() {
-			fmt.Fprintf(p.out, "  EXPECTED ERROR (the point of this lesson): %s\n", out.Failure.In(l))
+		for _, l := range p.lang.Each() {
+			fmt.Fprintf(p.out, "  %s%s\n", text.Text{EN: "EXPECTED ERROR (the point of this lesson): ", ZH: "预期错误 —— 本课的重点："}.In(l), out.Failure.In(l))
 		}
 	}
 }
 
-func backendLabel(s steps.Snapshot) string {
-	label := s.Backend
+// backendLabel is the header's "backend: ..." in the run's language(s),
+// in the TUI's words.
+func (p *Runner) backendLabel(s steps.Snapshot) string {
+	label := text.Same(s.Backend)
 	if s.Simulated {
-		label = "SIMULATED NIC (sim0) — not real RDMA"
+		label = text.Text{EN: "SIMULATED NIC (sim0) — not real RDMA", ZH: "模拟网卡（sim0）—— 非真实 RDMA"}
 	}
-	if s.Why != "" {
-		label += " — " + s.Why
+	line := text.Text{EN: "backend: " + label.EN, ZH: "后端：" + label.In(text.ZH)}
+	if s.Why.EN != "" {
+		line.EN += " — " + s.Why.EN
+		line.ZH += " —— " + s.Why.In(text.ZH)
 	}
-	return label
+	return line.Joined(p.lang)
 }
 
 // plainPageWidth is how wide an explanation page is printed (indented by
@@ -252,7 +241,7 @@ func (p *Runner) RunDemo(ctx context.Context, srv, cli steps.Runner) (err error)
 			}
 		}
 	}()
-	fmt.Fprintf(p.out, "rdmatour demo — backend: %s\n", backendLabel(srv.Snapshot()))
+	fmt.Fprintf(p.out, "rdmatour demo — %s\n", p.backendLabel(srv.Snapshot()))
 	p.lessonHeader(srv.Snapshot())
 	for _, s := range []steps.Runner{cli, srv} {
 		if err := p.predict(ctx, s); err != nil {
@@ -275,9 +264,10 @@ func (p *Runner) lessonHeader(snap steps.Snapshot) {
 	page := "lesson-" + snap.Lesson
 	switch {
 	case snap.Lesson != "":
-		fmt.Fprintf(p.out, "lesson %s: %s\n", snap.Lesson, p.text(snap.LessonTitle))
+		fmt.Fprintf(p.out, "%s\n", text.Text{EN: "lesson " + snap.Lesson + ": " + snap.LessonTitle.EN,
+			ZH: "课程 " + snap.Lesson + "：" + snap.LessonTitle.In(text.ZH)}.Joined(p.lang))
 	case snap.Track == steps.TrackManual:
-		fmt.Fprintln(p.out, p.text(steps.Text{EN: "track: manual QP bring-up (ibv_create_qp + ibv_modify_qp)", ZH: "路线：手动把 QP 推到 RTS（ibv_create_qp + ibv_modify_qp）"}))
+		fmt.Fprintln(p.out, text.Text{EN: "track: manual QP bring-up (ibv_create_qp + ibv_modify_qp)", ZH: "路线：手动把 QP 推到 RTS（ibv_create_qp + ibv_modify_qp）"}.Joined(p.lang))
 		page = "lesson-manual-qp"
 	default:
 		return
@@ -285,9 +275,9 @@ func (p *Runner) lessonHeader(snap steps.Snapshot) {
 	if !p.explain {
 		return
 	}
-	for _, l := range p.langs() {
+	for _, l := range p.lang.Each() {
 		if md, ok := p.lessonPage(l, page, false); ok {
-			fmt.Fprintln(p.out, indent(termtext.PlainPage(l, page, md, plainPageWidth)))
+			fmt.Fprintln(p.out, indent(termtext.PlainPage(l.String(), page, md, plainPageWidth)))
 		}
 	}
 }
@@ -317,10 +307,10 @@ func (p *Runner) printState(snap steps.Snapshot) {
 		for _, k := range names {
 			moved = append(moved, fmt.Sprintf("%s +%d", k, snap.CounterDelta[k]))
 		}
-		parts = append(parts, "counters: "+strings.Join(moved, " "))
+		parts = append(parts, text.Text{EN: "counters: ", ZH: "计数器："}.In(p.lang)+strings.Join(moved, " "))
 	}
 	if len(parts) > 0 {
-		fmt.Fprintf(p.out, "  state: %s\n", strings.Join(parts, " · "))
+		fmt.Fprintf(p.out, "  %s%s\n", text.Text{EN: "state: ", ZH: "状态："}.In(p.lang), strings.Join(parts, " · "))
 	}
 }
 

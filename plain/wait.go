@@ -9,6 +9,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // lineFeed reads the learner's lines in one goroutine, so that the plain
@@ -63,12 +64,12 @@ func (p *Runner) runStep(ctx context.Context, s steps.Runner, st steps.Step, dem
 	if st.Waits {
 		switch {
 		case onPeer && s.Config().Interactive:
-			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for the peer:", ZH: "等待对端："}), p.text(guide.WhatPeerMustDo(pw)))
-			fmt.Fprintf(p.out, "    %s\n", p.text(pw.Timer))
+			fmt.Fprintf(p.out, "  … %s %s\n", text.Text{EN: "waiting for the peer:", ZH: "等待对端："}.Joined(p.lang), guide.WhatPeerMustDo(pw).Joined(p.lang))
+			fmt.Fprintf(p.out, "    %s\n", pw.Timer.Joined(p.lang))
 		case onPeer:
-			fmt.Fprintf(p.out, "  … %s %s\n", p.text(steps.Text{EN: "waiting for", ZH: "等待"}), p.text(guide.WhatPeerMustReach(pw)))
+			fmt.Fprintf(p.out, "  … %s %s\n", text.Text{EN: "waiting for", ZH: "等待"}.Joined(p.lang), guide.WhatPeerMustReach(pw).Joined(p.lang))
 		default:
-			fmt.Fprintf(p.out, "  … %s\n", p.text(steps.Text{EN: "waiting", ZH: "等待中"}))
+			fmt.Fprintf(p.out, "  … %s\n", text.Text{EN: "waiting", ZH: "等待中"}.Joined(p.lang))
 		}
 	}
 	if p.in == nil || !st.Waits {
@@ -93,7 +94,7 @@ func (p *Runner) runStep(ctx context.Context, s steps.Runner, st steps.Step, dem
 				r := <-done
 				return r.out, r.err
 			}
-			fmt.Fprintf(p.out, "  (%s)\n", p.text(guide.WaitNote(pw, onPeer)))
+			fmt.Fprintf(p.out, "  (%s)\n", guide.WaitNote(pw, onPeer).Joined(p.lang))
 		}
 	}
 }

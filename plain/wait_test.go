@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
@@ -41,7 +42,7 @@ func TestPlainWaitHintAndEnterWhileWaiting(t *testing.T) {
 	}
 	keys, typing := io.Pipe()
 	out := &syncBuffer{}
-	p := &Runner{out: out, lang: steps.LangEN, in: newLineFeed(keys)}
+	p := &Runner{out: out, lang: text.EN, in: newLineFeed(keys)}
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx, cli) }()
 

@@ -29,6 +29,7 @@ import (
 	"fmt"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // Format and Version identify the file. Version is the one written;
@@ -80,12 +81,12 @@ type SideHeader struct {
 // tourStep is a steps.PlanStep.
 type tourStep struct {
 	ID      steps.StepID   `json:"id"`
-	Title   steps.Text     `json:"title"`
+	Title   text.Text      `json:"title"`
 	Call    string         `json:"call"`
 	Waits   bool           `json:"waits,omitempty"`
 	Section steps.Section  `json:"section,omitempty"`
 	After   []steps.StepID `json:"after,omitempty"`
-	Expect  *steps.Text    `json:"expect,omitempty"`
+	Expect  *text.Text     `json:"expect,omitempty"`
 }
 
 func encodeTour(plan []steps.PlanStep) []tourStep {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // How a snapshot is written. steps.Snapshot is encoded by encoding/json
@@ -21,6 +22,10 @@ type snapJSON struct {
 	Timeline *struct{} `json:"Timeline,omitempty"`
 	Packets  *struct{} `json:"Packets,omitempty"`
 	Data     *bufJSON  `json:"Data,omitempty"`
+	// Why hides Snapshot.Why: its English where versions 1 and 2 kept
+	// the string, its Chinese beside it (see kvJSON).
+	Why   string
+	WhyZH string `json:",omitempty"`
 }
 
 // bufJSON is a steps.BufferState: Len bytes, of which Bytes are the
@@ -39,7 +44,8 @@ type runJSON struct {
 }
 
 func encodeSnapshot(s steps.Snapshot) snapJSON {
-	out := snapJSON{Snapshot: s}
+	out := snapJSON{Snapshot: s, Why: s.Why.EN, WhyZH: s.Why.ZH}
+	out.Snapshot.Why = text.Text{}
 	out.Snapshot.Steps, out.Snapshot.Timeline, out.Snapshot.Packets = nil, nil, nil
 	out.Snapshot.Data = steps.BufferState{}
 	if s.Data.Bytes != nil {
@@ -95,6 +101,7 @@ func (b *bufJSON) decode() (steps.BufferState, error) {
 // Timeline and Packets, which the reader fills in).
 func (s *snapJSON) decode() (steps.Snapshot, error) {
 	snap := s.Snapshot
+	snap.Why = text.Text{EN: s.Why, ZH: s.WhyZH}
 	if s.Data != nil {
 		d, err := s.Data.decode()
 		if err != nil {
@@ -110,18 +117,47 @@ func (s *snapJSON) decode() (steps.Snapshot, error) {
 type outcomeJSON struct {
 	steps.Outcome
 	C *struct{} `json:"C,omitempty"`
+	// Results hides Outcome.Results: each is stored as a kvJSON.
+	Results []kvJSON
+}
+
+// kvJSON is a steps.KV as a recording keeps it: the English stays where
+// every version of the format has it ({"Name": ..., "Value": ...}), so
+// files of versions 1 and 2 read as before and an older rdmatour reads
+// this one; the Chinese rides beside it, "" in a file that predates it
+// (its replay then shows the English names on a zh screen).
+type kvJSON struct {
+	Name    string
+	NameZH  string `json:",omitempty"`
+	Value   string
+	ValueZH string `json:",omitempty"`
 }
 
 func encodeOutcome(o steps.Outcome) outcomeJSON {
 	o.C = nil
-	return outcomeJSON{Outcome: o}
+	j := outcomeJSON{Outcome: o}
+	for _, kv := range o.Results {
+		j.Results = append(j.Results, kvJSON{Name: kv.Name.EN, NameZH: kv.Name.ZH, Value: kv.Value.EN, ValueZH: kv.Value.ZH})
+	}
+	j.Outcome.Results = nil
+	return j
+}
+
+// decode is the outcome as the step returned it (without its C).
+func (j outcomeJSON) decode() steps.Outcome {
+	o := j.Outcome
+	o.C, o.Results = nil, nil
+	for _, kv := range j.Results {
+		o.Results = append(o.Results, steps.KV{Name: text.Text{EN: kv.Name, ZH: kv.NameZH}, Value: text.Text{EN: kv.Value, ZH: kv.ValueZH}})
+	}
+	return o
 }
 
 // errorJSON is a steps.RecordedError.
 type errorJSON struct {
-	Msg      string     `json:"msg"`
-	Explain  steps.Text `json:"explain"`
-	Canceled bool       `json:"canceled,omitempty"`
+	Msg      string    `json:"msg"`
+	Explain  text.Text `json:"explain"`
+	Canceled bool      `json:"canceled,omitempty"`
 }
 
 func encodeError(err error) *errorJSON {

@@ -10,6 +10,7 @@ import (
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -24,17 +25,18 @@ func stepCreateEventChannel(_ context.Context, s *Session) (Outcome, error) {
 	ec, err := s.cfg.Provider.CreateEventChannel()
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), problem(err,
-			Text{"could not open the RDMA CM (rdma_create_event_channel failed)", "无法打开 RDMA CM（rdma_create_event_channel 失败）"},
-			Text{"run `rdmatour doctor`: rdma_ucm must be loaded and /dev/infiniband/rdma_cm readable", "运行 `rdmatour doctor`：需要加载 rdma_ucm，且 /dev/infiniband/rdma_cm 可读"})
+			text.Text{EN: "could not open the RDMA CM (rdma_create_event_channel failed)", ZH: "无法打开 RDMA CM（rdma_create_event_channel 失败）"},
+			text.Text{EN: "run `rdmatour doctor`: rdma_ucm must be loaded and /dev/infiniband/rdma_cm readable", ZH: "运行 `rdmatour doctor`：需要加载 rdma_ucm，且 /dev/infiniband/rdma_cm 可读"})
 	}
 	s.set(func() { s.ec = ec })
 	fd := "fd=" + fmt.Sprint(ec.FD())
+	shown := text.Same(fd)
 	if ec.FD() < 0 {
-		fd = "simulated"
+		fd, shown = "simulated", valSimulated
 	}
 	return withC(Outcome{
-		Results: []KV{{"ec", fd}},
-		Note:    Text{"CM events (address resolved, connect request, established, ...) will arrive on this channel.", "之后所有 CM 事件（地址解析完成、连接请求、连接建立……）都从这个通道取。"},
+		Results: []KV{{Name: resEc, Value: shown}},
+		Note:    text.Text{EN: "CM events (address resolved, connect request, established, ...) will arrive on this channel.", ZH: "之后所有 CM 事件（地址解析完成、连接请求、连接建立……）都从这个通道取。"},
 	}, call.Returned("{ .fd = "+strings.TrimPrefix(fd, "fd=")+" }")), nil
 }
 
@@ -55,8 +57,8 @@ func stepCreateID(_ context.Context, s *Session) (Outcome, error) {
 			s.id = id
 		}
 	})
-	return withC(Outcome{Results: []KV{{"port space", "RDMA_PS_TCP (reliable connected)"}},
-		Note: Text{"The id is not bound to any device yet: id->verbs is NULL.", "这个 id 还没有绑定到任何设备：id->verbs 仍是 NULL。"}}, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{KV{Name: resPortSpace, Value: valPSTCP}},
+		Note: text.Text{EN: "The id is not bound to any device yet: id->verbs is NULL.", ZH: "这个 id 还没有绑定到任何设备：id->verbs 仍是 NULL。"}}, call.Returned("0")), nil
 }
 
 func stepBindAddr(_ context.Context, s *Session) (Outcome, error) {
@@ -69,7 +71,7 @@ func stepBindAddr(_ context.Context, s *Session) (Outcome, error) {
 	if d := s.listener.Device(); d != nil {
 		dev = d.Info().Name
 	}
-	return withC(Outcome{Results: []KV{{"bound to", local.String()}, {"listener->verbs", dev}}}, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{result(resBoundTo, local.String()), result(resListenerVerbs, dev)}}, call.Returned("0")), nil
 }
 
 func stepListen(_ context.Context, s *Session) (Outcome, error) {
@@ -81,8 +83,8 @@ func stepListen(_ context.Context, s *Session) (Outcome, error) {
 	// once while this tour serves the first (gate.go).
 	s.startGate()
 	return withC(Outcome{
-		Results: []KV{{"listening on", s.listener.LocalAddr().String()}},
-		Note:    Text{"Now start the client.", "现在可以启动 client 了。"}}, call.Returned("0"),
+		Results: []KV{result(resListeningOn, s.listener.LocalAddr().String())},
+		Note:    text.Text{EN: "Now start the client.", ZH: "现在可以启动 client 了。"}}, call.Returned("0"),
 		c.S(c.C(`printf("[server] listening on port %s\n", port)`)).Only(c.ExportOnly)), nil
 }
 
@@ -121,10 +123,10 @@ func (e *CMEventError) Error() string {
 	return fmt.Sprintf("got %s (status %d), expected %s", e.Got, e.Status, e.Want)
 }
 
-// ErrorIn is Error in lang ("en" or "zh"): ExplainIn shows it inside a
+// ErrorIn is Error in lang: ExplainIn shows it inside a
 // learner's explanation. Event names stay as librdmacm spells them.
-func (e *CMEventError) ErrorIn(lang string) string {
-	if lang != "zh" {
+func (e *CMEventError) ErrorIn(lang text.Lang) string {
+	if lang != text.ZH {
 		return e.Error()
 	}
 	if e.Want < 0 {
@@ -136,22 +138,22 @@ func (e *CMEventError) ErrorIn(lang string) string {
 func stepGetConnectRequest(ctx context.Context, s *Session) (Outcome, error) {
 	ev, err := s.waitEvent(ctx, verbs.EventConnectRequest, s.cfg.AcceptTimeout)
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = problem(err, Text{fmt.Sprintf("no client connected within %v", s.cfg.AcceptTimeout), fmt.Sprintf("%v 内没有 client 连上来", s.cfg.AcceptTimeout)},
-			Text{"start the client, or raise --wait-client (0 waits forever)", "启动 client，或调大 --wait-client（0 表示一直等）"})
+		err = problem(err, text.Text{EN: fmt.Sprintf("no client connected within %v", s.cfg.AcceptTimeout), ZH: fmt.Sprintf("%v 内没有 client 连上来", s.cfg.AcceptTimeout)},
+			text.Text{EN: "start the client, or raise --wait-client (0 waits forever)", ZH: "启动 client，或调大 --wait-client（0 表示一直等）"})
 	}
 	if err != nil {
 		return withC(Outcome{}, getEvent(ev, verbs.EventConnectRequest, gotEvent(err))), err
 	}
 	id := ev.ID
 	s.set(func() { s.id = id; s.dev = id.Device() })
-	s.gotText("REQ", Text{fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
-		fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
+	s.gotText("REQ", text.Text{EN: fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
+		ZH: fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
 	peer, mismatch := s.learnPeerTour(ev.PrivateData)
 	return withC(Outcome{
-		Results: []KV{{"event", ev.Type.String()}, {"from", id.PeerAddr().String()}, {"id->verbs", devName(id.Device())},
-			{"client QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"initiator_depth", fmt.Sprint(ev.InitiatorDepth)}, {"responder_resources", fmt.Sprint(ev.ResponderResources)}, peer},
-		Note: joinNotes(Text{"event->id is a NEW cm id for this connection, already bound to the device the request came in on; the listener keeps listening.",
-			"event->id 是为这条连接新建的 cm id，已绑定到请求到达的那块设备；listener 继续监听。"}, mismatch),
+		Results: []KV{result(resEvent, ev.Type.String()), result(resFrom, id.PeerAddr().String()), result(resIdVerbs, devName(id.Device())),
+			result(resClientQPN, fmt.Sprintf("0x%x", ev.QPNum)), result(resInitiatorDepth, fmt.Sprint(ev.InitiatorDepth)), result(resResponderResources, fmt.Sprint(ev.ResponderResources)), peer},
+		Note: joinNotes(text.Text{EN: "event->id is a NEW cm id for this connection, already bound to the device the request came in on; the listener keeps listening.",
+			ZH: "event->id 是为这条连接新建的 cm id，已绑定到请求到达的那块设备；listener 继续监听。"}, mismatch),
 	}, getEvent(ev, verbs.EventConnectRequest, true), c.S(c.Assign("id", c.C("event->id"))), ackEvent()), nil
 }
 
@@ -176,8 +178,8 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	call := resolveAddrCall(s.cfg.Src, s.cfg.Server)
 	if err := s.id.ResolveAddr(src, s.cfg.Server, ResolveTimeout); err != nil {
-		return withC(Outcome{}, failed(call, err)), problem(err, Text{"rdma_resolve_addr refused the address", "rdma_resolve_addr 不接受这个地址"},
-			Text{"check the server address (and --src)", "检查 server 地址（以及 --src）"})
+		return withC(Outcome{}, failed(call, err)), problem(err, text.Text{EN: "rdma_resolve_addr refused the address", ZH: "rdma_resolve_addr 不接受这个地址"},
+			text.Text{EN: "check the server address (and --src)", ZH: "检查 server 地址（以及 --src）"})
 	}
 	ev, err := s.waitEvent(ctx, verbs.EventAddrResolved, s.cfg.Timeout)
 	if err != nil {
@@ -186,8 +188,8 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 	dev := s.id.Device()
 	s.set(func() { s.dev = dev })
 	return withC(Outcome{
-		Results: []KV{{"event", ev.Type.String()}, {"id->verbs", devName(dev)}, {"port", fmt.Sprint(s.id.PortNum())}, {"local", s.id.LocalAddr().String()}},
-		Note:    Text{"The id is now bound to the RDMA device that can reach the server; PD, CQ and QP are created on it.", "这个 id 现在绑定到了能到达 server 的 RDMA 设备上；PD、CQ、QP 都要建在它上面。"},
+		Results: []KV{result(resEvent, ev.Type.String()), result(resIdVerbs, devName(dev)), result(resPort, fmt.Sprint(s.id.PortNum())), result(resLocal, s.id.LocalAddr().String())},
+		Note:    text.Text{EN: "The id is now bound to the RDMA device that can reach the server; PD, CQ and QP are created on it.", ZH: "这个 id 现在绑定到了能到达 server 的 RDMA 设备上；PD、CQ、QP 都要建在它上面。"},
 	}, call.Returned("0"), getEvent(ev, verbs.EventAddrResolved, true), ackEvent()), nil
 }
 
@@ -214,10 +216,11 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 	s.sent("REP", fmt.Sprintf("remote_info: addr=0x%x rkey=0x%x", info.Addr, info.RKey))
 	state := s.recordQPState()
 	out := Outcome{
-		Results: []KV{{"private data", fmt.Sprintf("% x", raw)}, s.helloSentKV(), {"QP state", state}},
-		Note:    joinNotes(Text{"librdmacm moved the QP to RTR and RTS before sending the REP.", "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}, helloNote)}
+		Results: []KV{result(resPrivateData, fmt.Sprintf("% x", raw)), s.helloSentKV(), result(resQPState, state)},
+		Note:    joinNotes(text.Text{EN: "librdmacm moved the QP to RTR and RTS before sending the REP.", ZH: "librdmacm 在发出 REP 之前已把 QP 推到 RTR 和 RTS。"}, helloNote)}
 	if s.sharedCounter != nil {
-		out.Results = append(out.Results, KV{"counter", fmt.Sprintf("the room's, shared: 0x%x rkey 0x%x", info.Addr, info.RKey)})
+		out.Results = append(out.Results, KV{Name: resCounter, Value: text.Text{EN: fmt.Sprintf("the room's, shared: 0x%x rkey 0x%x", info.Addr, info.RKey),
+			ZH: fmt.Sprintf("整个教室共用的：0x%x rkey 0x%x", info.Addr, info.RKey)}})
 		out.Note = joinNotes(sharedCounterNote, out.Note)
 	}
 	return withC(out, fill, call.Returned("0")), nil
@@ -230,8 +233,8 @@ func stepConnect(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.sent("REQ", fmt.Sprintf("qpn=0x%x", s.qp.Num()))
-	return withC(Outcome{Results: []KV{{"sent", "CM REQ"}, s.helloSentKV()},
-		Note: joinNotes(Text{"rdma_connect only sends the request; the answer comes as an event.", "rdma_connect 只是把请求发出去，结果以事件的形式返回。"}, helloNote)}, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{result(resSent, "CM REQ"), s.helloSentKV()},
+		Note: joinNotes(text.Text{EN: "rdma_connect only sends the request; the answer comes as an event.", ZH: "rdma_connect 只是把请求发出去，结果以事件的形式返回。"}, helloNote)}, call.Returned("0")), nil
 }
 
 func stepResolveRoute(ctx context.Context, s *Session) (Outcome, error) {
@@ -243,7 +246,7 @@ func stepResolveRoute(ctx context.Context, s *Session) (Outcome, error) {
 	if err != nil {
 		return withC(Outcome{}, call.Returned("0"), getEvent(ev, verbs.EventRouteResolved, gotEvent(err))), err
 	}
-	return withC(Outcome{Results: []KV{{"event", ev.Type.String()}}},
+	return withC(Outcome{Results: []KV{result(resEvent, ev.Type.String())}},
 		call.Returned("0"), getEvent(ev, verbs.EventRouteResolved, true), ackEvent()), nil
 }
 
@@ -259,15 +262,15 @@ func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 		s.got("RTU", "")
 		state := s.recordQPState()
 		out = withC(out, ackEvent(), c.S(c.C(`printf("[server] connected\n")`)).Only(c.ExportOnly))
-		out.Results = []KV{{"event", ev.Type.String()}, {"QP state", state}}
-		out.Note = Text{"The client's RTU arrived: the connection is up.", "client 的 RTU 到了：连接建立。"}
+		out.Results = []KV{result(resEvent, ev.Type.String()), result(resQPState, state)}
+		out.Note = text.Text{EN: "The client's RTU arrived: the connection is up.", ZH: "client 的 RTU 到了：连接建立。"}
 		return out, nil
 	}
-	s.gotText("REP", Text{fmt.Sprintf("%d B private data", len(ev.PrivateData)), fmt.Sprintf("private data %d 字节", len(ev.PrivateData))})
+	s.gotText("REP", text.Text{EN: fmt.Sprintf("%d B private data", len(ev.PrivateData)), ZH: fmt.Sprintf("private data %d 字节", len(ev.PrivateData))})
 	s.sent("RTU", "")
 	info, perr := privdata.ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {
-		return out, problem(perr, Text{"the server sent no remote_info: it is not an rdmatour/seed server", "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, Text{})
+		return out, problem(perr, text.Text{EN: "the server sent no remote_info: it is not an rdmatour/seed server", ZH: "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, text.Text{})
 	}
 	raw := append([]byte(nil), ev.PrivateData...)
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
@@ -275,11 +278,11 @@ func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 	state := s.recordQPState()
 	out = withC(out, append(readRemoteInfo(info, len(ev.PrivateData)), ackEvent(),
 		c.S(c.C(`printf("[client] connected: remote addr=0x%" PRIx64 " rkey=0x%" PRIx32 " size=%" PRIu32 "\n", remote_addr, rkey, size)`)).Only(c.ExportOnly))...)
-	out.Results = []KV{{"event", ev.Type.String()}, {"private_data_len", fmt.Sprint(len(ev.PrivateData))},
-		{"remote addr", fmt.Sprintf("0x%x", info.Addr)}, {"remote rkey", fmt.Sprintf("0x%x", info.RKey)}, {"remote size", fmt.Sprint(info.Size)},
-		{"doorbell addr", fmt.Sprintf("0x%x", info.DoorbellAddr)}, {"doorbell rkey", fmt.Sprintf("0x%x", info.DoorbellRKey)}, {"QP state", state}, peer}
-	out.Note = joinNotes(Text{"librdmacm moved the QP to RTR and RTS and sent the RTU while handling this event. remote_info is the first 32 bytes of the private data.",
-		"librdmacm 在处理这个事件时把 QP 推到了 RTR、RTS 并发出 RTU。remote_info 就是 private data 的前 32 字节。"}, mismatch)
+	out.Results = []KV{result(resEvent, ev.Type.String()), result(resPrivateDataLen, fmt.Sprint(len(ev.PrivateData))),
+		result(resRemoteAddr, fmt.Sprintf("0x%x", info.Addr)), result(resRemoteRkey, fmt.Sprintf("0x%x", info.RKey)), result(resRemoteSize, fmt.Sprint(info.Size)),
+		result(resDoorbellAddr, fmt.Sprintf("0x%x", info.DoorbellAddr)), result(resDoorbellRkey, fmt.Sprintf("0x%x", info.DoorbellRKey)), result(resQPState, state), peer}
+	out.Note = joinNotes(text.Text{EN: "librdmacm moved the QP to RTR and RTS and sent the RTU while handling this event. remote_info is the first 32 bytes of the private data.",
+		ZH: "librdmacm 在处理这个事件时把 QP 推到了 RTR、RTS 并发出 RTU。remote_info 就是 private data 的前 32 字节。"}, mismatch)
 	return out, nil
 }
 
@@ -308,8 +311,8 @@ func (s *Session) checkPeerGoneWithin(ctx context.Context, d time.Duration) erro
 	if ev.Type == verbs.EventDisconnected || ev.Type == verbs.EventDeviceRemoval {
 		s.set(func() { s.disconnected, s.peerDREQ = true, true })
 		s.got("DREQ", "")
-		return problem(&CMEventError{Got: ev.Type, Want: -1, Status: ev.Status}, Text{"the peer disconnected before finishing the tour", "对端在完成之前就断开了"},
-			Text{"start both sides again", "两端都重新启动"})
+		return problem(&CMEventError{Got: ev.Type, Want: -1, Status: ev.Status}, text.Text{EN: "the peer disconnected before finishing the tour", ZH: "对端在完成之前就断开了"},
+			text.Text{EN: "start both sides again", ZH: "两端都重新启动"})
 	}
 	return nil
 }
@@ -359,15 +362,15 @@ func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
 				ackEvent().Only(c.ScreenOnly)}
 		}
 		return withC(Outcome{
-			Results: []KV{{"event", verbs.EventDisconnected.String()}, {"QP state", state}},
-			Note: Text{"The peer disconnected first; rdma_disconnect here answers its DREQ so it need not wait for a timeout.",
-				"对端先断开了；这里调用 rdma_disconnect 是为了回应它的 DREQ（发 DREP），免得对端一直等到超时。"}},
+			Results: []KV{result(resEvent, verbs.EventDisconnected.String()), result(resQPState, state)},
+			Note: text.Text{EN: "The peer disconnected first; rdma_disconnect here answers its DREQ so it need not wait for a timeout.",
+				ZH: "对端先断开了；这里调用 rdma_disconnect 是为了回应它的 DREQ（发 DREP），免得对端一直等到超时。"}},
 			append(calls, call.Returned("0: answers with a DREP"))...), nil
 	}
 	s.sent("DREQ", "")
-	return withC(Outcome{Results: []KV{{"QP state", state}},
-		Note: Text{"rdma_disconnect moved the QP to ERR (anything still queued is flushed) and sent a DREQ. RDMA_CM_EVENT_DISCONNECTED comes when the peer answers with its own rdma_disconnect.",
-			"rdma_disconnect 把 QP 置为 ERR（队列里剩下的 WR 都会被 flush），并发出 DREQ。等对端也调用 rdma_disconnect 应答之后，才会收到 RDMA_CM_EVENT_DISCONNECTED。"}},
+	return withC(Outcome{Results: []KV{result(resQPState, state)},
+		Note: text.Text{EN: "rdma_disconnect moved the QP to ERR (anything still queued is flushed) and sent a DREQ. RDMA_CM_EVENT_DISCONNECTED comes when the peer answers with its own rdma_disconnect.",
+			ZH: "rdma_disconnect 把 QP 置为 ERR（队列里剩下的 WR 都会被 flush），并发出 DREQ。等对端也调用 rdma_disconnect 应答之后，才会收到 RDMA_CM_EVENT_DISCONNECTED。"}},
 		call.Returned("0: sends a DREQ")), nil
 }
 
@@ -390,7 +393,7 @@ func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	calls, err := s.teardownC()
 	live := s.cfg.Provider.Live()
-	return withC(Outcome{Results: []KV{{"live objects left", fmt.Sprint(live.Total())}},
-		Note: Text{"Children before parents: QP, MRs, CQ, PD, id, channel. (The seed forgets ibv_destroy_cq.)",
-			"先子后父：QP、MR、CQ、PD、id、channel。（seed 漏掉了 ibv_destroy_cq。）"}}, append(events, calls...)...), err
+	return withC(Outcome{Results: []KV{result(resLiveObjectsLeft, fmt.Sprint(live.Total()))},
+		Note: text.Text{EN: "Children before parents: QP, MRs, CQ, PD, id, channel. (The seed forgets ibv_destroy_cq.)",
+			ZH: "先子后父：QP、MR、CQ、PD、id、channel。（seed 漏掉了 ibv_destroy_cq。）"}}, append(events, calls...)...), err
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -20,7 +21,7 @@ type Config struct {
 	Track    Track
 	Provider verbs.Provider
 	// BackendWhy explains the backend choice on screen.
-	BackendWhy string
+	BackendWhy text.Text
 
 	// Bind is where the server listens (address may be unspecified, port
 	// 0 lets the system pick).
@@ -73,29 +74,22 @@ const DefaultTimeout = 30 * time.Second
 // (naming the command-line flag when there is one). The CLI reports it as
 // a usage error.
 type ConfigError struct {
-	Reason string
-	// ReasonZH is Reason in Chinese ("" where there is none: a reason
-	// from elsewhere, such as an unknown lesson's list of names).
-	ReasonZH string
+	// Reason has no Chinese where it comes from elsewhere (an unknown
+	// lesson's list of names): In then gives the English.
+	Reason text.Text
 }
 
-func (e *ConfigError) Error() string { return e.Reason }
+func (e *ConfigError) Error() string { return e.Reason.EN }
 
-// In is the reason in lang ("en" or "zh"), English where there is no
-// Chinese.
-func (e *ConfigError) In(lang string) string {
-	if lang == "zh" && e.ReasonZH != "" {
-		return e.ReasonZH
-	}
-	return e.Reason
-}
+// In is the reason in lang, English where there is no Chinese.
+func (e *ConfigError) In(lang text.Lang) string { return e.Reason.In(lang) }
 
 func configErrorf(format string, args ...any) error {
-	return &ConfigError{Reason: fmt.Sprintf(format, args...)}
+	return &ConfigError{Reason: text.Same(fmt.Sprintf(format, args...))}
 }
 
 // configError is a ConfigError in both languages.
-func configError(en, zh string) error { return &ConfigError{Reason: en, ReasonZH: zh} }
+func configError(reason text.Text) error { return &ConfigError{Reason: reason} }
 
 // Validate checks every value a learner chooses. NewSession calls it, and
 // the CLI calls it before opening any backend, so both refuse the same
@@ -111,33 +105,28 @@ func (c Config) Validate() error {
 		return configErrorf("unknown track %d: use cm or manual", int(c.Track))
 	}
 	if c.Role == Client && (!c.Server.IsValid() || c.Server.Port() == 0) {
-		return configError("the client needs the server's address and a port 1-65535", "client 需要 server 的地址和一个 1-65535 的端口")
+		return configError(text.Text{EN: "the client needs the server's address and a port 1-65535", ZH: "client 需要 server 的地址和一个 1-65535 的端口"})
 	}
 	if len(c.Message)+1 > BufSize {
-		return configError(fmt.Sprintf("--message is %d bytes; at most %d fit the %d-byte buffer with its NUL", len(c.Message), BufSize-1, BufSize),
-			fmt.Sprintf("--message 有 %d 字节；%d 字节的 buffer 加上结尾的 NUL，最多放得下 %d 字节", len(c.Message), BufSize, BufSize-1))
+		return configError(text.Text{EN: fmt.Sprintf("--message is %d bytes; at most %d fit the %d-byte buffer with its NUL", len(c.Message), BufSize-1, BufSize), ZH: fmt.Sprintf("--message 有 %d 字节；%d 字节的 buffer 加上结尾的 NUL，最多放得下 %d 字节", len(c.Message), BufSize, BufSize-1)})
 	}
 	if err := c.checkMessageSize(); err != nil {
 		return err
 	}
 	if c.Timeout < 0 {
-		return configError(fmt.Sprintf("--timeout %v: must be positive (how long a wait on the peer may take, e.g. 30s)", c.Timeout),
-			fmt.Sprintf("--timeout %v：必须为正数（等待对端最多多久，例如 30s）", c.Timeout))
+		return configError(text.Text{EN: fmt.Sprintf("--timeout %v: must be positive (how long a wait on the peer may take, e.g. 30s)", c.Timeout), ZH: fmt.Sprintf("--timeout %v：必须为正数（等待对端最多多久，例如 30s）", c.Timeout)})
 	}
 	if c.AcceptTimeout < 0 {
-		return configError(fmt.Sprintf("--wait-client %v: must not be negative (how long to wait for a client, e.g. 5m; 0 waits forever)", c.AcceptTimeout),
-			fmt.Sprintf("--wait-client %v：不能为负数（等 client 多久，例如 5m；0 表示一直等）", c.AcceptTimeout))
+		return configError(text.Text{EN: fmt.Sprintf("--wait-client %v: must not be negative (how long to wait for a client, e.g. 5m; 0 waits forever)", c.AcceptTimeout), ZH: fmt.Sprintf("--wait-client %v：不能为负数（等 client 多久，例如 5m；0 表示一直等）", c.AcceptTimeout)})
 	}
 	if c.RNRRetry > MaxRNRRetry {
-		return configError(fmt.Sprintf("--rnr-retry %d is out of range: 0..%d (%d = retry forever)", c.RNRRetry, MaxRNRRetry, MaxRNRRetry),
-			fmt.Sprintf("--rnr-retry %d 超出范围：0..%d（%d 表示无限重试）", c.RNRRetry, MaxRNRRetry, MaxRNRRetry))
+		return configError(text.Text{EN: fmt.Sprintf("--rnr-retry %d is out of range: 0..%d (%d = retry forever)", c.RNRRetry, MaxRNRRetry, MaxRNRRetry), ZH: fmt.Sprintf("--rnr-retry %d 超出范围：0..%d（%d 表示无限重试）", c.RNRRetry, MaxRNRRetry, MaxRNRRetry)})
 	}
 	if err := c.validateTour(); err != nil {
 		return err
 	}
 	if c.Lesson != nil && c.Track == TrackManual {
-		return configError(fmt.Sprintf("--track manual and --lesson %s cannot be combined: the lessons run on the rdma_cm track", c.Lesson.Name),
-			fmt.Sprintf("--track manual 不能和 --lesson %s 一起用：课程都在 rdma_cm 路线上运行", c.Lesson.Name))
+		return configError(text.Text{EN: fmt.Sprintf("--track manual and --lesson %s cannot be combined: the lessons run on the rdma_cm track", c.Lesson.Name), ZH: fmt.Sprintf("--track manual 不能和 --lesson %s 一起用：课程都在 rdma_cm 路线上运行", c.Lesson.Name)})
 	}
 	return nil
 }
@@ -177,11 +166,9 @@ func (c Config) checkMessageSize() error {
 	case c.MessageSize == 0:
 		return nil
 	case c.MessageSize < 0 || c.MessageSize > BufSize:
-		return configError(fmt.Sprintf("--message-size %d is out of range: the bytes to WRITE, NUL included, at most %d (the data buffer's size)", c.MessageSize, BufSize),
-			fmt.Sprintf("--message-size %d 超出范围：WRITE 的字节数（含 NUL）最多 %d（data buffer 的大小）", c.MessageSize, BufSize))
+		return configError(text.Text{EN: fmt.Sprintf("--message-size %d is out of range: the bytes to WRITE, NUL included, at most %d (the data buffer's size)", c.MessageSize, BufSize), ZH: fmt.Sprintf("--message-size %d 超出范围：WRITE 的字节数（含 NUL）最多 %d（data buffer 的大小）", c.MessageSize, BufSize)})
 	case c.MessageSize < len(msg)+1:
-		return configError(fmt.Sprintf("--message-size %d is smaller than the message (%d bytes with its NUL): give at least %d, or a shorter --message", c.MessageSize, len(msg)+1, len(msg)+1),
-			fmt.Sprintf("--message-size %d 比消息还短（消息含 NUL 共 %d 字节）：至少给 %d，或者缩短 --message", c.MessageSize, len(msg)+1, len(msg)+1))
+		return configError(text.Text{EN: fmt.Sprintf("--message-size %d is smaller than the message (%d bytes with its NUL): give at least %d, or a shorter --message", c.MessageSize, len(msg)+1, len(msg)+1), ZH: fmt.Sprintf("--message-size %d 比消息还短（消息含 NUL 共 %d 字节）：至少给 %d，或者缩短 --message", c.MessageSize, len(msg)+1, len(msg)+1)})
 	}
 	return nil
 }
@@ -319,59 +306,6 @@ func ParseTrack(s string) (Track, error) {
 		return TrackManual, nil
 	}
 	return 0, fmt.Errorf("unknown track %q: use cm or manual", s)
-}
-
-// Lang is the language of the explanations: one of them, or both side by
-// side.
-type Lang string
-
-const (
-	LangEN   Lang = "en"
-	LangZH   Lang = "zh"
-	LangBoth Lang = "both"
-)
-
-func (l Lang) String() string { return string(l) }
-
-// ParseLang parses "en", "zh" or "both".
-func ParseLang(s string) (Lang, error) {
-	switch l := Lang(strings.ToLower(s)); l {
-	case LangEN, LangZH, LangBoth:
-		return l, nil
-	}
-	return "", fmt.Errorf("unknown language %q: use en, zh or both", s)
-}
-
-// LangFromEnv is the language the locale asks for: the first of LC_ALL,
-// LC_MESSAGES and LANG that is set decides, zh* meaning Chinese and
-// anything else English.
-func LangFromEnv(getenv func(string) string) Lang {
-	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
-		if val := getenv(v); val != "" {
-			if strings.HasPrefix(strings.ToLower(val), "zh") {
-				return LangZH
-			}
-			return LangEN
-		}
-	}
-	return LangEN
-}
-
-// Primary is the one language for text that is shown once (an error
-// line): Chinese for zh, English otherwise.
-func (l Lang) Primary() Lang {
-	if l == LangZH {
-		return LangZH
-	}
-	return LangEN
-}
-
-// Each lists the languages to show in turn: both for LangBoth.
-func (l Lang) Each() []Lang {
-	if l == LangBoth {
-		return []Lang{LangEN, LangZH}
-	}
-	return []Lang{l.Primary()}
 }
 
 // ErrNoProvider is a Config built without a backend: a programming error,

@@ -29,9 +29,6 @@ func TestTypedValuesRoundTrip(t *testing.T) {
 	for _, tr := range []Track{TrackCM, TrackManual} {
 		check("track", tr.String(), func(s string) (string, error) { v, err := ParseTrack(s); return v.String(), err })
 	}
-	for _, l := range []Lang{LangEN, LangZH, LangBoth} {
-		check("lang", l.String(), func(s string) (string, error) { v, err := ParseLang(s); return v.String(), err })
-	}
 	for _, l := range Lessons() {
 		check("lesson", l.String(), func(s string) (string, error) { v, err := ParseLesson(s); return v.String(), err })
 	}
@@ -43,7 +40,6 @@ func TestTypedValuesRoundTrip(t *testing.T) {
 		{"role", second(ParseRole("peer")), "use server or client"},
 		{"notify", second(ParseNotify("pigeon")), "use send, doorbell or imm"},
 		{"track", second(ParseTrack("auto")), "use cm or manual"},
-		{"lang", second(ParseLang("fr")), "use en, zh or both"},
 		{"lesson", second(ParseLesson("nope")), "rdmatour lessons"},
 	}
 	for _, b := range bad {
@@ -57,28 +53,6 @@ func TestTypedValuesRoundTrip(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
-
-func TestLangFromEnvAndChoice(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	tests := []struct {
-		env     map[string]string
-		want    Lang
-		primary Lang
-	}{
-		{nil, LangEN, LangEN},
-		{map[string]string{"LANG": "zh_CN.UTF-8"}, LangZH, LangZH},
-		{map[string]string{"LC_ALL": "en_US.UTF-8", "LANG": "zh_CN.UTF-8"}, LangEN, LangEN},
-		{map[string]string{"LC_MESSAGES": "zh_TW", "LANG": "C"}, LangZH, LangZH},
-	}
-	for _, tt := range tests {
-		if got := LangFromEnv(env(tt.env)); got != tt.want || got.Primary() != tt.primary {
-			t.Errorf("%v: %q (primary %q), want %q", tt.env, got, got.Primary(), tt.want)
-		}
-	}
-	if got := LangBoth.Each(); len(got) != 2 || got[0] != LangEN || got[1] != LangZH || LangBoth.Primary() != LangEN {
-		t.Errorf("both: Each %v, Primary %v", got, LangBoth.Primary())
-	}
-}
 
 func TestConfigValidate(t *testing.T) {
 	srv := Config{Role: Server}

@@ -7,6 +7,7 @@ import (
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -169,11 +170,11 @@ func wcText(wc verbs.WC) string {
 }
 
 // opcodeText is the completion's opcode, which is defined only on success.
-func opcodeText(wc verbs.WC) string {
+func opcodeText(wc verbs.WC) text.Text {
 	if wc.Status != verbs.WCSuccess {
-		return "(undefined: the completion failed)"
+		return valUndefined
 	}
-	return wc.Opcode.String()
+	return text.Same(wc.Opcode.String())
 }
 
 // qpInitAttrC is &(struct ibv_qp_init_attr){...} for a (&init_attr

@@ -9,6 +9,7 @@ import (
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -26,8 +27,8 @@ func stepPostRecv(_ context.Context, s *Session) (Outcome, error) {
 	if err := s.qp.PostRecv(wr); err != nil {
 		return withC(Outcome{}, postFailed(call, err)), err
 	}
-	return withC(Outcome{Results: []KV{{"receive queue", "1 RECV WQE posted"}},
-		Note: Text{"Posted before rdma_accept, so a SEND (or WRITE_WITH_IMM) arriving right after ESTABLISHED finds a buffer.", "在 rdma_accept 之前 post，这样连接一建立就到达的 SEND（或 WRITE_WITH_IMM）也有 buffer 可用。"}}, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{KV{Name: resReceiveQueue, Value: valOneRecvPosted}},
+		Note: text.Text{EN: "Posted before rdma_accept, so a SEND (or WRITE_WITH_IMM) arriving right after ESTABLISHED finds a buffer.", ZH: "在 rdma_accept 之前 post，这样连接一建立就到达的 SEND（或 WRITE_WITH_IMM）也有 buffer 可用。"}}, call.Returned("0")), nil
 }
 
 // writeWR builds the seed's post_rdma_write_raw work request.
@@ -70,8 +71,8 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 		label = "RDMA WRITE+IMM"
 	}
 	s.sentWR(label, fmt.Sprintf("%d B → 0x%x", len(msg), info.Addr), inERR)
-	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(len(msg))}, {"to", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)}},
-		Note: Text{"Posting returns at once; the NIC moves the bytes. The server's CPU is not involved.", "post 立即返回，搬数据的是网卡；server 的 CPU 完全不参与。"}}, fill, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{result(resBytes, fmt.Sprint(len(msg))), result(resTo, fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey))},
+		Note: text.Text{EN: "Posting returns at once; the NIC moves the bytes. The server's CPU is not involved.", ZH: "post 立即返回，搬数据的是网卡；server 的 CPU 完全不参与。"}}, fill, call.Returned("0")), nil
 }
 
 // messageFill is the C that puts cfg's message in buf: snprintf, padding
@@ -88,22 +89,22 @@ func stepPostWrite(_ context.Context, s *Session) (Outcome, error) { return s.po
 func stepPostWriteImm(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(true) }
 
 func stepPostSend(_ context.Context, s *Session) (Outcome, error) {
-	text := append([]byte(DoneText), 0)
-	if err := s.mrSend.Write(0, text); err != nil {
+	done := append([]byte(DoneText), 0)
+	if err := s.mrSend.Write(0, done); err != nil {
 		return Outcome{}, err
 	}
 	wr := verbs.SendWR{WRID: WRIDSend, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
-		SGList: []verbs.SGE{{Addr: s.mrSend.Addr(), Length: uint32(len(text)), LKey: s.mrSend.LKey()}}}
+		SGList: []verbs.SGE{{Addr: s.mrSend.Addr(), Length: uint32(len(done)), LKey: s.mrSend.LKey()}}}
 	fill := c.S(c.Call("snprintf", c.C("send_buf"), c.Dec(MsgBufSize, ""), c.Str("%s"), c.Str(DoneText)))
-	call := postSendCall(wr, "send_buf", c.Dec(int64(len(text)), "strlen(send_buf) + 1"), Target{}, "ibv_post_send SEND")
+	call := postSendCall(wr, "send_buf", c.Dec(int64(len(done)), "strlen(send_buf) + 1"), Target{}, "ibv_post_send SEND")
 	inERR := s.postedInERR()
 	s.markSendRNR()
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{}, fill, postFailed(call, err)), err
 	}
 	s.sentWR("SEND", DoneText, inERR)
-	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(len(text))}},
-		Note: Text{"A two-sided SEND: it consumes the RECV the server posted before accepting.", "双边 SEND：它会消耗 server 在 accept 之前 post 的那个 RECV。"}}, fill, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{result(resBytes, fmt.Sprint(len(done)))},
+		Note: text.Text{EN: "A two-sided SEND: it consumes the RECV the server posted before accepting.", ZH: "双边 SEND：它会消耗 server 在 accept 之前 post 的那个 RECV。"}}, fill, call.Returned("0")), nil
 }
 
 func stepPostDoorbell(_ context.Context, s *Session) (Outcome, error) {
@@ -124,8 +125,8 @@ func stepPostDoorbell(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, fill, postFailed(call, err)), err
 	}
 	s.sentWR("RDMA WRITE", fmt.Sprintf("doorbell 8 B → 0x%x", info.DoorbellAddr), inERR)
-	return withC(Outcome{Results: []KV{{"to", fmt.Sprintf("0x%x rkey 0x%x", info.DoorbellAddr, info.DoorbellRKey)}},
-		Note: Text{"Posted after the data WRITE on the same QP.", "在同一个 QP 上、紧跟数据 WRITE 之后 post。"}}, fill, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{result(resTo, fmt.Sprintf("0x%x rkey 0x%x", info.DoorbellAddr, info.DoorbellRKey))},
+		Note: text.Text{EN: "Posted after the data WRITE on the same QP.", ZH: "在同一个 QP 上、紧跟数据 WRITE 之后 post。"}}, fill, call.Returned("0")), nil
 }
 
 // pollStep waits for one completion and checks it like the seed's poll_one.
@@ -141,7 +142,7 @@ func (s *Session) pollStep(ctx context.Context, what string, wantOp verbs.WCOpco
 	s.addCompletion(wc)
 	state := s.recordQPState()
 	out := withC(Outcome{
-		Results: []KV{{"status", wc.Status.String()}, {"opcode", opcodeText(wc)}, {"wr_id", fmt.Sprint(wc.WRID)}, {"QP state", state}}},
+		Results: []KV{result(resStatus, wc.Status.String()), {Name: resOpcode, Value: opcodeText(wc)}, result(resWrId, fmt.Sprint(wc.WRID)), result(resQPState, state)}},
 		call.Returned(wcText(wc)))
 	if wc.Status != verbs.WCSuccess {
 		s.completionFate(wc)
@@ -172,8 +173,8 @@ func (e *CompletionError) Error() string {
 func stepPollWrite(ctx context.Context, s *Session) (Outcome, error) {
 	out, err := s.pollStep(ctx, "RDMA_WRITE completion", verbs.WCRDMAWrite)
 	if err == nil {
-		out.Note = Text{"The completion means the server's NIC acknowledged the WRITE: it accepted the data and places it before anything later on this QP. It does not promise the server's CPU can already read it (see the WRITE's page). The server itself got no completion for a plain WRITE.",
-			"这个完成说明 server 的网卡已经 ACK 了这个 WRITE：它收下了数据，并会在这个 QP 上后续操作之前把数据放好。但这不保证 server 的 CPU 此刻已经读得到（见 WRITE 那一页）。普通 WRITE 在 server 端不会产生任何完成。"}
+		out.Note = text.Text{EN: "The completion means the server's NIC acknowledged the WRITE: it accepted the data and places it before anything later on this QP. It does not promise the server's CPU can already read it (see the WRITE's page). The server itself got no completion for a plain WRITE.",
+			ZH: "这个完成说明 server 的网卡已经 ACK 了这个 WRITE：它收下了数据，并会在这个 QP 上后续操作之前把数据放好。但这不保证 server 的 CPU 此刻已经读得到（见 WRITE 那一页）。普通 WRITE 在 server 端不会产生任何完成。"}
 	}
 	return out, err
 }
@@ -264,7 +265,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	res.Summary = writeSummary(res)
 	s.set(func() { s.result = res })
 	out.Results = resultKVs(res, wc)
-	out.Note = Text{"The RECV completion is the notification; the data was already in the buffer before it.", "这个 RECV 完成就是通知；数据在它之前就已经在 buffer 里了。"}
+	out.Note = text.Text{EN: "The RECV completion is the notification; the data was already in the buffer before it.", ZH: "这个 RECV 完成就是通知；数据在它之前就已经在 buffer 里了。"}
 	return out, nil
 }
 
@@ -281,14 +282,14 @@ func (s *Session) finishDoorbell(poll c.Stmt) (Outcome, error) {
 	seen := c.S(c.C("if (" + doorbellUp().In(c.Actual) + ") __sync_synchronize()")).Noted(fmt.Sprintf("*doorbell is htobe64(%d): the flag is up", DoorbellValue)).Only(c.ScreenOnly)
 	return withC(Outcome{
 		Results: resultKVs(res, verbs.WC{}),
-		Note: Text{"No completion here: the server's CPU saw the flag change in memory.",
-			"这里没有任何完成：是 server 的 CPU 看到了内存里的标志位变化。"}}, poll, seen), nil
+		Note: text.Text{EN: "No completion here: the server's CPU saw the flag change in memory.",
+			ZH: "这里没有任何完成：是 server 的 CPU 看到了内存里的标志位变化。"}}, poll, seen), nil
 }
 
 func resultKVs(r *Result, wc verbs.WC) []KV {
-	kv := []KV{{"notified by", r.Via.String()}, {"notice", r.Notice.String()}, {"buffer", r.Message.String()}}
+	kv := []KV{result(resNotifiedBy, r.Via.String()), result(resNotice, r.Notice.String()), result(resBuffer, r.Message.String())}
 	if wc.Opcode == verbs.WCRecvRDMAWithImm {
-		kv = append(kv, KV{"byte_len", fmt.Sprint(wc.ByteLen)})
+		kv = append(kv, result(resByteLen, fmt.Sprint(wc.ByteLen)))
 	}
 	return kv
 }

@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -22,7 +23,7 @@ func TestExplainBindByErrno(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := ExplainBind(&verbs.Error{Func: "rdma_bind_addr", Errno: tt.errno}, netip.MustParseAddrPort(tt.addr))
-		if got := ExplainIn(err, "en"); !strings.Contains(got, tt.want) {
+		if got := ExplainIn(err, text.EN); !strings.Contains(got, tt.want) {
 			t.Errorf("%s %v: %q, want it to contain %q", tt.addr, tt.errno, got, tt.want)
 		}
 	}
@@ -34,12 +35,12 @@ func TestExplainBindByErrno(t *testing.T) {
 func TestExplainEventInChinese(t *testing.T) {
 	cfg := Config{Server: netip.MustParseAddrPort("10.0.0.2:7471")}
 	err := unexpectedEvent(verbs.CMEvent{Type: verbs.EventRejected, Status: cmRejInvalidServiceID}, verbs.EventEstablished, cfg)
-	zh := ExplainIn(err, "zh")
+	zh := ExplainIn(err, text.ZH)
 	want := "（收到 RDMA_CM_EVENT_REJECTED（status 8），预期是 RDMA_CM_EVENT_ESTABLISHED）"
 	if !strings.Contains(zh, want) || strings.Contains(zh, "got ") || strings.Contains(zh, "expected") {
 		t.Errorf("zh: %q, want it to contain %q and no English", zh, want)
 	}
-	if en := ExplainIn(err, "en"); !strings.Contains(en, "(got RDMA_CM_EVENT_REJECTED (status 8), expected RDMA_CM_EVENT_ESTABLISHED)") {
+	if en := ExplainIn(err, text.EN); !strings.Contains(en, "(got RDMA_CM_EVENT_REJECTED (status 8), expected RDMA_CM_EVENT_ESTABLISHED)") {
 		t.Errorf("en: %q", en)
 	}
 }
@@ -51,11 +52,11 @@ func TestExplainFixStartsASentence(t *testing.T) {
 		{"start `rdmatour server` there first", "it failed. Start `rdmatour server` there first"},
 		{"--port picks another port", "it failed. --port picks another port"},
 	} {
-		err := problem(nil, Text{"it failed", "失败了"}, Text{tt.fix, "修正"})
-		if got := ExplainIn(err, "en"); got != tt.want {
+		err := problem(nil, text.Text{EN: "it failed", ZH: "失败了"}, text.Text{EN: tt.fix, ZH: "修正"})
+		if got := ExplainIn(err, text.EN); got != tt.want {
 			t.Errorf("%q, want %q", got, tt.want)
 		}
-		if got := ExplainIn(err, "zh"); got != "失败了。修正" {
+		if got := ExplainIn(err, text.ZH); got != "失败了。修正" {
 			t.Errorf("zh: %q", got)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -157,22 +158,22 @@ func RejectRequest(ev verbs.CMEvent, reason string) error {
 // reason it put in the REJ's private data (escaped: it is the peer's).
 func rejectedBecause(err error, private []byte) error {
 	reason := privdata.PeerBytes(bytes.TrimRight(private, "\x00")).String()
-	what := Text{"the server rejected the connection", "server 拒绝了连接"}
-	fix := Text{"look at the server's screen for why", "看 server 端屏幕上的原因"}
+	what := text.Text{EN: "the server rejected the connection", ZH: "server 拒绝了连接"}
+	fix := text.Text{EN: "look at the server's screen for why", ZH: "看 server 端屏幕上的原因"}
 	if reason != "" {
 		what.EN += ": " + reason
 		what.ZH += "：" + reason
 	}
 	switch {
 	case strings.HasPrefix(reason, BusyReason):
-		fix = Text{"this server serves one client at a time: run again when the other client is done, or ask for a workshop server (`rdmatour server --workshop`)",
-			"这个 server 一次只服务一个 client：等另一个 client 结束后再运行，或请对方改用 workshop server（`rdmatour server --workshop`）"}
+		fix = text.Text{EN: "this server serves one client at a time: run again when the other client is done, or ask for a workshop server (`rdmatour server --workshop`)",
+			ZH: "这个 server 一次只服务一个 client：等另一个 client 结束后再运行，或请对方改用 workshop server（`rdmatour server --workshop`）"}
 	case strings.HasPrefix(reason, TourMismatchReason):
-		fix = Text{"the workshop server runs one tour for every attendee: start the client again with the --tour the reason names (ask the instructor if unsure)",
-			"workshop server 为所有学员跑同一种教程：按拒绝原因里写的 --tour 重新启动 client（不确定就问讲师）"}
+		fix = text.Text{EN: "the workshop server runs one tour for every attendee: start the client again with the --tour the reason names (ask the instructor if unsure)",
+			ZH: "workshop server 为所有学员跑同一种教程：按拒绝原因里写的 --tour 重新启动 client（不确定就问讲师）"}
 	case strings.HasPrefix(reason, "server full"):
-		fix = Text{"the workshop server has as many attendees as it takes: ask the instructor to raise --max-attendees, or try again when someone is done",
-			"workshop server 的名额已满：请讲师调大 --max-attendees，或等有人结束后再试"}
+		fix = text.Text{EN: "the workshop server has as many attendees as it takes: ask the instructor to raise --max-attendees, or try again when someone is done",
+			ZH: "workshop server 的名额已满：请讲师调大 --max-attendees，或等有人结束后再试"}
 	}
 	return problem(err, what, fix)
 }

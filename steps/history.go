@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // History: the Session keeps the snapshot taken right after every finished
@@ -146,7 +148,7 @@ func sameBuffer(a, b BufferState) bool {
 // replay explains it with the same words without the original error value.
 type RecordedError struct {
 	Msg     string
-	Explain Text
+	Explain text.Text
 	// Canceled says the original was context.Canceled (the learner
 	// quit or pressed Ctrl-C): the replay's exit status says so too.
 	Canceled bool
@@ -171,7 +173,7 @@ func Record(err error) *RecordedError {
 	if errors.As(err, &re) {
 		return re
 	}
-	return &RecordedError{Msg: err.Error(), Explain: Text{ExplainIn(err, "en"), ExplainIn(err, "zh")},
+	return &RecordedError{Msg: err.Error(), Explain: text.Text{EN: ExplainIn(err, text.EN), ZH: ExplainIn(err, text.ZH)},
 		Canceled: errors.Is(err, context.Canceled)}
 }
 

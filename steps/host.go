@@ -3,6 +3,7 @@ package steps
 import (
 	"fmt"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -96,8 +97,8 @@ func attendeeTour(kind TourKind) []Step {
 }
 
 // sharedCounterNote is what an attendee's accept adds in an atomic room.
-var sharedCounterNote = Text{"This is a workshop room: the addr and rkey in remote_info are the room's one shared counter, not a buffer of this connection's own. Every attendee's atomics land on the same 8 bytes.",
-	"这是 workshop 房间：remote_info 里的 addr 和 rkey 指向房间里唯一一个共享计数器，而不是这条连接自己的 buffer。所有学员的原子操作都落在同样这 8 个字节上。"}
+var sharedCounterNote = text.Text{EN: "This is a workshop room: the addr and rkey in remote_info are the room's one shared counter, not a buffer of this connection's own. Every attendee's atomics land on the same 8 bytes.",
+	ZH: "这是 workshop 房间：remote_info 里的 addr 和 rkey 指向房间里唯一一个共享计数器，而不是这条连接自己的 buffer。所有学员的原子操作都落在同样这 8 个字节上。"}
 
 // Progress is where a hosted Session stands, as a roster shows it.
 type Progress struct {

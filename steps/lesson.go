@@ -6,6 +6,7 @@ import (
 	"sort"
 	"syscall"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -14,7 +15,7 @@ import (
 type Expect struct {
 	// What names the error as the learner will see it, e.g.
 	// "remote access error".
-	What  Text
+	What  text.Text
 	match func(error) bool
 }
 
@@ -31,7 +32,7 @@ func expectStatus(statuses ...verbs.WCStatus) *Expect {
 		}
 		what += st.String()
 	}
-	return &Expect{What: Text{what, what}, match: func(err error) bool {
+	return &Expect{What: text.Text{EN: what, ZH: what}, match: func(err error) bool {
 		var ce *CompletionError
 		if !errors.As(err, &ce) {
 			return false
@@ -48,7 +49,7 @@ func expectStatus(statuses ...verbs.WCStatus) *Expect {
 // expectErrno expects verbs call fn to fail with errno.
 func expectErrno(fn string, errno syscall.Errno) *Expect {
 	what := fmt.Sprintf("%s = %s", fn, verbs.ErrnoName(errno))
-	return &Expect{What: Text{what, what}, match: func(err error) bool {
+	return &Expect{What: text.Text{EN: what, ZH: what}, match: func(err error) bool {
 		var ve *verbs.Error
 		return errors.As(err, &ve) && ve.Func == fn && ve.Errno == errno
 	}}
@@ -60,7 +61,7 @@ func expectErrno(fn string, errno syscall.Errno) *Expect {
 func expectPeerFailure() *Expect {
 	flushed := expectStatus(verbs.WCWRFlushErr)
 	return &Expect{
-		What: Text{"Work Request Flushed Error or RDMA_CM_EVENT_DISCONNECTED", "Work Request Flushed Error 或 RDMA_CM_EVENT_DISCONNECTED"},
+		What: text.Text{EN: "Work Request Flushed Error or RDMA_CM_EVENT_DISCONNECTED", ZH: "Work Request Flushed Error 或 RDMA_CM_EVENT_DISCONNECTED"},
 		match: func(err error) bool {
 			var ce *CMEventError
 			return flushed.match(err) || (errors.As(err, &ce) && ce.Got == verbs.EventDisconnected)
@@ -74,8 +75,8 @@ func expectPeerFailure() *Expect {
 // it has. Lessons lists them in teaching order.
 type Lesson struct {
 	Name    string
-	Title   Text
-	Summary Text
+	Title   text.Text
+	Summary text.Text
 	// Notify is the notify mode the lesson needs.
 	Notify Notify
 	// Tour is the tour the lesson changes (the zero value: write).
@@ -198,20 +199,20 @@ func withDataAccess(a verbs.Access, rest func(Config, *tourEdit)) func(Config, *
 
 // missingAccessNote is the note on reg-mr-data when a lesson leaves out
 // a remote access flag the tour needs.
-func missingAccessNote(kind TourKind, got verbs.Access) Text {
+func missingAccessNote(kind TourKind, got verbs.Access) text.Text {
 	tour, _ := TourOf(kind)
 	missing := (tour.DataAccess &^ got).String()
-	return Text{fmt.Sprintf("The mistake of this lesson: no %s. Registration succeeds; the client's operation will not.", missing),
-		fmt.Sprintf("本课故意犯的错：没有 %s。注册会成功，client 的操作不会。", missing)}
+	return text.Text{EN: fmt.Sprintf("The mistake of this lesson: no %s. Registration succeeds; the client's operation will not.", missing),
+		ZH: fmt.Sprintf("本课故意犯的错：没有 %s。注册会成功，client 的操作不会。", missing)}
 }
 
 // serverWaitChoices are the ways the server's wait for the client's
 // notification can end (the write tour's lessons ask the server this).
 func serverWaitChoices() []Choice {
 	return []Choice{
-		landedChoice(true, Text{"the client's message arrives and the RECV completes", "client 的消息到达，RECV 完成"}),
+		landedChoice(true, text.Text{EN: "the client's message arrives and the RECV completes", ZH: "client 的消息到达，RECV 完成"}),
 		statusChoice(verbs.WCWRFlushErr),
 		statusChoice(verbs.WCRemAccessErr),
-		eventChoice(verbs.EventDisconnected, Text{"the client hangs up", "client 断开了连接"}),
+		eventChoice(verbs.EventDisconnected, text.Text{EN: "the client hangs up", ZH: "client 断开了连接"}),
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"syscall"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -16,23 +17,23 @@ var noRemoteAtomic = Mistake{DataAccess: verbs.AccessLocalWrite | verbs.AccessRe
 
 func lessonAtomicUnaligned() Lesson {
 	return Lesson{Name: "atomic-unaligned", Tour: TourAtomic, by: Client,
-		Title:   Text{"An atomic on an unaligned address", "原子操作的地址没有对齐"},
-		Summary: Text{"the client aims FETCH_AND_ADD 4 bytes into the counter: ibv_post_send returns EINVAL and nothing is sent", "client 把 FETCH_AND_ADD 指向计数器内 4 字节处：ibv_post_send 返回 EINVAL，什么都不发送"},
+		Title:   text.Text{EN: "An atomic on an unaligned address", ZH: "原子操作的地址没有对齐"},
+		Summary: text.Text{EN: "the client aims FETCH_AND_ADD 4 bytes into the counter: ibv_post_send returns EINVAL and nothing is sent", ZH: "client 把 FETCH_AND_ADD 指向计数器内 4 字节处：ibv_post_send 返回 EINVAL，什么都不发送"},
 		edit:    editAtomicUnaligned, client: Mistake{AtomicOffset: 4},
 		predict: clientAsks(&Prediction{At: IDPostFetchAdd,
-			Question: Text{"The client aims its FETCH_AND_ADD at remote_addr + 4. What does ibv_post_send do?",
-				"client 把 FETCH_AND_ADD 指向 remote_addr + 4。ibv_post_send 会怎样？"},
+			Question: text.Text{EN: "The client aims its FETCH_AND_ADD at remote_addr + 4. What does ibv_post_send do?",
+				ZH: "client 把 FETCH_AND_ADD 指向 remote_addr + 4。ibv_post_send 会怎样？"},
 			Choices: []Choice{errnoChoice("ibv_post_send", 0), errnoChoice("ibv_post_send", syscall.EINVAL), errnoChoice("ibv_post_send", syscall.EFAULT), errnoChoice("ibv_post_send", syscall.EOPNOTSUPP)}})}
 }
 
 func lessonNoRemoteAtomic() Lesson {
 	return Lesson{Name: "no-remote-atomic", Tour: TourAtomic, by: Server,
-		Title:   Text{"An atomic on an MR without REMOTE_ATOMIC", "对没有 REMOTE_ATOMIC 权限的 MR 做原子操作"},
-		Summary: Text{"the server registers its counter without IBV_ACCESS_REMOTE_ATOMIC: remote access error, then Work Request Flushed Error", "server 注册计数器时没给 IBV_ACCESS_REMOTE_ATOMIC：remote access error，随后 Work Request Flushed Error"},
+		Title:   text.Text{EN: "An atomic on an MR without REMOTE_ATOMIC", ZH: "对没有 REMOTE_ATOMIC 权限的 MR 做原子操作"},
+		Summary: text.Text{EN: "the server registers its counter without IBV_ACCESS_REMOTE_ATOMIC: remote access error, then Work Request Flushed Error", ZH: "server 注册计数器时没给 IBV_ACCESS_REMOTE_ATOMIC：remote access error，随后 Work Request Flushed Error"},
 		edit:    withDataAccess(noRemoteAtomic.DataAccess, editNoRemoteAtomic), server: noRemoteAtomic,
 		predict: clientAsks(&Prediction{At: IDPollFetchAdd,
-			Question: Text{"The server registered its counter with IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ. How does the client's FETCH_AND_ADD complete?",
-				"server 注册计数器时给的是 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ。client 的 FETCH_AND_ADD 的完成状态是什么？"},
+			Question: text.Text{EN: "The server registered its counter with IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ. How does the client's FETCH_AND_ADD complete?",
+				ZH: "server 注册计数器时给的是 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ。client 的 FETCH_AND_ADD 的完成状态是什么？"},
 			Choices: []Choice{statusChoice(verbs.WCSuccess), statusChoice(verbs.WCRemAccessErr), statusChoice(verbs.WCRemInvReqErr), statusChoice(verbs.WCLocProtErr)}})}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rdmatour/rdmatour/docs"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // Every choice a lesson offers is listed in its page's Predict section,
@@ -34,8 +35,8 @@ func TestLessonPagesAskTheSameQuestion(t *testing.T) {
 						continue
 					}
 					for _, c := range p.Choices {
-						if !strings.Contains(predict, c.Text.In(lang)) {
-							t.Errorf("%s/%s (%s): the Predict section lacks the choice %q", lang, l.Name, role, c.Text.In(lang))
+						if !strings.Contains(predict, c.Text.In(text.Lang(lang))) {
+							t.Errorf("%s/%s (%s): the Predict section lacks the choice %q", lang, l.Name, role, c.Text.In(text.Lang(lang)))
 						}
 					}
 				}

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -13,8 +14,8 @@ import (
 
 func lessonNoRecv() Lesson {
 	return Lesson{Name: "no-recv", Notify: NotifySend, by: Server,
-		Title:   Text{"SEND with no posted RECV", "没有 post RECV 就 SEND"},
-		Summary: Text{"the server skips post_recv: RNR NAKs, then RNR retry counter exceeded (or, with --rnr-retry 7, retries until the late RECV)", "server 跳过 post_recv：RNR NAK，然后 RNR retry counter exceeded（--rnr-retry 7 时一直重试，直到迟到的 RECV）"},
+		Title:   text.Text{EN: "SEND with no posted RECV", ZH: "没有 post RECV 就 SEND"},
+		Summary: text.Text{EN: "the server skips post_recv: RNR NAKs, then RNR retry counter exceeded (or, with --rnr-retry 7, retries until the late RECV)", ZH: "server 跳过 post_recv：RNR NAK，然后 RNR retry counter exceeded（--rnr-retry 7 时一直重试，直到迟到的 RECV）"},
 		edit:    editNoRecv, predict: predictNoRecv}
 }
 
@@ -22,7 +23,7 @@ func lessonNoRecv() Lesson {
 // client's SEND has been refused (or while it is being RNR-NAKed).
 func postRecvLateStep(after StepID) Step {
 	return Step{ID: IDPostRecvLate, Side: Server, Section: SectionQP, Waits: true, After: []StepID{after},
-		Title: Text{"Post the RECV, late (after the client's SEND)", "迟到的 post_recv（等 client 的 SEND 之后）"},
+		Title: text.Text{EN: "Post the RECV, late (after the client's SEND)", ZH: "迟到的 post_recv（等 client 的 SEND 之后）"},
 		Call:  postRecvGeneric(), run: stepPostRecvLate}
 }
 
@@ -38,8 +39,8 @@ func editNoRecv(cfg Config, t *tourEdit) {
 		t.edit(IDWaitNotify, func(st *Step) {
 			st.After = []StepID{IDDisconnect}
 			st.Expect = expectPeerFailure()
-			st.Expect.What = Text{"no SEND ever arrives: the client hangs up (" + st.Expect.What.EN + ")",
-				"SEND 永远不会到达：client 断开了（" + st.Expect.What.ZH + "）"}
+			st.Expect.What = text.Text{EN: "no SEND ever arrives: the client hangs up (" + st.Expect.What.EN + ")",
+				ZH: "SEND 永远不会到达：client 断开了（" + st.Expect.What.ZH + "）"}
 		})
 		return
 	}
@@ -52,18 +53,18 @@ func editNoRecv(cfg Config, t *tourEdit) {
 }
 
 func predictNoRecv(cfg Config) *Prediction {
-	retry := Text{"rnr_retry_count is 0", "rnr_retry_count 是 0"}
+	retry := text.Text{EN: "rnr_retry_count is 0", ZH: "rnr_retry_count 是 0"}
 	if cfg.RNRRetry == MaxRNRRetry {
-		retry = Text{"rnr_retry_count is 7", "rnr_retry_count 是 7"}
+		retry = text.Text{EN: "rnr_retry_count is 7", ZH: "rnr_retry_count 是 7"}
 	}
 	if cfg.Role == Server {
 		return &Prediction{At: IDWaitNotify, Choices: serverWaitChoices(),
-			Question: Text{"The server posts its RECV only after the client's SEND has arrived, and " + retry.EN + ". How does its wait for the client's notification end?",
-				"server 等 client 的 SEND 到了之后才 post RECV，而且 " + retry.ZH + "。它等待 client 通知的这一步会怎样结束？"}}
+			Question: text.Text{EN: "The server posts its RECV only after the client's SEND has arrived, and " + retry.EN + ". How does its wait for the client's notification end?",
+				ZH: "server 等 client 的 SEND 到了之后才 post RECV，而且 " + retry.ZH + "。它等待 client 通知的这一步会怎样结束？"}}
 	}
 	return &Prediction{At: IDPollNotify,
-		Question: Text{"The server has no RECV posted when the client's SEND arrives, and " + retry.EN + ". How does the SEND complete?",
-			"client 的 SEND 到达时，server 还没有 post 任何 RECV，而且 " + retry.ZH + "。这个 SEND 的完成状态是什么？"},
+		Question: text.Text{EN: "The server has no RECV posted when the client's SEND arrives, and " + retry.EN + ". How does the SEND complete?",
+			ZH: "client 的 SEND 到达时，server 还没有 post 任何 RECV，而且 " + retry.ZH + "。这个 SEND 的完成状态是什么？"},
 		Choices: []Choice{statusChoice(verbs.WCSuccess), statusChoice(verbs.WCRNRRetryExcErr), statusChoice(verbs.WCRetryExcErr), statusChoice(verbs.WCRemOpErr)}}
 }
 
@@ -78,11 +79,11 @@ func stepPostRecvLate(ctx context.Context, s *Session) (Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	out.Results = append(out.Results, KV{"RNR NAK seen first", how})
+	out.Results = append(out.Results, KV{Name: resRNRNAKSeenFirst, Value: how})
 	if !s.wireShowsNAK() {
-		s.sentText("RNR NAK", Text{"no RECV posted when the client's SEND arrived (" + how + ")", "client 的 SEND 到达时还没有 post RECV（" + how + "）"})
+		s.sentText("RNR NAK", text.Text{EN: "no RECV posted when the client's SEND arrived (" + how.EN + ")", ZH: "client 的 SEND 到达时还没有 post RECV（" + how.In(text.ZH) + "）"})
 	}
-	out.Note = Text{"Posted only after this side had refused the client's SEND with an RNR NAK (" + how + "): the RECV is late.",
-		"等本端已经用 RNR NAK 拒绝了 client 的 SEND（" + how + "）之后才 post：这个 RECV 迟到了。"}
+	out.Note = text.Text{EN: "Posted only after this side had refused the client's SEND with an RNR NAK (" + how.EN + "): the RECV is late.",
+		ZH: "等本端已经用 RNR NAK 拒绝了 client 的 SEND（" + how.In(text.ZH) + "）之后才 post：这个 RECV 迟到了。"}
 	return out, nil
 }

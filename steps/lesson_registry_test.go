@@ -51,8 +51,8 @@ func checkLessonStart(t *testing.T, cfg Config) {
 		}
 	case !errors.As(err, &ce):
 		t.Errorf("%s: %v, want a clean start or a ConfigError", name, err)
-	case !strings.Contains(ce.Reason, "cannot be combined"):
-		t.Errorf("%s: refused with %q, want the \"cannot be combined\" reason", name, ce.Reason)
+	case !strings.Contains(ce.Reason.EN, "cannot be combined"):
+		t.Errorf("%s: refused with %q, want the \"cannot be combined\" reason", name, ce.Reason.EN)
 	case cfg.Tour == cfg.Lesson.Tour && cfg.Track == TrackCM:
 		t.Errorf("%s: its own tour refused it: %v", name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -14,38 +15,38 @@ import (
 // sentence for the question.
 
 func lessonBadRKey() Lesson {
-	setup := Text{"The client puts its own lkey where the server's rkey belongs.", "client 把自己的 lkey 填在了 server 的 rkey 该在的位置。"}
+	setup := text.Text{EN: "The client puts its own lkey where the server's rkey belongs.", ZH: "client 把自己的 lkey 填在了 server 的 rkey 该在的位置。"}
 	return Lesson{Name: "bad-rkey", Notify: NotifySend, by: Client,
-		Title:   Text{"WRITE with the wrong rkey", "用错 rkey 做 WRITE"},
-		Summary: Text{"the client puts its own lkey in wr.rdma.rkey: remote access error, then Work Request Flushed Error", "client 把自己的 lkey 填进 wr.rdma.rkey：remote access error，随后 Work Request Flushed Error"},
+		Title:   text.Text{EN: "WRITE with the wrong rkey", ZH: "用错 rkey 做 WRITE"},
+		Summary: text.Text{EN: "the client puts its own lkey in wr.rdma.rkey: remote access error, then Work Request Flushed Error", ZH: "client 把自己的 lkey 填进 wr.rdma.rkey：remote access error，随后 Work Request Flushed Error"},
 		edit:    editRemoteAccessError, client: mistakeBadRKey, predict: predictRemoteAccess(setup, setup)}
 }
 
 func lessonOutOfBounds() Lesson {
-	setup := Text{"The client WRITEs its message starting 8 bytes before the end of the server's MR.", "client 从 server 的 MR 末尾前 8 字节处开始 WRITE 它的消息。"}
+	setup := text.Text{EN: "The client WRITEs its message starting 8 bytes before the end of the server's MR.", ZH: "client 从 server 的 MR 末尾前 8 字节处开始 WRITE 它的消息。"}
 	return Lesson{Name: "out-of-bounds", Notify: NotifySend, by: Client,
-		Title:   Text{"WRITE past the end of the MR", "WRITE 越过 MR 末尾"},
-		Summary: Text{"the client writes at addr+size-8: remote access error, nothing lands", "client 从 addr+size-8 开始写：remote access error，一个字节也不会落地"},
+		Title:   text.Text{EN: "WRITE past the end of the MR", ZH: "WRITE 越过 MR 末尾"},
+		Summary: text.Text{EN: "the client writes at addr+size-8: remote access error, nothing lands", ZH: "client 从 addr+size-8 开始写：remote access error，一个字节也不会落地"},
 		edit:    editRemoteAccessError, client: mistakeOutOfBounds, predict: predictRemoteAccess(setup, setup)}
 }
 
 func lessonNoRemoteWrite() Lesson {
-	setup := Text{"The server registered its buffer with IBV_ACCESS_LOCAL_WRITE only.", "server 注册 buffer 时只给了 IBV_ACCESS_LOCAL_WRITE。"}
+	setup := text.Text{EN: "The server registered its buffer with IBV_ACCESS_LOCAL_WRITE only.", ZH: "server 注册 buffer 时只给了 IBV_ACCESS_LOCAL_WRITE。"}
 	return Lesson{Name: "no-remote-write", Notify: NotifySend, by: Server,
-		Title:   Text{"MR without REMOTE_WRITE", "MR 没有 REMOTE_WRITE 权限"},
-		Summary: Text{"the server registers its buffer with LOCAL_WRITE only: remote access error", "server 注册 buffer 时只给了 LOCAL_WRITE：remote access error"},
+		Title:   text.Text{EN: "MR without REMOTE_WRITE", ZH: "MR 没有 REMOTE_WRITE 权限"},
+		Summary: text.Text{EN: "the server registers its buffer with LOCAL_WRITE only: remote access error", ZH: "server 注册 buffer 时只给了 LOCAL_WRITE：remote access error"},
 		edit:    withDataAccess(mistakeNoRemoteWrite.DataAccess, editRemoteAccessError), server: mistakeNoRemoteWrite,
 		predict: predictRemoteAccess(setup, setup)}
 }
 
 func lessonHtonlAddress() Lesson {
 	return Lesson{Name: "htonl-address", Notify: NotifySend, by: Server,
-		Title:   Text{"64-bit address through htonl", "64 位地址被 htonl 截断"},
-		Summary: Text{"the server sends htonl((uintptr_t)buf): the address loses its top 32 bits, remote access error", "server 发送 htonl((uintptr_t)buf)：地址丢了高 32 位，remote access error"},
+		Title:   text.Text{EN: "64-bit address through htonl", ZH: "64 位地址被 htonl 截断"},
+		Summary: text.Text{EN: "the server sends htonl((uintptr_t)buf): the address loses its top 32 bits, remote access error", ZH: "server 发送 htonl((uintptr_t)buf)：地址丢了高 32 位，remote access error"},
 		edit:    editRemoteAccessError, server: mistakeHtonlAddress,
 		predict: predictRemoteAccess(
-			Text{"The server sends its buffer address as htonl((uintptr_t)buf).", "server 以 htonl((uintptr_t)buf) 的形式发送 buffer 地址。"},
-			Text{"The server sent its buffer address as htonl((uintptr_t)buf).", "server 以 htonl((uintptr_t)buf) 的形式发来了 buffer 地址。"})}
+			text.Text{EN: "The server sends its buffer address as htonl((uintptr_t)buf).", ZH: "server 以 htonl((uintptr_t)buf) 的形式发送 buffer 地址。"},
+			text.Text{EN: "The server sent its buffer address as htonl((uintptr_t)buf).", ZH: "server 以 htonl((uintptr_t)buf) 的形式发来了 buffer 地址。"})}
 }
 
 // editRemoteAccessError: the tour learns which errors to expect; the
@@ -65,15 +66,15 @@ func editRemoteAccessError(cfg Config, t *tourEdit) {
 
 // predictRemoteAccess asks each side how its step ends, after saying
 // what is wrong as that side would put it.
-func predictRemoteAccess(serverSetup, clientSetup Text) func(Config) *Prediction {
+func predictRemoteAccess(serverSetup, clientSetup text.Text) func(Config) *Prediction {
 	return func(cfg Config) *Prediction {
 		if cfg.Role == Server {
 			return &Prediction{At: IDWaitNotify, Choices: serverWaitChoices(),
-				Question: Text{serverSetup.EN + " The client then RDMA-WRITEs and SENDs its notification. How does the server's wait for the notification end?",
-					serverSetup.ZH + "client 随后 RDMA WRITE，再 SEND 通知。server 等待通知的这一步会怎样结束？"}}
+				Question: text.Text{EN: serverSetup.EN + " The client then RDMA-WRITEs and SENDs its notification. How does the server's wait for the notification end?",
+					ZH: serverSetup.ZH + "client 随后 RDMA WRITE，再 SEND 通知。server 等待通知的这一步会怎样结束？"}}
 		}
 		return &Prediction{At: IDPollWrite,
-			Question: Text{clientSetup.EN + " How does the RDMA WRITE complete?", clientSetup.ZH + "这个 RDMA WRITE 的完成状态是什么？"},
+			Question: text.Text{EN: clientSetup.EN + " How does the RDMA WRITE complete?", ZH: clientSetup.ZH + "这个 RDMA WRITE 的完成状态是什么？"},
 			Choices:  []Choice{statusChoice(verbs.WCSuccess), statusChoice(verbs.WCRemAccessErr), statusChoice(verbs.WCLocProtErr), statusChoice(verbs.WCRemInvReqErr)}}
 	}
 }

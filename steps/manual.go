@@ -15,6 +15,7 @@ import (
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -37,7 +38,7 @@ func manualTrack() rcTrack {
 // REQ, so it moves its QP to RTS before it accepts.
 func manualServerHandshake(peer cmSenders) []Step {
 	accept := Step{ID: IDAcceptManual, Side: Server, Section: SectionQP,
-		Title: Text{"Accept, naming our own QP", "accept，并告诉对方我们自己的 QP"},
+		Title: text.Text{EN: "Accept, naming our own QP", ZH: "accept，并告诉对方我们自己的 QP"},
 		Call:  generic(acceptCall(verbs.ConnParam{}, true)), run: stepAcceptManual}
 	return []Step{modifyStep(Server, verbs.QPSRTR), modifyStep(Server, verbs.QPSRTS), accept, getEstablishedStep(Server, peer)}
 }
@@ -47,14 +48,14 @@ func manualServerHandshake(peer cmSenders) []Step {
 func manualClientHandshake(peer cmSenders) []Step {
 	return []Step{
 		{ID: IDConnectManual, Side: Client, Section: SectionCMID,
-			Title: Text{"Send the connect request, naming our QP", "发出连接请求，并告诉对方我们的 QP"},
+			Title: text.Text{EN: "Send the connect request, naming our QP", ZH: "发出连接请求，并告诉对方我们的 QP"},
 			Call:  generic(connectCall(verbs.ConnParam{}, true)), run: stepConnectManual},
 		{ID: IDGetConnectResponse, Side: Client, Section: SectionRemote, Waits: true, Milestones: MilestoneHandshakeWait, After: []StepID{peer.rep},
-			Title: Text{"Wait for CONNECT_RESPONSE and read remote_info", "等待 CONNECT_RESPONSE，读出 remote_info"},
+			Title: text.Text{EN: "Wait for CONNECT_RESPONSE and read remote_info", ZH: "等待 CONNECT_RESPONSE，读出 remote_info"},
 			Call:  waitEventGeneric(verbs.EventConnectResponse), run: stepGetConnectResponse},
 		modifyStep(Client, verbs.QPSRTR), modifyStep(Client, verbs.QPSRTS),
 		{ID: IDEstablish, Side: Client, Section: SectionCMID, Milestones: MilestoneConnected,
-			Title: Text{"Complete the connection: send the RTU", "完成建连：发出 RTU"},
+			Title: text.Text{EN: "Complete the connection: send the RTU", ZH: "完成建连：发出 RTU"},
 			Call:  generic(establishCall()), run: stepEstablish},
 	}
 }
@@ -63,22 +64,22 @@ func manualClientHandshake(peer cmSenders) []Step {
 // alone, so the step moves it to ERR too.
 func disconnectManualStep(role Role) Step {
 	return Step{ID: IDDisconnectManual, Side: role, Section: SectionQP, Milestones: MilestoneDisconnected,
-		Title: Text{"Disconnect, and move our QP to ERR", "断开连接，并把我们的 QP 置为 ERR"},
+		Title: text.Text{EN: "Disconnect, and move our QP to ERR", ZH: "断开连接，并把我们的 QP 置为 ERR"},
 		Call:  generic(disconnectCall(), toErrCall()), run: stepDisconnectManual}
 }
 
 func createQPManualStep(role Role) Step {
 	return Step{ID: IDCreateQPManual, Side: role, Section: SectionQP,
-		Title: Text{"Create the QP yourself (it starts in RESET)", "自己创建 QP（初始状态 RESET）"},
+		Title: text.Text{EN: "Create the QP yourself (it starts in RESET)", ZH: "自己创建 QP（初始状态 RESET）"},
 		Call:  generic(createQPManualCall(seedQPInitAttr(nil))), run: stepCreateQPManual}
 }
 
 func modifyStep(role Role, st verbs.QPState) Step {
 	id := map[verbs.QPState]StepID{verbs.QPSInit: IDModifyInit, verbs.QPSRTR: IDModifyRTR, verbs.QPSRTS: IDModifyRTS}[st]
-	title := map[verbs.QPState]Text{
-		verbs.QPSInit: {"QP: RESET → INIT", "QP：RESET → INIT"},
-		verbs.QPSRTR:  {"QP: INIT → RTR (ready to receive)", "QP：INIT → RTR（可以接收）"},
-		verbs.QPSRTS:  {"QP: RTR → RTS (ready to send)", "QP：RTR → RTS（可以发送）"},
+	title := map[verbs.QPState]text.Text{
+		verbs.QPSInit: {EN: "QP: RESET → INIT", ZH: "QP：RESET → INIT"},
+		verbs.QPSRTR:  {EN: "QP: INIT → RTR (ready to receive)", ZH: "QP：INIT → RTR（可以接收）"},
+		verbs.QPSRTS:  {EN: "QP: RTR → RTS (ready to send)", ZH: "QP：RTR → RTS（可以发送）"},
 	}[st]
 	return Step{ID: id, Side: role, Section: SectionQP, Title: title,
 		Call: modifyGeneric(st),
@@ -95,18 +96,18 @@ func stepCreateQPManual(_ context.Context, s *Session) (Outcome, error) {
 	s.set(func() { s.qp, s.manualQP = qp, true })
 	state := s.recordQPState()
 	return withC(Outcome{
-		Results: []KV{{"qp_num", fmt.Sprintf("0x%x", qp.Num())}, {"state (ibv_query_qp)", state}, {"id->qp", "NULL (the CM does not own this QP)"}},
-		Note: Text{"A bare QP in RESET: it can neither receive nor send. Three ibv_modify_qp calls follow, each with the attributes its transition needs.",
-			"一个光秃秃的 QP，处于 RESET：既不能收也不能发。接下来三次 ibv_modify_qp，每次带上这一步迁移需要的属性。"}},
+		Results: []KV{result(resQpNum, fmt.Sprintf("0x%x", qp.Num())), result(resStateIbvQueryQp, state), KV{Name: resIdQp, Value: valQPNotCMs}},
+		Note: text.Text{EN: "A bare QP in RESET: it can neither receive nor send. Three ibv_modify_qp calls follow, each with the attributes its transition needs.",
+			ZH: "一个光秃秃的 QP，处于 RESET：既不能收也不能发。接下来三次 ibv_modify_qp，每次带上这一步迁移需要的属性。"}},
 		call.Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), nil
 }
 
 // attrKVs lists the attributes mask selects, as C field = value.
 func attrKVs(a verbs.QPAttr, m verbs.QPAttrMask) []KV {
-	var kv []KV
+	var kvs []KV
 	add := func(bit verbs.QPAttrMask, name, val string) {
 		if m&bit != 0 {
-			kv = append(kv, KV{name, val})
+			kvs = append(kvs, result(attrName(name), val))
 		}
 	}
 	add(verbs.QPAttrState, "qp_state", a.State.CName())
@@ -124,16 +125,25 @@ func attrKVs(a verbs.QPAttr, m verbs.QPAttrMask) []KV {
 	add(verbs.QPAttrSQPSN, "sq_psn", fmt.Sprintf("0x%06x", a.SQPSN))
 	add(verbs.QPAttrMaxDestRdAtomic, "max_dest_rd_atomic", fmt.Sprint(a.MaxDestRdAtom))
 	add(verbs.QPAttrDestQPN, "dest_qp_num", fmt.Sprintf("0x%x", a.DestQPNum))
-	return kv
+	return kvs
 }
 
-var modifyNotes = map[verbs.QPState]Text{
-	verbs.QPSInit: {"INIT: the QP knows its port, P_Key index and what the peer may do to it (qp_access_flags). RECVs may be posted now; sends not yet.",
-		"INIT：QP 知道了自己的端口、P_Key 索引，以及对端可以对它做什么（qp_access_flags）。现在可以 post RECV，还不能发送。"},
-	verbs.QPSRTR: {"RTR: the QP knows where its peer is (ah_attr, dest_qp_num) and which PSN to expect first (rq_psn). It accepts packets; it still sends nothing.",
-		"RTR：QP 知道了对端在哪里（ah_attr、dest_qp_num），以及第一个要收的 PSN（rq_psn）。它开始接收报文，但仍不发送。"},
-	verbs.QPSRTS: {"RTS: the send queue is live: its first PSN (sq_psn) is the one the peer expects, and retries and timeouts are set.",
-		"RTS：发送队列开通：第一个 PSN（sq_psn）正是对端期待的那个，重传次数和超时也已设好。"},
+// attrName is a QP attribute's result name: the C field, except timeout,
+// which the screen has always said in words.
+func attrName(field string) text.Text {
+	if field == "timeout" {
+		return resTimeout
+	}
+	return cname(field)
+}
+
+var modifyNotes = map[verbs.QPState]text.Text{
+	verbs.QPSInit: {EN: "INIT: the QP knows its port, P_Key index and what the peer may do to it (qp_access_flags). RECVs may be posted now; sends not yet.",
+		ZH: "INIT：QP 知道了自己的端口、P_Key 索引，以及对端可以对它做什么（qp_access_flags）。现在可以 post RECV，还不能发送。"},
+	verbs.QPSRTR: {EN: "RTR: the QP knows where its peer is (ah_attr, dest_qp_num) and which PSN to expect first (rq_psn). It accepts packets; it still sends nothing.",
+		ZH: "RTR：QP 知道了对端在哪里（ah_attr、dest_qp_num），以及第一个要收的 PSN（rq_psn）。它开始接收报文，但仍不发送。"},
+	verbs.QPSRTS: {EN: "RTS: the send queue is live: its first PSN (sq_psn) is the one the peer expects, and retries and timeouts are set.",
+		ZH: "RTS：发送队列开通：第一个 PSN（sq_psn）正是对端期待的那个，重传次数和超时也已设好。"},
 }
 
 // modifyQP is rdma_init_qp_attr(state) + ibv_modify_qp, showing both.
@@ -143,15 +153,15 @@ func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
 	set, get, call := modifyCalls(st, attr, mask)
 	if err != nil {
 		return withC(Outcome{}, set, failed(get, err)), problem(err,
-			Text{"rdma_cm cannot fill in the " + st.String() + " attributes yet", "rdma_cm 现在还给不出 " + st.String() + " 的属性"},
-			Text{"RTR needs the peer's QPN and RTS the peer's starting PSN (our sq_psn), both from the peer's CM message: on the client they come with CONNECT_RESPONSE, on the server with CONNECT_REQUEST", "RTR 需要对端的 QPN，RTS 需要对端的起始 PSN（我们的 sq_psn），两者都来自对端的 CM 消息：client 要等 CONNECT_RESPONSE，server 在 CONNECT_REQUEST 时就有了"})
+			text.Text{EN: "rdma_cm cannot fill in the " + st.String() + " attributes yet", ZH: "rdma_cm 现在还给不出 " + st.String() + " 的属性"},
+			text.Text{EN: "RTR needs the peer's QPN and RTS the peer's starting PSN (our sq_psn), both from the peer's CM message: on the client they come with CONNECT_RESPONSE, on the server with CONNECT_REQUEST", ZH: "RTR 需要对端的 QPN，RTS 需要对端的起始 PSN（我们的 sq_psn），两者都来自对端的 CM 消息：client 要等 CONNECT_RESPONSE，server 在 CONNECT_REQUEST 时就有了"})
 	}
 	get = get.Returned("0: mask = " + mask.String())
 	if err := s.qp.Modify(attr, mask); err != nil {
 		return withC(Outcome{Results: attrKVs(attr, mask)}, set, get, postFailed(call, err)), err
 	}
 	after := s.recordQPState()
-	res := append([]KV{{"transition", before + " → " + after}, {"mask", mask.String()}}, attrKVs(attr, mask)...)
+	res := append([]KV{result(resTransition, before+" → "+after), result(resMask, mask.String())}, attrKVs(attr, mask)...)
 	return withC(Outcome{Results: res, Note: modifyNotes[st]}, set, get, call.Returned("0")), nil
 }
 
@@ -168,9 +178,9 @@ func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 	s.sent("REP", fmt.Sprintf("qpn=0x%x, remote_info: addr=0x%x rkey=0x%x", p.QPNum, info.Addr, info.RKey))
 	state := s.recordQPState()
 	return withC(Outcome{
-		Results: []KV{{"REP qp_num", fmt.Sprintf("0x%x", p.QPNum)}, {"private data", fmt.Sprintf("% x", raw)}, {"QP state", state}},
-		Note: Text{"id->qp is NULL, so librdmacm touched no QP: it only sent the REP, with our qp_num and, as the starting PSN, the CM's own number that rdma_init_qp_attr gave us as rq_psn at RTR (the client will use it as its sq_psn).",
-			"id->qp 是 NULL，librdmacm 没碰任何 QP：它只发出 REP，里面带着我们的 qp_num，起始 PSN 则是 CM 自己的数，也就是推 RTR 时 rdma_init_qp_attr 给我们的 rq_psn（client 会把它用作 sq_psn）。"}}, fill, call.Returned("0")), nil
+		Results: []KV{result(resREPQpNum, fmt.Sprintf("0x%x", p.QPNum)), result(resPrivateData, fmt.Sprintf("% x", raw)), result(resQPState, state)},
+		Note: text.Text{EN: "id->qp is NULL, so librdmacm touched no QP: it only sent the REP, with our qp_num and, as the starting PSN, the CM's own number that rdma_init_qp_attr gave us as rq_psn at RTR (the client will use it as its sq_psn).",
+			ZH: "id->qp 是 NULL，librdmacm 没碰任何 QP：它只发出 REP，里面带着我们的 qp_num，起始 PSN 则是 CM 自己的数，也就是推 RTR 时 rdma_init_qp_attr 给我们的 rq_psn（client 会把它用作 sq_psn）。"}}, fill, call.Returned("0")), nil
 }
 
 func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
@@ -180,9 +190,9 @@ func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.sent("REQ", fmt.Sprintf("qpn=0x%x", p.QPNum))
-	return withC(Outcome{Results: []KV{{"sent", "CM REQ"}, {"REQ qp_num", fmt.Sprintf("0x%x", p.QPNum)}},
-		Note: Text{"id->qp is NULL, so the REQ carries conn_param.qp_num: that is how the server learns which QP to send to.",
-			"id->qp 是 NULL，所以 REQ 里带的是 conn_param.qp_num：server 就靠它知道该往哪个 QP 发。"}}, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{result(resSent, "CM REQ"), result(resREQQpNum, fmt.Sprintf("0x%x", p.QPNum))},
+		Note: text.Text{EN: "id->qp is NULL, so the REQ carries conn_param.qp_num: that is how the server learns which QP to send to.",
+			ZH: "id->qp 是 NULL，所以 REQ 里带的是 conn_param.qp_num：server 就靠它知道该往哪个 QP 发。"}}, call.Returned("0")), nil
 }
 
 func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
@@ -191,22 +201,22 @@ func stepGetConnectResponse(ctx context.Context, s *Session) (Outcome, error) {
 	if err != nil {
 		return withC(Outcome{}, get), err
 	}
-	s.gotText("REP", Text{fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
-		fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
+	s.gotText("REP", text.Text{EN: fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
+		ZH: fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
 	out := withC(Outcome{}, get)
 	info, perr := privdata.ParseRemoteInfo(ev.PrivateData)
 	if perr != nil {
-		return out, problem(perr, Text{"the server sent no remote_info: it is not an rdmatour/seed server", "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, Text{})
+		return out, problem(perr, text.Text{EN: "the server sent no remote_info: it is not an rdmatour/seed server", ZH: "server 没有发来 remote_info：它不是 rdmatour/seed 的 server"}, text.Text{})
 	}
 	raw := append([]byte(nil), ev.PrivateData...)
 	s.set(func() { s.remote = &RemoteState{Info: info, Raw: raw} })
 	peer, _ := s.learnPeerTour(ev.PrivateData[privdata.RemoteInfoSize:])
 	state := s.recordQPState()
 	out = withC(out, append(readRemoteInfo(info, len(ev.PrivateData)), ackEvent())...)
-	out.Results = []KV{{"event", ev.Type.String()}, {"server QPN", fmt.Sprintf("0x%x", ev.QPNum)}, {"private_data_len", fmt.Sprint(len(ev.PrivateData))},
-		{"remote addr", fmt.Sprintf("0x%x", info.Addr)}, {"remote rkey", fmt.Sprintf("0x%x", info.RKey)}, {"QP state", state}, peer}
-	out.Note = Text{"With a QP on the id, librdmacm would have moved it to RTR and RTS and sent the RTU right here. id->qp is NULL, so it hands the REP to us: the connection is half open until rdma_establish.",
-		"如果 id 上挂着 QP，librdmacm 会在这里把它推到 RTR、RTS 并发出 RTU。现在 id->qp 是 NULL，它就把 REP 交给我们：在 rdma_establish 之前，连接只建立了一半。"}
+	out.Results = []KV{result(resEvent, ev.Type.String()), result(resServerQPN, fmt.Sprintf("0x%x", ev.QPNum)), result(resPrivateDataLen, fmt.Sprint(len(ev.PrivateData))),
+		result(resRemoteAddr, fmt.Sprintf("0x%x", info.Addr)), result(resRemoteRkey, fmt.Sprintf("0x%x", info.RKey)), result(resQPState, state), peer}
+	out.Note = text.Text{EN: "With a QP on the id, librdmacm would have moved it to RTR and RTS and sent the RTU right here. id->qp is NULL, so it hands the REP to us: the connection is half open until rdma_establish.",
+		ZH: "如果 id 上挂着 QP，librdmacm 会在这里把它推到 RTR、RTS 并发出 RTU。现在 id->qp 是 NULL，它就把 REP 交给我们：在 rdma_establish 之前，连接只建立了一半。"}
 	return out, nil
 }
 
@@ -218,9 +228,9 @@ func stepEstablish(_ context.Context, s *Session) (Outcome, error) {
 	s.sent("RTU", "")
 	s.set(func() { s.connected = true })
 	state := s.recordQPState()
-	return withC(Outcome{Results: []KV{{"sent", "CM RTU"}, {"QP state", state}},
-		Note: Text{"The RTU tells the server the connection is up; it gets RDMA_CM_EVENT_ESTABLISHED. This side gets no event: it already knows.",
-			"RTU 告诉 server 连接已建立，server 会收到 RDMA_CM_EVENT_ESTABLISHED。本端不会再收到事件：它自己已经知道了。"}}, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{result(resSent, "CM RTU"), result(resQPState, state)},
+		Note: text.Text{EN: "The RTU tells the server the connection is up; it gets RDMA_CM_EVENT_ESTABLISHED. This side gets no event: it already knows.",
+			ZH: "RTU 告诉 server 连接已建立，server 会收到 RDMA_CM_EVENT_ESTABLISHED。本端不会再收到事件：它自己已经知道了。"}}, call.Returned("0")), nil
 }
 
 func stepDisconnectManual(ctx context.Context, s *Session) (Outcome, error) {
@@ -236,8 +246,8 @@ func stepDisconnectManual(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	after := s.recordQPState()
 	out = withC(out, mod.Returned("0"))
-	out.Results = append(out.Results, KV{"QP after rdma_disconnect", before}, KV{"QP after ibv_modify_qp", after})
-	out.Note = Text{"rdma_disconnect sent the DREQ but left our QP alone (in " + before + "): it is not id->qp. Moving it to ERR ourselves flushes anything still queued.",
-		"rdma_disconnect 发出了 DREQ，但没动我们的 QP（仍是 " + before + "）：它不是 id->qp。我们自己把它置为 ERR，队列里剩下的 WR 都会被 flush。"}
+	out.Results = append(out.Results, result(resQPAfterRdmaDisconnect, before), result(resQPAfterIbvModifyQp, after))
+	out.Note = text.Text{EN: "rdma_disconnect sent the DREQ but left our QP alone (in " + before + "): it is not id->qp. Moving it to ERR ourselves flushes anything still queued.",
+		ZH: "rdma_disconnect 发出了 DREQ，但没动我们的 QP（仍是 " + before + "）：它不是 id->qp。我们自己把它置为 ERR，队列里剩下的 WR 都会被 flush。"}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"syscall"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -29,21 +30,21 @@ func explainEvent(ev verbs.CMEvent, want verbs.CMEventType, cfg Config, peer net
 // handshake, from role's side: seen is what this side saw, err the error
 // it saw it as.
 func wentAway(role Role, peer netip.AddrPort, seen string, err error) error {
-	other, otherZH, fix := "the client", "client", Text{
-		"nothing is wrong on this side: the client stopped (Ctrl-C, kill, a crash) or lost the network before the connection was ESTABLISHED. Start the server again, then the client",
-		"这一端没有问题：client 在连接 ESTABLISHED 之前退出了（Ctrl-C、kill、崩溃）或断了网。重新启动 server，再启动 client"}
+	other, otherZH, fix := "the client", "client", text.Text{
+		EN: "nothing is wrong on this side: the client stopped (Ctrl-C, kill, a crash) or lost the network before the connection was ESTABLISHED. Start the server again, then the client",
+		ZH: "这一端没有问题：client 在连接 ESTABLISHED 之前退出了（Ctrl-C、kill、崩溃）或断了网。重新启动 server，再启动 client"}
 	if role == Client {
-		other, otherZH, fix = "the server", "server", Text{
-			"the server took the connect request, then stopped (Ctrl-C, kill, a crash) or lost the network. Start it again, then this client",
-			"server 收到了连接请求，随后退出了（Ctrl-C、kill、崩溃）或断了网。重新启动它，再启动这个 client"}
+		other, otherZH, fix = "the server", "server", text.Text{
+			EN: "the server took the connect request, then stopped (Ctrl-C, kill, a crash) or lost the network. Start it again, then this client",
+			ZH: "server 收到了连接请求，随后退出了（Ctrl-C、kill、崩溃）或断了网。重新启动它，再启动这个 client"}
 	}
 	if peer.IsValid() {
 		other += " at " + peer.String()
 		otherZH += "（" + peer.String() + "）"
 	}
 	return &Problem{Err: err, quiet: true,
-		What: Text{other + " went away during the handshake (" + seen + ")",
-			otherZH + " 在握手过程中消失了（" + seen + "）"},
+		What: text.Text{EN: other + " went away during the handshake (" + seen + ")",
+			ZH: otherZH + " 在握手过程中消失了（" + seen + "）"},
 		Fix: fix}
 }
 

@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -73,7 +74,7 @@ func TestExplainEventFromEachSide(t *testing.T) {
 func TestAcceptFailedExplainsAVanishedClient(t *testing.T) {
 	s := &Session{cfg: Config{Role: Server}}
 	gone := verbs.Errorf("rdma_accept", syscall.EINVAL, "private_data_len 32")
-	msg := ExplainIn(s.acceptFailed(gone), "en")
+	msg := ExplainIn(s.acceptFailed(gone), text.EN)
 	if want := "the client went away during the handshake (rdma_accept: EINVAL, the request is no longer pending)"; !strings.HasPrefix(msg, want) {
 		t.Errorf("%q\nwant it to start with %q", msg, want)
 	}

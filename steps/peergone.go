@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -32,10 +33,10 @@ func (s *Session) explainPeerGone(ctx context.Context, err error) error {
 		peer, peerZH = "server", "server"
 	}
 	return &Problem{Err: err, quiet: true,
-		What: Text{
-			fmt.Sprintf("the %s has gone (it disconnected); the %s was retried until retry_count ran out: status %q (wr_id %d)",
+		What: text.Text{
+			EN: fmt.Sprintf("the %s has gone (it disconnected); the %s was retried until retry_count ran out: status %q (wr_id %d)",
 				peer, wr, ce.WC.Status.String(), ce.WC.WRID),
-			fmt.Sprintf("%s 已经离开（它断开了连接）；%s 一直重试到 retry_count 用完：状态 %q（wr_id %d）",
+			ZH: fmt.Sprintf("%s 已经离开（它断开了连接）；%s 一直重试到 retry_count 用完：状态 %q（wr_id %d）",
 				peerZH, wr, ce.WC.Status.String(), ce.WC.WRID)},
-		Fix: Text{"start both sides again", "两端都重新启动"}}
+		Fix: text.Text{EN: "start both sides again", ZH: "两端都重新启动"}}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // Hello is a peer's hello read as this rdmatour's tours and lessons: the
@@ -45,15 +46,15 @@ func ParseHello(p []byte) (h Hello, found bool, err error) {
 }
 
 // Describe names what the hello's sender runs, for the learner.
-func (h Hello) Describe() Text {
+func (h Hello) Describe() text.Text {
 	tour := ""
 	if h.Tour != TourWrite {
 		tour = " (" + h.Tour.String() + ")"
 	}
 	if h.Lesson == "" {
-		return Text{"the plain tour" + tour, "普通教程" + tour}
+		return text.Text{EN: "the plain tour" + tour, ZH: "普通教程" + tour}
 	}
-	return Text{"lesson " + h.Lesson + tour, "课程 " + h.Lesson + tour}
+	return text.Text{EN: "lesson " + h.Lesson + tour, ZH: "课程 " + h.Lesson + tour}
 }
 
 // Flags names what the hello's sender runs as the command-line flags that
@@ -104,7 +105,7 @@ func (s *Session) tourKind() TourKind { return s.cfg.Tour }
 // learnPeerTour records the peer's hello from p (the REQ private data, or
 // what follows remote_info in the REP) and returns a line for the step's
 // results plus a note when the two sides do not run the same thing.
-func (s *Session) learnPeerTour(p []byte) (KV, Text) {
+func (s *Session) learnPeerTour(p []byte) (KV, text.Text) {
 	h, found, err := ParseHello(p)
 	pt := PeerInfo{Known: true, Sent: found, Hello: h}
 	if err != nil {
@@ -117,15 +118,15 @@ func (s *Session) learnPeerTour(p []byte) (KV, Text) {
 		pt.lesson, _ = ParseLesson(pt.Hello.Lesson) // unknown: the mismatch note says so
 	}
 	s.set(func() { s.peerTour = pt })
-	kv := KV{"peer runs", pt.Hello.Flags()}
+	kv := result(resPeerRuns, pt.Hello.Flags())
 	note := s.mismatchNote(pt)
 	switch {
 	case pt.Bad != "":
-		note = joinNotes(Text{"The peer's hello could not be read (" + pt.Bad + "): taken as the plain tour.",
-			"对端的 hello 读不懂（" + pt.Bad + "）：按普通教程处理。"}, note)
+		note = joinNotes(text.Text{EN: "The peer's hello could not be read (" + pt.Bad + "): taken as the plain tour.",
+			ZH: "对端的 hello 读不懂（" + pt.Bad + "）：按普通教程处理。"}, note)
 	case !found && note.EN == "":
-		note = Text{"The peer sent no hello: the seed program or an older rdmatour, running the plain tour.",
-			"对端没有发 hello：是 seed 程序或旧版 rdmatour，跑的是普通教程。"}
+		note = text.Text{EN: "The peer sent no hello: the seed program or an older rdmatour, running the plain tour.",
+			ZH: "对端没有发 hello：是 seed 程序或旧版 rdmatour，跑的是普通教程。"}
 	}
 	if s.mismatchNote(pt).EN != "" && s.cfg.Lesson == nil && pt.lesson != nil {
 		s.adoptPeerExpectations(pt.lesson)
@@ -143,36 +144,36 @@ func (s *Session) PeerInfo() PeerInfo {
 // mismatchNote explains, for this side's learner, that the two sides run
 // different lessons (or tours), and what that will do; empty when they
 // agree.
-func (s *Session) mismatchNote(pt PeerInfo) Text {
+func (s *Session) mismatchNote(pt PeerInfo) text.Text {
 	mine, theirs := HelloFor(s.tourKind(), s.cfg.LessonName()), pt.Hello
 	if mine.Lesson == theirs.Lesson && mine.Tour == theirs.Tour {
-		return Text{}
+		return text.Text{}
 	}
 	peer := s.cfg.Role.Peer().String()
 	if !pt.Sent && mine.Lesson != "" {
-		return Text{
-			fmt.Sprintf("The %s sent no hello (the seed program or an older rdmatour): it runs the plain tour, so only this side's half of lesson %s happens.", peer, mine.Lesson),
-			fmt.Sprintf("%s 没有发来 hello（seed 程序或旧版 rdmatour）：它跑的是普通教程，所以课程 %s 只有本端这一半会发生。", peer, mine.Lesson)}
+		return text.Text{
+			EN: fmt.Sprintf("The %s sent no hello (the seed program or an older rdmatour): it runs the plain tour, so only this side's half of lesson %s happens.", peer, mine.Lesson),
+			ZH: fmt.Sprintf("%s 没有发来 hello（seed 程序或旧版 rdmatour）：它跑的是普通教程，所以课程 %s 只有本端这一半会发生。", peer, mine.Lesson)}
 	}
 	me, them := mine.Describe(), theirs.Describe()
-	head := Text{fmt.Sprintf("Mismatch: the %s runs %s, this side runs %s.", peer, them.EN, me.EN),
-		fmt.Sprintf("两端不一致：%s 跑的是%s，本端跑的是%s。", peer, them.ZH, me.ZH)}
+	head := text.Text{EN: fmt.Sprintf("Mismatch: the %s runs %s, this side runs %s.", peer, them.EN, me.EN),
+		ZH: fmt.Sprintf("两端不一致：%s 跑的是%s，本端跑的是%s。", peer, them.ZH, me.ZH)}
 	what := s.mismatchEffect(mine, theirs, pt.lesson)
 	fix := mine.Lesson
 	if fix == "" {
 		fix = theirs.Lesson
 	}
-	tail := Text{fmt.Sprintf(" To follow one lesson on both screens, start both sides with --lesson %s.", fix),
-		fmt.Sprintf("想在两边看同一课，两端都用 --lesson %s 启动。", fix)}
+	tail := text.Text{EN: fmt.Sprintf(" To follow one lesson on both screens, start both sides with --lesson %s.", fix),
+		ZH: fmt.Sprintf("想在两边看同一课，两端都用 --lesson %s 启动。", fix)}
 	if fix == "" {
-		tail = Text{" Start both sides with the same tour.", "两端请用同一种教程启动。"}
+		tail = text.Text{EN: " Start both sides with the same tour.", ZH: "两端请用同一种教程启动。"}
 	}
-	return Text{head.EN + " " + what.EN + tail.EN, head.ZH + what.ZH + tail.ZH}
+	return text.Text{EN: head.EN + " " + what.EN + tail.EN, ZH: head.ZH + what.ZH + tail.ZH}
 }
 
 // mismatchEffect says what a mismatch will do to this side's steps.
 // theirsLesson is the peer's lesson, resolved from its hello.
-func (s *Session) mismatchEffect(mine, theirs Hello, theirsLesson *Lesson) Text {
+func (s *Session) mismatchEffect(mine, theirs Hello, theirsLesson *Lesson) text.Text {
 	peer := s.cfg.Role.Peer().String()
 	byOf := func(l *Lesson) Role {
 		if l != nil {
@@ -184,23 +185,23 @@ func (s *Session) mismatchEffect(mine, theirs Hello, theirsLesson *Lesson) Text 
 	case mine.Tour != theirs.Tour:
 		return tourMismatchEffect(s.cfg.Role, mine.Tour, theirs.Tour)
 	case mine.Lesson != "" && theirs.Lesson != "":
-		return Text{"Each side makes its own lesson's mistake; the errors on each screen will not be the ones its lesson page describes.",
-			"两端各犯各的错；每一端看到的错误都不会是它的课程讲解里写的那个。"}
+		return text.Text{EN: "Each side makes its own lesson's mistake; the errors on each screen will not be the ones its lesson page describes.",
+			ZH: "两端各犯各的错；每一端看到的错误都不会是它的课程讲解里写的那个。"}
 	case mine.Lesson == "" && byOf(theirsLesson) == s.cfg.Role.Peer() && len(s.peerExpectations(theirsLesson)) > 0:
-		return Text{fmt.Sprintf("The %s's mistake will reach this side too; the steps it breaks here say so.", peer),
-			fmt.Sprintf("%s 犯的错也会波及本端；被它影响的步骤会注明。", peer)}
+		return text.Text{EN: fmt.Sprintf("The %s's mistake will reach this side too; the steps it breaks here say so.", peer),
+			ZH: fmt.Sprintf("%s 犯的错也会波及本端；被它影响的步骤会注明。", peer)}
 	case mine.Lesson == "" && byOf(theirsLesson) == s.cfg.Role.Peer():
-		return Text{fmt.Sprintf("The %s's mistake stays on its side: this side's steps run as usual.", peer),
-			fmt.Sprintf("%s 犯的错只影响它自己那一端：本端的步骤照常进行。", peer)}
+		return text.Text{EN: fmt.Sprintf("The %s's mistake stays on its side: this side's steps run as usual.", peer),
+			ZH: fmt.Sprintf("%s 犯的错只影响它自己那一端：本端的步骤照常进行。", peer)}
 	case mine.Lesson == "":
-		return Text{fmt.Sprintf("That lesson's mistake is this side's to make, and this side does not make it: the %s's expected error will not happen.", peer),
-			fmt.Sprintf("那一课的错误本该由本端来犯，而本端没有犯：%s 预期的错误不会出现。", peer)}
+		return text.Text{EN: fmt.Sprintf("That lesson's mistake is this side's to make, and this side does not make it: the %s's expected error will not happen.", peer),
+			ZH: fmt.Sprintf("那一课的错误本该由本端来犯，而本端没有犯：%s 预期的错误不会出现。", peer)}
 	case byOf(s.cfg.Lesson) == s.cfg.Role:
-		return Text{fmt.Sprintf("This side makes the lesson's mistake; the %s sees its effect without being told why.", peer),
-			fmt.Sprintf("本端会犯这一课的错；%s 会看到后果，但不知道原因。", peer)}
+		return text.Text{EN: fmt.Sprintf("This side makes the lesson's mistake; the %s sees its effect without being told why.", peer),
+			ZH: fmt.Sprintf("本端会犯这一课的错；%s 会看到后果，但不知道原因。", peer)}
 	}
-	return Text{fmt.Sprintf("The lesson's mistake is the %s's to make, and it does not make it: the error this side expects will not happen.", peer),
-		fmt.Sprintf("这一课的错误该由 %s 来犯，而它没有犯：本端预期的错误不会出现。", peer)}
+	return text.Text{EN: fmt.Sprintf("The lesson's mistake is the %s's to make, and it does not make it: the error this side expects will not happen.", peer),
+		ZH: fmt.Sprintf("这一课的错误该由 %s 来犯，而它没有犯：本端预期的错误不会出现。", peer)}
 }
 
 // adoptPeerExpectations: this side runs the plain tour, the peer a lesson
@@ -221,8 +222,8 @@ func (s *Session) adoptPeerExpectations(l *Lesson) {
 				continue
 			}
 			e := *w
-			e.What = Text{fmt.Sprintf("%s (the %s's lesson %s)", e.What.EN, peer, lesson),
-				fmt.Sprintf("%s（%s 的课程 %s）", e.What.ZH, peer, lesson)}
+			e.What = text.Text{EN: fmt.Sprintf("%s (the %s's lesson %s)", e.What.EN, peer, lesson),
+				ZH: fmt.Sprintf("%s（%s 的课程 %s）", e.What.ZH, peer, lesson)}
 			s.tour[i].Expect = &e
 		}
 	})
@@ -231,18 +232,18 @@ func (s *Session) adoptPeerExpectations(l *Lesson) {
 // explainMismatch adds to a failure, or to an expected error that did
 // not come, that the peer runs something else; expected says the error is
 // one this side adopted from the peer's lesson.
-func (s *Session) explainMismatch(what Text, expected bool) Text {
+func (s *Session) explainMismatch(what text.Text, expected bool) text.Text {
 	pt := s.PeerInfo()
 	if !pt.Known || s.mismatchNote(pt).EN == "" {
 		return what
 	}
 	peer := s.cfg.Role.Peer().String()
 	if expected {
-		return Text{fmt.Sprintf("%s — from the %s's lesson %s (this side runs the plain tour)", what.EN, peer, pt.Lesson()),
-			fmt.Sprintf("%s —— 来自 %s 的课程 %s（本端跑的是普通教程）", what.ZH, peer, pt.Lesson())}
+		return text.Text{EN: fmt.Sprintf("%s — from the %s's lesson %s (this side runs the plain tour)", what.EN, peer, pt.Lesson()),
+			ZH: fmt.Sprintf("%s —— 来自 %s 的课程 %s（本端跑的是普通教程）", what.ZH, peer, pt.Lesson())}
 	}
 	note := s.mismatchNote(pt)
-	return Text{what.EN + " — " + strings.TrimSuffix(note.EN, "."), what.ZH + " —— " + strings.TrimSuffix(note.ZH, "。")}
+	return text.Text{EN: what.EN + " — " + strings.TrimSuffix(note.EN, "."), ZH: what.ZH + " —— " + strings.TrimSuffix(note.ZH, "。")}
 }
 
 // withMismatch wraps a step's error with the mismatch explanation, when
@@ -265,23 +266,23 @@ func (s *Session) withMismatch(err error, expected bool) error {
 
 // helloSentKV is the results row for the hello this side sent.
 func (s *Session) helloSentKV() KV {
-	return KV{"hello sent", fmt.Sprintf("% x (%s)", s.myHello(), HelloFor(s.tourKind(), s.cfg.LessonName()).Flags())}
+	return result(resHelloSent, fmt.Sprintf("% x (%s)", s.myHello(), HelloFor(s.tourKind(), s.cfg.LessonName()).Flags()))
 }
 
 // helloNote says what the hello bytes are, next to C that does not send
 // them: the seed's programs (and export-c's) send no hello.
-var helloNote = Text{"rdmatour also sends a short hello in the private data (after remote_info on the accept) so both sides know which tour and lesson run; the seed program sends none and ignores it.",
-	"rdmatour 还会在 private data 里带一段简短的 hello（accept 时放在 remote_info 之后），让两端知道对方跑的是哪个教程、哪一课；seed 程序不发送，也会忽略它。"}
+var helloNote = text.Text{EN: "rdmatour also sends a short hello in the private data (after remote_info on the accept) so both sides know which tour and lesson run; the seed program sends none and ignores it.",
+	ZH: "rdmatour 还会在 private data 里带一段简短的 hello（accept 时放在 remote_info 之后），让两端知道对方跑的是哪个教程、哪一课；seed 程序不发送，也会忽略它。"}
 
 // joinNotes puts two notes one after the other; either may be empty.
-func joinNotes(a, b Text) Text {
+func joinNotes(a, b text.Text) text.Text {
 	if b.EN == "" {
 		return a
 	}
 	if a.EN == "" {
 		return b
 	}
-	return Text{a.EN + " " + b.EN, a.ZH + b.ZH}
+	return text.Text{EN: a.EN + " " + b.EN, ZH: a.ZH + b.ZH}
 }
 
 // peerExpectations are the errors lesson makes this side's steps expect,

@@ -56,7 +56,7 @@ func TestLearnPeerTour(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := helloSession(t, tc.role, tc.lesson)
 			kv, note := s.learnPeerTour(tc.peer)
-			if !strings.Contains(kv.Value, tc.wantKV) {
+			if !strings.Contains(kv.Value.EN, tc.wantKV) {
 				t.Errorf("peer runs = %q, want %q", kv.Value, tc.wantKV)
 			}
 			if (tc.wantNote == "") != (note.EN == "") || !strings.Contains(note.EN, tc.wantNote) {

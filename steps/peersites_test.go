@@ -25,7 +25,7 @@ func TestPeerBytesNeverReachTextUnescaped(t *testing.T) {
 				}
 				texts = append(texts, st.Outcome.Call)
 				for _, kv := range st.Outcome.Results {
-					texts = append(texts, kv.Value)
+					texts = append(texts, kv.Value.EN, kv.Value.ZH)
 				}
 			}
 			for _, e := range snap.Timeline {

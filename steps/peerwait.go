@@ -3,6 +3,8 @@ package steps
 import (
 	"context"
 	"time"
+
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // Waiting on the peer at human pace.
@@ -49,7 +51,7 @@ type PeerWait struct {
 	Step  Step
 	// Timer says which of the protocol's timers still runs during the
 	// wait, and what it does (concept-waiting).
-	Timer Text
+	Timer text.Text
 }
 
 // PeerTour is the tour the other side runs when it is started with the
@@ -99,17 +101,17 @@ func WaitIn(st Step, role Role, peerTour []Step) (w PeerWait, ok bool) {
 // handshakeTimer explains the CM's timer behind a wait inside the
 // handshake (measured on rxe; see docs concept-waiting), or says there
 // is none.
-func handshakeTimer(st Step, role Role) Text {
+func handshakeTimer(st Step, role Role) text.Text {
 	inHandshake := st.Reaches(MilestoneHandshakeWait)
 	switch {
 	case role == Client && inHandshake:
-		return Text{"No rush: the server's CM answers each repeated REQ with an MRA (\"the application is deciding\", about 67 s of grace each); only after about 17 min would rdma_cm give up with RDMA_CM_EVENT_UNREACHABLE.",
-			"不用急：server 的 CM 对每次重发的 REQ 都回一个 MRA（「应用还在考虑」，每次宽限约 67 秒）；大约 17 分钟后 rdma_cm 才会放弃，报 RDMA_CM_EVENT_UNREACHABLE。"}
+		return text.Text{EN: "No rush: the server's CM answers each repeated REQ with an MRA (\"the application is deciding\", about 67 s of grace each); only after about 17 min would rdma_cm give up with RDMA_CM_EVENT_UNREACHABLE.",
+			ZH: "不用急：server 的 CM 对每次重发的 REQ 都回一个 MRA（「应用还在考虑」，每次宽限约 67 秒）；大约 17 分钟后 rdma_cm 才会放弃，报 RDMA_CM_EVENT_UNREACHABLE。"}
 	case role == Server && inHandshake:
-		return Text{"No rush: the RTU leaves when the client fetches its event, and until then the client's CM answers each repeated REP with an MRA; only after about 17 min would rdma_cm give up with RDMA_CM_EVENT_UNREACHABLE.",
-			"不用急：client 取走自己的事件时才发出 RTU，在那之前 client 的 CM 对每次重发的 REP 都回一个 MRA；大约 17 分钟后 rdma_cm 才会放弃，报 RDMA_CM_EVENT_UNREACHABLE。"}
+		return text.Text{EN: "No rush: the RTU leaves when the client fetches its event, and until then the client's CM answers each repeated REP with an MRA; only after about 17 min would rdma_cm give up with RDMA_CM_EVENT_UNREACHABLE.",
+			ZH: "不用急：client 取走自己的事件时才发出 RTU，在那之前 client 的 CM 对每次重发的 REP 都回一个 MRA；大约 17 分钟后 rdma_cm 才会放弃，报 RDMA_CM_EVENT_UNREACHABLE。"}
 	}
-	return Text{"No timer runs here: this waits for as long as the peer is there.", "这里没有定时器：只要对端还在，就一直等下去。"}
+	return text.Text{EN: "No timer runs here: this waits for as long as the peer is there.", ZH: "这里没有定时器：只要对端还在，就一直等下去。"}
 }
 
 // peerWaitIn finds the peer's step that ends st's wait: the furthest

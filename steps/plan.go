@@ -1,16 +1,18 @@
 package steps
 
+import "github.com/rdmatour/rdmatour/text"
+
 // PlanStep is a step of a tour as a recording keeps it: everything a
 // front end shows about a step before and after it runs.
 type PlanStep struct {
 	ID      StepID
-	Title   Text
+	Title   text.Text
 	Call    string
 	Waits   bool
 	Section Section
 	After   []StepID
 	// Expect is what a lesson expects the step to fail with (nil: none).
-	Expect *Text
+	Expect *text.Text
 }
 
 // Plan is the tour as PlanSteps (what --record writes).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -15,7 +16,7 @@ import (
 
 // Choice is one answer the learner can pick.
 type Choice struct {
-	Text Text
+	Text text.Text
 	// happened reports whether the answering step ended this way: its
 	// error (nil for success) and the session (for what landed).
 	happened func(err error, s *Session) bool
@@ -23,7 +24,7 @@ type Choice struct {
 
 // Prediction is the question a lesson asks one side.
 type Prediction struct {
-	Question Text
+	Question text.Text
 	Choices  []Choice
 	// At is the ID of this side's step whose end answers the question.
 	At StepID
@@ -32,8 +33,8 @@ type Prediction struct {
 // PredictionState is the question, the learner's pick and, once the
 // answering step ran, what happened: for rendering.
 type PredictionState struct {
-	Question Text
-	Choices  []Text
+	Question text.Text
+	Choices  []text.Text
 	At       string
 	// Picked is the chosen index, -1 while the learner has not chosen.
 	Picked int
@@ -56,20 +57,20 @@ func (p *PredictionState) Right() bool {
 }
 
 // Verdict is the sentence the answering step adds to its note.
-func (p *PredictionState) Verdict() Text {
+func (p *PredictionState) Verdict() text.Text {
 	if p == nil || !p.Revealed || p.Picked < 0 {
-		return Text{}
+		return text.Text{}
 	}
 	picked := p.Choices[p.Picked]
 	if p.Right() {
-		return Text{fmt.Sprintf("Your prediction, %s, was right.", picked.EN), fmt.Sprintf("你的预测「%s」是对的。", picked.ZH)}
+		return text.Text{EN: fmt.Sprintf("Your prediction, %s, was right.", picked.EN), ZH: fmt.Sprintf("你的预测「%s」是对的。", picked.ZH)}
 	}
-	actual := Text{"none of the choices", "哪个选项都不是"}
+	actual := text.Text{EN: "none of the choices", ZH: "哪个选项都不是"}
 	if p.Actual >= 0 {
 		actual = p.Choices[p.Actual]
 	}
-	return Text{fmt.Sprintf("Your prediction was %s; what happened is %s.", picked.EN, actual.EN),
-		fmt.Sprintf("你预测的是「%s」；实际发生的是「%s」。", picked.ZH, actual.ZH)}
+	return text.Text{EN: fmt.Sprintf("Your prediction was %s; what happened is %s.", picked.EN, actual.EN),
+		ZH: fmt.Sprintf("你预测的是「%s」；实际发生的是「%s」。", picked.ZH, actual.ZH)}
 }
 
 // ErrNoPrediction is Predict on a session whose lesson asks nothing.
@@ -112,7 +113,7 @@ func (s *Session) predictionLocked() *PredictionState {
 		return nil
 	}
 	c := s.predState
-	c.Choices = append([]Text(nil), c.Choices...)
+	c.Choices = append([]text.Text(nil), c.Choices...)
 	return &c
 }
 
@@ -130,12 +131,12 @@ func (s *Session) initPrediction(p *Prediction) {
 
 // reveal judges the prediction once step id ended with err, and returns
 // the verdict for the step's note.
-func (s *Session) reveal(id StepID, err error) Text {
+func (s *Session) reveal(id StepID, err error) text.Text {
 	s.mu.Lock()
 	p := s.pred
 	s.mu.Unlock()
 	if p == nil || id != p.At {
-		return Text{}
+		return text.Text{}
 	}
 	actual := -1
 	for i, ch := range p.Choices {
@@ -155,7 +156,7 @@ func (s *Session) reveal(id StepID, err error) Text {
 
 func statusChoice(st verbs.WCStatus) Choice {
 	label := st.CName() + " (" + st.String() + ")"
-	return Choice{Text: Text{label, label}, happened: func(err error, _ *Session) bool {
+	return Choice{Text: text.Text{EN: label, ZH: label}, happened: func(err error, _ *Session) bool {
 		if st == verbs.WCSuccess {
 			return err == nil
 		}
@@ -166,9 +167,9 @@ func statusChoice(st verbs.WCStatus) Choice {
 
 // errnoChoice: fn returns errno (0: the call succeeds).
 func errnoChoice(fn string, errno syscall.Errno) Choice {
-	t := Text{fn + " returns 0", fn + " 返回 0"}
+	t := text.Text{EN: fn + " returns 0", ZH: fn + " 返回 0"}
 	if errno != 0 {
-		t = Text{fn + " fails with " + verbs.ErrnoName(errno), fn + " 返回 " + verbs.ErrnoName(errno)}
+		t = text.Text{EN: fn + " fails with " + verbs.ErrnoName(errno), ZH: fn + " 返回 " + verbs.ErrnoName(errno)}
 	}
 	return Choice{Text: t, happened: func(err error, _ *Session) bool {
 		if errno == 0 {
@@ -180,8 +181,8 @@ func errnoChoice(fn string, errno syscall.Errno) Choice {
 }
 
 // eventChoice: the wait ends with rdma_cm event ev.
-func eventChoice(ev verbs.CMEventType, gloss Text) Choice {
-	return Choice{Text: Text{ev.String() + " (" + gloss.EN + ")", ev.String() + "（" + gloss.ZH + "）"}, happened: func(err error, _ *Session) bool {
+func eventChoice(ev verbs.CMEventType, gloss text.Text) Choice {
+	return Choice{Text: text.Text{EN: ev.String() + " (" + gloss.EN + ")", ZH: ev.String() + "（" + gloss.ZH + "）"}, happened: func(err error, _ *Session) bool {
 		var ce *CMEventError
 		return errors.As(err, &ce) && ce.Got == ev
 	}}
@@ -189,7 +190,7 @@ func eventChoice(ev verbs.CMEventType, gloss Text) Choice {
 
 // landedChoice: the step succeeded and the client's message is in the
 // server's buffer (want) or the buffer is still empty (!want).
-func landedChoice(want bool, t Text) Choice {
+func landedChoice(want bool, t text.Text) Choice {
 	return Choice{Text: t, happened: func(err error, s *Session) bool {
 		if err != nil {
 			return false
@@ -202,6 +203,6 @@ func landedChoice(want bool, t Text) Choice {
 }
 
 // failedChoice: the step failed in some way no other choice names.
-func failedChoice(t Text) Choice {
+func failedChoice(t text.Text) Choice {
 	return Choice{Text: t, happened: func(err error, _ *Session) bool { return err != nil }}
 }

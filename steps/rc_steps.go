@@ -1,6 +1,9 @@
 package steps
 
-import "github.com/rdmatour/rdmatour/verbs"
+import (
+	"github.com/rdmatour/rdmatour/text"
+	"github.com/rdmatour/rdmatour/verbs"
+)
 
 // The RC tours (write, read, atomic) share the connection around their
 // data steps: the same calls in the same order up to ESTABLISHED, and the
@@ -69,7 +72,7 @@ func rcEnd(role Role, hangUpAfter StepID, tr rcTrack) []Step {
 	disconnect := tr.hangUp(role)
 	disconnect.After = []StepID{tr.peer.hangUp}
 	teardown := Step{ID: IDTeardown, Side: role, Section: SectionNone, Milestones: MilestoneDone,
-		Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
+		Title: text.Text{EN: "Release everything, in reverse order", ZH: "按相反顺序释放所有资源"},
 		Call:  teardownGeneric(tr.ownsQP), run: stepTeardown}
 	if role == Client {
 		disconnect.After = []StepID{hangUpAfter}
@@ -82,16 +85,16 @@ func rcEnd(role Role, hangUpAfter StepID, tr rcTrack) []Step {
 // moves its QP to ERR).
 func disconnectStep(role Role) Step {
 	return Step{ID: IDDisconnect, Side: role, Section: SectionQP, Milestones: MilestoneDisconnected,
-		Title: Text{"Disconnect", "断开连接"},
+		Title: text.Text{EN: "Disconnect", ZH: "断开连接"},
 		Call:  generic(disconnectCall()), run: stepDisconnect}
 }
 
 func createIDStep(role Role) Step {
 	st := Step{ID: IDCreateID, Side: role, Section: SectionCMID,
-		Title: Text{"Create the CM id", "创建 CM id"},
+		Title: text.Text{EN: "Create the CM id", ZH: "创建 CM id"},
 		Call:  generic(createIDCall("id")), run: stepCreateID}
 	if role == Server {
-		st.Title, st.Call = Text{"Create the listening CM id", "创建监听用的 CM id"}, generic(createIDCall("listener"))
+		st.Title, st.Call = text.Text{EN: "Create the listening CM id", ZH: "创建监听用的 CM id"}, generic(createIDCall("listener"))
 	}
 	return st
 }
@@ -100,26 +103,26 @@ func createIDStep(role Role) Step {
 // peer.req.
 func getConnectRequestStep(peer cmSenders) Step {
 	return Step{ID: IDGetConnectRequest, Side: Server, Section: SectionCMID, Waits: true, Milestones: MilestoneRequested, After: []StepID{peer.req},
-		Title: Text{"Wait for the client's connect request", "等待 client 的连接请求"},
+		Title: text.Text{EN: "Wait for the client's connect request", ZH: "等待 client 的连接请求"},
 		Call:  waitEventGeneric(verbs.EventConnectRequest), run: stepGetConnectRequest}
 }
 
 func createQPStep(role Role) Step {
 	return Step{ID: IDCreateQP, Side: role, Section: SectionQP,
-		Title: Text{"Create the RC queue pair", "创建 RC 队列对 QP"},
+		Title: text.Text{EN: "Create the RC queue pair", ZH: "创建 RC 队列对 QP"},
 		Call:  generic(createQPCall(seedQPInitAttr(nil))), run: stepCreateQP}
 }
 
 func regDataStep(role Role, access verbs.Access) Step {
 	return Step{ID: IDRegMRData, Side: role, Section: SectionMRs,
-		Title: Text{"Register the data buffer", "注册数据 buffer"},
+		Title: text.Text{EN: "Register the data buffer", ZH: "注册数据 buffer"},
 		Call:  regMRGeneric("buf", BufSize, access), run: stepRegData}
 }
 
 func regDoorbellStep(role Role, access verbs.Access) Step {
-	title := Text{"Register the doorbell source", "注册 doorbell 源 buffer"}
+	title := text.Text{EN: "Register the doorbell source", ZH: "注册 doorbell 源 buffer"}
 	if role == Server {
-		title = Text{"Register the doorbell flag", "注册 doorbell 标志位"}
+		title = text.Text{EN: "Register the doorbell flag", ZH: "注册 doorbell 标志位"}
 	}
 	return Step{ID: IDRegMRDoorbell, Side: role, Section: SectionMRs, Title: title,
 		Call: regMRGeneric("doorbell", DoorbellSize, access), run: stepRegDoorbell}
@@ -127,25 +130,25 @@ func regDoorbellStep(role Role, access verbs.Access) Step {
 
 func regMsgStep(role Role) Step {
 	return Step{ID: IDRegMRMsg, Side: role, Section: SectionMRs,
-		Title: Text{"Register the SEND/RECV buffers", "注册 SEND/RECV 消息 buffer"},
+		Title: text.Text{EN: "Register the SEND/RECV buffers", ZH: "注册 SEND/RECV 消息 buffer"},
 		Call:  regMsgGeneric(), run: stepRegMsg}
 }
 
 func postRecvStep() Step {
 	return Step{ID: IDPostRecv, Side: Server, Section: SectionQP,
-		Title: Text{"Post a receive before accepting", "accept 之前先 post_recv"},
+		Title: text.Text{EN: "Post a receive before accepting", ZH: "accept 之前先 post_recv"},
 		Call:  postRecvGeneric(), run: stepPostRecv}
 }
 
 func acceptStep() Step {
 	return Step{ID: IDAccept, Side: Server, Section: SectionQP,
-		Title: Text{"Accept, handing out addr and rkey", "accept，并交出 addr 和 rkey"},
+		Title: text.Text{EN: "Accept, handing out addr and rkey", ZH: "accept，并交出 addr 和 rkey"},
 		Call:  generic(acceptCall(verbs.ConnParam{}, false)), run: stepAccept}
 }
 
 func connectStep() Step {
 	return Step{ID: IDConnect, Side: Client, Section: SectionCMID,
-		Title: Text{"Send the connect request", "发出连接请求"},
+		Title: text.Text{EN: "Send the connect request", ZH: "发出连接请求"},
 		Call:  generic(connectCall(verbs.ConnParam{}, false)), run: stepConnect}
 }
 
@@ -154,10 +157,10 @@ func connectStep() Step {
 func getEstablishedStep(role Role, peer cmSenders) Step {
 	st := Step{ID: IDGetEstablished, Side: role, Section: SectionQP, Waits: true, Milestones: MilestoneHandshakeWait | MilestoneConnected,
 		After: []StepID{peer.rep},
-		Title: Text{"Wait for ESTABLISHED and read remote_info", "等待 ESTABLISHED，读出 remote_info"},
+		Title: text.Text{EN: "Wait for ESTABLISHED and read remote_info", ZH: "等待 ESTABLISHED，读出 remote_info"},
 		Call:  waitEventGeneric(verbs.EventEstablished), run: stepGetEstablished}
 	if role == Server {
-		st.After, st.Title = []StepID{peer.rtu}, Text{"Wait for ESTABLISHED", "等待 ESTABLISHED"}
+		st.After, st.Title = []StepID{peer.rtu}, text.Text{EN: "Wait for ESTABLISHED", ZH: "等待 ESTABLISHED"}
 	}
 	return st
 }

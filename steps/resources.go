@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -21,7 +22,7 @@ func stepAllocPD(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.set(func() { s.pd = pd })
-	return withC(Outcome{Results: []KV{{"pd->handle", fmt.Sprint(pd.Handle())}}},
+	return withC(Outcome{Results: []KV{result(resPdHandle, fmt.Sprint(pd.Handle()))}},
 		call.Returned(fmt.Sprintf("{ .handle = %d } on %s", pd.Handle(), devName(s.dev)))), nil
 }
 
@@ -33,8 +34,8 @@ func stepCreateCQ(_ context.Context, s *Session) (Outcome, error) {
 	}
 	s.set(func() { s.cq = cq })
 	return withC(Outcome{
-		Results: []KV{{"cq->cqe", fmt.Sprint(cq.CQE())}},
-		Note:    Text{"One CQ serves both the send and the receive queue, as in the seed.", "和 seed 一样，发送队列和接收队列共用这一个 CQ。"}},
+		Results: []KV{result(resCqCqe, fmt.Sprint(cq.CQE()))},
+		Note:    text.Text{EN: "One CQ serves both the send and the receive queue, as in the seed.", ZH: "和 seed 一样，发送队列和接收队列共用这一个 CQ。"}},
 		call.Returned(fmt.Sprintf("{ .cqe = %d }", cq.CQE()))), nil
 }
 
@@ -48,8 +49,8 @@ func stepCreateQP(_ context.Context, s *Session) (Outcome, error) {
 	s.set(func() { s.qp = qp })
 	state := s.recordQPState()
 	return withC(Outcome{
-		Results: []KV{{"qp_num", fmt.Sprintf("0x%x", qp.Num())}, {"state (ibv_query_qp)", state}},
-		Note:    Text{"librdmacm created the QP and already moved it RESET → INIT.", "librdmacm 建好 QP 后已经把它从 RESET 推到了 INIT。"}},
+		Results: []KV{result(resQpNum, fmt.Sprintf("0x%x", qp.Num())), result(resStateIbvQueryQp, state)},
+		Note:    text.Text{EN: "librdmacm created the QP and already moved it RESET → INIT.", ZH: "librdmacm 建好 QP 后已经把它从 RESET 推到了 INIT。"}},
 		call.Returned("0"), c.S(c.Assign("qp", c.C("id->qp"))).Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), nil
 }
 
@@ -81,7 +82,7 @@ func (s *Session) regMR(name string, size int, access verbs.Access, dst *verbs.M
 	}
 	s.set(func() { *dst = mr })
 	return withC(Outcome{
-		Results: []KV{{name + " addr", fmt.Sprintf("0x%x", mr.Addr())}, {"lkey", fmt.Sprintf("0x%x", mr.LKey())}, {"rkey", fmt.Sprintf("0x%x", mr.RKey())}, {"access", access.Short()}}},
+		Results: []KV{result(addrName(name), fmt.Sprintf("0x%x", mr.Addr())), result(resLkey, fmt.Sprintf("0x%x", mr.LKey())), result(resRkey, fmt.Sprintf("0x%x", mr.RKey())), result(resAccess, access.Short())}},
 		alloc.Returned(fmt.Sprintf("0: %s = 0x%x", name, mr.Addr())), zero,
 		reg.Returned(fmt.Sprintf("{ .addr = 0x%x, .lkey = 0x%x, .rkey = 0x%x }", mr.Addr(), mr.LKey(), mr.RKey()))), nil
 }
@@ -89,7 +90,7 @@ func (s *Session) regMR(name string, size int, access verbs.Access, dst *verbs.M
 func stepRegData(_ context.Context, s *Session) (Outcome, error) {
 	tour, _ := TourOf(s.cfg.Tour)
 	access := tour.dataAccess(s.cfg.Role)
-	var note Text
+	var note text.Text
 	switch m := s.mistake(); {
 	case m.DataAccess != 0:
 		access, note = m.DataAccess, missingAccessNote(s.cfg.Tour, m.DataAccess)
@@ -108,8 +109,8 @@ func stepRegData(_ context.Context, s *Session) (Outcome, error) {
 }
 
 // sharedPDBufferNote is reg-mr-data's note in an atomic room.
-var sharedPDBufferNote = Text{"This is an atomic workshop room: this connection's QP lives in the room's shared PD, next to the shared counter, so this buffer gets LOCAL_WRITE only. The counter is the one MR in that PD a peer can reach.",
-	"这是原子操作的 workshop 房间：这条连接的 QP 放在房间共享的 PD 里，和共享计数器在一起，所以这块 buffer 只给 LOCAL_WRITE。那个 PD 里对端能碰到的 MR 只有计数器。"}
+var sharedPDBufferNote = text.Text{EN: "This is an atomic workshop room: this connection's QP lives in the room's shared PD, next to the shared counter, so this buffer gets LOCAL_WRITE only. The counter is the one MR in that PD a peer can reach.",
+	ZH: "这是原子操作的 workshop 房间：这条连接的 QP 放在房间共享的 PD 里，和共享计数器在一起，所以这块 buffer 只给 LOCAL_WRITE。那个 PD 里对端能碰到的 MR 只有计数器。"}
 
 func stepRegDoorbell(_ context.Context, s *Session) (Outcome, error) {
 	tour, _ := TourOf(s.cfg.Tour)
@@ -123,7 +124,7 @@ func stepRegMsg(_ context.Context, s *Session) (Outcome, error) {
 	}
 	send, err := s.regMR("send_buf", MsgBufSize, verbs.AccessLocalWrite, &s.mrSend)
 	out := withC(Outcome{Results: append(recv.Results, send.Results...),
-		Note: Text{"LOCAL_WRITE only: these buffers are never touched by the peer's one-sided operations.", "只有 LOCAL_WRITE：对端的单边操作从不碰这两块 buffer。"}},
+		Note: text.Text{EN: "LOCAL_WRITE only: these buffers are never touched by the peer's one-sided operations.", ZH: "只有 LOCAL_WRITE：对端的单边操作从不碰这两块 buffer。"}},
 		append(append([]c.Stmt(nil), recv.C...), send.C...)...)
 	return out, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -51,13 +52,13 @@ func (s *Session) rnrNAKsSent() (n uint64, ok bool) {
 
 // rnrNAKSeen reports whether an RNR NAK went out since the baseline, and
 // which evidence said so.
-func (s *Session) rnrNAKSeen() (bool, string) {
+func (s *Session) rnrNAKSeen() (bool, text.Text) {
 	s.mu.Lock()
 	base, counted := s.rnrBaseline, s.rnrCounted
 	s.mu.Unlock()
 	if counted {
 		if n, ok := s.rnrNAKsSent(); ok && n > base {
-			return true, fmt.Sprintf("%s %d → %d", rnrNAKCounter, base, n)
+			return true, text.Same(fmt.Sprintf("%s %d → %d", rnrNAKCounter, base, n))
 		}
 	}
 	s.mu.Lock()
@@ -67,17 +68,17 @@ func (s *Session) rnrNAKSeen() (bool, string) {
 	}
 	for _, p := range s.packets {
 		if p.Outbound && p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeRNRNAKBase {
-			return true, "an outbound RNR NAK on the wire"
+			return true, text.Text{EN: "an outbound RNR NAK on the wire", ZH: "线上发出了一个 RNR NAK"}
 		}
 	}
-	return false, ""
+	return false, text.Text{}
 }
 
 // waitForRNRNAK blocks until the responder has RNR-NAKed the client's
 // SEND, the peer hangs up, or ctx ends. With --auto it is bounded
 // (peerWaitBound); interactively it waits for the person on the client
 // side as long as the peer is there.
-func (s *Session) waitForRNRNAK(ctx context.Context) (string, error) {
+func (s *Session) waitForRNRNAK(ctx context.Context) (text.Text, error) {
 	ctx, cancel := s.boundPeerWait(ctx)
 	defer cancel()
 	tick := time.NewTicker(rnrPollEvery)
@@ -87,12 +88,12 @@ func (s *Session) waitForRNRNAK(ctx context.Context) (string, error) {
 			return how, nil
 		}
 		if err := s.checkPeerGone(ctx); err != nil {
-			return "", err
+			return text.Text{}, err
 		}
 		select {
 		case <-ctx.Done():
-			return "", problem(ctx.Err(), Text{"the client's SEND never arrived to be refused with an RNR NAK", "client 的 SEND 一直没到，也就没有 RNR NAK"},
-				Text{"on the client: press Enter until post_send (the SEND)", "在 client 上：一直按回车，直到 post_send（SEND）"})
+			return text.Text{}, problem(ctx.Err(), text.Text{EN: "the client's SEND never arrived to be refused with an RNR NAK", ZH: "client 的 SEND 一直没到，也就没有 RNR NAK"},
+				text.Text{EN: "on the client: press Enter until post_send (the SEND)", ZH: "在 client 上：一直按回车，直到 post_send（SEND）"})
 		case <-tick.C:
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -164,14 +165,14 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	err = s.withMismatch(err, st.Expect.Matches(err))
 	verdict := s.reveal(st.ID, err)
 	if err != nil {
-		out.Failure = Text{ExplainIn(err, "en"), ExplainIn(err, "zh")}
+		out.Failure = text.Text{EN: ExplainIn(err, text.EN), ZH: ExplainIn(err, text.ZH)}
 		if st.Expect.Matches(err) {
 			out.Expected = true
 			err = nil
 		}
 	} else if st.Expect != nil {
-		out.Note = s.explainMismatch(Text{"This lesson expected " + st.Expect.What.EN + ", but the call succeeded. " + out.Note.EN,
-			"本课预期会出现 " + st.Expect.What.ZH + "，但这次调用成功了。" + out.Note.ZH}, false)
+		out.Note = s.explainMismatch(text.Text{EN: "This lesson expected " + st.Expect.What.EN + ", but the call succeeded. " + out.Note.EN,
+			ZH: "本课预期会出现 " + st.Expect.What.ZH + "，但这次调用成功了。" + out.Note.ZH}, false)
 	}
 	out.Note = joinNotes(out.Note, verdict)
 
@@ -240,11 +241,11 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 
 // addTimeline records a message between the sides.
 func (s *Session) addTimeline(fromServer bool, label, detail string) {
-	s.addTimelineText(fromServer, label, Text{EN: detail})
+	s.addTimelineText(fromServer, label, text.Text{EN: detail})
 }
 
 // addTimelineText records a message whose detail has words to translate.
-func (s *Session) addTimelineText(fromServer bool, label string, detail Text) {
+func (s *Session) addTimelineText(fromServer bool, label string, detail text.Text) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: fromServer, Label: label, Detail: detail.EN, DetailZH: detail.ZH})
@@ -255,12 +256,12 @@ func (s *Session) sent(label, detail string) { s.addTimeline(s.cfg.Role == Serve
 func (s *Session) got(label, detail string)  { s.addTimeline(s.cfg.Role != Server, label, detail) }
 
 // gotText records a message received whose detail has words to translate.
-func (s *Session) gotText(label string, detail Text) {
+func (s *Session) gotText(label string, detail text.Text) {
 	s.addTimelineText(s.cfg.Role != Server, label, detail)
 }
 
 // sentText records a message sent whose detail has words to translate.
-func (s *Session) sentText(label string, detail Text) {
+func (s *Session) sentText(label string, detail text.Text) {
 	s.addTimelineText(s.cfg.Role == Server, label, detail)
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -18,15 +19,15 @@ type Snapshot struct {
 	Tour TourKind
 	// LessonTitle and LessonSummary are the lesson's ("" for the plain
 	// tour).
-	LessonTitle, LessonSummary Text
+	LessonTitle, LessonSummary text.Text
 	// Prediction is the lesson's question for this side, the learner's
 	// pick and the answer once revealed; nil when none is asked.
 	Prediction *PredictionState
 	// Peer is what this side knows of the other side's tour (hello).
 	Peer      PeerInfo
-	Backend   string // "rdma" or "sim"
-	Simulated bool   // true: the screen must say "simulated NIC"
-	Why       string // why this backend was chosen (from cmd)
+	Backend   string    // "rdma" or "sim"
+	Simulated bool      // true: the screen must say "simulated NIC"
+	Why       text.Text // why this backend was chosen (from cmd)
 
 	Steps   []StepStatus // the whole tour, in order
 	Next    int          // index of the next step to run; len(Steps) when done
@@ -67,7 +68,7 @@ type Snapshot struct {
 // StepStatus is one step as the steps pane shows it.
 type StepStatus struct {
 	ID    string
-	Title Text
+	Title text.Text
 	Call  string // the C call, generic form
 	State RunState
 	// Outcome is filled once the step ran.
@@ -198,7 +199,7 @@ type Result struct {
 	// Tour is the tour that produced the result; for any but the write
 	// tour, Summary says what happened and Via/Notice are unused.
 	Tour    TourKind
-	Summary Text
+	Summary text.Text
 	Via     Notify             // how the server learned the data was there
 	Message privdata.PeerBytes // the bytes in the data buffer up to the first NUL
 	Notice  privdata.PeerBytes // the SEND text, the doorbell value or the imm_data

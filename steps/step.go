@@ -8,18 +8,8 @@ import (
 	"context"
 
 	"github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 )
-
-// Text is a piece of user-facing text in both languages.
-type Text struct{ EN, ZH string }
-
-// In returns the text in lang ("zh" or anything else for English).
-func (t Text) In(lang string) string {
-	if lang == "zh" && t.ZH != "" {
-		return t.ZH
-	}
-	return t.EN
-}
 
 // Outcome is what one step did.
 type Outcome struct {
@@ -32,22 +22,25 @@ type Outcome struct {
 	// Results are the named values the call produced, in order.
 	Results []KV
 	// Note says in words what happened.
-	Note Text
+	Note text.Text
 	// Failure explains the error the step ended with, if any.
-	Failure Text
+	Failure text.Text
 	// Expected says the failure is the point of the lesson being run.
 	Expected bool
 }
 
-// KV is one named result.
-type KV struct{ Name, Value string }
+// KV is one named result: its name in both languages (declared once, in
+// results.go), and its value, in both languages where it is words and
+// the same in both (text.Same) where it is a number, an address, a C name
+// or what the system said.
+type KV struct{ Name, Value text.Text }
 
 // Step is one keypress of the tour.
 type Step struct {
 	// ID names the explanation pages docs/en/<ID>.md and docs/zh/<ID>.md.
 	ID    StepID
 	Side  Role
-	Title Text
+	Title text.Text
 	// Call is the C call in its generic form, shown before the step runs.
 	Call string
 	// Waits says the step blocks on the peer or the network (spinner).

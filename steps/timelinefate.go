@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -86,11 +87,11 @@ func (s *Session) completionFate(wc verbs.WC) {
 		}
 		return
 	}
-	nak, ok := map[verbs.WCStatus]Text{
-		verbs.WCRemAccessErr:   {"remote access error (AETH 0x62): the QP goes to ERR", "remote access error（AETH 0x62）：QP 进入 ERR"},
-		verbs.WCRemInvReqErr:   {"invalid request (AETH 0x61): the QP goes to ERR", "invalid request（AETH 0x61）：QP 进入 ERR"},
-		verbs.WCRemOpErr:       {"remote operational error (AETH 0x63): the QP goes to ERR", "remote operational error（AETH 0x63）：QP 进入 ERR"},
-		verbs.WCRNRRetryExcErr: {"receiver not ready: no RECV posted, rnr_retry_count used up", "接收端未就绪：没有 post RECV，rnr_retry_count 用完了"},
+	nak, ok := map[verbs.WCStatus]text.Text{
+		verbs.WCRemAccessErr:   {EN: "remote access error (AETH 0x62): the QP goes to ERR", ZH: "remote access error（AETH 0x62）：QP 进入 ERR"},
+		verbs.WCRemInvReqErr:   {EN: "invalid request (AETH 0x61): the QP goes to ERR", ZH: "invalid request（AETH 0x61）：QP 进入 ERR"},
+		verbs.WCRemOpErr:       {EN: "remote operational error (AETH 0x63): the QP goes to ERR", ZH: "remote operational error（AETH 0x63）：QP 进入 ERR"},
+		verbs.WCRNRRetryExcErr: {EN: "receiver not ready: no RECV posted, rnr_retry_count used up", ZH: "接收端未就绪：没有 post RECV，rnr_retry_count 用完了"},
 	}[wc.Status]
 	if !ok || s.wireShowsNAK() {
 		return
@@ -151,7 +152,7 @@ func (s *Session) sendRNRNAKs() {
 	base, counted := s.sendRNRBase, s.sendRNRCounted
 	s.mu.Unlock()
 	if n, ok := s.rnrNAKsReceived(); counted && ok && n > base && !s.wireShowsNAK() {
-		s.gotText("RNR NAK", Text{fmt.Sprintf("×%d: no RECV posted yet; the SEND was retried (rcvd_rnr_err +%d)", n-base, n-base),
-			fmt.Sprintf("×%d：还没有 post RECV；SEND 被重试（rcvd_rnr_err +%d）", n-base, n-base)})
+		s.gotText("RNR NAK", text.Text{EN: fmt.Sprintf("×%d: no RECV posted yet; the SEND was retried (rcvd_rnr_err +%d)", n-base, n-base),
+			ZH: fmt.Sprintf("×%d：还没有 post RECV；SEND 被重试（rcvd_rnr_err +%d）", n-base, n-base)})
 	}
 }

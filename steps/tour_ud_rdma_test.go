@@ -49,18 +49,18 @@ func TestUDTourOnRealVerbs(t *testing.T) {
 			checkUDSnapshotReal(t, srv.Snapshot(), cli.Snapshot())
 		}
 	}
-	if got := result(ptr(outs["client/ud-send-early"]), "status"); got != verbs.WCSuccess.String() {
+	if got := resultOf(ptr(outs["client/ud-send-early"]), "status"); got != verbs.WCSuccess.String() {
 		t.Errorf("early UD SEND: %q, want success", got)
 	}
 	recv := ptr(outs["server/ud-poll-recv"])
-	msg := result(recv, "message (recv_buf + 40)")
+	msg := resultOf(recv, "message (recv_buf + 40)")
 	// rxe leaves no trace of a dropped datagram to wait for, so in one
 	// process the RECV may be posted before the early datagram arrives:
 	// either message is a correct outcome, and the log says which.
 	if msg != "ud on rxe" && msg != UDEarlyText {
 		t.Errorf("server received %q", msg)
 	}
-	t.Logf("the server received %q; GRH %s | %s", msg, result(recv, "GRH bytes 0-19"), result(recv, "GRH bytes 20-39 (IPv4 header)"))
+	t.Logf("the server received %q; GRH %s | %s", msg, resultOf(recv, "GRH bytes 0-19"), resultOf(recv, "GRH bytes 20-39 (IPv4 header)"))
 	if live := p.Live(); live.Total() != 0 {
 		t.Fatalf("live after the ud tour: %+v", live)
 	}

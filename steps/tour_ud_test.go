@@ -11,10 +11,10 @@ import (
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
-func result(out *Outcome, name string) string {
+func resultOf(out *Outcome, name string) string {
 	for _, kv := range out.Results {
-		if kv.Name == name {
-			return kv.Value
+		if kv.Name.EN == name {
+			return kv.Value.EN
 		}
 	}
 	return ""
@@ -42,35 +42,35 @@ func TestUDTourOnSim(t *testing.T) {
 		t.Fatalf("%s has no step %s", r, id)
 		return nil
 	}
-	if got := result(outcome(Client, "ud-send-early"), "status"); got != verbs.WCSuccess.String() {
+	if got := resultOf(outcome(Client, "ud-send-early"), "status"); got != verbs.WCSuccess.String() {
 		t.Errorf("early send status %q, want success", got)
 	}
 	recv := outcome(Server, "ud-poll-recv")
-	if got := result(recv, "message (recv_buf + 40)"); got != DefaultUDMsg {
+	if got := resultOf(recv, "message (recv_buf + 40)"); got != DefaultUDMsg {
 		t.Errorf("server received %q, want %q (the early datagram must have been dropped)", got, DefaultUDMsg)
 	}
-	if got := result(recv, "byte_len"); !strings.HasPrefix(got, "79 = 40 (GRH) + 39") {
+	if got := resultOf(recv, "byte_len"); !strings.HasPrefix(got, "79 = 40 (GRH) + 39") {
 		t.Errorf("byte_len %q", got)
 	}
-	if got := result(recv, "GRH bytes 0-19"); got != strings.TrimSpace(strings.Repeat("00 ", 20)) {
+	if got := resultOf(recv, "GRH bytes 0-19"); got != strings.TrimSpace(strings.Repeat("00 ", 20)) {
 		t.Errorf("GRH bytes 0-19: %q, want zeros", got)
 	}
 	reply := outcome(Server, "ud-reply")
-	if got := result(reply, "ah from the GRH: dgid"); got != "::ffff:127.0.0.1" {
+	if got := resultOf(reply, "ah from the GRH: dgid"); got != "::ffff:127.0.0.1" {
 		t.Errorf("the server's AH from the GRH: dgid %q, want the client's IPv4-mapped address", got)
 	}
-	if got := result(reply, "hop_limit (the IPv4 TTL)"); got != "64" {
+	if got := resultOf(reply, "hop_limit (the IPv4 TTL)"); got != "64" {
 		t.Errorf("the server's AH hop_limit %q, want 64 (the datagram's TTL)", got)
 	}
 	answer := outcome(Client, "ud-await-reply")
-	if got := result(answer, "answer (recv_buf + 40)"); got != UDReplyText {
+	if got := resultOf(answer, "answer (recv_buf + 40)"); got != UDReplyText {
 		t.Errorf("client got answer %q, want %q", got, UDReplyText)
 	}
-	if got := result(answer, "sent again"); got != "0" {
+	if got := resultOf(answer, "sent again"); got != "0" {
 		t.Errorf("in the demo's order the message is sent again %s times, want 0", got)
 	}
 	est := outcome(Client, "ud-get-established")
-	if got := result(est, "param.ud.qkey"); got != "0x1234567" {
+	if got := resultOf(est, "param.ud.qkey"); got != "0x1234567" {
 		t.Errorf("param.ud.qkey %q", got)
 	}
 	for _, p := range []*sim.Provider{srvNIC, cliNIC} {

@@ -3,6 +3,7 @@ package steps
 import (
 	"fmt"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -31,49 +32,49 @@ func clientTour(n Notify) []Step { return writeTour(n).steps(Client, cmTrack()) 
 
 func waitNotifyStep() Step {
 	return Step{ID: IDWaitNotify, Side: Server, Section: SectionData, Waits: true, Milestones: MilestoneLanded | MilestoneNotified, After: []StepID{IDPollWrite, IDPollNotify},
-		Title: Text{"Wait for the client's notification", "等待 client 的完成通知"},
+		Title: text.Text{EN: "Wait for the client's notification", ZH: "等待 client 的完成通知"},
 		Call:  generic(waitPollCall()), run: stepWaitNotify}
 }
 
 // writeSteps are the client's WRITE and notification for n.
 func writeSteps(n Notify) []Step {
 	pollWrite := Step{ID: IDPollWrite, Side: Client, Section: SectionCQ, Waits: true,
-		Title: Text{"Poll the WRITE's completion", "轮询 WRITE 的完成"},
+		Title: text.Text{EN: "Poll the WRITE's completion", ZH: "轮询 WRITE 的完成"},
 		Call:  generic(pollOne(verbs.WCRDMAWrite, "")), run: stepPollWrite}
 	if n == NotifyImm {
 		return []Step{{ID: IDPostWriteImm, Side: Client, Section: SectionData, After: []StepID{IDGetEstablished},
-			Title: Text{"RDMA WRITE with immediate", "带立即数的 RDMA WRITE"},
+			Title: text.Text{EN: "RDMA WRITE with immediate", ZH: "带立即数的 RDMA WRITE"},
 			Call:  postSendGeneric(verbs.WRRDMAWriteWithImm, "buf", ""), run: stepPostWriteImm}, pollWrite}
 	}
 	tour := []Step{{ID: IDPostWrite, Side: Client, Section: SectionData, After: []StepID{IDGetEstablished},
-		Title: Text{"RDMA WRITE into the server's buffer", "RDMA WRITE 写入 server 的 buffer"},
+		Title: text.Text{EN: "RDMA WRITE into the server's buffer", ZH: "RDMA WRITE 写入 server 的 buffer"},
 		Call:  postSendGeneric(verbs.WRRDMAWrite, "buf", ""), run: stepPostWrite}, pollWrite}
 	if n == NotifySend {
 		tour = append(tour, Step{ID: IDPostSend, Side: Client, Section: SectionQP,
-			Title: Text{"SEND \"RDMA_WRITE_DONE\"", "SEND \"RDMA_WRITE_DONE\" 通知"},
+			Title: text.Text{EN: "SEND \"RDMA_WRITE_DONE\"", ZH: "SEND \"RDMA_WRITE_DONE\" 通知"},
 			Call:  postSendGeneric(verbs.WRSend, "send_buf", ""), run: stepPostSend})
 	} else {
 		tour = append(tour, Step{ID: IDPostDoorbell, Side: Client, Section: SectionDoorbell,
-			Title: Text{"Ring the doorbell with a second WRITE", "再用一次 WRITE 敲 doorbell"},
+			Title: text.Text{EN: "Ring the doorbell with a second WRITE", ZH: "再用一次 WRITE 敲 doorbell"},
 			Call:  postSendGeneric(verbs.WRRDMAWrite, "doorbell", ", 8 B"), run: stepPostDoorbell})
 	}
 	return append(tour, Step{ID: IDPollNotify, Side: Client, Section: SectionCQ, Waits: true,
-		Title: Text{"Poll the notification's completion", "轮询通知的完成"},
+		Title: text.Text{EN: "Poll the notification's completion", ZH: "轮询通知的完成"},
 		Call:  generic(pollOne(verbs.WCRDMAWrite, "")), run: stepPollNotify})
 }
 
 // writeSummary is the write tour's result sentence: what the server's
 // buffer holds and how it learned of it. The bytes are the client's:
 // PeerBytes.String escapes them.
-func writeSummary(r *Result) Text {
-	how := map[Notify]Text{
-		NotifySend:     {"a SEND completed its posted RECV", "一个 SEND 消耗了它 post 的 RECV，产生完成"},
-		NotifyDoorbell: {"its CPU saw the doorbell flag turn 1", "它的 CPU 看到 doorbell 标志位变成了 1"},
-		NotifyImm:      {"RDMA_WRITE_WITH_IMM raised a RECV completion", "RDMA_WRITE_WITH_IMM 产生了一个 RECV 完成"},
+func writeSummary(r *Result) text.Text {
+	how := map[Notify]text.Text{
+		NotifySend:     {EN: "a SEND completed its posted RECV", ZH: "一个 SEND 消耗了它 post 的 RECV，产生完成"},
+		NotifyDoorbell: {EN: "its CPU saw the doorbell flag turn 1", ZH: "它的 CPU 看到 doorbell 标志位变成了 1"},
+		NotifyImm:      {EN: "RDMA_WRITE_WITH_IMM raised a RECV completion", ZH: "RDMA_WRITE_WITH_IMM 产生了一个 RECV 完成"},
 	}[r.Via]
 	msg, notice := r.Message.String(), r.Notice.String()
-	return Text{fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how.EN, notice),
-		fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how.ZH, notice)}
+	return text.Text{EN: fmt.Sprintf("The server's buffer holds \"%s\". It learned of it because %s (%s).", msg, how.EN, notice),
+		ZH: fmt.Sprintf("server 的 buffer 里现在是 \"%s\"。它之所以知道，是因为%s（%s）。", msg, how.ZH, notice)}
 }
 
 func writeTourDef() TourDef {

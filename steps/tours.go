@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -67,11 +68,11 @@ type TourDef struct {
 	SharedCounter bool
 	// noWorkshop is why a workshop room cannot serve this tour (empty:
 	// it can).
-	noWorkshop Text
+	noWorkshop text.Text
 	// summary is the result sentence built from a Result's fields, for a
 	// tour whose steps do not write Result.Summary themselves or a
 	// recording made before they did (nil: Summary is always set).
-	summary func(r *Result) Text
+	summary func(r *Result) text.Text
 	// validate refuses what this tour cannot do with cfg (nil: nothing
 	// beyond the common checks).
 	validate func(cfg Config) error
@@ -94,14 +95,14 @@ func TourOf(kind TourKind) (TourDef, bool) {
 // Sentence is the result in one sentence, what the end banner shows:
 // Summary, or the tour's sentence from the result's fields when Summary
 // is empty (a write-tour recording made before the write tour set it).
-func (r *Result) Sentence() Text {
+func (r *Result) Sentence() text.Text {
 	if r.Summary.EN != "" {
 		return r.Summary
 	}
 	if d, ok := TourOf(r.Tour); ok && d.summary != nil {
 		return d.summary(r)
 	}
-	return Text{}
+	return text.Text{}
 }
 
 // Workshop is nil when a workshop room can serve the tour, else a
@@ -110,7 +111,7 @@ func (d TourDef) Workshop() error {
 	if d.noWorkshop.EN == "" {
 		return nil
 	}
-	return configError(d.noWorkshop.EN, d.noWorkshop.ZH)
+	return configError(text.Text{EN: d.noWorkshop.EN, ZH: d.noWorkshop.ZH})
 }
 
 // dataAccess is what role's data buffer is registered with: the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -16,18 +17,18 @@ func stepUDConnect(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.sent("SIDR_REQ", "")
-	return withC(Outcome{Results: []KV{{"sent", "SIDR_REQ"}},
-		Note: Text{"For a UDP-space id rdma_connect sends a SIDR request: \"which QP serves this port?\". Nothing is set up between the two QPs.",
-			"对 UDP 空间的 id，rdma_connect 发出的是 SIDR 请求：“哪个 QP 在服务这个端口？”两个 QP 之间什么也不会建立。"}}, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{result(resSent, "SIDR_REQ")},
+		Note: text.Text{EN: "For a UDP-space id rdma_connect sends a SIDR request: \"which QP serves this port?\". Nothing is set up between the two QPs.",
+			ZH: "对 UDP 空间的 id，rdma_connect 发出的是 SIDR 请求：“哪个 QP 在服务这个端口？”两个 QP 之间什么也不会建立。"}}, call.Returned("0")), nil
 }
 
 func stepUDGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 	ev, err := s.waitEvent(ctx, verbs.EventEstablished, s.cfg.Timeout)
 	get := getEvent(ev, verbs.EventEstablished, gotEvent(err))
 	if err != nil && ev.Type == verbs.EventUnreachable && ev.Status == 1 {
-		err = problem(err, Text{"no UD service on the server's port (SIDR reply: unsupported): the server is not running --tour ud",
-			"server 的端口上没有 UD 服务（SIDR 应答：unsupported）：server 没有用 --tour ud 运行"},
-			Text{"start the server with --tour ud: RDMA_PS_UDP and RDMA_PS_TCP ports are separate", "用 --tour ud 启动 server：RDMA_PS_UDP 和 RDMA_PS_TCP 的端口是分开的"})
+		err = problem(err, text.Text{EN: "no UD service on the server's port (SIDR reply: unsupported): the server is not running --tour ud",
+			ZH: "server 的端口上没有 UD 服务（SIDR 应答：unsupported）：server 没有用 --tour ud 运行"},
+			text.Text{EN: "start the server with --tour ud: RDMA_PS_UDP and RDMA_PS_TCP ports are separate", ZH: "用 --tour ud 启动 server：RDMA_PS_UDP 和 RDMA_PS_TCP 的端口是分开的"})
 	}
 	if err != nil {
 		return withC(Outcome{}, get), err
@@ -38,10 +39,10 @@ func stepUDGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 	stmts := append([]c.Stmt{get}, udReadParam(p)...)
 	stmts = append(stmts, ackEvent())
 	return withC(Outcome{
-		Results: []KV{{"event", ev.Type.String()}, {"param.ud.qp_num", fmt.Sprintf("0x%x", p.QPNum)}, {"param.ud.qkey", fmt.Sprintf("0x%x", p.QKey)},
-			{"param.ud.ah_attr", p.AHAttr.String()}, {"QP state", s.recordQPState()}},
-		Note: Text{"ESTABLISHED here means only that the server answered: its QP number, its Q_Key and an address vector to it. Copy them before rdma_ack_cm_event frees the event.",
-			"这里的 ESTABLISHED 只表示 server 回答了：它的 QP 号、Q_Key，以及到它的地址向量。在 rdma_ack_cm_event 释放事件之前把它们拷出来。"},
+		Results: []KV{result(resEvent, ev.Type.String()), result(resParamUdQpNum, fmt.Sprintf("0x%x", p.QPNum)), result(resParamUdQkey, fmt.Sprintf("0x%x", p.QKey)),
+			result(resParamUdAhAttr, p.AHAttr.String()), result(resQPState, s.recordQPState())},
+		Note: text.Text{EN: "ESTABLISHED here means only that the server answered: its QP number, its Q_Key and an address vector to it. Copy them before rdma_ack_cm_event frees the event.",
+			ZH: "这里的 ESTABLISHED 只表示 server 回答了：它的 QP 号、Q_Key，以及到它的地址向量。在 rdma_ack_cm_event 释放事件之前把它们拷出来。"},
 	}, stmts...), nil
 }
 
@@ -55,9 +56,9 @@ func stepUDCreateAH(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.set(func() { s.ud.ah = ah })
-	return withC(Outcome{Results: []KV{{"ah", "created"}, {"dgid", attr.DGID.String()}, {"sgid_index", fmt.Sprint(attr.SGIDIndex)}},
-		Note: Text{"On RC the QP itself knows its one peer; on UD every SEND names its destination: this address handle, a QP number and a Q_Key.",
-			"RC 的 QP 自己就认得唯一的对端；UD 的每个 SEND 都要指明目的地：这个地址句柄、一个 QP 号和一个 Q_Key。"}},
+	return withC(Outcome{Results: []KV{KV{Name: resAh, Value: valCreated}, result(resDgid, attr.DGID.String()), result(resSgidIndex, fmt.Sprint(attr.SGIDIndex))},
+		Note: text.Text{EN: "On RC the QP itself knows its one peer; on UD every SEND names its destination: this address handle, a QP number and a Q_Key.",
+			ZH: "RC 的 QP 自己就认得唯一的对端；UD 的每个 SEND 都要指明目的地：这个地址句柄、一个 QP 号和一个 Q_Key。"}},
 		call.Returned("{ ... } (an opaque handle)")), nil
 }
 
@@ -101,7 +102,7 @@ func (s *Session) udSendTo(ctx context.Context, text string, wrID uint64, to udT
 		s.set(func() { s.ud.answer = &answer })
 		stmts = append(stmts, poll.Returned(wcText(wc)+" (the server's answer, already: kept)").Only(c.ScreenOnly))
 	}
-	out := withC(Outcome{Results: []KV{{"status", wc.Status.String()}, {"bytes", fmt.Sprint(len(msg))}}},
+	out := withC(Outcome{Results: []KV{result(resStatus, wc.Status.String()), result(resBytes, fmt.Sprint(len(msg)))}},
 		append(stmts, poll.Returned(wcText(wc)))...)
 	if wc.Status != verbs.WCSuccess {
 		return out, wc, &CompletionError{What: to.what, WC: wc}
@@ -134,8 +135,8 @@ func stepUDSendEarly(ctx context.Context, s *Session) (Outcome, error) {
 	out.C = nil
 	out = withC(out, stmts...)
 	if err == nil {
-		out.Note = Text{"First a RECV for the server's answer, then the datagram. IBV_WC_SUCCESS, although the server has not posted a RECV yet: the datagram reached the server and was dropped there. No ACK, no RNR NAK, no retry — a UD completion only says the datagram left.",
-			"先为 server 的回答 post 一个 RECV，再发数据报。IBV_WC_SUCCESS，尽管 server 还没 post RECV：数据报到了 server，在那里被丢掉了。没有 ACK，没有 RNR NAK，也不重试——UD 的完成只说明数据报已经发出。"}
+		out.Note = text.Text{EN: "First a RECV for the server's answer, then the datagram. IBV_WC_SUCCESS, although the server has not posted a RECV yet: the datagram reached the server and was dropped there. No ACK, no RNR NAK, no retry — a UD completion only says the datagram left.",
+			ZH: "先为 server 的回答 post 一个 RECV，再发数据报。IBV_WC_SUCCESS，尽管 server 还没 post RECV：数据报到了 server，在那里被丢掉了。没有 ACK，没有 RNR NAK，也不重试——UD 的完成只说明数据报已经发出。"}
 	}
 	return out, err
 }
@@ -143,8 +144,8 @@ func stepUDSendEarly(ctx context.Context, s *Session) (Outcome, error) {
 func stepUDSend(ctx context.Context, s *Session) (Outcome, error) {
 	out, _, err := s.udSend(ctx, udMessage(s.cfg), WRIDSend)
 	if err == nil {
-		out.Note = Text{"The same SUCCESS as before: the sender cannot tell a datagram that arrived from one that was dropped. Only an answer from the server can tell it, so the next step waits for one.",
-			"和上一个一样的 SUCCESS：发送端分不清数据报是到了还是被丢了。只有 server 的回答能告诉它，所以下一步就等这个回答。"}
+		out.Note = text.Text{EN: "The same SUCCESS as before: the sender cannot tell a datagram that arrived from one that was dropped. Only an answer from the server can tell it, so the next step waits for one.",
+			ZH: "和上一个一样的 SUCCESS：发送端分不清数据报是到了还是被丢了。只有 server 的回答能告诉它，所以下一步就等这个回答。"}
 	}
 	return out, err
 }
@@ -152,7 +153,7 @@ func stepUDSend(ctx context.Context, s *Session) (Outcome, error) {
 func stepUDTeardown(_ context.Context, s *Session) (Outcome, error) {
 	calls, err := s.teardownC()
 	live := s.cfg.Provider.Live()
-	return withC(Outcome{Results: []KV{{"live objects left", fmt.Sprint(live.Total())}},
-		Note: Text{"No rdma_disconnect: there is no connection. The address handle goes first: it holds the PD.",
-			"不调用 rdma_disconnect：本来就没有连接。地址句柄最先释放：它占着 PD。"}}, calls...), err
+	return withC(Outcome{Results: []KV{result(resLiveObjectsLeft, fmt.Sprint(live.Total()))},
+		Note: text.Text{EN: "No rdma_disconnect: there is no connection. The address handle goes first: it holds the PD.",
+			ZH: "不调用 rdma_disconnect：本来就没有连接。地址句柄最先释放：它占着 PD。"}}, calls...), err
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -46,10 +47,10 @@ func stepUDReply(ctx context.Context, s *Session) (Outcome, error) {
 	stmts := append([]c.Stmt{mk.Returned("{ ... } (an opaque handle): " + attr.String())}, out.C...)
 	out.C = nil
 	out = withC(out, stmts...)
-	out.Results = append([]KV{{"ah from the GRH: dgid", attr.DGID.String()}, {"hop_limit (the IPv4 TTL)", fmt.Sprint(attr.HopLimit)},
-		{"remote_qpn (wc.src_qp)", fmt.Sprintf("0x%x", wc.SrcQP)}}, out.Results...)
-	out.Note = Text{"The server had no address for the client: the SIDR request named none. The datagram brought one: ibv_create_ah_from_wc reads the GRH (over RoCE v2 its IPv4 header: source address, TTL) and the completion's src_qp says which QP to answer. The answer is the acknowledgement UD does not have: the application makes its own.",
-		"server 本来没有 client 的地址：SIDR 请求里没有。数据报带来了一个：ibv_create_ah_from_wc 读 GRH（RoCE v2 下就是它的 IPv4 头：源地址、TTL），完成里的 src_qp 说明该回给哪个 QP。这个回答就是 UD 没有的那个确认：应用自己来做。"}
+	out.Results = append([]KV{result(resAhFromTheGRHDgid, attr.DGID.String()), result(resHopLimitTheIPv4TTL, fmt.Sprint(attr.HopLimit)),
+		result(resRemoteQpnWcSrcQp, fmt.Sprintf("0x%x", wc.SrcQP))}, out.Results...)
+	out.Note = text.Text{EN: "The server had no address for the client: the SIDR request named none. The datagram brought one: ibv_create_ah_from_wc reads the GRH (over RoCE v2 its IPv4 header: source address, TTL) and the completion's src_qp says which QP to answer. The answer is the acknowledgement UD does not have: the application makes its own.",
+		ZH: "server 本来没有 client 的地址：SIDR 请求里没有。数据报带来了一个：ibv_create_ah_from_wc 读 GRH（RoCE v2 下就是它的 IPv4 头：源地址、TTL），完成里的 src_qp 说明该回给哪个 QP。这个回答就是 UD 没有的那个确认：应用自己来做。"}
 	return out, err
 }
 
@@ -120,8 +121,8 @@ func (s *Session) replyOutcome(wc verbs.WC, resent int, screen []c.Stmt) (Outcom
 		return Outcome{}, fmt.Errorf("the server's answer: %d bytes, shorter than the GRH", wc.ByteLen)
 	}
 	answer := cString(buf[verbs.GRHLen:])
-	s.gotText(udToSender.what, Text{fmt.Sprintf("the answer, %d B from QP 0x%x", wc.ByteLen-verbs.GRHLen, wc.SrcQP),
-		fmt.Sprintf("回答，%d 字节，来自 QP 0x%x", wc.ByteLen-verbs.GRHLen, wc.SrcQP)})
+	s.gotText(udToSender.what, text.Text{EN: fmt.Sprintf("the answer, %d B from QP 0x%x", wc.ByteLen-verbs.GRHLen, wc.SrcQP),
+		ZH: fmt.Sprintf("回答，%d 字节，来自 QP 0x%x", wc.ByteLen-verbs.GRHLen, wc.SrcQP)})
 	got := wcText(wc) + fmt.Sprintf(", .src_qp = 0x%x", wc.SrcQP)
 	if resent > shownResends {
 		got += fmt.Sprintf(" (after sending again %d times in all)", resent)
@@ -130,13 +131,13 @@ func (s *Session) replyOutcome(wc verbs.WC, resent int, screen []c.Stmt) (Outcom
 		awaitReplyCall().Returned(fmt.Sprint(resent)).Only(c.ExportOnly),
 		c.S(c.C(`print_escaped("[client] the server answered: ", recv_buf + 40, answer_wc.byte_len - 40)`)).Only(c.ExportOnly),
 		c.S(c.C(`printf("[client] sent the message again %d time(s)\n", resent)`)).Only(c.ExportOnly))
-	out := withC(Outcome{Results: []KV{{"answer (recv_buf + 40)", answer.String()}, {"src_qp", fmt.Sprintf("0x%x", wc.SrcQP)},
-		{"sent again", fmt.Sprint(resent)}}}, screen...)
-	out.Note = Text{"The server's answer arrived: now the client knows its message did. Without it, it would have sent the message again every second — UD itself never retries; the application does.",
-		"server 的回答到了：现在 client 才知道自己的消息到了。如果没有回答，它会每秒重发一次——UD 自己从不重试，重试是应用的事。"}
+	out := withC(Outcome{Results: []KV{result(resAnswerRecvBuf40, answer.String()), result(resSrcQp, fmt.Sprintf("0x%x", wc.SrcQP)),
+		result(resSentAgain, fmt.Sprint(resent))}}, screen...)
+	out.Note = text.Text{EN: "The server's answer arrived: now the client knows its message did. Without it, it would have sent the message again every second — UD itself never retries; the application does.",
+		ZH: "server 的回答到了：现在 client 才知道自己的消息到了。如果没有回答，它会每秒重发一次——UD 自己从不重试，重试是应用的事。"}
 	if resent > 0 {
-		out.Note = Text{fmt.Sprintf("The answer came after %d resend(s): a datagram before it found no RECV on the server (or the server had not polled yet) and nobody was told. Only the answer ends the loop — UD itself never retries; the application does.", resent),
-			fmt.Sprintf("重发了 %d 次之后回答才到：之前的数据报在 server 上没碰到 RECV（或者 server 还没 poll），也没有人被告知。只有回答能结束这个循环——UD 自己从不重试，重试是应用的事。", resent)}
+		out.Note = text.Text{EN: fmt.Sprintf("The answer came after %d resend(s): a datagram before it found no RECV on the server (or the server had not polled yet) and nobody was told. Only the answer ends the loop — UD itself never retries; the application does.", resent),
+			ZH: fmt.Sprintf("重发了 %d 次之后回答才到：之前的数据报在 server 上没碰到 RECV（或者 server 还没 poll），也没有人被告知。只有回答能结束这个循环——UD 自己从不重试，重试是应用的事。", resent)}
 	}
 	return out, nil
 }

@@ -69,11 +69,11 @@ func TestUDClientSendsAgainUntilAnswered(t *testing.T) {
 	run(srv, Server, "ud-poll-recv")
 	run(srv, Server, "ud-reply")
 	out := <-answered
-	if got := result(&out, "answer (recv_buf + 40)"); got != UDReplyText {
+	if got := resultOf(&out, "answer (recv_buf + 40)"); got != UDReplyText {
 		t.Errorf("answer %q, want %q\n%s", got, UDReplyText, out.Call)
 	}
-	if n, _ := strconv.Atoi(result(&out, "sent again")); n < 1 {
-		t.Errorf("sent again %q, want at least 1 (the first copy found no RECV)\n%s", result(&out, "sent again"), out.Call)
+	if n, _ := strconv.Atoi(resultOf(&out, "sent again")); n < 1 {
+		t.Errorf("sent again %q, want at least 1 (the first copy found no RECV)\n%s", resultOf(&out, "sent again"), out.Call)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -81,16 +82,16 @@ func stepUDCreateID(_ context.Context, s *Session) (Outcome, error) {
 			s.id = id
 		}
 	})
-	return withC(Outcome{Results: []KV{{"port space", "RDMA_PS_UDP (unreliable datagram)"}},
-		Note: Text{"Same rdma_cm calls as the RC tour, in another port space: a UDP-space client can only reach a UDP-space listener.",
-			"和 RC 教程一样的 rdma_cm 调用，只是换了端口空间：UDP 空间的 client 只能找到 UDP 空间的 listener。"}}, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{KV{Name: resPortSpace, Value: valPSUDP}},
+		Note: text.Text{EN: "Same rdma_cm calls as the RC tour, in another port space: a UDP-space client can only reach a UDP-space listener.",
+			ZH: "和 RC 教程一样的 rdma_cm 调用，只是换了端口空间：UDP 空间的 client 只能找到 UDP 空间的 listener。"}}, call.Returned("0")), nil
 }
 
 func stepUDGetRequest(ctx context.Context, s *Session) (Outcome, error) {
 	ev, err := s.waitEvent(ctx, verbs.EventConnectRequest, s.cfg.AcceptTimeout)
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = problem(err, Text{fmt.Sprintf("no client asked within %v", s.cfg.AcceptTimeout), fmt.Sprintf("%v 内没有 client 发来请求", s.cfg.AcceptTimeout)},
-			Text{"start the client with --tour ud, or raise --wait-client (0 waits forever)", "用 --tour ud 启动 client，或调大 --wait-client（0 表示一直等）"})
+		err = problem(err, text.Text{EN: fmt.Sprintf("no client asked within %v", s.cfg.AcceptTimeout), ZH: fmt.Sprintf("%v 内没有 client 发来请求", s.cfg.AcceptTimeout)},
+			text.Text{EN: "start the client with --tour ud, or raise --wait-client (0 waits forever)", ZH: "用 --tour ud 启动 client，或调大 --wait-client（0 表示一直等）"})
 	}
 	if err != nil {
 		return withC(Outcome{}, getEvent(ev, verbs.EventConnectRequest, gotEvent(err))), err
@@ -99,10 +100,10 @@ func stepUDGetRequest(ctx context.Context, s *Session) (Outcome, error) {
 	s.set(func() { s.id = id; s.dev = id.Device() })
 	s.got("SIDR_REQ", fmt.Sprintf("%d B private data", len(ev.PrivateData)))
 	return withC(Outcome{
-		Results: []KV{{"event", ev.Type.String()}, {"from", id.PeerAddr().String()}, {"id->verbs", devName(id.Device())},
-			{"param.ud.private_data_len", fmt.Sprint(len(ev.PrivateData))}},
-		Note: Text{"A SIDR request (Service ID Resolution) names no QP of the client's: the client only asks where this service's QP is.",
-			"SIDR 请求（Service ID Resolution）不带 client 的 QP：client 只是在问这个服务的 QP 在哪儿。"},
+		Results: []KV{result(resEvent, ev.Type.String()), result(resFrom, id.PeerAddr().String()), result(resIdVerbs, devName(id.Device())),
+			result(resParamUdPrivateDataLen, fmt.Sprint(len(ev.PrivateData)))},
+		Note: text.Text{EN: "A SIDR request (Service ID Resolution) names no QP of the client's: the client only asks where this service's QP is.",
+			ZH: "SIDR 请求（Service ID Resolution）不带 client 的 QP：client 只是在问这个服务的 QP 在哪儿。"},
 	}, getEvent(ev, verbs.EventConnectRequest, true), c.S(c.Assign("id", c.C("event->id"))), ackEvent()), nil
 }
 
@@ -117,9 +118,9 @@ func stepUDCreateQP(_ context.Context, s *Session) (Outcome, error) {
 	state := s.recordQPState()
 	a, _ := qp.Query()
 	return withC(Outcome{
-		Results: []KV{{"qp_num", fmt.Sprintf("0x%x", qp.Num())}, {"state (ibv_query_qp)", state}, {"qkey", fmt.Sprintf("0x%x", a.QKey)}},
-		Note: Text{"librdmacm moved the UD QP straight to RTS, with rdma_cm's Q_Key: a datagram QP needs no peer to be ready.",
-			"librdmacm 直接把 UD QP 推到了 RTS，并设好 rdma_cm 的 Q_Key：数据报 QP 不需要对端就能就绪。"}},
+		Results: []KV{result(resQpNum, fmt.Sprintf("0x%x", qp.Num())), result(resStateIbvQueryQp, state), result(resQkey, fmt.Sprintf("0x%x", a.QKey))},
+		Note: text.Text{EN: "librdmacm moved the UD QP straight to RTS, with rdma_cm's Q_Key: a datagram QP needs no peer to be ready.",
+			ZH: "librdmacm 直接把 UD QP 推到了 RTS，并设好 rdma_cm 的 Q_Key：数据报 QP 不需要对端就能就绪。"}},
 		call.Returned("0"), c.S(c.Assign("qp", c.C("id->qp"))).Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), nil
 }
 
@@ -130,8 +131,8 @@ func stepUDRegMR(_ context.Context, s *Session) (Outcome, error) {
 	}
 	send, err := s.regMR("send_buf", UDSendSize, verbs.AccessLocalWrite, &s.mrSend)
 	out := withC(Outcome{Results: append(recv.Results, send.Results...),
-		Note: Text{fmt.Sprintf("recv_buf is %d bytes: the 40-byte GRH every datagram arrives behind, and one path MTU (%d). No remote access: UD has no RDMA WRITE or READ.", UDRecvSize, UDMTU),
-			fmt.Sprintf("recv_buf 有 %d 字节：每个数据报前面都有的 40 字节 GRH，加一个路径 MTU（%d）。没有远端访问权限：UD 没有 RDMA WRITE 和 READ。", UDRecvSize, UDMTU)}},
+		Note: text.Text{EN: fmt.Sprintf("recv_buf is %d bytes: the 40-byte GRH every datagram arrives behind, and one path MTU (%d). No remote access: UD has no RDMA WRITE or READ.", UDRecvSize, UDMTU),
+			ZH: fmt.Sprintf("recv_buf 有 %d 字节：每个数据报前面都有的 40 字节 GRH，加一个路径 MTU（%d）。没有远端访问权限：UD 没有 RDMA WRITE 和 READ。", UDRecvSize, UDMTU)}},
 		append(recv.C, send.C...)...)
 	return out, err
 }
@@ -142,9 +143,9 @@ func stepUDAccept(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	s.sent("SIDR_REP", fmt.Sprintf("qp_num=0x%x qkey=0x%x", s.qp.Num(), verbs.UDPQKey))
-	return withC(Outcome{Results: []KV{{"sent", fmt.Sprintf("SIDR_REP: qp_num 0x%x, qkey 0x%x", s.qp.Num(), verbs.UDPQKey)}},
-		Note: Text{"That is all the server's CM does for UD: no RTU follows and no ESTABLISHED comes on this side. The QP was ready before.",
-			"UD 下 server 的 CM 就做这么多：没有 RTU，这一侧也不会有 ESTABLISHED。QP 早就就绪了。"}}, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{result(resSent, fmt.Sprintf("SIDR_REP: qp_num 0x%x, qkey 0x%x", s.qp.Num(), verbs.UDPQKey))},
+		Note: text.Text{EN: "That is all the server's CM does for UD: no RTU follows and no ESTABLISHED comes on this side. The QP was ready before.",
+			ZH: "UD 下 server 的 CM 就做这么多：没有 RTU，这一侧也不会有 ESTABLISHED。QP 早就就绪了。"}}, call.Returned("0")), nil
 }
 
 func stepUDPostRecv(ctx context.Context, s *Session) (Outcome, error) {
@@ -157,9 +158,9 @@ func stepUDPostRecv(ctx context.Context, s *Session) (Outcome, error) {
 	if err := s.qp.PostRecv(wr); err != nil {
 		return withC(Outcome{}, postFailed(call, err)), err
 	}
-	return withC(Outcome{Results: []KV{{"receive queue", "1 RECV WQE posted"}, {"before it", seen}},
-		Note: Text{"Posted after rdma_accept, on purpose: a datagram the client sent before this moment found no RECV and was dropped. On RC the responder would have answered RNR NAK and the sender retried; UD has neither.",
-			"故意在 rdma_accept 之后才 post：client 在此之前发来的数据报没有 RECV 可用，已被丢弃。RC 的接收端会回 RNR NAK、发送端会重试；UD 两样都没有。"}}, call.Returned("0")), nil
+	return withC(Outcome{Results: []KV{{Name: resReceiveQueue, Value: valOneRecvPosted}, {Name: resBeforeIt, Value: seen}},
+		Note: text.Text{EN: "Posted after rdma_accept, on purpose: a datagram the client sent before this moment found no RECV and was dropped. On RC the responder would have answered RNR NAK and the sender retried; UD has neither.",
+			ZH: "故意在 rdma_accept 之后才 post：client 在此之前发来的数据报没有 RECV 可用，已被丢弃。RC 的接收端会回 RNR NAK、发送端会重试；UD 两样都没有。"}}, call.Returned("0")), nil
 }
 
 func stepUDPollRecv(ctx context.Context, s *Session) (Outcome, error) {
@@ -184,15 +185,15 @@ func stepUDPollRecv(ctx context.Context, s *Session) (Outcome, error) {
 	msg := cString(buf[verbs.GRHLen:])
 	src, dst := grhAddrs(buf[:verbs.GRHLen])
 	s.got("UD SEND", fmt.Sprintf("%d B from QP 0x%x", wc.ByteLen-verbs.GRHLen, wc.SrcQP))
-	out.Results = []KV{{"byte_len", fmt.Sprintf("%d = 40 (GRH) + %d", wc.ByteLen, wc.ByteLen-verbs.GRHLen)},
-		{"src_qp", fmt.Sprintf("0x%x", wc.SrcQP)}, {"GRH bytes 0-19", fmt.Sprintf("% x", buf[:20])},
-		{"GRH bytes 20-39 (IPv4 header)", fmt.Sprintf("% x", buf[20:verbs.GRHLen])},
-		{"IPv4 source → destination", src + " → " + dst}, {"message (recv_buf + 40)", msg.String()}}
-	out.Note = Text{"The datagram sent before the RECV is not here, and nothing says it was lost: only this one arrived. Over RoCE v2 the GRH holds the packet's IPv4 header in its last 20 bytes.",
-		"RECV 之前发的那个数据报不在这里，也没有任何地方说它丢了：到达的只有这一个。RoCE v2 下，GRH 的后 20 字节是这个包的 IPv4 头。"}
+	out.Results = []KV{result(resByteLen, fmt.Sprintf("%d = 40 (GRH) + %d", wc.ByteLen, wc.ByteLen-verbs.GRHLen)),
+		result(resSrcQp, fmt.Sprintf("0x%x", wc.SrcQP)), result(resGRHBytes019, fmt.Sprintf("% x", buf[:20])),
+		result(resGRHBytes2039IPv4Header, fmt.Sprintf("% x", buf[20:verbs.GRHLen])),
+		result(resIPv4SourceDestination, src+" → "+dst), result(resMessageRecvBuf40, msg.String())}
+	out.Note = text.Text{EN: "The datagram sent before the RECV is not here, and nothing says it was lost: only this one arrived. Over RoCE v2 the GRH holds the packet's IPv4 header in its last 20 bytes.",
+		ZH: "RECV 之前发的那个数据报不在这里，也没有任何地方说它丢了：到达的只有这一个。RoCE v2 下，GRH 的后 20 字节是这个包的 IPv4 头。"}
 	if string(msg) == UDEarlyText {
-		out.Note = Text{"This time the RECV was posted before the client's first datagram arrived, so it was not dropped: whether a datagram finds a RECV is a race UD does nothing about.",
-			"这次 RECV 在 client 第一个数据报到达之前就 post 好了，所以它没有被丢：数据报能不能碰上 RECV 是一场竞争，UD 不管。"}
+		out.Note = text.Text{EN: "This time the RECV was posted before the client's first datagram arrived, so it was not dropped: whether a datagram finds a RECV is a race UD does nothing about.",
+			ZH: "这次 RECV 在 client 第一个数据报到达之前就 post 好了，所以它没有被丢：数据报能不能碰上 RECV 是一场竞争，UD 不管。"}
 	}
 	return out, nil
 }
@@ -218,25 +219,26 @@ func grhAddrs(grh []byte) (src, dst string) {
 // that it came: it records every packet. A real NIC keeps no trace of a
 // dropped datagram a program could wait for, so there the step says so
 // and posts at once (on one rxe device no packet reaches a capture).
-func (s *Session) awaitEarlyDatagram(ctx context.Context) (string, error) {
+func (s *Session) awaitEarlyDatagram(ctx context.Context) (text.Text, error) {
 	s.mu.Lock()
 	tr, ok := s.dev.(verbs.PacketTracer)
 	qpn := s.qp.Num()
 	s.mu.Unlock()
 	if !ok || !s.cfg.Provider.Simulated() {
-		return "a real NIC shows no trace of a dropped datagram", nil
+		return text.Text{EN: "a real NIC shows no trace of a dropped datagram", ZH: "真实网卡不会留下被丢弃数据报的痕迹"}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	for {
 		for _, p := range tr.Packets(0) {
 			if !p.Outbound && p.Opcode == verbs.OpUDSendOnly && p.DestQP == qpn {
-				return fmt.Sprintf("UD_SEND_ONLY to QP 0x%x arrived with no RECV posted: dropped", qpn), nil
+				return text.Text{EN: fmt.Sprintf("UD_SEND_ONLY to QP 0x%x arrived with no RECV posted: dropped", qpn),
+					ZH: fmt.Sprintf("发往 QP 0x%x 的 UD_SEND_ONLY 到达时没有 RECV：被丢弃", qpn)}, nil
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return "", fmt.Errorf("waiting for the client's first datagram: %w", ctx.Err())
+			return text.Text{}, fmt.Errorf("waiting for the client's first datagram: %w", ctx.Err())
 		case <-time.After(5 * time.Millisecond):
 		}
 	}

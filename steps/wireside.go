@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -91,24 +92,24 @@ func (s *Session) peekCounters() (c map[string]uint64, perQP bool, err error) {
 func (s *Session) noteWire(p verbs.Packet) {
 	server, role := s.cfg.Role == Server, s.cfg.Role.String()
 	var label string
-	var detail Text
+	var detail text.Text
 	switch {
 	case p.CM != "":
 		return
 	case !p.Outbound && (p.Opcode == verbs.OpRDMAWriteOnly || p.Opcode == verbs.OpRDMAWriteFirst):
 		label = "RDMA WRITE"
-		detail = Text{fmt.Sprintf("%d B: the %s's NIC checks the rkey and writes them itself — no CPU, no completion on the %s", writeLen(p), role, role),
-			fmt.Sprintf("%d 字节：%s 的网卡检查 rkey 后自己写进内存 —— %s 的 CPU 不参与，也没有完成", writeLen(p), role, role)}
+		detail = text.Text{EN: fmt.Sprintf("%d B: the %s's NIC checks the rkey and writes them itself — no CPU, no completion on the %s", writeLen(p), role, role),
+			ZH: fmt.Sprintf("%d 字节：%s 的网卡检查 rkey 后自己写进内存 —— %s 的 CPU 不参与，也没有完成", writeLen(p), role, role)}
 	case !p.Outbound && p.Opcode == verbs.OpRDMAWriteOnlyWithImm:
 		label = "RDMA WRITE+IMM"
-		detail = Text{fmt.Sprintf("%d B: the %s's NIC writes them itself; the immediate consumes a RECV and completes it", writeLen(p), role),
-			fmt.Sprintf("%d 字节：%s 的网卡自己写进内存；立即数消耗一个 RECV 并产生完成", writeLen(p), role)}
+		detail = text.Text{EN: fmt.Sprintf("%d B: the %s's NIC writes them itself; the immediate consumes a RECV and completes it", writeLen(p), role),
+			ZH: fmt.Sprintf("%d 字节：%s 的网卡自己写进内存；立即数消耗一个 RECV 并产生完成", writeLen(p), role)}
 	case p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeRNRNAKBase:
 		label = "RNR NAK"
-		detail = Text{"no RECV posted yet: the requester waits and retries", "还没有 post RECV：请求端等一会儿再重试"}
+		detail = text.Text{EN: "no RECV posted yet: the requester waits and retries", ZH: "还没有 post RECV：请求端等一会儿再重试"}
 	case p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeNAKPSNSeqErr:
 		label = verbs.SyndromeName(p.AETH.Syndrome)
-		detail = Text{"the responder's NIC refused the request: the WR fails", "响应端网卡拒绝了这个请求：这个 WR 失败"}
+		detail = text.Text{EN: "the responder's NIC refused the request: the WR fails", ZH: "响应端网卡拒绝了这个请求：这个 WR 失败"}
 	default:
 		return
 	}

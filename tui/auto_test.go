@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // runProgram runs Run in the background with keys from a pipe; it
@@ -38,7 +39,7 @@ func runProgram(t *testing.T, opts Options) (io.WriteCloser, <-chan string, <-ch
 // after another; q then leaves the one-line summary on the terminal.
 func TestAutoRunsTheTourVisibly(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	typing, text, done := runProgram(t, Options{Sessions: []steps.Runner{r.srv, r.cli}, Lang: steps.LangEN, Auto: true, AutoDelay: 5 * time.Millisecond})
+	typing, text, done := runProgram(t, Options{Sessions: []steps.Runner{r.srv, r.cli}, Lang: text.EN, Auto: true, AutoDelay: 5 * time.Millisecond})
 	total := len(r.srv.Steps()) + len(r.cli.Steps())
 	waitSteps(t, total, r.srv, r.cli) // no key pressed
 	typing.Write([]byte("q"))
@@ -56,7 +57,7 @@ func TestAutoRunsTheTourVisibly(t *testing.T) {
 // q before the end: the summary says how far the tour got.
 func TestQuitLeavesASummary(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	typing, text, done := runProgram(t, Options{Sessions: []steps.Runner{r.srv}, Lang: steps.LangZH})
+	typing, text, done := runProgram(t, Options{Sessions: []steps.Runner{r.srv}, Lang: text.ZH})
 	typing.Write([]byte("\r"))
 	waitSteps(t, 1, r.srv)
 	typing.Write([]byte("q"))
@@ -73,7 +74,7 @@ func TestQuitLeavesASummary(t *testing.T) {
 // tour is, not the step on screen (it said "tour complete, 12/18").
 func TestQuitWhileLookingBackSummarisesNow(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	typing, text, done := runProgram(t, Options{Sessions: []steps.Runner{r.srv}, Lang: steps.LangEN})
+	typing, text, done := runProgram(t, Options{Sessions: []steps.Runner{r.srv}, Lang: text.EN})
 	for i := 1; i <= 3; i++ {
 		pressUntilSteps(t, func() { typing.Write([]byte("\r")) }, i, r.srv)
 	}
@@ -95,7 +96,7 @@ func TestSummaryLine(t *testing.T) {
 		s := steps.Snapshot{Role: role, Backend: "rdma", Device: &steps.DeviceState{}, Next: done}
 		s.Device.Info.Name = "rxe0"
 		for i := range total {
-			st := steps.StepStatus{ID: "s" + string(rune('a'+i)), Title: steps.Text{EN: "Step " + string(rune('A'+i)), ZH: "步骤"}}
+			st := steps.StepStatus{ID: "s" + string(rune('a'+i)), Title: text.Text{EN: "Step " + string(rune('A'+i)), ZH: "步骤"}}
 			if i < done {
 				st.State = steps.Succeeded
 			}
@@ -126,14 +127,14 @@ func TestSummaryLine(t *testing.T) {
 			`rdmatour client: client step "Step C" failed after 2/4 steps on rxe0 (real RDMA)`},
 	}
 	for _, tt := range tests {
-		if got := summaryLine(tt.snaps, tt.verdict, false, false, steps.LangEN); got != tt.want {
+		if got := summaryLine(tt.snaps, tt.verdict, false, false, text.EN); got != tt.want {
 			t.Errorf("%s:\n got  %q\n want %q", tt.name, got, tt.want)
 		}
 	}
 	// In zh the line is all Chinese; why it failed follows on stderr, in
 	// Chinese too (console.finish), not repeated here.
-	gone := &steps.Problem{What: steps.Text{EN: "the server has gone", ZH: "server 已经不在了"}}
-	zh := summaryLine([]steps.Snapshot{failed}, &TourError{Side: steps.Client, StepID: "sc", Explain: "the server has gone", Err: gone}, false, false, steps.LangZH)
+	gone := &steps.Problem{What: text.Text{EN: "the server has gone", ZH: "server 已经不在了"}}
+	zh := summaryLine([]steps.Snapshot{failed}, &TourError{Side: steps.Client, StepID: "sc", Explain: "the server has gone", Err: gone}, false, false, text.ZH)
 	if want := "rdmatour client：client 的步骤「步骤」失败，已完成 2/4 步，rxe0（真实 RDMA）"; zh != want {
 		t.Errorf("zh failure:\n got  %q\n want %q", zh, want)
 	}
@@ -181,7 +182,7 @@ func TestAutoEnterDoesNotDoubleThePace(t *testing.T) {
 	if _, cmd := m.Update(stale); cmd != nil || m.run.on || m.planPos != before || m.run.keyWhileWaiting {
 		t.Fatalf("a replaced tick ran a step (planPos %d → %d, running %v)", before, m.planPos, m.run.on)
 	}
-	m.setLang(steps.LangEN)
+	m.setLang(text.EN)
 	if f := ansi.Strip(m.footer(160)); !strings.Contains(f, "enter auto: next step now") {
 		t.Errorf("the footer does not say the steps run by themselves: %q", f)
 	}

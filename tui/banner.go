@@ -6,6 +6,7 @@ import (
 	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
@@ -38,32 +39,32 @@ func (m *model) errorBanner(w int) []string {
 			continue
 		}
 		who := snap.Role.String()
-		var stepTitle steps.Text // each banner line in its own language
+		var stepTitle text.Text // each banner line in its own language
 		for _, ss := range snap.Steps {
 			if ss.State == steps.FailedState {
 				stepTitle = ss.Title
 			}
 		}
-		explain := func(lang string) string {
+		explain := func(lang text.Lang) string {
 			if m.end.errs[i] != nil {
 				return steps.ExplainIn(m.end.errs[i], lang)
 			}
 			return snap.Err
 		}
-		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle.In("en"), m.inlineCode(explain(steps.LangEN.String())))
-		zh := fmt.Sprintf("%s：「%s」失败：%s", who, stepTitle.In("zh"), m.inlineCode(explain(steps.LangZH.String())))
+		en := fmt.Sprintf("%s: %s failed: %s", who, stepTitle.In(text.EN), m.inlineCode(explain(text.EN)))
+		zh := fmt.Sprintf("%s：「%s」失败：%s", who, stepTitle.In(text.ZH), m.inlineCode(explain(text.ZH)))
 		switch m.lang {
-		case steps.LangBoth:
+		case text.Both:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)
 			out = append(out, bannerLine(st.ErrBanner, "  ", zh, w)...)
-		case steps.LangZH:
+		case text.ZH:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", zh, w)...)
 		default:
 			out = append(out, bannerLine(st.ErrBanner, "✗ ", en, w)...)
 		}
-		stopped := pane.Tr(m.lang, "The tour stopped here. Press q to tear down and quit.", "教程到此中止。按 q 释放资源并退出。")
+		stopped := text.Text{EN: "The tour stopped here. Press q to tear down and quit.", ZH: "教程到此中止。按 q 释放资源并退出。"}.In(m.lang)
 		if m.replaying() {
-			stopped = pane.Tr(m.lang, "The recorded tour stopped here. Press q to quit.", "录制的教程到此中止。按 q 退出。")
+			stopped = text.Text{EN: "The recorded tour stopped here. Press q to quit.", ZH: "录制的教程到此中止。按 q 退出。"}.In(m.lang)
 		}
 		out = append(out, st.Err.R(termtext.Fit(" "+stopped, w)))
 	}
@@ -75,11 +76,11 @@ func (m *model) errorBanner(w int) []string {
 // are put together once, by settleEnd; this only lays them out.
 func (m *model) endBanner(w int) []string {
 	st := m.styles
-	inLang := func(t steps.Text) []string {
+	inLang := func(t text.Text) []string {
 		switch m.lang {
-		case steps.LangZH:
+		case text.ZH:
 			return bannerLine(st.OKBanner, "✓ ", t.ZH, w)
-		case steps.LangBoth:
+		case text.Both:
 			return append(bannerLine(st.OKBanner, "✓ ", t.EN, w), bannerLine(st.OKBanner, "  ", t.ZH, w)...)
 		}
 		return bannerLine(st.OKBanner, "✓ ", t.EN, w)
@@ -96,18 +97,16 @@ func (m *model) endBanner(w int) []string {
 	}
 	// Every side says the tour is over (what to try next is in the call pane).
 	if m.page.Lesson != "" {
-		if what := m.end.expected.In(pane.TextLang(m.lang)); what != "" {
-			return append(out, bannerLine(st.OKBanner, "✓ ", pane.Tr(m.lang,
-				"Lesson complete: the expected error ("+what+") happened, and every step after it went as the lesson says. L: the lesson page · q: quit.",
-				"课程完成：预期的错误（"+what+"）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"), w)...)
+		if what := m.end.expected.In(m.lang); what != "" {
+			return append(out, bannerLine(st.OKBanner, "✓ ", text.Text{EN: "Lesson complete: the expected error (" + what + ") happened, and every step after it went as the lesson says. L: the lesson page · q: quit.", ZH: "课程完成：预期的错误（" + what + "）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"}.In(m.lang), w)...)
 		}
 	}
-	next := m.end.next.In(pane.TextLang(m.lang))
-	done := pane.Tr(m.lang, "Tour complete: every resource is released. ", "教程完成：所有资源都已释放。")
+	next := m.end.next.In(m.lang)
+	done := text.Text{EN: "Tour complete: every resource is released. ", ZH: "教程完成：所有资源都已释放。"}.In(m.lang)
 	if m.replaying() {
-		done = pane.Tr(m.lang, "Replay complete: this is where the recorded tour ended. ", "回放完成：录制的教程到此结束。")
+		done = text.Text{EN: "Replay complete: this is where the recorded tour ended. ", ZH: "回放完成：录制的教程到此结束。"}.In(m.lang)
 	}
-	return append(out, bannerLine(st.OKBanner, "✓ ", done+next+pane.Tr(m.lang, " — q quits.", " —— 按 q 退出。"), w)...)
+	return append(out, bannerLine(st.OKBanner, "✓ ", done+next+text.Text{EN: " — q quits.", ZH: " —— 按 q 退出。"}.In(m.lang), w)...)
 }
 
 // settleEnd puts the end banner's sentences together from the snapshots
@@ -115,7 +114,7 @@ func (m *model) endBanner(w int) []string {
 // to try next, each in both languages.
 func (m *model) settleEnd() {
 	e := &m.end
-	e.hasResult, e.resultOnly, e.result = false, false, steps.Text{}
+	e.hasResult, e.resultOnly, e.result = false, false, text.Text{}
 	for _, snap := range m.snaps {
 		r := snap.Result
 		if r == nil {
@@ -132,7 +131,7 @@ func (m *model) settleEnd() {
 
 // firstExpected names the first expected error of the lesson in the
 // order the steps ran (the root cause; later ones follow from it).
-func (m *model) firstExpected() steps.Text {
+func (m *model) firstExpected() text.Text {
 	var order []steps.Turn
 	if m.demo {
 		order = m.plan
@@ -158,7 +157,7 @@ func (m *model) firstExpected() steps.Text {
 		}
 		return ss.Outcome.Failure
 	}
-	return steps.Text{}
+	return text.Text{}
 }
 
 // tourNotifies says the tour has a notify step (the catalogue's word).

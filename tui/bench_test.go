@@ -8,6 +8,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/docs"
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // BenchmarkFirstFrame is the program's own work from a new session to
@@ -17,7 +18,7 @@ import (
 func BenchmarkFirstFrame(b *testing.B) {
 	r := newRig(b, steps.NotifySend)
 	for b.Loop() {
-		m, err := newModel(context.Background(), Options{Sessions: []steps.Runner{r.srv}, Lang: steps.LangEN, Docs: docs.Page})
+		m, err := newModel(context.Background(), Options{Sessions: []steps.Runner{r.srv}, Lang: text.EN, Docs: docs.Page})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -36,7 +37,7 @@ func BenchmarkTickFrame(b *testing.B) {
 		w, h int
 	}{{"presenter-100x30", 100, 30}, {"demo-120x40", 120, 40}, {"narrow-80x24", 80, 24}} {
 		b.Run(sz.name, func(b *testing.B) {
-			m := goldenModel(b, true, steps.LangZH, sz.w, sz.h)
+			m := goldenModel(b, true, text.ZH, sz.w, sz.h)
 			for b.Loop() {
 				m.sync()
 				if m.View().Content == "" {

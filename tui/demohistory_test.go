@@ -10,6 +10,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/record"
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // recordedDemo runs a whole simulated demo in the TUI with --record's
@@ -33,7 +34,7 @@ func recordedDemo(t *testing.T) []byte {
 	if err := w.Begin([]string{"sim0"}, srv, cli); err != nil {
 		t.Fatal(err)
 	}
-	m := newTestModel(t, []steps.Runner{srv, cli}, steps.LangEN, 100, 30)
+	m := newTestModel(t, []steps.Runner{srv, cli}, text.EN, 100, 30)
 	// Keys back to back, as --auto presses them: the bytes land while
 	// the client polls its CQ, and the history still has them.
 	for m.planPos < len(m.plan) && m.end.err == nil {
@@ -115,7 +116,7 @@ func serverShowsMessage(t *testing.T, m *model) string {
 // there, as the live screen did at that step.
 func TestDemoHistoryShowsTheWrittenBytes(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 100, 30)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.EN, 100, 30)
 	untilClientWrite(t, m)
 	waitLanding(t, m)
 	if s := serverShowsMessage(t, m); s != "" {
@@ -142,7 +143,7 @@ func TestDemoReplayShowsTheWrittenBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newTestModel(t, sessions, steps.LangEN, 100, 30)
+	m := newTestModel(t, sessions, text.EN, 100, 30)
 	untilClientWrite(t, m)
 	if s := serverShowsMessage(t, m); s != "" {
 		t.Errorf("replay, at the client's WRITE, the server's buffer does not show the message:\n%s", s)

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
@@ -29,7 +30,7 @@ func sharedDemo(t *testing.T, lesson string, w, h int) *model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newTestModel(t, []steps.Runner{srv, cli}, steps.LangEN, w, h, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{srv, cli}, text.EN, w, h, "NO_COLOR=1")
 	answerPredictions(t, m) // a lesson asks first
 	for m.run.lastIdx < 0 || m.run.lastSide != 0 || srv.Steps()[m.run.lastIdx].ID != "listen" {
 		if m.planPos > 10 || m.end.err != nil {

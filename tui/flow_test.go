@@ -13,11 +13,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 func TestDemoTourByKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 120, 40)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.EN, 120, 40)
 	keys := []string{"enter", "space", "n"}
 	for i := 0; m.planPos < len(m.plan); i++ {
 		if i > 100 || m.end.err != nil {
@@ -52,7 +53,7 @@ func TestDemoTourByKeys(t *testing.T) {
 func TestDoorbellAndImmTours(t *testing.T) {
 	for _, n := range []steps.Notify{steps.NotifyDoorbell, steps.NotifyImm} {
 		r := newRig(t, n)
-		m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangZH, 80, 24)
+		m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.ZH, 80, 24)
 		for i := 0; m.planPos < len(m.plan); i++ {
 			if i > 100 || m.end.err != nil {
 				t.Fatalf("%s: stuck: %v", n, m.end.err)
@@ -73,7 +74,7 @@ func TestDoorbellAndImmTours(t *testing.T) {
 // sessions are torn down completely.
 func TestQuitMidTour(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 80, 24)
+	m := newTestModel(t, []steps.Runner{r.srv}, text.EN, 80, 24)
 	for range 4 {
 		press(t, m, "enter") // up to listen
 	}
@@ -115,20 +116,20 @@ func TestQuitMidTour(t *testing.T) {
 
 func TestKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 80, 24)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.EN, 80, 24)
 	if !strings.Contains(m.render(), "Explain") {
 		t.Fatal("no English tab names")
 	}
 	press(t, m, "l")
-	if m.lang != steps.LangZH || !strings.Contains(m.render(), "讲解") || !strings.Contains(m.render(), "执行下一步") {
+	if m.lang != text.ZH || !strings.Contains(m.render(), "讲解") || !strings.Contains(m.render(), "执行下一步") {
 		t.Errorf("l: lang %s, no Chinese titles/help", m.lang)
 	}
 	press(t, m, "l")
-	if m.lang != steps.LangBoth {
+	if m.lang != text.Both {
 		t.Errorf("l: %s", m.lang)
 	}
 	press(t, m, "l")
-	if m.lang != steps.LangEN {
+	if m.lang != text.EN {
 		t.Errorf("l: %s", m.lang)
 	}
 	press(t, m, "tab")
@@ -171,7 +172,7 @@ func TestRun(t *testing.T) {
 	var out bytes.Buffer
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(context.Background(), Options{Sessions: []steps.Runner{r.srv}, Lang: steps.LangZH, Docs: fakeDocs,
+		errc <- Run(context.Background(), Options{Sessions: []steps.Runner{r.srv}, Lang: text.ZH, Docs: fakeDocs,
 			Input: in, Output: &out, Width: 100, Height: 30, Environ: []string{"TERM=xterm-256color"}})
 	}()
 	time.Sleep(300 * time.Millisecond)
@@ -212,11 +213,11 @@ func TestRunContextEnds(t *testing.T) {
 
 func BenchmarkView120x40(b *testing.B) {
 	r := newRig(b, steps.NotifySend)
-	m := newTestModel(b, []steps.Runner{r.srv, r.cli}, steps.LangEN, 120, 40)
+	m := newTestModel(b, []steps.Runner{r.srv, r.cli}, text.EN, 120, 40)
 	for m.planPos < len(m.plan)-4 && m.end.err == nil {
 		press(b, m, "enter") // stop before the teardown: full state
 	}
-	single := newTestModel(b, []steps.Runner{r.srv}, steps.LangEN, 120, 40)
+	single := newTestModel(b, []steps.Runner{r.srv}, text.EN, 120, 40)
 	single.render() // warm the page cache
 	m.render()
 	b.Run("server", func(b *testing.B) {

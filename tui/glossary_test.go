@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // T shows the glossary in the explanation pane and T again the step's
 // page; running a step goes back to the step's page.
 func TestGlossaryKey(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 120, 40, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{r.srv}, text.EN, 120, 40, "NO_COLOR=1")
 	press(t, m, "T")
 	if got := m.explainTitle(); !strings.HasPrefix(got, "Glossary") {
 		t.Fatalf("after T the explanation is %q", got)

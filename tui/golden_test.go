@@ -11,6 +11,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -34,7 +35,7 @@ func fixtureSnap(t testing.TB, role steps.Role, done int) steps.Snapshot {
 	t.Helper()
 	cfg := steps.Config{Role: role, Notify: steps.NotifySend, Provider: sim.New(sim.Options{}),
 		Bind: netip.MustParseAddrPort("10.0.2.15:7471"), Server: netip.MustParseAddrPort("10.0.2.15:7471"),
-		BackendWhy: "no RDMA device found: using the simulated NIC"}
+		BackendWhy: text.Same("no RDMA device found: using the simulated NIC")}
 	sess, err := steps.NewSession(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +48,7 @@ func fixtureSnap(t testing.TB, role steps.Role, done int) steps.Snapshot {
 		}
 		s.Steps[i].State = steps.Succeeded
 		s.Steps[i].Outcome = &steps.Outcome{Call: s.Steps[i].Call + "  /* = 0 */",
-			Note: steps.Text{EN: "What the call did, in words.", ZH: "这个调用做了什么。"}}
+			Note: text.Text{EN: "What the call did, in words.", ZH: "这个调用做了什么。"}}
 	}
 	s.Next = done
 	fillState(&s, role)
@@ -101,7 +102,7 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 }
 
 // goldenModel is a model over the fixture, with nothing live behind it.
-func goldenModel(t testing.TB, demo bool, lang steps.Lang, w, h int) *model {
+func goldenModel(t testing.TB, demo bool, lang text.Lang, w, h int) *model {
 	t.Helper()
 	r := newRig(t, steps.NotifySend)
 	sessions := []steps.Runner{r.cli}
@@ -126,13 +127,13 @@ func goldenModel(t testing.TB, demo bool, lang steps.Lang, w, h int) *model {
 func TestGoldenFrames(t *testing.T) {
 	for _, tt := range []struct {
 		demo bool
-		lang steps.Lang
+		lang text.Lang
 		w, h int
 	}{
-		{false, steps.LangEN, 80, 24}, {false, steps.LangZH, 80, 24}, {false, steps.LangEN, 120, 40}, {false, steps.LangZH, 120, 40},
-		{true, steps.LangEN, 80, 24}, {true, steps.LangZH, 80, 24}, {true, steps.LangEN, 120, 40}, {true, steps.LangZH, 120, 40},
+		{false, text.EN, 80, 24}, {false, text.ZH, 80, 24}, {false, text.EN, 120, 40}, {false, text.ZH, 120, 40},
+		{true, text.EN, 80, 24}, {true, text.ZH, 80, 24}, {true, text.EN, 120, 40}, {true, text.ZH, 120, 40},
 		// The presenter layout (a projector) and a one-side run at that size.
-		{true, steps.LangEN, 100, 30}, {true, steps.LangZH, 100, 30}, {false, steps.LangZH, 100, 30},
+		{true, text.EN, 100, 30}, {true, text.ZH, 100, 30}, {false, text.ZH, 100, 30},
 	} {
 		name := "client"
 		if tt.demo {

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -17,7 +18,7 @@ import (
 // live state anchored at the QP section, which shows what UD adds (see
 // TestGoldenFrames for the fixture's rules; update the same way).
 func TestGoldenFramesUD(t *testing.T) {
-	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
+	for _, lang := range []text.Lang{text.EN, text.ZH} {
 		name := "client-" + lang.String() + "-120x40"
 		t.Run(name, func(t *testing.T) {
 			m := goldenUDModel(t, lang, 120, 40)
@@ -33,7 +34,7 @@ func TestGoldenFramesUD(t *testing.T) {
 
 // goldenUDModel is the ud client's fixture: every step up to
 // ud-create-ah done.
-func goldenUDModel(t *testing.T, lang steps.Lang, w, h int) *model {
+func goldenUDModel(t *testing.T, lang text.Lang, w, h int) *model {
 	t.Helper()
 	cfg := steps.Config{Role: steps.Client, Tour: steps.TourUD, Provider: sim.New(sim.Options{}),
 		Server: netip.MustParseAddrPort("10.0.2.15:7471"), Timeout: 10 * time.Second}
@@ -57,7 +58,7 @@ func goldenUDModel(t *testing.T, lang steps.Lang, w, h int) *model {
 	for i := range done {
 		s.Steps[i].State = steps.Succeeded
 		s.Steps[i].Outcome = &steps.Outcome{Call: s.Steps[i].Call + "  /* = 0 */",
-			Note: steps.Text{EN: "What the call did, in words.", ZH: "这个调用做了什么。"}}
+			Note: text.Text{EN: "What the call did, in words.", ZH: "这个调用做了什么。"}}
 	}
 	s.Next = done
 	fillUDState(&s)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
@@ -54,7 +55,7 @@ func newRig(t testing.TB, n steps.Notify) *rig {
 	addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port)
 	var err error
 	r.srv, err = steps.NewSession(steps.Config{Role: steps.Server, Notify: n, Provider: r.srvNIC, Bind: addr,
-		Timeout: 10 * time.Second, BackendWhy: "no RDMA device found (test)"})
+		Timeout: 10 * time.Second, BackendWhy: text.Same("no RDMA device found (test)")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func newRig(t testing.TB, n steps.Notify) *rig {
 	return r
 }
 
-func newTestModel(t testing.TB, sessions []steps.Runner, lang steps.Lang, w, h int, environ ...string) *model {
+func newTestModel(t testing.TB, sessions []steps.Runner, lang text.Lang, w, h int, environ ...string) *model {
 	t.Helper()
 	m, err := newModel(context.Background(), Options{Sessions: sessions, Lang: lang, Docs: fakeDocs, Environ: environ, Width: w, Height: h})
 	if err != nil {
@@ -141,7 +142,6 @@ func (m *model) render() string {
 func (m *model) wireLines(side, w int) []string                 { return m.input().WireLines(side, w) }
 func (m *model) timelineLines(w int) []string                   { return m.input().TimelineLines(w) }
 func (m *model) timeline() []steps.TimelineEntry                { return m.input().Timeline() }
-func (m *model) backendWhy(why string) string                   { return m.input().BackendWhy(why) }
 func (m *model) hexdump(b steps.BufferState, w int) []string    { return m.input().Hexdump(b, w) }
 func (m *model) explainTitle() string                           { return m.input().Content(pane.Explain, 0, 100, 20).Title }
 func (m *model) explainLines(w int) []string                    { return m.input().Content(pane.Explain, 0, w, 20).Lines }

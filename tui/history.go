@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
@@ -31,12 +32,11 @@ type lookBack struct {
 // historyKeys are the bindings of history (in keyMap's language).
 type historyKeys struct{ Earlier, Later, Now key.Binding }
 
-func newHistoryKeys(lang steps.Lang) historyKeys {
-	t := func(en, zh string) string { return pane.Tr(lang, en, zh) }
+func newHistoryKeys(lang text.Lang) historyKeys {
 	return historyKeys{
-		Earlier: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", t("look back", "回看"))),
+		Earlier: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", text.Text{EN: "look back", ZH: "回看"}.In(lang))),
 		Later:   key.NewBinding(key.WithKeys("]")),
-		Now:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", t("now", "回到当前"))),
+		Now:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", text.Text{EN: "now", ZH: "回到当前"}.In(lang))),
 	}
 }
 
@@ -243,9 +243,9 @@ func (m *model) historyBanner(w int) []string {
 		zh = fmt.Sprintf("正在回看 %s 第 %d 步 —— 按 Esc 回到当前（[ ] 上一步/下一步）", who, n)
 	}
 	switch m.lang {
-	case steps.LangZH:
+	case text.ZH:
 		return bannerLine(m.styles.Expected, "◆ ", zh, w)
-	case steps.LangBoth:
+	case text.Both:
 		return append(bannerLine(m.styles.Expected, "◆ ", en, w), bannerLine(m.styles.Expected, "  ", zh, w)...)
 	}
 	return bannerLine(m.styles.Expected, "◆ ", en, w)
@@ -261,9 +261,8 @@ func (m *model) replayKeys() {
 	if !m.replaying() {
 		return
 	}
-	t := func(en, zh string) string { return pane.Tr(m.lang, en, zh) }
-	m.keys.Quit.SetHelp("q", t("quit", "退出"))
-	m.keys.Next.SetHelp("enter/space/n", t("next recorded step", "下一个录制的步骤"))
+	m.keys.Quit.SetHelp("q", text.Text{EN: "quit", ZH: "退出"}.In(m.lang))
+	m.keys.Next.SetHelp("enter/space/n", text.Text{EN: "next recorded step", ZH: "下一个录制的步骤"}.In(m.lang))
 }
 
 // replayMark labels a replayed recording in the header: no device is
@@ -272,5 +271,5 @@ func (m *model) replayMark() string {
 	if len(m.sessions) == 0 || !m.sessions[0].Replaying() {
 		return ""
 	}
-	return m.styles.Expected.R(pane.Tr(m.lang, "REPLAY", "回放")) + " "
+	return m.styles.Expected.R(text.Text{EN: "REPLAY", ZH: "回放"}.In(m.lang)) + " "
 }

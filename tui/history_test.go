@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
@@ -19,7 +20,7 @@ import (
 // Enter return to now; Enter runs nothing while looking back.
 func TestHistoryByKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 140, 45)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.EN, 140, 45)
 	for m.planPos < len(m.plan) {
 		if m.end.err != nil {
 			t.Fatal(m.end.err)
@@ -81,7 +82,7 @@ func TestHistoryByKeys(t *testing.T) {
 // TestHistoryMarkerInChinese: the marker, and the help lists the keys.
 func TestHistoryMarkerInChinese(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangZH, 100, 30)
+	m := newTestModel(t, []steps.Runner{r.srv}, text.ZH, 100, 30)
 	for i := 0; i < 3; i++ {
 		press(t, m, "enter")
 	}
@@ -104,7 +105,7 @@ func TestHistoryMarkerInChinese(t *testing.T) {
 // select steps instead of scrolling.
 func TestHistoryUpDownOnTheStepsPane(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 120, 40)
+	m := newTestModel(t, []steps.Runner{r.srv}, text.EN, 120, 40)
 	for i := 0; i < 4; i++ {
 		press(t, m, "enter")
 	}

@@ -3,8 +3,7 @@ package tui
 import (
 	"charm.land/bubbles/v2/key"
 
-	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/tui/pane"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // keyMap is every binding; help texts follow the language.
@@ -18,26 +17,25 @@ type keyMap struct {
 	Predict key.Binding
 }
 
-func newKeyMap(lang steps.Lang) keyMap {
-	t := func(en, zh string) string { return pane.Tr(lang, en, zh) }
+func newKeyMap(lang text.Lang) keyMap {
 	return keyMap{
-		Next:     key.NewBinding(key.WithKeys("enter", "space", "n"), key.WithHelp("enter/space/n", t("run next step", "执行下一步"))),
-		Lang:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", t("language EN/中文/both", "语言 EN/中文/双语"))),
-		Lesson:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", t("lesson page ↔ step page", "课程讲解 ↔ 步骤讲解"))),
-		Glossary: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", t("glossary", "术语表"))),
-		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", t("help", "帮助"))),
-		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", t("next pane", "切换面板"))),
-		Side:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", t("server/client", "切换 server/client"))),
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", t("scroll up", "向上滚动"))),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", t("scroll down", "向下滚动"))),
-		PgUp:     key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", t("page up", "上一页"))),
-		PgDown:   key.NewBinding(key.WithKeys("pgdown", "f"), key.WithHelp("pgdn", t("page down", "下一页"))),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", t("top", "顶部"))),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", t("bottom", "底部"))),
-		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", t("quit (tears down)", "退出（释放资源）"))),
-		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", t("zoom pane", "放大面板"))),
+		Next:     key.NewBinding(key.WithKeys("enter", "space", "n"), key.WithHelp("enter/space/n", text.Text{EN: "run next step", ZH: "执行下一步"}.In(lang))),
+		Lang:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", text.Text{EN: "language EN/中文/both", ZH: "语言 EN/中文/双语"}.In(lang))),
+		Lesson:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", text.Text{EN: "lesson page ↔ step page", ZH: "课程讲解 ↔ 步骤讲解"}.In(lang))),
+		Glossary: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", text.Text{EN: "glossary", ZH: "术语表"}.In(lang))),
+		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", text.Text{EN: "help", ZH: "帮助"}.In(lang))),
+		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", text.Text{EN: "next pane", ZH: "切换面板"}.In(lang))),
+		Side:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", text.Text{EN: "server/client", ZH: "切换 server/client"}.In(lang))),
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", text.Text{EN: "scroll up", ZH: "向上滚动"}.In(lang))),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", text.Text{EN: "scroll down", ZH: "向下滚动"}.In(lang))),
+		PgUp:     key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", text.Text{EN: "page up", ZH: "上一页"}.In(lang))),
+		PgDown:   key.NewBinding(key.WithKeys("pgdown", "f"), key.WithHelp("pgdn", text.Text{EN: "page down", ZH: "下一页"}.In(lang))),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", text.Text{EN: "top", ZH: "顶部"}.In(lang))),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", text.Text{EN: "bottom", ZH: "底部"}.In(lang))),
+		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", text.Text{EN: "quit (tears down)", ZH: "退出（释放资源）"}.In(lang))),
+		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", text.Text{EN: "zoom pane", ZH: "放大面板"}.In(lang))),
 		History:  newHistoryKeys(lang),
-		Predict:  key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", t("predict (lesson)", "预测（课程）"))),
+		Predict:  key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", text.Text{EN: "predict (lesson)", ZH: "预测（课程）"}.In(lang))),
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // TestChineseLabelsOnScreen: in zh mode the screen's own words are
@@ -14,7 +15,7 @@ import (
 // same in both languages shows once.
 func TestChineseLabelsOnScreen(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangZH, 160, 50, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{r.srv}, text.ZH, 160, 50, "NO_COLOR=1")
 	for range 4 { // up to listen
 		press(t, m, "enter")
 	}
@@ -32,14 +33,5 @@ func TestChineseLabelsOnScreen(t *testing.T) {
 	press(t, m, "l") // both
 	if sc := ansi.Strip(m.render()); strings.Contains(sc, "CM id CM id") || strings.Contains(sc, "PD 保护域 PD") {
 		t.Errorf("both: a title twice:\n%s", sc)
-	}
-	m.lang = steps.LangZH
-	for _, c := range []struct{ why, want string }{
-		{"chosen with --backend sim", "由 --backend sim 指定"},
-		{"no real RDMA for 10.0.0.1: no device", "10.0.0.1 没有可用的真实 RDMA，改用模拟网卡：no device"},
-	} {
-		if got := m.backendWhy(c.why); got != c.want {
-			t.Errorf("backendWhy(%q) = %q, want %q", c.why, got, c.want)
-		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // The lesson asks first: the question and the lesson page up to it, no
@@ -15,11 +16,11 @@ import (
 // what happened instead of the correct run.
 func TestLessonPredictFlowByKeys(t *testing.T) {
 	for _, tc := range []struct {
-		lang                                              steps.Lang
+		lang                                              text.Lang
 		question, choice, verdict, happened, predictFirst string
 	}{
-		{steps.LangEN, "How does the RDMA WRITE complete?", "2) IBV_WC_REM_ACCESS_ERR (remote access error)", "Your prediction, IBV_WC_REM_ACCESS_ERR", "What happened", "predict first: keys 1-4"},
-		{steps.LangZH, "这个 RDMA WRITE 的完成状态是什么？", "2) IBV_WC_REM_ACCESS_ERR (remote access error)", "你的预测「IBV_WC_REM_ACCESS_ERR", "发生了什么", "先猜一猜：按 1-4"},
+		{text.EN, "How does the RDMA WRITE complete?", "2) IBV_WC_REM_ACCESS_ERR (remote access error)", "Your prediction, IBV_WC_REM_ACCESS_ERR", "What happened", "predict first: keys 1-4"},
+		{text.ZH, "这个 RDMA WRITE 的完成状态是什么？", "2) IBV_WC_REM_ACCESS_ERR (remote access error)", "你的预测「IBV_WC_REM_ACCESS_ERR", "发生了什么", "先猜一猜：按 1-4"},
 	} {
 		m := lessonDemoAsking(t, "bad-rkey", tc.lang, 160, 50)
 		screen := ansi.Strip(m.render())
@@ -67,7 +68,7 @@ func TestLessonPredictFlowByKeys(t *testing.T) {
 		}
 		runUntil(t, m, 1, "poll-write")
 		screen = ansi.Strip(m.render())
-		for _, want := range []string{tc.happened, tc.verdict, map[steps.Lang]string{steps.LangEN: "was right.", steps.LangZH: "是对的。"}[tc.lang]} {
+		for _, want := range []string{tc.happened, tc.verdict, map[text.Lang]string{text.EN: "was right.", text.ZH: "是对的。"}[tc.lang]} {
 			if !strings.Contains(screen, want) {
 				t.Errorf("%s: after poll-write the screen lacks %q:\n%s", tc.lang, want, screen)
 			}
@@ -81,7 +82,7 @@ func TestLessonPredictFlowByKeys(t *testing.T) {
 // After bad-rkey's error the timeline draws the client's SEND as never
 // sent (no arrow reaches the server) and shows the server's NAK.
 func TestTimelineDrawsFlushedSendAndNAK(t *testing.T) {
-	m := lessonDemo(t, "bad-rkey", steps.LangEN, 160, 50)
+	m := lessonDemo(t, "bad-rkey", text.EN, 160, 50)
 	runUntil(t, m, 1, "poll-notify")
 	lines := m.timelineLines(50)
 	var send, nak string

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -18,7 +19,7 @@ import (
 // NICs: the server binds port 0 and runs up to listen (through the
 // model, so the plan stays in step), then the client is pointed at the
 // port the server got.
-func lessonDemo(t *testing.T, lesson string, lang steps.Lang, w, h int, environ ...string) *model {
+func lessonDemo(t *testing.T, lesson string, lang text.Lang, w, h int, environ ...string) *model {
 	t.Helper()
 	m := lessonDemoAsking(t, lesson, lang, w, h, environ...)
 	answerPredictions(t, m)
@@ -27,11 +28,11 @@ func lessonDemo(t *testing.T, lesson string, lang steps.Lang, w, h int, environ 
 
 // lessonDemoAsking is lessonDemo with the lesson's questions still open
 // (the server's step up to listen ran with the server's answered).
-func lessonDemoAsking(t *testing.T, lesson string, lang steps.Lang, w, h int, environ ...string) *model {
+func lessonDemoAsking(t *testing.T, lesson string, lang text.Lang, w, h int, environ ...string) *model {
 	t.Helper()
 	srvNIC, cliNIC := sim.New(sim.Options{}), sim.New(sim.Options{})
 	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: srvNIC, Lesson: lessonNamed(lesson),
-		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second, BackendWhy: "test"})
+		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second, BackendWhy: text.Same("test")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +88,12 @@ func answerPredictions(t *testing.T, m *model) {
 }
 
 func TestLessonViews(t *testing.T) {
-	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
+	for _, lang := range []text.Lang{text.EN, text.ZH} {
 		for _, sz := range sizes {
 			name := lang.String() + "/" + strconv.Itoa(sz[0]) + "x" + strconv.Itoa(sz[1])
 			m := lessonDemo(t, "bad-rkey", lang, sz[0], sz[1])
-			wantTitle := map[steps.Lang]string{steps.LangEN: "WRITE with the wrong rkey", steps.LangZH: "用错 rkey 做 WRITE"}[lang]
-			wantBlock := map[steps.Lang]string{steps.LangEN: pane.ExpectedEN, steps.LangZH: pane.ExpectedZH}[lang]
+			wantTitle := map[text.Lang]string{text.EN: "WRITE with the wrong rkey", text.ZH: "用错 rkey 做 WRITE"}[lang]
+			wantBlock := map[text.Lang]string{text.EN: pane.ExpectedEN, text.ZH: pane.ExpectedZH}[lang]
 
 			// Before the client's first step: the lesson page.
 			screen := m.render()
@@ -148,7 +149,7 @@ func TestLessonViews(t *testing.T) {
 				t.Errorf("%s: verdict %v", name, err)
 			}
 			plain = ansi.Strip(m.render())
-			want := map[steps.Lang]string{steps.LangEN: "Lesson complete", steps.LangZH: "课程完成"}[lang]
+			want := map[text.Lang]string{text.EN: "Lesson complete", text.ZH: "课程完成"}[lang]
 			if !strings.Contains(plain, want) {
 				t.Errorf("%s/end: missing %q:\n%s", name, want, plain)
 			}
@@ -160,7 +161,7 @@ func TestLessonViews(t *testing.T) {
 // survives NO_COLOR), distinct from ✓ and ✗.
 func TestExpectedErrorMark(t *testing.T) {
 	for _, environ := range [][]string{nil, {"NO_COLOR=1"}} {
-		m := lessonDemo(t, "bad-rkey", steps.LangEN, 160, 50, environ...)
+		m := lessonDemo(t, "bad-rkey", text.EN, 160, 50, environ...)
 		runUntil(t, m, 1, "poll-write")
 		lines, _ := m.stepsLines(1, 40)
 		found := false
@@ -180,7 +181,7 @@ func TestExpectedErrorMark(t *testing.T) {
 
 // The lesson page is shown at the start, and its title in the pane.
 func TestLessonPageAtStart(t *testing.T) {
-	m := lessonDemo(t, "bad-rkey", steps.LangBoth, 160, 50)
+	m := lessonDemo(t, "bad-rkey", text.Both, 160, 50)
 	m.page.ShowLesson = true
 	plain := ansi.Strip(m.render())
 	for _, want := range []string{"lesson-bad-rkey", "· bad-rkey · L: step page", "用错 rkey 做 WRITE", "WRITE with the wrong rkey"} {
@@ -189,11 +190,11 @@ func TestLessonPageAtStart(t *testing.T) {
 		}
 	}
 	// Help lists L in both languages.
-	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
+	for _, lang := range []text.Lang{text.EN, text.ZH} {
 		m.setLang(lang)
 		m.scr.showHelp = true
 		help := ansi.Strip(m.render())
-		want := map[steps.Lang]string{steps.LangEN: "lesson page ↔ step page", steps.LangZH: "课程讲解 ↔ 步骤讲解"}[lang]
+		want := map[text.Lang]string{text.EN: "lesson page ↔ step page", text.ZH: "课程讲解 ↔ 步骤讲解"}[lang]
 		if !strings.Contains(help, want) {
 			t.Errorf("%s help: missing %q:\n%s", lang, want, help)
 		}
@@ -201,7 +202,7 @@ func TestLessonPageAtStart(t *testing.T) {
 	m.scr.showHelp = false
 	// In the plain tour, L lists the lessons (footer: "L lessons").
 	r := newRig(t, steps.NotifySend)
-	p := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 120, 40)
+	p := newTestModel(t, []steps.Runner{r.srv}, text.EN, 120, 40)
 	if plain := ansi.Strip(p.render()); !strings.Contains(plain, "L lessons") || strings.Contains(plain, "lesson page") {
 		t.Errorf("footer without \"L lessons\":\n%s", plain)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
@@ -44,7 +45,7 @@ type model struct {
 	snaps    []steps.Snapshot
 	end      tourEnd
 
-	lang   steps.Lang
+	lang   text.Lang
 	styles pane.Styles
 	keys   keyMap
 	help   help.Model
@@ -120,7 +121,7 @@ func (m *model) setLesson(name string) {
 	if name == "" {
 		return
 	}
-	for _, l := range steps.LangBoth.Each() {
+	for _, l := range text.Both.Each() {
 		if m.page.Docs == nil {
 			break
 		}
@@ -131,18 +132,18 @@ func (m *model) setLesson(name string) {
 	m.page.ShowLesson = m.page.LessonDoc
 }
 
-func (m *model) setLang(l steps.Lang) {
+func (m *model) setLang(l text.Lang) {
 	m.lang = l
 	m.keys = newKeyMap(l)
 	m.replayKeys()
 	m.keys.Side.SetEnabled(m.demo)
 	if !m.page.LessonDoc {
 		// The plain tour: L lists the lessons.
-		m.keys.Lesson.SetHelp("L", pane.Tr(l, "lessons", "课程"))
+		m.keys.Lesson.SetHelp("L", text.Text{EN: "lessons", ZH: "课程"}.In(l))
 	}
 	if m.auto.on {
 		// The steps run by themselves: Enter only hurries the next one.
-		m.keys.Next.SetHelp("enter", pane.Tr(l, "auto: next step now", "自动：立即下一步"))
+		m.keys.Next.SetHelp("enter", text.Text{EN: "auto: next step now", ZH: "自动：立即下一步"}.In(l))
 	}
 }
 
@@ -315,7 +316,7 @@ func (m *model) sync() {
 		sp.SetSize(n.w, n.h)
 		c := m.in.Content(n.slot.kind, n.slot.side, n.w-4, n.h-2)
 		if m.scr.zoomed {
-			c.Title += " · " + pane.Tr(m.lang, "z/esc: back", "z/esc：还原")
+			c.Title += " · " + text.Text{EN: "z/esc: back", ZH: "z/esc：还原"}.In(m.lang)
 		}
 		sp.SetContent(c.Title, c.Lines, c.Top)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -22,7 +23,7 @@ func TestNothingCutSilently(t *testing.T) {
 		demo bool
 		w, h int
 	}{{false, 160, 50}, {false, 120, 40}, {false, 100, 30}, {false, 80, 24}, {true, 120, 40}, {true, 100, 30}, {true, 80, 24}} {
-		for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
+		for _, lang := range []text.Lang{text.EN, text.ZH} {
 			name := fmt.Sprintf("demo=%v/%s/%dx%d", tt.demo, lang, tt.w, tt.h)
 			m := goldenModel(t, tt.demo, lang, tt.w, tt.h)
 			for i := range m.snaps {
@@ -78,7 +79,7 @@ func (m *model) onOneLine(s string) bool {
 // TestHexdumpRowWidth: 16 bytes a row wherever the pane fits a row of
 // 16 (73 cells), else 8, else 4; a row is never wider than the pane.
 func TestHexdumpRowWidth(t *testing.T) {
-	m := goldenModel(t, false, steps.LangEN, 160, 50)
+	m := goldenModel(t, false, text.EN, 160, 50)
 	b := steps.BufferState{Bytes: []byte(strings.Repeat("0123456789abcdef", 4))}
 	for _, c := range []struct{ w, perRow int }{{73, 16}, {100, 16}, {72, 8}, {41, 8}, {40, 4}} {
 		lines := m.hexdump(b, c.w)

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
@@ -61,7 +62,7 @@ type tourEnd struct {
 	// hasResult: a side reached its result; resultOnly: the result's
 	// sentence is the whole banner (the read and atomic tours).
 	hasResult, resultOnly bool
-	result                steps.Text
-	expected              steps.Text // the lesson's first expected error
-	next                  steps.Text // what to try next
+	result                text.Text
+	expected              text.Text // the lesson's first expected error
+	next                  text.Text // what to try next
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // Bytes a peer wrote reach the screen escaped: the result banner, the
@@ -21,7 +22,7 @@ func TestPeerBytesEscaped(t *testing.T) {
 		{"bidi override", "abc\u202edcba", `abc\u202edcba`},
 		{"carriage return", "safe\rEVIL", `safe\rEVIL`},
 	}
-	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
+	for _, lang := range []text.Lang{text.EN, text.ZH} {
 		for _, h := range hostile {
 			r := newRig(t, steps.NotifySend)
 			m := newTestModel(t, []steps.Runner{r.srv}, lang, 160, 50, "NO_COLOR=1")
@@ -29,7 +30,7 @@ func TestPeerBytesEscaped(t *testing.T) {
 			s.Result = &steps.Result{Via: steps.NotifySend, Message: privdata.PeerBytes(h.bytes), Notice: privdata.PeerBytes(h.bytes)}
 			s.Timeline = []steps.TimelineEntry{{Label: "SEND", Detail: h.bytes}}
 			s.Steps[0].State = steps.Succeeded
-			s.Steps[0].Outcome = &steps.Outcome{Call: "printf(\"%s\", recv_buf)", Results: []steps.KV{{Name: "buffer", Value: h.bytes}}}
+			s.Steps[0].Outcome = &steps.Outcome{Call: "printf(\"%s\", recv_buf)", Results: []steps.KV{{Name: text.Same("buffer"), Value: text.Same(h.bytes)}}}
 			m.snaps[0] = s
 			m.sessions = nil // keep the hand-made snapshot
 			m.run.lastIdx = 0

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
@@ -100,9 +101,9 @@ func state(m *model) string {
 // model is unchanged, down to every pane's scroll offset and every cache.
 func TestViewIsPure(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangBoth, 120, 40)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.Both, 120, 40)
 	runUntil(t, m, 1, "poll-write") // data in the buffer, packets on the wire
-	single := newTestModel(t, []steps.Runner{r.cli}, steps.LangZH, 80, 24)
+	single := newTestModel(t, []steps.Runner{r.cli}, text.ZH, 80, 24)
 	for _, tt := range []struct {
 		name  string
 		m     *model
@@ -159,13 +160,13 @@ func assertPure(t *testing.T, name string, m *model) string {
 // tour on every frame), and the end banner (its sentence was put
 // together on every frame). Update reads these once; View only draws.
 func TestViewIsPureInTheStatesThatUsedToWork(t *testing.T) {
-	lesson := lessonDemo(t, "bad-rkey", steps.LangBoth, 120, 40)
+	lesson := lessonDemo(t, "bad-rkey", text.Both, 120, 40)
 	if s := assertPure(t, "lesson", lesson); !strings.Contains(s, "bad-rkey") {
 		t.Errorf("lesson: no lesson line in\n%s", s)
 	}
 
 	r := newRig(t, steps.NotifySend)
-	srv := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 100, 30)
+	srv := newTestModel(t, []steps.Runner{r.srv}, text.EN, 100, 30)
 	for range 4 {
 		press(t, srv, "enter") // up to listen
 	}
@@ -184,7 +185,7 @@ func TestViewIsPureInTheStatesThatUsedToWork(t *testing.T) {
 	srv.shutdown()
 
 	r2 := newRig(t, steps.NotifySend)
-	demo := newTestModel(t, []steps.Runner{r2.srv, r2.cli}, steps.LangZH, 120, 40)
+	demo := newTestModel(t, []steps.Runner{r2.srv, r2.cli}, text.ZH, 120, 40)
 	for demo.planPos < len(demo.plan) && demo.end.err == nil {
 		press(t, demo, "enter")
 	}

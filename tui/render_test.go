@@ -8,6 +8,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // TestExplanationPaneRendering: the cases a learner reported, as the
@@ -16,7 +17,7 @@ func TestExplanationPaneRendering(t *testing.T) {
 	page := "# 接受连接\n\n## 这个调用做什么\n\n`rdma_accept(id, &param)` 的第二个\n参数是 &param，带着 private data。" +
 		strings.Repeat("这一段很长的中文没有空格需要在任意两个汉字之间换行", 3) + "\n"
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.cli}, steps.LangZH, 80, 24, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{r.cli}, text.ZH, 80, 24, "NO_COLOR=1")
 	m.page.Docs = func(lang, id string) (string, error) { return page, nil }
 	m.page.Markdown = termtext.NewMarkdown(m.styles.Page())
 	sc := ansi.Strip(m.render())

@@ -14,7 +14,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/record"
 	"github.com/rdmatour/rdmatour/steps"
-	"github.com/rdmatour/rdmatour/tui/pane"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // replaySessions opens a recording from testdata/replay.
@@ -35,7 +35,7 @@ func replaySessions(t testing.TB, name string) []steps.Runner {
 // device: REPLAY in the header, Enter steps through the recorded steps to
 // the recorded result, and history shows an earlier step.
 func TestReplayInTheTUI(t *testing.T) {
-	m := newTestModel(t, replaySessions(t, "rxe-demo-imm.jsonl"), steps.LangEN, 140, 45)
+	m := newTestModel(t, replaySessions(t, "rxe-demo-imm.jsonl"), text.EN, 140, 45)
 	if s := ansi.Strip(m.render()); !strings.Contains(s, "REPLAY") {
 		t.Fatalf("no REPLAY in the header:\n%s", s)
 	}
@@ -66,7 +66,7 @@ func TestReplayInTheTUI(t *testing.T) {
 // client): looking back shows that step's C call and page.
 func TestHistoryOnAClientAlone(t *testing.T) {
 	sessions := replaySessions(t, "rxe-send-client.jsonl")
-	m := newTestModel(t, sessions, steps.LangEN, 120, 40)
+	m := newTestModel(t, sessions, text.EN, 120, 40)
 	for i := 0; i < 6; i++ {
 		press(t, m, "enter")
 	}
@@ -145,12 +145,12 @@ func TestHistoryInRealTerminal(t *testing.T) {
 // claim to have released anything (English and Chinese).
 func TestReplayWording(t *testing.T) {
 	for _, tt := range []struct {
-		lang      steps.Lang
+		lang      text.Lang
 		want, not []string
 	}{
-		{steps.LangEN, []string{"Press enter to see this call as it was recorded", "q quit"},
+		{text.EN, []string{"Press enter to see this call as it was recorded", "q quit"},
 			[]string{"make this call", "tears down"}},
-		{steps.LangZH, []string{"按 enter 查看录制下来的这次调用", "q 退出"},
+		{text.ZH, []string{"按 enter 查看录制下来的这次调用", "q 退出"},
 			[]string{"执行这个调用", "释放资源"}},
 	} {
 		m := newTestModel(t, replaySessions(t, "rxe-send-client.jsonl"), tt.lang, 120, 40)
@@ -168,7 +168,7 @@ func TestReplayWording(t *testing.T) {
 		press(t, m, "enter")
 		m.refresh()
 		line := summaryLine(m.snaps, context.Canceled, false, true, tt.lang)
-		if strings.Contains(line, "released") || strings.Contains(line, "释放") || !strings.Contains(line, pane.Tr(tt.lang, "replay", "回放")) {
+		if strings.Contains(line, "released") || strings.Contains(line, "释放") || !strings.Contains(line, text.Text{EN: "replay", ZH: "回放"}.In(tt.lang)) {
 			t.Errorf("%v: summary after quitting a replay: %q", tt.lang, line)
 		}
 	}

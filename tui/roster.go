@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 	"github.com/rdmatour/rdmatour/workshop"
 )
@@ -72,34 +72,34 @@ func (r *roster) selected() int {
 }
 
 // header is the counts line.
-func (r *roster) header(st pane.Styles, lang steps.Lang) string {
+func (r *roster) header(st pane.Styles, lang text.Lang) string {
 	c := r.counts
 	return fmt.Sprintf("%s %s  %s %s  %s %s  %s %s",
-		st.OK.R(fmt.Sprint(c.Connected)), pane.Tr(lang, "connected", "已连接"),
-		st.Bold.R(fmt.Sprint(c.Finished)), pane.Tr(lang, "finished", "已完成"),
-		st.Err.R(fmt.Sprint(c.Failed)), pane.Tr(lang, "failed", "失败"),
-		st.Dim.R(fmt.Sprint(c.TurnedAway)), pane.Tr(lang, "turned away", "被拒绝")) + counterHeader(st, lang, c.Counters)
+		st.OK.R(fmt.Sprint(c.Connected)), text.Text{EN: "connected", ZH: "已连接"}.In(lang),
+		st.Bold.R(fmt.Sprint(c.Finished)), text.Text{EN: "finished", ZH: "已完成"}.In(lang),
+		st.Err.R(fmt.Sprint(c.Failed)), text.Text{EN: "failed", ZH: "失败"}.In(lang),
+		st.Dim.R(fmt.Sprint(c.TurnedAway)), text.Text{EN: "turned away", ZH: "被拒绝"}.In(lang)) + counterHeader(st, lang, c.Counters)
 }
 
 // counterHeader is the atomic room's shared counter, read from its MR at
 // this refresh ("" in a write or read room).
-func counterHeader(st pane.Styles, lang steps.Lang, cs []workshop.BackendCounter) string {
+func counterHeader(st pane.Styles, lang text.Lang, cs []workshop.BackendCounter) string {
 	line := workshop.CounterLine(cs)
 	if line == "" {
 		return ""
 	}
 	value := strings.TrimPrefix(line, "counter ")
-	return "  " + pane.Tr(lang, "shared counter", "共享计数器") + " " + st.Bold.R(termtext.Safe(value))
+	return "  " + text.Text{EN: "shared counter", ZH: "共享计数器"}.In(lang) + " " + st.Bold.R(termtext.Safe(value))
 }
 
 // lines draws the table header and the visible rows at width w, the
 // columns workshop.Columns.
-func (r *roster) lines(st pane.Styles, lang steps.Lang, w int) []string {
+func (r *roster) lines(st pane.Styles, lang text.Lang, w int) []string {
 	cols := workshop.Columns()
 	head := workshop.Line(cols, workshop.Heads(cols, lang), " ", 0, termtext.FitAligned)
 	out := []string{st.Dim.R(termtext.Fit(head, w))}
 	if len(r.rows) == 0 {
-		return append(out, st.Dim.R(pane.Tr(lang, "  nobody yet: attendees run `rdmatour client <this address>`", "  还没有人：学员运行 `rdmatour client <本机地址>`")))
+		return append(out, st.Dim.R(text.Text{EN: "  nobody yet: attendees run `rdmatour client <this address>`", ZH: "  还没有人：学员运行 `rdmatour client <本机地址>`"}.In(lang)))
 	}
 	end := len(r.rows)
 	if r.height > 0 {
@@ -119,7 +119,7 @@ func (r *roster) lines(st pane.Styles, lang steps.Lang, w int) []string {
 
 // rowLine is one attendee as text (no styles), its cells escaped: the
 // address, message and observation carry the attendee's bytes.
-func rowLine(cols []workshop.Column, row workshop.Row, at time.Time, lang steps.Lang) string {
+func rowLine(cols []workshop.Column, row workshop.Row, at time.Time, lang text.Lang) string {
 	cells := workshop.Cells(cols, row, at, lang)
 	for i := range cells {
 		cells[i] = termtext.Safe(cells[i])

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 	"github.com/rdmatour/rdmatour/workshop"
@@ -26,7 +27,7 @@ func TestRosterAtomicRoomShowsCounter(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	m := newWorkshopModel(r, steps.LangEN, true, time.Now)
+	m := newWorkshopModel(r, text.EN, true, time.Now)
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	for i, want := range []string{"shared counter 42", "shared counter 44"} {
 		s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: r.ListenAddr(0),

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 	"github.com/rdmatour/rdmatour/workshop"
@@ -58,7 +59,7 @@ func liveRoom(t testing.TB, n int) *workshop.Room {
 // attendee's own side of the connection in the usual panes.
 func TestRosterLiveRoom(t *testing.T) {
 	r := liveRoom(t, 5)
-	m := newWorkshopModel(r, steps.LangEN, true, time.Now)
+	m := newWorkshopModel(r, text.EN, true, time.Now)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	row := m.roster.rows[m.roster.sel]
@@ -78,7 +79,7 @@ func TestRosterLiveRoom(t *testing.T) {
 // drawn), in colour.
 func BenchmarkRosterViewLive(b *testing.B) {
 	r := liveRoom(b, 50)
-	m := newWorkshopModel(r, steps.LangEN, false, time.Now)
+	m := newWorkshopModel(r, text.EN, false, time.Now)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	for b.Loop() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 	"github.com/rdmatour/rdmatour/workshop"
 )
@@ -29,7 +30,7 @@ type RosterSource interface {
 // WorkshopOptions configures RunWorkshop (the fields as in Options).
 type WorkshopOptions struct {
 	Room          RosterSource
-	Lang          steps.Lang
+	Lang          text.Lang
 	Input         io.Reader
 	Output        io.Writer
 	Environ       []string
@@ -68,7 +69,7 @@ func RunWorkshop(ctx context.Context, opts WorkshopOptions) error {
 type workshopModel struct {
 	src    RosterSource
 	addrs  []string
-	lang   steps.Lang
+	lang   text.Lang
 	styles pane.Styles
 	keys   keyMap
 	now    func() time.Time
@@ -88,7 +89,7 @@ type attendeeDetail struct {
 	state, timeline, wire pane.Content
 }
 
-func newWorkshopModel(src RosterSource, lang steps.Lang, noColor bool, now func() time.Time) *workshopModel {
+func newWorkshopModel(src RosterSource, lang text.Lang, noColor bool, now func() time.Time) *workshopModel {
 	m := &workshopModel{src: src, addrs: src.Addrs(), lang: normLang(lang), styles: pane.NewStyles(noColor), now: now}
 	m.keys = newKeyMap(m.lang)
 	m.refresh()
@@ -188,8 +189,8 @@ func (m *workshopModel) fillDetail() {
 	w1, w2, w3 := detailColumns(m.w)
 	in := attendeeInput(m.styles, m.lang, d.tour, d.snap)
 	lines, anchor := in.StateLines(0, w1-4)
-	d.state = pane.Content{Title: pane.Title(m.lang, "Live state", "实时状态"), Lines: lines, Top: max(anchor, 0)}
-	d.timeline = pane.Content{Title: pane.Title(m.lang, "Timeline", "时序"), Lines: in.TimelineLines(w2 - 4), Top: 1 << 20}
+	d.state = pane.Content{Title: text.Text{EN: "Live state", ZH: "实时状态"}.Label(m.lang), Lines: lines, Top: max(anchor, 0)}
+	d.timeline = pane.Content{Title: text.Text{EN: "Timeline", ZH: "时序"}.Label(m.lang), Lines: in.TimelineLines(w2 - 4), Top: 1 << 20}
 	d.wire = pane.Content{Title: in.WireTitle(0), Lines: in.WireLines(0, w3-4), Top: 1 << 20}
 }
 
@@ -197,7 +198,7 @@ func (m *workshopModel) fillDetail() {
 // workshop server: nothing runs from this screen and no step was run
 // here, so the current step is the last one the attendee ran (or the
 // next one) and every change is fresh.
-func attendeeInput(st pane.Styles, lang steps.Lang, tour []steps.Step, snap steps.Snapshot) *pane.Input {
+func attendeeInput(st pane.Styles, lang text.Lang, tour []steps.Step, snap steps.Snapshot) *pane.Input {
 	in := &pane.Input{Styles: st, Lang: lang, Snaps: []steps.Snapshot{snap}, Tours: [][]steps.Step{tour}}
 	if !snap.Done && snap.Next < len(snap.Steps) {
 		in.Next, in.HasNext = pane.At{Idx: snap.Next}, true
@@ -250,11 +251,10 @@ func (m *workshopModel) screen() string {
 	out := []string{termtext.Fit(head, m.w)}
 	r := m.roster
 	r.height = rows
-	title := pane.Title(m.lang, "Roster", "名单")
+	title := text.Text{EN: "Roster", ZH: "名单"}.Label(m.lang)
 	out = append(out, pane.Frame(st, title, r.lines(st, m.lang, m.w-4), m.w, rows+3, 0, true)...)
 	out = append(out, m.detailView(detailH)...)
-	help := pane.Tr(m.lang, "↑/↓ select  pgup/pgdn page  home/end  l language  q end the workshop",
-		"↑/↓ 选择  pgup/pgdn 翻页  home/end  l 语言  q 结束 workshop")
+	help := text.Text{EN: "↑/↓ select  pgup/pgdn page  home/end  l language  q end the workshop", ZH: "↑/↓ 选择  pgup/pgdn 翻页  home/end  l 语言  q 结束 workshop"}.In(m.lang)
 	out = append(out, st.Dim.R(termtext.Fit(help, m.w)))
 	return strings.Join(termtext.Block(out, m.w, m.h), "\n")
 }
@@ -267,12 +267,12 @@ func (m *workshopModel) detailView(h int) []string {
 	}
 	st := m.styles
 	if m.detail == nil {
-		say := pane.Tr(m.lang, "select an attendee to see their side of the connection", "选中一位学员，查看这条连接在 server 端的状态")
+		say := text.Text{EN: "select an attendee to see their side of the connection", ZH: "选中一位学员，查看这条连接在 server 端的状态"}.In(m.lang)
 		if r := m.roster; r.sel < len(r.rows) && !r.rows[r.sel].Phase.InRoom() {
-			say = pane.Tr(m.lang, fmt.Sprintf("#%d has left: the room keeps the side of the connection of the last %d attendees to leave, and everyone's row", m.detailN, workshop.KeptSessions),
-				fmt.Sprintf("#%d 已离开：房间只保留最近离开的 %d 位学员在 server 端的连接状态，名单里的行则每人都保留", m.detailN, workshop.KeptSessions))
+			say = text.Text{EN: fmt.Sprintf("#%d has left: the room keeps the side of the connection of the last %d attendees to leave, and everyone's row", m.detailN, workshop.KeptSessions),
+				ZH: fmt.Sprintf("#%d 已离开：房间只保留最近离开的 %d 位学员在 server 端的连接状态，名单里的行则每人都保留", m.detailN, workshop.KeptSessions)}.In(m.lang)
 		}
-		return pane.Frame(st, pane.Title(m.lang, "Attendee", "学员"), []string{st.Dim.R(say)}, m.w, h, 0, false)
+		return pane.Frame(st, text.Text{EN: "Attendee", ZH: "学员"}.Label(m.lang), []string{st.Dim.R(say)}, m.w, h, 0, false)
 	}
 	w1, w2, w3 := detailColumns(m.w)
 	sel := "#" + strconv.Itoa(m.detailN) + " · "

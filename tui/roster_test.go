@@ -9,9 +9,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/workshop"
 )
 
@@ -53,7 +53,7 @@ func (f *fakeRoom) Counts() workshop.Counts {
 
 func workshopAt(t testing.TB, n, w, h int) *workshopModel {
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	m := newWorkshopModel(newFakeRoom(n, at), steps.LangEN, true, func() time.Time { return at })
+	m := newWorkshopModel(newFakeRoom(n, at), text.EN, true, func() time.Time { return at })
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m
 }

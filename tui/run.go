@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
@@ -117,7 +118,7 @@ func (m *model) stepDone(msg stepDoneMsg) tea.Cmd {
 				id = string(st[msg.idx].ID)
 			}
 			m.end.err = &TourError{Side: m.sessions[msg.side].Config().Role, StepID: id,
-				Explain: steps.ExplainIn(msg.err, steps.LangEN.String()), Err: msg.err}
+				Explain: steps.ExplainIn(msg.err, text.EN), Err: msg.err}
 		}
 	}
 	m.refresh()

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
@@ -27,7 +28,7 @@ func TestStateAnchorEveryTrack(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { srv.Close(); cli.Close() })
-		m := newTestModel(t, []steps.Runner{srv, cli}, steps.LangEN, 160, 50)
+		m := newTestModel(t, []steps.Runner{srv, cli}, text.EN, 160, 50)
 		// Long after any byte changed: the step's own section counts.
 		m.now = func() time.Time { return time.Now().Add(time.Hour) }
 		anchored := 0

@@ -10,11 +10,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
 // udDemo is a demo model of the ud tour on the simulated NIC.
-func udDemo(t *testing.T, tour steps.TourKind, lang steps.Lang) *model {
+func udDemo(t *testing.T, tour steps.TourKind, lang text.Lang) *model {
 	t.Helper()
 	addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), freePort(t))
 	srv, err := steps.NewSession(steps.Config{Role: steps.Server, Provider: sim.New(sim.Options{}), Tour: tour, Bind: addr, Timeout: 10 * time.Second})
@@ -37,7 +38,7 @@ func stateText(m *model, side int) string {
 // beyond RTS, and on the client the destination every SEND names — the
 // server QP's number and Q_Key and the address handle.
 func TestStateUD(t *testing.T) {
-	m := udDemo(t, steps.TourUD, steps.LangEN)
+	m := udDemo(t, steps.TourUD, text.EN)
 	runUntil(t, m, 1, "ud-get-established")
 	cli := stateText(m, 1)
 	srvQPN := m.snaps[0].QP.Num
@@ -72,12 +73,12 @@ func TestStateUD(t *testing.T) {
 
 // The glossary's Chinese words, and nothing of UD on the write tour.
 func TestStateUDChineseAndWriteTourUnchanged(t *testing.T) {
-	m := udDemo(t, steps.TourUD, steps.LangZH)
+	m := udDemo(t, steps.TourUD, text.ZH)
 	runUntil(t, m, 1, "ud-create-ah")
 	if cli := stateText(m, 1); !strings.Contains(cli, "地址句柄") || !strings.Contains(cli, "没有连接") || !strings.Contains(cli, "每个 SEND 发往（wr.ud）") {
 		t.Errorf("client, zh:\n%s", cli)
 	}
-	w := udDemo(t, steps.TourWrite, steps.LangEN)
+	w := udDemo(t, steps.TourWrite, text.EN)
 	runUntil(t, w, 1, "get-established")
 	for side := range 2 {
 		if s := stateText(w, side); strings.Contains(s, "UD") || strings.Contains(s, "qkey") || !strings.Contains(s, "rq_psn") {

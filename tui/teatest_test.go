@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // The demo driven through a real Bubble Tea program (teatest): keypresses
@@ -16,7 +17,7 @@ import (
 // final model holds the finished tour with nothing left allocated.
 func TestTeatestDemoTour(t *testing.T) {
 	r := newRig(t, steps.NotifyImm)
-	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 120, 40)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.EN, 120, 40)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	total := len(m.plan)
 	for i := 0; i < total; i++ {
@@ -47,7 +48,7 @@ func TestTeatestDemoTour(t *testing.T) {
 // through the real program tears both sides down.
 func TestTeatestQuitMidTour(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangZH, 80, 24)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.ZH, 80, 24)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
 	for i := 1; i <= 12; i++ {
 		pressUntilSteps(t, enterKey(tm), i, r.srv, r.cli)

@@ -1,28 +1,26 @@
 package tui
 
-import (
-	"github.com/rdmatour/rdmatour/steps"
-)
+import "github.com/rdmatour/rdmatour/text"
 
 // Language handling for the UI's own text (labels, help, messages). The
-// explanations come from docs; step titles and notes from steps.Text.
+// explanations come from docs; step titles and notes from text.Text.
 
 // nextLang is the language the l key switches to: en → zh → both → en.
-func nextLang(l steps.Lang) steps.Lang {
+func nextLang(l text.Lang) text.Lang {
 	switch l {
-	case steps.LangEN:
-		return steps.LangZH
-	case steps.LangZH:
-		return steps.LangBoth
+	case text.EN:
+		return text.ZH
+	case text.ZH:
+		return text.Both
 	}
-	return steps.LangEN
+	return text.EN
 }
 
 // normLang maps anything but zh and both to en.
-func normLang(l steps.Lang) steps.Lang {
+func normLang(l text.Lang) text.Lang {
 	switch l {
-	case steps.LangZH, steps.LangBoth:
+	case text.ZH, text.Both:
 		return l
 	}
-	return steps.LangEN
+	return text.EN
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // TestTimelineReadAndAtomicShape: the timeline draws a READ as a
@@ -17,22 +18,22 @@ import (
 func TestTimelineReadAndAtomicShape(t *testing.T) {
 	cases := []struct {
 		tour     steps.TourKind
-		lang     steps.Lang
+		lang     text.Lang
 		last     string
 		wantLine []string // arrow lines, in order: ◀ client→server, ▶ server→client
 		wantText []string
 	}{
-		{steps.TourRead, steps.LangEN, "poll-read", []string{"◀─ RDMA_READ_REQUEST ─┤", "├─ RDMA_READ_RESPONSE ─▶"},
+		{steps.TourRead, text.EN, "poll-read", []string{"◀─ RDMA_READ_REQUEST ─┤", "├─ RDMA_READ_RESPONSE ─▶"},
 			[]string{"B from 0x", "B of data back"}},
-		{steps.TourRead, steps.LangZH, "poll-read", []string{"◀─ RDMA_READ_REQUEST ─┤", "├─ RDMA_READ_RESPONSE ─▶"},
+		{steps.TourRead, text.ZH, "poll-read", []string{"◀─ RDMA_READ_REQUEST ─┤", "├─ RDMA_READ_RESPONSE ─▶"},
 			[]string{"字节数据"}},
-		{steps.TourAtomic, steps.LangEN, "poll-cmp-swap", []string{"◀─ FETCH_ADD ─┤", "├─ ATOMIC_ACKNOWLEDGE ─▶", "◀─ COMPARE_SWAP ─┤", "├─ ATOMIC_ACKNOWLEDGE ─▶"},
+		{steps.TourAtomic, text.EN, "poll-cmp-swap", []string{"◀─ FETCH_ADD ─┤", "├─ ATOMIC_ACKNOWLEDGE ─▶", "◀─ COMPARE_SWAP ─┤", "├─ ATOMIC_ACKNOWLEDGE ─▶"},
 			[]string{"old value 40, back into buf", "old value 42"}},
-		{steps.TourAtomic, steps.LangZH, "poll-cmp-swap", []string{"◀─ FETCH_ADD ─┤", "├─ ATOMIC_ACKNOWLEDGE ─▶"},
+		{steps.TourAtomic, text.ZH, "poll-cmp-swap", []string{"◀─ FETCH_ADD ─┤", "├─ ATOMIC_ACKNOWLEDGE ─▶"},
 			[]string{"带回原值 40"}},
 		// UD: the early datagram is not taken for the one the server
 		// received, and the server's answer goes back.
-		{steps.TourUD, steps.LangEN, "ud-await-reply", []string{"◀─ UD SEND (early) ─┤", "◀─ UD SEND ─┤", "├─ UD SEND (reply) ─▶"},
+		{steps.TourUD, text.EN, "ud-await-reply", []string{"◀─ UD SEND (early) ─┤", "◀─ UD SEND ─┤", "├─ UD SEND (reply) ─▶"},
 			[]string{"the answer, 7 B from QP"}},
 	}
 	for _, tc := range cases {

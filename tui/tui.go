@@ -34,6 +34,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // Options configures Run.
@@ -43,7 +44,7 @@ type Options struct {
 	Sessions []steps.Runner
 	// Lang is the language to start in (l cycles en → zh → both at run
 	// time); anything but zh and both means en.
-	Lang steps.Lang
+	Lang text.Lang
 	// Docs returns an explanation page (Markdown) for a step id in "en" or
 	// "zh"; docs.Page in the real program.
 	Docs func(lang, id string) (string, error)
@@ -73,7 +74,7 @@ var ErrQuit = errors.New("tui: quit before the tour ended")
 type TourError struct {
 	Side    steps.Role
 	StepID  string
-	Explain string // steps.ExplainIn(err, "en")
+	Explain string // steps.ExplainIn(err, text.EN)
 	Err     error
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
@@ -86,7 +87,7 @@ func (m *model) screen() string {
 	lines = append(lines, banner...)
 	bodyH := m.bodyHeight(len(banner))
 	if m.scr.showHelp {
-		lines = append(lines, pane.Frame(m.styles, pane.Title(m.lang, "Help", "帮助"), m.fullHelp(w-4), w, bodyH, 0, true)...)
+		lines = append(lines, pane.Frame(m.styles, text.Text{EN: "Help", ZH: "帮助"}.Label(m.lang), m.fullHelp(w-4), w, bodyH, 0, true)...)
 	} else {
 		lines = append(lines, m.draw(m.layout(w, bodyH))...)
 	}
@@ -121,25 +122,25 @@ func (m *model) tooSmallNow() bool { return m.scr.w < minW || m.scr.h < minH }
 func (m *model) tooSmall() []string {
 	msg := fmt.Sprintf("terminal too small: %d×%d, need at least %d×%d — enlarge the window", m.scr.w, m.scr.h, minW, minH)
 	zh := fmt.Sprintf("终端太小：%d×%d，至少需要 %d×%d —— 请把窗口放大", m.scr.w, m.scr.h, minW, minH)
-	var text []string
+	var lines []string
 	switch m.lang {
-	case steps.LangZH:
-		text = termtext.Wrap(zh, m.scr.w)
-	case steps.LangBoth:
-		text = append(termtext.Wrap(msg, m.scr.w), termtext.Wrap(zh, m.scr.w)...)
+	case text.ZH:
+		lines = termtext.Wrap(zh, m.scr.w)
+	case text.Both:
+		lines = append(termtext.Wrap(msg, m.scr.w), termtext.Wrap(zh, m.scr.w)...)
 	default:
-		text = termtext.Wrap(msg, m.scr.w)
+		lines = termtext.Wrap(msg, m.scr.w)
 	}
-	if len(text) > m.scr.h && m.scr.h > 0 {
+	if len(lines) > m.scr.h && m.scr.h > 0 {
 		// Nothing is cut silently: the last row that fits says more follows.
-		text = append(text[:m.scr.h-1:m.scr.h-1], termtext.Truncate(text[m.scr.h-1]+"…", m.scr.w))
+		lines = append(lines[:m.scr.h-1:m.scr.h-1], termtext.Truncate(lines[m.scr.h-1]+"…", m.scr.w))
 	}
 	out := make([]string, m.scr.h)
-	top := max(0, (m.scr.h-len(text))/2)
+	top := max(0, (m.scr.h-len(lines))/2)
 	for i := range out {
 		s := ""
-		if j := i - top; j >= 0 && j < len(text) {
-			s = m.styles.Bold.R(text[j])
+		if j := i - top; j >= 0 && j < len(lines) {
+			s = m.styles.Bold.R(lines[j])
 		}
 		out[i] = termtext.Center(s, m.scr.w)
 	}
@@ -152,8 +153,8 @@ func (m *model) header(w int) string {
 	snap := m.snaps[0]
 	side := snap.Role.String()
 	if m.demo {
-		side = pane.Tr(m.lang, "demo: server + client", "演示：server + client")
-	} else if m.lang == steps.LangZH {
+		side = text.Text{EN: "demo: server + client", ZH: "演示：server + client"}.In(m.lang)
+	} else if m.lang == text.ZH {
 		side = map[steps.Role]string{steps.Server: "server 端", steps.Client: "client 端"}[snap.Role]
 	}
 	done, total := m.progress()
@@ -177,7 +178,7 @@ func (m *model) header(w int) string {
 			parts = append(parts, st.Header.R("rdmatour"))
 		}
 		if drop == 3 && m.demo {
-			side = pane.Tr(m.lang, "demo", "演示")
+			side = text.Text{EN: "demo", ZH: "演示"}.In(m.lang)
 		}
 		parts = append(parts, st.Bold.R(side), m.replayMark()+m.in.BackendLabel(snap))
 		if notify != "" && drop < 1 {
@@ -204,10 +205,10 @@ func (m *model) lessonLine(w int) string {
 	var ttl, summary string
 	l := snap.LessonSummary // in the snapshot: no lookup by name per frame
 	switch m.lang {
-	case steps.LangZH:
-		ttl = snap.LessonTitle.In(steps.LangZH.String())
-		summary = l.In(steps.LangZH.String())
-	case steps.LangBoth:
+	case text.ZH:
+		ttl = snap.LessonTitle.In(text.ZH)
+		summary = l.In(text.ZH)
+	case text.Both:
 		ttl = snap.LessonTitle.EN
 		if snap.LessonTitle.ZH != "" && snap.LessonTitle.ZH != ttl {
 			ttl += " · " + snap.LessonTitle.ZH
@@ -217,7 +218,7 @@ func (m *model) lessonLine(w int) string {
 		ttl = snap.LessonTitle.EN
 		summary = l.EN
 	}
-	line := " " + st.Expected.R(pane.Tr(m.lang, "Lesson ", "课程 ")+m.page.Lesson) + st.Bold.R(": "+ttl)
+	line := " " + st.Expected.R(text.Text{EN: "Lesson ", ZH: "课程 "}.In(m.lang)+m.page.Lesson) + st.Bold.R(": "+ttl)
 	if summary = m.in.LessonStatus(summary); summary != "" {
 		line += st.Dim.R(" — " + summary)
 	}
@@ -242,9 +243,9 @@ func (m *model) fullHelp(w int) []string {
 	hm.SetWidth(w)
 	lines := strings.Split(hm.FullHelpView(m.keys.FullHelp()), "\n")
 	lines = append(lines, "")
-	lines = append(lines, termtext.Wrap(m.layoutHelp(
-		"Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
-		"每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"), w)...)
+	lines = append(lines, termtext.Wrap(m.layoutHelp(text.Text{
+		EN: "Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
+		ZH: "每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"}), w)...)
 	lines = append(lines, "")
 	lines = append(lines, termtext.Wrap(m.lessonsHelp(), w)...)
 	return lines
@@ -255,8 +256,8 @@ func (m *model) isFocused(p slot) bool { return !m.scr.showHelp && m.focused() =
 func (m *model) tabBar(w int) string {
 	st := m.styles
 	names := []string{
-		pane.Title(m.lang, "Steps", "步骤"), pane.Title(m.lang, "Explain", "讲解"), pane.Title(m.lang, "State", "状态"),
-		pane.Title(m.lang, "Timeline", "时序"), pane.Title(m.lang, "Wire", "线上报文"),
+		text.Text{EN: "Steps", ZH: "步骤"}.Label(m.lang), text.Text{EN: "Explain", ZH: "讲解"}.Label(m.lang), text.Text{EN: "State", ZH: "状态"}.Label(m.lang),
+		text.Text{EN: "Timeline", ZH: "时序"}.Label(m.lang), text.Text{EN: "Wire", ZH: "线上报文"}.Label(m.lang),
 	}
 	var b strings.Builder
 	b.WriteString(" ")

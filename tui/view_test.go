@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -40,7 +41,7 @@ func runUntil(t *testing.T, d *model, side int, id string) {
 func views(t *testing.T, name string, sessions []steps.Runner, setup func(m *model)) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH, steps.LangBoth} {
+	for _, lang := range []text.Lang{text.EN, text.ZH, text.Both} {
 		for _, sz := range sizes {
 			m := newTestModel(t, sessions, lang, sz[0], sz[1])
 			if setup != nil {
@@ -90,7 +91,7 @@ func anyContains(t *testing.T, all map[string]string, keyPart, want string) {
 
 func TestViewsThroughATour(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	d := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 120, 40)
+	d := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.EN, 120, 40)
 	srvOnly := []steps.Runner{r.srv}
 	cliOnly := []steps.Runner{r.cli}
 	demo := []steps.Runner{r.srv, r.cli}
@@ -150,7 +151,7 @@ func TestViewsThroughATour(t *testing.T) {
 
 // errorModel is a client whose RDMA WRITE came back with a remote access
 // error: the snapshot is built by hand from a real connected one.
-func errorModel(t *testing.T, lang steps.Lang, w, h int, environ ...string) *model {
+func errorModel(t *testing.T, lang text.Lang, w, h int, environ ...string) *model {
 	r := newRig(t, steps.NotifySend)
 	m := newTestModel(t, []steps.Runner{r.cli}, lang, w, h, environ...)
 	s := m.snaps[0]
@@ -176,7 +177,7 @@ func errorModel(t *testing.T, lang steps.Lang, w, h int, environ ...string) *mod
 }
 
 func TestViewAfterError(t *testing.T) {
-	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH, steps.LangBoth} {
+	for _, lang := range []text.Lang{text.EN, text.ZH, text.Both} {
 		for _, sz := range sizes {
 			m := errorModel(t, lang, sz[0], sz[1])
 			m.scr.focus = tabState
@@ -189,15 +190,15 @@ func TestViewAfterError(t *testing.T) {
 					t.Errorf("%s: missing %q:\n%s", name, want, plain)
 				}
 			}
-			if lang == steps.LangZH && !strings.Contains(plain, "失败") {
+			if lang == text.ZH && !strings.Contains(plain, "失败") {
 				t.Errorf("%s: no Chinese failure text:\n%s", name, plain)
 			}
 			// The Chinese line names the step in Chinese, also in both
 			// (it had the English title, and a space before 失败).
-			if zhTitle := m.snaps[0].Steps[13].Title.ZH; lang != steps.LangEN && !strings.Contains(strings.ReplaceAll(plain, "\n", ""), "「"+zhTitle+"」失败") && sz[0] >= 100 {
+			if zhTitle := m.snaps[0].Steps[13].Title.ZH; lang != text.EN && !strings.Contains(strings.ReplaceAll(plain, "\n", ""), "「"+zhTitle+"」失败") && sz[0] >= 100 {
 				t.Errorf("%s: the failed step is not named in Chinese (%s):\n%s", name, zhTitle, plain)
 			}
-			if lang != steps.LangZH && !strings.Contains(plain, "failed") {
+			if lang != text.ZH && !strings.Contains(plain, "failed") {
 				t.Errorf("%s: no failure text:\n%s", name, plain)
 			}
 		}
@@ -206,20 +207,20 @@ func TestViewAfterError(t *testing.T) {
 
 func TestTooSmall(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	for _, lang := range []steps.Lang{steps.LangEN, steps.LangZH} {
+	for _, lang := range []text.Lang{text.EN, text.ZH} {
 		m := newTestModel(t, []steps.Runner{r.srv}, lang, 79, 23)
 		screen := m.render()
 		checkFrame(t, "small", screen, 79, 23)
 		plain := ansi.Strip(screen)
 		want := "terminal too small: 79×23, need at least 80×24"
-		if lang == steps.LangZH {
+		if lang == text.ZH {
 			want = "终端太小：79×23，至少需要 80×24"
 		}
 		if !strings.Contains(plain, want) {
 			t.Errorf("%s: %q not in\n%s", lang, want, plain)
 		}
 	}
-	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 80, 20)
+	m := newTestModel(t, []steps.Runner{r.srv}, text.EN, 80, 20)
 	if !strings.Contains(m.render(), "80×20") {
 		t.Error("80×20 is too small too")
 	}
@@ -227,7 +228,7 @@ func TestTooSmall(t *testing.T) {
 
 func TestNoColor(t *testing.T) {
 	for _, sz := range sizes {
-		m := errorModel(t, steps.LangBoth, sz[0], sz[1], "NO_COLOR=1")
+		m := errorModel(t, text.Both, sz[0], sz[1], "NO_COLOR=1")
 		for tab := range numTabs {
 			m.scr.focus = tab
 			screen := m.render()
@@ -241,7 +242,7 @@ func TestNoColor(t *testing.T) {
 		}
 	}
 	// And with colour there are escapes.
-	m := errorModel(t, steps.LangEN, 120, 40)
+	m := errorModel(t, text.EN, 120, 40)
 	if !strings.Contains(m.render(), "\x1b[") {
 		t.Error("no colour without NO_COLOR")
 	}
@@ -272,7 +273,7 @@ func TestEastAsianWidth(t *testing.T) {
 // whatever they press to look (tab, zoom, scroll), until the next step.
 func TestHighlightUntilNextStep(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 160, 50, "NO_COLOR=1")
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.EN, 160, 50, "NO_COLOR=1")
 	now := time.Now()
 	m.now = func() time.Time { return now }
 	for m.planPos < len(m.plan) {
@@ -312,7 +313,7 @@ func TestHighlightUntilNextStep(t *testing.T) {
 // learner cannot see: no step runs, no pane moves; q still quits.
 func TestTooSmallIgnoresKeys(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 79, 30)
+	m := newTestModel(t, []steps.Runner{r.srv}, text.EN, 79, 30)
 	focus := m.scr.focus
 	for _, k := range []string{"enter", "space", "n", "tab", "down", "pgdown", "?"} {
 		press(t, m, k)

@@ -4,7 +4,6 @@ import (
 	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
-	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // While a step waits, the call pane says on what: the network, or the
@@ -28,6 +27,6 @@ func (m *model) footer(w int) string {
 	if !m.run.keyWhileWaiting || !m.run.on {
 		return termtext.Fit(m.help.ShortHelpView(m.keys.ShortHelp()), w)
 	}
-	note := guide.WaitNote(m.run.wait, m.run.onPeer).In(pane.TextLang(m.lang))
+	note := guide.WaitNote(m.run.wait, m.run.onPeer).In(m.lang)
 	return termtext.Fit(m.styles.Running.R(" ⏳ "+note), w)
 }

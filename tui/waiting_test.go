@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // While the server waits for a client, the call pane names what the
@@ -16,12 +17,12 @@ import (
 // run key pressed meanwhile gets a note instead of nothing.
 func TestWaitingHintAndKeyNote(t *testing.T) {
 	for _, tt := range []struct {
-		lang steps.Lang
+		lang text.Lang
 		hint []string
 		note string
 	}{
-		{steps.LangEN, []string{"on the client: press Enter until step 11, Send the connect request"}, "still waiting for the client (step 11 there): Enter does nothing until then; q quits"},
-		{steps.LangZH, []string{"在 client 端：一直按回车，直到第 11 步", "「发出连接请求」"}, "仍在等待 client（它的第 11 步）：在那之前按回车不起作用；q 退出"},
+		{text.EN, []string{"on the client: press Enter until step 11, Send the connect request"}, "still waiting for the client (step 11 there): Enter does nothing until then; q quits"},
+		{text.ZH, []string{"在 client 端：一直按回车，直到第 11 步", "「发出连接请求」"}, "仍在等待 client（它的第 11 步）：在那之前按回车不起作用；q 退出"},
 	} {
 		t.Run(tt.lang.String(), func(t *testing.T) {
 			r := newRig(t, steps.NotifySend)

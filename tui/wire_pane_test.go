@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -34,7 +35,7 @@ func TestWirePane(t *testing.T) {
 		{"capturing, nothing yet", steps.WireStatus{State: verbs.TraceCapturing}, nil, []string{"no packets yet"}, []string{"Both ends"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newTestModel(t, []steps.Runner{r.srv}, steps.LangEN, 160, 50, "NO_COLOR=1")
+			m := newTestModel(t, []steps.Runner{r.srv}, text.EN, 160, 50, "NO_COLOR=1")
 			m.snaps[0].Wire, m.snaps[0].Packets = tc.wire, tc.packets
 			got := strings.Join(m.wireLines(0, 150), "\n")
 			for _, w := range tc.want {

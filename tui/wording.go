@@ -3,43 +3,39 @@ package tui
 import (
 	"strings"
 
-	"github.com/rdmatour/rdmatour/tui/pane"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // Words that depend on what is on screen: the help's sentence on the
 // panes, and code spans in one-style lines.
 
-// layoutHelp is the help's paragraph: en or zh as written where the
-// panes are as they say (left, right), else with the sentence on the
-// panes for the layout on screen.
-func (m *model) layoutHelp(en, zh string) string {
+// layoutHelp is the help's paragraph: para as written where the panes
+// are as it says (left, right), else with the sentence on the panes for
+// the layout on screen.
+func (m *model) layoutHelp(para text.Text) string {
 	where := m.whereThingsAre()
 	if where == "" {
-		return pane.Tr(m.lang, en, zh)
+		return para.In(m.lang)
 	}
-	return pane.Tr(m.lang, "Each keypress makes one real verbs / rdma_cm call. ", "每按一次键就执行一个真实的 verbs / rdma_cm 调用。") +
-		where + pane.Tr(m.lang, " Press ? again to close this help.", "再按 ? 关闭帮助。")
+	return text.Text{EN: "Each keypress makes one real verbs / rdma_cm call. ", ZH: "每按一次键就执行一个真实的 verbs / rdma_cm 调用。"}.In(m.lang) +
+		where + text.Text{EN: " Press ? again to close this help.", ZH: "再按 ? 关闭帮助。"}.In(m.lang)
 }
 
 // whereThingsAre is the help's sentence on the panes, for the layout on
 // screen (the same cases as layout); "" for the layouts with the call
 // and explanation on the left and the state on the right.
 func (m *model) whereThingsAre() string {
-	t := func(en, zh string) string { return pane.Tr(m.lang, en, zh) }
 	switch {
 	case m.scr.zoomed:
-		return t("One pane fills the screen: z shows all of them again.", "现在一个面板占满屏幕：按 z 恢复所有面板。")
+		return text.Text{EN: "One pane fills the screen: z shows all of them again.", ZH: "现在一个面板占满屏幕：按 z 恢复所有面板。"}.In(m.lang)
 	case m.presenter():
 		return ""
 	case m.narrow():
-		return t("The call is on top; the tabs below explain it and show what it changed (tab switches tabs).",
-			"上方是这个调用；下方的标签页讲解它，并显示它改变了什么（按 tab 切换标签页）。")
+		return text.Text{EN: "The call is on top; the tabs below explain it and show what it changed (tab switches tabs).", ZH: "上方是这个调用；下方的标签页讲解它，并显示它改变了什么（按 tab 切换标签页）。"}.In(m.lang)
 	case m.demo:
-		return t("The middle column says what the call is and why; the server's column (left) and the client's (right) show what it changed.",
-			"中间一栏讲这个调用是什么、为什么；左栏（server）和右栏（client）显示它改变了什么。")
+		return text.Text{EN: "The middle column says what the call is and why; the server's column (left) and the client's (right) show what it changed.", ZH: "中间一栏讲这个调用是什么、为什么；左栏（server）和右栏（client）显示它改变了什么。"}.In(m.lang)
 	case m.scr.w >= 150:
-		return t("The middle column says what the call is and why; the right one shows what it changed; the left one lists the steps and the messages.",
-			"中间一栏讲这个调用是什么、为什么；右栏显示它改变了什么；左栏列出各个步骤和消息。")
+		return text.Text{EN: "The middle column says what the call is and why; the right one shows what it changed; the left one lists the steps and the messages.", ZH: "中间一栏讲这个调用是什么、为什么；右栏显示它改变了什么；左栏列出各个步骤和消息。"}.In(m.lang)
 	}
 	return ""
 }

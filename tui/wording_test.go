@@ -7,13 +7,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // TestSimulatedChannelInChinese: the event channel of the simulated NIC
 // has no fd; in zh the call pane says so in Chinese.
 func TestSimulatedChannelInChinese(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangZH, 140, 45)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.ZH, 140, 45)
 	press(t, m, "enter")
 	s := ansi.Strip(m.render())
 	if !strings.Contains(s, "ec = 模拟的（没有 fd）") || strings.Contains(s, "= simulated") {
@@ -28,8 +29,8 @@ func TestSimulatedChannelInChinese(t *testing.T) {
 // drops them too); without colour they stay, as they mark the code.
 func TestErrorBannerShowsCodeAsThePanesDo(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	fail := &steps.Problem{What: steps.Text{EN: "nothing is listening at 10.0.0.2:7471", ZH: "10.0.0.2:7471 上没有程序在监听"},
-		Fix: steps.Text{EN: "start `rdmatour server` there first", ZH: "先在那里启动 `rdmatour server`"}}
+	fail := &steps.Problem{What: text.Text{EN: "nothing is listening at 10.0.0.2:7471", ZH: "10.0.0.2:7471 上没有程序在监听"},
+		Fix: text.Text{EN: "start `rdmatour server` there first", ZH: "先在那里启动 `rdmatour server`"}}
 	for _, tt := range []struct {
 		environ   []string
 		want, not string
@@ -37,7 +38,7 @@ func TestErrorBannerShowsCodeAsThePanesDo(t *testing.T) {
 		{[]string{"TERM=xterm"}, "Start rdmatour server there first", "`"},
 		{[]string{"NO_COLOR=1"}, "Start `rdmatour server` there first", "\x00"},
 	} {
-		m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 200, 40, tt.environ...)
+		m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.EN, 200, 40, tt.environ...)
 		m.end.errs[1] = fail
 		got := ansi.Strip(strings.Join(m.errorBanner(200), "\n"))
 		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
@@ -52,12 +53,12 @@ func TestHelpDescribesTheLayoutOnScreen(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
 	for _, tt := range []struct {
 		w, h      int
-		lang      steps.Lang
+		lang      text.Lang
 		want, not string
 	}{
-		{80, 24, steps.LangEN, "the tabs below", "left"},
-		{80, 24, steps.LangZH, "标签页", "左边"},
-		{140, 45, steps.LangEN, "the server's column (left)", "tabs"},
+		{80, 24, text.EN, "the tabs below", "left"},
+		{80, 24, text.ZH, "标签页", "左边"},
+		{140, 45, text.EN, "the server's column (left)", "tabs"},
 	} {
 		m := newTestModel(t, []steps.Runner{r.srv, r.cli}, tt.lang, tt.w, tt.h)
 		got := strings.Join(strings.Fields(ansi.Strip(strings.Join(m.fullHelp(tt.w), " "))), " ")
@@ -71,7 +72,7 @@ func TestHelpDescribesTheLayoutOnScreen(t *testing.T) {
 // last row ends with "…".
 func TestTooSmallNoticeSaysItIsCut(t *testing.T) {
 	r := newRig(t, steps.NotifySend)
-	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, steps.LangEN, 10, 3)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.EN, 10, 3)
 	lines := m.tooSmall()
 	var text []string
 	for _, l := range lines {

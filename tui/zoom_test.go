@@ -6,8 +6,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
@@ -15,7 +15,7 @@ import (
 // shows the C call, the explanation, both sides' live state and the
 // timeline at once, rather than one tab.
 func TestPresenterShowsCallAndBothStates(t *testing.T) {
-	m := goldenModel(t, true, steps.LangEN, 100, 30)
+	m := goldenModel(t, true, text.EN, 100, 30)
 	sc := ansi.Strip(m.render())
 	checkFrame(t, "presenter", m.render(), 100, 30)
 	for _, want := range []string{"client · C call", "Explanation", "server · Live state", "client · Live state", "Timeline", "Data buffer", "|hello fr|"} {
@@ -31,7 +31,7 @@ func TestPresenterShowsCallAndBothStates(t *testing.T) {
 // TestZoomKeys: z shows the focused pane alone across the whole body;
 // z again, or esc, brings the layout back.
 func TestZoomKeys(t *testing.T) {
-	m := goldenModel(t, true, steps.LangEN, 100, 30)
+	m := goldenModel(t, true, text.EN, 100, 30)
 	for m.focused() != (slot{pane.State, 0}) {
 		press(t, m, "tab")
 	}

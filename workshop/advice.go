@@ -2,6 +2,7 @@ package workshop
 
 import (
 	"errors"
+	"github.com/rdmatour/rdmatour/text"
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
@@ -14,14 +15,14 @@ import (
 // happened and gives the room's advice instead.
 
 // roomFix is what the roster advises for one attendee's failure.
-func roomFix() steps.Text {
-	return steps.Text{EN: "the attendee starts their client again; the room goes on serving everyone else",
+func roomFix() text.Text {
+	return text.Text{EN: "the attendee starts their client again; the room goes on serving everyone else",
 		ZH: "请这位学员重新启动自己的 client；workshop 房间照常服务其他人"}
 }
 
 // attendeeFailure is err explained for the roster in lang: what the
 // attendee's Session saw, with the room's advice in place of its own.
-func attendeeFailure(err error, lang string) string {
+func attendeeFailure(err error, lang text.Lang) string {
 	var p *steps.Problem
 	if errors.As(err, &p) {
 		withRoomFix := *p
@@ -32,8 +33,8 @@ func attendeeFailure(err error, lang string) string {
 }
 
 // withAdvice is said, ended as a sentence, and the room's advice.
-func withAdvice(said, lang string) string {
-	if lang == "zh" {
+func withAdvice(said string, lang text.Lang) string {
+	if lang == text.ZH {
 		return strings.TrimSuffix(said, "。") + "。" + roomFix().ZH
 	}
 	fix := roomFix().EN

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 	"github.com/rdmatour/rdmatour/workshop"
@@ -175,7 +176,7 @@ func TestRoomTurnsAwayAnotherTour(t *testing.T) {
 			s := tourClient(t, addr, c.client)
 			defer s.Close()
 			err := runRoomClientUntil(context.Background(), s, "")
-			en, zh := steps.ExplainIn(err, "en"), steps.ExplainIn(err, "zh")
+			en, zh := steps.ExplainIn(err, text.EN), steps.ExplainIn(err, text.ZH)
 			want := fmt.Sprintf("this workshop runs --tour %s, you ran --tour %s: start again with --tour %s", c.room, c.client, c.room)
 			if err == nil || !strings.Contains(en, want) || !strings.Contains(en, "runs one tour for every attendee") || !strings.Contains(zh, "同一种教程") {
 				t.Fatalf("client error:\nen: %s\nzh: %s\nwant %q", en, zh, want)
@@ -223,7 +224,7 @@ func TestRoomRefusesUD(t *testing.T) {
 	_, err := workshop.Open(workshop.Config{Providers: []verbs.Provider{sim.New(sim.Options{})},
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Tour: steps.TourUD})
 	var ce *steps.ConfigError
-	if !errors.As(err, &ce) || !strings.Contains(ce.In("en"), "RDMA_PS_UDP") || !strings.Contains(ce.In("zh"), "不支持") {
+	if !errors.As(err, &ce) || !strings.Contains(ce.In(text.EN), "RDMA_PS_UDP") || !strings.Contains(ce.In(text.ZH), "不支持") {
 		t.Fatalf("Open with the ud tour: %v", err)
 	}
 }
@@ -246,8 +247,8 @@ func checkAcceptHandsOutCounter(t *testing.T, r *workshop.Room) {
 				continue
 			}
 			for _, kv := range st.Outcome.Results {
-				if kv.Name == "counter" {
-					rkeys[kv.Value] = true
+				if kv.Name.EN == "counter" {
+					rkeys[kv.Value.EN] = true
 				}
 			}
 			if !strings.Contains(st.Outcome.Call, ".size_be = htonl(8)") {

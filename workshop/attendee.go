@@ -10,6 +10,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -218,7 +219,7 @@ func (r *Room) fail(a *Attendee, s *steps.Session, runErr error, cut error) {
 		case errors.Is(runErr, context.DeadlineExceeded):
 			a.phase, a.observed = PhaseDropped, withAdvice(fmt.Sprintf("dropped: no event for %v (idle limit)", r.cfg.IdleLimit), "en")
 		default:
-			a.phase, a.err = PhaseFailed, attendeeFailure(runErr, "en")
+			a.phase, a.err = PhaseFailed, attendeeFailure(runErr, text.EN)
 			a.observed = "error: " + a.err
 			if nak != "" {
 				a.observed = "error: this side answered their request with " + nak + "; " + a.err

@@ -2,11 +2,10 @@ package workshop
 
 import (
 	"fmt"
+	"github.com/rdmatour/rdmatour/text"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/rdmatour/rdmatour/steps"
 )
 
 // The roster is one table, drawn twice: on the workshop screen (tui) and
@@ -17,14 +16,14 @@ import (
 
 // Column is one column of the roster.
 type Column struct {
-	Head steps.Text
+	Head text.Text
 	// Width is the column's width in terminal cells; 0 for the last
 	// column, which takes the rest of the line.
 	Width int
 	// Right aligns the cell to the right (numbers, ages).
 	Right bool
 	// Cell is the row's text in this column at now, unescaped.
-	Cell func(r Row, now time.Time, lang steps.Lang) string
+	Cell func(r Row, now time.Time, lang text.Lang) string
 }
 
 // PrintedWidth is the widest the last column gets where no screen bounds
@@ -39,14 +38,14 @@ const messagePreview = 40
 // Columns are the roster's columns, in order.
 func Columns() []Column {
 	return []Column{
-		{Head: steps.Text{EN: "#", ZH: "#"}, Width: 4, Right: true, Cell: func(r Row, _ time.Time, _ steps.Lang) string { return strconv.Itoa(r.N) }},
-		{Head: steps.Text{EN: "address", ZH: "地址"}, Width: 21, Cell: func(r Row, _ time.Time, _ steps.Lang) string { return r.Addr.String() }},
-		{Head: steps.Text{EN: "nic", ZH: "nic"}, Width: 4, Cell: func(r Row, _ time.Time, _ steps.Lang) string { return r.Backend }},
-		{Head: steps.Text{EN: "QPN", ZH: "QPN"}, Width: 8, Cell: func(r Row, _ time.Time, _ steps.Lang) string { return qpnCell(r.QPN) }},
-		{Head: steps.Text{EN: "QP", ZH: "QP"}, Width: 5, Cell: func(r Row, _ time.Time, _ steps.Lang) string { return strings.TrimPrefix(r.QPState, "IBV_QPS_") }},
-		{Head: steps.Text{EN: "state", ZH: "状态"}, Width: 10, Cell: func(r Row, _ time.Time, lang steps.Lang) string { return r.Phase.In(lang) }},
-		{Head: steps.Text{EN: "last", ZH: "最近"}, Width: 6, Right: true, Cell: func(r Row, now time.Time, _ steps.Lang) string { return Ago(now.Sub(r.Last)) }},
-		{Head: steps.Text{EN: "message · observed", ZH: "消息 · 观察到的"}, Cell: func(r Row, _ time.Time, _ steps.Lang) string { return r.What() }},
+		{Head: text.Text{EN: "#", ZH: "#"}, Width: 4, Right: true, Cell: func(r Row, _ time.Time, _ text.Lang) string { return strconv.Itoa(r.N) }},
+		{Head: text.Text{EN: "address", ZH: "地址"}, Width: 21, Cell: func(r Row, _ time.Time, _ text.Lang) string { return r.Addr.String() }},
+		{Head: text.Text{EN: "nic", ZH: "nic"}, Width: 4, Cell: func(r Row, _ time.Time, _ text.Lang) string { return r.Backend }},
+		{Head: text.Text{EN: "QPN", ZH: "QPN"}, Width: 8, Cell: func(r Row, _ time.Time, _ text.Lang) string { return qpnCell(r.QPN) }},
+		{Head: text.Text{EN: "QP", ZH: "QP"}, Width: 5, Cell: func(r Row, _ time.Time, _ text.Lang) string { return strings.TrimPrefix(r.QPState, "IBV_QPS_") }},
+		{Head: text.Text{EN: "state", ZH: "状态"}, Width: 10, Cell: func(r Row, _ time.Time, lang text.Lang) string { return r.Phase.In(lang) }},
+		{Head: text.Text{EN: "last", ZH: "最近"}, Width: 6, Right: true, Cell: func(r Row, now time.Time, _ text.Lang) string { return Ago(now.Sub(r.Last)) }},
+		{Head: text.Text{EN: "message · observed", ZH: "消息 · 观察到的"}, Cell: func(r Row, _ time.Time, _ text.Lang) string { return r.What() }},
 	}
 }
 
@@ -93,8 +92,8 @@ func Ago(d time.Duration) string {
 
 // In is the phase's name in lang (English when lang is both: a cell has
 // room for one).
-func (p Phase) In(lang steps.Lang) string {
-	if lang != steps.LangZH {
+func (p Phase) In(lang text.Lang) string {
+	if lang != text.ZH {
 		return p.String()
 	}
 	switch p {
@@ -139,11 +138,11 @@ func Line(cols []Column, cells []string, sep string, last int, fit func(s string
 }
 
 // Heads are the columns' headings in lang.
-func Heads(cols []Column, lang steps.Lang) []string {
+func Heads(cols []Column, lang text.Lang) []string {
 	out := make([]string, len(cols))
 	for i, c := range cols {
 		out[i] = c.Head.EN
-		if lang == steps.LangZH {
+		if lang == text.ZH {
 			out[i] = c.Head.ZH
 		}
 	}
@@ -151,7 +150,7 @@ func Heads(cols []Column, lang steps.Lang) []string {
 }
 
 // Cells are row's cells under cols at now.
-func Cells(cols []Column, r Row, now time.Time, lang steps.Lang) []string {
+func Cells(cols []Column, r Row, now time.Time, lang text.Lang) []string {
 	out := make([]string, len(cols))
 	for i, c := range cols {
 		out[i] = c.Cell(r, now, lang)

@@ -1,12 +1,12 @@
 package workshop_test
 
 import (
+	"github.com/rdmatour/rdmatour/text"
 	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/workshop"
 )
@@ -18,15 +18,15 @@ func TestRosterCells(t *testing.T) {
 		QPState: "IBV_QPS_RTS", Phase: workshop.PhaseLanded, Observed: "connected", Landed: true,
 		Message: privdata.PeerBytes(strings.Repeat("x", 100)), Last: now.Add(-90 * time.Second)}
 	cols := workshop.Columns()
-	got := workshop.Cells(cols, row, now, steps.LangEN)
+	got := workshop.Cells(cols, row, now, text.EN)
 	want := []string{"7", "10.0.0.7:40007", "sim", "0x1a2b", "RTS", "landed", "1m", `"` + strings.Repeat("x", 39) + `…" · connected`}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("cells\n%q\nwant\n%q", got, want)
 	}
-	if zh := workshop.Cells(cols, row, now, steps.LangZH); zh[5] != "数据已到" {
+	if zh := workshop.Cells(cols, row, now, text.ZH); zh[5] != "数据已到" {
 		t.Errorf("zh state %q", zh[5])
 	}
-	if h := workshop.Heads(cols, steps.LangZH); h[1] != "地址" || len(h) != len(cols) {
+	if h := workshop.Heads(cols, text.ZH); h[1] != "地址" || len(h) != len(cols) {
 		t.Errorf("zh heads %q", h)
 	}
 	fit := func(s string, w int, right bool) string {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -43,7 +44,7 @@ type Config struct {
 	// and port (rdma_cm's port space and the simulated NIC's TCP port do
 	// not collide).
 	Providers  []verbs.Provider
-	BackendWhy string
+	BackendWhy text.Text
 	Bind       netip.AddrPort
 	// MaxAttendees is how many attendees may be connected at once (0 =
 	// DefaultMaxAttendees); the next one is rejected with steps.FullReason.

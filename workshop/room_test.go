@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 	"github.com/rdmatour/rdmatour/workshop"
@@ -190,7 +191,7 @@ func TestRoomFullTurnsAway(t *testing.T) {
 		t.Fatalf("counts %+v: want the two staying attendees connected", c)
 	}
 	err := runClient(ctx, addr, steps.NotifySend, "third", "", "")
-	if err == nil || !strings.Contains(steps.ExplainIn(err, "en"), "server full: 2 attendees") {
+	if err == nil || !strings.Contains(steps.ExplainIn(err, text.EN), "server full: 2 attendees") {
 		t.Fatalf("the third client: %v, want the room's reason 'server full: 2 attendees'", err)
 	}
 	if c := r.Counts(); c.TurnedAway != 1 || c.Connected != 2 {

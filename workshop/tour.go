@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -19,7 +20,7 @@ import (
 func checkRoomTour(kind steps.TourKind) error {
 	tour, ok := steps.TourOf(kind)
 	if !ok {
-		return &steps.ConfigError{Reason: fmt.Sprintf("unknown tour %d: use write, read or atomic for a workshop room", int(kind))}
+		return &steps.ConfigError{Reason: text.Same(fmt.Sprintf("unknown tour %d: use write, read or atomic for a workshop room", int(kind)))}
 	}
 	return tour.Workshop()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/rdmacore"
 	"github.com/rdmatour/rdmatour/verbs/sim"
@@ -17,33 +18,52 @@ import (
 // chooseBackend picks the verbs provider for the tour and says why, so
 // the screen can tell the learner whether they are on real RDMA.
 // pcap, when not nil, receives the RoCEv2 frames (see startWire).
-func chooseBackend(o options, target netip.Addr, pcap io.Writer) (verbs.Provider, string, error) {
+func chooseBackend(o options, target netip.Addr, pcap io.Writer) (verbs.Provider, text.Text, error) {
 	switch o.backend {
 	case backendSim:
-		return newSim(o, pcap), "chosen with --backend sim", nil
+		return newSim(o, pcap), whySim, nil
 	case backendRDMA:
 		// Exactly what was asked: rdma_cm itself judges the address.
 		p, err := openReal(netip.Addr{})
 		if errors.Is(err, rdmacore.ErrUnavailable) { // err says why and how to rebuild
-			return nil, "", &steps.Problem{Err: err,
-				What: steps.Text{EN: "--backend rdma: no real verbs in this rdmatour", ZH: "--backend rdma：这个 rdmatour 不含真实 verbs 支持"},
-				Fix:  steps.Text{EN: "use --backend sim: the same tour on the simulated NIC", ZH: "改用 --backend sim：在模拟网卡上走同样的教程"}}
+			return nil, text.Text{}, &steps.Problem{Err: err,
+				What: text.Text{EN: "--backend rdma: no real verbs in this rdmatour", ZH: "--backend rdma：这个 rdmatour 不含真实 verbs 支持"},
+				Fix:  text.Text{EN: "use --backend sim: the same tour on the simulated NIC", ZH: "改用 --backend sim：在模拟网卡上走同样的教程"}}
 		}
 		if err != nil {
-			return nil, "", &steps.Problem{Err: err,
-				What: steps.Text{EN: "--backend rdma: real RDMA is not usable here", ZH: "--backend rdma：这台机器上用不了真实 RDMA"},
-				Fix:  steps.Text{EN: "run `rdmatour doctor` for the fix, or use --backend sim", ZH: "运行 `rdmatour doctor` 查看修复方法，或改用 --backend sim"}}
+			return nil, text.Text{}, &steps.Problem{Err: err,
+				What: text.Text{EN: "--backend rdma: real RDMA is not usable here", ZH: "--backend rdma：这台机器上用不了真实 RDMA"},
+				Fix:  text.Text{EN: "run `rdmatour doctor` for the fix, or use --backend sim", ZH: "运行 `rdmatour doctor` 查看修复方法，或改用 --backend sim"}}
 		}
-		return p, "real verbs (libibverbs + librdmacm)", nil
+		return p, whyReal, nil
 	}
 	p, err := openReal(target)
 	if errors.Is(err, rdmacore.ErrUnavailable) {
-		return newSim(o, pcap), err.Error(), nil // already says "only the simulated NIC"
+		return newSim(o, pcap), whyNoRealVerbs(err), nil
 	}
 	if err != nil {
-		return newSim(o, pcap), "no real RDMA for " + target.String() + ": " + err.Error(), nil
+		return newSim(o, pcap), whyNoRealRDMA(target, err), nil
 	}
-	return p, "real verbs (libibverbs + librdmacm)", nil
+	return p, whyReal, nil
+}
+
+// Why a backend was chosen, as the state pane shows it. An error's own
+// words stay as the system gave them, inside the Chinese too.
+var (
+	whySim  = text.Text{EN: "chosen with --backend sim", ZH: "由 --backend sim 指定"}
+	whyReal = text.Text{EN: "real verbs (libibverbs + librdmacm)", ZH: "真实 verbs（libibverbs + librdmacm）"}
+)
+
+// whyNoRealVerbs is a binary built without real verbs: err already says
+// "only the simulated NIC" and how to rebuild.
+func whyNoRealVerbs(err error) text.Text {
+	return text.Text{EN: err.Error(), ZH: "这个 rdmatour 不含真实 verbs（需要 Linux 和 cgo），只有模拟网卡：" + err.Error()}
+}
+
+// whyNoRealRDMA is real verbs that cannot reach target.
+func whyNoRealRDMA(target netip.Addr, err error) text.Text {
+	return text.Text{EN: "no real RDMA for " + target.String() + ": " + err.Error(),
+		ZH: target.String() + " 没有可用的真实 RDMA，改用模拟网卡：" + err.Error()}
 }
 
 // newSim makes the simulated NIC. In plain mode its warnings (a listener
@@ -107,8 +127,8 @@ func (w *wireOut) start(prov verbs.Provider, pcap io.Writer) error {
 	}
 	if err := c.Capture(pcap); err != nil && pcap != nil {
 		return &steps.Problem{Err: err,
-			What: steps.Text{EN: "--pcap: cannot capture the RDMA device's packets", ZH: "--pcap：无法抓取 RDMA 设备的报文"},
-			Fix:  steps.Text{EN: err.Error(), ZH: "需要 CAP_NET_RAW：用 root 运行，或执行一次 sudo setcap cap_net_raw+ep <rdmatour 的路径>"}}
+			What: text.Text{EN: "--pcap: cannot capture the RDMA device's packets", ZH: "--pcap：无法抓取 RDMA 设备的报文"},
+			Fix:  text.Text{EN: err.Error(), ZH: "需要 CAP_NET_RAW：用 root 运行，或执行一次 sudo setcap cap_net_raw+ep <rdmatour 的路径>"}}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // command is a subcommand of rdmatour.
@@ -31,7 +32,7 @@ func (c command) runsTour() bool { return c == cmdServer || c == cmdClient || c 
 // options is everything a subcommand was asked to do.
 type options struct {
 	cmd     command
-	lang    steps.Lang
+	lang    text.Lang
 	backend backend
 	plain   bool
 	auto    bool
@@ -62,36 +63,34 @@ type options struct {
 	idleLimit    duration
 }
 
-// usageError is a mistake on the command line: exit status 2. zh is msg
-// in Chinese where there is one.
-type usageError struct{ msg, zh string }
+// usageError is a mistake on the command line: exit status 2. msg has
+// no Chinese where the words come from elsewhere (a flag parser's).
+type usageError struct{ msg text.Text }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Error() string { return e.msg.EN }
 
-// in is the message as --lang asks (English where there is no Chinese).
-func (e *usageError) in(lang steps.Lang) string {
-	switch {
-	case e.zh == "" || lang == steps.LangEN:
-		return e.msg
-	case lang == steps.LangZH:
-		return e.zh
+// in is the message as --lang asks (English where there is no Chinese);
+// both: the English, then the Chinese on a line of its own.
+func (e *usageError) in(lang text.Lang) string {
+	if lang == text.Both && e.msg.ZH != "" {
+		return e.msg.EN + "\nrdmatour：" + e.msg.ZH
 	}
-	return e.msg + "\nrdmatour：" + e.zh
+	return e.msg.In(lang)
 }
 
 func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
+	return &usageError{msg: text.Same(fmt.Sprintf(format, args...))}
 }
 
-// usage2 is a usage error in both languages.
-func usage2(en, zh string) error { return &usageError{msg: en, zh: zh} }
+// usageText is a usage error in both languages.
+func usageText(msg text.Text) error { return &usageError{msg: msg} }
 
 // configUsage is a steps.Config.Validate error as a usage error, in both
 // languages where it has them.
 func configUsage(err error) error {
 	var ce *steps.ConfigError
 	if errors.As(err, &ce) {
-		return &usageError{msg: ce.Reason, zh: ce.ReasonZH}
+		return &usageError{msg: ce.Reason}
 	}
 	return usagef("%v", err)
 }
@@ -137,7 +136,7 @@ func (c command) synopsis() string {
 // parseArgs parses argv (without the program name). It never exits; help
 // goes to out and is reported as flag.ErrHelp.
 func parseArgs(args []string, getenv func(string) string, out io.Writer) (options, error) {
-	o := options{port: steps.DefaultPort, lang: steps.LangFromEnv(getenv), backend: backendAuto,
+	o := options{port: steps.DefaultPort, lang: text.LangFromEnv(getenv), backend: backendAuto,
 		timeout: duration(steps.DefaultTimeout), message: steps.DefaultMessage}
 	cmd, err := parseCommand(args, out)
 	if err != nil || cmd == cmdVersion {
@@ -197,7 +196,7 @@ func (o *options) flagSet() *flag.FlagSet {
 	}
 	switch o.cmd {
 	case cmdLessons:
-		fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "`LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
+		fs.Var(flagOf(&o.lang, text.ParseLang), "lang", "`LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	case cmdServer:
 		fs.StringVar(&o.bind, "bind", "", "local `ADDR` to listen on (default: all)")
 		fs.Var(flagOf(&o.wait, parseDuration), "wait-client", "give up if no client connects within `DURATION` (0 = wait forever)")
@@ -235,7 +234,7 @@ func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.port, parsePort), "port", "rdma_cm `PORT`, 1-65535")
 	fs.Var(flagOf(&o.notify, steps.ParseNotify), "notify", "how the client signals completion, `MODE`: send | doorbell | imm")
 	fs.Var(flagOf(&o.tour, steps.ParseTourKind), "tour", "which tour, `TOUR`: "+strings.Join(steps.TourNames(), " | ")+"; give it to both sides")
-	fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
+	fs.Var(flagOf(&o.lang, text.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	fs.Var(flagOf(&o.backend, parseBackend), "backend", "the verbs `BACKEND`: auto (real RDMA if a device serves the address, else the simulated NIC) | rdma | sim")
 	fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")
 	fs.BoolVar(&o.auto, "auto", false, "run every step without waiting for Enter (in the full-screen UI too: the steps run one after another, visibly)")
@@ -253,20 +252,17 @@ func (o *options) tourFlags(fs *flag.FlagSet) {
 // steps.Config.Validate judge the values both sides share.
 func (o *options) crossCheck(set map[string]bool) error {
 	if set["message"] && o.message == "" {
-		return usage2(fmt.Sprintf("--message is empty: give the text to write (leave the flag out for the default, %q)", steps.DefaultMessage),
-			fmt.Sprintf("--message 是空的：请给出要写的文字（不加这个参数则用默认的 %q）", steps.DefaultMessage))
+		return usageText(text.Text{EN: fmt.Sprintf("--message is empty: give the text to write (leave the flag out for the default, %q)", steps.DefaultMessage), ZH: fmt.Sprintf("--message 是空的：请给出要写的文字（不加这个参数则用默认的 %q）", steps.DefaultMessage)})
 	}
 	if set["timeout"] && o.timeout == 0 {
-		return usage2("--timeout 0s: must be positive (how long a wait on the peer may take, e.g. 30s)",
-			"--timeout 0s：必须为正数（等待对端最多多久，例如 30s）")
+		return usageText(text.Text{EN: "--timeout 0s: must be positive (how long a wait on the peer may take, e.g. 30s)", ZH: "--timeout 0s：必须为正数（等待对端最多多久，例如 30s）"})
 	}
 	if err := o.checkWorkshop(set); err != nil {
 		return err
 	}
 	if o.lesson != nil {
 		if set["notify"] && o.notify != o.lesson.Notify {
-			return usage2(fmt.Sprintf("lesson %s needs --notify %s", o.lesson, o.lesson.Notify),
-				fmt.Sprintf("课程 %s 需要 --notify %s", o.lesson, o.lesson.Notify))
+			return usageText(text.Text{EN: fmt.Sprintf("lesson %s needs --notify %s", o.lesson, o.lesson.Notify), ZH: fmt.Sprintf("课程 %s 需要 --notify %s", o.lesson, o.lesson.Notify)})
 		}
 		o.notify = o.lesson.Notify
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui"
 )
 
@@ -100,7 +101,7 @@ func TestParseArgs(t *testing.T) {
 			o, err := parseArgs(tt.args, tt.getenv, io.Discard)
 			if tt.err != "" {
 				var ue *usageError
-				if !errors.As(err, &ue) || !contains(ue.msg, tt.err) {
+				if !errors.As(err, &ue) || !contains(ue.msg.EN, tt.err) {
 					t.Fatalf("err = %v, want usage error containing %q", err, tt.err)
 				}
 				return
@@ -143,13 +144,13 @@ func TestExitStatus(t *testing.T) {
 	for _, tt := range tests {
 		var errb strings.Builder
 		c := console{stderr: &errb}
-		if code := c.finish(options{lang: steps.LangEN}, tt.err); code != tt.code || strings.TrimSpace(errb.String()) != tt.says {
+		if code := c.finish(options{lang: text.EN}, tt.err); code != tt.code || strings.TrimSpace(errb.String()) != tt.says {
 			t.Errorf("%s: exit %d saying %q, want %d saying %q", tt.name, code, errb.String(), tt.code, tt.says)
 		}
 	}
 	// In zh the last line is Chinese too (it was left in English).
 	var errb strings.Builder
-	if code := (console{stderr: &errb}).finish(options{lang: steps.LangZH}, tuiOutcome(tui.ErrQuit)); code != 130 ||
+	if code := (console{stderr: &errb}).finish(options{lang: text.ZH}, tuiOutcome(tui.ErrQuit)); code != 130 ||
 		strings.TrimSpace(errb.String()) != "rdmatour：已中断；所有资源都已释放" {
 		t.Errorf("zh interrupt: exit %d saying %q", code, errb.String())
 	}

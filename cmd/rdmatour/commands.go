@@ -13,6 +13,7 @@ import (
 	"github.com/rdmatour/rdmatour/plain"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -143,13 +144,13 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 
 // openWire opens --pcap, picks the backend and starts its capture; an
 // output that cannot be written is refused here, before the first step.
-func openWire(o options, target netip.Addr) (*wireOut, verbs.Provider, string, error) {
+func openWire(o options, target netip.Addr) (*wireOut, verbs.Provider, text.Text, error) {
 	if err := distinctOutputs(map[string]string{"--pcap": o.pcap, "--record": o.record}); err != nil {
-		return nil, nil, "", err
+		return nil, nil, text.Text{}, err
 	}
 	wire, pcap, err := openPcap(o.pcap)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, text.Text{}, err
 	}
 	prov, why, err := chooseBackend(o, target, pcap)
 	if err == nil {
@@ -160,14 +161,14 @@ func openWire(o options, target netip.Addr) (*wireOut, verbs.Provider, string, e
 	}
 	if err != nil {
 		wire.finish()
-		return nil, nil, "", err
+		return nil, nil, text.Text{}, err
 	}
 	return wire, prov, why, nil
 }
 
 // newSessions makes one session per config on prov, reporting to rec;
 // two are the demo's sides, linked so each recording keeps both states.
-func newSessions(o options, cfgs []steps.Config, prov verbs.Provider, why string, rec *recordOut) ([]steps.Runner, error) {
+func newSessions(o options, cfgs []steps.Config, prov verbs.Provider, why text.Text, rec *recordOut) ([]steps.Runner, error) {
 	interactive := stdinIsTerminal() && stdoutIsTerminal()
 	var sessions []steps.Runner
 	for _, cfg := range cfgs {
@@ -222,14 +223,14 @@ func (c console) finish(o options, err error) int {
 		fmt.Fprintf(c.stderr, "rdmatour: %v\n", err)
 		return 1
 	case errors.Is(err, context.Canceled):
-		msg := steps.Text{EN: "rdmatour: interrupted; everything was released", ZH: "rdmatour：已中断；所有资源都已释放"}
+		msg := text.Text{EN: "rdmatour: interrupted; everything was released", ZH: "rdmatour：已中断；所有资源都已释放"}
 		if o.cmd == cmdReplay { // a replay set nothing up
-			msg = steps.Text{EN: "rdmatour: replay interrupted", ZH: "rdmatour：回放已中断"}
+			msg = text.Text{EN: "rdmatour: replay interrupted", ZH: "rdmatour：回放已中断"}
 		}
-		fmt.Fprintln(c.stderr, msg.In(o.lang.Primary().String()))
+		fmt.Fprintln(c.stderr, msg.In(o.lang.Primary()))
 		return 130
 	}
-	fmt.Fprintf(c.stderr, "rdmatour: %s\n", steps.ExplainIn(err, o.lang.Primary().String()))
+	fmt.Fprintf(c.stderr, "rdmatour: %s\n", steps.ExplainIn(err, o.lang.Primary()))
 	return 1
 }
 
@@ -265,17 +266,17 @@ func stdoutIsTerminal() bool {
 }
 
 // listLessons prints every lesson with its one-line summary.
-func listLessons(out io.Writer, lang steps.Lang) {
-	one := lang.Primary().String()
-	fmt.Fprintln(out, steps.Text{EN: "Lessons: the tour with one deliberate mistake; run both sides with --lesson NAME", ZH: "课程：故意犯一个错的完整教程；两端都加 --lesson NAME 运行"}.In(one))
+func listLessons(out io.Writer, lang text.Lang) {
+	one := lang.Primary()
+	fmt.Fprintln(out, text.Text{EN: "Lessons: the tour with one deliberate mistake; run both sides with --lesson NAME", ZH: "课程：故意犯一个错的完整教程；两端都加 --lesson NAME 运行"}.In(one))
 	for _, l := range steps.Lessons() {
 		title := l.Title.In(one)
 		if l.Tour != steps.TourWrite {
-			title += steps.Text{EN: " (the " + l.Tour.String() + " tour)", ZH: "（" + l.Tour.String() + " 教程）"}.In(one)
+			title += text.Text{EN: " (the " + l.Tour.String() + " tour)", ZH: "（" + l.Tour.String() + " 教程）"}.In(one)
 		}
 		fmt.Fprintf(out, "\n  %-20s %s\n", l.Name, title)
 		fmt.Fprintf(out, "  %-20s %s\n", "", l.Summary.In(one))
-		if lang == steps.LangBoth {
+		if lang == text.Both {
 			fmt.Fprintf(out, "  %-20s %s — %s\n", "", l.Title.ZH, l.Summary.ZH)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/rdmatour/rdmatour/doctor"
-	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs/rdmacore"
 )
 
@@ -47,7 +47,7 @@ func listDevices(open func() (doctor.Lister, error), stdout, stderr io.Writer) i
 func runDoctor(c console) int {
 	// doctor takes no flags: its language comes from the locale, like the
 	// tour's default.
-	d := doctor.System(steps.LangFromEnv(c.getenv).String(), openLister)
+	d := doctor.System(text.LangFromEnv(c.getenv), openLister)
 	r := d.Run()
 	r.Write(c.stdout)
 	return r.ExitCode()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/export"
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
@@ -50,7 +51,7 @@ func runExportC(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 2
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "rdmatour export-c: %s\n", steps.ExplainIn(err, "en"))
+		fmt.Fprintf(stderr, "rdmatour export-c: %s\n", steps.ExplainIn(err, text.EN))
 		return 1
 	}
 	if a.out == "" {
@@ -60,7 +61,7 @@ func runExportC(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "rdmatour export-c: %s\n", ue.in(steps.LangEN))
+		fmt.Fprintf(stderr, "rdmatour export-c: %s\n", ue.in(text.EN))
 		return 2
 	}
 	if err != nil {

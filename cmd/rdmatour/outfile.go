@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // outFile is one file the tour writes as it runs (--record, --pcap). The
@@ -164,8 +165,8 @@ func (o *outFile) Close() error {
 // problem says which output failed, and that the tour itself ran.
 func (o *outFile) problem(err error) error {
 	return &steps.Problem{Err: err,
-		What: steps.Text{EN: fmt.Sprintf("%s %s: %v", o.flag, o.path, err), ZH: fmt.Sprintf("%s %s：%v", o.flag, o.path, err)},
-		Fix: steps.Text{EN: "the tour itself ran; the file is incomplete. Write to a regular file, or keep the FIFO's reader reading until rdmatour exits",
+		What: text.Text{EN: fmt.Sprintf("%s %s: %v", o.flag, o.path, err), ZH: fmt.Sprintf("%s %s：%v", o.flag, o.path, err)},
+		Fix: text.Text{EN: "the tour itself ran; the file is incomplete. Write to a regular file, or keep the FIFO's reader reading until rdmatour exits",
 			ZH: "教程本身已经跑完，但这个文件不完整。请写到普通文件，或者让 FIFO 的读者一直读到 rdmatour 退出"}}
 }
 

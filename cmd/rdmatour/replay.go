@@ -8,13 +8,13 @@ import (
 	"io/fs"
 
 	"github.com/rdmatour/rdmatour/record"
-	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // replayFlags are the flags "rdmatour replay" takes: how to show the
 // recording (the tour itself is fixed by the file).
 func (o *options) replayFlags(fs *flag.FlagSet) {
-	fs.Var(flagOf(&o.lang, steps.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
+	fs.Var(flagOf(&o.lang, text.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	fs.BoolVar(&o.plain, "plain", false, "print the recording as the plain runner printed it live, instead of the full-screen UI")
 	fs.BoolVar(&o.auto, "auto", false, "plain mode: print every step without waiting for Enter")
 	fs.BoolVar(&o.brief, "brief", false, "plain mode: leave out the explanation pages (C calls and results only)")

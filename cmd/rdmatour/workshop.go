@@ -12,6 +12,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
@@ -55,21 +56,22 @@ func (o *options) checkWorkshop(set map[string]bool) error {
 // workshopProviders are the backends the room listens on: with --backend
 // auto the real device when there is one and the simulated NIC always,
 // so laptops without RDMA can join too.
-func workshopProviders(o options) ([]verbs.Provider, string, error) {
+func workshopProviders(o options) ([]verbs.Provider, text.Text, error) {
 	switch o.backend {
 	case backendSim:
-		return []verbs.Provider{sim.New(sim.Options{})}, "chosen with --backend sim", nil
+		return []verbs.Provider{sim.New(sim.Options{})}, whySim, nil
 	case backendRDMA:
 		p, why, err := chooseBackend(o, netip.Addr{}, nil)
 		if err != nil {
-			return nil, "", err
+			return nil, text.Text{}, err
 		}
 		return []verbs.Provider{p}, why, nil
 	}
 	if p, err := openReal(netip.Addr{}); err == nil {
-		return []verbs.Provider{p, sim.New(sim.Options{})}, "real verbs and the simulated NIC, side by side", nil
+		return []verbs.Provider{p, sim.New(sim.Options{})}, text.Text{EN: "real verbs and the simulated NIC, side by side", ZH: "真实 verbs 与模拟网卡并用"}, nil
 	} else {
-		return []verbs.Provider{sim.New(sim.Options{})}, "no real RDMA here (" + err.Error() + "): the simulated NIC only", nil
+		return []verbs.Provider{sim.New(sim.Options{})}, text.Text{EN: "no real RDMA here (" + err.Error() + "): the simulated NIC only",
+			ZH: "这里没有可用的真实 RDMA（" + err.Error() + "）：只有模拟网卡"}, nil
 	}
 }
 
@@ -131,16 +133,17 @@ func openRoom(o options, onEvent func(workshop.Event)) (*workshop.Room, workshop
 	room, err := workshop.Open(cfg)
 	if err != nil && o.backend == backendAuto && len(provs) == 2 {
 		cfg.Providers = provs[1:]
-		cfg.BackendWhy = "the real device could not listen (" + steps.ExplainIn(err, "en") + "): the simulated NIC only"
+		cfg.BackendWhy = text.Text{EN: "the real device could not listen (" + steps.ExplainIn(err, text.EN) + "): the simulated NIC only",
+			ZH: "真实设备无法在这里监听（" + steps.ExplainIn(err, text.ZH) + "）：只有模拟网卡"}
 		room, err = workshop.Open(cfg)
 	}
 	return room, cfg, err
 }
 
 // announceRoom prints where the room listens and what it runs.
-func announceRoom(out io.Writer, o options, room *workshop.Room, why string) {
+func announceRoom(out io.Writer, o options, room *workshop.Room, why text.Text) {
 	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v, %v for a handshake; Ctrl-C ends the workshop\n",
-		strings.Join(room.Addrs(), " and "), why, o.tour, o.maxAttendees, time.Duration(o.idleLimit), workshop.DefaultHandshakeTimeout)
+		strings.Join(room.Addrs(), " and "), why.EN, o.tour, o.maxAttendees, time.Duration(o.idleLimit), workshop.DefaultHandshakeTimeout)
 	if tour, _ := steps.TourOf(o.tour); tour.SharedCounter {
 		fmt.Fprintf(out, "[workshop] one shared %d-byte counter per backend, starting at %d: every attendee's FETCH_AND_ADD and CMP_AND_SWP hit it\n", 8, steps.CounterStart)
 	}
@@ -182,9 +185,9 @@ func writeRoster(w io.Writer, rows []workshop.Row, counts workshop.Counts, now t
 		fmt.Fprintf(w, "shared %s (started at %d)\n", line, steps.CounterStart)
 	}
 	cols := workshop.Columns()
-	fmt.Fprintln(w, strings.TrimRight(workshop.Line(cols, workshop.Heads(cols, steps.LangEN), "  ", 0, termtext.FitAligned), " "))
+	fmt.Fprintln(w, strings.TrimRight(workshop.Line(cols, workshop.Heads(cols, text.EN), "  ", 0, termtext.FitAligned), " "))
 	for _, r := range rows {
-		cells := workshop.Cells(cols, r, now, steps.LangEN)
+		cells := workshop.Cells(cols, r, now, text.EN)
 		for i := range cells {
 			cells[i] = termtext.Safe(cells[i])
 		}

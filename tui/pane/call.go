@@ -6,6 +6,7 @@ import (
 	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // expectedLines is the call pane's block for a lesson's expected error:
@@ -24,14 +25,14 @@ func (in *Input) expectedLines(o *steps.Outcome, w int) []string {
 		}
 	}
 	switch in.Lang {
-	case steps.LangZH:
+	case text.ZH:
 		head(ExpectedZH)
-		body(o.Failure.In(steps.LangZH.String()))
-	case steps.LangBoth:
+		body(o.Failure.In(text.ZH))
+	case text.Both:
 		head(ExpectedEN)
 		body(o.Failure.EN)
 		head(ExpectedZH)
-		body(o.Failure.In(steps.LangZH.String()))
+		body(o.Failure.In(text.ZH))
 	default:
 		head(ExpectedEN)
 		body(o.Failure.EN)
@@ -47,7 +48,7 @@ const (
 
 func (in *Input) callTitle() string {
 	side, idx := in.curStep()
-	t := Title(in.Lang, "C call", "C 调用")
+	t := text.Text{EN: "C call", ZH: "C 调用"}.Label(in.Lang)
 	if ss, ok := in.stepStatus(side, idx); ok {
 		t += fmt.Sprintf(" · %d. %s", idx+1, in.stepTitle(ss))
 		if in.Demo {
@@ -91,7 +92,7 @@ func (in *Input) callLines(w int) []string {
 	}
 	if ns, ni, more := in.nextTurn(); more {
 		if nss, ok := in.stepStatus(ns, ni); ok {
-			lead := Tr(in.Lang, "next: ", "下一步：")
+			lead := text.Text{EN: "next: ", ZH: "下一步："}.In(in.Lang)
 			if in.Demo {
 				lead += in.roleName(ns) + " "
 			}
@@ -123,16 +124,16 @@ func (in *Input) outcomeLines(o *steps.Outcome, w int) []string {
 	for _, kv := range o.Results {
 		// A result may be what the peer sent (the buffer, the
 		// SEND text): steps escapes it; termtext.Safe is the net.
-		for _, l := range termtext.Wrap(in.resultName(kv.Name)+" = "+termtext.Safe(in.resultValue(kv.Value)), w-2) {
+		for _, l := range termtext.Wrap(kv.Name.In(in.Lang)+" = "+termtext.Safe(kv.Value.In(in.Lang)), w-2) {
 			out = append(out, "  "+l)
 		}
 	}
-	if n := o.Note.In(TextLang(in.Lang)); n != "" {
+	if n := o.Note.In(in.Lang); n != "" {
 		for _, l := range termtext.Wrap(n, w) {
 			out = append(out, st.Dim.R(l))
 		}
 	}
-	if in.Lang == steps.LangBoth && o.Note.ZH != "" {
+	if in.Lang == text.Both && o.Note.ZH != "" {
 		for _, l := range termtext.Wrap(o.Note.ZH, w) {
 			out = append(out, st.Dim.R(l))
 		}
@@ -143,7 +144,7 @@ func (in *Input) outcomeLines(o *steps.Outcome, w int) []string {
 // pressToRun is the call pane's line above a step not run yet.
 func (in *Input) pressToRun() string {
 	if in.Replaying {
-		return Tr(in.Lang, "Press enter to see this call as it was recorded:", "按 enter 查看录制下来的这次调用：")
+		return text.Text{EN: "Press enter to see this call as it was recorded:", ZH: "按 enter 查看录制下来的这次调用："}.In(in.Lang)
 	}
-	return Tr(in.Lang, "Press enter to make this call:", "按 enter 执行这个调用：")
+	return text.Text{EN: "Press enter to make this call:", ZH: "按 enter 执行这个调用："}.In(in.Lang)
 }

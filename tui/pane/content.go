@@ -1,6 +1,9 @@
 package pane
 
-import "github.com/rdmatour/rdmatour/termtext"
+import (
+	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
+)
 
 // Kind names a pane.
 type Kind int
@@ -71,7 +74,7 @@ func (in *Input) stateContent(side, w, _ int) Content {
 
 func (in *Input) timelineContent(_, w, h int) Content {
 	lines := termtext.WrapAll(in.TimelineLines(w), w, "")
-	return Content{Title(in.Lang, "Timeline", "时序"), lines, len(lines) - h/2}
+	return Content{text.Text{EN: "Timeline", ZH: "时序"}.Label(in.Lang), lines, len(lines) - h/2}
 }
 
 func (in *Input) wireContent(side, w, h int) Content {

@@ -7,25 +7,26 @@ import (
 	"github.com/rdmatour/rdmatour/docs"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 func (in *Input) explainTitle() string {
 	if in.Page.ShowGlossary {
-		return Title(in.Lang, "Glossary", "术语表") + " · T: " + Tr(in.Lang, "step page", "步骤讲解")
+		return text.Text{EN: "Glossary", ZH: "术语表"}.Label(in.Lang) + " · T: " + text.Text{EN: "step page", ZH: "步骤讲解"}.In(in.Lang)
 	}
 	if in.Page.ShowLesson && in.Page.Lesson == "" {
-		return Title(in.Lang, "Lessons", "课程") + " · L: " + Tr(in.Lang, "step page", "步骤讲解")
+		return text.Text{EN: "Lessons", ZH: "课程"}.Label(in.Lang) + " · L: " + text.Text{EN: "step page", ZH: "步骤讲解"}.In(in.Lang)
 	}
 	if in.Page.ShowLesson {
-		return Title(in.Lang, "Lesson", "课程") + " · " + in.Page.Lesson + " · L: " + Tr(in.Lang, "step page", "步骤讲解")
+		return text.Text{EN: "Lesson", ZH: "课程"}.Label(in.Lang) + " · " + in.Page.Lesson + " · L: " + text.Text{EN: "step page", ZH: "步骤讲解"}.In(in.Lang)
 	}
 	side, idx := in.curStep()
-	t := Title(in.Lang, "Explanation", "讲解")
+	t := text.Text{EN: "Explanation", ZH: "讲解"}.Label(in.Lang)
 	if ss, ok := in.stepStatus(side, idx); ok {
 		t += " · " + ss.ID
 	}
 	if in.Page.LessonDoc {
-		t += " · L: " + Tr(in.Lang, "lesson page", "课程讲解")
+		t += " · L: " + text.Text{EN: "lesson page", ZH: "课程讲解"}.In(in.Lang)
 	}
 	return t
 }
@@ -47,7 +48,7 @@ func (in *Input) pageLines(w int) []string {
 		ss, ok = steps.StepStatus{ID: LessonPageID(in.Page.Lesson), Title: snap.LessonTitle}, true
 	}
 	if in.Page.ShowGlossary {
-		ss, ok = steps.StepStatus{ID: docs.GlossaryID, Title: steps.Text{EN: "Glossary", ZH: "术语表"}}, true
+		ss, ok = steps.StepStatus{ID: docs.GlossaryID, Title: text.Text{EN: "Glossary", ZH: "术语表"}}, true
 	}
 	if !ok {
 		return nil
@@ -62,7 +63,7 @@ func (in *Input) pageLines(w int) []string {
 	return out
 }
 
-func (in *Input) page(l steps.Lang, ss steps.StepStatus, w int) []string {
+func (in *Input) page(l text.Lang, ss steps.StepStatus, w int) []string {
 	lang := l.String()
 	var md string
 	var err error
@@ -72,11 +73,11 @@ func (in *Input) page(l steps.Lang, ss steps.StepStatus, w int) []string {
 		md, err = in.Page.Docs(lang, ss.ID)
 	}
 	if err != nil || strings.TrimSpace(md) == "" {
-		out := []string{in.Styles.Bold.R(ss.Title.In(lang))}
+		out := []string{in.Styles.Bold.R(ss.Title.In(l))}
 		if ss.Outcome != nil {
-			out = append(out, termtext.Wrap(ss.Outcome.Note.In(lang), w)...)
+			out = append(out, termtext.Wrap(ss.Outcome.Note.In(l), w)...)
 		}
-		msg := Tr(l, "(no explanation page for this step yet)", "（这一步的讲解页面还没有）")
+		msg := text.Text{EN: "(no explanation page for this step yet)", ZH: "（这一步的讲解页面还没有）"}.In(l)
 		return append(out, in.Styles.Dim.R(msg))
 	}
 	variant := ""
@@ -84,7 +85,7 @@ func (in *Input) page(l steps.Lang, ss steps.StepStatus, w int) []string {
 	case ss.ID == LessonPageID(in.Page.Lesson):
 		md, variant = in.lessonPageMarkdown(md)
 	default:
-		md, variant = in.lessonStepMarkdown(md, ss, lang)
+		md, variant = in.lessonStepMarkdown(md, ss, l)
 	}
 	if lines := in.Page.Markdown.Render(lang, ss.ID+"#"+variant, md, w); lines != nil {
 		return lines

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // At is one step of one side: the session index (0 in a one-session run;
@@ -28,7 +29,7 @@ type Page struct {
 	Lesson    string
 	LessonDoc bool
 	// LessonSummary is the lesson's one-line summary (the lesson line).
-	LessonSummary steps.Text
+	LessonSummary text.Text
 	ShowLesson    bool
 	ShowGlossary  bool
 }
@@ -37,7 +38,7 @@ type Page struct {
 // reads the model or a session.
 type Input struct {
 	Styles Styles
-	Lang   steps.Lang
+	Lang   text.Lang
 	// Demo: both sides in one screen; Narrow: the one-pane-at-a-time
 	// layout (the demo's state pane then has no wire section).
 	Demo, Narrow bool

@@ -9,6 +9,7 @@ import (
 	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // predictOrder is the order sessions ask in: the client first (most
@@ -54,10 +55,10 @@ func (in *Input) predictionLines(w int) []string {
 		return nil
 	}
 	st := in.Styles
-	lang := TextLang(in.Lang)
+	lang := in.Lang
 	who := in.Snaps[side].Role.String()
 	var out []string
-	out = append(out, st.Expected.R(termtext.Fit(Tr(in.Lang, "Predict first ("+who+")", "先猜一猜（"+who+"）"), w)))
+	out = append(out, st.Expected.R(termtext.Fit(text.Text{EN: "Predict first (" + who + ")", ZH: "先猜一猜（" + who + "）"}.In(in.Lang), w)))
 	out = append(out, termtext.Wrap(p.Question.In(lang), w)...)
 	out = append(out, "")
 	for i, c := range p.Choices {
@@ -70,9 +71,7 @@ func (in *Input) predictionLines(w int) []string {
 		}
 	}
 	out = append(out, "")
-	out = append(out, termtext.Wrap(Tr(in.Lang,
-		fmt.Sprintf("Press 1-%d. The step that shows the answer will say whether you were right; Enter runs the tour once you have chosen.", len(p.Choices)),
-		fmt.Sprintf("按 1-%d 选择。揭晓答案的那一步会告诉你猜得对不对；选好之后按回车开始。", len(p.Choices))), w)...)
+	out = append(out, termtext.Wrap(text.Text{EN: fmt.Sprintf("Press 1-%d. The step that shows the answer will say whether you were right; Enter runs the tour once you have chosen.", len(p.Choices)), ZH: fmt.Sprintf("按 1-%d 选择。揭晓答案的那一步会告诉你猜得对不对；选好之后按回车开始。", len(p.Choices))}.In(in.Lang), w)...)
 	return append(out, st.Dim.R(strings.Repeat("─", max(0, w))), "")
 }
 
@@ -80,12 +79,12 @@ func (in *Input) predictionLines(w int) []string {
 // the pick until the answer, then the lesson's summary.
 func (in *Input) LessonStatus(summary string) string {
 	if _, p, ok := in.pendingPrediction(); ok {
-		return Tr(in.Lang, fmt.Sprintf("predict first: keys 1-%d", len(p.Choices)), fmt.Sprintf("先猜一猜：按 1-%d", len(p.Choices)))
+		return text.Text{EN: fmt.Sprintf("predict first: keys 1-%d", len(p.Choices)), ZH: fmt.Sprintf("先猜一猜：按 1-%d", len(p.Choices))}.In(in.Lang)
 	}
 	if !in.answersRevealed() {
 		for _, i := range predictOrder(in.Demo) {
 			if p := in.Snaps[i].Prediction; p != nil && p.Picked >= 0 {
-				return Tr(in.Lang, "your prediction: ", "你的预测：") + p.Choices[p.Picked].In(TextLang(in.Lang))
+				return text.Text{EN: "your prediction: ", ZH: "你的预测："}.In(in.Lang) + p.Choices[p.Picked].In(in.Lang)
 			}
 		}
 		return ""
@@ -105,7 +104,7 @@ func (in *Input) lessonPageMarkdown(md string) (string, string) {
 
 // lessonStepMarkdown is a step page as it may be shown now (see
 // guide.LessonStepPage), with the variant for the Markdown cache.
-func (in *Input) lessonStepMarkdown(md string, ss steps.StepStatus, lang string) (string, string) {
+func (in *Input) lessonStepMarkdown(md string, ss steps.StepStatus, lang text.Lang) (string, string) {
 	if !ss.LessonStep {
 		return md, ""
 	}
@@ -130,11 +129,9 @@ func (in *Input) lessonStepMarkdown(md string, ss steps.StepStatus, lang string)
 // pressed: every lesson, and how to run one.
 func (in *Input) lessonsList(w int) []string {
 	st := in.Styles
-	lang := TextLang(in.Lang)
-	out := []string{st.Bold.R(termtext.Fit(Tr(in.Lang, "Lessons", "课程"), w))}
-	out = append(out, termtext.Wrap(Tr(in.Lang,
-		"Each lesson is this tour with one deliberate mistake whose real error is the point. It asks you to predict the error first. Start both sides again with --lesson NAME:",
-		"每一课都是在这个教程里故意犯一个错，真实出现的错误就是要讲的内容。开始前会先请你猜一猜会出什么错。两端都加 --lesson NAME 重新启动："), w)...)
+	lang := in.Lang
+	out := []string{st.Bold.R(termtext.Fit(text.Text{EN: "Lessons", ZH: "课程"}.In(in.Lang), w))}
+	out = append(out, termtext.Wrap(text.Text{EN: "Each lesson is this tour with one deliberate mistake whose real error is the point. It asks you to predict the error first. Start both sides again with --lesson NAME:", ZH: "每一课都是在这个教程里故意犯一个错，真实出现的错误就是要讲的内容。开始前会先请你猜一猜会出什么错。两端都加 --lesson NAME 重新启动："}.In(in.Lang), w)...)
 	out = append(out, "")
 	for _, l := range steps.Lessons() {
 		name := "--lesson " + l.Name

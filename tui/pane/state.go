@@ -7,6 +7,7 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -16,9 +17,9 @@ import (
 
 // stateSection draws one section of the live state.
 type stateSection struct {
-	title steps.Text
+	title text.Text
 	// clientTitle replaces title on the client, where it differs.
-	clientTitle steps.Text
+	clientTitle text.Text
 	// draw returns the section's lines; present is false while the
 	// resource does not exist.
 	draw func(in *Input, s steps.Snapshot, w int) (lines []string, present bool)
@@ -28,23 +29,23 @@ type stateSection struct {
 
 // stateSections is the table of renderers.
 var stateSections = map[steps.Section]stateSection{
-	steps.SectionDevice:   {title: steps.Text{EN: "Device", ZH: "设备"}, draw: (*Input).deviceLines},
-	steps.SectionCMID:     {title: steps.Text{EN: "CM id", ZH: "CM id"}, draw: (*Input).cmidLines, listAbsent: true},
-	steps.SectionPD:       {title: steps.Text{EN: "PD", ZH: "保护域 PD"}, draw: (*Input).pdLines, listAbsent: true},
-	steps.SectionCQ:       {title: steps.Text{EN: "CQ", ZH: "完成队列 CQ"}, draw: (*Input).cqLines, listAbsent: true},
-	steps.SectionQP:       {title: steps.Text{EN: "QP", ZH: "队列对 QP"}, draw: (*Input).qpLines, listAbsent: true},
-	steps.SectionMRs:      {title: steps.Text{EN: "Memory regions", ZH: "内存区域 MR"}, draw: (*Input).mrLines, listAbsent: true},
-	steps.SectionData:     {title: steps.Text{EN: "Data buffer", ZH: "数据 buffer"}, draw: (*Input).dataLines},
-	steps.SectionDoorbell: {title: steps.Text{EN: "Doorbell", ZH: "Doorbell 标志位"}, draw: (*Input).doorbellLines},
+	steps.SectionDevice:   {title: text.Text{EN: "Device", ZH: "设备"}, draw: (*Input).deviceLines},
+	steps.SectionCMID:     {title: text.Text{EN: "CM id", ZH: "CM id"}, draw: (*Input).cmidLines, listAbsent: true},
+	steps.SectionPD:       {title: text.Text{EN: "PD", ZH: "保护域 PD"}, draw: (*Input).pdLines, listAbsent: true},
+	steps.SectionCQ:       {title: text.Text{EN: "CQ", ZH: "完成队列 CQ"}, draw: (*Input).cqLines, listAbsent: true},
+	steps.SectionQP:       {title: text.Text{EN: "QP", ZH: "队列对 QP"}, draw: (*Input).qpLines, listAbsent: true},
+	steps.SectionMRs:      {title: text.Text{EN: "Memory regions", ZH: "内存区域 MR"}, draw: (*Input).mrLines, listAbsent: true},
+	steps.SectionData:     {title: text.Text{EN: "Data buffer", ZH: "数据 buffer"}, draw: (*Input).dataLines},
+	steps.SectionDoorbell: {title: text.Text{EN: "Doorbell", ZH: "Doorbell 标志位"}, draw: (*Input).doorbellLines},
 	steps.SectionRemote: {
-		title:       steps.Text{EN: "remote_info (sent in the accept private data)", ZH: "remote_info（随 accept 的 private data 发出）"},
-		clientTitle: steps.Text{EN: "remote_info (from the server's private data)", ZH: "remote_info（来自 server 的 private data）"},
+		title:       text.Text{EN: "remote_info (sent in the accept private data)", ZH: "remote_info（随 accept 的 private data 发出）"},
+		clientTitle: text.Text{EN: "remote_info (from the server's private data)", ZH: "remote_info（来自 server 的 private data）"},
 		draw:        (*Input).remoteLines},
 }
 
 // SectionTitle is the title of section sec of the live state on role's
 // side.
-func SectionTitle(sec steps.Section, role steps.Role) steps.Text {
+func SectionTitle(sec steps.Section, role steps.Role) text.Text {
 	r := stateSections[sec]
 	if role == steps.Client && r.clientTitle.EN != "" {
 		return r.clientTitle
@@ -53,7 +54,7 @@ func SectionTitle(sec steps.Section, role steps.Role) steps.Text {
 }
 
 func (in *Input) stateTitle(side int) string {
-	t := Title(in.Lang, "Live state", "实时状态")
+	t := text.Text{EN: "Live state", ZH: "实时状态"}.Label(in.Lang)
 	if in.Demo {
 		t = in.roleName(side) + " · " + t
 	}
@@ -82,7 +83,7 @@ func (in *Input) StateLines(side, w int) ([]string, int) {
 		if s.Role == steps.Client && r.clientTitle.EN != "" {
 			t = r.clientTitle
 		}
-		name := Title(in.Lang, t.EN, t.ZH)
+		name := t.Label(in.Lang)
 		lines, present := r.draw(in, s, w)
 		if !present {
 			if r.listAbsent {
@@ -101,7 +102,7 @@ func (in *Input) StateLines(side, w int) ([]string, int) {
 	}
 	if len(absent) > 0 {
 		out = append(out, "")
-		for _, l := range termtext.Wrap(Tr(in.Lang, "not created yet: ", "尚未创建：")+strings.Join(absent, ", "), w) {
+		for _, l := range termtext.Wrap(text.Text{EN: "not created yet: ", ZH: "尚未创建："}.In(in.Lang)+strings.Join(absent, ", "), w) {
 			out = append(out, in.Styles.Dim.R(l))
 		}
 	}
@@ -138,18 +139,18 @@ func (in *Input) deviceLines(s steps.Snapshot, w int) ([]string, bool) {
 	}
 	if d := s.Device; d != nil {
 		if !s.Simulated {
-			out = append(out, fields(in.kv(Tr(L, "device", "设备"), d.Info.Name), d.Info.Transport, strings.Join(d.Info.Netdevs, ",")))
+			out = append(out, fields(in.kv(text.Text{EN: "device", ZH: "设备"}.In(L), d.Info.Name), d.Info.Transport, strings.Join(d.Info.Netdevs, ",")))
 		}
 		p := d.Port
-		out = append(out, fields(in.kv(Tr(L, "port", "端口"), fmt.Sprint(d.PortNum)), p.State.String(), in.kv("MTU", fmt.Sprintf("%d/%d", p.ActiveMTU, p.MaxMTU)), p.LinkLayer))
+		out = append(out, fields(in.kv(text.Text{EN: "port", ZH: "端口"}.In(L), fmt.Sprint(d.PortNum)), p.State.String(), in.kv("MTU", fmt.Sprintf("%d/%d", p.ActiveMTU, p.MaxMTU)), p.LinkLayer))
 		if gid := gidLabel(d); gid != "" {
 			out = append(out, fields(in.kv("GID", gid)))
 		}
 	} else {
-		out = append(out, st.Dim.R(Tr(L, "  (no device yet: the CM id is not bound)", "  （还没有设备：CM id 尚未绑定）")))
+		out = append(out, st.Dim.R(text.Text{EN: "  (no device yet: the CM id is not bound)", ZH: "  （还没有设备：CM id 尚未绑定）"}.In(L)))
 	}
-	if s.Why != "" {
-		for _, l := range termtext.Wrap(in.BackendWhy(s.Why), w-2) {
+	if s.Why.EN != "" {
+		for _, l := range termtext.Wrap(s.Why.In(in.Lang), w-2) {
 			out = append(out, "  "+st.Dim.R(l))
 		}
 	}
@@ -176,25 +177,25 @@ func (in *Input) cmidLines(s steps.Snapshot, _ int) ([]string, bool) {
 		return nil, false
 	}
 	st, L := in.Styles, in.Lang
-	addr := in.kv(Tr(L, "local", "本地"), c.Local)
+	addr := in.kv(text.Text{EN: "local", ZH: "本地"}.In(L), c.Local)
 	if c.Peer != "" && !strings.HasPrefix(c.Peer, "invalid") {
 		addr += " → " + c.Peer
 	}
 	stateWord := ""
 	switch {
 	case c.Connected:
-		stateWord = st.OK.R(Tr(L, "connected", "已连接"))
+		stateWord = st.OK.R(text.Text{EN: "connected", ZH: "已连接"}.In(L))
 	case c.Listening:
-		stateWord = Tr(L, "listening", "监听中")
+		stateWord = text.Text{EN: "listening", ZH: "监听中"}.In(L)
 	}
 	ev := c.LastEvent
 	if ev == "" {
 		ev = "-"
 	}
 	if c.EventStatus != 0 {
-		ev += fmt.Sprintf(Tr(L, " (status %d)", "（status %d）"), c.EventStatus)
+		ev += fmt.Sprintf(text.Text{EN: " (status %d)", ZH: "（status %d）"}.In(L), c.EventStatus)
 	}
-	return []string{fields(addr), fields(in.kv(Tr(L, "last event", "最近事件"), ev), stateWord)}, true
+	return []string{fields(addr), fields(in.kv(text.Text{EN: "last event", ZH: "最近事件"}.In(L), ev), stateWord)}, true
 }
 
 // withUnboundDash is c with a local address the id does not have yet
@@ -221,7 +222,7 @@ func (in *Input) cqLines(s steps.Snapshot, w int) ([]string, bool) {
 		return nil, false
 	}
 	st := in.Styles
-	out := []string{fields(in.kv("cqe", fmt.Sprint(s.CQ.CQE)), in.kv(Tr(in.Lang, "completions", "完成数"), fmt.Sprint(len(s.CQ.Completions))))}
+	out := []string{fields(in.kv("cqe", fmt.Sprint(s.CQ.CQE)), in.kv(text.Text{EN: "completions", ZH: "完成数"}.In(in.Lang), fmt.Sprint(len(s.CQ.Completions))))}
 	var rows [][]string
 	for _, wc := range s.CQ.Completions {
 		status := wc.Status.String()
@@ -256,7 +257,7 @@ func (in *Input) qpLines(s steps.Snapshot, w int) ([]string, bool) {
 	L, a := in.Lang, q.Attr
 	head := in.kv("qp_num", fmt.Sprintf("0x%x", q.Num))
 	if q.Num == 0 {
-		head = in.kv("qp", Tr(L, "destroyed", "已销毁"))
+		head = in.kv("qp", text.Text{EN: "destroyed", ZH: "已销毁"}.In(L))
 	}
 	if q.Type != "" {
 		head += "  " + q.Type
@@ -272,7 +273,7 @@ func (in *Input) qpLines(s steps.Snapshot, w int) ([]string, bool) {
 		out = append(out, fields(in.kv("cap", fmt.Sprintf("send_wr=%d recv_wr=%d sge=%d/%d inline=%d", a.Cap.MaxSendWR, a.Cap.MaxRecvWR, a.Cap.MaxSendSGE, a.Cap.MaxRecvSGE, a.Cap.MaxInlineData))))
 	}
 	if a.OutstandingSet {
-		out = append(out, fields(in.kv(Tr(L, "outstanding", "未完成 WR"), fmt.Sprintf("SQ=%d RQ=%d", a.OutstandingSQ, a.OutstandingRQ))))
+		out = append(out, fields(in.kv(text.Text{EN: "outstanding", ZH: "未完成 WR"}.In(L), fmt.Sprintf("SQ=%d RQ=%d", a.OutstandingSQ, a.OutstandingRQ))))
 	}
 	switch {
 	case s.UD != nil:
@@ -334,7 +335,7 @@ func (in *Input) remoteLines(s steps.Snapshot, _ int) ([]string, bool) {
 		fields(in.kv("doorbell_addr", hexs(i.DoorbellAddr)), in.kv("rkey", hexs(uint64(i.DoorbellRKey))), in.kv("size", fmt.Sprint(i.DoorbellSize))),
 	}
 	n := min(len(r.Raw), privdata.RemoteInfoSize)
-	out = append(out, "  "+st.Dim.R(fmt.Sprintf(Tr(in.Lang, "raw private data (%d B, big-endian):", "private data 原始字节（%d B，大端）："), len(r.Raw))))
+	out = append(out, "  "+st.Dim.R(fmt.Sprintf(text.Text{EN: "raw private data (%d B, big-endian):", ZH: "private data 原始字节（%d B，大端）："}.In(in.Lang), len(r.Raw))))
 	for off := 0; off < n; off += 8 {
 		var b strings.Builder
 		for j := off; j < min(off+8, n); j++ {
@@ -344,7 +345,7 @@ func (in *Input) remoteLines(s steps.Snapshot, _ int) ([]string, bool) {
 		out = append(out, fmt.Sprintf("  %02x  %-24s %s", off, b.String(), st.Dim.R(label)))
 	}
 	if rest := len(r.Raw) - n; rest > 0 {
-		out = append(out, "  "+st.Dim.R(fmt.Sprintf(Tr(in.Lang, "+ %d more bytes (padding)", "+ %d 字节（填充）"), rest)))
+		out = append(out, "  "+st.Dim.R(fmt.Sprintf(text.Text{EN: "+ %d more bytes (padding)", ZH: "+ %d 字节（填充）"}.In(in.Lang), rest)))
 	}
 	return out, true
 }
@@ -360,7 +361,7 @@ func (in *Input) BackendLabel(s steps.Snapshot) string {
 		if dev == "" {
 			dev = "sim0"
 		}
-		return in.Styles.Sim.R(" " + Tr(in.Lang, "SIMULATED NIC ("+dev+") — not real RDMA", "模拟网卡（"+dev+"）—— 非真实 RDMA") + " ")
+		return in.Styles.Sim.R(" " + text.Text{EN: "SIMULATED NIC (" + dev + ") — not real RDMA", ZH: "模拟网卡（" + dev + "）—— 非真实 RDMA"}.In(in.Lang) + " ")
 	}
 	label := "RDMA"
 	if dev != "" {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -71,9 +72,9 @@ func (in *Input) Hexdump(b steps.BufferState, w int) []string {
 	}
 	var out []string
 	if nonZero == 0 {
-		out = append(out, "  "+st.Dim.R(fmt.Sprintf(Tr(in.Lang, "%d bytes, all zero", "%d 字节，全为 0"), len(b.Bytes))))
+		out = append(out, "  "+st.Dim.R(fmt.Sprintf(text.Text{EN: "%d bytes, all zero", ZH: "%d 字节，全为 0"}.In(in.Lang), len(b.Bytes))))
 	} else {
-		out = append(out, "  "+st.Dim.R(fmt.Sprintf(Tr(in.Lang, "%d bytes; non-zero rows:", "%d 字节；非零的行："), len(b.Bytes))))
+		out = append(out, "  "+st.Dim.R(fmt.Sprintf(text.Text{EN: "%d bytes; non-zero rows:", ZH: "%d 字节；非零的行："}.In(in.Lang), len(b.Bytes))))
 	}
 	anyChanged := false
 	for _, off := range rows {
@@ -82,10 +83,10 @@ func (in *Input) Hexdump(b steps.BufferState, w int) []string {
 		out = append(out, line)
 	}
 	if more > 0 {
-		out = append(out, "  "+st.Dim.R(fmt.Sprintf(Tr(in.Lang, "… %d more non-zero rows", "… 还有 %d 行非零"), more)))
+		out = append(out, "  "+st.Dim.R(fmt.Sprintf(text.Text{EN: "… %d more non-zero rows", ZH: "… 还有 %d 行非零"}.In(in.Lang), more)))
 	}
 	if anyChanged {
-		out = append(out, "  "+st.Changed.R(Tr(in.Lang, "highlighted: written since your last step", "高亮：上一步之后写入的字节")))
+		out = append(out, "  "+st.Changed.R(text.Text{EN: "highlighted: written since your last step", ZH: "高亮：上一步之后写入的字节"}.In(in.Lang)))
 	}
 	return out
 }

@@ -7,16 +7,17 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // name, and its status reads as Chinese text does.
 func TestEventStatusInChinese(t *testing.T) {
 	for _, tt := range []struct {
-		lang      steps.Lang
+		lang      text.Lang
 		want, not string
 	}{
-		{steps.LangZH, "RDMA_CM_EVENT_REJECTED（status 8）", " (status"},
-		{steps.LangEN, "RDMA_CM_EVENT_REJECTED (status 8)", "（"},
+		{text.ZH, "RDMA_CM_EVENT_REJECTED（status 8）", " (status"},
+		{text.EN, "RDMA_CM_EVENT_REJECTED (status 8)", "（"},
 	} {
 		in := &Input{Styles: NewStyles(true), Lang: tt.lang}
 		lines, _ := in.cmidLines(steps.Snapshot{CMID: &steps.CMIDState{Local: "10.0.0.1:7471", LastEvent: "RDMA_CM_EVENT_REJECTED", EventStatus: 8}}, 80)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 func (in *Input) stepStatus(side, idx int) (steps.StepStatus, bool) {
@@ -17,16 +18,16 @@ func (in *Input) roleName(side int) string { return in.Snaps[side].Role.String()
 
 func (in *Input) stepTitle(ss steps.StepStatus) string {
 	switch in.Lang {
-	case steps.LangZH:
-		return ss.Title.In(steps.LangZH.String())
-	case steps.LangBoth:
+	case text.ZH:
+		return ss.Title.In(text.ZH)
+	case text.Both:
 		return ss.Title.EN + " · " + ss.Title.ZH
 	}
 	return ss.Title.EN
 }
 
 func (in *Input) stepsTitle(side int) string {
-	t := Title(in.Lang, "Steps", "步骤")
+	t := text.Text{EN: "Steps", ZH: "步骤"}.Label(in.Lang)
 	if in.Demo {
 		t = in.roleName(side) + " · " + t
 	}

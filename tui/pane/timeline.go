@@ -6,6 +6,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // Timeline merges both sides' messages (the demo sees each message from
@@ -81,7 +82,7 @@ func (in *Input) TimelineLines(w int) []string {
 	out := []string{st.Bold.R("server") + strings.Repeat(" ", max(1, w-12)) + st.Bold.R("client")}
 	entries := in.Timeline()
 	if len(entries) == 0 {
-		return append(out, "", st.Dim.R(termtext.Center(Tr(in.Lang, "no messages yet", "还没有消息"), w)))
+		return append(out, "", st.Dim.R(termtext.Center(text.Text{EN: "no messages yet", ZH: "还没有消息"}.In(in.Lang), w)))
 	}
 	for _, e := range entries {
 		style := st.Call
@@ -136,9 +137,9 @@ func arrowLine(e steps.TimelineEntry, label string, w int) string {
 func (in *Input) fateText(f steps.Fate) string {
 	switch f {
 	case steps.FateNeverSent:
-		return Tr(in.Lang, "flushed: the QP was already in ERR, never sent", "被 flush：QP 已处于 ERR，根本没有发出")
+		return text.Text{EN: "flushed: the QP was already in ERR, never sent", ZH: "被 flush：QP 已处于 ERR，根本没有发出"}.In(in.Lang)
 	case steps.FateFlushed:
-		return Tr(in.Lang, "flushed after the error: never completed", "出错后被 flush：没有完成")
+		return text.Text{EN: "flushed after the error: never completed", ZH: "出错后被 flush：没有完成"}.In(in.Lang)
 	}
 	return ""
 }
@@ -152,9 +153,9 @@ func (in *Input) timelineDetail(e steps.TimelineEntry) []string {
 		}
 	}
 	switch {
-	case in.Lang == steps.LangZH:
+	case in.Lang == text.ZH:
 		add(orEN(e))
-	case in.Lang == steps.LangBoth && e.DetailZH != "" && e.DetailZH != e.Detail:
+	case in.Lang == text.Both && e.DetailZH != "" && e.DetailZH != e.Detail:
 		add(e.Detail)
 		add(e.DetailZH)
 	default:

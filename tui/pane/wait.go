@@ -2,22 +2,22 @@ package pane
 
 import (
 	"github.com/rdmatour/rdmatour/guide"
-	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // waitingLines is the call pane's head while step idx of side runs.
 func (in *Input) waitingLines(side, idx, w int) []string {
 	st := in.Styles
-	head := steps.Text{EN: "running", ZH: "执行中"}
-	var hint steps.Text
+	head := text.Text{EN: "running", ZH: "执行中"}
+	var hint text.Text
 	waits := idx < len(in.tourOf(side)) && in.tourOf(side)[idx].Waits
 	pw, onPeer := in.peerWait(side, idx)
 	switch {
 	case onPeer:
-		head = steps.Text{EN: "running — waiting for the peer:", ZH: "执行中 —— 等待对端："}
+		head = text.Text{EN: "running — waiting for the peer:", ZH: "执行中 —— 等待对端："}
 		hint = guide.WhatPeerMustDo(pw)
 	case waits:
-		head = steps.Text{EN: "running (waiting for the network)", ZH: "执行中（等待网络）"}
+		head = text.Text{EN: "running (waiting for the network)", ZH: "执行中（等待网络）"}
 	}
 	var out []string
 	for i, l := range in.inLangs(head, w-2) {

@@ -6,12 +6,13 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
 // WireTitle is the wire pane's title for side.
 func (in *Input) WireTitle(side int) string {
-	t := Title(in.Lang, "Wire & counters", "线上报文与计数器")
+	t := text.Text{EN: "Wire & counters", ZH: "线上报文与计数器"}.Label(in.Lang)
 	if in.Demo {
 		t = in.roleName(side) + " · " + t
 	}
@@ -25,7 +26,7 @@ func (in *Input) WireLines(side, w int) []string {
 	s := in.Snaps[side]
 	out := []string{st.Title.R(in.countersTitle(s))}
 	if len(s.Counters) == 0 {
-		out = append(out, st.Dim.R(Tr(in.Lang, "  (none available)", "  （没有可用的计数器）")))
+		out = append(out, st.Dim.R(text.Text{EN: "  (none available)", ZH: "  （没有可用的计数器）"}.In(in.Lang)))
 	} else {
 		names := make([]string, 0, len(s.Counters))
 		for k := range s.Counters {
@@ -48,7 +49,7 @@ func (in *Input) WireLines(side, w int) []string {
 		}
 		out = append(out, line)
 	}
-	out = append(out, "", st.Title.R(Title(in.Lang, "Packets", "报文")))
+	out = append(out, "", st.Title.R(text.Text{EN: "Packets", ZH: "报文"}.Label(in.Lang)))
 	if why := in.noPacketsWhy(s); why != "" {
 		out = append(out, termtext.Wrap(why, w)...)
 	}
@@ -73,27 +74,24 @@ func (in *Input) WireLines(side, w int) []string {
 func (in *Input) countersTitle(s steps.Snapshot) string {
 	switch {
 	case s.CountersPerQP:
-		return Title(in.Lang, "Counters (this side's QP)", "计数器（本端 QP）")
+		return text.Text{EN: "Counters (this side's QP)", ZH: "计数器（本端 QP）"}.Label(in.Lang)
 	case in.Demo:
-		return Title(in.Lang, "Counters (the port's: both sides share it)", "计数器（端口的：两端共用）")
+		return text.Text{EN: "Counters (the port's: both sides share it)", ZH: "计数器（端口的：两端共用）"}.Label(in.Lang)
 	}
-	return Title(in.Lang, "Counters (the port's)", "计数器（端口的）")
+	return text.Text{EN: "Counters (the port's)", ZH: "计数器（端口的）"}.Label(in.Lang)
 }
 
 // noPacketsWhy says why the packet list is empty or cannot be, or "".
 func (in *Input) noPacketsWhy(s steps.Snapshot) string {
 	switch {
 	case s.Wire.State == verbs.TraceNoPermission:
-		return Tr(in.Lang, "No capture: "+s.Wire.Detail+". The counters above still count every packet.",
-			"无法抓包：需要 CAP_NET_RAW。用 root 运行，或执行一次 sudo setcap cap_net_raw+ep <rdmatour 的路径>。上面的计数器照常统计每个报文。")
+		return text.Text{EN: "No capture: " + s.Wire.Detail + ". The counters above still count every packet.", ZH: "无法抓包：需要 CAP_NET_RAW。用 root 运行，或执行一次 sudo setcap cap_net_raw+ep <rdmatour 的路径>。上面的计数器照常统计每个报文。"}.In(in.Lang)
 	case s.Wire.State == verbs.TraceUnavailable:
-		return Tr(in.Lang, "No capture on this device ("+s.Wire.Detail+"): a real NIC sends packets in hardware. Watch the counters above.",
-			"这块设备上没有抓包（"+s.Wire.Detail+"）：真实网卡在硬件里收发报文。请看上面的计数器。")
+		return text.Text{EN: "No capture on this device (" + s.Wire.Detail + "): a real NIC sends packets in hardware. Watch the counters above.", ZH: "这块设备上没有抓包（" + s.Wire.Detail + "）：真实网卡在硬件里收发报文。请看上面的计数器。"}.In(in.Lang)
 	case len(s.Packets) == 0 && s.Wire.OneHost:
-		return Tr(in.Lang, "Both ends are this machine: the device loops the packets back inside the kernel, so none reaches a wire to capture (the counters above still move). Run the two sides on two hosts to see them.",
-			"两端都在这台机器上：设备在内核里把报文直接环回，一个也到不了线上，所以抓不到（上面的计数器照样会动）。把两端放到两台主机上就能看到。")
+		return text.Text{EN: "Both ends are this machine: the device loops the packets back inside the kernel, so none reaches a wire to capture (the counters above still move). Run the two sides on two hosts to see them.", ZH: "两端都在这台机器上：设备在内核里把报文直接环回，一个也到不了线上，所以抓不到（上面的计数器照样会动）。把两端放到两台主机上就能看到。"}.In(in.Lang)
 	case len(s.Packets) == 0:
-		return in.Styles.Dim.R(Tr(in.Lang, "no packets yet", "还没有报文"))
+		return in.Styles.Dim.R(text.Text{EN: "no packets yet", ZH: "还没有报文"}.In(in.Lang))
 	}
 	return ""
 }
@@ -102,11 +100,11 @@ func (in *Input) noPacketsWhy(s steps.Snapshot) string {
 // peer when none of ours was running.
 func (in *Input) stepName(s steps.Snapshot, id string) string {
 	if id == "" {
-		return Tr(in.Lang, "while waiting (the peer's doing)", "等待期间（对端引起的）")
+		return text.Text{EN: "while waiting (the peer's doing)", ZH: "等待期间（对端引起的）"}.In(in.Lang)
 	}
 	for _, ss := range s.Steps {
 		if ss.ID == id {
-			return Tr(in.Lang, ss.Title.EN, ss.Title.ZH)
+			return text.Text{EN: ss.Title.EN, ZH: ss.Title.ZH}.In(in.Lang)
 		}
 	}
 	return id
@@ -115,12 +113,12 @@ func (in *Input) stepName(s steps.Snapshot, id string) string {
 // packetLines decodes one packet: direction, opcode, then its headers.
 func (in *Input) packetLines(p verbs.Packet) []string {
 	st := in.Styles
-	dir := st.OK.R("→ " + Tr(in.Lang, "out", "发"))
+	dir := st.OK.R("→ " + text.Text{EN: "out", ZH: "发"}.In(in.Lang))
 	if !p.Outbound {
-		dir = st.Key.R("← " + Tr(in.Lang, "in ", "收"))
+		dir = st.Key.R("← " + text.Text{EN: "in ", ZH: "收"}.In(in.Lang))
 	}
 	if p.CM != "" {
-		return []string{fmt.Sprintf("%s %s %s", dir, st.Bold.R("CM "+p.CM), st.Dim.R(Tr(in.Lang, "(MAD to QP1)", "（发往 QP1 的 MAD）")))}
+		return []string{fmt.Sprintf("%s %s %s", dir, st.Bold.R("CM "+p.CM), st.Dim.R(text.Text{EN: "(MAD to QP1)", ZH: "（发往 QP1 的 MAD）"}.In(in.Lang)))}
 	}
 	a := ""
 	if p.AckReq {
