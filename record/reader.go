@@ -82,6 +82,7 @@ type sideReader struct {
 	packets  []steps.WirePacket
 	lastData steps.BufferState // the previous snapshot's data buffer
 	ended    bool
+	endLine  int // the line of the end line
 }
 
 func (d *decoder) fail(format string, args ...any) error {
@@ -184,6 +185,9 @@ func sideConfig(sh SideHeader) (steps.Config, error) {
 		return cfg, err
 	}
 	cfg.Message = sh.Message
+	if sh.MessageBytes != nil {
+		cfg.Message = string(sh.MessageBytes)
+	}
 	if sh.Lesson != "" { // the recording's edge: resolved once, here
 		if cfg.Lesson, err = steps.ParseLesson(sh.Lesson); err != nil {
 			return cfg, err
