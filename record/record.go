@@ -67,7 +67,7 @@ type SideHeader struct {
 	// Devices are the RDMA devices the backend saw ("sim0", "rxe0", ...).
 	Devices []string `json:"devices,omitempty"`
 	// Bind (server) and Server (client) are the addresses as configured.
-	Bind    string `json:"bind,omitempty"`
+	Bind   string `json:"bind,omitempty"`
 	Server string `json:"server,omitempty"`
 	// Message is the --message as text; when it is not plain printable
 	// UTF-8 (a control character, bytes that are not UTF-8) it is the
