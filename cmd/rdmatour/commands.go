@@ -70,11 +70,9 @@ func runClient(ctx context.Context, o options, c console) error {
 	cfg := o.config(steps.Client)
 	cfg.Server = netip.AddrPortFrom(addr, uint16(o.port))
 	if o.src != "" {
-		src, err := netip.ParseAddr(o.src)
-		if err != nil {
-			return usagef("source address %q is not an IP address", o.src)
+		if cfg.Src, err = parseSrc(o.src, addr); err != nil {
+			return err
 		}
-		cfg.Src = src.Unmap()
 	}
 	return runTour(ctx, o, c, addr, cfg)
 }
@@ -159,6 +157,9 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 			s.SkipPrediction() // --auto asks nothing, in the TUI as in plain mode
 		}
 		sessions = append(sessions, s)
+	}
+	if err := checkPauseAt(o.pauseAt, sessions); err != nil {
+		return err
 	}
 	if len(sessions) == 2 {
 		// The recording keeps both sides' state after each step.
