@@ -54,16 +54,18 @@ var resultNamesZH = map[string]string{
 	"to":                       "目标",
 	"transition":               "状态转换",
 	// the read and atomic tours
-	"at":             "位置",
-	"8-byte aligned": "8 字节对齐",
-	"started at":     "初始值",
-	"compare held":   "比较成立",
-	"counter":        "计数器",
-	"counter now":    "计数器当前值",
-	"device":         "设备",
-	"old value":      "原值",
-	"swap":           "swap 值",
-	"target":         "目标",
+	"at":               "位置",
+	"8-byte aligned":   "8 字节对齐",
+	"started at":       "初始值",
+	"READs answered":   "应答的 READ 数",
+	"atomics answered": "应答的原子操作数",
+	"compare held":     "比较成立",
+	"counter":          "计数器",
+	"counter now":      "计数器当前值",
+	"device":           "设备",
+	"old value":        "原值",
+	"swap":             "swap 值",
+	"target":           "目标",
 }
 
 // keptNames are result names that are the C field's own name.
