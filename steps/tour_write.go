@@ -76,6 +76,6 @@ func writeSummary(r *Result) Text {
 }
 
 func writeTourDef() TourDef {
-	return TourDef{Kind: TourWrite, Name: "write", Notifies: true, DataAccess: remoteAccess, summary: writeSummary,
+	return TourDef{Kind: TourWrite, Name: "write", Notifies: true, SendsMessage: true, DataAccess: remoteAccess, summary: writeSummary,
 		build: func(role Role, n Notify) []Step { return writeTour(n).steps(role) }}
 }
