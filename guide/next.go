@@ -34,7 +34,7 @@ func NextToTry(cfg steps.Config) steps.Text {
 	}
 	if cfg.Lesson == nil {
 		en = append(en, "another tour on both sides ("+otherTours(kind)+")")
-		zh = append(zh, "两端换一个导览（"+otherTours(kind)+"）")
+		zh = append(zh, "两端换一个教程（"+otherTours(kind)+"）")
 	}
 	export := exportCommand(cfg.Role, kind)
 	en = append(en, "the whole tour as one C program ("+export+")")

@@ -51,19 +51,12 @@ func LinkDemo(ra, rb Runner) {
 	}
 	link := &demoLink{}
 	for _, pair := range [][2]*Session{{a, b}, {b, a}} {
-		s, peer := pair[0], pair[1]
-		s.mu.Lock()
-		s.peer, s.link = peer, link
-		s.mu.Unlock()
+		pair[0].demoSide.join(pair[1], link)
 	}
 }
 
 // linked is s's peer and link (nil, nil when not linked).
-func (s *Session) linked() (*Session, *demoLink) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.peer, s.link
-}
+func (s *Session) linked() (*Session, *demoLink) { return s.demoSide.linked() }
 
 // PeerSnapshot returns the peer's state right after this session's step
 // i; ok is false when there is none (not a demo, a recording made before
@@ -78,12 +71,7 @@ func (s *Session) PeerSnapshot(i int) (snap Snapshot, ok bool) {
 			return peer.keptState(), true
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i < 0 || i >= len(s.peerHistory) || s.peerHistory[i] == nil {
-		return Snapshot{}, false
-	}
-	return *s.peerHistory[i], true
+	return s.demoSide.peerAfter(i)
 }
 
 // keptState is the session's state as a history keeps it (PeerSnapshot
@@ -125,12 +113,7 @@ func (l *demoLink) seal() {
 	}
 	peer, _ := p.s.linked()
 	snap := peer.sealedState()
-	p.s.mu.Lock()
-	if p.s.peerHistory == nil {
-		p.s.peerHistory = make([]*Snapshot, len(p.s.tour))
-	}
-	p.s.peerHistory[p.rec.Index] = &snap
-	p.s.mu.Unlock()
+	p.s.demoSide.keepPeer(p.rec.Index, len(p.s.tour), &snap)
 	l.mu.Unlock()
 	if r := p.s.cfg.Recorder; r != nil {
 		p.rec.Peer = &snap

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"sync"
 	"time"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
@@ -8,7 +9,7 @@ import (
 )
 
 // The parts of a Session. Each owns one concern; Session.mu guards all of
-// them (see Session). The ones that hold verbs objects release them, in
+// them but demoSide, which has its own lock (see Session). The ones that hold verbs objects release them, in
 // the order teardownC calls them.
 
 // progress is how far the tour has run.
@@ -194,11 +195,47 @@ type journal struct {
 
 // demoSide is this session's end of a linked demo: the other side, what
 // both share, and the peer's state after each of this session's steps
-// (demohistory.go).
+// (demohistory.go). Its own lock guards it (a leaf: taken after
+// demoLink.mu, never with Session.mu wanted inside).
 type demoSide struct {
+	mu          sync.Mutex
 	peer        *Session
 	link        *demoLink
 	peerHistory []*Snapshot
+}
+
+// join links this side to peer through link.
+func (d *demoSide) join(peer *Session, link *demoLink) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.peer, d.link = peer, link
+}
+
+// linked is the peer and the link (nil, nil when not linked).
+func (d *demoSide) linked() (*Session, *demoLink) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.peer, d.link
+}
+
+// keepPeer stores the peer's state after step i of a tour of n steps.
+func (d *demoSide) keepPeer(i, n int, snap *Snapshot) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.peerHistory == nil {
+		d.peerHistory = make([]*Snapshot, n)
+	}
+	d.peerHistory[i] = snap
+}
+
+// peerAfter is the peer's state kept for step i; ok false when none.
+func (d *demoSide) peerAfter(i int) (Snapshot, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if i < 0 || i >= len(d.peerHistory) || d.peerHistory[i] == nil {
+		return Snapshot{}, false
+	}
+	return *d.peerHistory[i], true
 }
 
 // teardownLog collects the C a teardown ran and its first error.

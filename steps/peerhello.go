@@ -51,7 +51,7 @@ func (h Hello) Describe() Text {
 		tour = " (" + h.Tour.String() + ")"
 	}
 	if h.Lesson == "" {
-		return Text{"the plain tour" + tour, "普通导览" + tour}
+		return Text{"the plain tour" + tour, "普通教程" + tour}
 	}
 	return Text{"lesson " + h.Lesson + tour, "课程 " + h.Lesson + tour}
 }
@@ -122,10 +122,10 @@ func (s *Session) learnPeerTour(p []byte) (KV, Text) {
 	switch {
 	case pt.Bad != "":
 		note = joinNotes(Text{"The peer's hello could not be read (" + pt.Bad + "): taken as the plain tour.",
-			"对端的 hello 读不懂（" + pt.Bad + "）：按普通导览处理。"}, note)
+			"对端的 hello 读不懂（" + pt.Bad + "）：按普通教程处理。"}, note)
 	case !found && note.EN == "":
 		note = Text{"The peer sent no hello: the seed program or an older rdmatour, running the plain tour.",
-			"对端没有发 hello：是 seed 程序或旧版 rdmatour，跑的是普通导览。"}
+			"对端没有发 hello：是 seed 程序或旧版 rdmatour，跑的是普通教程。"}
 	}
 	if s.mismatchNote(pt).EN != "" && s.cfg.Lesson == nil && pt.lesson != nil {
 		s.adoptPeerExpectations(pt.lesson)
@@ -152,7 +152,7 @@ func (s *Session) mismatchNote(pt PeerInfo) Text {
 	if !pt.Sent && mine.Lesson != "" {
 		return Text{
 			fmt.Sprintf("The %s sent no hello (the seed program or an older rdmatour): it runs the plain tour, so only this side's half of lesson %s happens.", peer, mine.Lesson),
-			fmt.Sprintf("%s 没有发来 hello（seed 程序或旧版 rdmatour）：它跑的是普通导览，所以课程 %s 只有本端这一半会发生。", peer, mine.Lesson)}
+			fmt.Sprintf("%s 没有发来 hello（seed 程序或旧版 rdmatour）：它跑的是普通教程，所以课程 %s 只有本端这一半会发生。", peer, mine.Lesson)}
 	}
 	me, them := mine.Describe(), theirs.Describe()
 	head := Text{fmt.Sprintf("Mismatch: the %s runs %s, this side runs %s.", peer, them.EN, me.EN),
@@ -165,7 +165,7 @@ func (s *Session) mismatchNote(pt PeerInfo) Text {
 	tail := Text{fmt.Sprintf(" To follow one lesson on both screens, start both sides with --lesson %s.", fix),
 		fmt.Sprintf("想在两边看同一课，两端都用 --lesson %s 启动。", fix)}
 	if fix == "" {
-		tail = Text{" Start both sides with the same tour.", "两端请用同一种导览启动。"}
+		tail = Text{" Start both sides with the same tour.", "两端请用同一种教程启动。"}
 	}
 	return Text{head.EN + " " + what.EN + tail.EN, head.ZH + what.ZH + tail.ZH}
 }
@@ -239,7 +239,7 @@ func (s *Session) explainMismatch(what Text, expected bool) Text {
 	peer := s.cfg.Role.Peer().String()
 	if expected {
 		return Text{fmt.Sprintf("%s — from the %s's lesson %s (this side runs the plain tour)", what.EN, peer, pt.Lesson()),
-			fmt.Sprintf("%s —— 来自 %s 的课程 %s（本端跑的是普通导览）", what.ZH, peer, pt.Lesson())}
+			fmt.Sprintf("%s —— 来自 %s 的课程 %s（本端跑的是普通教程）", what.ZH, peer, pt.Lesson())}
 	}
 	note := s.mismatchNote(pt)
 	return Text{what.EN + " — " + strings.TrimSuffix(note.EN, "."), what.ZH + " —— " + strings.TrimSuffix(note.ZH, "。")}
@@ -271,7 +271,7 @@ func (s *Session) helloSentKV() KV {
 // helloNote says what the hello bytes are, next to C that does not send
 // them: the seed's programs (and export-c's) send no hello.
 var helloNote = Text{"rdmatour also sends a short hello in the private data (after remote_info on the accept) so both sides know which tour and lesson run; the seed program sends none and ignores it.",
-	"rdmatour 还会在 private data 里带一段简短的 hello（accept 时放在 remote_info 之后），让两端知道对方跑的是哪个导览、哪一课；seed 程序不发送，也会忽略它。"}
+	"rdmatour 还会在 private data 里带一段简短的 hello（accept 时放在 remote_info 之后），让两端知道对方跑的是哪个教程、哪一课；seed 程序不发送，也会忽略它。"}
 
 // joinNotes puts two notes one after the other; either may be empty.
 func joinNotes(a, b Text) Text {

@@ -129,7 +129,7 @@ func statusFix(st verbs.WCStatus) Text {
 			"接收端没有 post RECV：在对端 SEND 之前先 post，或者调大 rnr_retry_count（7 表示无限重试）"}
 	case verbs.WCWRFlushErr:
 		return Text{"an earlier error moved the QP to ERR and flushed this WR: look at the first failed completion",
-			"之前的错误把 QP 置为 ERR，这个 WR 是被 flush 掉的：去看第一个失败的 completion"}
+			"之前的错误把 QP 置为 ERR，这个 WR 是被 flush 掉的：去看第一个失败的完成"}
 	case verbs.WCRetryExcErr:
 		return Text{"the peer stopped answering: is it still running and reachable?", "对端不再应答：它还在运行、网络还通吗？"}
 	case verbs.WCLocProtErr, verbs.WCLocLenErr:

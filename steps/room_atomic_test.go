@@ -176,7 +176,7 @@ func TestRoomTurnsAwayAnotherTour(t *testing.T) {
 			err := runRoomClientUntil(context.Background(), s, "")
 			en, zh := steps.ExplainIn(err, "en"), steps.ExplainIn(err, "zh")
 			want := fmt.Sprintf("this workshop runs --tour %s, you ran --tour %s: start again with --tour %s", c.room, c.client, c.room)
-			if err == nil || !strings.Contains(en, want) || !strings.Contains(en, "runs one tour for every attendee") || !strings.Contains(zh, "同一种导览") {
+			if err == nil || !strings.Contains(en, want) || !strings.Contains(en, "runs one tour for every attendee") || !strings.Contains(zh, "同一种教程") {
 				t.Fatalf("client error:\nen: %s\nzh: %s\nwant %q", en, zh, want)
 			}
 			if got := r.Counts(); got.TurnedAway != 1 || len(r.Roster()) != 0 {

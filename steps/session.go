@@ -42,9 +42,9 @@ const DefaultMessage = "hello from rdmatour client via RDMA WRITE"
 //
 // Its state is in parts, each a small type that owns one concern and
 // releases what it holds (parts.go). The parts are embedded so the steps
-// name their fields directly (s.qp, s.packets); they are all guarded by
-// mu, which is never held across a blocking verbs call. runMu serialises
-// steps and teardown.
+// name their fields directly (s.qp, s.packets); mu guards them all but
+// demoSide, which locks itself. mu is never held across a blocking verbs
+// call. runMu serialises steps and teardown.
 type Session struct {
 	cfg  Config
 	tour []Step

@@ -81,7 +81,7 @@ func stepQueryDevice(_ context.Context, s *Session) (Outcome, error) {
 		{"max_qp_rd_atom", fmt.Sprint(info.MaxQPRdAtom)}, {"max_qp_init_rd_atom", fmt.Sprint(info.MaxQPInitRdAtom)}}}, call, check)
 	if info.AtomicCap == verbs.AtomicNone {
 		return out, problem(fmt.Errorf("%s: atomic_cap is IBV_ATOMIC_NONE", info.Name),
-			Text{"this device does no atomic operations, so the atomic tour cannot run on it", "这块设备不支持原子操作，原子操作导览无法在上面运行"},
+			Text{"this device does no atomic operations, so the atomic tour cannot run on it", "这块设备不支持原子操作，原子操作教程无法在上面运行"},
 			Text{"run --tour write or --tour read here, or use a device whose atomic_cap is IBV_ATOMIC_HCA or IBV_ATOMIC_GLOB", "这里请改用 --tour write 或 --tour read，或者换一块 atomic_cap 为 IBV_ATOMIC_HCA / IBV_ATOMIC_GLOB 的设备"})
 	}
 	out.Note = Text{"atomic_cap says whether this device does atomics and atomic against whom: IBV_ATOMIC_HCA means among this device's QPs only (the CPU may interleave), IBV_ATOMIC_GLOB also against the CPU and other devices. max_qp_rd_atom and max_qp_init_rd_atom cap responder_resources and initiator_depth: READs and atomics share them.",

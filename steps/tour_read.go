@@ -78,7 +78,7 @@ func stepPostRead(_ context.Context, s *Session) (Outcome, error) {
 	return withC(Outcome{Results: []KV{{"bytes", fmt.Sprint(n)}, {"from", fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey)},
 		{"max_rd_atomic", fmt.Sprint(a.MaxRdAtomic)}},
 		Note: Text{"One small request packet goes out; the server's NIC answers with response packets that carry the data back (one per path MTU). How many READs may be outstanding is max_rd_atomic, set from the responder_resources the server accepted with.",
-			"发出去的只是一个很小的请求包；server 的网卡用响应包把数据带回来（每个 path MTU 一个包）。同时能有几个 READ 在路上由 max_rd_atomic 决定，它来自 server 在 accept 时给出的 responder_resources。"}},
+			"发出去的只是一个很小的请求包；server 的网卡用响应包把数据带回来（每个路径 MTU 一个包）。同时能有几个 READ 在路上由 max_rd_atomic 决定，它来自 server 在 accept 时给出的 responder_resources。"}},
 		call.Returned("0")), nil
 }
 
@@ -162,7 +162,7 @@ func tourMismatchEffect(role Role, mine, theirs TourKind) Text {
 			"client 会 READ 本端还空着的 buffer，然后不写任何东西就断开：本端等的通知永远不会来。"}
 	}
 	return Text{fmt.Sprintf("The %s tour and the %s tour do not fit together.", mine, theirs),
-		fmt.Sprintf("%s 导览和 %s 导览对不上。", mine, theirs)}
+		fmt.Sprintf("%s 教程和 %s 教程对不上。", mine, theirs)}
 }
 
 // readResponseDetail says what the READ's responses carried back: the
@@ -177,7 +177,7 @@ func readResponseDetail(s *Session) Text {
 	}
 	pkts := (n + a.PathMTU - 1) / a.PathMTU
 	return Text{fmt.Sprintf("%d B of data back into buf (%d response packets, path MTU %d)", n, pkts, a.PathMTU),
-		fmt.Sprintf("带回 %d 字节数据，写进 buf（%d 个响应包，path MTU %d）", n, pkts, a.PathMTU)}
+		fmt.Sprintf("带回 %d 字节数据，写进 buf（%d 个响应包，路径 MTU %d）", n, pkts, a.PathMTU)}
 }
 
 func readTourDef() TourDef {

@@ -144,7 +144,7 @@ func stepUDSend(ctx context.Context, s *Session) (Outcome, error) {
 	out, _, err := s.udSend(ctx, udMessage(s.cfg), WRIDSend)
 	if err == nil {
 		out.Note = Text{"The same SUCCESS as before: the sender cannot tell a datagram that arrived from one that was dropped. Only an answer from the server can tell it, so the next step waits for one.",
-			"和上一个一样的 SUCCESS：发送方分不清数据报是到了还是被丢了。只有 server 的回答能告诉它，所以下一步就等这个回答。"}
+			"和上一个一样的 SUCCESS：发送端分不清数据报是到了还是被丢了。只有 server 的回答能告诉它，所以下一步就等这个回答。"}
 	}
 	return out, err
 }

@@ -83,7 +83,7 @@ func stepUDCreateID(_ context.Context, s *Session) (Outcome, error) {
 	})
 	return withC(Outcome{Results: []KV{{"port space", "RDMA_PS_UDP (unreliable datagram)"}},
 		Note: Text{"Same rdma_cm calls as the RC tour, in another port space: a UDP-space client can only reach a UDP-space listener.",
-			"和 RC 导览一样的 rdma_cm 调用，只是换了端口空间：UDP 空间的 client 只能找到 UDP 空间的 listener。"}}, call.Returned("0")), nil
+			"和 RC 教程一样的 rdma_cm 调用，只是换了端口空间：UDP 空间的 client 只能找到 UDP 空间的 listener。"}}, call.Returned("0")), nil
 }
 
 func stepUDGetRequest(ctx context.Context, s *Session) (Outcome, error) {
@@ -159,7 +159,7 @@ func stepUDPostRecv(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	return withC(Outcome{Results: []KV{{"receive queue", "1 RECV WQE posted"}, {"before it", seen}},
 		Note: Text{"Posted after rdma_accept, on purpose: a datagram the client sent before this moment found no RECV and was dropped. On RC the responder would have answered RNR NAK and the sender retried; UD has neither.",
-			"故意在 rdma_accept 之后才 post：client 在此之前发来的数据报没有 RECV 可用，已被丢弃。RC 的接收方会回 RNR NAK、发送方会重试；UD 两样都没有。"}}, call.Returned("0")), nil
+			"故意在 rdma_accept 之后才 post：client 在此之前发来的数据报没有 RECV 可用，已被丢弃。RC 的接收端会回 RNR NAK、发送端会重试；UD 两样都没有。"}}, call.Returned("0")), nil
 }
 
 func stepUDPollRecv(ctx context.Context, s *Session) (Outcome, error) {

@@ -68,7 +68,7 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 	s.PD = &steps.PDState{Handle: 1}
 	s.QP = &steps.QPState{Num: qpn, Type: "IBV_QPT_RC",
 		Attr: verbs.QPAttr{State: verbs.QPSRTS, DestQPNum: dest, SQPSN: 0x1234, RQPSN: 0x5678, PathMTU: 1024,
-			Cap: verbs.QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1}},
+			Cap: verbs.QPCap{MaxSendWR: 15, MaxRecvWR: 15, MaxSendSGE: 1, MaxRecvSGE: 1, MaxInlineData: 16}}, // what rxe and the sim return for 8/8 (rxe_queue_init)
 		History: []verbs.QPState{verbs.QPSReset, verbs.QPSInit, verbs.QPSRTR, verbs.QPSRTS}}
 	rw := verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead
 	for i, name := range []string{"data", "doorbell", "recv", "send"} {
@@ -80,7 +80,7 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 	s.Data = steps.BufferState{Bytes: data, ChangedAt: make([]time.Time, len(data))}
 	s.Remote = &steps.RemoteState{Info: privdata.RemoteInfo{Addr: 0x7f3a_0000_0000, RKey: 0x100, Size: 4096,
 		DoorbellAddr: 0x7f3a_0000_1000, DoorbellRKey: 0x101, DoorbellSize: 8}, Raw: make([]byte, privdata.RemoteInfoSize)}
-	s.CQ = &steps.CQState{CQE: 16}
+	s.CQ = &steps.CQState{CQE: 31} // ibv_create_cq(16) on rxe and the sim
 	s.Timeline = []steps.TimelineEntry{
 		{FromServer: false, Label: "REQ"}, {FromServer: true, Label: "REP", Detail: "private data: remote_info"},
 		{FromServer: false, Label: "RTU"}, {FromServer: false, Label: "RDMA WRITE 43B"}, {FromServer: true, Label: "ACK"},

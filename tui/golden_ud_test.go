@@ -77,9 +77,9 @@ func fillUDState(s *steps.Snapshot) {
 			GIDs: []verbs.GIDEntry{{Index: 1, GID: gid, Type: "RoCE v2"}}}}
 	s.CMID = &steps.CMIDState{Local: "10.0.2.15:49152", Peer: "10.0.2.15:7471", LastEvent: "RDMA_CM_EVENT_ESTABLISHED"}
 	s.PD = &steps.PDState{Handle: 1}
-	s.CQ = &steps.CQState{CQE: 16}
+	s.CQ = &steps.CQState{CQE: 31}
 	s.QP = &steps.QPState{Num: 0x4d5e6f, Type: "IBV_QPT_UD",
-		Attr:    verbs.QPAttr{State: verbs.QPSRTS, QKey: verbs.UDPQKey, Cap: verbs.QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1}},
+		Attr:    verbs.QPAttr{State: verbs.QPSRTS, QKey: verbs.UDPQKey, Cap: verbs.QPCap{MaxSendWR: 15, MaxRecvWR: 15, MaxSendSGE: 1, MaxRecvSGE: 1, MaxInlineData: 16}},
 		History: []verbs.QPState{verbs.QPSReset, verbs.QPSInit, verbs.QPSRTR, verbs.QPSRTS}}
 	s.MRs = []steps.MRState{
 		{Name: "recv", Addr: 0x7f3a_0000_0000, Len: steps.UDRecvSize, LKey: 0x100, RKey: 0x100, Access: verbs.AccessLocalWrite},

@@ -26,7 +26,7 @@ func newKeyMap(lang steps.Lang) keyMap {
 		Lesson:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", t("lesson page ↔ step page", "课程讲解 ↔ 步骤讲解"))),
 		Glossary: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", t("glossary", "术语表"))),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", t("help", "帮助"))),
-		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", t("next pane", "切换窗格"))),
+		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", t("next pane", "切换面板"))),
 		Side:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", t("server/client", "切换 server/client"))),
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", t("scroll up", "向上滚动"))),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", t("scroll down", "向下滚动"))),
@@ -35,7 +35,7 @@ func newKeyMap(lang steps.Lang) keyMap {
 		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", t("top", "顶部"))),
 		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", t("bottom", "底部"))),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", t("quit (tears down)", "退出（释放资源）"))),
-		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", t("zoom pane", "放大窗格"))),
+		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", t("zoom pane", "放大面板"))),
 		History:  newHistoryKeys(lang),
 		Predict:  key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", t("predict (lesson)", "预测（课程）"))),
 	}

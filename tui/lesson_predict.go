@@ -38,5 +38,5 @@ func (m *model) lessonsHelp() string {
 	for _, l := range steps.Lessons() {
 		names = append(names, l.Name)
 	}
-	return pane.Tr(m.lang, "Lessons (start both sides with --lesson NAME; L lists them in the plain tour; a lesson first asks you to predict, keys 1-4): ", "课程（两端都加 --lesson NAME 启动；普通导览里按 L 列出；课程开始前会请你先猜一猜，按 1-4）：") + strings.Join(names, ", ")
+	return pane.Tr(m.lang, "Lessons (start both sides with --lesson NAME; L lists them in the plain tour; a lesson first asks you to predict, keys 1-4): ", "课程（两端都加 --lesson NAME 启动；普通教程里按 L 列出；课程开始前会请你先猜一猜，按 1-4）：") + strings.Join(names, ", ")
 }

@@ -98,7 +98,9 @@ func enterKey(tm *teatest.TestModel) func() {
 // screen is no use for this: the renderer redraws only changed cells.
 func waitSteps(t *testing.T, n int, sessions ...*steps.Session) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	// A hang detector, not a speed test: under -race on a loaded
+	// machine 35 steps took longer than 10 s.
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		ran := 0
 		for _, s := range sessions {

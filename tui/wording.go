@@ -28,7 +28,7 @@ func (m *model) whereThingsAre() string {
 	t := func(en, zh string) string { return pane.Tr(m.lang, en, zh) }
 	switch {
 	case m.scr.zoomed:
-		return t("One pane fills the screen: z shows all of them again.", "现在一个窗格占满屏幕：按 z 恢复所有窗格。")
+		return t("One pane fills the screen: z shows all of them again.", "现在一个面板占满屏幕：按 z 恢复所有面板。")
 	case m.presenter():
 		return ""
 	case m.narrow():

@@ -13,6 +13,7 @@ import (
 	"github.com/rdmatour/rdmatour/plain"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/verbs"
 )
 
 // console is where a command reads and writes.
@@ -110,22 +111,8 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 			return configUsage(err)
 		}
 	}
-	if err := distinctOutputs(map[string]string{"--pcap": o.pcap, "--record": o.record}); err != nil {
-		return err
-	}
-	wire, pcap, err := openPcap(o.pcap)
+	wire, prov, why, err := openWire(o, target)
 	if err != nil {
-		return err
-	}
-	prov, why, err := chooseBackend(o, target, pcap)
-	if err == nil {
-		err = wire.start(prov, pcap)
-	}
-	if err == nil {
-		err = wire.headerWritten()
-	}
-	if err != nil {
-		wire.finish()
 		return err
 	}
 	defer func() {
@@ -142,6 +129,43 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 			err = rerr
 		}
 	}()
+	sessions, err := newSessions(o, cfgs, prov, why, rec)
+	if err != nil {
+		return err
+	}
+	if err := rec.begin(prov, sessions); err != nil {
+		return err
+	}
+	return present(ctx, o, c, sessions)
+}
+
+// openWire opens --pcap, picks the backend and starts its capture; an
+// output that cannot be written is refused here, before the first step.
+func openWire(o options, target netip.Addr) (*wireOut, verbs.Provider, string, error) {
+	if err := distinctOutputs(map[string]string{"--pcap": o.pcap, "--record": o.record}); err != nil {
+		return nil, nil, "", err
+	}
+	wire, pcap, err := openPcap(o.pcap)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	prov, why, err := chooseBackend(o, target, pcap)
+	if err == nil {
+		err = wire.start(prov, pcap)
+	}
+	if err == nil {
+		err = wire.headerWritten()
+	}
+	if err != nil {
+		wire.finish()
+		return nil, nil, "", err
+	}
+	return wire, prov, why, nil
+}
+
+// newSessions makes one session per config on prov, reporting to rec;
+// two are the demo's sides, linked so each recording keeps both states.
+func newSessions(o options, cfgs []steps.Config, prov verbs.Provider, why string, rec *recordOut) ([]steps.Runner, error) {
 	interactive := stdinIsTerminal() && stdoutIsTerminal()
 	var sessions []steps.Runner
 	for _, cfg := range cfgs {
@@ -151,7 +175,7 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 		rec.attach(&cfg)
 		s, err := steps.NewSession(cfg)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if o.auto {
 			s.SkipPrediction() // --auto asks nothing, in the TUI as in plain mode
@@ -159,16 +183,12 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 		sessions = append(sessions, s)
 	}
 	if err := checkPauseAt(o.pauseAt, sessions); err != nil {
-		return err
+		return nil, err
 	}
 	if len(sessions) == 2 {
-		// The recording keeps both sides' state after each step.
 		steps.LinkDemo(sessions[0], sessions[1])
 	}
-	if err := rec.begin(prov, sessions); err != nil {
-		return err
-	}
-	return present(ctx, o, c, sessions)
+	return sessions, nil
 }
 
 // present shows the sessions (live or replayed) in the TUI or, with
@@ -248,11 +268,11 @@ func stdoutIsTerminal() bool {
 // listLessons prints every lesson with its one-line summary.
 func listLessons(out io.Writer, lang steps.Lang) {
 	one := lang.Primary().String()
-	fmt.Fprintln(out, steps.Text{EN: "Lessons: the tour with one deliberate mistake; run both sides with --lesson NAME", ZH: "课程：故意犯一个错的完整流程；两端都加 --lesson NAME 运行"}.In(one))
+	fmt.Fprintln(out, steps.Text{EN: "Lessons: the tour with one deliberate mistake; run both sides with --lesson NAME", ZH: "课程：故意犯一个错的完整教程；两端都加 --lesson NAME 运行"}.In(one))
 	for _, l := range steps.Lessons() {
 		title := l.Title.In(one)
 		if l.Tour != steps.TourWrite {
-			title += steps.Text{EN: " (the " + l.Tour.String() + " tour)", ZH: "（" + l.Tour.String() + " 导览）"}.In(one)
+			title += steps.Text{EN: " (the " + l.Tour.String() + " tour)", ZH: "（" + l.Tour.String() + " 教程）"}.In(one)
 		}
 		fmt.Fprintf(out, "\n  %-20s %s\n", l.Name, title)
 		fmt.Fprintf(out, "  %-20s %s\n", "", l.Summary.In(one))

@@ -26,13 +26,13 @@ func TestREADMECommandsMatchCI(t *testing.T) {
 	if !strings.Contains(string(ci), testCmd) {
 		t.Errorf(".ci/run does not run %q", testCmd)
 	}
-	zh, err := os.ReadFile("../../docs/zh/README.md")
+	zh, err := os.ReadFile("../../README.zh.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{testCmd, runCmd} {
 		if !strings.Contains(string(zh), want) {
-			t.Errorf("docs/zh/README.md does not give %q", want)
+			t.Errorf("README.zh.md does not give %q", want)
 		}
 	}
 }

@@ -20,7 +20,7 @@
  * 连接建立时通过 RDMA CM private_data 交换的信息。
  *
  * RDMA WRITE/READ 是单边操作：发起端不需要对端 post_recv，
- * 但必须知道对端注册内存的虚拟地址 addr 和访问钥匙 rkey。
+ * 但必须知道对端注册内存的虚拟地址 addr 和 rkey。
  * 这里除了数据 buffer，也额外暴露一个 doorbell buffer，用来演示
  * “写远端内存里的 flag”这种通知方式。
  */
@@ -42,9 +42,9 @@ enum notify_mode {
  * 一条 RDMA 连接对应一个 RC QP。QP 不是“一条消息用一次”，
  * 而是在连接生命周期内反复复用：
  *
- *   - SEND / RDMA_WRITE / RDMA_READ 这类请求进入 Send Queue
- *   - RECV buffer 进入 Receive Queue
- *   - 已完成的 signaled WR 从 Completion Queue 里 poll 出来
+ *   - SEND / RDMA_WRITE / RDMA_READ 这类请求进入发送队列（SQ）
+ *   - RECV buffer 进入接收队列（RQ）
+ *   - signaled WR 的完成从完成队列（CQ）里 poll 出来
  *
  * 真正高性能程序会维护 buffer pool、credit/window 和 outstanding WR。
  */
@@ -229,7 +229,7 @@ static void post_send(struct conn *c, const char *msg)
  * 单边数据面：本端 RNIC 根据 remote_addr + rkey 直接写远端 MR。
  *
  * 对端应用不会因为内存被 RDMA WRITE 写了就自动得到 CQE；
- * completion 只出现在发起端的 CQ 上。因此真实系统通常还需要
+ * 完成只出现在发起端的 CQ 上。因此真实系统通常还需要
  * SEND、doorbell、轮询 flag 或其他协议来通知“数据已经到达”。
  */
 static void post_rdma_write_raw(struct conn *c, void *local_addr, uint32_t length,
@@ -279,10 +279,10 @@ static void post_doorbell_write(struct conn *c, uint64_t remote_addr, uint32_t r
 }
 
 /*
- * 轮询 CQ，获取本端 signaled WR 的完成事件。
+ * 轮询 CQ，获取本端 signaled WR 的完成。
  *
- * 注意区分：rdma_get_cm_event 管连接管理事件，比如地址解析、连接建立；
- * ibv_poll_cq 管数据路径完成事件，比如 SEND 完成、RECV 完成、RDMA_WRITE 完成。
+ * 注意区分：rdma_get_cm_event 管 CM 事件，比如地址解析、连接建立；
+ * ibv_poll_cq 管数据路径上的完成，比如 SEND 完成、RECV 完成、RDMA_WRITE 完成。
  */
 static void poll_one(struct conn *c, const char *what)
 {
@@ -306,11 +306,11 @@ static void poll_one(struct conn *c, const char *what)
 /*
  * server 同时支持两种完成通知：
  *
- *   - NOTIFY_SEND：client 发普通 SEND，server 从 CQ poll 到 RECV completion
+ *   - NOTIFY_SEND：client 发普通 SEND，server 从 CQ poll 到 RECV 的完成
  *   - NOTIFY_DOORBELL：client RDMA_WRITE server 的 doorbell，server 轮询内存
  *
- * RDMA_WRITE payload 本身不会让 server CQ 出现 completion，所以这里等的是
- * “完成通知”，不是 payload 写入本身。
+ * RDMA_WRITE 的载荷本身不会让 server 的 CQ 出现完成，所以这里等的是
+ * “完成通知”，不是载荷写入本身。
  */
 static enum notify_mode wait_for_done(struct conn *c)
 {

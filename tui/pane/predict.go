@@ -134,7 +134,7 @@ func (in *Input) lessonsList(w int) []string {
 	out := []string{st.Bold.R(termtext.Fit(Tr(in.Lang, "Lessons", "课程"), w))}
 	out = append(out, termtext.Wrap(Tr(in.Lang,
 		"Each lesson is this tour with one deliberate mistake whose real error is the point. It asks you to predict the error first. Start both sides again with --lesson NAME:",
-		"每一课都是在这个流程里故意犯一个错，真实出现的错误就是要讲的内容。开始前会先请你猜一猜会出什么错。两端都加 --lesson NAME 重新启动："), w)...)
+		"每一课都是在这个教程里故意犯一个错，真实出现的错误就是要讲的内容。开始前会先请你猜一猜会出什么错。两端都加 --lesson NAME 重新启动："), w)...)
 	out = append(out, "")
 	for _, l := range steps.Lessons() {
 		name := "--lesson " + l.Name

@@ -186,29 +186,8 @@ func (p *Provider) portAttr(ctx *C.struct_ibv_context, name string, port uint8, 
 		pa.LinkLayer = "unknown"
 	}
 	typeName := func(index, tableType int) string {
-		s := readSysfs(filepath.Join(p.sysfs, name, "ports", strconv.Itoa(int(port)), "gid_attrs", "types", strconv.Itoa(index)))
-		switch {
-		case s == "RoCE v2":
-			return "RoCE v2"
-		case s == "IB/RoCE v1" && pa.LinkLayer == "Ethernet":
-			return "RoCE v1"
-		case s == "IB/RoCE v1":
-			return "IB"
-		case s != "":
-			return s
-		}
-		switch tableType {
-		case C.IBV_GID_TYPE_ROCE_V2:
-			return "RoCE v2"
-		case C.IBV_GID_TYPE_ROCE_V1:
-			return "RoCE v1"
-		case C.IBV_GID_TYPE_IB:
-			if pa.LinkLayer == "Ethernet" {
-				return "RoCE v1"
-			}
-			return "IB"
-		}
-		return ""
+		sysfs := readSysfs(filepath.Join(p.sysfs, name, "ports", strconv.Itoa(int(port)), "gid_attrs", "types", strconv.Itoa(index)))
+		return gidTypeName(sysfs, tableType, pa.LinkLayer == "Ethernet")
 	}
 	if table != nil {
 		for _, r := range table {
@@ -230,6 +209,34 @@ func (p *Provider) portAttr(ctx *C.struct_ibv_context, name string, port uint8, 
 		pa.GIDs = append(pa.GIDs, verbs.GIDEntry{Index: i, GID: netip.AddrFrom16(raw), Type: typeName(i, -1)})
 	}
 	return pa, nil
+}
+
+// gidTypeName names a GID's type: from sysfs when it says, otherwise from
+// ibv_query_gid_table's type (-1: none). "IB/RoCE v1" is RoCE v1 on an
+// Ethernet port, IB on an InfiniBand one.
+func gidTypeName(sysfs string, tableType int, ethernet bool) string {
+	switch {
+	case sysfs == "RoCE v2":
+		return "RoCE v2"
+	case sysfs == "IB/RoCE v1" && ethernet:
+		return "RoCE v1"
+	case sysfs == "IB/RoCE v1":
+		return "IB"
+	case sysfs != "":
+		return sysfs
+	}
+	switch tableType {
+	case C.IBV_GID_TYPE_ROCE_V2:
+		return "RoCE v2"
+	case C.IBV_GID_TYPE_ROCE_V1:
+		return "RoCE v1"
+	case C.IBV_GID_TYPE_IB:
+		if ethernet {
+			return "RoCE v1"
+		}
+		return "IB"
+	}
+	return ""
 }
 
 func speedString(width, speed int) string {

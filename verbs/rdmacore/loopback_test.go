@@ -93,6 +93,8 @@ type opts struct {
 	// cliInitDepth is the client's initiator_depth in rdma_connect;
 	// srvRespRes the server's responder_resources in rdma_accept.
 	cliInitDepth, srvRespRes uint8
+	// cliCQE and srvCQE size each side's one CQ (0: 64).
+	cliCQE, srvCQE int
 }
 
 func defaults() opts {
@@ -137,14 +139,22 @@ func noErr(t testing.TB, err error) {
 	}
 }
 
-func (s *side) build(t testing.TB, dataAccess verbs.Access) {
+// cqDepth is n, or the tests' usual 64.
+func cqDepth(n int) int {
+	if n == 0 {
+		return 64
+	}
+	return n
+}
+
+func (s *side) build(t testing.TB, dataAccess verbs.Access, cqe int) {
 	t.Helper()
 	dev := s.id.Device()
 	if dev == nil {
 		t.Fatal("id has no device")
 	}
 	s.pd = must(dev.AllocPD())(t)
-	s.cq = must(dev.CreateCQ(64))(t)
+	s.cq = must(dev.CreateCQ(cqDepth(cqe)))(t)
 	s.qp = must(s.id.CreateQP(s.pd, verbs.QPInitAttr{SendCQ: s.cq, RecvCQ: s.cq, Type: verbs.QPTRC,
 		Cap: verbs.QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 1, MaxRecvSGE: 1}}))(t)
 	s.data = must(s.pd.RegMR(4096, dataAccess))(t)
@@ -200,7 +210,7 @@ func connect(t testing.TB, p *Provider, addr netip.Addr, o opts) *pair {
 		t.Fatal(err)
 	}
 	event(t, pr.cli.ch, verbs.EventAddrResolved)
-	pr.cli.build(t, verbs.AccessLocalWrite|verbs.AccessRemoteWrite|verbs.AccessRemoteRead)
+	pr.cli.build(t, verbs.AccessLocalWrite|verbs.AccessRemoteWrite|verbs.AccessRemoteRead, o.cliCQE)
 	if st := must(pr.cli.qp.Query())(t).State; st != verbs.QPSInit {
 		t.Fatalf("client QP after rdma_create_qp: %s, want INIT", st)
 	}
@@ -233,7 +243,7 @@ func connect(t testing.TB, p *Provider, addr netip.Addr, o opts) *pair {
 			if pr.srv.pd, err = dev.AllocPD(); err != nil {
 				return err
 			}
-			if pr.srv.cq, err = dev.CreateCQ(64); err != nil {
+			if pr.srv.cq, err = dev.CreateCQ(cqDepth(o.srvCQE)); err != nil {
 				return err
 			}
 			if pr.srv.qp, err = pr.srv.id.CreateQP(pr.srv.pd, verbs.QPInitAttr{SendCQ: pr.srv.cq, RecvCQ: pr.srv.cq, Type: verbs.QPTRC,
@@ -538,7 +548,7 @@ func TestPostSendInInit(t *testing.T) {
 		t.Fatal(err)
 	}
 	event(t, ch, verbs.EventAddrResolved)
-	s.build(t, verbs.AccessLocalWrite)
+	s.build(t, verbs.AccessLocalWrite, 0)
 	if st := must(s.qp.Query())(t).State; st != verbs.QPSInit {
 		t.Fatalf("state %s, want INIT", st)
 	}

@@ -183,7 +183,7 @@ func TestQPAccessAtInit(t *testing.T) {
 		event(t, ch, verbs.EventAddrResolved)
 		var s side
 		s.id = id
-		s.build(t, verbs.AccessLocalWrite)
+		s.build(t, verbs.AccessLocalWrite, 0)
 		defer s.teardown(t) // QP, MRs, CQ, PD and the id
 		a := must(s.qp.Query())(t)
 		t.Logf("FACT after rdma_create_qp: state %s qp_access_flags %s (0x%x) max_rd_atomic %d max_dest_rd_atomic %d", a.State, a.AccessFlags, uint32(a.AccessFlags), a.MaxRdAtomic, a.MaxDestRdAtom)

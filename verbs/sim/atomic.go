@@ -145,7 +145,7 @@ func (q *qp) onAtomicAck(pk *packet) {
 	q.sendIdx--
 	q.ackProgress()
 	if w.signaled {
-		q.complete(q.scq, verbs.WC{WRID: w.wr.WRID, Status: verbs.WCSuccess, Opcode: w.wr.Opcode.CompletionOpcode(), ByteLen: 8})
+		q.completeSend(verbs.WC{WRID: w.wr.WRID, Status: verbs.WCSuccess, Opcode: w.wr.Opcode.CompletionOpcode(), ByteLen: 8})
 	}
 	q.checkHeadFailed()
 	q.pump()

@@ -142,9 +142,9 @@ func TestHostileFrames(t *testing.T) {
 		}, want: []wantPkt{nak(verbs.SyndromeNAKRemAccess, 0)}, qp: verbs.QPSErr},
 		{name: "SEND larger than the posted RECV", frames: func(rs *rawServer) [][]byte {
 			return [][]byte{rs.peer.frame(rs.peer.next(packet{Opcode: verbs.OpSendOnly, AckReq: true, Payload: make([]byte, 100)}))}
-		}, want: []wantPkt{nak(verbs.SyndromeNAKInvReq, 0)}, qp: verbs.QPSErr,
+		}, want: []wantPkt{nak(verbs.SyndromeNAKRemOpErr, 0)}, qp: verbs.QPSErr,
 			check: func(t *testing.T, rs *rawServer, _ []packet) {
-				wantStatus(t, pollN(t, rs.srv.cq, 1)[0], 1, verbs.WCLocLenErr)
+				wantStatus(t, pollN(t, rs.srv.cq, 1)[0], 1, verbs.WCLocQPOpErr) // as on rxe: TestRxeRecvTooSmall
 			}},
 		{name: "WRITE MIDDLE without a FIRST", frames: func(rs *rawServer) [][]byte {
 			return [][]byte{rs.peer.frame(rs.peer.next(packet{Opcode: verbs.OpRDMAWriteMiddle, Payload: make([]byte, activeMTU)}))}

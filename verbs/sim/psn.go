@@ -37,7 +37,8 @@ func (q *qp) inSequence(pk *packet) bool {
 // onSeqNAK is the requester's answer to a PSN sequence error NAK for psn
 // in w: the packets before psn arrived (the NAK acked them), so resend from
 // psn. Each such retry uses up one of retry_cnt (7 means forever, as in
-// rxe's completer); past it, w completes with IBV_WC_RETRY_EXC_ERR. While an RNR NAK holds the send queue the
+// rxe's completer and as after an ACK timeout, ackTimedOut); past it, w
+// completes with IBV_WC_RETRY_EXC_ERR. While an RNR NAK holds the send queue the
 // NAK is only the responder noticing the packets behind the RNR'd one:
 // the RNR timer resends them anyway. q.mu must be held.
 func (q *qp) onSeqNAK(w *sendWQE, psn uint32) {

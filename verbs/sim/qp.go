@@ -154,7 +154,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	}
 	p.ref(1)
 	q := &qp{
-		dev: d, pd: p, scq: scq, rcq: rcq, cap: c, sigAll: attr.SigAll, typ: attr.Type,
+		dev: d, pd: p, scq: scq, rcq: rcq, cap: rxeCaps(c), sigAll: attr.SigAll, typ: attr.Type,
 		// librdmacm's rdma_create_qp moves the QP to INIT right away.
 		state:  verbs.QPSInit,
 		sqPSN:  uint32(rand.N(1 << 24)),
@@ -172,6 +172,22 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	q.num = d.allocQPN(q)
 	d.p.count(func(r *verbs.ResourceCount) { r.QPs++ })
 	return q, nil
+}
+
+// rxeCaps is what rxe gives a QP created with c, and what ibv_query_qp
+// then reports (measured: TestRxeQueueCaps): each queue is rounded up by
+// rxe_queue_init (rxeQueueDepth), and the send WQE is sized for the larger
+// of max_send_sge SGEs and max_inline_data bytes, from which both are then
+// derived (rxe_qp.c rxe_qp_init_req). The seed's 8/8 WRs, 1 SGE and no
+// inline data come back as 15/15 WRs, 1 SGE and 16 bytes of inline data.
+// The queues hold that many: a 16th send is ENOMEM, as on rxe.
+func rxeCaps(c verbs.QPCap) verbs.QPCap {
+	const sgeSize = 16 // sizeof(struct ib_sge)
+	wqe := max(c.MaxSendSGE*sgeSize, c.MaxInlineData)
+	return verbs.QPCap{
+		MaxSendWR: rxeQueueDepth(c.MaxSendWR), MaxRecvWR: rxeQueueDepth(c.MaxRecvWR),
+		MaxSendSGE: wqe / sgeSize, MaxRecvSGE: c.MaxRecvSGE, MaxInlineData: wqe,
+	}
 }
 
 // count adds one to counter i, the device's and this QP's.
@@ -257,18 +273,35 @@ func (q *qp) Query() (verbs.QPAttr, error) {
 	}, nil
 }
 
-// complete posts a completion; an overrun CQ puts the QP in error.
-func (q *qp) complete(c *cq, wc verbs.WC) {
+// completeSend posts a send completion. A full CQ loses it and the QP
+// carries on in RTS: rxe's completer ignores rxe_cq_post's failure
+// (rxe_comp.c do_complete; measured: TestRxeSendCQOverflow).
+func (q *qp) completeSend(wc verbs.WC) {
 	wc.QPNum, wc.SrcQP = q.num, q.destQPN
-	if !c.push(wc) && q.state != verbs.QPSErr {
+	q.scq.push(wc)
+}
+
+// completeRecv posts a receive completion. A full CQ loses it and puts the
+// QP in error, with no ACK for the request: rxe's responder turns
+// rxe_cq_post's failure into RESPST_ERR_CQ_OVERFLOW, a class G error
+// (rxe_resp.c do_complete, rxe_responder; measured: TestRxeRecvCQOverflow).
+func (q *qp) completeRecv(wc verbs.WC) {
+	wc.QPNum, wc.SrcQP = q.num, q.destQPN
+	if !q.rcq.push(wc) && q.state != verbs.QPSErr {
 		q.moveToErr()
 	}
 }
 
 // moveToErr is modify_qp(IBV_QPS_ERR): every outstanding WR completes
-// with IBV_WC_WR_FLUSH_ERR.
+// with IBV_WC_WR_FLUSH_ERR. On a QP already in ERR it flushes the RECVs
+// posted since: rxe's rxe_qp_error runs the responder again, and only the
+// responder flushes the receive queue (rxe_resp.c check_resource).
 func (q *qp) moveToErr() {
-	if q.state == verbs.QPSErr || q.destroyed {
+	if q.destroyed {
+		return
+	}
+	if q.state == verbs.QPSErr {
+		q.flushRecvs()
 		return
 	}
 	q.state = verbs.QPSErr
@@ -277,18 +310,25 @@ func (q *qp) moveToErr() {
 	q.dev.p.stopTimer(q.rnrTimer)
 	q.rnrTimer = nil
 	q.stopAckTimer()
-	sq, rq := q.sq, q.rq
-	q.sq, q.rq, q.sendIdx, q.rcur = nil, nil, 0, respOp{}
+	sq := q.sq
+	q.sq, q.sendIdx, q.rcur = nil, 0, respOp{}
 	for _, w := range sq {
-		q.complete(q.scq, verbs.WC{WRID: w.wr.WRID, Status: verbs.WCWRFlushErr, Opcode: w.wr.Opcode.CompletionOpcode()})
+		q.completeSend(verbs.WC{WRID: w.wr.WRID, Status: verbs.WCWRFlushErr, Opcode: w.wr.Opcode.CompletionOpcode()})
 	}
-	for _, r := range rq {
-		q.complete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCWRFlushErr, Opcode: verbs.WCRecv})
-	}
+	q.flushRecvs()
 	for _, wr := range q.early {
-		q.complete(q.scq, verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: wr.Opcode.CompletionOpcode()})
+		q.completeSend(verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: wr.Opcode.CompletionOpcode()})
 	}
 	q.early = nil
+}
+
+// flushRecvs completes every posted RECV with IBV_WC_WR_FLUSH_ERR.
+func (q *qp) flushRecvs() {
+	rq := q.rq
+	q.rq = nil
+	for _, r := range rq {
+		q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCWRFlushErr, Opcode: verbs.WCRecv})
+	}
 }
 
 // errorOut completes w with status (errors always complete, signaled or
@@ -300,7 +340,7 @@ func (q *qp) errorOut(w *sendWQE, status verbs.WCStatus) {
 			if i < q.sendIdx {
 				q.sendIdx--
 			}
-			q.complete(q.scq, verbs.WC{WRID: w.wr.WRID, Status: status, Opcode: w.wr.Opcode.CompletionOpcode(), ByteLen: uint32(w.length)})
+			q.completeSend(verbs.WC{WRID: w.wr.WRID, Status: status, Opcode: w.wr.Opcode.CompletionOpcode(), ByteLen: uint32(w.length)})
 			break
 		}
 	}

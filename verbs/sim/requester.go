@@ -54,7 +54,7 @@ func (q *qp) post(wr verbs.SendWR) error {
 	wr.SGList = append([]verbs.SGE(nil), wr.SGList...)
 	if q.state == verbs.QPSErr {
 		// Posting to a QP in error is allowed and completes at once as flushed.
-		q.complete(q.scq, verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: wr.Opcode.CompletionOpcode()})
+		q.completeSend(verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: wr.Opcode.CompletionOpcode()})
 		return nil
 	}
 	if len(q.sq) >= int(q.cap.MaxSendWR) {
@@ -198,7 +198,7 @@ func (q *qp) ackThrough(psn uint32) {
 		q.sendIdx--
 		q.ackProgress()
 		if w.signaled {
-			q.complete(q.scq, verbs.WC{WRID: w.wr.WRID, Status: verbs.WCSuccess, Opcode: w.wr.Opcode.CompletionOpcode(), ByteLen: uint32(w.length)})
+			q.completeSend(verbs.WC{WRID: w.wr.WRID, Status: verbs.WCSuccess, Opcode: w.wr.Opcode.CompletionOpcode(), ByteLen: uint32(w.length)})
 		}
 		if q.state != verbs.QPSRTS {
 			return
@@ -332,7 +332,7 @@ func (q *qp) onReadResponse(pk *packet) {
 		q.sq = q.sq[1:]
 		q.sendIdx--
 		if w.signaled {
-			q.complete(q.scq, verbs.WC{WRID: w.wr.WRID, Status: verbs.WCSuccess, Opcode: verbs.WCRDMARead, ByteLen: uint32(w.length)})
+			q.completeSend(verbs.WC{WRID: w.wr.WRID, Status: verbs.WCSuccess, Opcode: verbs.WCRDMARead, ByteLen: uint32(w.length)})
 		}
 		q.checkHeadFailed()
 		q.pump()

@@ -77,36 +77,16 @@ func (q *qp) onSend(pk *packet) {
 		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
 		return
 	}
-	if starts {
-		if len(q.rq) == 0 {
-			q.rnrNAK(pk.PSN)
-			return
-		}
-		r := q.rq[0]
-		var segs []memSeg
-		total := 0
-		for _, s := range r.sges {
-			if s.Length == 0 {
-				continue
-			}
-			seg, ok := q.dev.checkRange(s.LKey, s.Addr, uint64(s.Length), q.pd, verbs.AccessLocalWrite)
-			if !ok {
-				q.rq = q.rq[1:]
-				q.complete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCLocProtErr, Opcode: verbs.WCRecv})
-				q.nakFatal(pk.PSN, verbs.SyndromeNAKRemOpErr)
-				return
-			}
-			segs = append(segs, seg)
-			total += seg.n
-		}
-		q.rcur = respOp{kind: respSend, segs: segs, limit: total}
+	if starts && !q.startRecv(pk.PSN) {
+		return
 	}
 	n := len(pk.Payload)
 	if q.rcur.off+n > q.rcur.limit {
-		r := q.rq[0]
-		q.rq = q.rq[1:]
-		q.complete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCLocLenErr, Opcode: verbs.WCRecv, ByteLen: uint32(q.rcur.off + n)})
-		q.nakFatal(pk.PSN, verbs.SyndromeNAKInvReq)
+		// A SEND larger than the RECV: most hardware says local length
+		// error and NAKs an invalid request. rxe on 6.1 does as for an
+		// unwritable buffer: copy_data returns -EINVAL, not -ENOSPC, so
+		// send_data_in gives ERR_MALFORMED_WQE. Measured: TestRxeRecvTooSmall.
+		q.recvMalformed(pk.PSN)
 		return
 	}
 	writeSegs(q.rcur.segs, q.rcur.off, pk.Payload)
@@ -122,11 +102,51 @@ func (q *qp) onSend(pk *packet) {
 			wc.HasImm, wc.ImmData = true, pk.Imm
 		}
 		q.rcur = respOp{}
-		q.complete(q.rcq, wc)
+		q.completeRecv(wc)
 	}
 	if pk.AckReq && q.state != verbs.QPSErr {
 		q.sendAck(pk.PSN, verbs.SyndromeACK)
 	}
+}
+
+// startRecv takes the RECV at the head of the queue for the SEND starting
+// at psn and checks that its buffer may be written. It reports whether the
+// SEND goes on: without a RECV it is RNR NAKed, with an unwritable buffer
+// (a bad lkey, an MR without LOCAL_WRITE, an SGE outside its MR) it fails.
+func (q *qp) startRecv(psn uint32) bool {
+	if len(q.rq) == 0 {
+		q.rnrNAK(psn)
+		return false
+	}
+	var segs []memSeg
+	total := 0
+	for _, s := range q.rq[0].sges {
+		if s.Length == 0 {
+			continue
+		}
+		seg, ok := q.dev.checkRange(s.LKey, s.Addr, uint64(s.Length), q.pd, verbs.AccessLocalWrite)
+		if !ok {
+			// Most hardware says local protection error; rxe's copy_data
+			// fails the lkey lookup or the range check (send_data_in).
+			q.recvMalformed(psn)
+			return false
+		}
+		segs = append(segs, seg)
+		total += seg.n
+	}
+	q.rcur = respOp{kind: respSend, segs: segs, limit: total}
+	return true
+}
+
+// recvMalformed is rxe's ERR_MALFORMED_WQE for the RECV at the head of the
+// queue, a class A error (rxe_resp.c rxe_responder): the RECV completes
+// with local QP operation error, the SEND at psn is NAKed as a remote
+// operation error, and the QP goes to ERR.
+func (q *qp) recvMalformed(psn uint32) {
+	r := q.rq[0]
+	q.rq = q.rq[1:]
+	q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCLocQPOpErr, Opcode: verbs.WCRecv})
+	q.nakFatal(psn, verbs.SyndromeNAKRemOpErr)
 }
 
 func (q *qp) onWrite(pk *packet) {
@@ -178,7 +198,7 @@ func (q *qp) onWrite(pk *packet) {
 		if pk.HasImm {
 			r := q.rq[0]
 			q.rq = q.rq[1:]
-			q.complete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCSuccess, Opcode: verbs.WCRecvRDMAWithImm, ByteLen: uint32(total), HasImm: true, ImmData: pk.Imm})
+			q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCSuccess, Opcode: verbs.WCRecvRDMAWithImm, ByteLen: uint32(total), HasImm: true, ImmData: pk.Imm})
 		}
 	}
 	if pk.AckReq && q.state != verbs.QPSErr {
@@ -247,10 +267,12 @@ func (q *qp) PostRecv(wr verbs.RecvWR) error {
 	if len(wr.SGList) > int(q.cap.MaxRecvSGE) {
 		return verbs.Errorf(fn, errEINVAL, "num_sge %d exceeds max_recv_sge %d", len(wr.SGList), q.cap.MaxRecvSGE)
 	}
-	if q.state == verbs.QPSErr {
-		q.complete(q.rcq, verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: verbs.WCRecv})
-		return nil
-	}
+	// In ERR the RECV is queued and not flushed yet: rxe's library only
+	// writes it into the queue it shares with the kernel, with no system
+	// call (rdma-core providers/rxe/rxe.c rxe_post_recv), and only the
+	// kernel's responder flushes it, the next time it runs: at the next
+	// ibv_modify_qp to ERR, which rdma_disconnect makes too (moveToErr).
+	// Measured on rxe: TestRxeRecvWithoutLocalWrite.
 	if len(q.rq) >= int(q.cap.MaxRecvWR) {
 		return verbs.Errorf(fn, errENOMEM, "receive queue full: %d RECVs posted (max_recv_wr %d)", len(q.rq), q.cap.MaxRecvWR)
 	}

@@ -18,7 +18,8 @@ import (
 // timeout (4.096 µs * 2^timeout) without progress resends from the oldest
 // unacknowledged PSN, an ACK that completes something refills the retry
 // budget, and after retry_cnt retransmissions the WR at the head completes
-// with IBV_WC_RETRY_EXC_ERR and the QP goes to ERR. A peer whose QP still
+// with IBV_WC_RETRY_EXC_ERR and the QP goes to ERR; a retry_cnt of 7
+// retransmits forever, as on rxe. A peer whose QP still
 // answers after its DREQ (a manual-track QP it left in RTS) still acks,
 // and nothing fails.
 
@@ -79,7 +80,13 @@ func (q *qp) ackTimedOut(gen int) {
 		q.errorOut(q.sq[0], verbs.WCRetryExcErr)
 		return
 	}
-	q.retriesLeft--
+	// rxe's completer never counts a retry_cnt of 7 down, so 7 retries
+	// forever (rxe_comp.c rxe_completer, COMPST_ERROR_RETRY: "if
+	// (qp->comp.retry_cnt != 7) qp->comp.retry_cnt--"), for an ACK timeout
+	// as for a sequence NAK (onSeqNAK). In the spec 7 means seven.
+	if q.retryCnt != 7 {
+		q.retriesLeft--
+	}
 	// A timeout ends an RNR wait too: resend from the oldest unacked PSN.
 	q.halted = false
 	q.gen++

@@ -330,7 +330,10 @@ func TestLocalErrors(t *testing.T) {
 			wantStatus(t, pollN(t, cli.cq, 1)[0], 1, verbs.WCLocProtErr)
 		})
 	}
-	t.Run("local length error", func(t *testing.T) {
+	// Hardware says local length error / remote invalid request; rxe on
+	// 6.1 local QP operation error / remote operation error
+	// (TestRxeRecvTooSmall).
+	t.Run("RECV too small", func(t *testing.T) {
 		srv, cli := connectPair(t, pairCfg{})
 		rbuf := srv.regMR(t, 16, verbs.AccessLocalWrite)
 		local := cli.regMR(t, 100, 0)
@@ -338,13 +341,13 @@ func TestLocalErrors(t *testing.T) {
 		must(t, srv.qp.PostRecv(verbs.RecvWR{WRID: 6, SGList: sge(rbuf, 0, 16)}))
 		must(t, cli.qp.PostSend(verbs.SendWR{WRID: 1, Opcode: verbs.WRSend, SGList: sge(local, 0, 100)}))
 		wc := pollN(t, cli.cq, 1)[0]
-		wantStatus(t, wc, 1, verbs.WCRemInvReqErr)
-		if wc.Status.String() != "remote invalid request error" {
+		wantStatus(t, wc, 1, verbs.WCRemOpErr)
+		if wc.Status.String() != "remote operation error" {
 			t.Fatal(wc.Status)
 		}
 		rwcs := pollN(t, srv.cq, 2)
-		wantStatus(t, rwcs[0], 5, verbs.WCLocLenErr)
-		if rwcs[0].Status.String() != "local length error" {
+		wantStatus(t, rwcs[0], 5, verbs.WCLocQPOpErr)
+		if rwcs[0].Status.String() != "local QP operation error" {
 			t.Fatal(rwcs[0].Status)
 		}
 		wantStatus(t, rwcs[1], 6, verbs.WCWRFlushErr)
@@ -379,14 +382,14 @@ func TestPostStates(t *testing.T) {
 	flushed := pollN(t, s.cq, 2)
 	wantStatus(t, flushed[0], 2, verbs.WCWRFlushErr)
 	wantStatus(t, flushed[1], 1, verbs.WCWRFlushErr)
+	// A SEND posted in ERR flushes at once; a RECV waits for the responder
+	// to run again, as on rxe (TestRecvPostedInErr).
 	must(t, s.qp.PostSend(verbs.SendWR{WRID: 4, Opcode: verbs.WRSend, SGList: sge(mr, 0, 8)}))
 	must(t, s.qp.PostRecv(verbs.RecvWR{WRID: 5, SGList: sge(mr, 0, 8)}))
-	wcs := pollN(t, s.cq, 2)
-	wantStatus(t, wcs[0], 4, verbs.WCWRFlushErr)
-	wantStatus(t, wcs[1], 5, verbs.WCWRFlushErr)
-	if wcs[1].Opcode != verbs.WCRecv {
-		t.Fatal(wcs[1].Opcode)
-	}
+	wantStatus(t, pollN(t, s.cq, 1)[0], 4, verbs.WCWRFlushErr)
+	noMore(t, s.cq)
+	s.qp.(*qp).toErr()
+	wantStatus(t, pollN(t, s.cq, 1)[0], 5, verbs.WCWRFlushErr)
 }
 
 func TestSendQueueLimits(t *testing.T) {
@@ -395,32 +398,11 @@ func TestSendQueueLimits(t *testing.T) {
 	local := cli.regMR(t, 64, 0)
 	wantErrno(t, cli.qp.PostSend(verbs.SendWR{Opcode: verbs.WRSend, SGList: append(sge(local, 0, 1), sge(local, 1, 1)...)}), "ibv_post_send", syscall.EINVAL)
 	// No RECV at the server: the SENDs stay outstanding (RNR, retried forever).
-	must(t, cli.qp.PostSend(verbs.SendWR{WRID: 1, Opcode: verbs.WRSend, SGList: sge(local, 0, 4)}))
-	must(t, cli.qp.PostSend(verbs.SendWR{WRID: 2, Opcode: verbs.WRSend, SGList: sge(local, 0, 4)}))
-	wantErrno(t, cli.qp.PostSend(verbs.SendWR{WRID: 3, Opcode: verbs.WRSend, SGList: sge(local, 0, 4)}), "ibv_post_send", syscall.ENOMEM)
-}
-
-func TestCQOverrun(t *testing.T) {
-	srv, cli := connectPair(t, pairCfg{cqe: 2})
-	remote := srv.regMR(t, 64, rwAccess)
-	local := cli.regMR(t, 64, 0)
+	// max_send_wr 2 holds 3, as on rxe (rxe_queue_init; TestRxeQueueCaps).
 	for i := range 3 {
-		must(t, cli.qp.PostSend(verbs.SendWR{WRID: uint64(i), Opcode: verbs.WRRDMAWrite, SGList: sge(local, 0, 8),
-			RemoteAddr: remote.Addr(), RKey: remote.RKey(), Flags: verbs.SendSignaled}))
+		must(t, cli.qp.PostSend(verbs.SendWR{WRID: uint64(i + 1), Opcode: verbs.WRSend, SGList: sge(local, 0, 4)}))
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		a, _ := cli.qp.Query()
-		if a.State == verbs.QPSErr {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("QP never went to ERR: %+v", a)
-		}
-		time.Sleep(time.Millisecond)
-	}
-	_, err := cli.cq.Poll(4)
-	wantErrno(t, err, "ibv_poll_cq", syscall.EOVERFLOW)
+	wantErrno(t, cli.qp.PostSend(verbs.SendWR{WRID: 4, Opcode: verbs.WRSend, SGList: sge(local, 0, 4)}), "ibv_post_send", syscall.ENOMEM)
 }
 
 func TestPrivateData(t *testing.T) {

@@ -82,7 +82,7 @@ func (q *qp) udPost(wr verbs.SendWR) error {
 		return verbs.Errorf(fn, errEINVAL, "wr.ud.ah is not a live address handle of this QP's PD")
 	}
 	if q.state == verbs.QPSErr {
-		q.udComplete(q.scq, verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: wr.Opcode.CompletionOpcode()})
+		q.udCompleteSend(verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: wr.Opcode.CompletionOpcode()})
 		return nil
 	}
 	w := &udSend{wc: verbs.WC{WRID: wr.WRID, Status: verbs.WCSuccess, Opcode: wr.Opcode.CompletionOpcode()},
@@ -151,16 +151,22 @@ func (q *qp) udSent(w *udSend) {
 			continue
 		}
 		if head.signaled || head.wc.Status != verbs.WCSuccess {
-			q.udComplete(q.scq, head.wc)
+			q.udCompleteSend(head.wc)
 		}
 	}
 }
 
-// udComplete posts a completion of a UD QP; an overrun CQ puts the QP in
-// error, as on RC.
-func (q *qp) udComplete(c *cq, wc verbs.WC) {
+// udCompleteSend and udCompleteRecv post a completion of a UD QP; a
+// full CQ loses it, and on the receive side puts the QP in error, as on
+// RC (completeSend, completeRecv).
+func (q *qp) udCompleteSend(wc verbs.WC) {
 	wc.QPNum = q.num
-	if !c.push(wc) && q.state != verbs.QPSErr {
+	q.scq.push(wc)
+}
+
+func (q *qp) udCompleteRecv(wc verbs.WC) {
+	wc.QPNum = q.num
+	if !q.rcq.push(wc) && q.state != verbs.QPSErr {
 		q.moveToErr()
 	}
 }
@@ -247,7 +253,8 @@ func (q *qp) udReceive(c *conn, g *datagram) {
 		}
 		seg, ok := q.dev.checkRange(s.LKey, s.Addr, uint64(s.Length), q.pd, verbs.AccessLocalWrite)
 		if !ok {
-			q.udComplete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCLocProtErr, Opcode: verbs.WCRecv})
+			// As on RC: rxe's send_data_in, ERR_MALFORMED_WQE, a class A error.
+			q.udCompleteRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCLocQPOpErr, Opcode: verbs.WCRecv})
 			q.moveToErr()
 			return
 		}
@@ -262,7 +269,7 @@ func (q *qp) udReceive(c *conn, g *datagram) {
 		// Measured on rxe: the GRH is written, the message does not fit,
 		// the RECV completes with IBV_WC_LOC_QP_OP_ERR (byte_len 0, no
 		// opcode) and the QP goes to ERR.
-		q.udComplete(q.rcq, verbs.WC{WRID: r.wrID, Status: verbs.WCLocQPOpErr, Opcode: verbs.WCSend})
+		q.udCompleteRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCLocQPOpErr, Opcode: verbs.WCSend})
 		q.moveToErr()
 		return
 	}
@@ -273,7 +280,7 @@ func (q *qp) udReceive(c *conn, g *datagram) {
 	if g.hasImm {
 		wc.HasImm, wc.ImmData = true, g.imm
 	}
-	q.udComplete(q.rcq, wc)
+	q.udCompleteRecv(wc)
 }
 
 // checkQPType says which QP types sim0 makes: RC, and UD through
