@@ -49,9 +49,6 @@ type TourDef struct {
 	// of the --notify ways (the write tour): --notify and the manual
 	// track apply, and Result.Via and Notice mean something.
 	Notifies bool
-	// SendsMessage: the client sends --message (WRITEs it, or SENDs it
-	// as a datagram); the other tours have nothing to carry it.
-	SendsMessage bool
 	// DataAccess is what the server's data MR is registered with.
 	DataAccess verbs.Access
 	// NeedsAtomics: the device must do atomics (atomic_cap other than
@@ -60,6 +57,9 @@ type TourDef struct {
 	// SharedCounter: a workshop room of this tour keeps one counter that
 	// every attendee's atomics hit.
 	SharedCounter bool
+	// SendsMessage: the client sends --message (WRITEs it, or SENDs it
+	// as a datagram); the other tours have nothing to carry it.
+	SendsMessage bool
 	// noWorkshop is why a workshop room cannot serve this tour (empty:
 	// it can).
 	noWorkshop Text
