@@ -20,5 +20,5 @@ func messageSent(given bool, tour steps.TourKind, lesson *steps.Lesson) error {
 		return nil
 	}
 	return usage2(fmt.Sprintf("--message with --tour %s: this tour sends no message (the client only reads or changes the server's memory); leave --message out, or run --tour write or ud", tour),
-		fmt.Sprintf("--message 和 --tour %s 不搭：这个导览不发送消息（client 只读取或修改 server 的内存）；去掉 --message，或者改用 --tour write 或 ud", tour))
+		fmt.Sprintf("--message 和 --tour %s 不搭：这个教程不发送消息（client 只读取或修改 server 的内存）；去掉 --message，或者改用 --tour write 或 ud", tour))
 }
