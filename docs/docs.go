@@ -110,6 +110,7 @@ func KindOf(id string) Kind {
 func Concepts() []string {
 	return []string{
 		"concept-rkey",
+		"concept-pd",
 		"concept-signaled",
 		"concept-inline",
 		"concept-mtu",

@@ -8,7 +8,9 @@
 #     programs `rdmatour export-c` writes, both ways,
 #   - the workshop server (TestRealWorkshop*: rdmatour clients, a simulated-
 #     NIC client, the seed's C client and a bad-rkey lesson in one room) and
-#     the one-client server turning a second client away.
+#     the one-client server turning a second client away,
+#   - an intruder attendee aiming WRITEs and READs at a neighbour's buffer
+#     (TestRealWorkshopNeighbourOutOfReach: only remote access errors).
 # Everything is built here first: compiling under TCG would be slow.
 set -euo pipefail
 cd "$(dirname "$0")/.."

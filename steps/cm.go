@@ -62,7 +62,7 @@ func stepCreateID(_ context.Context, s *Session) (Outcome, error) {
 func stepBindAddr(_ context.Context, s *Session) (Outcome, error) {
 	call := bindAddrCall(s.cfg.Bind)
 	if err := s.listener.BindAddr(s.cfg.Bind); err != nil {
-		return withC(Outcome{}, failed(call, err)), explainBind(err, s.cfg.Bind)
+		return withC(Outcome{}, failed(call, err)), ExplainBind(err, s.cfg.Bind)
 	}
 	local := s.listener.LocalAddr()
 	dev := "NULL (no RDMA device owns this address — wildcard or loopback: the device is known per connection)"
@@ -78,7 +78,7 @@ func stepListen(_ context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, failed(call, err)), err
 	}
 	// From here a second client may knock: the gate turns it away at
-	// once while this tour serves the first (room_gate.go).
+	// once while this tour serves the first (gate.go).
 	s.startGate()
 	return withC(Outcome{
 		Results: []KV{{"listening on", s.listener.LocalAddr().String()}},

@@ -374,6 +374,6 @@ func (l Lang) Each() []Lang {
 	return []Lang{l.Primary()}
 }
 
-// errNoProvider is a Config built without a backend: a programming error,
+// ErrNoProvider is a Config built without a backend: a programming error,
 // not a learner's.
-var errNoProvider = errors.New("steps: no verbs provider")
+var ErrNoProvider = errors.New("steps: no verbs provider")

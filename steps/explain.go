@@ -11,7 +11,8 @@ import (
 
 // Learner-facing explanations of errors the steps meet.
 
-func explainBind(err error, addr netip.AddrPort) error {
+// ExplainBind says why rdma_bind_addr on addr failed, and what to do.
+func ExplainBind(err error, addr netip.AddrPort) error {
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
 		return problem(err, Text{fmt.Sprintf("port %d is already in use", addr.Port()), fmt.Sprintf("端口 %d 已被占用", addr.Port())},

@@ -21,7 +21,7 @@ func TestExplainBindByErrno(t *testing.T) {
 		{"10.9.9.9:7471", syscall.EACCES, "permission denied"},
 	}
 	for _, tt := range tests {
-		err := explainBind(&verbs.Error{Func: "rdma_bind_addr", Errno: tt.errno}, netip.MustParseAddrPort(tt.addr))
+		err := ExplainBind(&verbs.Error{Func: "rdma_bind_addr", Errno: tt.errno}, netip.MustParseAddrPort(tt.addr))
 		if got := ExplainIn(err, "en"); !strings.Contains(got, tt.want) {
 			t.Errorf("%s %v: %q, want it to contain %q", tt.addr, tt.errno, got, tt.want)
 		}

@@ -7,17 +7,29 @@ import (
 )
 
 // Hosting: a workshop Room runs one server Session per attendee on its
-// own listener, device and PD. Host is everything the Room gives such a
+// own listener and device. Host is everything the Room gives such a
 // Session, NewHosted the one way to make it, and Progress the one read a
 // roster takes of it: a host touches no private field of Session and
 // never takes its lock.
+//
+// The PD is the protection boundary between attendees: a responder
+// serves an rkey only when its MR is in the PD of the QP the request
+// came on (IB spec C9-*, rxe_mr.c lookup_mr and the sim's checkRange),
+// and an rkey is only 8 random bits over a guessable index. So a hosted
+// Session allocates a PD of its own unless the host hands it one to
+// share, which only the atomic room does: its QP must sit in the PD of
+// the one counter every attendee's atomics hit, and then every MR of
+// the Session's own there is LOCAL_WRITE only (stepRegData).
 
 // Host is what a workshop gives a Session it hosts.
 type Host interface {
 	// Request is the CONNECT_REQUEST that opened the connection: its id
 	// is the Session's, on the device the Session uses.
 	Request() verbs.CMEvent
-	// PD is the host's protection domain: the Session's teardown leaves it.
+	// PD is a protection domain the host shares between its Sessions
+	// (the atomic room's, holding the counter): the Session's teardown
+	// leaves it. Nil: the Session allocates a PD of its own, which only
+	// its connection's QP and MRs use, and its teardown frees it.
 	PD() verbs.PD
 	// Events are the connection's CM events (the host owns the channel).
 	Events() *EventQueue
@@ -31,8 +43,8 @@ type Host interface {
 }
 
 // NewHosted is a server Session for the connection h's request opened:
-// the steps one attendee's connection needs (attendeeTour), on h's PD,
-// reading h's events.
+// the steps one attendee's connection needs (attendeeTour), on h's
+// shared PD or a PD of its own, reading h's events.
 func NewHosted(cfg Config, h Host) (*Session, error) {
 	ev := h.Request()
 	dev := ev.ID.Device()
@@ -47,7 +59,14 @@ func NewHosted(cfg Config, h Host) (*Session, error) {
 	s.tour = attendeeTour(s.cfg.Tour)
 	s.outcomes = make([]*Outcome, len(s.tour))
 	s.states = make([]RunState, len(s.tour))
-	s.id, s.dev, s.pd, s.sharedPD, s.events = ev.ID, dev, h.PD(), true, h.Events()
+	pd, shared := h.PD(), true
+	if pd == nil {
+		if pd, err = dev.AllocPD(); err != nil {
+			return nil, err
+		}
+		shared = false
+	}
+	s.id, s.dev, s.pd, s.sharedPD, s.events = ev.ID, dev, pd, shared, h.Events()
 	s.wireFilter = func(p verbs.Packet) bool {
 		var own uint32
 		if s.qp != nil {

@@ -4,13 +4,10 @@ package steps
 // and the application drives it RESET -> INIT -> RTR -> RTS itself, one
 // ibv_modify_qp per keypress, with the attributes rdma_init_qp_attr
 // returns. rdma_cm still carries the connection (REQ/REP/RTU and the
-// private data); it just does not own the QP.
-//
-// Wiring (for the lead): in NewSession,
-//
-//	if cfg.Track == TrackManual { tour = manualTour(cfg.Role, cfg.Notify) }
-//
-// and in AllStepIDs: for _, t := range manualTours() { add(t) }.
+// private data); it just does not own the QP. The track is a table per
+// side (manualTrack) that the RC skeleton puts where the QP is made,
+// connected and let go; the write tour is the one that runs on it
+// (TourDef.Notifies, validateTour).
 
 import (
 	"context"
@@ -21,84 +18,62 @@ import (
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
-// manualTour is the plain tour of role with the QP steps replaced.
-func manualTour(role Role, n Notify) []Step {
-	var base []Step
-	if role == Server {
-		base = serverTour()
-	} else {
-		base = clientTour(n)
-	}
-	var out []Step
-	for _, st := range base {
-		switch st.ID {
-		case IDCreateQP:
-			out = append(out, stepCreateQPManualDef(role), stepModifyDef(role, verbs.QPSInit))
-		case IDAccept:
-			out = append(out, stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS), Step{ID: IDAcceptManual, Side: Server, Section: SectionQP, After: st.After,
-				Title: Text{"Accept, naming our own QP", "accept，并告诉对方我们自己的 QP"},
-				Call:  generic(acceptCall(verbs.ConnParam{}, true)), run: stepAcceptManual})
-		case IDConnect:
-			out = append(out, Step{ID: IDConnectManual, Side: Client, Section: SectionCMID, After: st.After,
-				Title: Text{"Send the connect request, naming our QP", "发出连接请求，并告诉对方我们的 QP"},
-				Call:  generic(connectCall(verbs.ConnParam{}, true)), run: stepConnectManual})
-		case IDGetEstablished:
+// manualTrack: the application creates the QP in RESET and moves it
+// itself, one transition per step, and names it in the CM messages.
+func manualTrack() rcTrack {
+	peer := cmSenders{req: IDConnectManual, rep: IDAcceptManual, rtu: IDEstablish, hangUp: IDDisconnectManual}
+	return rcTrack{track: TrackManual, peer: peer, ownsQP: true,
+		createQP: func(role Role) []Step { return []Step{createQPManualStep(role), modifyStep(role, verbs.QPSInit)} },
+		handshake: func(role Role) []Step {
 			if role == Server {
-				out = append(out, st)
-				continue
+				return manualServerHandshake(peer)
 			}
-			out = append(out,
-				Step{ID: IDGetConnectResponse, Side: Client, Section: SectionRemote, Waits: true, Milestones: MilestoneHandshakeWait, After: st.After,
-					Title: Text{"Wait for CONNECT_RESPONSE and read remote_info", "等待 CONNECT_RESPONSE，读出 remote_info"},
-					Call:  waitEventGeneric(verbs.EventConnectResponse), run: stepGetConnectResponse},
-				stepModifyDef(role, verbs.QPSRTR), stepModifyDef(role, verbs.QPSRTS),
-				Step{ID: IDEstablish, Side: Client, Section: SectionCMID, Milestones: MilestoneConnected,
-					Title: Text{"Complete the connection: send the RTU", "完成建连：发出 RTU"},
-					Call:  generic(establishCall()), run: stepEstablish})
-		case IDDisconnect:
-			out = append(out, Step{ID: IDDisconnectManual, Side: role, Section: SectionQP, Milestones: MilestoneDisconnected, After: st.After,
-				Title: Text{"Disconnect, and move our QP to ERR", "断开连接，并把我们的 QP 置为 ERR"},
-				Call:  generic(disconnectCall(), toErrCall()), run: stepDisconnectManual})
-		case IDTeardown:
-			st.Call = teardownGeneric(true)
-			out = append(out, st)
-		default:
-			out = append(out, st)
-		}
-	}
-	// Step.After names the other side's steps: follow its renames.
-	rename := map[StepID]StepID{IDConnect: IDConnectManual, IDGetEstablished: IDEstablish, IDDisconnect: IDDisconnectManual}
-	if role == Client {
-		rename = map[StepID]StepID{IDAccept: IDAcceptManual, IDDisconnect: IDDisconnectManual}
-	}
-	for i := range out {
-		after := append([]StepID(nil), out[i].After...)
-		for j, id := range after {
-			if r, ok := rename[id]; ok {
-				after[j] = r
-			}
-		}
-		out[i].After = after
-	}
-	return out
+			return manualClientHandshake(peer)
+		},
+		hangUp: disconnectManualStep}
 }
 
-// manualTours lists every manual tour, for AllStepIDs.
-func manualTours() [][]Step {
-	tours := [][]Step{manualTour(Server, NotifySend)}
-	for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
-		tours = append(tours, manualTour(Client, n))
-	}
-	return tours
+// manualServerHandshake: the server has the client's QPN and PSN from the
+// REQ, so it moves its QP to RTS before it accepts.
+func manualServerHandshake(peer cmSenders) []Step {
+	accept := Step{ID: IDAcceptManual, Side: Server, Section: SectionQP,
+		Title: Text{"Accept, naming our own QP", "accept，并告诉对方我们自己的 QP"},
+		Call:  generic(acceptCall(verbs.ConnParam{}, true)), run: stepAcceptManual}
+	return []Step{modifyStep(Server, verbs.QPSRTR), modifyStep(Server, verbs.QPSRTS), accept, getEstablishedStep(Server, peer)}
 }
 
-func stepCreateQPManualDef(role Role) Step {
+// manualClientHandshake: the client learns the server's QPN and PSN from
+// the REP, moves its QP to RTS, and only then sends the RTU itself.
+func manualClientHandshake(peer cmSenders) []Step {
+	return []Step{
+		{ID: IDConnectManual, Side: Client, Section: SectionCMID,
+			Title: Text{"Send the connect request, naming our QP", "发出连接请求，并告诉对方我们的 QP"},
+			Call:  generic(connectCall(verbs.ConnParam{}, true)), run: stepConnectManual},
+		{ID: IDGetConnectResponse, Side: Client, Section: SectionRemote, Waits: true, Milestones: MilestoneHandshakeWait, After: []StepID{peer.rep},
+			Title: Text{"Wait for CONNECT_RESPONSE and read remote_info", "等待 CONNECT_RESPONSE，读出 remote_info"},
+			Call:  waitEventGeneric(verbs.EventConnectResponse), run: stepGetConnectResponse},
+		modifyStep(Client, verbs.QPSRTR), modifyStep(Client, verbs.QPSRTS),
+		{ID: IDEstablish, Side: Client, Section: SectionCMID, Milestones: MilestoneConnected,
+			Title: Text{"Complete the connection: send the RTU", "完成建连：发出 RTU"},
+			Call:  generic(establishCall()), run: stepEstablish},
+	}
+}
+
+// disconnectManualStep: rdma_disconnect leaves a QP the CM does not own
+// alone, so the step moves it to ERR too.
+func disconnectManualStep(role Role) Step {
+	return Step{ID: IDDisconnectManual, Side: role, Section: SectionQP, Milestones: MilestoneDisconnected,
+		Title: Text{"Disconnect, and move our QP to ERR", "断开连接，并把我们的 QP 置为 ERR"},
+		Call:  generic(disconnectCall(), toErrCall()), run: stepDisconnectManual}
+}
+
+func createQPManualStep(role Role) Step {
 	return Step{ID: IDCreateQPManual, Side: role, Section: SectionQP,
 		Title: Text{"Create the QP yourself (it starts in RESET)", "自己创建 QP（初始状态 RESET）"},
 		Call:  generic(createQPManualCall(seedQPInitAttr(nil))), run: stepCreateQPManual}
 }
 
-func stepModifyDef(role Role, st verbs.QPState) Step {
+func modifyStep(role Role, st verbs.QPState) Step {
 	id := map[verbs.QPState]StepID{verbs.QPSInit: IDModifyInit, verbs.QPSRTR: IDModifyRTR, verbs.QPSRTS: IDModifyRTS}[st]
 	title := map[verbs.QPState]Text{
 		verbs.QPSInit: {"QP: RESET → INIT", "QP：RESET → INIT"},

@@ -13,8 +13,7 @@ import (
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
-// newManualSession is NewSession with the manual tour, whatever NewSession
-// does with Config.Track.
+// newManualSession is NewSession on the manual track.
 func newManualSession(t *testing.T, cfg Config) *Session {
 	t.Helper()
 	cfg.Track = TrackManual
@@ -22,10 +21,46 @@ func newManualSession(t *testing.T, cfg Config) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.tour = manualTour(cfg.Role, cfg.Notify)
-	s.outcomes = make([]*Outcome, len(s.tour))
-	s.states = make([]RunState, len(s.tour))
 	return s
+}
+
+// manualTour is the write tour of role on the manual track.
+func manualTour(role Role, n Notify) []Step { return writeTour(n).steps(role, manualTrack()) }
+
+// manualTours are the server's manual tour and the client's for every
+// notify mode.
+func manualTours() [][]Step {
+	tours := [][]Step{manualTour(Server, NotifySend)}
+	for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
+		tours = append(tours, manualTour(Client, n))
+	}
+	return tours
+}
+
+// Each track names the steps that send its CM messages, and the side that
+// sends each one has that step: otherwise the other side's wait would
+// name a step that never runs and DemoPlan would ignore it.
+func TestTracksNameStepsTheyHave(t *testing.T) {
+	for _, tr := range rcTracks() {
+		has := func(role Role, id StepID) bool {
+			for _, st := range writeTour(NotifySend).steps(role, tr) {
+				if st.ID == id {
+					return true
+				}
+			}
+			return false
+		}
+		for role, ids := range map[Role][]StepID{Client: {tr.peer.req, tr.peer.rtu, tr.peer.hangUp}, Server: {tr.peer.rep, tr.peer.hangUp}} {
+			for _, id := range ids {
+				if !has(role, id) {
+					t.Errorf("track %s: the %s has no step %s", tr.track, role, id)
+				}
+			}
+		}
+		if rcTrackOf(tr.track).track != tr.track {
+			t.Errorf("track %s is not at its index in rcTracks", tr.track)
+		}
+	}
 }
 
 func TestManualToursOnSimulatedNIC(t *testing.T) {

@@ -39,7 +39,8 @@ type resources struct {
 	mrDoor   verbs.MR
 	mrRecv   verbs.MR
 	mrSend   verbs.MR
-	// sharedPD says pd is a workshop Room's: teardown leaves it.
+	// sharedPD says pd is a workshop Room's (the atomic room's shared
+	// PD): teardown leaves it.
 	sharedPD bool
 }
 
@@ -141,7 +142,7 @@ type lessonRun struct {
 // a workshop Room (NewHosted).
 type hostHooks struct {
 	// events is where the steps read CM events when something else owns
-	// the channel; nil means they read ec themselves (room_events.go).
+	// the channel; nil means they read ec themselves (events.go).
 	events *EventQueue
 	gate   *gate
 	// onTurnAway hears of every client the gate turns away (OnTurnAway).

@@ -6,13 +6,15 @@ import "github.com/rdmatour/rdmatour/verbs"
 // data steps: the same calls in the same order up to ESTABLISHED, and the
 // same disconnect and teardown after. Each tour's file builds its table
 // from these and adds its own steps (rcTour says where); none rewrites
-// another tour's table.
+// another tour's table. Where the QP is made, connected and let go, the
+// skeleton takes the track's steps (rc_track.go).
 
 // rcTour is what an RC tour puts into the shared skeleton.
 type rcTour struct {
-	// dataAccess is what the data buffer is registered with, shown
-	// before the step runs (stepRegData reads the catalogue row).
-	dataAccess verbs.Access
+	// kind is the tour's catalogue row: the data buffer and doorbell are
+	// registered with the access it declares (TourDef.dataAccess), shown
+	// before the step runs and used when it does.
+	kind TourKind
 	// afterPD and afterData are the tour's own steps right after alloc-pd
 	// and reg-mr-data, for role.
 	afterPD, afterData func(role Role) []Step
@@ -23,15 +25,15 @@ type rcTour struct {
 	clientHangsUpAfter StepID
 }
 
-// steps is the tour of role.
-func (t rcTour) steps(role Role) []Step {
-	tour := rcSetup(role, t)
+// steps is the tour of role on track tr.
+func (t rcTour) steps(role Role, tr rcTrack) []Step {
+	tour := rcSetup(role, t, tr)
 	tour = append(tour, t.data(role)...)
-	return append(tour, rcEnd(role, t.clientHangsUpAfter)...)
+	return append(tour, rcEnd(role, t.clientHangsUpAfter, tr)...)
 }
 
-// rcSetup is role's side up to ESTABLISHED.
-func rcSetup(role Role, t rcTour) []Step {
+// rcSetup is role's side up to ESTABLISHED on track tr.
+func rcSetup(role Role, t rcTour, tr rcTrack) []Step {
 	own := func(f func(Role) []Step) []Step {
 		if f == nil {
 			return nil
@@ -40,35 +42,48 @@ func rcSetup(role Role, t rcTour) []Step {
 	}
 	tour := []Step{eventChannelStep(role), createIDStep(role)}
 	if role == Server {
-		tour = append(tour, bindAddrStep(), listenStep(), getConnectRequestStep())
+		tour = append(tour, bindAddrStep(), listenStep(), getConnectRequestStep(tr.peer))
 	} else {
 		tour = append(tour, resolveAddrStep())
 	}
 	tour = append(tour, allocPDStep(role))
 	tour = append(tour, own(t.afterPD)...)
-	tour = append(tour, createCQStep(role), createQPStep(role), regDataStep(role, t.dataAccess))
+	def, _ := TourOf(t.kind)
+	tour = append(tour, createCQStep(role))
+	tour = append(tour, tr.createQP(role)...)
+	tour = append(tour, regDataStep(role, def.dataAccess(role)))
 	tour = append(tour, own(t.afterData)...)
-	tour = append(tour, regDoorbellStep(role), regMsgStep(role))
+	tour = append(tour, regDoorbellStep(role, def.doorbellAccess(role)), regMsgStep(role))
 	if role == Server {
-		return append(tour, postRecvStep(), acceptStep(), getEstablishedStep(Server))
+		tour = append(tour, postRecvStep())
+	} else {
+		tour = append(tour, resolveRouteStep())
 	}
-	return append(tour, resolveRouteStep(), connectStep(), getEstablishedStep(Client))
+	return append(tour, tr.handshake(role)...)
 }
 
-// rcEnd is role's disconnect and teardown; the client hangs up after the
-// server's step hangUpAfter.
-func rcEnd(role Role, hangUpAfter StepID) []Step {
-	disconnect := Step{ID: IDDisconnect, Side: role, Section: SectionQP, Milestones: MilestoneDisconnected, After: []StepID{IDDisconnect},
-		Title: Text{"Disconnect", "断开连接"},
-		Call:  generic(disconnectCall()), run: stepDisconnect}
+// rcEnd is role's disconnect and teardown on track tr: the server hangs
+// up after the client's disconnect, the client after the server's step
+// hangUpAfter, and the client tears down after the server hung up.
+func rcEnd(role Role, hangUpAfter StepID, tr rcTrack) []Step {
+	disconnect := tr.hangUp(role)
+	disconnect.After = []StepID{tr.peer.hangUp}
 	teardown := Step{ID: IDTeardown, Side: role, Section: SectionNone, Milestones: MilestoneDone,
 		Title: Text{"Release everything, in reverse order", "按相反顺序释放所有资源"},
-		Call:  teardownGeneric(false), run: stepTeardown}
+		Call:  teardownGeneric(tr.ownsQP), run: stepTeardown}
 	if role == Client {
 		disconnect.After = []StepID{hangUpAfter}
-		teardown.After = []StepID{IDDisconnect}
+		teardown.After = []StepID{tr.peer.hangUp}
 	}
 	return []Step{disconnect, teardown}
+}
+
+// disconnectStep is role's rdma_disconnect on the cm track (librdmacm
+// moves its QP to ERR).
+func disconnectStep(role Role) Step {
+	return Step{ID: IDDisconnect, Side: role, Section: SectionQP, Milestones: MilestoneDisconnected,
+		Title: Text{"Disconnect", "断开连接"},
+		Call:  generic(disconnectCall()), run: stepDisconnect}
 }
 
 func createIDStep(role Role) Step {
@@ -81,8 +96,10 @@ func createIDStep(role Role) Step {
 	return st
 }
 
-func getConnectRequestStep() Step {
-	return Step{ID: IDGetConnectRequest, Side: Server, Section: SectionCMID, Waits: true, Milestones: MilestoneRequested, After: []StepID{IDConnect},
+// getConnectRequestStep waits for the client's REQ, sent by its step
+// peer.req.
+func getConnectRequestStep(peer cmSenders) Step {
+	return Step{ID: IDGetConnectRequest, Side: Server, Section: SectionCMID, Waits: true, Milestones: MilestoneRequested, After: []StepID{peer.req},
 		Title: Text{"Wait for the client's connect request", "等待 client 的连接请求"},
 		Call:  waitEventGeneric(verbs.EventConnectRequest), run: stepGetConnectRequest}
 }
@@ -99,13 +116,13 @@ func regDataStep(role Role, access verbs.Access) Step {
 		Call:  regMRGeneric("buf", BufSize, access), run: stepRegData}
 }
 
-func regDoorbellStep(role Role) Step {
+func regDoorbellStep(role Role, access verbs.Access) Step {
 	title := Text{"Register the doorbell source", "注册 doorbell 源 buffer"}
 	if role == Server {
 		title = Text{"Register the doorbell flag", "注册 doorbell 标志位"}
 	}
 	return Step{ID: IDRegMRDoorbell, Side: role, Section: SectionMRs, Title: title,
-		Call: regMRGeneric("doorbell", DoorbellSize, remoteAccess), run: stepRegDoorbell}
+		Call: regMRGeneric("doorbell", DoorbellSize, access), run: stepRegDoorbell}
 }
 
 func regMsgStep(role Role) Step {
@@ -133,14 +150,14 @@ func connectStep() Step {
 }
 
 // getEstablishedStep waits inside the handshake: the server for the
-// client's RTU (after its own get-established), the client for the REP.
-func getEstablishedStep(role Role) Step {
+// client's RTU (peer.rtu), the client for the REP (peer.rep).
+func getEstablishedStep(role Role, peer cmSenders) Step {
 	st := Step{ID: IDGetEstablished, Side: role, Section: SectionQP, Waits: true, Milestones: MilestoneHandshakeWait | MilestoneConnected,
-		After: []StepID{IDAccept},
+		After: []StepID{peer.rep},
 		Title: Text{"Wait for ESTABLISHED and read remote_info", "等待 ESTABLISHED，读出 remote_info"},
 		Call:  waitEventGeneric(verbs.EventEstablished), run: stepGetEstablished}
 	if role == Server {
-		st.After, st.Title = []StepID{IDGetEstablished}, Text{"Wait for ESTABLISHED", "等待 ESTABLISHED"}
+		st.After, st.Title = []StepID{peer.rtu}, Text{"Wait for ESTABLISHED", "等待 ESTABLISHED"}
 	}
 	return st
 }

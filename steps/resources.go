@@ -86,23 +86,34 @@ func (s *Session) regMR(name string, size int, access verbs.Access, dst *verbs.M
 		reg.Returned(fmt.Sprintf("{ .addr = 0x%x, .lkey = 0x%x, .rkey = 0x%x }", mr.Addr(), mr.LKey(), mr.RKey()))), nil
 }
 
-const remoteAccess = verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead
-
 func stepRegData(_ context.Context, s *Session) (Outcome, error) {
 	tour, _ := TourOf(s.cfg.Tour)
-	access := tour.DataAccess // the atomic tour's counter adds REMOTE_ATOMIC
-	if m := s.mistake(); m.DataAccess != 0 {
-		access = m.DataAccess
+	access := tour.dataAccess(s.cfg.Role)
+	var note Text
+	switch m := s.mistake(); {
+	case m.DataAccess != 0:
+		access, note = m.DataAccess, missingAccessNote(s.cfg.Tour, m.DataAccess)
+	case s.sharedCounter != nil:
+		// The attendee's QP sits in the room's shared PD with the counter
+		// (a responder checks that an rkey's MR is in the QP's PD), so
+		// this buffer must not carry a remote right there: any attendee's
+		// QP could use it.
+		access, note = verbs.AccessLocalWrite, sharedPDBufferNote
 	}
 	out, err := s.regMR("buf", BufSize, access, &s.mrData)
-	if m := s.mistake(); m.DataAccess != 0 && err == nil {
-		out.Note = missingAccessNote(s.cfg.Tour, m.DataAccess)
+	if err == nil && note.EN != "" {
+		out.Note = note
 	}
 	return out, err
 }
 
+// sharedPDBufferNote is reg-mr-data's note in an atomic room.
+var sharedPDBufferNote = Text{"This is an atomic workshop room: this connection's QP lives in the room's shared PD, next to the shared counter, so this buffer gets LOCAL_WRITE only. The counter is the one MR in that PD a peer can reach.",
+	"这是原子操作的 workshop 房间：这条连接的 QP 放在房间共享的 PD 里，和共享计数器在一起，所以这块 buffer 只给 LOCAL_WRITE。那个 PD 里对端能碰到的 MR 只有计数器。"}
+
 func stepRegDoorbell(_ context.Context, s *Session) (Outcome, error) {
-	return s.regMR("doorbell", DoorbellSize, remoteAccess, &s.mrDoor)
+	tour, _ := TourOf(s.cfg.Tour)
+	return s.regMR("doorbell", DoorbellSize, tour.doorbellAccess(s.cfg.Role), &s.mrDoor)
 }
 
 func stepRegMsg(_ context.Context, s *Session) (Outcome, error) {

@@ -74,7 +74,7 @@ const maxPackets = 200
 // until the first step runs.
 func NewSession(cfg Config) (*Session, error) {
 	if cfg.Provider == nil {
-		return nil, errNoProvider
+		return nil, ErrNoProvider
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -104,9 +104,6 @@ func NewSession(cfg Config) (*Session, error) {
 // tour lacks.
 func tourFor(cfg Config) ([]Step, error) {
 	tour := baseTour(cfg)
-	if cfg.Track == TrackManual {
-		tour = manualTour(cfg.Role, cfg.Notify)
-	}
 	if cfg.Lesson == nil {
 		return tour, nil
 	}

@@ -29,7 +29,7 @@ const (
 // atomic_cap check, the server's counter, and FETCH_AND_ADD then
 // CMP_AND_SWP where the write tour writes and notifies.
 func atomicTour() rcTour {
-	return rcTour{dataAccess: remoteAccess | verbs.AccessRemoteAtomic, clientHangsUpAfter: IDGetEstablished,
+	return rcTour{kind: TourAtomic, clientHangsUpAfter: IDGetEstablished,
 		afterPD: func(role Role) []Step {
 			return []Step{{ID: IDQueryDevice, Side: role, Section: SectionDevice,
 				Title: Text{"Ask the device whether it does atomics", "询问设备是否支持原子操作"},
@@ -257,7 +257,7 @@ func stepWaitAtomics(ctx context.Context, s *Session) (Outcome, error) {
 }
 
 func atomicTourDef() TourDef {
-	return TourDef{Kind: TourAtomic, Name: "atomic", DataAccess: remoteAccess | verbs.AccessRemoteAtomic,
+	return TourDef{Kind: TourAtomic, Name: "atomic", DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteAtomic,
 		NeedsAtomics: true, SharedCounter: true,
-		build: func(role Role, _ Notify) []Step { return atomicTour().steps(role) }}
+		build: func(role Role, _ Notify, _ Track) []Step { return atomicTour().steps(role, cmTrack()) }}
 }

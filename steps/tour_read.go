@@ -23,7 +23,7 @@ const WRIDRead = 400
 // readTour is the read tour's table: the RC skeleton with the server's
 // message put in its buffer, and one READ where the write tour writes.
 func readTour() rcTour {
-	return rcTour{dataAccess: remoteAccess, clientHangsUpAfter: IDGetEstablished,
+	return rcTour{kind: TourRead, clientHangsUpAfter: IDGetEstablished,
 		afterData: func(role Role) []Step {
 			if role != Server {
 				return nil
@@ -145,21 +145,23 @@ func stepWaitDisconnected(ctx context.Context, s *Session) (Outcome, error) {
 
 // tourMismatchEffect says what happens on this side (role, running mine)
 // when the peer runs the other tour: the write and read tours share the
-// connection setup, so they connect and then talk past each other.
+// connection setup, so they connect; then the one remote operation the
+// client tries is one the server's buffer was not registered for (each
+// tour's server grants only its own tour's right: TourDef.DataAccess).
 func tourMismatchEffect(role Role, mine, theirs TourKind) Text {
 	switch {
 	case role == Client && mine == TourRead && theirs == TourWrite:
-		return Text{"This side READs a buffer the server left empty (it waits for a WRITE instead), and the notification the server waits for never comes.",
-			"本端 READ 到的是 server 留空的 buffer（它在等一个 WRITE），而 server 等的通知永远不会来。"}
+		return Text{"This side's READ fails with remote access error: the write tour's server registers its buffer with REMOTE_WRITE only. The notification the server waits for never comes.",
+			"本端的 READ 会以 remote access error 失败：write 教程的 server 注册 buffer 时只给了 REMOTE_WRITE。server 等的通知永远不会来。"}
 	case role == Server && mine == TourRead && theirs == TourWrite:
-		return Text{"The client WRITEs over the message this side put in its buffer and sends a notification nobody here waits for; this side only waits for it to hang up.",
-			"client 会用 WRITE 覆盖本端放进 buffer 的消息，再发一个这里没人等的通知；本端只等它断开。"}
+		return Text{"The client's WRITE fails with remote access error: this side's buffer allows REMOTE_READ only, so the message this side put there stays. This side only waits for the client to hang up.",
+			"client 的 WRITE 会以 remote access error 失败：本端的 buffer 只允许 REMOTE_READ，所以本端放进去的消息不会被覆盖。本端只等 client 断开。"}
 	case role == Client && mine == TourWrite && theirs == TourRead:
-		return Text{"This side's WRITE overwrites the message the server put there to be READ, and the server waits for no notification.",
-			"本端的 WRITE 会覆盖 server 放在那里等人 READ 的消息，而 server 并不等任何通知。"}
+		return Text{"This side's WRITE fails with remote access error: the read tour's server registers its buffer with REMOTE_READ only. The server waits for no notification.",
+			"本端的 WRITE 会以 remote access error 失败：read 教程的 server 注册 buffer 时只给了 REMOTE_READ。server 也不等任何通知。"}
 	case role == Server && mine == TourWrite && theirs == TourRead:
-		return Text{"The client READs this side's still-empty buffer and hangs up without writing: the notification this side waits for never comes.",
-			"client 会 READ 本端还空着的 buffer，然后不写任何东西就断开：本端等的通知永远不会来。"}
+		return Text{"The client's READ fails with remote access error: this side's buffer allows REMOTE_WRITE only. The client writes nothing, so the notification this side waits for never comes.",
+			"client 的 READ 会以 remote access error 失败：本端的 buffer 只允许 REMOTE_WRITE。client 什么都不写，所以本端等的通知永远不会来。"}
 	}
 	return Text{fmt.Sprintf("The %s tour and the %s tour do not fit together.", mine, theirs),
 		fmt.Sprintf("%s 教程和 %s 教程对不上。", mine, theirs)}
@@ -181,6 +183,6 @@ func readResponseDetail(s *Session) Text {
 }
 
 func readTourDef() TourDef {
-	return TourDef{Kind: TourRead, Name: "read", DataAccess: remoteAccess,
-		build: func(role Role, _ Notify) []Step { return readTour().steps(role) }}
+	return TourDef{Kind: TourRead, Name: "read", DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteRead,
+		build: func(role Role, _ Notify, _ Track) []Step { return readTour().steps(role, cmTrack()) }}
 }

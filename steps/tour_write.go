@@ -15,7 +15,7 @@ import (
 // writeTour is the write tour's table: the RC skeleton around the
 // WRITE and the notification the client chose.
 func writeTour(n Notify) rcTour {
-	return rcTour{dataAccess: remoteAccess, clientHangsUpAfter: IDWaitNotify,
+	return rcTour{kind: TourWrite, clientHangsUpAfter: IDWaitNotify,
 		data: func(role Role) []Step {
 			if role == Server {
 				return []Step{waitNotifyStep()}
@@ -24,9 +24,10 @@ func writeTour(n Notify) rcTour {
 		}}
 }
 
-func serverTour() []Step { return writeTour(NotifySend).steps(Server) }
+// serverTour and clientTour are the write tour's sides on the cm track.
+func serverTour() []Step { return writeTour(NotifySend).steps(Server, cmTrack()) }
 
-func clientTour(n Notify) []Step { return writeTour(n).steps(Client) }
+func clientTour(n Notify) []Step { return writeTour(n).steps(Client, cmTrack()) }
 
 func waitNotifyStep() Step {
 	return Step{ID: IDWaitNotify, Side: Server, Section: SectionData, Waits: true, Milestones: MilestoneLanded | MilestoneNotified, After: []StepID{IDPollWrite, IDPollNotify},
@@ -76,6 +77,6 @@ func writeSummary(r *Result) Text {
 }
 
 func writeTourDef() TourDef {
-	return TourDef{Kind: TourWrite, Name: "write", Notifies: true, SendsMessage: true, DataAccess: remoteAccess, summary: writeSummary,
-		build: func(role Role, n Notify) []Step { return writeTour(n).steps(role) }}
+	return TourDef{Kind: TourWrite, Name: "write", Notifies: true, SendsMessage: true, DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteWrite, summary: writeSummary,
+		build: func(role Role, n Notify, t Track) []Step { return writeTour(n).steps(role, rcTrackOf(t)) }}
 }

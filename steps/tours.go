@@ -17,7 +17,10 @@ import (
 //  2. write steps/tour_foo.go: both sides' step tables, built from
 //     common_steps.go and the shared step funcs, the new steps' IDs in
 //     stepid.go, and Milestones on the steps that connect, land the data
-//     and tear down (the roster and the wait notes read those);
+//     and tear down (the roster and the wait notes read those); an RC
+//     tour is an rcTour over the skeleton in rc_steps.go, which takes the
+//     QP's steps from the track (rc_track.go), so build passes the track
+//     on if the tour runs on more than the cm track;
 //  3. add its row to Tours() — its lessons are those whose Tour is the
 //     new kind;
 //  4. add docs/{en,zh}/<id>.md for each new step ID (the docs test lists
@@ -42,14 +45,19 @@ type TourDef struct {
 	Kind TourKind
 	// Name is the --tour value and what the hello's flags say.
 	Name string
-	// build is role's tour before any lesson; n is the client's notify
-	// mode, used only by a tour that Notifies.
-	build func(role Role, n Notify) []Step
+	// build is role's tour on track before any lesson; n is the
+	// client's notify mode, used only by a tour that Notifies, and track
+	// only by a tour that runs on the manual track (Validate refuses it
+	// for the others).
+	build func(role Role, n Notify, track Track) []Step
 	// Notifies says the client tells the server the data is there in one
 	// of the --notify ways (the write tour): --notify and the manual
 	// track apply, and Result.Via and Notice mean something.
 	Notifies bool
-	// DataAccess is what the server's data MR is registered with.
+	// DataAccess is what the server's data MR is registered with: the
+	// one remote right this tour's client uses on it and no other
+	// (least privilege; the seed gives REMOTE_WRITE|REMOTE_READ to
+	// every tour). A client's own buffers never need a remote right.
 	DataAccess verbs.Access
 	// NeedsAtomics: the device must do atomics (atomic_cap other than
 	// IBV_ATOMIC_NONE; the tour's query-device step checks).
@@ -108,6 +116,28 @@ func (d TourDef) Workshop() error {
 	return configError(d.noWorkshop.EN, d.noWorkshop.ZH)
 }
 
+// dataAccess is what role's data buffer is registered with: the
+// server's DataAccess; the client's buffer is only ever the local end of
+// its own WRITE, READ or atomic, so LOCAL_WRITE (a READ's data and an
+// atomic's old value land in it).
+func (d TourDef) dataAccess(role Role) verbs.Access {
+	if role == Server {
+		return d.DataAccess
+	}
+	return verbs.AccessLocalWrite
+}
+
+// doorbellAccess is what role's doorbell is registered with: on the
+// server of a tour that Notifies, the client's doorbell WRITE lands in
+// it (REMOTE_WRITE, whatever --notify the client chose: the server does
+// not know it before it registers); everywhere else it is local only.
+func (d TourDef) doorbellAccess(role Role) verbs.Access {
+	if role == Server && d.Notifies {
+		return verbs.AccessLocalWrite | verbs.AccessRemoteWrite
+	}
+	return verbs.AccessLocalWrite
+}
+
 // Lessons are the lessons that run on this tour, in teaching order.
 func (d TourDef) Lessons() []Lesson {
 	var out []Lesson
@@ -151,14 +181,14 @@ func ParseTourKind(s string) (TourKind, error) {
 	return 0, fmt.Errorf("unknown tour %q: choose one of %s", s, strings.Join(tourNames(), ", "))
 }
 
-// baseTour is the tour cfg's side runs before any lesson or track: the
-// base a lesson changes.
+// baseTour is the tour cfg's side runs on its track before any lesson:
+// the base a lesson changes.
 func baseTour(cfg Config) []Step {
 	d, ok := TourOf(cfg.Tour)
 	if !ok {
 		return nil // Validate refused it
 	}
-	return d.build(cfg.Role, cfg.Notify)
+	return d.build(cfg.Role, cfg.Notify, cfg.Track)
 }
 
 // AllStepIDs lists every step ID of every tour, track and lesson, once
@@ -174,15 +204,14 @@ func AllStepIDs() []StepID {
 			}
 		}
 	}
-	for _, d := range Tours() {
-		for _, role := range []Role{Server, Client} {
-			for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
-				add(d.build(role, n))
+	for _, tr := range rcTracks() {
+		for _, d := range Tours() {
+			for _, role := range []Role{Server, Client} {
+				for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
+					add(d.build(role, n, tr.track))
+				}
 			}
 		}
-	}
-	for _, t := range manualTours() {
-		add(t)
 	}
 	for _, l := range Lessons() {
 		for _, role := range []Role{Server, Client} {

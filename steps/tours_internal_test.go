@@ -20,7 +20,7 @@ func TestEveryTourMarksItsMilestones(t *testing.T) {
 			if d.Workshop() == nil { // an RC tour a room can host
 				want = append(want, rc[role]...)
 			}
-			tour := d.build(role, NotifySend)
+			tour := d.build(role, NotifySend, TrackCM)
 			for _, m := range want {
 				n := 0
 				for _, st := range tour {

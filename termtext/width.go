@@ -60,6 +60,14 @@ func FitRight(s string, w int) string {
 	return s
 }
 
+// FitAligned is Fit, or FitRight when right is set: a table's cell.
+func FitAligned(s string, w int, right bool) string {
+	if right {
+		return FitRight(s, w)
+	}
+	return Fit(s, w)
+}
+
 // Center centres s in w cells.
 func Center(s string, w int) string {
 	s = Truncate(s, w)

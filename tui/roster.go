@@ -8,6 +8,7 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/tui/pane"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
 // The roster: the workshop server's table of attendees, one row each —
@@ -19,8 +20,8 @@ import (
 
 // roster is the roster pane's state.
 type roster struct {
-	rows   []steps.RosterRow
-	counts steps.RoomCounts
+	rows   []workshop.Row
+	counts workshop.Counts
 	at     time.Time // when rows were read: "last event" counts from here
 	sel    int       // selected row
 	top    int       // first row shown
@@ -28,7 +29,7 @@ type roster struct {
 }
 
 // setRows replaces the rows, keeping the selection on the same attendee.
-func (r *roster) setRows(rows []steps.RosterRow, counts steps.RoomCounts, at time.Time) {
+func (r *roster) setRows(rows []workshop.Row, counts workshop.Counts, at time.Time) {
 	selN := 0
 	if r.sel < len(r.rows) {
 		selN = r.rows[r.sel].N
@@ -70,11 +71,6 @@ func (r *roster) selected() int {
 	return 0
 }
 
-// The table's fixed columns, in cells.
-const (
-	colN, colAddr, colBackend, colQPN, colState, colPhase, colLast = 4, 21, 4, 8, 5, 10, 6
-)
-
 // header is the counts line.
 func (r *roster) header(st pane.Styles, lang steps.Lang) string {
 	c := r.counts
@@ -87,8 +83,8 @@ func (r *roster) header(st pane.Styles, lang steps.Lang) string {
 
 // counterHeader is the atomic room's shared counter, read from its MR at
 // this refresh ("" in a write or read room).
-func counterHeader(st pane.Styles, lang steps.Lang, cs []steps.BackendCounter) string {
-	line := steps.CounterLine(cs)
+func counterHeader(st pane.Styles, lang steps.Lang, cs []workshop.BackendCounter) string {
+	line := workshop.CounterLine(cs)
 	if line == "" {
 		return ""
 	}
@@ -96,11 +92,11 @@ func counterHeader(st pane.Styles, lang steps.Lang, cs []steps.BackendCounter) s
 	return "  " + pane.Tr(lang, "shared counter", "共享计数器") + " " + st.Bold.R(termtext.Safe(value))
 }
 
-// lines draws the table header and the visible rows at width w.
+// lines draws the table header and the visible rows at width w, the
+// columns workshop.Columns.
 func (r *roster) lines(st pane.Styles, lang steps.Lang, w int) []string {
-	head := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %-*s %*s %s", colN, "#", colAddr, pane.Tr(lang, "address", "地址"),
-		colBackend, "nic", colQPN, "QPN", colState, "QP", colPhase, pane.Tr(lang, "state", "状态"), colLast, pane.Tr(lang, "last", "最近"),
-		pane.Tr(lang, "message · observed", "消息 · 观察到的"))
+	cols := workshop.Columns()
+	head := workshop.Line(cols, workshop.Heads(cols, lang), " ", 0, termtext.FitAligned)
 	out := []string{st.Dim.R(termtext.Fit(head, w))}
 	if len(r.rows) == 0 {
 		return append(out, st.Dim.R(pane.Tr(lang, "  nobody yet: attendees run `rdmatour client <this address>`", "  还没有人：学员运行 `rdmatour client <本机地址>`")))
@@ -110,7 +106,7 @@ func (r *roster) lines(st pane.Styles, lang steps.Lang, w int) []string {
 		end = min(end, r.top+r.height)
 	}
 	for i := r.top; i < end; i++ {
-		line := r.rowLine(r.rows[i], lang, w)
+		line := rowLine(cols, r.rows[i], r.at, lang)
 		if i == r.sel {
 			line = st.Current.R(termtext.Fit(line, w))
 		} else {
@@ -121,49 +117,23 @@ func (r *roster) lines(st pane.Styles, lang steps.Lang, w int) []string {
 	return out
 }
 
-// rowLine is one attendee as text (no styles).
-func (r *roster) rowLine(row steps.RosterRow, lang steps.Lang, w int) string {
-	qpn := "-"
-	if row.QPN != 0 {
-		qpn = fmt.Sprintf("0x%x", row.QPN)
+// rowLine is one attendee as text (no styles), its cells escaped: the
+// address, message and observation carry the attendee's bytes.
+func rowLine(cols []workshop.Column, row workshop.Row, at time.Time, lang steps.Lang) string {
+	cells := workshop.Cells(cols, row, at, lang)
+	for i := range cells {
+		cells[i] = termtext.Safe(cells[i])
 	}
-	state := strings.TrimPrefix(row.QPState, "IBV_QPS_")
-	what := termtext.Safe(row.Observed)
-	if row.Atomics != "" && !strings.Contains(row.Observed, row.Atomics) {
-		what = termtext.Safe(row.Atomics) + " · " + what // what their atomics found: the room is about that
-	}
-	if row.Landed && !strings.Contains(row.Observed, "landed") {
-		what = `"` + row.Message.String() + `" · ` + what // the message first: it is what the room is about
-	}
-	return fmt.Sprintf("%*d %-*s %-*s %-*s %-*s %-*s %*s %s", colN, row.N, colAddr, termtext.Truncate(row.Addr.String(), colAddr),
-		colBackend, row.Backend, colQPN, qpn, colState, termtext.Truncate(state, colState), colPhase, phaseName(lang, row.Phase),
-		colLast, ago(r.at.Sub(row.Last)), what)
+	return workshop.Line(cols, cells, " ", 0, termtext.FitAligned)
 }
 
-// ago is a short age: 5s, 3m, 2h.
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(max(d, 0)/time.Second))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d/time.Minute))
-	}
-	return fmt.Sprintf("%dh", int(d/time.Hour))
-}
-
-func phaseName(lang steps.Lang, p steps.Phase) string {
-	zh := map[steps.Phase]string{steps.PhaseConnecting: "连接中", steps.PhaseConnected: "已连接", steps.PhaseLanded: "数据已到",
-		steps.PhaseFinished: "已完成", steps.PhaseFailed: "失败", steps.PhaseDropped: "已移除", steps.PhaseTurnedAway: "被拒绝"}
-	return pane.Tr(lang, p.String(), zh[p])
-}
-
-func phaseStyle(st pane.Styles, p steps.Phase) termtext.Style {
+func phaseStyle(st pane.Styles, p workshop.Phase) termtext.Style {
 	switch p {
-	case steps.PhaseFailed, steps.PhaseDropped:
+	case workshop.PhaseFailed, workshop.PhaseDropped:
 		return st.Err
-	case steps.PhaseFinished:
+	case workshop.PhaseFinished:
 		return st.Dim
-	case steps.PhaseLanded:
+	case workshop.PhaseLanded:
 		return st.OK
 	}
 	return termtext.Style{}

@@ -12,6 +12,7 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
 // TestRosterAtomicRoomShowsCounter: in an atomic room the header shows
@@ -19,7 +20,7 @@ import (
 // that attendee's FETCH_AND_ADD found, while the attendees are still in
 // the middle of their tours.
 func TestRosterAtomicRoomShowsCounter(t *testing.T) {
-	r, err := steps.OpenRoom(steps.RoomConfig{Providers: []verbs.Provider{sim.New(sim.Options{})},
+	r, err := workshop.Open(workshop.Config{Providers: []verbs.Provider{sim.New(sim.Options{})},
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), IdleLimit: 10 * time.Second, Tour: steps.TourAtomic})
 	if err != nil {
 		t.Fatal(err)

@@ -14,13 +14,14 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
 // liveRoom is a workshop room on the simulated NIC that n clients have
 // been through (whole tours, in parallel).
-func liveRoom(t testing.TB, n int) *steps.Room {
+func liveRoom(t testing.TB, n int) *workshop.Room {
 	t.Helper()
-	r, err := steps.OpenRoom(steps.RoomConfig{Providers: []verbs.Provider{sim.New(sim.Options{})},
+	r, err := workshop.Open(workshop.Config{Providers: []verbs.Provider{sim.New(sim.Options{})},
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), IdleLimit: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -14,13 +15,14 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/tui/pane"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
-// RosterSource is what the workshop screen reads: a *steps.Room.
+// RosterSource is what the workshop screen reads: a *workshop.Room.
 type RosterSource interface {
-	Roster() []steps.RosterRow
-	Counts() steps.RoomCounts
-	Attendees() []*steps.Attendee
+	Roster() []workshop.Row
+	Counts() workshop.Counts
+	Attendees() []*workshop.Attendee
 	Addrs() []string
 }
 
@@ -265,7 +267,12 @@ func (m *workshopModel) detailView(h int) []string {
 	}
 	st := m.styles
 	if m.detail == nil {
-		return pane.Frame(st, pane.Title(m.lang, "Attendee", "学员"), []string{st.Dim.R(pane.Tr(m.lang, "select an attendee to see their side of the connection", "选中一位学员，查看这条连接在 server 端的状态"))}, m.w, h, 0, false)
+		say := pane.Tr(m.lang, "select an attendee to see their side of the connection", "选中一位学员，查看这条连接在 server 端的状态")
+		if r := m.roster; r.sel < len(r.rows) && !r.rows[r.sel].Phase.InRoom() {
+			say = pane.Tr(m.lang, fmt.Sprintf("#%d has left: the room keeps the side of the connection of the last %d attendees to leave, and everyone's row", m.detailN, workshop.KeptSessions),
+				fmt.Sprintf("#%d 已离开：房间只保留最近离开的 %d 位学员在 server 端的连接状态，名单里的行则每人都保留", m.detailN, workshop.KeptSessions))
+		}
+		return pane.Frame(st, pane.Title(m.lang, "Attendee", "学员"), []string{st.Dim.R(say)}, m.w, h, 0, false)
 	}
 	w1, w2, w3 := detailColumns(m.w)
 	sel := "#" + strconv.Itoa(m.detailN) + " · "

@@ -12,19 +12,20 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
 // fakeRoom is a roster of n attendees with no sessions behind them.
-type fakeRoom struct{ rows []steps.RosterRow }
+type fakeRoom struct{ rows []workshop.Row }
 
 func newFakeRoom(n int, at time.Time) *fakeRoom {
 	f := &fakeRoom{}
-	phases := []steps.Phase{steps.PhaseConnected, steps.PhaseLanded, steps.PhaseFinished, steps.PhaseFailed}
+	phases := []workshop.Phase{workshop.PhaseConnected, workshop.PhaseLanded, workshop.PhaseFinished, workshop.PhaseFailed}
 	for i := 1; i <= n; i++ {
-		row := steps.RosterRow{N: i, Addr: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}), uint16(40000+i)),
+		row := workshop.Row{N: i, Addr: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}), uint16(40000+i)),
 			Backend: "sim", QPN: uint32(0x100 + i), QPState: "IBV_QPS_RTS", Phase: phases[i%4], Observed: "connected",
 			Last: at.Add(-time.Duration(i) * time.Second)}
-		if row.Phase == steps.PhaseLanded || row.Phase == steps.PhaseFinished {
+		if row.Phase == workshop.PhaseLanded || row.Phase == workshop.PhaseFinished {
 			row.Landed, row.Message = true, privdata.PeerBytes(fmt.Sprintf("hello %d \x1b[31m", i))
 		}
 		f.rows = append(f.rows, row)
@@ -32,16 +33,16 @@ func newFakeRoom(n int, at time.Time) *fakeRoom {
 	return f
 }
 
-func (f *fakeRoom) Roster() []steps.RosterRow    { return f.rows }
-func (f *fakeRoom) Attendees() []*steps.Attendee { return nil }
-func (f *fakeRoom) Addrs() []string              { return []string{"sim 0.0.0.0:7471"} }
-func (f *fakeRoom) Counts() steps.RoomCounts {
-	var c steps.RoomCounts
+func (f *fakeRoom) Roster() []workshop.Row          { return f.rows }
+func (f *fakeRoom) Attendees() []*workshop.Attendee { return nil }
+func (f *fakeRoom) Addrs() []string                 { return []string{"sim 0.0.0.0:7471"} }
+func (f *fakeRoom) Counts() workshop.Counts {
+	var c workshop.Counts
 	for _, r := range f.rows {
 		switch r.Phase {
-		case steps.PhaseFinished:
+		case workshop.PhaseFinished:
 			c.Finished++
-		case steps.PhaseFailed:
+		case workshop.PhaseFailed:
 			c.Failed++
 		default:
 			c.Connected++

@@ -34,14 +34,15 @@ func readTourPair(t *testing.T, host, bind string, backend ...string) {
 	}
 }
 
-// One side on --tour read, the other on the write tour: both finish and
-// both say what the mismatch does.
+// One side on --tour read, the other on the write tour: both say what
+// the mismatch does, and the client's WRITE is refused (the read tour's
+// buffer allows REMOTE_READ only).
 func TestTourMismatchAsProcesses(t *testing.T) {
 	o := runPair(t, "127.0.0.1", "", []string{"--tour", "read"}, nil, "--backend", "sim")
-	if o.srvCode != 0 || o.cliCode != 0 {
-		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
+	if o.cliCode == 0 || !strings.Contains(o.cli, `status "remote access error"`) {
+		t.Fatalf("exit server %d client %d: the client's WRITE should fail\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
 	}
-	if !strings.Contains(o.srv, "WRITEs over the message") || !strings.Contains(o.cli, "overwrites the message the server put there") {
+	if !strings.Contains(o.srv, "The client's WRITE fails with remote access error") || !strings.Contains(o.cli, "registers its buffer with REMOTE_READ only") {
 		t.Errorf("mismatch not explained\nserver:\n%s\nclient:\n%s", o.srv, o.cli)
 	}
 }

@@ -10,22 +10,21 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clipperhouse/displaywidth"
-
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/tui"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
-// `rdmatour server --workshop`: one server for a whole room (steps.Room).
+// `rdmatour server --workshop`: one server for a whole room (workshop.Room).
 
 // workshopFlags are the server's workshop flags.
 func workshopFlags(fs *flag.FlagSet, o *options) {
 	fs.BoolVar(&o.workshop, "workshop", false, "serve every attendee at once (a workshop room) instead of one client, all on the --tour given (write, read or atomic: one counter the room shares); Ctrl-C ends it and prints the roster")
-	fs.IntVar(&o.maxAttendees, "max-attendees", steps.DefaultMaxAttendees, "--workshop: at most `N` attendees connected at once; the next is turned away")
-	o.idleLimit = duration(steps.DefaultIdleLimit)
+	fs.IntVar(&o.maxAttendees, "max-attendees", workshop.DefaultMaxAttendees, "--workshop: at most `N` attendees connected at once; the next is turned away")
+	o.idleLimit = duration(workshop.DefaultIdleLimit)
 	fs.Var(flagOf(&o.idleLimit, parseDuration), "idle-limit", "--workshop: drop an attendee whose next event does not come within `DURATION`")
 }
 
@@ -88,7 +87,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	out := termtext.NewGuard(c.stdout)
 	screen := !o.plain && stdinIsTerminal() && stdoutIsTerminal()
 	var mu sync.Mutex // OnEvent calls are serialised; the header is not
-	onEvent := func(ev steps.RoomEvent) {
+	onEvent := func(ev workshop.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Fprintln(out, eventLine(ev))
@@ -96,17 +95,17 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	if screen {
 		onEvent = nil // the roster shows them
 	}
-	cfg := steps.RoomConfig{Providers: provs, BackendWhy: why,
+	cfg := workshop.Config{Providers: provs, BackendWhy: why,
 		Bind: netip.AddrPortFrom(addr, uint16(o.port)), MaxAttendees: o.maxAttendees,
 		IdleLimit: time.Duration(o.idleLimit), RNRRetry: uint8(o.rnr), OnEvent: onEvent, Tour: o.tour}
-	room, err := steps.OpenRoom(cfg)
+	room, err := workshop.Open(cfg)
 	if err != nil && o.backend == backendAuto && len(provs) == 2 {
 		// The device could not listen there (--bind on an address no RDMA
 		// device has, say): the room still opens on the simulated NIC.
 		cfg.Providers = provs[1:]
 		cfg.BackendWhy = "the real device could not listen (" + steps.ExplainIn(err, "en") + "): the simulated NIC only"
 		why = cfg.BackendWhy
-		room, err = steps.OpenRoom(cfg)
+		room, err = workshop.Open(cfg)
 	}
 	if err != nil {
 		return err
@@ -120,8 +119,8 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 		}
 	}
 	mu.Lock()
-	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v; Ctrl-C ends the workshop\n",
-		strings.Join(room.Addrs(), " and "), why, o.tour, o.maxAttendees, time.Duration(o.idleLimit))
+	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v, %v for a handshake; Ctrl-C ends the workshop\n",
+		strings.Join(room.Addrs(), " and "), why, o.tour, o.maxAttendees, time.Duration(o.idleLimit), workshop.DefaultHandshakeTimeout)
 	if tour, _ := steps.TourOf(o.tour); tour.SharedCounter {
 		fmt.Fprintf(out, "[workshop] one shared %d-byte counter per backend, starting at %d: every attendee's FETCH_AND_ADD and CMP_AND_SWP hit it\n", 8, steps.CounterStart)
 	}
@@ -147,8 +146,8 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 }
 
 // eventLine is one attendee event, one line (the message is escaped:
-// RosterRow.Message is PeerBytes).
-func eventLine(ev steps.RoomEvent) string {
+// workshop.Row.Message is PeerBytes).
+func eventLine(ev workshop.Event) string {
 	who := "-"
 	if ev.Row.N > 0 {
 		who = fmt.Sprintf("#%d", ev.Row.N)
@@ -156,36 +155,22 @@ func eventLine(ev steps.RoomEvent) string {
 	return fmt.Sprintf("[workshop] %s %-4s %-21s %-5s %s", ev.Time.Format("15:04:05"), who, ev.Row.Addr, ev.Row.Backend, ev.What)
 }
 
-// writeRoster prints the roster as a table.
-func writeRoster(w io.Writer, rows []steps.RosterRow, counts steps.RoomCounts, now time.Time) {
+// writeRoster prints the roster as a table: the columns of the workshop
+// screen (workshop.Columns), two spaces apart, each long message or
+// error cut at workshop.PrintedWidth cells.
+func writeRoster(w io.Writer, rows []workshop.Row, counts workshop.Counts, now time.Time) {
 	fmt.Fprintf(w, "roster: %d connected, %d finished, %d failed, %d turned away\n",
 		counts.Connected, counts.Finished, counts.Failed, counts.TurnedAway)
-	if line := steps.CounterLine(counts.Counters); line != "" {
+	if line := workshop.CounterLine(counts.Counters); line != "" {
 		fmt.Fprintf(w, "shared %s (started at %d)\n", line, steps.CounterStart)
 	}
-	fmt.Fprintf(w, "%4s  %-21s  %-7s  %-8s  %-8s  %-11s  %-8s  %-24s  %s\n", "#", "address", "backend", "QPN", "QP state", "state", "last", "message", "observed")
+	cols := workshop.Columns()
+	fmt.Fprintln(w, strings.TrimRight(workshop.Line(cols, workshop.Heads(cols, steps.LangEN), "  ", 0, termtext.FitAligned), " "))
 	for _, r := range rows {
-		msg := "-"
-		if r.Landed {
-			msg = `"` + r.Message.String() + `"` // PeerBytes: escaped
+		cells := workshop.Cells(cols, r, now, steps.LangEN)
+		for i := range cells {
+			cells[i] = termtext.Safe(cells[i])
 		}
-		fmt.Fprintf(w, "%4d  %-21s  %-7s  %-8s  %-8s  %-11s  %-8s  %s  %s\n", r.N, r.Addr, r.Backend, fmt.Sprintf("0x%x", r.QPN),
-			r.QPState, r.Phase, now.Sub(r.Last).Round(time.Second).String()+" ago", padCells(msg, 24), observedWithAtomics(r))
+		fmt.Fprintln(w, workshop.Line(cols, cells, "  ", workshop.PrintedWidth, termtext.FitAligned))
 	}
-}
-
-// padCells pads s with spaces to n terminal cells (a Chinese character
-// takes two), so the columns after it line up.
-func padCells(s string, n int) string {
-	w := displaywidth.Options{ControlSequences: true}.String(s)
-	return s + strings.Repeat(" ", max(0, n-w))
-}
-
-// observedWithAtomics is the row's observation, with what the attendee's
-// atomics found in front in an atomic room (unless it already says so).
-func observedWithAtomics(r steps.RosterRow) string {
-	if r.Atomics == "" || strings.Contains(r.Observed, r.Atomics) {
-		return r.Observed
-	}
-	return r.Atomics + " · " + r.Observed
 }

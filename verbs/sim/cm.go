@@ -1,11 +1,8 @@
 package sim
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/netip"
 	"sync"
@@ -20,17 +17,6 @@ const (
 	rejInvalidServiceID = 8  // IB_CM_REJ_INVALID_SERVICE_ID: nobody listens
 	rejConsumerDefined  = 28 // IB_CM_REJ_CONSUMER_DEFINED: rdma_reject
 )
-
-// eventChannel is rdma_event_channel: a queue of CM events.
-type eventChannel struct {
-	p *Provider
-
-	mu        sync.Mutex
-	q         []queuedEvent
-	sig       chan struct{} // closed and replaced on every post
-	destroyed bool
-	ids       map[*cmID]struct{}
-}
 
 type idState int
 
@@ -50,32 +36,65 @@ const (
 	stClosed // rejected, refused, failed
 )
 
-// cmID is rdma_cm_id.
+// cmID is rdma_cm_id. Every field below mu, its parts' fields included,
+// is guarded by it.
 type cmID struct {
 	p  *Provider
 	ch *eventChannel
 	ps verbs.PortSpace
 
-	mu               sync.Mutex
-	state            idState
-	destroyed        bool
-	dev              *device
-	local            netip.AddrPort
-	peer             netip.AddrPort
-	ln               net.Listener
-	pending          map[net.Conn]struct{} // listener: connections still in handshake
-	conn             *conn
-	qp               *qp
-	listener         *cmID
-	req              cmMsg // child: the REQ
-	cancel           context.CancelFunc
-	discTimer        *time.Timer
-	rtuTimer         *time.Timer // passive side: REP sent, the RTU not yet in
-	passive          bool        // disconnected by the peer's DREQ
+	mu        sync.Mutex
+	state     idState
+	destroyed bool
+	dev       *device
+	local     netip.AddrPort
+	peer      netip.AddrPort
+	conn      *conn
+	qp        *qp
+	listener  *cmID
+	req       cmMsg // child: the REQ
+	cmListen
+	cmTimers
+	cmDisconnect
+	cmParams
+}
+
+// cmListen is a listening id's own state.
+type cmListen struct {
+	ln      net.Listener
+	pending map[net.Conn]struct{} // listener: connections still in handshake
+}
+
+// cmTimers are what bounds an exchange in flight: the active side's
+// resolve and connect (cancel), the wait for a DREP (discTimer) and, on
+// the passive side, for the RTU.
+type cmTimers struct {
+	cancel    context.CancelFunc
+	discTimer *time.Timer
+	rtuTimer  *time.Timer // passive side: REP sent, the RTU not yet in
+}
+
+// stop ends them all, as rdma_destroy_id does.
+func (t *cmTimers) stop(p *Provider) {
+	if t.cancel != nil {
+		t.cancel()
+	}
+	p.stopTimer(t.discTimer)
+	t.discTimer = nil
+	p.stopTimer(t.rtuTimer)
+	t.rtuTimer = nil
+}
+
+// cmDisconnect is how the connection ended, or is ending.
+type cmDisconnect struct {
+	passive          bool // disconnected by the peer's DREQ
 	connDead         bool
 	disconnectCalled bool
+}
 
-	// What the CM knows for rdma_init_qp_attr (ib_cm's cm_id_priv).
+// cmParams is what the CM knows for rdma_init_qp_attr (ib_cm's
+// cm_id_priv).
+type cmParams struct {
 	seqNum    uint32 // this side's starting PSN when the id has no QP (kernel: id_priv->seq_num)
 	psnSent   bool   // localPSN went out in the REQ/REP
 	localPSN  uint32
@@ -146,169 +165,6 @@ func (id *cmID) BindAddr(addr netip.AddrPort) error {
 	}
 	id.state = stBound
 	return nil
-}
-
-// Listen is rdma_listen. The backlog is not enforced.
-func (id *cmID) Listen(backlog int) error {
-	const fn = "rdma_listen"
-	id.mu.Lock()
-	if id.destroyed || (id.state != stBound && id.state != stIdle) {
-		id.mu.Unlock()
-		return verbs.Errorf(fn, errEINVAL, "id is not bound")
-	}
-	if id.state == stIdle { // rdma_listen on an unbound id binds to the wildcard
-		id.mu.Unlock()
-		if err := id.BindAddr(netip.AddrPortFrom(netip.IPv4Unspecified(), 0)); err != nil {
-			return err
-		}
-		id.mu.Lock()
-	}
-	id.state = stListen
-	id.pending = map[net.Conn]struct{}{}
-	ln := id.ln
-	id.mu.Unlock()
-	id.p.goStart(func() { id.acceptLoop(ln) })
-	return nil
-}
-
-// Accept backs off this long after its first failure, doubling up to
-// maxAcceptBackoff: long enough not to spin on EMFILE, short enough that
-// an attendee who comes once descriptors are free waits no longer than
-// the CM's own retry would make them.
-const (
-	minAcceptBackoff = 5 * time.Millisecond
-	maxAcceptBackoff = time.Second
-)
-
-// acceptWarning says what a failed Accept means for the person running
-// the listener, and what to do when it is the descriptor limit.
-func acceptWarning(err error) string {
-	line := fmt.Sprintf("the simulated NIC cannot accept a connection (%v); it retries until it can", err)
-	if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
-		line += ": the process is out of file descriptors (EMFILE): raise `ulimit -n`, or wait for idle connections to close"
-	}
-	return line
-}
-
-// acceptLoop accepts peers until the listener is closed. Any other Accept
-// error — EMFILE, ENFILE or ENOBUFS after a burst of connections — is
-// logged once and retried with a backoff: returning on it, as a first
-// version did, left a listener that still said it listened and answered
-// nobody for the rest of the process.
-func (id *cmID) acceptLoop(ln net.Listener) {
-	var backoff time.Duration
-	for {
-		nc, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return // listener closed by Destroy
-			}
-			if backoff == 0 {
-				id.p.warn(acceptWarning(err))
-			}
-			backoff = min(max(2*backoff, minAcceptBackoff), maxAcceptBackoff)
-			time.Sleep(backoff)
-			continue
-		}
-		if backoff > 0 {
-			id.p.warn("the simulated NIC accepts connections again")
-			backoff = 0
-		}
-		id.mu.Lock()
-		if id.destroyed {
-			id.mu.Unlock()
-			nc.Close()
-			return
-		}
-		id.pending[nc] = struct{}{}
-		id.mu.Unlock()
-		id.p.goStart(func() { id.handshake(nc) })
-	}
-}
-
-// handshake reads a peer's preamble and REQ. Anything else, or silence
-// past the CM timeout, and the TCP connection is dropped without an event.
-func (id *cmID) handshake(nc net.Conn) {
-	ok := false
-	defer func() {
-		if !ok {
-			id.mu.Lock()
-			delete(id.pending, nc)
-			id.mu.Unlock()
-			nc.Close()
-		}
-	}()
-	nc.SetReadDeadline(time.Now().Add(id.p.opts.CMTimeout))
-	br := bufio.NewReaderSize(nc, 256<<10)
-	if err := readPreamble(br); err != nil {
-		id.p.log.Debug("sim: dropping non-rdmatour peer", "peer", nc.RemoteAddr(), "err", err)
-		return
-	}
-	buf := make([]byte, maxFrameBody)
-	kind, body, err := readFrame(br, buf)
-	if err != nil || kind != kindCM {
-		id.p.log.Debug("sim: dropping peer without REQ", "peer", nc.RemoteAddr(), "err", err)
-		return
-	}
-	m, err := decodeCM(body)
-	if err == nil && m.Type != requestType(id.ps) && (m.Type == cmREQ || m.Type == cmSIDRReq) {
-		answerOtherPortSpace(nc, m.Type)
-		return
-	}
-	if err != nil || m.Type != requestType(id.ps) {
-		id.p.log.Debug("sim: dropping peer with bad REQ", "peer", nc.RemoteAddr(), "err", err)
-		return
-	}
-	nc.SetReadDeadline(time.Time{})
-
-	child := &cmID{p: id.p, ch: id.ch, ps: id.ps, state: stConnectReq, dev: id.p.dev,
-		local: addrPortOf(nc.LocalAddr()), peer: addrPortOf(nc.RemoteAddr()), listener: id, req: m,
-		seqNum: uint32(rand.N(1 << 24)), peerKnown: true, peerQPN: m.QPN, peerPSN: m.PSN,
-		// From the passive side's point of view (ib_cm swaps them).
-		respRes: m.InitiatorDepth, initDepth: m.ResponderResources, retryCnt: m.RetryCount, rnrRetry: m.RNRRetryCount}
-	id.mu.Lock()
-	if id.destroyed {
-		id.mu.Unlock()
-		return
-	}
-	id.ch.mu.Lock()
-	if id.ch.destroyed {
-		id.ch.mu.Unlock()
-		id.mu.Unlock()
-		return
-	}
-	id.ch.ids[child] = struct{}{}
-	id.ch.mu.Unlock()
-	// From here the child owns the connection; the listener's Destroy no
-	// longer closes it.
-	delete(id.pending, nc)
-	ok = true
-	id.p.count(func(r *verbs.ResourceCount) { r.IDs++ })
-	c := newConn(id.p, nc, br)
-	c.tap.cm(&m, false) // the REQ, read before the connection existed
-	child.conn = c
-	id.p.dev.setPeer(m.QPN, child)
-	c.send(outItem{raw: preamble()})
-	ev := child.event(verbs.EventConnectRequest, 0)
-	ev.ListenID = id
-	ev.PrivateData = pad(m.PrivateData, reqPrivateDataSize)
-	// cma_set_req_event_data swaps the two: they are from the listener's
-	// point of view.
-	ev.ResponderResources, ev.InitiatorDepth = m.InitiatorDepth, m.ResponderResources
-	ev.RNRRetryCount = m.RNRRetryCount
-	ev.QPNum = m.QPN
-	if id.ps == verbs.PSUDP {
-		ev = udRequestEvent(ev, m)
-	}
-	id.ch.post(ev)
-	id.mu.Unlock()
-	child.readLoop(c, buf)
-}
-
-func pad(b []byte, n int) []byte {
-	out := make([]byte, max(n, len(b)))
-	copy(out, b)
-	return out
 }
 
 // isLocal says whether a is an address of this host.
@@ -430,38 +286,9 @@ func (id *cmID) Destroy() error {
 		return verbs.Errorf("rdma_destroy_id", errEINVAL, "id already destroyed")
 	}
 	id.destroyed = true
-	if id.cancel != nil {
-		id.cancel()
-	}
-	id.p.stopTimer(id.discTimer)
-	id.discTimer = nil
-	id.p.stopTimer(id.rtuTimer)
-	id.rtuTimer = nil
-	if id.ln != nil {
-		id.ln.Close()
-	}
-	var pending []net.Conn
-	for nc := range id.pending {
-		pending = append(pending, nc)
-	}
-	if c := id.conn; c != nil {
-		switch {
-		case id.ps == verbs.PSUDP:
-			// A SIDR exchange leaves nothing to tear down: the peer hears
-			// nothing (ud_cm.go).
-		case id.state == stEstablished, id.state == stAccepted:
-			c.sendCM(&cmMsg{Type: cmDREQ})
-		case id.state == stDisconnected:
-			if id.passive && !id.disconnectCalled {
-				c.sendCM(&cmMsg{Type: cmDREP}) // the peer's DREQ, never answered
-			}
-		case id.state == stConnectReq, id.state == stRepRcvd:
-			// ib_cm rejects a request (or a reply) whose id is destroyed
-			// unanswered.
-			c.sendCM(&cmMsg{Type: cmREJ, Reason: rejConsumerDefined})
-		}
-		c.closeAfterFlush()
-	}
+	id.cmTimers.stop(id.p)
+	pending := id.cmListen.close()
+	id.farewellLocked()
 	q := id.qp
 	id.qp = nil
 	state := id.state
@@ -473,6 +300,53 @@ func (id *cmID) Destroy() error {
 		q.destroy()
 	}
 	id.p.dev.dropPeer(id)
+	id.leaveChannel(state)
+	id.p.count(func(r *verbs.ResourceCount) { r.IDs-- })
+	return nil
+}
+
+// close closes the listening socket and returns the connections still
+// in handshake, for the caller to close once it has let go of id.mu.
+func (l *cmListen) close() []net.Conn {
+	if l.ln != nil {
+		l.ln.Close()
+	}
+	var pending []net.Conn
+	for nc := range l.pending {
+		pending = append(pending, nc)
+	}
+	return pending
+}
+
+// farewellLocked sends what the kernel's CM sends for an id destroyed
+// in its state, then lets the connection close once that is written.
+// id.mu is held.
+func (id *cmID) farewellLocked() {
+	c := id.conn
+	if c == nil {
+		return
+	}
+	switch {
+	case id.ps == verbs.PSUDP:
+		// A SIDR exchange leaves nothing to tear down: the peer hears
+		// nothing (ud_cm.go).
+	case id.state == stEstablished, id.state == stAccepted:
+		c.sendCM(&cmMsg{Type: cmDREQ})
+	case id.state == stDisconnected:
+		if id.passive && !id.disconnectCalled {
+			c.sendCM(&cmMsg{Type: cmDREP}) // the peer's DREQ, never answered
+		}
+	case id.state == stConnectReq, id.state == stRepRcvd:
+		// ib_cm rejects a request (or a reply) whose id is destroyed
+		// unanswered.
+		c.sendCM(&cmMsg{Type: cmREJ, Reason: rejConsumerDefined})
+	}
+	c.closeAfterFlush()
+}
+
+// leaveChannel takes the id off its event channel; a listener also
+// destroys the children whose CONNECT_REQUEST nobody fetched.
+func (id *cmID) leaveChannel(state idState) {
 	ch := id.ch
 	ch.mu.Lock()
 	delete(ch.ids, id)
@@ -484,6 +358,4 @@ func (id *cmID) Destroy() error {
 	for _, c := range unseen {
 		c.Destroy()
 	}
-	id.p.count(func(r *verbs.ResourceCount) { r.IDs-- })
-	return nil
 }

@@ -211,68 +211,100 @@ func (c *conn) isLocalClosed() bool {
 	return c.localClosed
 }
 
+// writeLoop is the connection's writer: it takes what is queued in
+// batches, encodes and writes them, and runs their sent callbacks.
 func (c *conn) writeLoop() {
 	var batch []outItem
 	buf := make([]byte, 0, 256<<10)
 	for {
-		c.mu.Lock()
-		for len(c.q) == 0 && !c.closing && !c.closed {
-			c.cond.Wait()
-		}
-		if c.closed {
-			c.mu.Unlock()
+		var ok bool
+		if batch, ok = c.nextBatch(batch); !ok {
 			return
 		}
-		if len(c.q) == 0 { // closing and drained
-			c.closed = true
-			c.mu.Unlock()
-			c.shutdown()
-			return
-		}
-		batch, c.q = c.q, batch[:0]
-		c.mu.Unlock()
 		batch = mergeAcks(batch)
-
-		buf = buf[:0]
-		var sent []outItem // their callbacks run once written
-		for i := range batch {
-			it := &batch[i]
-			if it.sent != nil {
-				sent = append(sent, outItem{sent: it.sent})
-			}
-			if it.raw != nil {
-				buf = append(buf, it.raw...)
-				c.tap.raw(it.raw)
-			} else {
-				pk := it.pkt
-				buf = appendPacketHeader(buf, pk, pk.payloadLen())
-				start := len(buf)
-				if pk.Payload != nil {
-					buf = append(buf, pk.Payload...)
-				} else {
-					buf = appendSegs(buf, pk.segs)
-				}
-				c.p.dev.trace(pk, true, it.srcQP)
-				c.tap.packet(pk, buf[start:], true)
-			}
-			batch[i] = outItem{}
-			// Write in chunks so a long queue does not build one huge buffer.
-			if len(buf) >= 192<<10 {
-				if _, err := c.nc.Write(buf); err != nil {
-					c.fail(append(sent, batch[i+1:]...))
-					return
-				}
-				buf = buf[:0]
-			}
-		}
-		if len(buf) > 0 {
-			if _, err := c.nc.Write(buf); err != nil {
-				c.fail(sent)
-				return
-			}
+		var sent []outItem
+		if buf, sent, ok = c.writeBatch(batch, buf); !ok {
+			return
 		}
 		runSent(sent)
 	}
+}
+
+// nextBatch waits for queued items and swaps them for spare, the last
+// batch's storage. It reports false once the connection is closed; a
+// closing connection whose queue is drained is shut down here.
+func (c *conn) nextBatch(spare []outItem) ([]outItem, bool) {
+	c.mu.Lock()
+	for len(c.q) == 0 && !c.closing && !c.closed {
+		c.cond.Wait()
+	}
+	if c.closed {
+		c.mu.Unlock()
+		return spare, false
+	}
+	if len(c.q) == 0 { // closing and drained
+		c.closed = true
+		c.mu.Unlock()
+		c.shutdown()
+		return spare, false
+	}
+	batch := c.q
+	c.q = spare[:0]
+	c.mu.Unlock()
+	return batch, true
+}
+
+// writeBatch encodes batch into buf and writes it, in chunks so a long
+// queue does not build one huge buffer. It returns buf for reuse and the
+// items whose callbacks run now they are written, or false after a
+// write error (the connection has failed).
+func (c *conn) writeBatch(batch []outItem, buf []byte) ([]byte, []outItem, bool) {
+	buf = buf[:0]
+	var sent []outItem // their callbacks run once written
+	for i := range batch {
+		it := &batch[i]
+		if it.sent != nil {
+			sent = append(sent, outItem{sent: it.sent})
+		}
+		buf = c.encodeItem(buf, it)
+		batch[i] = outItem{}
+		if len(buf) >= 192<<10 {
+			if _, err := c.nc.Write(buf); err != nil {
+				c.fail(append(sent, batch[i+1:]...))
+				return buf, nil, false
+			}
+			buf = buf[:0]
+		}
+	}
+	if len(buf) > 0 {
+		if _, err := c.nc.Write(buf); err != nil {
+			c.fail(sent)
+			return buf, nil, false
+		}
+	}
+	return buf, sent, true
+}
+
+// encodeItem appends one queued item to buf: raw bytes as they are, a
+// packet as headers and payload (copied out of the MR now), traced and
+// tapped as it goes out.
+func (c *conn) encodeItem(buf []byte, it *outItem) []byte {
+	if it.raw != nil {
+		buf = append(buf, it.raw...)
+		c.tap.raw(it.raw)
+		return buf
+	}
+	pk := it.pkt
+	buf = appendPacketHeader(buf, pk, pk.payloadLen())
+	start := len(buf)
+	if pk.Payload != nil {
+		buf = append(buf, pk.Payload...)
+	} else {
+		buf = appendSegs(buf, pk.segs)
+	}
+	c.p.dev.trace(pk, true, it.srcQP)
+	c.tap.packet(pk, buf[start:], true)
+	return buf
 }
 
 // fail closes the connection after a write error: unlike abort it leaves

@@ -5,10 +5,22 @@ package sim
 import (
 	"context"
 	"math/rand/v2"
+	"sync"
 	"syscall"
 
 	"github.com/rdmatour/rdmatour/verbs"
 )
+
+// eventChannel is rdma_event_channel: a queue of CM events.
+type eventChannel struct {
+	p *Provider
+
+	mu        sync.Mutex
+	q         []queuedEvent
+	sig       chan struct{} // closed and replaced on every post
+	destroyed bool
+	ids       map[*cmID]struct{}
+}
 
 // CreateEventChannel is rdma_create_event_channel.
 func (p *Provider) CreateEventChannel() (verbs.EventChannel, error) {
@@ -130,7 +142,7 @@ func (ch *eventChannel) CreateID(ps verbs.PortSpace) (verbs.CMID, error) {
 	if ch.destroyed {
 		return nil, verbs.Errorf("rdma_create_id", errEINVAL, "event channel destroyed")
 	}
-	id := &cmID{p: ch.p, ch: ch, ps: ps, seqNum: uint32(rand.N(1 << 24))}
+	id := &cmID{p: ch.p, ch: ch, ps: ps, cmParams: cmParams{seqNum: uint32(rand.N(1 << 24))}}
 	ch.ids[id] = struct{}{}
 	ch.p.count(func(r *verbs.ResourceCount) { r.IDs++ })
 	return id, nil

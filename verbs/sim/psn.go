@@ -55,3 +55,9 @@ func (q *qp) onSeqNAK(w *sendWQE, psn uint32) {
 	q.count(cntCompleterRetryErr)
 	q.resendFrom(psn)
 }
+
+// psnAdd and psnDiff do 24-bit PSN arithmetic.
+func psnAdd(a uint32, n int) uint32 { return (a + uint32(n)) & 0xFFFFFF }
+
+// psnDiff is a-b as a signed 24-bit distance.
+func psnDiff(a, b uint32) int { return int(int32((a-b)<<8) >> 8) }

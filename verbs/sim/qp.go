@@ -53,8 +53,9 @@ const (
 	respWrite
 )
 
-// qp is an RC queue pair. Every field below mu is guarded by it; the
-// reader goroutine, the RNR timer and the application's posts all take it.
+// qp is an RC queue pair. Every field below mu, its parts' fields
+// included, is guarded by it; the reader goroutine, the RNR and ACK
+// timers and the application's posts all take it.
 type qp struct {
 	dev    *device
 	num    uint32
@@ -67,46 +68,83 @@ type qp struct {
 	// counters are the device's hw_counters for this QP alone.
 	counters [numCounters]atomic.Uint64
 
-	mu              sync.Mutex
-	state           verbs.QPState
-	destroyed       bool
-	early           []verbs.SendWR // posted before RTS: rxe runs them at RTS
+	mu        sync.Mutex
+	state     verbs.QPState
+	destroyed bool
+	conn      *conn
+	// manual: made with ibv_create_qp (Device.CreateQP); the application
+	// owns it and drives its state machine with ibv_modify_qp.
+	manual bool
+	gen    int // invalidates a pending RNR or ACK timer
+	qpAttrs
+	requesterState
+	rnrWait
+	ackRetry
+	responderState
+}
+
+// qpAttrs are the attributes ibv_modify_qp (or rdma_cm's modify_qp
+// calls) set: where the QP sends and how it retries.
+type qpAttrs struct {
 	destQPN         uint32
-	sqPSN           uint32 // next PSN the requester uses
-	rqPSN           uint32 // next PSN the responder expects
 	retryCnt        uint8
 	rnrRetry        uint8
 	minRNR          uint8
 	maxRdAtomic     uint8
 	maxDestRdAtomic uint8
-	conn            *conn
-	// manual: made with ibv_create_qp (Device.CreateQP); the application
-	// owns it and drives its state machine with ibv_modify_qp.
-	manual    bool
-	access    verbs.Access // qp_access_flags
-	pkeyIndex uint16
-	port      uint8
-	pmtu      int   // path MTU in bytes: how WRs are cut into packets
-	timeout   uint8 // local ACK timeout code
-	ah        verbs.AHAttr
-	qkey      uint32    // UD: the Q_Key datagrams must carry
-	udOut     []*udSend // UD: sends not yet completed, in post order
+	access          verbs.Access // qp_access_flags
+	pkeyIndex       uint16
+	port            uint8
+	pmtu            int   // path MTU in bytes: how WRs are cut into packets
+	timeout         uint8 // local ACK timeout code
+	ah              verbs.AHAttr
+	qkey            uint32 // UD: the Q_Key datagrams must carry
+}
 
-	sq       []*sendWQE
-	sendIdx  int  // sq[:sendIdx] have been transmitted
+// requesterState is the send queue and how far the requester has got
+// through it.
+type requesterState struct {
+	early   []verbs.SendWR // posted before RTS: rxe runs them at RTS
+	sqPSN   uint32         // next PSN the requester uses
+	sq      []*sendWQE
+	sendIdx int       // sq[:sendIdx] have been transmitted
+	udOut   []*udSend // UD: sends not yet completed, in post order
+}
+
+// rnrWait is the requester waiting out an RNR NAK.
+type rnrWait struct {
 	halted   bool // waiting out an RNR NAK
 	rnrTimer *time.Timer
-	// ackWatch: the peer may no longer answer (its DREQ arrived, or its
-	// connection broke), so unacknowledged packets run the local ACK
-	// timer (ackTimer) with retriesLeft retransmissions; see retry.go.
+}
+
+// stopRNRTimer stops the RNR timer, if one runs.
+func (r *rnrWait) stopRNRTimer(p *Provider) {
+	p.stopTimer(r.rnrTimer)
+	r.rnrTimer = nil
+}
+
+// ackRetry: the peer may no longer answer (its DREQ arrived, or its
+// connection broke), so unacknowledged packets run the local ACK timer
+// (ackTimer) with retriesLeft retransmissions; see retry.go.
+type ackRetry struct {
 	ackWatch    bool
 	ackTimer    *time.Timer
 	retriesLeft int
-	gen         int // invalidates a pending RNR timer
+}
 
-	rq   []recvWQE
-	msn  uint32
-	rcur respOp
+// stopAckTimer stops the local ACK timer, if one runs.
+func (a *ackRetry) stopAckTimer(p *Provider) {
+	p.stopTimer(a.ackTimer)
+	a.ackTimer = nil
+}
+
+// responderState is the receive queue and the responder's place in the
+// peer's request stream.
+type responderState struct {
+	rqPSN uint32 // next PSN the responder expects
+	rq    []recvWQE
+	msn   uint32
+	rcur  respOp
 	// sentSeqNAK: a PSN sequence error NAK went out and no in-sequence
 	// request has arrived since (rxe's resp.sent_psn_nak): one NAK per gap.
 	sentSeqNAK bool
@@ -156,10 +194,9 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	q := &qp{
 		dev: d, pd: p, scq: scq, rcq: rcq, cap: rxeCaps(c), sigAll: attr.SigAll, typ: attr.Type,
 		// librdmacm's rdma_create_qp moves the QP to INIT right away.
-		state:  verbs.QPSInit,
-		sqPSN:  uint32(rand.N(1 << 24)),
-		minRNR: d.p.opts.MinRNRTimer,
-		port:   1, pmtu: activeMTU, timeout: 14, // access: see cmID.CreateQP
+		state:          verbs.QPSInit,
+		requesterState: requesterState{sqPSN: uint32(rand.N(1 << 24))},
+		qpAttrs:        qpAttrs{minRNR: d.p.opts.MinRNRTimer, port: 1, pmtu: activeMTU, timeout: 14}, // access: see cmID.CreateQP
 	}
 	if manual {
 		// ibv_create_qp: RESET, nothing set yet (rxe reports path_mtu 256).
@@ -209,9 +246,8 @@ func (q *qp) destroy() {
 	q.destroyed = true
 	q.state = verbs.QPSReset
 	q.gen++
-	q.dev.p.stopTimer(q.rnrTimer)
-	q.rnrTimer = nil
-	q.stopAckTimer()
+	q.stopRNRTimer(q.dev.p)
+	q.stopAckTimer(q.dev.p)
 	q.sq, q.rq, q.conn = nil, nil, nil
 	q.mu.Unlock()
 	q.dev.mu.Lock()
@@ -273,83 +309,6 @@ func (q *qp) Query() (verbs.QPAttr, error) {
 	}, nil
 }
 
-// completeSend posts a send completion. A full CQ loses it and the QP
-// carries on in RTS: rxe's completer ignores rxe_cq_post's failure
-// (rxe_comp.c do_complete; measured: TestRxeSendCQOverflow).
-func (q *qp) completeSend(wc verbs.WC) {
-	wc.QPNum, wc.SrcQP = q.num, q.destQPN
-	q.scq.push(wc)
-}
-
-// completeRecv posts a receive completion. A full CQ loses it and puts the
-// QP in error, with no ACK for the request: rxe's responder turns
-// rxe_cq_post's failure into RESPST_ERR_CQ_OVERFLOW, a class G error
-// (rxe_resp.c do_complete, rxe_responder; measured: TestRxeRecvCQOverflow).
-func (q *qp) completeRecv(wc verbs.WC) {
-	wc.QPNum, wc.SrcQP = q.num, q.destQPN
-	if !q.rcq.push(wc) && q.state != verbs.QPSErr {
-		q.moveToErr()
-	}
-}
-
-// moveToErr is modify_qp(IBV_QPS_ERR): every outstanding WR completes
-// with IBV_WC_WR_FLUSH_ERR. On a QP already in ERR it flushes the RECVs
-// posted since: rxe's rxe_qp_error runs the responder again, and only the
-// responder flushes the receive queue (rxe_resp.c check_resource).
-func (q *qp) moveToErr() {
-	if q.destroyed {
-		return
-	}
-	if q.state == verbs.QPSErr {
-		q.flushRecvs()
-		return
-	}
-	q.state = verbs.QPSErr
-	q.halted = false
-	q.gen++
-	q.dev.p.stopTimer(q.rnrTimer)
-	q.rnrTimer = nil
-	q.stopAckTimer()
-	sq := q.sq
-	q.sq, q.sendIdx, q.rcur = nil, 0, respOp{}
-	for _, w := range sq {
-		q.completeSend(verbs.WC{WRID: w.wr.WRID, Status: verbs.WCWRFlushErr, Opcode: w.wr.Opcode.CompletionOpcode()})
-	}
-	q.flushRecvs()
-	for _, wr := range q.early {
-		q.completeSend(verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: wr.Opcode.CompletionOpcode()})
-	}
-	q.early = nil
-}
-
-// flushRecvs completes every posted RECV with IBV_WC_WR_FLUSH_ERR.
-func (q *qp) flushRecvs() {
-	rq := q.rq
-	q.rq = nil
-	for _, r := range rq {
-		q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCWRFlushErr, Opcode: verbs.WCRecv})
-	}
-}
-
-// errorOut completes w with status (errors always complete, signaled or
-// not), flushes everything else and puts the QP in error.
-func (q *qp) errorOut(w *sendWQE, status verbs.WCStatus) {
-	for i, x := range q.sq {
-		if x == w {
-			q.sq = append(q.sq[:i:i], q.sq[i+1:]...)
-			if i < q.sendIdx {
-				q.sendIdx--
-			}
-			q.completeSend(verbs.WC{WRID: w.wr.WRID, Status: status, Opcode: w.wr.Opcode.CompletionOpcode(), ByteLen: uint32(w.length)})
-			break
-		}
-	}
-	if status != verbs.WCSuccess {
-		q.count(cntSendErr)
-	}
-	q.moveToErr()
-}
-
 // receive dispatches a packet that arrived on connection c for this QP
 // (reader goroutine). Only a QP whose RTR bound it to c takes it.
 func (q *qp) receive(c *conn, pk *packet) {
@@ -365,14 +324,4 @@ func (q *qp) receive(c *conn, pk *packet) {
 	default:
 		q.onRequest(pk)
 	}
-}
-
-// ---- requester side: ACKs, NAKs and read responses ----
-
-// ---- responder side ----
-
-func (q *qp) toErr() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.moveToErr()
 }

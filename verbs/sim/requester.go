@@ -138,52 +138,63 @@ func (q *qp) transmit(w *sendWQE, from int) {
 		}})
 		return
 	}
+	for i := from; i < w.npkts; i++ {
+		q.conn.send(outItem{srcQP: q.num, pkt: q.messagePacket(w, i)})
+	}
+}
+
+// messagePacket is packet i of a SEND or RDMA WRITE: its opcode, the
+// RETH on the first of a WRITE, the ImmDt on the last, and its slice of
+// the WR's memory.
+func (q *qp) messagePacket(w *sendWQE, i int) *packet {
+	wr := &w.wr
 	write := wr.Opcode == verbs.WRRDMAWrite || wr.Opcode == verbs.WRRDMAWriteWithImm
 	imm := wr.Opcode == verbs.WRRDMAWriteWithImm || wr.Opcode == verbs.WRSendWithImm
-	for i := from; i < w.npkts; i++ {
-		first, last := i == 0, i == w.npkts-1
-		var op uint8
-		switch {
-		case first && last && write && imm:
-			op = verbs.OpRDMAWriteOnlyWithImm
-		case first && last && write:
-			op = verbs.OpRDMAWriteOnly
-		case first && last && imm:
-			op = verbs.OpSendOnlyWithImm
-		case first && last:
-			op = verbs.OpSendOnly
-		case first && write:
-			op = verbs.OpRDMAWriteFirst
-		case first:
-			op = verbs.OpSendFirst
-		case last && write && imm:
-			op = verbs.OpRDMAWriteLastWithImm
-		case last && write:
-			op = verbs.OpRDMAWriteLast
-		case last && imm:
-			op = verbs.OpSendLastWithImm
-		case last:
-			op = verbs.OpSendLast
-		case write:
-			op = verbs.OpRDMAWriteMiddle
-		default:
-			op = verbs.OpSendMiddle
-		}
-		pk := &packet{Opcode: op, AckReq: last, DestQP: q.destQPN, PSN: psnAdd(w.firstPSN, i)}
-		if first && write {
-			pk.HasRETH = true
-			pk.RETH = verbs.RETH{VA: wr.RemoteAddr, RKey: wr.RKey, DMALen: uint32(w.length)}
-		}
-		if last && imm {
-			pk.HasImm, pk.Imm = true, wr.ImmData
-		}
-		off := i * q.pmtu
-		n := min(q.pmtu, w.length-off)
-		if n > 0 {
-			pk.segs, pk.segLen = sliceSegs(w.segs, off, n), n
-		}
-		q.conn.send(outItem{srcQP: q.num, pkt: pk})
+	first, last := i == 0, i == w.npkts-1
+	pk := &packet{Opcode: messageOpcode(first, last, write, imm), AckReq: last, DestQP: q.destQPN, PSN: psnAdd(w.firstPSN, i)}
+	if first && write {
+		pk.HasRETH = true
+		pk.RETH = verbs.RETH{VA: wr.RemoteAddr, RKey: wr.RKey, DMALen: uint32(w.length)}
 	}
+	if last && imm {
+		pk.HasImm, pk.Imm = true, wr.ImmData
+	}
+	off := i * q.pmtu
+	n := min(q.pmtu, w.length-off)
+	if n > 0 {
+		pk.segs, pk.segLen = sliceSegs(w.segs, off, n), n
+	}
+	return pk
+}
+
+// messageOpcode is the IBA opcode of a SEND or RDMA WRITE packet by its
+// place in the message and whether it carries immediate data.
+func messageOpcode(first, last, write, imm bool) uint8 {
+	switch {
+	case first && last && write && imm:
+		return verbs.OpRDMAWriteOnlyWithImm
+	case first && last && write:
+		return verbs.OpRDMAWriteOnly
+	case first && last && imm:
+		return verbs.OpSendOnlyWithImm
+	case first && last:
+		return verbs.OpSendOnly
+	case first && write:
+		return verbs.OpRDMAWriteFirst
+	case first:
+		return verbs.OpSendFirst
+	case last && write && imm:
+		return verbs.OpRDMAWriteLastWithImm
+	case last && write:
+		return verbs.OpRDMAWriteLast
+	case last && imm:
+		return verbs.OpSendLastWithImm
+	case last:
+		return verbs.OpSendLast
+	case write:
+		return verbs.OpRDMAWriteMiddle
+	}
+	return verbs.OpSendMiddle
 }
 
 // ackThrough completes every transmitted WR whose last PSN is at or before

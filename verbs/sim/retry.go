@@ -37,8 +37,8 @@ func (q *qp) peerLost() {
 }
 
 // ackTimeout is the local ACK timeout of the QP's timeout code.
-func (q *qp) ackTimeout() time.Duration {
-	return time.Duration(4096<<min(q.timeout, 31)) * time.Nanosecond
+func (a *qpAttrs) ackTimeout() time.Duration {
+	return time.Duration(4096<<min(a.timeout, 31)) * time.Nanosecond
 }
 
 // armAckTimer starts the ACK timer if it is watched, not running and
@@ -51,11 +51,6 @@ func (q *qp) armAckTimer() {
 	q.ackTimer = q.dev.p.afterFunc(q.ackTimeout(), func() { q.ackTimedOut(gen) })
 }
 
-func (q *qp) stopAckTimer() {
-	q.dev.p.stopTimer(q.ackTimer)
-	q.ackTimer = nil
-}
-
 // ackProgress is called when an acknowledgement completed something: the
 // retry budget is full again and the timer starts over for what remains.
 func (q *qp) ackProgress() {
@@ -63,7 +58,7 @@ func (q *qp) ackProgress() {
 		return
 	}
 	q.retriesLeft = int(q.retryCnt)
-	q.stopAckTimer()
+	q.stopAckTimer(q.dev.p)
 	q.armAckTimer()
 }
 
@@ -90,8 +85,7 @@ func (q *qp) ackTimedOut(gen int) {
 	// A timeout ends an RNR wait too: resend from the oldest unacked PSN.
 	q.halted = false
 	q.gen++
-	q.dev.p.stopTimer(q.rnrTimer)
-	q.rnrTimer = nil
+	q.stopRNRTimer(q.dev.p)
 	w := q.sq[0]
 	q.resendFrom(psnAdd(w.firstPSN, w.respPkts))
 	q.armAckTimer()

@@ -6,8 +6,8 @@
 // carries one RC connection: first the CM handshake (REQ/REP/RTU, REJ,
 // DREQ/DREP), then InfiniBand-shaped transport packets with real BTH
 // opcodes, PSNs, RETH/AETH/ImmDt. Everything a peer sends is untrusted: the
-// decoders in wire.go never panic and every remote access is checked
-// against a registered MR before a byte is written.
+// decoders in wire.go and wire_packet.go never panic and every remote
+// access is checked against a registered MR before a byte is written.
 //
 // Threading: each connection has one reader goroutine (it runs the
 // responder and the requester's completer, both under the QP's mutex) and
@@ -15,6 +15,11 @@
 // on a write (two readers blocked writing ACKs to each other would
 // deadlock). Payload bytes are copied out of the MR only when the writer
 // encodes the packet, so a queue of large WRITEs costs no extra memory.
+//
+// Locks: a qp's parts (qpAttrs, requesterState, rnrWait, ackRetry,
+// responderState) are guarded by qp.mu, and a cmID's (cmListen, cmTimers,
+// cmDisconnect, cmParams) by cmID.mu, as the fields they hold were before
+// they had types of their own; a part has no lock of its own.
 package sim
 
 import (
@@ -196,31 +201,6 @@ func (p *Provider) Quiesce(d time.Duration) bool {
 	return true
 }
 
-// Counter indices; names are rxe's hw_counters where they apply.
-const (
-	cntSentPkts = iota
-	cntRcvdPkts
-	cntRDMASends
-	cntRDMARecvs
-	cntRcvdRNRErr
-	cntSendRNRErr
-	cntRetryExceeded
-	cntRetryRNRExceeded
-	cntRcvdSeqErr
-	cntDuplicateRequest
-	cntOutOfSeqRequest
-	cntCompleterRetryErr
-	cntSendErr
-	numCounters
-)
-
-var counterNames = [numCounters]string{
-	"sent_pkts", "rcvd_pkts", "rdma_sends", "rdma_recvs", "rcvd_rnr_err",
-	"send_rnr_err", "retry_exceeded_err", "retry_rnr_exceeded_err",
-	"rcvd_seq_err", "duplicate_request", "out_of_seq_request",
-	"completer_retry_err", "send_err",
-}
-
 const (
 	// activeMTU is sim0's active MTU and the path MTU rdma_cm gives its
 	// QPs: what rxe reports over a 1500-byte Ethernet. rxe derives it from
@@ -312,8 +292,6 @@ func hostIPv4() (netip.Addr, string) {
 	return netip.AddrFrom4([4]byte{127, 0, 0, 1}), "lo"
 }
 
-func (d *device) count(i int) { d.counters[i].Add(1) }
-
 func (d *device) portAttr() verbs.PortAttr {
 	return verbs.PortAttr{
 		Num:         1,
@@ -355,97 +333,6 @@ func (d *device) QueryGID(port uint8, index int) (netip.Addr, error) {
 		return netip.Addr{}, verbs.Errorf("ibv_query_gid", errEINVAL, "port %d index %d not populated", port, index)
 	}
 	return d.gid, nil
-}
-
-// Counters returns the device's hw_counters.
-func (d *device) Counters(port uint8) (map[string]uint64, error) {
-	if port != 1 {
-		return nil, verbs.Errorf("ibv_query_port", errEINVAL, "port %d does not exist", port)
-	}
-	m := make(map[string]uint64, numCounters)
-	for i, n := range counterNames {
-		m[n] = d.counters[i].Load()
-	}
-	return m, nil
-}
-
-// QPCounters implements verbs.QPCounterReader: the hw_counters of one
-// QP, counted where the device counts them (a demo's two sides share the
-// device, and each has its own QP).
-func (d *device) QPCounters(qpNum uint32) (map[string]uint64, error) {
-	q := d.qpByNum(qpNum)
-	if q == nil {
-		return nil, verbs.Errorf("rdma statistic qp", errEINVAL, "QP 0x%x does not exist", qpNum)
-	}
-	m := make(map[string]uint64, numCounters)
-	for i, n := range counterNames {
-		m[n] = q.counters[i].Load()
-	}
-	return m, nil
-}
-
-// trace records one transport packet in the bounded ring; localQP is the
-// QP of this device that sent it (outbound) or that it is for (inbound).
-func (d *device) trace(pk *packet, outbound bool, localQP uint32) {
-	rec := verbs.Packet{
-		Time:       time.Now(),
-		Outbound:   outbound,
-		LocalQP:    localQP,
-		Opcode:     pk.Opcode,
-		DestQP:     pk.DestQP,
-		PSN:        pk.PSN,
-		AckReq:     pk.AckReq,
-		PayloadLen: pk.payloadLen(),
-	}
-	if pk.HasRETH {
-		r := pk.RETH
-		rec.RETH = &r
-	}
-	if pk.HasAETH {
-		a := pk.AETH
-		rec.AETH = &a
-	}
-	if pk.HasImm {
-		v := pk.Imm
-		rec.ImmDt = &v
-	}
-	if pk.HasAtomicETH {
-		a := pk.AtomicETH
-		rec.AtomicETH = &a
-	}
-	if pk.HasAtomicAck {
-		v := pk.AtomicAck
-		rec.AtomicAck = &v
-	}
-	cnt := cntRcvdPkts
-	if outbound {
-		cnt = cntSentPkts
-	}
-	d.count(cnt)
-	if q := d.qpByNum(localQP); q != nil {
-		q.counters[cnt].Add(1)
-	}
-	d.traceMu.Lock()
-	d.traceSeq++
-	rec.Seq = d.traceSeq
-	d.ring[int(rec.Seq%uint64(len(d.ring)))] = rec
-	d.traceMu.Unlock()
-}
-
-// Packets implements verbs.PacketTracer.
-func (d *device) Packets(after uint64) []verbs.Packet {
-	d.traceMu.Lock()
-	defer d.traceMu.Unlock()
-	n := uint64(len(d.ring))
-	first := after + 1
-	if d.traceSeq >= n && first < d.traceSeq-n+1 {
-		first = d.traceSeq - n + 1
-	}
-	var out []verbs.Packet
-	for s := first; s <= d.traceSeq; s++ {
-		out = append(out, d.ring[int(s%n)])
-	}
-	return out
 }
 
 func (d *device) allocQPN(q *qp) uint32 {

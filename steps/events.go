@@ -97,9 +97,9 @@ func (s *Session) getEvent(ctx context.Context) (verbs.CMEvent, error) {
 	return ec.GetEvent(ctx)
 }
 
-// pump reads ch until ctx ends, handing each event to route. A channel
+// Pump reads ch until ctx ends, handing each event to route. A channel
 // error (other than ctx ending) is passed to fail and ends the pump.
-func pump(ctx context.Context, ch verbs.EventChannel, route func(verbs.CMEvent), fail func(error)) {
+func Pump(ctx context.Context, ch verbs.EventChannel, route func(verbs.CMEvent), fail func(error)) {
 	for {
 		ev, err := ch.GetEvent(ctx)
 		if ctx.Err() != nil {

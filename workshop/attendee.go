@@ -1,4 +1,4 @@
-package steps
+package workshop
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -45,27 +46,42 @@ func (p Phase) String() string {
 	return "?"
 }
 
-// Attendee is one client the room serves (or served).
+// InRoom says the attendee is still connected (or connecting).
+func (p Phase) InRoom() bool {
+	return p == PhaseConnecting || p == PhaseConnected || p == PhaseLanded
+}
+
+// Attendee is one client the room serves (or served): while it is in
+// the room, its Session; once it has left, its row (and its Session
+// only while it is among the last KeptSessions to leave, see retire.go).
 type Attendee struct {
 	N       int // 1, 2, ... in order of arrival
 	Addr    netip.AddrPort
 	Backend string // "rdma" or "sim"
 
-	events *EventQueue
+	events *steps.EventQueue
 
 	mu       sync.Mutex
-	session  *Session
+	session  *steps.Session
 	phase    Phase
 	observed string // what the server saw last, in a few words
 	qpn      uint32
 	qpState  string
-	result   *Result
+	result   *steps.Result
 	err      string
 	last     time.Time
+	atomics  string // what its atomics found, as it left (an atomic room)
+
+	// Its handshake, until ESTABLISHED (handshake.go): the context its
+	// steps run under, and how the room cuts it short.
+	arrived      time.Time
+	handshake    context.Context
+	endHandshake context.CancelCauseFunc
+	reclaimed    bool // its seat went to a newcomer; guarded by the Room's mu
 }
 
-// RosterRow is a copy of one attendee's row.
-type RosterRow struct {
+// Row is a copy of one attendee's row.
+type Row struct {
 	N        int
 	Addr     netip.AddrPort
 	Backend  string
@@ -75,22 +91,22 @@ type RosterRow struct {
 	Observed string
 	// Via and Message are set once the data landed.
 	Landed  bool
-	Via     Notify
+	Via     steps.Notify
 	Bytes   int
 	Message privdata.PeerBytes
 	Err     string
 	Last    time.Time
 	// Atomics, in an atomic room, is what the attendee's atomics found on
-	// the shared counter, as this side's wire saw them (room_counter.go).
+	// the shared counter, as this side's wire saw them (counter.go).
 	Atomics string
 }
 
 // Row copies the attendee's state.
-func (a *Attendee) Row() RosterRow {
+func (a *Attendee) Row() Row {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	row := RosterRow{N: a.N, Addr: a.Addr, Backend: a.Backend, QPN: a.qpn, QPState: a.qpState,
-		Phase: a.phase, Observed: a.observed, Err: a.err, Last: a.last}
+	row := Row{N: a.N, Addr: a.Addr, Backend: a.Backend, QPN: a.qpn, QPState: a.qpState,
+		Phase: a.phase, Observed: a.observed, Err: a.err, Last: a.last, Atomics: a.atomics}
 	if a.result != nil {
 		row.Landed, row.Via, row.Message, row.Bytes = true, a.result.Via, a.result.Message, len(a.result.Message)
 	}
@@ -98,20 +114,21 @@ func (a *Attendee) Row() RosterRow {
 }
 
 // Session is the attendee's server-side session (for the usual panes).
-func (a *Attendee) Session() *Session {
+func (a *Attendee) Session() *steps.Session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.session
 }
 
-// newAttendeeSession is a server Session for the connection ev opened,
-// on the room's PD, reading its events from q.
-func (r *Room) newAttendeeSession(l *roomListener, ev verbs.CMEvent, q *EventQueue) (*Session, error) {
+// newAttendeeSession is a server steps.Session for the connection ev opened,
+// on a PD of its own (in the atomic room, the room's shared one), reading
+// its events from q.
+func (r *Room) newAttendeeSession(l *listener, ev verbs.CMEvent, q *steps.EventQueue) (*steps.Session, error) {
 	dev := ev.ID.Device()
 	if dev == nil {
 		return nil, errors.New("the connect request's id has no device")
 	}
-	pd, counter, err := r.pdFor(dev, l.prov.Name())
+	pd, counter, err := r.sharedPDFor(dev, l.prov.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -119,22 +136,22 @@ func (r *Room) newAttendeeSession(l *roomListener, ev verbs.CMEvent, q *EventQue
 	if counter != nil {
 		h.counter = counter.mr
 	}
-	return NewHosted(Config{Role: Server, Provider: l.prov, BackendWhy: r.cfg.BackendWhy, Bind: r.cfg.Bind,
+	return steps.NewHosted(steps.Config{Role: steps.Server, Provider: l.prov, BackendWhy: r.cfg.BackendWhy, Bind: r.cfg.Bind,
 		Timeout: r.cfg.IdleLimit, RNRRetry: r.cfg.RNRRetry, Tour: r.cfg.Tour}, h)
 }
 
-// attendeeHost is the Room as one attendee's Session sees it (Host).
+// attendeeHost is the Room as one attendee's steps.Session sees it (Host).
 type attendeeHost struct {
 	req     verbs.CMEvent
 	pd      verbs.PD
-	events  *EventQueue
+	events  *steps.EventQueue
 	counter verbs.MR
 }
 
-func (h *attendeeHost) Request() verbs.CMEvent { return h.req }
-func (h *attendeeHost) PD() verbs.PD           { return h.pd }
-func (h *attendeeHost) Events() *EventQueue    { return h.events }
-func (h *attendeeHost) Counter() verbs.MR      { return h.counter }
+func (h *attendeeHost) Request() verbs.CMEvent    { return h.req }
+func (h *attendeeHost) PD() verbs.PD              { return h.pd }
+func (h *attendeeHost) Events() *steps.EventQueue { return h.events }
+func (h *attendeeHost) Counter() verbs.MR         { return h.counter }
 
 // Owns keeps this connection's packets of the room's shared device: the
 // attendee's QP is the request's, ours the Session's. It also drops the
@@ -147,20 +164,28 @@ func (h *attendeeHost) Owns(p verbs.Packet, ownQP uint32) bool {
 }
 
 // serve runs one attendee's side of the tour to its end, then frees it.
-func (r *Room) serve(l *roomListener, a *Attendee, ev verbs.CMEvent) {
+func (r *Room) serve(l *listener, a *Attendee, ev verbs.CMEvent) {
 	defer r.serving.Done()
 	defer r.leave(a, ev.ID)
 	s, err := r.newAttendeeSession(l, ev, a.events)
 	if err != nil {
-		rejectRequest(ev, "the server could not set up this connection")
+		steps.RejectRequest(ev, "the server could not set up this connection")
 		r.update(a, func() { a.phase, a.err, a.observed = PhaseFailed, err.Error(), "error: "+err.Error() }, "")
 		return
 	}
 	r.update(a, func() { a.session, a.observed = s, "connect request" }, "connect request")
+	defer r.retire(a, s)
+	// Until ESTABLISHED the attendee's steps run under the handshake's
+	// own bound (handshake.go), not the idle limit.
+	defer a.endHandshake(nil)
 	var runErr error
 	for {
-		_, err := s.RunNext(r.ctx)
-		if errors.Is(err, ErrTourOver) {
+		ctx := a.handshake
+		if !a.inHandshake() {
+			ctx = r.ctx
+		}
+		_, err := s.RunNext(ctx)
+		if errors.Is(err, steps.ErrTourOver) {
 			break
 		}
 		if err != nil {
@@ -169,9 +194,15 @@ func (r *Room) serve(l *roomListener, a *Attendee, ev verbs.CMEvent) {
 		}
 		r.observe(a, s)
 	}
-	if runErr == nil {
-		return // the teardown step freed everything
-	}
+	if runErr != nil {
+		r.fail(a, s, runErr, a.handshakeEnd())
+	} // else the teardown step freed everything
+}
+
+// fail frees what the attendee's tour held when runErr ended it, and
+// says on the roster why it ended; cut is why its handshake was cut
+// short (nil: it was not).
+func (r *Room) fail(a *Attendee, s *steps.Session, runErr error, cut error) {
 	// The NAK the refusal sent may reach the wire view a moment after the
 	// flushed completion ended the step: look again before reading it.
 	s.Sample(time.Now())
@@ -180,12 +211,14 @@ func (r *Room) serve(l *roomListener, a *Attendee, ev verbs.CMEvent) {
 	r.update(a, func() {
 		a.qpState = "-"
 		switch {
+		case cut != nil:
+			a.phase, a.observed = PhaseDropped, withAdvice("dropped: "+cut.Error(), "en")
 		case errors.Is(runErr, context.Canceled):
 			a.phase, a.observed = PhaseDropped, "the workshop ended"
 		case errors.Is(runErr, context.DeadlineExceeded):
-			a.phase, a.observed = PhaseDropped, fmt.Sprintf("dropped: no event for %v (idle limit)", r.cfg.IdleLimit)
+			a.phase, a.observed = PhaseDropped, withAdvice(fmt.Sprintf("dropped: no event for %v (idle limit)", r.cfg.IdleLimit), "en")
 		default:
-			a.phase, a.err = PhaseFailed, ExplainIn(runErr, "en")
+			a.phase, a.err = PhaseFailed, attendeeFailure(runErr, "en")
 			a.observed = "error: " + a.err
 			if nak != "" {
 				a.observed = "error: this side answered their request with " + nak + "; " + a.err
@@ -195,11 +228,11 @@ func (r *Room) serve(l *roomListener, a *Attendee, ev verbs.CMEvent) {
 }
 
 // observe records what the step that just ran showed of the attendee.
-func (r *Room) observe(a *Attendee, s *Session) {
+func (r *Room) observe(a *Attendee, s *steps.Session) {
 	p := s.Progress() // RunNext sampled the wire as the step ended
 	done, res, last := p.Done, p.Result, p.Last
 	state, qpn := p.QPState, p.QPNum
-	tour, _ := TourOf(r.cfg.Tour)
+	tour, _ := steps.TourOf(r.cfg.Tour)
 	what := observed(tour, p)
 	r.update(a, func() {
 		if qpn != 0 {
@@ -213,7 +246,7 @@ func (r *Room) observe(a *Attendee, s *Session) {
 			a.phase, a.qpState = PhaseFinished, "-"
 		case res != nil:
 			a.phase, a.result = PhaseLanded, res
-		case last.Reaches(MilestoneConnected):
+		case last.Reaches(steps.MilestoneConnected):
 			a.phase = PhaseConnected
 		}
 		if what != "" {
@@ -225,28 +258,28 @@ func (r *Room) observe(a *Attendee, s *Session) {
 // observed says in words what the attendee's last step reached ("" for
 // a step the roster does not report), from its milestones: the room
 // never asks which step it was.
-func observed(tour TourDef, p Progress) string {
+func observed(tour steps.TourDef, p steps.Progress) string {
 	last, res := p.Last, p.Result
 	switch {
-	case last.Reaches(MilestoneConnected):
+	case last.Reaches(steps.MilestoneConnected):
 		return "connected"
-	case last.Reaches(MilestoneLanded|MilestoneNotified) && (tour.Notifies || tour.SharedCounter) && res == nil:
+	case last.Reaches(steps.MilestoneLanded|steps.MilestoneNotified) && (tour.Notifies || tour.SharedCounter) && res == nil:
 		return "" // no result: nothing landed to report
-	case last.Reaches(MilestoneNotified):
+	case last.Reaches(steps.MilestoneNotified):
 		return fmt.Sprintf("%d B landed, notified by %s: %s", len(res.Message), res.Via, res.Message)
-	case last.Reaches(MilestoneLanded) && tour.SharedCounter:
+	case last.Reaches(steps.MilestoneLanded) && tour.SharedCounter:
 		seen := p.Atomics
 		if seen == "" { // a real device this process cannot capture on (loopback, no CAP_NET_RAW)
 			seen = "this side's wire shows no packets, so not what they found"
 		}
 		return "atomics done: " + seen + "; room's " + res.Message.String()
-	case last.Reaches(MilestoneLanded):
+	case last.Reaches(steps.MilestoneLanded):
 		return "READ the message and hung up"
-	case last.Reaches(MilestoneDisconnected) && p.PeerHungUp:
+	case last.Reaches(steps.MilestoneDisconnected) && p.PeerHungUp:
 		return "disconnected (the attendee hung up)"
-	case last.Reaches(MilestoneDisconnected):
+	case last.Reaches(steps.MilestoneDisconnected):
 		return "disconnected (the server hung up)"
-	case last.Reaches(MilestoneDone):
+	case last.Reaches(steps.MilestoneDone):
 		return "finished: everything freed"
 	}
 	return ""
@@ -265,7 +298,7 @@ func (r *Room) update(a *Attendee, f func(), what string) {
 	}
 	a.mu.Unlock()
 	if what != "" {
-		r.emit(RoomEvent{Time: time.Now(), Row: a.Row(), What: what})
+		r.emit(Event{Time: time.Now(), Row: a.Row(), What: what})
 	}
 }
 
@@ -277,14 +310,14 @@ func (r *Room) Attendees() []*Attendee {
 }
 
 // Roster copies every attendee's row.
-func (r *Room) Roster() []RosterRow {
+func (r *Room) Roster() []Row {
 	as := r.Attendees()
-	rows := make([]RosterRow, len(as))
-	tour, _ := TourOf(r.cfg.Tour)
+	rows := make([]Row, len(as))
+	tour, _ := steps.TourOf(r.cfg.Tour)
 	shared := tour.SharedCounter
 	for i, a := range as {
 		rows[i] = a.Row()
-		if s := a.Session(); s != nil && shared {
+		if s := a.Session(); s != nil && shared && rows[i].Phase.InRoom() {
 			s.Sample(time.Now()) // the atomics that came in since its last step
 			rows[i].Atomics = s.Progress().Atomics
 		}
@@ -292,8 +325,8 @@ func (r *Room) Roster() []RosterRow {
 	return rows
 }
 
-// RoomCounts are the roster header's numbers.
-type RoomCounts struct {
+// Counts are the roster header's numbers.
+type Counts struct {
 	Connected, Finished, Failed, TurnedAway int
 	// Counters are the atomic room's shared counters, read now (none in
 	// a write or read room).
@@ -301,15 +334,15 @@ type RoomCounts struct {
 }
 
 // Counts counts the roster: connected is everyone still in the room.
-func (r *Room) Counts() RoomCounts {
-	var c RoomCounts
+func (r *Room) Counts() Counts {
+	var c Counts
 	for _, row := range r.Roster() {
-		switch row.Phase {
-		case PhaseConnecting, PhaseConnected, PhaseLanded:
+		switch {
+		case row.Phase.InRoom():
 			c.Connected++
-		case PhaseFinished:
+		case row.Phase == PhaseFinished:
 			c.Finished++
-		case PhaseFailed, PhaseDropped:
+		case row.Phase == PhaseFailed, row.Phase == PhaseDropped:
 			c.Failed++
 		}
 	}

@@ -1,4 +1,4 @@
-package steps_test
+package workshop_test
 
 import (
 	"context"
@@ -13,12 +13,13 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
 // openTestRoom opens a workshop room on the simulated NIC on loopback.
-func openTestRoom(t testing.TB, max int, idle time.Duration) (*steps.Room, netip.AddrPort) {
+func openTestRoom(t testing.TB, max int, idle time.Duration) (*workshop.Room, netip.AddrPort) {
 	t.Helper()
-	r, err := steps.OpenRoom(steps.RoomConfig{Providers: []verbs.Provider{sim.New(sim.Options{})},
+	r, err := workshop.Open(workshop.Config{Providers: []verbs.Provider{sim.New(sim.Options{})},
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), MaxAttendees: max, IdleLimit: idle})
 	if err != nil {
 		t.Fatal(err)
@@ -30,8 +31,15 @@ func openTestRoom(t testing.TB, max int, idle time.Duration) (*steps.Room, netip
 
 // runClient runs a whole client tour against addr and returns its error.
 func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, lesson string, stopBefore steps.StepID) error {
+	var l *steps.Lesson
+	if lesson != "" {
+		var err error
+		if l, err = steps.ParseLesson(lesson); err != nil {
+			return err
+		}
+	}
 	s, err := steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: sim.New(sim.Options{}),
-		Server: addr, Message: msg, Lesson: lessonNamed(lesson), Timeout: 20 * time.Second})
+		Server: addr, Message: msg, Lesson: l, Timeout: 20 * time.Second})
 	if err != nil {
 		return err
 	}
@@ -51,8 +59,20 @@ func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, le
 	}
 }
 
+// waitRoster waits until the room has had n attendees.
+func waitRoster(t testing.TB, r *workshop.Room, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(r.Roster()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the room has %d attendees, want %d: %+v", len(r.Roster()), n, r.Roster())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // waitEmpty waits until nobody is connected to the room.
-func waitEmpty(t testing.TB, r *steps.Room) {
+func waitEmpty(t testing.TB, r *workshop.Room) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for r.Counts().Connected > 0 {
@@ -126,7 +146,7 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 	}
 	c := r.Counts()
 	for _, row := range r.Roster() {
-		if row.Phase != steps.PhaseFinished || row.Message.String() == "bad key" {
+		if row.Phase != workshop.PhaseFinished || row.Message.String() == "bad key" {
 			t.Logf("#%d %s %s: %s", row.N, row.Addr, row.Phase, row.Observed)
 		}
 	}
@@ -149,55 +169,68 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 				break
 			}
 		}
-		if row.Phase == steps.PhaseFinished && len(pkts) == 0 {
+		if row.Phase == workshop.PhaseFinished && len(pkts) == 0 {
 			t.Errorf("attendee #%d shows no packets", row.N)
 		}
 	}
 }
 
 // TestRoomFullTurnsAway: with --max-attendees 2 and two attendees who
-// stay, the third is rejected with the reason the client prints.
+// stay, the third is rejected with the reason the client prints. The two
+// stay connected until the third has been turned away: if they hung up
+// first, a loaded machine could free a seat before the third asks.
 func TestRoomFullTurnsAway(t *testing.T) {
 	r, addr := openTestRoom(t, 2, 5*time.Second)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); runClient(ctx, addr, steps.NotifySend, "stay", "", "post-write") }()
+	ctx := context.Background()
+	for range 2 {
+		s := connectedClient(t, addr)
+		defer s.Close() // after the third's turn
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for r.Counts().Connected < 2 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	if c := r.Counts(); c.Connected != 2 {
+		t.Fatalf("counts %+v: want the two staying attendees connected", c)
 	}
 	err := runClient(ctx, addr, steps.NotifySend, "third", "", "")
 	if err == nil || !strings.Contains(steps.ExplainIn(err, "en"), "server full: 2 attendees") {
 		t.Fatalf("the third client: %v, want the room's reason 'server full: 2 attendees'", err)
 	}
-	wg.Wait()
-	waitEmpty(t, r)
-	if live, base := r.Live(), r.Baseline(); live != base {
-		t.Errorf("live objects %d, want the baseline %d", live, base)
+	if c := r.Counts(); c.TurnedAway != 1 || c.Connected != 2 {
+		t.Errorf("counts %+v: want 2 connected and 1 turned away", c)
 	}
+}
+
+// connectedClient is a client that has connected to the room at addr and
+// waits before its WRITE; the caller closes it.
+func connectedClient(t testing.TB, addr netip.AddrPort) *steps.Session {
+	t.Helper()
+	return clientUntil(t, addr, "post-write")
+}
+
+// clientUntil is a client of the room at addr that has run every step
+// before stop; the caller closes it.
+func clientUntil(t testing.TB, addr netip.AddrPort, stop steps.StepID) *steps.Session {
+	t.Helper()
+	s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: addr, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s.Steps()[s.Next()].ID != stop {
+		if _, err := s.RunNext(context.Background()); err != nil {
+			s.Close()
+			t.Fatal(err)
+		}
+	}
+	return s
 }
 
 // TestRoomDropsIdleAttendee: an attendee that connects and never finishes
 // is dropped after the idle limit and freed.
 func TestRoomDropsIdleAttendee(t *testing.T) {
 	r, addr := openTestRoom(t, 10, 300*time.Millisecond)
-	s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: addr, Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := connectedClient(t, addr)
 	defer s.Close()
-	for s.Steps()[s.Next()].ID != "post-write" {
-		if _, err := s.RunNext(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
 	waitEmpty(t, r) // stalls at post-write; the server drops it
 	rows := r.Roster()
-	if len(rows) != 1 || rows[0].Phase != steps.PhaseDropped || !strings.Contains(rows[0].Observed, "idle limit") {
+	if len(rows) != 1 || rows[0].Phase != workshop.PhaseDropped || !strings.Contains(rows[0].Observed, "idle limit") {
 		t.Fatalf("roster %+v: want one attendee dropped for the idle limit", rows)
 	}
 	if live, base := r.Live(), r.Baseline(); live != base {
@@ -213,7 +246,7 @@ func TestRoomDropsIdleAttendee(t *testing.T) {
 // and marks them as ended by the workshop.
 func TestRoomCloseWithAttendeesConnected(t *testing.T) {
 	prov := sim.New(sim.Options{})
-	r, err := steps.OpenRoom(steps.RoomConfig{Providers: []verbs.Provider{prov},
+	r, err := workshop.Open(workshop.Config{Providers: []verbs.Provider{prov},
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), IdleLimit: time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -230,16 +263,8 @@ func TestRoomCloseWithAttendeesConnected(t *testing.T) {
 	wg.Wait() // the clients stopped before their WRITE (and hung up)
 	for range 3 {
 		// These stay: paused mid-tour when the room closes.
-		s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: addr, Timeout: 20 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := connectedClient(t, addr)
 		defer s.Close()
-		for s.Steps()[s.Next()].ID != "post-write" {
-			if _, err := s.RunNext(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-		}
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for r.Counts().Connected != 3 && time.Now().Before(deadline) {
@@ -255,11 +280,35 @@ func TestRoomCloseWithAttendeesConnected(t *testing.T) {
 	}
 	ended := 0
 	for _, row := range r.Roster() {
-		if row.Phase == steps.PhaseDropped && row.Observed == "the workshop ended" {
+		if row.Phase == workshop.PhaseDropped && row.Observed == "the workshop ended" {
 			ended++
 		}
 	}
 	if c := r.Counts(); ended != 3 || c.Connected != 0 {
 		t.Errorf("%d attendees ended by the workshop, counts %+v; roster %+v", ended, c, r.Roster())
+	}
+}
+
+// TestLeftAttendeesKeepTheirRow (hostile review W6): an attendee that
+// has left keeps its row, with its message, and its Session only while
+// it is among the last workshop.KeptSessions to leave.
+func TestLeftAttendeesKeepTheirRow(t *testing.T) {
+	r, addr := openTestRoom(t, 10, 5*time.Second)
+	const n = workshop.KeptSessions + 4
+	for i := range n {
+		if err := runClient(context.Background(), addr, steps.NotifySend, fmt.Sprint("hello ", i), "", ""); err != nil {
+			t.Fatal(err)
+		}
+		waitEmpty(t, r)
+	}
+	r.Close() // waits for every attendee's goroutine, retire included
+	for i, a := range r.Attendees() {
+		row := a.Row()
+		if row.Phase != workshop.PhaseFinished || row.Message.String() != fmt.Sprint("hello ", i) {
+			t.Errorf("#%d: %s %q, want finished with its message", row.N, row.Phase, row.Message)
+		}
+		if kept := a.Session() != nil; kept != (i >= n-workshop.KeptSessions) {
+			t.Errorf("#%d keeps its Session: %v, want only the last %d to", row.N, kept, workshop.KeptSessions)
+		}
 	}
 }

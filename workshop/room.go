@@ -1,4 +1,4 @@
-package steps
+package workshop
 
 import (
 	"context"
@@ -8,18 +8,25 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
 // A Room is the workshop server: it listens (on every backend it is given:
 // the real device and the simulated NIC at once) and serves every attendee
-// at the same time. Each attendee gets a Session of its own — its own CM
-// id, CQ, QP and MRs, so its own rkeys — that runs the server's side of
-// the tour by itself; the event channel, the listener, the device and the
-// protection domain are the Room's and shared. The rkey, not the QP, is
-// what keeps one attendee out of another's buffer: every attendee's MRs
-// sit in the one PD, and a QP may touch any MR of its PD whose rkey (and
-// address) its WR names.
+// at the same time. Each attendee gets a steps.Session of its own — its own CM
+// id, PD, CQ, QP and MRs — that runs the server's side of the tour by
+// itself; the event channel, the listener and the device are the Room's
+// and shared.
+//
+// The PD, not the rkey, is what keeps one attendee out of another's
+// buffer: a responder serves an rkey only for an MR in the PD of the QP
+// the request came on, and an rkey is an index and 8 random bits, found
+// in a few hundred guesses. So a write or read room gives every attendee
+// a PD of their own (steps.Host: PD nil). The atomic room cannot: every
+// attendee's QP must reach the one counter, so their QPs share the PD
+// the counter is in, and the counter is the only MR there with a remote
+// right (the attendees' own buffers in it are LOCAL_WRITE only).
 
 // Room defaults.
 const (
@@ -30,8 +37,8 @@ const (
 	DefaultIdleLimit = 15 * time.Minute
 )
 
-// RoomConfig says how a workshop server runs.
-type RoomConfig struct {
+// Config says how a workshop server runs.
+type Config struct {
 	// Providers are the backends to listen on, each on Bind's address
 	// and port (rdma_cm's port space and the simulated NIC's TCP port do
 	// not collide).
@@ -39,33 +46,37 @@ type RoomConfig struct {
 	BackendWhy string
 	Bind       netip.AddrPort
 	// MaxAttendees is how many attendees may be connected at once (0 =
-	// DefaultMaxAttendees); the next one is rejected with FullReason.
+	// DefaultMaxAttendees); the next one is rejected with steps.FullReason.
 	MaxAttendees int
 	// IdleLimit drops an attendee whose next event does not come within
 	// it (0 = DefaultIdleLimit).
 	IdleLimit time.Duration
-	RNRRetry  uint8
+	// HandshakeTimeout drops an attendee whose connection is not
+	// ESTABLISHED within it of its connect request (0 =
+	// DefaultHandshakeTimeout; handshake.go says why).
+	HandshakeTimeout time.Duration
+	RNRRetry         uint8
 	// Tour is the tour the room runs for every attendee: write (the zero
 	// value), read, or atomic (one counter shared by the room, see
-	// room_counter.go). An attendee whose hello names another tour is
-	// turned away with TourMismatchReason.
-	Tour TourKind
+	// counter.go). An attendee whose hello names another tour is
+	// turned away with steps.TourMismatchReason.
+	Tour steps.TourKind
 	// OnEvent, when set, is called (from the attendees' goroutines, one
 	// call at a time) for every event of every attendee.
-	OnEvent func(RoomEvent)
+	OnEvent func(Event)
 }
 
-// RoomEvent is one thing the server observed of one attendee.
-type RoomEvent struct {
+// Event is one thing the server observed of one attendee.
+type Event struct {
 	Time time.Time
-	Row  RosterRow // the attendee as it stands after the event
-	What string    // "connected", "turned away: server full: 50 attendees", ...
+	Row  Row    // the attendee as it stands after the event
+	What string // "connected", "turned away: server full: 50 attendees", ...
 }
 
 // Room is a running workshop server.
 type Room struct {
-	cfg       RoomConfig
-	listeners []*roomListener
+	cfg       Config
+	listeners []*listener
 	ctx       context.Context // the attendees' sessions run under it
 	cancel    context.CancelFunc
 	pumps     sync.WaitGroup
@@ -80,22 +91,23 @@ type Room struct {
 	finalCounters []BackendCounter              // their values when the room closed
 	turned        int                           // requests rejected (full, closing, or setup failed)
 	closed        bool
-	baseline      int // live objects with nobody in the room
+	baseline      int         // live objects with nobody in the room
+	recent        []*Attendee // the last KeptSessions to leave, oldest first (retire.go)
 }
 
-// roomListener is one backend's event channel and listening id.
-type roomListener struct {
+// listener is one backend's event channel and listening id.
+type listener struct {
 	prov     verbs.Provider
 	ec       verbs.EventChannel
 	listener verbs.CMID
 	stop     context.CancelFunc
 }
 
-// OpenRoom creates, binds and listens on every provider, and starts
+// Open creates, binds and listens on every provider, and starts
 // serving. Close ends it.
-func OpenRoom(cfg RoomConfig) (*Room, error) {
+func Open(cfg Config) (*Room, error) {
 	if len(cfg.Providers) == 0 {
-		return nil, errNoProvider
+		return nil, steps.ErrNoProvider
 	}
 	if err := checkRoomTour(cfg.Tour); err != nil {
 		return nil, err
@@ -105,6 +117,9 @@ func OpenRoom(cfg RoomConfig) (*Room, error) {
 	}
 	if cfg.IdleLimit <= 0 {
 		cfg.IdleLimit = DefaultIdleLimit
+	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = DefaultHandshakeTimeout
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Room{cfg: cfg, ctx: ctx, cancel: cancel, byID: map[verbs.CMID]*Attendee{},
@@ -124,7 +139,7 @@ func OpenRoom(cfg RoomConfig) (*Room, error) {
 		r.pumps.Add(1)
 		go func() {
 			defer r.pumps.Done()
-			pump(pctx, l.ec, func(ev verbs.CMEvent) { r.route(l, ev) }, func(error) {})
+			steps.Pump(pctx, l.ec, func(ev verbs.CMEvent) { r.route(l, ev) }, func(error) {})
 		}()
 	}
 	return r, nil
@@ -132,12 +147,12 @@ func OpenRoom(cfg RoomConfig) (*Room, error) {
 
 // listenOn is the seed's server start on one backend: channel, id, bind,
 // listen.
-func listenOn(p verbs.Provider, bind netip.AddrPort) (*roomListener, error) {
+func listenOn(p verbs.Provider, bind netip.AddrPort) (*listener, error) {
 	ec, err := p.CreateEventChannel()
 	if err != nil {
 		return nil, err
 	}
-	l := &roomListener{prov: p, ec: ec}
+	l := &listener{prov: p, ec: ec}
 	id, err := ec.CreateID(verbs.PSTCP)
 	if err != nil {
 		ec.Destroy()
@@ -146,7 +161,7 @@ func listenOn(p verbs.Provider, bind netip.AddrPort) (*roomListener, error) {
 	l.listener = id
 	if err := id.BindAddr(bind); err != nil {
 		l.destroy()
-		return nil, explainBind(err, bind)
+		return nil, steps.ExplainBind(err, bind)
 	}
 	if err := id.Listen(128); err != nil {
 		l.destroy()
@@ -155,7 +170,7 @@ func listenOn(p verbs.Provider, bind netip.AddrPort) (*roomListener, error) {
 	return l, nil
 }
 
-func (l *roomListener) destroy() error {
+func (l *listener) destroy() error {
 	err := l.listener.Destroy()
 	if e := l.ec.Destroy(); err == nil {
 		err = e
@@ -177,7 +192,7 @@ func (r *Room) Addrs() []string {
 func (r *Room) ListenAddr(i int) netip.AddrPort { return r.listeners[i].listener.LocalAddr() }
 
 // route hands an event to the attendee it is about, or admits a new one.
-func (r *Room) route(l *roomListener, ev verbs.CMEvent) {
+func (r *Room) route(l *listener, ev verbs.CMEvent) {
 	if ev.Type == verbs.EventConnectRequest {
 		r.admit(l, ev)
 		return
@@ -191,14 +206,14 @@ func (r *Room) route(l *roomListener, ev verbs.CMEvent) {
 }
 
 // admit starts serving a new attendee, or turns the request away.
-func (r *Room) admit(l *roomListener, ev verbs.CMEvent) {
+func (r *Room) admit(l *listener, ev verbs.CMEvent) {
 	r.mu.Lock()
 	reason := ""
 	switch {
 	case r.closed:
 		reason = "the workshop is over"
-	case len(r.byID) >= r.cfg.MaxAttendees:
-		reason = FullReason(r.cfg.MaxAttendees)
+	case len(r.byID) >= r.cfg.MaxAttendees && !r.reclaimSeat(ev):
+		reason = r.fullReason(ev)
 	default:
 		reason = r.tourMismatch(ev)
 	}
@@ -208,11 +223,12 @@ func (r *Room) admit(l *roomListener, ev verbs.CMEvent) {
 		r.turnAway(l, ev, reason)
 		return
 	}
-	a := &Attendee{N: len(r.attendees) + 1, Backend: l.prov.Name(),
-		events: NewEventQueue(), phase: PhaseConnecting, last: time.Now(), qpState: "-"}
+	a := &Attendee{N: len(r.attendees) + 1, Backend: l.prov.Name(), arrived: time.Now(),
+		events: steps.NewEventQueue(), phase: PhaseConnecting, last: time.Now(), qpState: "-"}
 	if ev.ID != nil {
 		a.Addr = ev.ID.PeerAddr()
 	}
+	a.handshake, a.endHandshake = r.handshakeContext()
 	r.attendees = append(r.attendees, a)
 	r.byID[ev.ID] = a
 	r.serving.Add(1)
@@ -221,18 +237,18 @@ func (r *Room) admit(l *roomListener, ev verbs.CMEvent) {
 }
 
 // turnAway rejects a request the room cannot take and says so.
-func (r *Room) turnAway(l *roomListener, ev verbs.CMEvent, reason string) {
-	row := RosterRow{Backend: l.prov.Name(), Phase: PhaseTurnedAway, Observed: "turned away: " + reason, Last: time.Now()}
+func (r *Room) turnAway(l *listener, ev verbs.CMEvent, reason string) {
+	row := Row{Backend: l.prov.Name(), Phase: PhaseTurnedAway, Observed: "turned away: " + reason, Last: time.Now()}
 	if ev.ID != nil {
 		row.Addr = ev.ID.PeerAddr()
 	}
-	if err := rejectRequest(ev, reason); err != nil {
+	if err := steps.RejectRequest(ev, reason); err != nil {
 		row.Observed += " (" + err.Error() + ")"
 	}
-	r.emit(RoomEvent{Time: row.Last, Row: row, What: row.Observed})
+	r.emit(Event{Time: row.Last, Row: row, What: row.Observed})
 }
 
-func (r *Room) emit(ev RoomEvent) {
+func (r *Room) emit(ev Event) {
 	if r.cfg.OnEvent == nil {
 		return
 	}
@@ -241,10 +257,15 @@ func (r *Room) emit(ev RoomEvent) {
 	r.cfg.OnEvent(ev)
 }
 
-// pdFor is the room's PD on dev, allocated the first time an attendee
-// arrives on it, and in an atomic room the shared counter registered on
-// it. Both raise the room's baseline.
-func (r *Room) pdFor(dev verbs.Device, backend string) (verbs.PD, *roomCounter, error) {
+// sharedPDFor is, in an atomic room, the PD on dev that every attendee's
+// QP shares with the counter, and the counter: both made the first time
+// an attendee arrives on dev, both raising the room's baseline. In a
+// write or read room there is none (nil, nil): each attendee's Session
+// allocates a PD of its own.
+func (r *Room) sharedPDFor(dev verbs.Device, backend string) (verbs.PD, *roomCounter, error) {
+	if tour, _ := steps.TourOf(r.cfg.Tour); !tour.SharedCounter {
+		return nil, nil, nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	pd := r.pds[dev]

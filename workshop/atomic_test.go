@@ -1,4 +1,4 @@
-package steps_test
+package workshop_test
 
 import (
 	"context"
@@ -14,12 +14,13 @@ import (
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/verbs/sim"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
 // openTourRoom opens a workshop room running kind on the simulated NIC.
-func openTourRoom(t testing.TB, kind steps.TourKind) (*steps.Room, netip.AddrPort) {
+func openTourRoom(t testing.TB, kind steps.TourKind) (*workshop.Room, netip.AddrPort) {
 	t.Helper()
-	r, err := steps.OpenRoom(steps.RoomConfig{Providers: []verbs.Provider{sim.New(sim.Options{})},
+	r, err := workshop.Open(workshop.Config{Providers: []verbs.Provider{sim.New(sim.Options{})},
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), MaxAttendees: 60, IdleLimit: 20 * time.Second, Tour: kind})
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func TestAtomicRoomSharesOneCounter(t *testing.T) {
 		}
 	}
 	phase("post-cmp-swap") // everyone's FETCH_AND_ADD, at once
-	if got := steps.CounterLine(r.Counters()); got != fmt.Sprintf("counter %d", steps.CounterStart+n*steps.AtomicAdd) {
+	if got := workshop.CounterLine(r.Counters()); got != fmt.Sprintf("counter %d", steps.CounterStart+n*steps.AtomicAdd) {
 		t.Fatalf("after %d adds the room shows %q", n, got)
 	}
 	phase("") // everyone's CMP_AND_SWP, at once, and the rest
@@ -138,9 +139,9 @@ func checkSharedCounter(t *testing.T, outs []atomicOutcome) {
 
 // checkAtomicRoster: the header shows the final counter, each row what
 // that attendee's atomics found, as the server's wire saw them.
-func checkAtomicRoster(t *testing.T, r *steps.Room, outs []atomicOutcome) {
+func checkAtomicRoster(t *testing.T, r *workshop.Room, outs []atomicOutcome) {
 	t.Helper()
-	if got := steps.CounterLine(r.Counts().Counters); got != fmt.Sprintf("counter %d", steps.AtomicSwap) {
+	if got := workshop.CounterLine(r.Counts().Counters); got != fmt.Sprintf("counter %d", steps.AtomicSwap) {
 		t.Errorf("roster header counter %q, want %d", got, steps.AtomicSwap)
 	}
 	want := map[string]bool{}
@@ -156,7 +157,7 @@ func checkAtomicRoster(t *testing.T, r *steps.Room, outs []atomicOutcome) {
 		if i := strings.LastIndex(seen, " ("); i > 0 {
 			seen = seen[:i] // "(swapped)" / "(no swap)"
 		}
-		if !want[seen] || row.Phase != steps.PhaseFinished || !strings.Contains(row.Observed, "finished") {
+		if !want[seen] || row.Phase != workshop.PhaseFinished || !strings.Contains(row.Observed, "finished") {
 			t.Errorf("row #%d: atomics %q, phase %v, observed %q; want one of the clients' own", row.N, row.Atomics, row.Phase, row.Observed)
 		}
 		delete(want, seen)
@@ -208,7 +209,7 @@ func TestReadRoom(t *testing.T) {
 	}
 	waitEmpty(t, r)
 	for _, row := range r.Roster() {
-		if row.Phase != steps.PhaseFinished || string(row.Message) != steps.ServerReadMessage {
+		if row.Phase != workshop.PhaseFinished || string(row.Message) != steps.ServerReadMessage {
 			t.Errorf("row #%d: phase %v, message %q", row.N, row.Phase, row.Message)
 		}
 	}
@@ -219,21 +220,28 @@ func TestReadRoom(t *testing.T) {
 
 // TestRoomRefusesUD: the ud tour's datagrams do not come to a room.
 func TestRoomRefusesUD(t *testing.T) {
-	_, err := steps.OpenRoom(steps.RoomConfig{Providers: []verbs.Provider{sim.New(sim.Options{})},
+	_, err := workshop.Open(workshop.Config{Providers: []verbs.Provider{sim.New(sim.Options{})},
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Tour: steps.TourUD})
 	var ce *steps.ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(ce.In("en"), "RDMA_PS_UDP") || !strings.Contains(ce.In("zh"), "不支持") {
-		t.Fatalf("OpenRoom with the ud tour: %v", err)
+		t.Fatalf("Open with the ud tour: %v", err)
 	}
 }
 
 // checkAcceptHandsOutCounter: every attendee's accept hands out the
-// room's one counter (8 bytes) in remote_info.
-func checkAcceptHandsOutCounter(t *testing.T, r *steps.Room) {
+// room's one counter (8 bytes) in remote_info, as the Sessions the room
+// still keeps (the last workshop.KeptSessions to leave) show.
+func checkAcceptHandsOutCounter(t *testing.T, r *workshop.Room) {
 	t.Helper()
 	rkeys := map[string]bool{}
+	kept := 0
 	for _, a := range r.Attendees() {
-		for _, st := range a.Session().Snapshot().Steps {
+		s := a.Session()
+		if s == nil {
+			continue
+		}
+		kept++
+		for _, st := range s.Snapshot().Steps {
 			if st.ID != "accept" || st.Outcome == nil {
 				continue
 			}
@@ -246,6 +254,9 @@ func checkAcceptHandsOutCounter(t *testing.T, r *steps.Room) {
 				t.Errorf("#%d's remote_info does not give the counter's size:\n%s", a.N, st.Outcome.Call)
 			}
 		}
+	}
+	if kept < min(len(r.Attendees()), workshop.KeptSessions) {
+		t.Errorf("%d attendees keep their Session, want the last %d", kept, workshop.KeptSessions)
 	}
 	if len(rkeys) != 1 {
 		t.Errorf("the attendees' accepts handed out %d different counters, want the one: %v", len(rkeys), rkeys)

@@ -1,4 +1,4 @@
-package steps
+package workshop
 
 import (
 	"encoding/binary"
@@ -6,17 +6,33 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
 // In an atomic workshop room (--workshop --tour atomic) the counter is
 // the room's, not each attendee's: one 8-byte counter in one MR on the
-// room's PD, whose addr and rkey every attendee's accept hands out. Each
+// room's shared PD, whose addr and rkey every attendee's accept hands out. Each
 // attendee's FETCH_AND_ADD and CMP_AND_SWP then land on the same 8
 // bytes, and the server's NIC serialises them: every FETCH_AND_ADD gets
 // an old value of its own, and a CMP_AND_SWP fails when another attendee
 // changed the counter since its FETCH_AND_ADD. An MR belongs to one PD,
 // so a room that listens on two backends has one counter per backend.
+//
+// Why the attendees' QPs share the counter's PD: a responder serves an
+// rkey only for an MR in the PD of the QP the request arrived on (rxe:
+// rxe_mr.c lookup_mr; the sim: checkRange), else remote access error. A
+// memory window does not cross that line: it is allocated in one PD and
+// binds only an MR of that PD (a type 2 window, moreover, to one QP of
+// it). A second QP per attendee would be a second connection, which the
+// seed's wire format does not have. Registering the counter's memory once
+// more in each attendee's own PD would work on a real device (one page,
+// one MR per PD; the HCA keeps atomics on one address atomic whichever MR
+// names it), but verbs.PD.RegMR registers memory it allocates itself. So
+// the QPs share this PD, and the counter is the only MR in it with a
+// remote right: each attendee's own buffers here are LOCAL_WRITE only
+// (steps' reg-mr-data), so a guessed rkey in this PD reaches nothing but
+// the counter every attendee is handed anyway.
 
 // counterAccess is the shared counter's access: atomics need LOCAL_WRITE
 // with REMOTE_ATOMIC (ibv_reg_mr(3)); nobody READs or WRITEs it.
@@ -38,13 +54,13 @@ type roomCounter struct {
 	mr      verbs.MR
 }
 
-// newRoomCounter registers the counter on pd and sets it to CounterStart.
+// newRoomCounter registers the counter on pd and sets it to steps.CounterStart.
 func newRoomCounter(backend string, pd verbs.PD) (*roomCounter, error) {
 	mr, err := pd.RegMR(counterSize, counterAccess)
 	if err != nil {
 		return nil, fmt.Errorf("registering the room's shared counter: %w", err)
 	}
-	if err := mr.Write(0, binary.LittleEndian.AppendUint64(nil, CounterStart)); err != nil {
+	if err := mr.Write(0, binary.LittleEndian.AppendUint64(nil, steps.CounterStart)); err != nil {
 		mr.Dereg()
 		return nil, fmt.Errorf("setting the room's shared counter: %w", err)
 	}
@@ -60,13 +76,10 @@ func (c *roomCounter) value() (uint64, error) {
 	return binary.LittleEndian.Uint64(b), nil
 }
 
-// counterFor is the room's counter on dev (made with its PD the first
-// time an attendee arrives there), or nil when the room is not atomic.
-// The caller holds r.mu.
+// counterFor is the atomic room's counter on dev, registered on pd (the
+// shared PD) the first time an attendee arrives there. The caller holds
+// r.mu.
 func (r *Room) counterFor(dev verbs.Device, backend string, pd verbs.PD) (*roomCounter, error) {
-	if tour, _ := TourOf(r.cfg.Tour); !tour.SharedCounter {
-		return nil, nil
-	}
 	if c := r.counters[dev]; c != nil {
 		return c, nil
 	}

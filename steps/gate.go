@@ -27,6 +27,10 @@ const BusyReason = "server busy with another client"
 // FullReason is what a workshop server that has max attendees says.
 func FullReason(max int) string { return fmt.Sprintf("server full: %d attendees", max) }
 
+// TourMismatchReason is the start of the reason a workshop room gives an
+// attendee whose tour is not the room's.
+const TourMismatchReason = "this workshop runs --tour "
+
 // gate is the reader of a one-client server's event channel.
 type gate struct {
 	cancel context.CancelFunc
@@ -45,7 +49,7 @@ func (s *Session) startGate() {
 	s.set(func() { s.gate, s.events = g, q })
 	go func() {
 		defer close(g.done)
-		pump(ctx, s.ec, func(ev verbs.CMEvent) {
+		Pump(ctx, s.ec, func(ev verbs.CMEvent) {
 			if ev.Type == verbs.EventConnectRequest && !g.take(ev) {
 				s.turnAway(ev, g.busyReason())
 				return
@@ -99,7 +103,7 @@ func (s *Session) stopGate() {
 	s.mu.Unlock()
 	for _, ev := range q.Drain() {
 		if ev.Type == verbs.EventConnectRequest {
-			rejectRequest(ev, "the server is shutting down")
+			RejectRequest(ev, "the server is shutting down")
 		}
 	}
 }
@@ -109,7 +113,7 @@ func (s *Session) stopGate() {
 // event channel. The rejection goes into the timeline.
 func (s *Session) turnAway(ev verbs.CMEvent, reason string) {
 	detail := reason
-	if err := rejectRequest(ev, reason); err != nil {
+	if err := RejectRequest(ev, reason); err != nil {
 		detail = err.Error()
 	}
 	who := "a client"
@@ -132,9 +136,9 @@ func (s *Session) OnTurnAway(f func(who, reason string)) {
 	s.set(func() { s.onTurnAway = f })
 }
 
-// rejectRequest answers a CONNECT_REQUEST with rdma_reject(reason) and
+// RejectRequest answers a CONNECT_REQUEST with rdma_reject(reason) and
 // rdma_destroy_id.
-func rejectRequest(ev verbs.CMEvent, reason string) error {
+func RejectRequest(ev verbs.CMEvent, reason string) error {
 	if ev.ID == nil {
 		return nil
 	}

@@ -1,0 +1,89 @@
+package sim
+
+// Completions and the error state: how a QP's work requests complete,
+// and how everything outstanding is flushed when it goes to ERR.
+
+import "github.com/rdmatour/rdmatour/verbs"
+
+// completeSend posts a send completion. A full CQ loses it and the QP
+// carries on in RTS: rxe's completer ignores rxe_cq_post's failure
+// (rxe_comp.c do_complete; measured: TestRxeSendCQOverflow).
+func (q *qp) completeSend(wc verbs.WC) {
+	wc.QPNum, wc.SrcQP = q.num, q.destQPN
+	q.scq.push(wc)
+}
+
+// completeRecv posts a receive completion. A full CQ loses it and puts the
+// QP in error, with no ACK for the request: rxe's responder turns
+// rxe_cq_post's failure into RESPST_ERR_CQ_OVERFLOW, a class G error
+// (rxe_resp.c do_complete, rxe_responder; measured: TestRxeRecvCQOverflow).
+func (q *qp) completeRecv(wc verbs.WC) {
+	wc.QPNum, wc.SrcQP = q.num, q.destQPN
+	if !q.rcq.push(wc) && q.state != verbs.QPSErr {
+		q.moveToErr()
+	}
+}
+
+// moveToErr is modify_qp(IBV_QPS_ERR): every outstanding WR completes
+// with IBV_WC_WR_FLUSH_ERR. On a QP already in ERR it flushes the RECVs
+// posted since: rxe's rxe_qp_error runs the responder again, and only the
+// responder flushes the receive queue (rxe_resp.c check_resource).
+func (q *qp) moveToErr() {
+	if q.destroyed {
+		return
+	}
+	if q.state == verbs.QPSErr {
+		q.flushRecvs()
+		return
+	}
+	q.state = verbs.QPSErr
+	q.halted = false
+	q.gen++
+	q.stopRNRTimer(q.dev.p)
+	q.stopAckTimer(q.dev.p)
+	sq := q.sq
+	q.sq, q.sendIdx, q.rcur = nil, 0, respOp{}
+	for _, w := range sq {
+		q.completeSend(verbs.WC{WRID: w.wr.WRID, Status: verbs.WCWRFlushErr, Opcode: w.wr.Opcode.CompletionOpcode()})
+	}
+	q.flushRecvs()
+	for _, wr := range q.early {
+		q.completeSend(verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: wr.Opcode.CompletionOpcode()})
+	}
+	q.early = nil
+}
+
+// toErr is moveToErr for a caller that does not hold q.mu.
+func (q *qp) toErr() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.moveToErr()
+}
+
+// flushRecvs completes every posted RECV with IBV_WC_WR_FLUSH_ERR.
+func (q *qp) flushRecvs() {
+	rq := q.rq
+	q.rq = nil
+	for _, r := range rq {
+		q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCWRFlushErr, Opcode: verbs.WCRecv})
+	}
+}
+
+// errorOut completes w with status (errors always complete, signaled or
+// not), flushes everything else and puts the QP in error.
+func (q *qp) errorOut(w *sendWQE, status verbs.WCStatus) {
+	for i, x := range q.sq {
+		if x == w {
+			q.sq = append(q.sq[:i:i], q.sq[i+1:]...)
+			if i < q.sendIdx {
+				q.sendIdx--
+			}
+			q.completeSend(verbs.WC{WRID: w.wr.WRID, Status: status, Opcode: w.wr.Opcode.CompletionOpcode(), ByteLen: uint32(w.length)})
+			break
+		}
+	}
+	if status != verbs.WCSuccess {
+		q.count(cntSendErr)
+	}
+	q.moveToErr()
+}

@@ -1,0 +1,74 @@
+package sim
+
+// The packet trace: a bounded ring of the transport packets sim0 sent
+// and received (verbs.PacketTracer).
+
+import (
+	"time"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// trace records one transport packet in the bounded ring; localQP is the
+// QP of this device that sent it (outbound) or that it is for (inbound).
+func (d *device) trace(pk *packet, outbound bool, localQP uint32) {
+	rec := verbs.Packet{
+		Time:       time.Now(),
+		Outbound:   outbound,
+		LocalQP:    localQP,
+		Opcode:     pk.Opcode,
+		DestQP:     pk.DestQP,
+		PSN:        pk.PSN,
+		AckReq:     pk.AckReq,
+		PayloadLen: pk.payloadLen(),
+	}
+	if pk.HasRETH {
+		r := pk.RETH
+		rec.RETH = &r
+	}
+	if pk.HasAETH {
+		a := pk.AETH
+		rec.AETH = &a
+	}
+	if pk.HasImm {
+		v := pk.Imm
+		rec.ImmDt = &v
+	}
+	if pk.HasAtomicETH {
+		a := pk.AtomicETH
+		rec.AtomicETH = &a
+	}
+	if pk.HasAtomicAck {
+		v := pk.AtomicAck
+		rec.AtomicAck = &v
+	}
+	cnt := cntRcvdPkts
+	if outbound {
+		cnt = cntSentPkts
+	}
+	d.count(cnt)
+	if q := d.qpByNum(localQP); q != nil {
+		q.counters[cnt].Add(1)
+	}
+	d.traceMu.Lock()
+	d.traceSeq++
+	rec.Seq = d.traceSeq
+	d.ring[int(rec.Seq%uint64(len(d.ring)))] = rec
+	d.traceMu.Unlock()
+}
+
+// Packets implements verbs.PacketTracer.
+func (d *device) Packets(after uint64) []verbs.Packet {
+	d.traceMu.Lock()
+	defer d.traceMu.Unlock()
+	n := uint64(len(d.ring))
+	first := after + 1
+	if d.traceSeq >= n && first < d.traceSeq-n+1 {
+		first = d.traceSeq - n + 1
+	}
+	var out []verbs.Packet
+	for s := first; s <= d.traceSeq; s++ {
+		out = append(out, d.ring[int(s%n)])
+	}
+	return out
+}
