@@ -40,7 +40,7 @@ func (d *decoder) body(line []byte) error {
 		if err := json.Unmarshal(line, &el); err != nil {
 			return fmt.Errorf("the end line is damaged: %v", err)
 		}
-		return sr.end(el)
+		return sr.end(el, d.line)
 	}
 	return fmt.Errorf("unknown line kind %q (expected %q or %q)", probe.Kind, kindStep, kindEnd)
 }
@@ -85,15 +85,29 @@ func (sr *sideReader) step(sl stepLine, lineNo int) error {
 	return nil
 }
 
-// end is the side's teardown.
-func (sr *sideReader) end(el endLine) error {
+// end is the side's teardown, on line lineNo.
+func (sr *sideReader) end(el endLine, lineNo int) error {
 	snap, err := sr.state(el.stateJSON)
 	if err != nil {
 		return err
 	}
 	sr.replay.Teardown, sr.replay.TeardownErr, sr.replay.Final = el.Teardown, el.Error.decode(), snap
-	sr.ended = true
+	sr.ended, sr.endLine = true, lineNo
 	return nil
+}
+
+// cutOff is the line where the side's steps stop short of what its
+// header promises, or 0. A side may stop early on its own — it failed, or
+// the learner quit — but never after its teardown step: steps recorded
+// up to the teardown with the header listing more is a header that does
+// not belong to the file, and the replay would play into steps it lacks.
+func (sr *sideReader) cutOff() int {
+	played, listed := sr.replay.Steps, len(sr.head.Tour)
+	n := len(played)
+	if n == 0 || n >= listed || played[n-1].Err != nil || played[n-1].ID != steps.IDTeardown {
+		return 0
+	}
+	return sr.endLine
 }
 
 // state rebuilds a snapshot: the recorded one, with the timeline and the
@@ -152,6 +166,11 @@ func (d *decoder) finish() (*Recording, error) {
 			return nil, &LineError{File: d.name, Line: d.line + 1, Reason: fmt.Sprintf(
 				"the file ends before the %s side's end line: the recording was cut off (rdmatour killed, or the file truncated)", sr.head.Role)}
 		}
+		if line := sr.cutOff(); line != 0 {
+			return nil, &LineError{File: d.name, Line: line, Reason: fmt.Sprintf(
+				"the header lists %d %s steps, but the file holds %d, up to its teardown: the recording is cut off at line %d",
+				len(sr.head.Tour), sr.head.Role, len(sr.replay.Steps), line)}
+		}
 		if _, err := NewPlayer(sr.replay); err != nil {
 			return nil, d.replayError(sr, err)
 		}
@@ -181,22 +200,4 @@ func (r *Recording) Runners() ([]steps.Runner, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// Merge joins a server's and a client's recording (in either order) into
-// one, replayed as the demo.
-func Merge(a, b *Recording) (*Recording, error) {
-	if len(a.Sides) != 1 || len(b.Sides) != 1 {
-		return nil, errors.New("to replay two files, give one server and one client recording (a demo recording holds both sides already)")
-	}
-	if a.Sides[0].Config.Role == steps.Client {
-		a, b = b, a
-	}
-	if a.Sides[0].Config.Role != steps.Server || b.Sides[0].Config.Role != steps.Client {
-		return nil, errors.New("to replay two files, give one server and one client recording")
-	}
-	h := a.Header
-	h.Command = "demo"
-	h.Sides = append(append([]SideHeader(nil), a.Header.Sides...), b.Header.Sides...)
-	return &Recording{Header: h, Sides: []Replay{a.Sides[0], b.Sides[0]}}, nil
 }

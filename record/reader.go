@@ -28,6 +28,11 @@ func (e *LineError) Error() string {
 // without newlines must not be read into memory whole.
 const maxLine = 16 << 20
 
+// maxFile bounds the whole file, and with it what the replay keeps in
+// memory (about twice the file): a recording of any tour is well under
+// 1 MiB, and 256 steps of lines just under maxLine would be gigabytes.
+const maxFile = 32 << 20
+
 // maxTour bounds the steps of one side (the tours have about 20): it
 // bounds what a file can make the replay keep.
 const maxTour = 256
@@ -69,6 +74,7 @@ type decoder struct {
 	name  string
 	in    *bufio.Reader
 	line  int
+	read  int // bytes read so far
 	head  Header
 	sides []*sideReader
 }
@@ -82,6 +88,7 @@ type sideReader struct {
 	packets  []steps.WirePacket
 	lastData steps.BufferState // the previous snapshot's data buffer
 	ended    bool
+	endLine  int // the line of the end line
 }
 
 func (d *decoder) fail(format string, args ...any) error {
@@ -94,6 +101,10 @@ func (d *decoder) next() ([]byte, error) {
 	for {
 		chunk, err := d.in.ReadSlice('\n')
 		buf = append(buf, chunk...)
+		if d.read += len(chunk); d.read > maxFile {
+			d.line++
+			return nil, d.fail("the file is longer than %d MiB (a recording is well under 1 MiB): this is not an rdmatour recording", maxFile>>20)
+		}
 		if len(buf) > maxLine {
 			d.line++
 			return nil, d.fail("the line is longer than %d MiB: this is not an rdmatour recording", maxLine>>20)
@@ -184,6 +195,9 @@ func sideConfig(sh SideHeader) (steps.Config, error) {
 		return cfg, err
 	}
 	cfg.Message = sh.Message
+	if sh.MessageBytes != nil {
+		cfg.Message = string(sh.MessageBytes)
+	}
 	if sh.Lesson != "" { // the recording's edge: resolved once, here
 		if cfg.Lesson, err = steps.ParseLesson(sh.Lesson); err != nil {
 			return cfg, err

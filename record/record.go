@@ -68,9 +68,15 @@ type SideHeader struct {
 	// Devices are the RDMA devices the backend saw ("sim0", "rxe0", ...).
 	Devices []string `json:"devices,omitempty"`
 	// Bind (server) and Server (client) are the addresses as configured.
-	Bind    string `json:"bind,omitempty"`
-	Server  string `json:"server,omitempty"`
-	Message string `json:"message,omitempty"`
+	Bind   string `json:"bind,omitempty"`
+	Server string `json:"server,omitempty"`
+	// Message is the --message as text; when it is not plain printable
+	// UTF-8 (a control character, bytes that are not UTF-8) it is the
+	// escaped form, for the eye only, and MessageBytes holds the bytes
+	// exactly (JSON would turn invalid UTF-8 into U+FFFD). The replay
+	// uses MessageBytes when present.
+	Message      string `json:"message,omitempty"`
+	MessageBytes []byte `json:"message_bytes,omitempty"`
 	// Tour is the tour's steps, in order, as the screen describes them:
 	// a recording replays even where rdmatour's tour has changed since.
 	Tour []tourStep `json:"tour"`

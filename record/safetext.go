@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/rdmatour/rdmatour/steps/privdata"
 )
 
 // A recording is input from anywhere (a file mailed to a presenter), and
@@ -47,9 +50,11 @@ func walkText(v any) error {
 }
 
 // safeText allows printable characters, spaces, newlines and tabs.
+// U+FFFD is printable (it is what JSON makes of bytes that are not
+// UTF-8) and controls nothing.
 func safeText(s string) error {
 	for _, r := range s {
-		if r == '\n' || r == '\t' || r == ' ' || (r != unicode.ReplacementChar && unicode.IsPrint(r)) {
+		if r == '\n' || r == '\t' || r == ' ' || unicode.IsPrint(r) {
 			continue
 		}
 		return fmt.Errorf("the text %q holds a character (%U) that could control the terminal: refused", clip(s), r)
@@ -63,4 +68,15 @@ func clip(s string) string {
 		return string(r[:40]) + "…"
 	}
 	return s
+}
+
+// encodeMessage is how the header stores a --message: as itself when
+// the reader would accept it as text, else escaped for the eye with the
+// exact bytes beside it (a message may hold anything a shell can pass:
+// ESC, a Latin-1 é).
+func encodeMessage(msg string) (text string, exact []byte) {
+	if utf8.ValidString(msg) && safeText(msg) == nil {
+		return msg, nil
+	}
+	return privdata.EscapePeer([]byte(msg)), []byte(msg)
 }

@@ -172,6 +172,7 @@ type wireView struct {
 	sawWire       bool
 	lastPacketSeq uint64
 	packets       []WirePacket
+	answered      peerOps    // the peer's READs and atomics this NIC answered (peerops.go)
 	oneHost       *bool      // the peer is this machine (see peerIsLocal)
 	spans         []stepSpan // when each step ran: which step a packet belongs to
 }

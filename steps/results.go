@@ -72,6 +72,8 @@ var (
 	resSentAgain              = text.Text{EN: "sent again", ZH: "再次发出"}
 	resServerQPN              = text.Text{EN: "server QPN", ZH: "server 的 QPN"}
 	resStartedAt              = text.Text{EN: "started at", ZH: "初始值"}
+	resREADsAnswered          = text.Text{EN: "READs answered", ZH: "应答的 READ 数"}
+	resAtomicsAnswered        = text.Text{EN: "atomics answered", ZH: "应答的原子操作数"}
 	resStateIbvQueryQp        = text.Text{EN: "state (ibv_query_qp)", ZH: "状态（ibv_query_qp）"}
 	resSwap                   = text.Text{EN: "swap", ZH: "swap 值"}
 	resTimeout                = text.Text{EN: "timeout", ZH: "超时"}

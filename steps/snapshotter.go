@@ -258,6 +258,7 @@ func (s *Session) refreshPackets() {
 		if s.ownPacket(p) && (s.wireFilter == nil || s.wireFilter(p)) {
 			s.sawWire = s.sawWire || p.CM == ""
 			s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
+			s.answered.tally(p)
 			s.noteWire(p)
 		}
 	}

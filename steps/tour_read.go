@@ -114,6 +114,7 @@ func stepWaitDisconnected(ctx context.Context, s *Session) (Outcome, error) {
 	defer cancel()
 	get := getEvent(verbs.CMEvent{Type: verbs.EventDisconnected}, verbs.EventDisconnected, true)
 	for !s.peerHungUp() {
+		s.answeredOps() // tally the packets while the device's window still holds them
 		if err := s.checkPeerGoneWithin(ctx, 100*time.Millisecond); err != nil && !s.peerHungUp() {
 			return withC(Outcome{}, get), err
 		}
@@ -125,16 +126,22 @@ func stepWaitDisconnected(ctx context.Context, s *Session) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	if s.cfg.Tour == TourRead {
-		s.set(func() {
-			s.result = &Result{Tour: TourRead, Message: cString(data), Summary: text.Text{
-				EN: "The client READ this server's buffer and hung up: the server got no completion and its CPU did nothing for the READ.",
-				ZH: "client READ 了本端 server 的 buffer 后断开：server 没有收到任何完成，它的 CPU 也没为这次 READ 做任何事。"}}
-		})
+	out := withC(Outcome{Results: []KV{result(resEvent, verbs.EventDisconnected.String()), result(resBuffer, cString(data).String())}}, get, ackEvent())
+	if s.cfg.Tour != TourRead {
+		return out, nil // the atomic server's wait says what it saw
 	}
-	return withC(Outcome{Results: []KV{result(resEvent, verbs.EventDisconnected.String()), result(resBuffer, cString(data).String())},
-		Note: text.Text{EN: "The client READ the buffer and hung up. The server saw nothing of the READ: no completion, no interrupt, the buffer is unchanged.",
-			ZH: "client 读完 buffer 后断开了。server 对这次 READ 一无所知：没有完成，没有中断，buffer 也没变。"}}, get, ackEvent()), nil
+	ops, seen := s.answeredOps()
+	summary := readSummary(ops, seen)
+	out.Note = joinNotes(summary, text.Text{EN: "A READ leaves the server nothing to see: no completion, no interrupt, the buffer is unchanged.",
+		ZH: "READ 在 server 这边什么都不留下：没有完成，没有中断，buffer 也没变。"})
+	if seen {
+		out.Results = append(out.Results, result(resREADsAnswered, fmt.Sprint(ops.reads)))
+	}
+	if seen && ops.reads == 0 && s.followsPlan() {
+		return out, peerSkipped(0, 1, text.Text{EN: "READ", ZH: "READ"})
+	}
+	s.set(func() { s.result = &Result{Tour: TourRead, Message: cString(data), Summary: summary} })
+	return out, nil
 }
 
 // tourMismatchEffect says what happens on this side (role, running mine)

@@ -110,7 +110,7 @@ func udTour(role Role) []Step {
 }
 
 func udTourDef() TourDef {
-	return TourDef{Kind: TourUD, Name: "ud", DataAccess: verbs.AccessLocalWrite,
+	return TourDef{Kind: TourUD, Name: "ud", SendsMessage: true, DataAccess: verbs.AccessLocalWrite,
 		build:    func(role Role, _ Notify, _ Track) []Step { return udTour(role) },
 		validate: validateUD,
 		noWorkshop: text.Text{EN: "--workshop --tour ud is not supported: a workshop room serves RC connections (RDMA_PS_TCP) and the ud tour's datagrams use RDMA_PS_UDP; run the ud tour as one server and one client, or choose --tour write, read or atomic for the room",

@@ -78,6 +78,6 @@ func writeSummary(r *Result) text.Text {
 }
 
 func writeTourDef() TourDef {
-	return TourDef{Kind: TourWrite, Name: "write", Notifies: true, DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteWrite, summary: writeSummary,
+	return TourDef{Kind: TourWrite, Name: "write", Notifies: true, SendsMessage: true, DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteWrite, summary: writeSummary,
 		build: func(role Role, n Notify, t Track) []Step { return writeTour(n).steps(role, rcTrackOf(t)) }}
 }

@@ -66,6 +66,9 @@ type TourDef struct {
 	// SharedCounter: a workshop room of this tour keeps one counter that
 	// every attendee's atomics hit.
 	SharedCounter bool
+	// SendsMessage: the client sends --message (WRITEs it, or SENDs it
+	// as a datagram); the other tours have nothing to carry it.
+	SendsMessage bool
 	// noWorkshop is why a workshop room cannot serve this tour (empty:
 	// it can).
 	noWorkshop text.Text

@@ -33,6 +33,7 @@ func cliBadInput() []cliCase {
 	c := func(name string, msg string, args ...string) cliCase {
 		return cliCase{name: name, args: args, code: 2, msg: msg}
 	}
+	startsWith := func(cc cliCase) cliCase { cc.prefix = true; return cc }
 	return []cliCase{
 		c("no command", "no command given"),
 		c("unknown command", `unknown command "serve"`, "serve"),
@@ -90,6 +91,15 @@ func cliBadInput() []cliCase {
 		c("--bind not an address", `--bind "10.0.0.300" is not an IP address`, append([]string{"server", "--bind", "10.0.0.300"}, sim...)...),
 		c("demo --bind not an address", `--bind "nope" is not an IP address`, append([]string{"demo", "--bind", "nope"}, sim...)...),
 		c("--src not an address", `source address "nope" is not an IP address`, append([]string{"client", "127.0.0.1", "--src", "nope"}, sim...)...),
+		// X4 and C8 of the hostile review (../shared/reviews/hostile.md).
+		startsWith(c("--pause-at another tour's step (X4)", `--pause-at ud-send: the tour run here has no such step (its steps: create-event-channel`, append([]string{"demo", "--pause-at", "ud-send"}, sim...)...)),
+		startsWith(c("--pause-at the other side's step (X4)", `--pause-at post-write: the tour run here has no such step (its steps: create-event-channel`, append([]string{"server", "--pause-at", "post-write"}, sim...)...)),
+		c("--src not local (C8)", "--src 10.9.9.9 is not an address of this machine (ip addr lists them): give one of its own, or leave --src out", append([]string{"client", "127.0.0.1", "--src", "10.9.9.9"}, sim...)...),
+		c("--src of the other family (C8)", "--src ::1 and the server 127.0.0.1 are not the same IP version: give a source of the server's family", append([]string{"client", "127.0.0.1", "--src", "::1"}, sim...)...),
+		c("--message on the read tour (E4)", "--message with --tour read: this tour sends no message (the client only reads or changes the server's memory); leave --message out, or run --tour write or ud",
+			append([]string{"demo", "--tour", "read", "--message", "MY READ MSG"}, sim...)...),
+		c("--message on an atomic lesson (E4)", "--message with --tour atomic: this tour sends no message (the client only reads or changes the server's memory); leave --message out, or run --tour write or ud",
+			append([]string{"client", "127.0.0.1", "--lesson", "no-remote-atomic", "--message", "x"}, sim...)...),
 		c("unresolvable host", `cannot resolve "no-such-host.invalid": not an IP address and no such host name; check the spelling, or give the server's IP address`,
 			append([]string{"client", "no-such-host.invalid"}, sim...)...),
 	}

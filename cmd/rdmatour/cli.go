@@ -254,6 +254,9 @@ func (o *options) crossCheck(set map[string]bool) error {
 	if set["message"] && o.message == "" {
 		return usageText(text.Text{EN: fmt.Sprintf("--message is empty: give the text to write (leave the flag out for the default, %q)", steps.DefaultMessage), ZH: fmt.Sprintf("--message 是空的：请给出要写的文字（不加这个参数则用默认的 %q）", steps.DefaultMessage)})
 	}
+	if err := messageSent(set["message"], o.tour, o.lesson); err != nil {
+		return err
+	}
 	if set["timeout"] && o.timeout == 0 {
 		return usageText(text.Text{EN: "--timeout 0s: must be positive (how long a wait on the peer may take, e.g. 30s)", ZH: "--timeout 0s：必须为正数（等待对端最多多久，例如 30s）"})
 	}

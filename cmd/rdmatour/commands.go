@@ -72,11 +72,9 @@ func runClient(ctx context.Context, o options, c console) error {
 	cfg := o.config(steps.Client)
 	cfg.Server = netip.AddrPortFrom(addr, uint16(o.port))
 	if o.src != "" {
-		src, err := netip.ParseAddr(o.src)
-		if err != nil {
-			return usagef("source address %q is not an IP address", o.src)
+		if cfg.Src, err = parseSrc(o.src, addr); err != nil {
+			return err
 		}
-		cfg.Src = src.Unmap()
 	}
 	return runTour(ctx, o, c, addr, cfg)
 }
@@ -184,6 +182,9 @@ func newSessions(o options, cfgs []steps.Config, prov verbs.Provider, why text.T
 			s.SkipPrediction() // --auto asks nothing, in the TUI as in plain mode
 		}
 		sessions = append(sessions, s)
+	}
+	if err := checkPauseAt(o.pauseAt, sessions); err != nil {
+		return nil, err
 	}
 	if len(sessions) == 2 {
 		steps.LinkDemo(sessions[0], sessions[1])

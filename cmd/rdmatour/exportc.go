@@ -123,6 +123,11 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 			return a, err
 		}
 	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "message" })
+	if err := messageSent(given, a.opts.Tour, a.opts.Lesson); err != nil {
+		return a, err
+	}
 	return a, a.opts.Validate()
 }
 

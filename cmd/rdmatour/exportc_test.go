@@ -25,6 +25,7 @@ func TestExportCBadInput(t *testing.T) {
 		{[]string{"client", "--no-such-flag"}, "flag provided but not defined"},
 		{[]string{"client", "--message-size", "4097"}, "--message-size 4097 is out of range"},
 		{[]string{"client", "--message-size", "8"}, "--message-size 8 is smaller than the message"},
+		{[]string{"client", "--tour", "read", "--message", "MY READ MSG"}, "--message with --tour read: this tour sends no message"}, // E4
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
@@ -126,4 +127,28 @@ func parsePauseStep(s string) (pauseStep, error) {
 		}
 	}
 	return "", fmt.Errorf("unknown step %q for --pause-at (the IDs are in the plain tour's headings, e.g. accept)", s)
+}
+
+// checkPauseAt refuses a --pause-at step that none of these sessions
+// runs: parsePauseStep knows only that some tour has it, and a step of
+// another tour (or the other side's) would never pause (X4 of the
+// hostile review).
+func checkPauseAt(p pauseStep, sessions []steps.Runner) error {
+	if p == "" {
+		return nil
+	}
+	var ids []string
+	seen := map[steps.StepID]bool{}
+	for _, s := range sessions {
+		for _, st := range s.Steps() {
+			if string(st.ID) == string(p) {
+				return nil
+			}
+			if !seen[st.ID] {
+				seen[st.ID] = true
+				ids = append(ids, string(st.ID))
+			}
+		}
+	}
+	return usagef("--pause-at %s: the tour run here has no such step (its steps: %s)", p, strings.Join(ids, ", "))
 }

@@ -50,5 +50,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "rdmatour: %v\n", err)
 		return 2
 	}
+	if getenv("TERM") == "dumb" {
+		// A dumb terminal (an Emacs shell buffer, some CI logs) cannot
+		// address the cursor: the full-screen UI would be garbage there
+		// (T9 of the hostile review).
+		o.plain = true
+	}
 	return runCommand(ctx, o, console{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv})
 }

@@ -40,6 +40,7 @@ func pausedBefore(id string) string { return "paused before " + id }
 type faultCase struct {
 	name   string
 	notify string
+	tour   string // --tour ("" the write tour, with --notify)
 	// Where each side stops: --pause-at IDs ("" runs on) and what each
 	// prints once it is there.
 	srvPause, cliPause string
@@ -119,7 +120,24 @@ func peerFaultCases() []faultCase {
 	// NIC sometimes resets the connection before the REJ is read (2 runs
 	// in 12), which the client reports as the server going away.
 	cases[len(cases)-1].alsoOK = "the server at 127.0.0.1:"
+	addReadAtomicFaultCases(both)
 	return append(cases, selfInterruptCases()...)
+}
+
+// addReadAtomicFaultCases (P11 of the hostile review): the read and atomic
+// servers wait for the hang-up, and a client that dies before its READ,
+// or before or between its atomics, hangs up like one that finished: the
+// server must say what its NIC answered, not what the plan says.
+func addReadAtomicFaultCases(both func(c faultCase, killMsg, intMsg string)) {
+	for _, tc := range []struct{ tour, pause, wait, msg string }{
+		{"read", "post-read", "server: Wait while the client READs", "the client hung up after 0 of its 1 READ"},
+		{"atomic", "post-fetch-add", "server: Wait while the client's atomics run", "the client hung up after 0 of its 2 atomics"},
+		{"atomic", "post-cmp-swap", "server: Wait while the client's atomics run", "the client hung up after 1 of its 2 atomics"},
+	} {
+		both(faultCase{name: "the " + tc.tour + " server waits; the client dies before " + tc.pause, tour: tc.tour,
+			cliPause: tc.pause, srvReady: tc.wait, cliReady: pausedBefore(tc.pause),
+			victim: "client", wantCode: 1, within: 15 * time.Second}, tc.msg, tc.msg)
+	}
 }
 
 // selfInterruptCases: the waiting side itself gets Ctrl-C: it tears down
@@ -176,6 +194,9 @@ func runFaults(t *testing.T, cases []faultCase, fab fabric, n int) {
 func runFault(t *testing.T, fc faultCase, fab fabric) {
 	port := freePort(t)
 	common := []string{"--backend", fab.backend, "--plain", "--auto", "--brief", "--timeout", fab.timeout, "--notify", fc.notify}
+	if fc.tour != "" {
+		common = append(common[:len(common)-2], "--tour", fc.tour)
+	}
 	srvArgs := append([]string{"server", port, "--bind", fab.addr}, common...)
 	cliArgs := append([]string{"client", fab.addr, port}, common...)
 	if fc.srvPause != "" {

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+)
+
+// TestDumbTerminalGetsPlainText is T9 of the hostile review: on a real
+// terminal (script(1) gives the tour a pty) with TERM=dumb, the tour
+// prints plain text and ends; no cursor addressing (ESC [ row ; col H),
+// which a dumb terminal shows as garbage.
+func TestDumbTerminalGetsPlainText(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("needs script(1)")
+	}
+	log := filepath.Join(t.TempDir(), "typescript")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "script", "-q", "-e", "-c", binPath+" demo --port "+freePort(t)+" --backend sim --auto --brief", log)
+	cmd.Env = append(os.Environ(), "TERM=dumb", "LANG=C")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the demo on a dumb terminal: %v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(regexp.MustCompile(`\x1b\[[0-9]*;[0-9]*H`).FindAll(raw, -1)); n > 0 {
+		t.Errorf("TERM=dumb got %d cursor addressing sequences", n)
+	}
+	if !regexp.MustCompile(`tour complete`).Match(raw) {
+		t.Errorf("no plain end line:\n%s", raw)
+	}
+}
