@@ -48,6 +48,12 @@ func TestHalfOpenHandshakeTimesOut(t *testing.T) {
 	if err := runClient(context.Background(), addr, steps.NotifySend, "next", "", ""); err != nil {
 		t.Errorf("the next attendee after the timeout: %v", err)
 	}
+	// The client is done before the room has torn its side down.
+	waitEmpty(t, r)
+	deadline := time.Now().Add(10 * time.Second)
+	for r.Live() != r.Baseline() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if live, base := r.Live(), r.Baseline(); live != base {
 		t.Errorf("live objects %d, want the baseline %d", live, base)
 	}
