@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -11,7 +12,17 @@ import (
 // says what. Measured in the QEMU guest: all 30 cases pass in 60 s.
 func TestRealPeerFaults(t *testing.T) {
 	addr := realAddr(t)
-	cases := peerFaultCases()
+	// The read and atomic servers' "the client hung up after 0 of its 1
+	// READ" needs the server to see what its NIC answered; on one host
+	// rxe loops its packets back inside the kernel, no capture sees them,
+	// and the server says it cannot tell (exit 0). Those cases run on the
+	// simulated NIC (TestPeerFaults) and are left out here.
+	var cases []faultCase
+	for _, fc := range peerFaultCases() {
+		if !strings.Contains(fc.name, "server waits; the client dies before") {
+			cases = append(cases, fc)
+		}
+	}
 	real := realFaultMessages()
 	for i, fc := range cases {
 		if msg, ok := real[fc.name]; ok {
