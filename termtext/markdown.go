@@ -123,11 +123,8 @@ func (d *mdDrawer) block(n ast.Node, w int, indent string) {
 		d.gap()
 		d.out = append(d.out, indent+st.Dim.R(strings.Repeat("─", max(0, w-Width(indent)))))
 	case *ast.HTMLBlock:
-		// A comment is for the page's authors (the evidence and source
-		// markers of issue 19), never for the screen.
-		if n.HTMLBlockType == ast.HTMLBlockType2 {
-			return
-		}
+		// Comments (the pages' evidence markers) are gone before parsing
+		// (comments.go); other HTML is shown as written.
 		lines := n.Lines()
 		for i := range lines.Len() {
 			seg := lines.At(i)
@@ -214,25 +211,12 @@ func (d *mdDrawer) inlines(n ast.Node, style Style) []span {
 		case *ast.AutoLink:
 			out = append(out, span{string(c.URL(d.src)), d.st.Key, false})
 		case *ast.RawHTML:
-			// A comment (an evidence marker) leaves no trace on screen,
-			// not even the space written before it.
-			if n := len(out); n > 0 && !out[n-1].glued && out[n-1].text != softBreak && isComment(c, d.src) {
-				out[n-1].text = strings.TrimRight(out[n-1].text, " \t")
-			}
+			// Inline HTML draws nothing; comments never get here (comments.go).
 		default: // links, images: their text
 			out = append(out, d.inlines(c, style)...)
 		}
 	}
 	return out
-}
-
-// isComment reports whether raw inline HTML is a comment.
-func isComment(n *ast.RawHTML, src []byte) bool {
-	if n.Segments.Len() == 0 {
-		return false
-	}
-	first := n.Segments.At(0)
-	return bytes.HasPrefix(first.Value(src), []byte("<!--"))
 }
 
 // codeText is an inline code span's text. A line ending inside the span
