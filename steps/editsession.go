@@ -4,11 +4,19 @@ import (
 	"fmt"
 
 	"github.com/rdmatour/rdmatour/text"
+	"github.com/rdmatour/rdmatour/verbs"
 )
 
 // editState is the learner's edits of this side, guarded by Session.mu:
 // Config.Edits that apply here, then whatever SetEdit added.
-type editState struct{ edits Edits }
+type editState struct {
+	edits Edits
+	// writeOp is the completion the posted WRITE (maybe edited into
+	// another opcode) will make: what poll-write waits for.
+	writeOp verbs.WCOpcode
+	// writeOpEdited: the learner changed the WRITE's opcode.
+	writeOpEdited bool
+}
 
 // Edits are the edits in force on this side.
 func (s *Session) Edits() Edits {

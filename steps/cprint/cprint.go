@@ -176,3 +176,9 @@ func Edited(e Expr, was string) Expr {
 	note := " /* you: was " + strings.ReplaceAll(was, "*/", "* /") + " */"
 	return wrap("", e, note)
 }
+
+// Array is the compound literal (typ[]){ e1, e2, ... }: an array of
+// elements, as a WR's sg_list with more than one entry.
+func Array(typ string, elems ...Expr) Expr {
+	return join("("+typ+"[]){ ", elems, ", ", " }")
+}
