@@ -14,7 +14,7 @@ import (
 // youWas maps a C field (or argument) of one call to the value the tour
 // would have given it, for each the learner edited; the printer shows
 // those as `value /* you: was … */`. A nil youWas marks nothing.
-type youWas map[string]string
+type youWas map[string]c.Expr
 
 // on is e, marked when the learner edited field.
 func (y youWas) on(field string, e c.Expr) c.Expr {
@@ -38,13 +38,18 @@ func (s *Session) editNum(step StepID, field, cfield string, def int64, y youWas
 	if !ok {
 		return def
 	}
-	y[cfield] = fmt.Sprint(def)
+	y[cfield] = c.Dec(def, "")
 	return e.Value.Num
 }
 
 // editFlags is the flags step.field takes: the whole set, or def with
 // flags added and taken off. was prints def in C.
 func (s *Session) editFlags(step StepID, field, cfield string, def uint64, was string, y youWas) uint64 {
+	return s.editFlagsC(step, field, cfield, def, c.C(was), y)
+}
+
+// editFlagsC is editFlags with was as C.
+func (s *Session) editFlagsC(step StepID, field, cfield string, def uint64, was c.Expr, y youWas) uint64 {
 	e, ok := s.edit(step, field)
 	if !ok {
 		return def
@@ -66,14 +71,14 @@ func (s *Session) editTarget(step StepID, t Target, lkey uint32) Target {
 		}
 	}
 	if e, ok := s.edit(step, "rkey"); ok {
-		was := t.RKeyC.In(c.Symbolic)
-		key, expr := t.RKey, was
+		was := t.RKeyC
+		key, expr := t.RKey, was.In(c.Symbolic)
 		switch v := e.Value; {
 		case v.Ref == "lkey":
 			key, expr = lkey, "mr->lkey"
 		case v.Rel:
 			key = uint32(int64(t.RKey) + v.Num)
-			expr = fmt.Sprintf("%s %+d", was, v.Num)
+			expr = fmt.Sprintf("%s %+d", was.In(c.Symbolic), v.Num)
 		case v.Ref == "":
 			key, expr = uint32(v.Num), fmt.Sprintf("0x%x", v.Num)
 		}
@@ -81,9 +86,9 @@ func (s *Session) editTarget(step StepID, t Target, lkey uint32) Target {
 		edited()
 	}
 	if e, ok := s.edit(step, "remote_addr"); ok && e.Value.Num != 0 {
-		was := t.AddrC.In(c.Symbolic)
+		was := t.AddrC
 		t.Addr = uint64(int64(t.Addr) + e.Value.Num)
-		t.AddrC = c.Edited(c.Hex(t.Addr, fmt.Sprintf("%s %+d", was, e.Value.Num)), was)
+		t.AddrC = c.Edited(c.Hex(t.Addr, fmt.Sprintf("%s %+d", was.In(c.Symbolic), e.Value.Num)), was)
 		edited()
 	}
 	return t
