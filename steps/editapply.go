@@ -78,7 +78,7 @@ func (s *Session) editTarget(step StepID, t Target, lkey uint32) Target {
 			key, expr = lkey, "mr->lkey"
 		case v.Rel:
 			key = uint32(int64(t.RKey) + v.Num)
-			expr = fmt.Sprintf("%s %+d", was.In(c.Symbolic), v.Num)
+			expr = plusC(was.In(c.Symbolic), v.Num)
 		case v.Ref == "":
 			key, expr = uint32(v.Num), fmt.Sprintf("0x%x", v.Num)
 		}
@@ -88,7 +88,7 @@ func (s *Session) editTarget(step StepID, t Target, lkey uint32) Target {
 	if e, ok := s.edit(step, "remote_addr"); ok && e.Value.Num != 0 {
 		was := t.AddrC
 		t.Addr = uint64(int64(t.Addr) + e.Value.Num)
-		t.AddrC = c.Edited(c.Hex(t.Addr, fmt.Sprintf("%s %+d", was.In(c.Symbolic), e.Value.Num)), was)
+		t.AddrC = c.Edited(c.Hex(t.Addr, plusC(was.In(c.Symbolic), e.Value.Num)), was)
 		edited()
 	}
 	return t
@@ -126,4 +126,12 @@ func (s *Session) editConnParam(step StepID, p *verbs.ConnParam) youWas {
 		*f.v = uint8(s.editNum(step, f.name, f.name, int64(*f.v), y))
 	}
 	return y
+}
+
+// plusC is the C of base moved by n: "rkey + 1", "remote_addr - 8".
+func plusC(base string, n int64) string {
+	if n < 0 {
+		return fmt.Sprintf("%s - %d", base, uint64(-n))
+	}
+	return fmt.Sprintf("%s + %d", base, n)
 }

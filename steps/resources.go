@@ -29,6 +29,9 @@ func stepAllocPD(_ context.Context, s *Session) (Outcome, error) {
 func stepCreateCQ(_ context.Context, s *Session) (Outcome, error) {
 	y := youWas{}
 	cqe := int(s.editNum(IDCreateCQ, "cqe", "cqe", CQDepth, y))
+	if _, edited := y["cqe"]; edited {
+		y["cqe"] = c.Dec(CQDepth, "CQ_DEPTH")
+	}
 	call := createCQCall(cqe, y)
 	cq, err := s.dev.CreateCQ(cqe)
 	if err != nil {
