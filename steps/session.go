@@ -95,7 +95,11 @@ func NewSession(cfg Config) (*Session, error) {
 		peerPlan: peerTourFor(cfg),
 		progress: progress{outcomes: make([]*Outcome, len(tour)), states: make([]RunState, len(tour))},
 	}
-	s.edits = cfg.Edits.forSide(cfg.Role, tour)
+	edits := cfg.Edits
+	if cfg.Lesson != nil {
+		edits = append(cfg.Lesson.Preset(), edits...) // the learner's own win
+	}
+	s.edits = edits.forSide(cfg.Role, tour)
 	if cfg.Lesson != nil {
 		s.initPrediction(cfg.Lesson.prediction(cfg))
 	}
