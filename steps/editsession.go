@@ -85,7 +85,7 @@ func (s *Session) editApplies(e Edit) error {
 
 func noSuchStepError(e Edit, role Role) error {
 	return &EditError{Input: e.String(), Reason: text.Text{EN: fmt.Sprintf("the %s's tour has no step %s (if it is the %s's, give the --edit to rdmatour %s)", role, e.Step, role.Peer(), role.Peer()),
-		ZH: fmt.Sprintf("%s 的流程里没有步骤 %s（如果它是 %s 的步骤，请把 --edit 交给 rdmatour %s）", role, e.Step, role.Peer(), role.Peer())}}
+		ZH: fmt.Sprintf("%s 的教程里没有步骤 %s（如果它是 %s 的步骤，请把 --edit 交给 rdmatour %s）", role, e.Step, role.Peer(), role.Peer())}}
 }
 
 // without is es less every edit of step.field.
