@@ -25,6 +25,24 @@ func (s *Session) Edits() Edits {
 	return append(Edits(nil), s.edits...)
 }
 
+// learnerEdits are Edits less the lesson's preset.
+func (s *Session) learnerEdits() Edits {
+	var preset map[string]bool
+	if s.cfg.Lesson != nil {
+		preset = map[string]bool{}
+		for _, e := range s.cfg.Lesson.Preset() {
+			preset[e.String()] = true
+		}
+	}
+	var out Edits
+	for _, e := range s.Edits() {
+		if !preset[e.String()] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // Editable is step's editable fields on this side with their current
 // values (nil when this side's tour does not have step or it has nothing
 // to edit). The form shows Current, and Default for "was".

@@ -122,7 +122,14 @@ func tourFor(cfg Config) ([]Step, error) {
 }
 
 // Config returns the session's configuration (with defaults applied).
-func (s *Session) Config() Config { return s.cfg }
+// Its Edits are the learner's edits in force on this side (Config.Edits
+// that apply here and any SetEdit), not a lesson's preset: what a
+// recording keeps and Try next offers to restore.
+func (s *Session) Config() Config {
+	cfg := s.cfg
+	cfg.Edits = s.learnerEdits()
+	return cfg
+}
 
 // Steps returns the tour.
 func (s *Session) Steps() []Step { return append([]Step(nil), s.tour...) }
