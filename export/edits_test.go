@@ -27,6 +27,7 @@ func TestExportWithEditsCompiles(t *testing.T) {
 		{steps.Client, []string{"connect.rnr_retry_count=7", "connect.retry_count=3", "create-cq.cqe=4"}, []string{".retry_count = 3 /* you: was 0 */", "4 /* you: was CQ_DEPTH */"}},
 		{steps.Server, []string{"reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE"}, []string{"IBV_ACCESS_LOCAL_WRITE /* you: was IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE */"}},
 		{steps.Server, []string{"post-recv.length=8", "accept.responder_resources=0"}, []string{".length = 8 /* you: was 128 */", ".responder_resources = 0 /* you: was 1 */"}},
+		{steps.Server, []string{"post-recv.run=skip"}, []string{"rdma_accept("}},
 	} {
 		name := tc.role.String() + "/" + strings.Join(tc.edits, ",")
 		t.Run(name, func(t *testing.T) {
@@ -42,6 +43,9 @@ func TestExportWithEditsCompiles(t *testing.T) {
 				if !strings.Contains(prog, w) {
 					t.Errorf("program lacks %q", w)
 				}
+			}
+			if skipped := strings.Contains(strings.Join(tc.edits, " "), "post-recv.run=skip"); tc.role == steps.Server && skipped == strings.Contains(prog, "ibv_post_recv(") {
+				t.Errorf("post-recv skipped = %v, but the program's ibv_post_recv is there = %v", skipped, !skipped)
 			}
 			gccCheck(t, "edited", prog, "-o", filepath.Join(t.TempDir(), "prog"), "-libverbs", "-lrdmacm")
 		})

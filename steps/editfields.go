@@ -84,6 +84,9 @@ func qpCapFields(step StepID) []EditField {
 
 func postRecvFields() []EditField {
 	return []EditField{
+		{Step: IDPostRecv, Name: "run", CName: "(the call itself)", Kind: EditEnum, Choices: []EditChoice{{"RUN", 0}, {"SKIP", 1}},
+			Explain:  text.Text{EN: "Whether the server posts its RECV before accepting at all (skip: the no-recv lesson's mistake). Decided when the tour starts.", ZH: "server 在 accept 之前到底 post 不 post 它的 RECV（skip 就是 no-recv 这一课的错）。在教程开始时决定。"},
+			fallback: func(*Session) string { return "run" }},
 		{Step: IDPostRecv, Name: "length", CName: "sg_list.length", Kind: EditInt, Min: 0, Max: BufSize,
 			Explain:  text.Text{EN: "How many bytes the posted buffer offers an incoming SEND; the MR behind it is 128 bytes.", ZH: "post 的 buffer 能为到来的 SEND 提供多少字节；它背后的 MR 是 128 字节。"},
 			fallback: func(*Session) string { return fmt.Sprint(MsgBufSize) }},

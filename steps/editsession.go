@@ -98,7 +98,29 @@ func (s *Session) editApplies(e Edit) error {
 	if indexOf(s.tour, e.Step) < 0 {
 		return noSuchStepError(e, s.cfg.Role)
 	}
+	if e.Field == "run" {
+		return &EditError{Input: e.String(), Reason: text.Text{EN: "which steps run is decided when the tour starts: give it as --edit", ZH: "哪些步骤运行在教程开始时就定了：请用 --edit 给出"}}
+	}
 	return nil
+}
+
+// skipSteps drops the steps an edit STEP.run=skip leaves out on cfg's
+// side (a lesson may have dropped one already: no-recv's preset says
+// what its tour edit does).
+func skipSteps(cfg Config, tour []Step) []Step {
+	edits := cfg.Edits
+	if cfg.Lesson != nil {
+		preset, _ := cfg.Lesson.presetEdits() // NewSession reported an error
+		edits = append(preset, edits...)
+	}
+	out := tour
+	for _, st := range tour {
+		if e, ok := edits.Find(cfg.Role, st.ID, "run"); ok && e.Value.Num == 1 {
+			out = append([]Step(nil), out...)
+			out = append(out[:indexOf(out, st.ID)], out[indexOf(out, st.ID)+1:]...)
+		}
+	}
+	return out
 }
 
 func noSuchStepError(e Edit, role Role) error {
@@ -122,7 +144,8 @@ func (es Edits) without(step StepID, field string) Edits {
 func (es Edits) forSide(role Role, tour []Step) Edits {
 	var out Edits
 	for _, e := range es {
-		if (e.AnySide || e.Side == role) && indexOf(tour, e.Step) >= 0 {
+		// A skip stays although its step is gone: it is why.
+		if (e.AnySide || e.Side == role) && (indexOf(tour, e.Step) >= 0 || e.Field == "run") {
 			out = append(out, e)
 		}
 	}
@@ -137,7 +160,7 @@ func CheckEdits(cfg Config, es Edits, sides ...Role) error {
 	tours := map[Role][]Step{}
 	for _, r := range sides {
 		c := cfg
-		c.Role = r
+		c.Role, c.Edits = r, nil // the tour before any skip
 		if l := c.Lesson; l != nil {
 			c.Notify, c.Tour = l.Notify, l.Tour
 		}

@@ -60,6 +60,8 @@ func editTable() []editCase {
 		{"post-recv.length=4096", 0, "ok", ""},
 		{"post-recv.length=4097", 0, "refused", ""},
 		{"post-recv.wr_id=7", 0, "ok", ""},
+		{"server:post-recv.run=skip", 0, "client/poll-notify wc RNR retry counter exceeded", ""},
+		{"post-recv.run=later", 0, "refused", ""},
 		{"accept.rnr_retry_count=7", 0, "ok", ""},
 		{"accept.responder_resources=0", 0, "ok", ""},
 		{"accept.responder_resources=255", 0, "ok", ""},

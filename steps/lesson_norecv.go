@@ -16,7 +16,7 @@ func lessonNoRecv() Lesson {
 	return Lesson{Name: "no-recv", Notify: NotifySend, by: Server,
 		Title:   text.Text{EN: "SEND with no posted RECV", ZH: "没有 post RECV 就 SEND"},
 		Summary: text.Text{EN: "the server skips post_recv: RNR NAKs, then RNR retry counter exceeded (or, with --rnr-retry 7, retries until the late RECV)", ZH: "server 跳过 post_recv：RNR NAK，然后 RNR retry counter exceeded（--rnr-retry 7 时一直重试，直到迟到的 RECV）"},
-		edit:    editNoRecv, predict: predictNoRecv}
+		edit:    editNoRecv, preset: []string{"server:post-recv.run=skip"}, predict: predictNoRecv}
 }
 
 // postRecvLateStep is the lesson's own step: the RECV, posted after the
@@ -30,7 +30,7 @@ func postRecvLateStep(after StepID) Step {
 func editNoRecv(cfg Config, t *tourEdit) {
 	forever := cfg.RNRRetry == MaxRNRRetry
 	if cfg.Role == Server {
-		t.remove(IDPostRecv)
+		// post-recv itself goes by the preset's edit (skipSteps).
 		if forever {
 			t.insertAfter(IDGetEstablished, postRecvLateStep(IDPostSend)) // while the SEND is being RNR-NAKed
 			return

@@ -116,13 +116,13 @@ func NewSession(cfg Config) (*Session, error) {
 func tourFor(cfg Config) ([]Step, error) {
 	tour := baseTour(cfg)
 	if cfg.Lesson == nil {
-		return tour, nil
+		return skipSteps(cfg, tour), nil
 	}
 	edited, err := cfg.Lesson.apply(cfg, tour)
 	if err != nil {
 		return nil, err
 	}
-	return markLessonSteps(tour, edited), nil
+	return markLessonSteps(tour, skipSteps(cfg, edited)), nil
 }
 
 // Config returns the session's configuration (with defaults applied).
