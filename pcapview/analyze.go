@@ -125,8 +125,10 @@ func (f *flow) request(p Packet) []Note {
 	case f.seen[psn]:
 		notes = append(notes, retransmitNote(psn))
 	case psn != f.next && !f.readLanded(psn):
-		if ahead := psnDiff(psn, f.next); ahead > 0 {
+		if psnDiff(psn, f.next) > 0 {
 			notes = append(notes, gapNote(f.next, (psn-1)&psnMask))
+		} else {
+			notes = append(notes, wentBackNote(psn))
 		}
 	}
 	f.next = (psn + 1) & psnMask

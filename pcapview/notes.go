@@ -18,6 +18,13 @@ func retransmitNote(psn uint32) Note {
 	}}
 }
 
+func wentBackNote(psn uint32) Note {
+	return Note{NoteRetransmit, text.Text{
+		EN: fmt.Sprintf("retransmission: PSN %d comes after later PSNs — the requester went back to it (go-back-N); its first copy is not in the capture", psn),
+		ZH: fmt.Sprintf("重传：PSN %d 出现在更大的 PSN 之后——请求端退回到它重发（go-back-N）；它的第一份不在抓包里", psn),
+	}}
+}
+
 func gapNote(from, to uint32) Note {
 	which := fmt.Sprintf("PSN %d", from)
 	if to != from {

@@ -52,8 +52,8 @@ func (pw *printer) note(prefix string, t text.Text) {
 func (pw *printer) heading(name string, c *Capture) {
 	other := c.Frames - len(c.Packets)
 	pw.line("%s", text.Text{
-		EN: fmt.Sprintf("%s: %s, %s, %d frames: %d RoCEv2 (UDP 4791), %d other", name, c.Format, linkName(c.LinkType), c.Frames, len(c.Packets), other),
-		ZH: fmt.Sprintf("%s：%s，%s，%d 个帧：%d 个 RoCEv2（UDP 4791），%d 个其他", name, c.Format, linkName(c.LinkType), c.Frames, len(c.Packets), other),
+		EN: fmt.Sprintf("%s: %s, %s; frames: %d, RoCEv2 (UDP 4791): %d, other: %d", name, c.Format, linkName(c.LinkType), c.Frames, len(c.Packets), other),
+		ZH: fmt.Sprintf("%s：%s，%s；帧：%d，RoCEv2（UDP 4791）：%d，其他：%d", name, c.Format, linkName(c.LinkType), c.Frames, len(c.Packets), other),
 	}.Joined(pw.lang))
 	pw.line("")
 }

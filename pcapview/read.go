@@ -148,4 +148,3 @@ func cutOff(c *Capture, err error, offset, size int64) error {
 	}
 	return fe
 }
-

@@ -1,5 +1,7 @@
 package wire
 
+import "sort"
+
 // tourWire is the packet sequence (Kind of each packet, in order) each
 // tour puts on the wire between two Soft-RoCE hosts, measured by
 // scripts/twohosts.sh into testdata/rxe-two-hosts-*.pcap; TestRxeCapturesRoundTrip
@@ -31,6 +33,16 @@ var tourWire = map[string][]TourVariant{
 type TourVariant struct {
 	Name, Capture string
 	Kinds         []string
+}
+
+// MeasuredTours are the tours with a measured sequence, sorted.
+func MeasuredTours() []string {
+	out := make([]string, 0, len(tourWire))
+	for t := range tourWire {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // TourSequences are the sequences tour (write, read, atomic, ud) puts
