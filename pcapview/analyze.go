@@ -62,19 +62,31 @@ type flow struct {
 	readSpans []uint32
 }
 
+// hosts is a requester and its responder, by address.
+type hosts struct{ requester, responder netip.Addr }
+
+// analysis is what Notes remembers while it walks a capture.
+type analysis struct {
+	flows map[flowKey]*flow
+	// rnr holds the hosts whose last answer was an RNR NAK: the
+	// requester's next resend is the RNR retry, not a go-back-N.
+	rnr map[hosts]bool
+}
+
 // Notes explains every packet of c: Notes(c)[i] are the notes under
 // c.Packets[i].
 func Notes(c *Capture) [][]Note {
 	out := make([][]Note, len(c.Packets))
-	flows := map[flowKey]*flow{}
+	an := analysis{flows: map[flowKey]*flow{}, rnr: map[hosts]bool{}}
 	for i, p := range c.Packets {
-		out[i] = notesOf(p, flows)
+		out[i] = an.notesOf(p)
 	}
 	return out
 }
 
 // notesOf is one packet's notes, updating the flows it belongs to.
-func notesOf(p Packet, flows map[flowKey]*flow) []Note {
+func (an analysis) notesOf(p Packet) []Note {
+	flows := an.flows
 	var notes []Note
 	if p.Cut > 0 {
 		notes = append(notes, cutNote(p.Cut))
@@ -99,13 +111,23 @@ func notesOf(p Packet, flows map[flowKey]*flow) []Note {
 	}
 	switch key.class {
 	case classRequest:
-		notes = append(notes, f.request(p)...)
+		h := hosts{requester: p.Src, responder: p.Dst}
+		notes = append(notes, f.request(p, an.rnr[h])...)
+		delete(an.rnr, h)
 	case classResponse:
 		if f.seen[psn] {
 			notes = append(notes, responseAgainNote(psn))
 		}
 	case classACK:
-		if a := p.IB.AETH; a != nil && a.Syndrome>>5 == 0 && f.seen[psn] {
+		h := hosts{requester: p.Dst, responder: p.Src}
+		if a := p.IB.AETH; a != nil && a.Syndrome>>5 != 0 {
+			if _, rnr := a.Syndrome.RNRTimer(); rnr {
+				an.rnr[h] = true
+			}
+			return append(notes, nakNote(a.Syndrome, psn)) // a NAK acknowledges nothing
+		}
+		delete(an.rnr, h)
+		if f.seen[psn] {
 			notes = append(notes, dupACKNote(psn))
 		}
 	}
@@ -117,11 +139,14 @@ func notesOf(p Packet, flows map[flowKey]*flow) []Note {
 }
 
 // request checks a request's PSN against the flow: seen before is a
-// retransmission, ahead of the next one is a gap.
-func (f *flow) request(p Packet) []Note {
+// retransmission (the RNR retry when afterRNR), ahead of the next one is
+// a gap.
+func (f *flow) request(p Packet, afterRNR bool) []Note {
 	psn := p.IB.BTH.PSN
 	var notes []Note
 	switch {
+	case f.seen[psn] && afterRNR:
+		notes = append(notes, rnrRetryNote(psn))
 	case f.seen[psn]:
 		notes = append(notes, retransmitNote(psn))
 	case psn != f.next && !f.readLanded(psn):

@@ -75,3 +75,19 @@ func serialize(t testing.TB, ls ...gopacket.SerializableLayer) []byte {
 
 // layersPayload is application bytes after the last header.
 func layersPayload(s string) gopacket.SerializableLayer { return gopacket.Payload([]byte(s)) }
+
+// cutBySnapLength is a pcap holding frame captured to its first n bytes,
+// as tcpdump -s n writes it.
+func cutBySnapLength(t testing.TB, frame []byte, n int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := pcapgo.NewWriter(&buf)
+	if err := w.WriteFileHeader(uint32(n), layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	ci := gopacket.CaptureInfo{Timestamp: time.Unix(1700000000, 0), CaptureLength: n, Length: len(frame)}
+	if err := w.WritePacket(ci, frame[:n]); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}

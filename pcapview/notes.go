@@ -18,6 +18,13 @@ func retransmitNote(psn uint32) Note {
 	}}
 }
 
+func rnrRetryNote(psn uint32) Note {
+	return Note{NoteRetransmit, text.Text{
+		EN: fmt.Sprintf("retransmission: PSN %d again, after the RNR NAK's wait — the RNR retry, counted by rnr_retry", psn),
+		ZH: fmt.Sprintf("重传：PSN %d 再次出现，是等完 RNR NAK 要求的时间之后的 RNR 重试，由 rnr_retry 计数", psn),
+	}}
+}
+
 func wentBackNote(psn uint32) Note {
 	return Note{NoteRetransmit, text.Text{
 		EN: fmt.Sprintf("retransmission: PSN %d comes after later PSNs — the requester went back to it (go-back-N); its first copy is not in the capture", psn),
