@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // UnknownCodeError is a code no table knows, with the closest names.
@@ -13,12 +15,22 @@ type UnknownCodeError struct {
 	Suggestions []string
 }
 
-func (e *UnknownCodeError) Error() string {
-	msg := fmt.Sprintf("%q is not an errno, a wc.status, a CM event or status, or an AETH syndrome rdmatour knows", e.Query)
-	if len(e.Suggestions) > 0 {
-		msg += "; did you mean " + strings.Join(e.Suggestions, ", ") + "?"
+func (e *UnknownCodeError) Error() string { return e.Text().EN }
+
+// Text says so in both languages, with the closest names and examples.
+func (e *UnknownCodeError) Text() text.Text {
+	t := text.Text{
+		EN: fmt.Sprintf("%q is not an errno, a wc.status, a CM event or status, or an AETH syndrome rdmatour knows", e.Query),
+		ZH: fmt.Sprintf("%q 不是 rdmatour 认识的 errno、wc.status、CM 事件或其 status、AETH syndrome", e.Query),
 	}
-	return msg + ` (examples: ENOMEM, 12, IBV_WC_RETRY_EXC_ERR, "transport retry counter exceeded", RDMA_CM_EVENT_REJECTED, 0x60)`
+	if len(e.Suggestions) > 0 {
+		t.EN += "; did you mean " + strings.Join(e.Suggestions, ", ") + "?"
+		t.ZH += "；你是不是想找 " + strings.Join(e.Suggestions, "、") + "？"
+	}
+	const examples = `ENOMEM, 12, IBV_WC_RETRY_EXC_ERR, "transport retry counter exceeded", RDMA_CM_EVENT_REJECTED, 0x60`
+	t.EN += " (examples: " + examples + ")"
+	t.ZH += "（例如：" + examples + "）"
+	return t
 }
 
 // Explain returns every reading of code: a number (decimal, negative

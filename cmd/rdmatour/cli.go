@@ -111,6 +111,8 @@ Usage:
   rdmatour doctor                                    check this machine's RDMA setup
   rdmatour export-c server|client [flags]            write the tour as one C program
   rdmatour replay FILE [FILE2] [flags]               replay a --record file (no device, no peer)
+  rdmatour pcap FILE [--tour TOUR] [--lang L]        read a RoCEv2 capture (tcpdump, --pcap) packet by packet
+  rdmatour explain CODE [--lang L]                   what an errno, wc.status, CM event/status or NAK means
   rdmatour --version
 
 Run "rdmatour COMMAND --help" for the flags of a command.

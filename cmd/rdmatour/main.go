@@ -40,6 +40,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && args[0] == "pcap" {
 		return runPcap(args[1:], stdout, stderr, getenv)
 	}
+	if len(args) > 0 && args[0] == "explain" {
+		return runExplain(args[1:], stdout, stderr, getenv)
+	}
 	o, err := parseArgs(args, getenv, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
