@@ -38,6 +38,14 @@ var forbidden = map[string][]string{
 	"export":         {"tui", "tui/pane", "plain", "workshop", "record", "guide", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
 	"guide":          {"tui", "tui/pane", "plain", "workshop", "record", "export", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
 	"doctor":         {"steps", "tui", "plain", "workshop", "record", "export", "guide", "verbs/sim", "cmd/rdmatour"},
+	// rdmatour pcap reads files with the wire package's decoders only:
+	// no session, no device, no front end.
+	"pcapview": {"steps", "steps/cprint", "steps/privdata", "verbs", "verbs/sim", "verbs/rdmacore", "tui", "tui/pane",
+		"plain", "workshop", "record", "export", "guide", "doctor", "docs", "explain", "cmd/rdmatour"},
+	// rdmatour explain reads names from verbs and wire and lessons from
+	// the steps registry; it drives nothing.
+	"explain": {"tui", "tui/pane", "plain", "workshop", "record", "export", "guide", "doctor", "docs", "pcapview",
+		"verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
 	// The leaves import nothing of ours.
 	"text":     {""},
 	"termtext": {""},
@@ -53,7 +61,7 @@ var leafExceptions = map[string][]string{
 
 // required are the packages the layout has, each with a package doc.
 var required = []string{"text", "termtext", "steps", "steps/cprint", "steps/privdata", "workshop", "record",
-	"export", "guide", "plain", "tui", "tui/pane", "verbs", "verbs/sim", "verbs/rdmacore", "wire", "doctor", "docs", "cmd/rdmatour"}
+	"export", "guide", "plain", "tui", "tui/pane", "verbs", "verbs/sim", "verbs/rdmacore", "wire", "doctor", "docs", "pcapview", "explain", "cmd/rdmatour"}
 
 func listPackages(t *testing.T) map[string]pkg {
 	t.Helper()
