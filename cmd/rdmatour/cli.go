@@ -115,7 +115,8 @@ Usage:
   rdmatour explain CODE [--lang L]                   what an errno, wc.status, CM event/status or NAK means
   rdmatour --version
 
-Run "rdmatour COMMAND --help" for the flags of a command.
+Run "rdmatour COMMAND --help" for the flags of a command. Pages for pcap and
+explain: docs/en/guide-pcap.md, docs/en/guide-explain.md (docs/zh/ in Chinese).
 The seed program's forms work too:
   rdmatour server 7471
   rdmatour client 10.0.0.1 7471 [client_src_ip] [send|doorbell]
