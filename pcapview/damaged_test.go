@@ -60,8 +60,7 @@ func TestDamagedFiles(t *testing.T) {
 			if zh := fe.Text().In(text.ZH); zh == fe.Text().EN || !hasHan(zh) {
 				t.Errorf("no Chinese message: %q", zh)
 			}
-			if got := 0; c != nil && len(c.Packets) != tc.packets {
-				got = len(c.Packets)
+			if got := packetsIn(c); got != tc.packets {
 				t.Errorf("%d packets returned, want %d", got, tc.packets)
 			}
 		})
@@ -75,4 +74,11 @@ func hasHan(s string) bool {
 		}
 	}
 	return false
+}
+
+func packetsIn(c *Capture) int {
+	if c == nil {
+		return 0
+	}
+	return len(c.Packets)
 }

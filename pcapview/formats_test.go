@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"net"
 	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,6 +58,16 @@ func TestOtherFormats(t *testing.T) {
 	if got := printed(t, pcapOf(t, layers.LinkTypeRaw, raw...)); got != want {
 		t.Errorf("raw IP:\n%s\nwant (Ethernet):\n%s", got, want)
 	}
+	cooked := make([][]byte, len(frames))
+	for i, f := range frames {
+		// tcpdump -i any's Linux cooked header: packet type, ARPHRD_ETHER,
+		// address length and address, then the EtherType.
+		h := []byte{0, 0, 0, 1, 0, 6, f[6], f[7], f[8], f[9], f[10], f[11], 0, 0, 0x08, 0x00}
+		cooked[i] = append(h, f[14:]...)
+	}
+	if got := printed(t, pcapOf(t, layers.LinkTypeLinuxSLL, cooked...)); got != want {
+		t.Errorf("Linux cooked:\n%s\nwant (Ethernet):\n%s", got, want)
+	}
 	v6 := make([][]byte, len(frames))
 	a, b := net.ParseIP("fd00::1"), net.ParseIP("fd00::2")
 	for i, p := range udpPayloads(frames) {
@@ -72,6 +85,31 @@ func TestOtherFormats(t *testing.T) {
 	got = strings.NewReplacer("fd00::1", "10.0.3.1", "fd00::2", "10.0.3.2").Replace(got)
 	if got != want {
 		t.Errorf("IPv6:\n%s\nwant (IPv4):\n%s", got, want)
+	}
+}
+
+// TestEditcapPcapng: a pcapng file as Wireshark's editcap writes it
+// reads as the pcap it came from.
+func TestEditcapPcapng(t *testing.T) {
+	editcap, err := exec.LookPath("editcap")
+	if err != nil {
+		t.Skip("editcap is not installed (Debian: wireshark-common); TestOtherFormats covers pcapng written in Go")
+	}
+	src := "../wire/testdata/rxe-two-hosts-read.pcap"
+	dst := filepath.Join(t.TempDir(), "read.pcapng")
+	if out, err := exec.Command(editcap, "-F", "pcapng", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("editcap: %v\n%s", err, out)
+	}
+	ng, err := os.ReadFile(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Read(bytes.NewReader(ng))
+	if err != nil || c.Format != FormatPcapng {
+		t.Fatalf("editcap's pcapng: %v, format %v", err, c)
+	}
+	if got, want := printed(t, ng), printed(t, keptCaptures(t)["read"]); got != want {
+		t.Errorf("editcap's pcapng:\n%s\nwant (the pcap):\n%s", got, want)
 	}
 }
 
