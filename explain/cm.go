@@ -24,7 +24,7 @@ var cmEvents = []entry{
 		cause("status 28: the server called rdma_reject, or its process died while the request waited", "status 28：server 调用了 rdma_reject，或请求等待时它的进程死了"),
 	}},
 	{9, text.Text{EN: "the connection is established: both QPs are ready to send", ZH: "连接已建立：两端的 QP 都可以发送了"}, nil},
-	{10, text.Text{EN: "the connection is gone: the peer called rdma_disconnect, or the QP went to ERR", ZH: "连接断了：对端调用了 rdma_disconnect，或 QP 进入了 ERR"}, []Cause{
+	{10, text.Text{EN: "the connection is gone: the peer's DREQ arrived (it called rdma_disconnect), or this side's own rdma_disconnect finished", ZH: "连接断了：对端的 DREQ 到了（它调用了 rdma_disconnect），或本端自己的 rdma_disconnect 完成了"}, []Cause{
 		cause("the peer finished and disconnected (the normal end), or its process exited", "对端结束并断开（正常结束），或它的进程退出了"),
 	}},
 	{11, text.Text{EN: "the RDMA device went away: release everything on it", ZH: "RDMA 设备被移除了：释放其上的所有资源"}, nil},
