@@ -16,6 +16,7 @@ const (
 	NoteDupACK                     // an ACK for a PSN already acknowledged
 	NoteNAK                        // a NAK or RNR NAK, its syndrome explained
 	NoteReject                     // a CM REJ, its reason named
+	NoteMRA                        // a CM MRA: the peer needs more time
 	NoteCut                        // the capture left bytes out (snap length)
 	NoteUndecoded                  // UDP 4791, but not a transport packet we decode
 )
@@ -97,6 +98,9 @@ func (an analysis) notesOf(p Packet) []Note {
 	case p.MAD:
 		if rej, ok := p.CM.(*wire.REJ); ok {
 			notes = append(notes, rejectNote(rej.Reason))
+		}
+		if h := p.MADHead; h != nil && h.MgmtClass == wire.MgmtClassCM && h.AttributeID == wire.AttrMRA {
+			notes = append(notes, mraNote())
 		}
 		return notes
 	case p.IB.BTH.Opcode.Transport() != "RC":

@@ -21,9 +21,11 @@ type Packet struct {
 	// IB is the transport packet; meaningful only when Err is nil.
 	IB wire.Packet
 	// CM is the connection-manager message when IB is a MAD to QP 1
-	// that decodes as one; MAD says it is a MAD to QP 1 at all.
-	CM  wire.CMMessage
-	MAD bool
+	// that decodes as one; MAD says it is a MAD to QP 1 at all, and
+	// MADHead holds its header (class, attribute) when it decodes.
+	CM      wire.CMMessage
+	MAD     bool
+	MADHead *wire.MAD
 	// Err says why the UDP 4791 payload did not decode.
 	Err error
 }
@@ -43,6 +45,7 @@ func (c *Capture) add(frame []byte, ci gopacket.CaptureInfo, lt layers.LinkType)
 	if p.Err == nil && p.IB.DETH != nil && p.IB.BTH.DestQP == 1 {
 		p.MAD = true
 		if m, err := wire.DecodeMAD(p.IB.Payload); err == nil {
+			p.MADHead = &m
 			p.CM, _ = wire.DecodeCM(m)
 		}
 	}

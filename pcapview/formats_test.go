@@ -202,3 +202,26 @@ func TestREJAndSnapLength(t *testing.T) {
 		t.Errorf("cut note %q, want the 222 bytes left out", notes[0][0].Text.EN)
 	}
 }
+
+// TestMRAAndOtherMADs: an MRA is named and explained; a MAD of another
+// class is named by its class.
+func TestMRAAndOtherMADs(t *testing.T) {
+	frame := func(class uint8, attr uint16) []byte {
+		pk := wire.CMPacket(&wire.RTU{}, 9, 0)
+		m := wire.MAD{BaseVersion: 1, MgmtClass: class, ClassVersion: wire.CMClassVer, Method: wire.MADMethodSend, TransactionID: 9, AttributeID: attr}
+		pk.Payload = m.Marshal()
+		fr := wire.Frame{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2},
+			Src: netip.MustParseAddr("10.0.3.1"), Dst: netip.MustParseAddr("10.0.3.2"), SrcPort: 49152, Packet: pk}
+		b, err := fr.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	out := printed(t, pcapOf(t, layers.LinkTypeEthernet, frame(wire.MgmtClassCM, wire.AttrMRA), frame(0x03, 0x0035)))
+	for _, want := range []string{"CM MRA (MAD to QP1)", "MRA (message receipt acknowledgement): the peer's CM got the message", "MAD class 0x03 (to QP1, not the CM)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -110,6 +110,13 @@ func rejectNote(reason uint16) Note {
 	}}
 }
 
+func mraNote() Note {
+	return Note{NoteMRA, text.Text{
+		EN: "MRA (message receipt acknowledgement): the peer's CM got the message, but its program has not answered yet (it has not called rdma_accept, or not fetched the event); the sender holds off its repeats",
+		ZH: "MRA（消息收到确认）：对端的 CM 收到了消息，但它的程序还没回应（还没调用 rdma_accept，或还没取走事件）；发送方暂缓重发",
+	}}
+}
+
 func cutNote(missing int) Note {
 	return Note{NoteCut, text.Text{
 		EN: fmt.Sprintf("the capture left out the last %d bytes of this frame (its snap length): capture again with tcpdump -s 0", missing),

@@ -94,7 +94,7 @@ func (pw *printer) packet(p, first Packet) {
 func cmLine(p Packet) string {
 	switch m := p.CM.(type) {
 	case nil:
-		return "MAD (QP1, not a CM message)"
+		return otherMAD(p.MADHead)
 	case *wire.REQ:
 		return fmt.Sprintf("CM REQ (MAD to QP1) qpn=0x%06x start_psn=%d retry_cnt=%d rnr_retry=%d", m.LocalQPN, m.StartingPSN, m.RetryCount, m.RNRRetryCount)
 	case *wire.REP:
@@ -106,6 +106,20 @@ func cmLine(p Packet) string {
 		return fmt.Sprintf("CM DREQ (MAD to QP1) remote_qpn=0x%06x", m.RemoteQPN)
 	}
 	return "CM " + p.CM.Name() + " (MAD to QP1)"
+}
+
+// otherMAD names a MAD to QP 1 that is not a CM message rdmatour
+// decodes: an MRA, another CM attribute, or another management class.
+func otherMAD(h *wire.MAD) string {
+	switch {
+	case h == nil:
+		return "MAD (QP1, undecodable)"
+	case h.MgmtClass == wire.MgmtClassCM && h.AttributeID == wire.AttrMRA:
+		return "CM MRA (MAD to QP1)"
+	case h.MgmtClass == wire.MgmtClassCM:
+		return fmt.Sprintf("CM attribute 0x%04x (MAD to QP1)", h.AttributeID)
+	}
+	return fmt.Sprintf("MAD class 0x%02x (to QP1, not the CM)", h.MgmtClass)
 }
 
 // ibLine is the transport packet's first line: "RC RDMA_WRITE_ONLY
