@@ -19,6 +19,7 @@ const (
 	NoteMRA                        // a CM MRA: the peer needs more time
 	NoteCut                        // the capture left bytes out (snap length)
 	NoteUndecoded                  // UDP 4791, but not a transport packet we decode
+	NoteBadICRC                    // the ICRC does not match the frame
 )
 
 // Note is one line under a packet: what happened and why.
@@ -91,6 +92,9 @@ func (an analysis) notesOf(p Packet) []Note {
 	var notes []Note
 	if p.Cut > 0 {
 		notes = append(notes, cutNote(p.Cut))
+	}
+	if p.BadICRC {
+		notes = append(notes, badICRCNote())
 	}
 	switch {
 	case p.Err != nil:

@@ -26,6 +26,9 @@ type Packet struct {
 	CM      wire.CMMessage
 	MAD     bool
 	MADHead *wire.MAD
+	// BadICRC: an Ethernet/IPv4 frame whose ICRC does not match its
+	// bytes (the only kind wire checks).
+	BadICRC bool
 	// Err says why the UDP 4791 payload did not decode.
 	Err error
 }
@@ -47,6 +50,11 @@ func (c *Capture) add(frame []byte, ci gopacket.CaptureInfo, lt layers.LinkType)
 		if m, err := wire.DecodeMAD(p.IB.Payload); err == nil {
 			p.MADHead = &m
 			p.CM, _ = wire.DecodeCM(m)
+		}
+	}
+	if lt == layers.LinkTypeEthernet && p.Err == nil && p.Cut == 0 && p.Src.Is4() {
+		if fr, err := wire.DecodeFrame(frame); err == nil {
+			p.BadICRC = !fr.ICRCValid
 		}
 	}
 	c.Packets = append(c.Packets, p)

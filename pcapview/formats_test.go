@@ -225,3 +225,22 @@ func TestMRAAndOtherMADs(t *testing.T) {
 		}
 	}
 }
+
+// TestBadICRC: a frame whose bytes changed after rxe computed its ICRC
+// is called out; the kept captures' frames are not.
+func TestBadICRC(t *testing.T) {
+	f := framesOf(t, keptCaptures(t)["send"])
+	bad := append([]byte(nil), f[3]...)
+	bad[len(bad)-5] ^= 0xff // a payload byte; the ICRC stays as rxe wrote it
+	c, err := Read(bytes.NewReader(pcapOf(t, layers.LinkTypeEthernet, f[3], bad)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := Notes(c)
+	if len(notes[0]) != 0 {
+		t.Errorf("rxe's frame: notes %+v, want none", notes[0])
+	}
+	if len(notes[1]) == 0 || notes[1][0].Kind != NoteBadICRC {
+		t.Errorf("the changed frame: notes %+v, want the ICRC called out", notes[1])
+	}
+}

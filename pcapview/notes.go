@@ -117,6 +117,13 @@ func mraNote() Note {
 	}}
 }
 
+func badICRCNote() Note {
+	return Note{NoteBadICRC, text.Text{
+		EN: "the ICRC does not match this frame: the receiver drops it as corrupt (as if lost), or the capture changed its bytes",
+		ZH: "ICRC 与这个帧不符：接收端把它当作损坏的报文丢弃（就像丢了一样），或者抓包改动了它的字节",
+	}}
+}
+
 func cutNote(missing int) Note {
 	return Note{NoteCut, text.Text{
 		EN: fmt.Sprintf("the capture left out the last %d bytes of this frame (its snap length): capture again with tcpdump -s 0", missing),
