@@ -113,7 +113,7 @@ func rejectNote(reason uint16) Note {
 func mraNote() Note {
 	return Note{NoteMRA, text.Text{
 		EN: "MRA (message receipt acknowledgement): the peer's CM got the message, but its program has not answered yet (it has not called rdma_accept, or not fetched the event); the sender holds off its repeats",
-		ZH: "MRA（消息收到确认）：对端的 CM 收到了消息，但它的程序还没回应（还没调用 rdma_accept，或还没取走事件）；发送方暂缓重发",
+		ZH: "MRA（消息收到确认）：对端的 CM 收到了消息，但它的程序还没回应（还没调用 rdma_accept，或还没取走事件）；发送端暂缓重发",
 	}}
 }
 
