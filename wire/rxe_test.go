@@ -33,6 +33,16 @@ var lessonSequences = map[string]string{
 	// --message-size 3000 on the client: rxe's 1024-byte path MTU cuts
 	// the WRITE in three, one PSN each; the LAST asks for the one ACK.
 	"large-write": "CM REQ / CM REP / CM RTU / RC RDMA_WRITE_FIRST / RC RDMA_WRITE_MIDDLE / RC RDMA_WRITE_LAST / RC ACKNOWLEDGE ACK / RC SEND_ONLY / RC ACKNOWLEDGE ACK / CM DREQ / CM DREP",
+	// scripts/dreqcollision.sh: both sides call rdma_disconnect at once
+	// and their DREQs cross. ib_cm answers a DREQ that arrives after its
+	// own (IB_CM_DREQ_SENT -> IB_CM_DREQ_RCVD) with a DREP only when the
+	// id is destroyed (cm_dreq_handler, cm_destroy_id); a side that gets
+	// the peer's DREP first goes to timewait and sends none. Here both
+	// destroyed their ids before the other's DREP arrived...
+	"dreq-collision": "CM REQ / CM REP / CM RTU / CM DREQ / CM DREQ / CM DREP / CM DREP",
+	// ...and here the client got the server's DREP before it destroyed
+	// its id (2 of the 3 collisions in 6 rounds).
+	"dreq-collision-timewait": "CM REQ / CM REP / CM RTU / CM DREQ / CM DREQ / CM DREP",
 }
 
 // twoHostSequence is the sequence measured in capture name: a tour's
