@@ -36,8 +36,6 @@ var forbidden = map[string][]string{
 	"workshop":       {"tui", "tui/pane", "plain", "record", "export", "guide", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
 	"record":         {"tui", "tui/pane", "plain", "workshop", "export", "guide", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
 	"export":         {"tui", "tui/pane", "plain", "workshop", "record", "guide", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
-	"guide":          {"tui", "tui/pane", "plain", "workshop", "record", "export", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
-	"doctor":         {"steps", "tui", "plain", "workshop", "record", "export", "guide", "verbs/sim", "cmd/rdmatour"},
 	// rdmatour pcap reads files with the wire package's decoders only:
 	// no session, no device, no front end.
 	"pcapview": {"steps", "steps/cprint", "steps/privdata", "verbs", "verbs/sim", "verbs/rdmacore", "tui", "tui/pane",
@@ -46,6 +44,8 @@ var forbidden = map[string][]string{
 	// the steps registry; it drives nothing.
 	"explain": {"tui", "tui/pane", "plain", "workshop", "record", "export", "guide", "doctor", "docs", "pcapview",
 		"verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
+	"guide":  {"tui", "tui/pane", "plain", "workshop", "record", "export", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
+	"doctor": {"steps", "tui", "plain", "workshop", "record", "export", "guide", "verbs/sim", "cmd/rdmatour"},
 	// The leaves import nothing of ours.
 	"text":     {""},
 	"termtext": {""},
