@@ -36,6 +36,15 @@ var forbidden = map[string][]string{
 	"workshop":       {"tui", "tui/pane", "plain", "record", "export", "guide", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
 	"record":         {"tui", "tui/pane", "plain", "workshop", "export", "guide", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
 	"export":         {"tui", "tui/pane", "plain", "workshop", "record", "guide", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
+	"guide":          {"tui", "tui/pane", "plain", "workshop", "record", "export", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
+	"doctor":         {"steps", "tui", "plain", "workshop", "record", "export", "guide", "verbs/sim", "cmd/rdmatour"},
+	// The leaves import nothing of ours.
+	"text":     {""},
+	"termtext": {""},
+	"verbs":    {""},
+	"wire":     {""},
+	"docs":     {""},
+
 	// rdmatour pcap reads files with the wire package's decoders only:
 	// no session, no device, no front end.
 	"pcapview": {"steps", "steps/cprint", "steps/privdata", "verbs", "verbs/sim", "verbs/rdmacore", "tui", "tui/pane",
@@ -44,14 +53,6 @@ var forbidden = map[string][]string{
 	// the steps registry; it drives nothing.
 	"explain": {"tui", "tui/pane", "plain", "workshop", "record", "export", "guide", "doctor", "docs", "pcapview",
 		"verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
-	"guide":  {"tui", "tui/pane", "plain", "workshop", "record", "export", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
-	"doctor": {"steps", "tui", "plain", "workshop", "record", "export", "guide", "verbs/sim", "cmd/rdmatour"},
-	// The leaves import nothing of ours.
-	"text":     {""},
-	"termtext": {""},
-	"verbs":    {""},
-	"wire":     {""},
-	"docs":     {""},
 }
 
 // leafExceptions are the packages of ours a leaf may still import.
