@@ -35,7 +35,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// unescaped.
 	stderr = termtext.NewGuard(stderr)
 	if len(args) > 0 && args[0] == "pcap" {
-		return runPcap(args[1:], stdout, stderr, getenv)
+		return runPcap(args[1:], stdin, stdout, stderr, getenv)
 	}
 	if len(args) > 0 && args[0] == "explain" {
 		return runExplain(args[1:], stdout, stderr, getenv)

@@ -14,7 +14,7 @@ import (
 	"github.com/rdmatour/rdmatour/text"
 )
 
-const pcapUsage = `Usage: rdmatour pcap FILE [--lang en|zh|both] [--tour TOUR]
+const pcapUsage = `Usage: rdmatour pcap FILE|- [--lang en|zh|both] [--tour TOUR]
 
 Reads a RoCEv2 capture (tcpdump -w, Wireshark, or rdmatour --pcap; pcap or
 pcapng) and prints one line per packet as the wire view does: CM messages,
@@ -22,6 +22,7 @@ QPs and PSNs, NAKs named, retransmissions and gaps called out. With --tour
 it also says where the capture departs from what that tour puts on the wire.
 Capture your own with
   sudo tcpdump -i eth0 -w my.pcap udp port 4791
+FILE - reads standard input: ... | rdmatour pcap -
 Exit status: 0 printed; 1 the file is not a RoCEv2 capture, or is cut off
 (the message says where); 2 a mistake on the command line.
 
@@ -34,8 +35,9 @@ type pcapArgs struct {
 	tour string // "" = no comparison
 }
 
-// runPcap is `rdmatour pcap`: it returns the exit status.
-func runPcap(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+// runPcap is `rdmatour pcap`: it returns the exit status. FILE "-" is
+// standard input (tcpdump -w - | rdmatour pcap -).
+func runPcap(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	a, err := parsePcapArgs(args, stdout, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -44,14 +46,18 @@ func runPcap(args []string, stdout, stderr io.Writer, getenv func(string) string
 		fmt.Fprintf(stderr, "rdmatour pcap: %v\n", err)
 		return 2
 	}
-	f, err := os.Open(a.file)
-	if err != nil {
-		fmt.Fprintf(stderr, "rdmatour pcap: %v\n", err)
-		return 1
+	in := stdin
+	if a.file != "-" {
+		f, err := os.Open(a.file)
+		if err != nil {
+			fmt.Fprintf(stderr, "rdmatour pcap: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		in = f
 	}
-	defer f.Close()
 	out := termtext.NewGuard(stdout) // a file name is the learner's, but may hold anything
-	c, readErr := pcapview.Read(f)
+	c, readErr := pcapview.Read(in)
 	var fe *pcapview.FileError
 	if c != nil && len(c.Packets) > 0 {
 		if err := pcapview.Print(out, a.file, c, a.lang); err != nil {

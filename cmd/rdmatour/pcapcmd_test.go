@@ -71,6 +71,22 @@ func TestPcapCommand(t *testing.T) {
 	}
 }
 
+// TestPcapReadsStandardInput: FILE "-" reads the capture from a pipe.
+func TestPcapReadsStandardInput(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "..", "wire", "testdata", "rxe-two-hosts-read.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(binPath, "pcap", "-", "--tour", "read")
+	cmd.Env = append(os.Environ(), "LANG=C")
+	cmd.Stdin = f
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "-: pcap, Ethernet") || !strings.Contains(string(out), "the capture follows it packet for packet") {
+		t.Errorf("rdmatour pcap - < read.pcap: %v\n%s", err, out)
+	}
+}
+
 // TestPcapReadsOwnCapture: the demo's own --pcap on the simulated NIC
 // prints, and follows the write tour's sequence as rxe measured it.
 func TestPcapReadsOwnCapture(t *testing.T) {
