@@ -18,6 +18,7 @@ func TestDamagedFiles(t *testing.T) {
 	send := keptCaptures(t)["send"]
 	frames := framesOf(t, send)
 	third := 24 + 16 + len(frames[0]) + 16 + len(frames[1]) // where record 3 starts
+	ng := pcapngOf(t, frames...)
 	eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
 	ip := &layers.IPv4{Version: 4, TTL: 64, SrcIP: net.IP{10, 0, 0, 1}, DstIP: net.IP{10, 0, 0, 2}, Protocol: layers.IPProtocolTCP}
 	tcp := &layers.TCP{SrcPort: 40000, DstPort: 22}
@@ -40,6 +41,7 @@ func TestDamagedFiles(t *testing.T) {
 		{"cut in the file header", send[:10], Truncated, 0, []string{"10 bytes", "24-byte file header"}},
 		{"cut in the first record", send[:30], Truncated, 0, []string{"record 1 (it starts at byte 24)", "ends at byte 30"}},
 		{"cut in the third record", send[:third+20], Truncated, 2, []string{fmt.Sprintf("record 3 (it starts at byte %d)", third), fmt.Sprintf("ends at byte %d", third+20), "The 2 packets before it"}},
+		{"pcapng cut in its last block", ng[:len(ng)-10], Truncated, len(frames) - 1, []string{"the pcapng file is cut off inside record 9:", fmt.Sprintf("ends at byte %d", len(ng)-10)}},
 		{"no RoCE", pcapOf(t, layers.LinkTypeEthernet, tcpFrame, tcpFrame, dnsFrame), NoRoCE, 0, []string{"none of the 3 frames", "2 TCP, 1 UDP port 53"}},
 		{"no frames", pcapOf(t, layers.LinkTypeEthernet), NoRoCE, 0, []string{"none of the 0 frames", "no frames at all"}},
 	} {
