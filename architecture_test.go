@@ -49,9 +49,9 @@ var forbidden = map[string][]string{
 	// no session, no device, no front end.
 	"pcapview": {"steps", "steps/cprint", "steps/privdata", "verbs", "verbs/sim", "verbs/rdmacore", "tui", "tui/pane",
 		"plain", "workshop", "record", "export", "guide", "doctor", "docs", "explain", "cmd/rdmatour"},
-	// rdmatour explain reads names from verbs and wire and lessons from
-	// the steps registry; it drives nothing.
-	"explain": {"tui", "tui/pane", "plain", "workshop", "record", "export", "guide", "doctor", "docs", "pcapview",
+	// rdmatour explain reads names from verbs and wire, what a NAK means
+	// from pcapview and lessons from the steps registry; it drives nothing.
+	"explain": {"tui", "tui/pane", "plain", "workshop", "record", "export", "guide", "doctor", "docs",
 		"verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
 }
 

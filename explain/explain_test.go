@@ -124,8 +124,8 @@ func TestEveryCauseNamesARealLesson(t *testing.T) {
 }
 
 // TestEveryNumberedNameIsExplained: every wc.status and CM event verbs
-// names has a reading whose name is verbs'; every table row has both
-// languages.
+// names has a reading whose name is verbs'; every syndrome and every
+// table row has both languages.
 func TestEveryNumberedNameIsExplained(t *testing.T) {
 	for n := 0; n < wcStatusCount; n++ {
 		m, ok := wcStatusMeaning(n)
@@ -139,7 +139,12 @@ func TestEveryNumberedNameIsExplained(t *testing.T) {
 			t.Errorf("CM event %d: %+v", n, m)
 		}
 	}
-	for _, table := range [][]entry{wcStatuses, errnos, cmEvents, rejectCauses, syndromes, {{what: text.Same("x"), causes: rnrCauses}}} {
+	for n := 0; n <= 0xFF; n++ {
+		if m, ok := syndromeMeaning(n); !ok || !m.What.Bilingual() {
+			t.Errorf("syndrome 0x%02X: %+v", n, m)
+		}
+	}
+	for _, table := range [][]entry{wcStatuses, errnos, cmEvents, rejectCauses, {{what: text.Same("x"), causes: rnrCauses}}} {
 		for _, e := range table {
 			if e.what.EN != "x" && !e.what.Bilingual() {
 				t.Errorf("entry %d: %q has no Chinese", e.n, e.what.EN)

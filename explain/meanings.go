@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"syscall"
-	"time"
 
+	"github.com/rdmatour/rdmatour/pcapview"
 	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 	"github.com/rdmatour/rdmatour/wire"
@@ -109,12 +109,8 @@ func syndromeMeaning(n int) (Meaning, bool) {
 	}
 	s := wire.Syndrome(n)
 	m := Meaning{Kind: KindSyndrome, Number: n, Name: s.String()}
-	if d, rnr := s.RNRTimer(); rnr {
-		m.What = text.Text{
-			EN: fmt.Sprintf("RNR NAK (receiver not ready), timer code %d: the requester waits %s before it sends again", n&0x1F, wait(d)),
-			ZH: fmt.Sprintf("RNR NAK（接收端未就绪），定时器编码 %d：请求端等 %s 后再发", n&0x1F, wait(d)),
-		}
-		m.Causes = rnrCauses
+	if _, rnr := s.RNRTimer(); rnr {
+		m.What, m.Causes = pcapview.NAKMeaning(s), rnrCauses
 		return m, true
 	}
 	switch s.Kind() {
@@ -125,14 +121,12 @@ func syndromeMeaning(n int) (Meaning, bool) {
 		}
 		return m, true
 	case "NAK":
-		if e, ok := find(syndromes, n); ok {
-			m.What, m.Causes = e.what, e.causes
+		if n <= int(wire.SyndromeNAKInvRDReq) { // the five NAK codes IBA defines
+			e, _ := find(syndromes, n)
+			m.What, m.Causes = pcapview.NAKMeaning(s), e.causes
 			return m, true
 		}
 	}
 	m.What = text.Text{EN: "a reserved syndrome: no RoCE end host should send it", ZH: "保留的 syndrome：RoCE 端点不应发送"}
 	return m, true
 }
-
-// wait prints an RNR wait as the concept page does: 0.64 ms.
-func wait(d time.Duration) string { return fmt.Sprintf("%g ms", float64(d.Microseconds())/1000) }

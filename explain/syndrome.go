@@ -2,24 +2,23 @@ package explain
 
 import "github.com/rdmatour/rdmatour/text"
 
-// syndromes are the AETH syndromes that are not a plain ACK: RNR NAK
-// (0x20-0x3F, the low five bits a timer code) and the NAK codes. An ACK
-// (0x00-0x1F, the low five bits a credit count) is described in
+// syndromes are the causes of the NAK codes; what each NAK means is
+// pcapview.NAKMeaning's, the words rdmatour pcap prints under it. An ACK
+// (0x00-0x1F, the low five bits a credit count) and an RNR NAK
+// (0x20-0x3F, the low five bits a timer code) are described in
 // syndromeMeaning.
 var syndromes = []entry{
-	{0x60, text.Text{EN: "NAK PSN sequence error: the responder got a PSN past the one it expected (a packet was lost)", ZH: "NAK PSN sequence error：响应端收到的 PSN 比它期望的靠后（有报文丢了）"}, []Cause{
+	{0x60, text.Text{}, []Cause{
 		cause("a packet lost on the wire: the requester goes back to the NAK's PSN and resends (go-back-N); repeated losses end in IBV_WC_RETRY_EXC_ERR", "报文在线上丢了：请求端退回 NAK 里的 PSN 重发（go-back-N）；一再丢包最终是 IBV_WC_RETRY_EXC_ERR"),
 	}},
-	{0x61, text.Text{EN: "NAK invalid request: the responder cannot do this request; the requester gets IBV_WC_REM_INV_REQ_ERR", ZH: "NAK invalid request：响应端无法执行这个请求；请求端得到 IBV_WC_REM_INV_REQ_ERR"}, []Cause{
+	{0x61, text.Text{}, []Cause{
 		lessonCause("read-depth-zero", "a READ or atomic to a QP given no responder resources", "对没有响应端资源的 QP 发起 READ 或原子操作"),
 	}},
-	{0x62, text.Text{EN: "NAK remote access error: rkey, address range or access flags refuse it; the requester gets IBV_WC_REM_ACCESS_ERR", ZH: "NAK remote access error：rkey、地址范围或访问权限不允许；请求端得到 IBV_WC_REM_ACCESS_ERR"}, []Cause{
+	{0x62, text.Text{}, []Cause{
 		lessonCause("bad-rkey", "a wrong rkey", "rkey 错了"),
 		lessonCause("out-of-bounds", "an address past the end of the MR", "地址超出了 MR 的末尾"),
 		lessonCause("no-remote-write", "an MR without IBV_ACCESS_REMOTE_WRITE", "MR 没有 IBV_ACCESS_REMOTE_WRITE"),
 	}},
-	{0x63, text.Text{EN: "NAK remote operational error: the responder failed to carry out a request it accepted; the requester gets IBV_WC_REM_OP_ERR", ZH: "NAK remote operational error：响应端没能完成它接受的请求；请求端得到 IBV_WC_REM_OP_ERR"}, nil},
-	{0x64, text.Text{EN: "NAK invalid RD request (Reliable Datagram only; RoCE end hosts do not use RD)", ZH: "NAK invalid RD request（只用于 Reliable Datagram；RoCE 端点不用 RD）"}, nil},
 }
 
 // rnrCauses are the causes of every RNR NAK, whatever its timer.

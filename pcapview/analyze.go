@@ -132,7 +132,7 @@ func (an analysis) notesOf(p Packet) []Note {
 			if _, rnr := a.Syndrome.RNRTimer(); rnr {
 				an.rnr[h] = true
 			}
-			return append(notes, nakNote(a.Syndrome, psn)) // a NAK acknowledges nothing
+			return append(notes, nakNote(a.Syndrome)) // a NAK acknowledges nothing
 		}
 		delete(an.rnr, h)
 		if f.seen[psn] {
@@ -141,7 +141,7 @@ func (an analysis) notesOf(p Packet) []Note {
 	}
 	f.seen[psn] = true
 	if a := p.IB.AETH; a != nil && a.Syndrome>>5 != 0 {
-		notes = append(notes, nakNote(a.Syndrome, psn))
+		notes = append(notes, nakNote(a.Syndrome))
 	}
 	return notes
 }

@@ -58,20 +58,20 @@ func dupACKNote(psn uint32) Note {
 }
 
 // NAKMeaning says what an AETH syndrome that is not an ACK means, for
-// the requester that receives it; psn is the PSN the NAK carries. The
-// words are the ones explain uses.
-func NAKMeaning(s wire.Syndrome, psn uint32) text.Text {
+// the requester that receives it, in one sentence. It is the one place
+// these words are declared: rdmatour explain shows them too.
+func NAKMeaning(s wire.Syndrome) text.Text {
 	if d, ok := s.RNRTimer(); ok {
 		return text.Text{
-			EN: fmt.Sprintf("RNR NAK (receiver not ready): the SEND or WRITE with immediate found no RECV posted; the requester waits %s (timer code %d, the responder's min_rnr_timer) and sends PSN %d again, rnr_retry times, then IBV_WC_RNR_RETRY_EXC_ERR", fmtWait(d), s&0x1F, psn),
-			ZH: fmt.Sprintf("RNR NAK（接收端未就绪）：SEND 或带立即数的 WRITE 没有找到已投递的 RECV；请求端等 %s（定时器编码 %d，即响应端的 min_rnr_timer）后重发 PSN %d，最多 rnr_retry 次，之后是 IBV_WC_RNR_RETRY_EXC_ERR", fmtWait(d), s&0x1F, psn),
+			EN: fmt.Sprintf("RNR NAK (receiver not ready), timer code %d: the SEND or WRITE with immediate found no RECV posted; the requester waits %s (the responder's min_rnr_timer) and sends the NAK's PSN again, rnr_retry times, then IBV_WC_RNR_RETRY_EXC_ERR", s&0x1F, fmtWait(d)),
+			ZH: fmt.Sprintf("RNR NAK（接收端未就绪），定时器编码 %d：SEND 或带立即数的 WRITE 没有找到已投递的 RECV；请求端等 %s（即响应端的 min_rnr_timer）后重发 NAK 里的 PSN，最多 rnr_retry 次，之后是 IBV_WC_RNR_RETRY_EXC_ERR", s&0x1F, fmtWait(d)),
 		}
 	}
 	switch s {
 	case wire.SyndromeNAKPSNSeqErr:
 		return text.Text{
-			EN: fmt.Sprintf("NAK PSN sequence error: the responder expected PSN %d and got a later one (a packet was lost); the requester goes back and resends from PSN %d (go-back-N), counting down retry_cnt", psn, psn),
-			ZH: fmt.Sprintf("NAK PSN sequence error：响应端等的是 PSN %d，来的却是后面的（有报文丢了）；请求端退回去从 PSN %d 起重发（go-back-N），并把 retry_cnt 减一", psn, psn),
+			EN: "NAK PSN sequence error: the responder expected the PSN this NAK carries and got a later one (a packet was lost); the requester goes back and resends from that PSN (go-back-N), counting down retry_cnt",
+			ZH: "NAK PSN sequence error：响应端等的是这个 NAK 里的 PSN，来的却是后面的（有报文丢了）；请求端退回去从那个 PSN 起重发（go-back-N），并把 retry_cnt 减一",
 		}
 	case wire.SyndromeNAKInvReq:
 		return text.Text{
@@ -88,6 +88,11 @@ func NAKMeaning(s wire.Syndrome, psn uint32) text.Text {
 			EN: "NAK remote operational error: the responder accepted the request but failed to carry it out; the requester's WR completes with IBV_WC_REM_OP_ERR",
 			ZH: "NAK remote operational error：响应端接受了请求，却没能完成它；请求端的工作请求以 IBV_WC_REM_OP_ERR 完成",
 		}
+	case wire.SyndromeNAKInvRDReq:
+		return text.Text{
+			EN: "NAK invalid RD request: for Reliable Datagram only, which RoCE end hosts do not use",
+			ZH: "NAK invalid RD request：只用于 Reliable Datagram，而 RoCE 端点不用 RD",
+		}
 	}
 	return text.Text{
 		EN: fmt.Sprintf("AETH syndrome 0x%02X: %s (a reserved code: no RoCE end host should send it)", uint8(s), s),
@@ -100,7 +105,7 @@ func fmtWait(d time.Duration) string {
 	return fmt.Sprintf("%g ms", float64(d.Microseconds())/1000)
 }
 
-func nakNote(s wire.Syndrome, psn uint32) Note { return Note{NoteNAK, NAKMeaning(s, psn)} }
+func nakNote(s wire.Syndrome) Note { return Note{NoteNAK, NAKMeaning(s)} }
 
 func rejectNote(reason uint16) Note {
 	name, _ := wire.RejectReasonName(reason)
