@@ -64,7 +64,7 @@ func TestRosterLiveRoom(t *testing.T) {
 	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	row := m.roster.rows[m.roster.sel]
 	s := m.View().Content
-	for _, want := range []string{"#2 · Live state", "#2 · Timeline", "#2 · Wire", "REP", "5 finished", `"attendee `} {
+	for _, want := range []string{"#2 · Live state", "#2 · Timeline", "#2 · Wire", "REP", "5 done", `"attendee `} {
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q:\n%s", want, s)
 		}

@@ -35,6 +35,9 @@ type WorkshopOptions struct {
 	Output        io.Writer
 	Environ       []string
 	Width, Height int
+	// SaveResults writes the room's results (--results) and says where;
+	// s on the roster calls it.
+	SaveResults func() (string, error)
 }
 
 // RunWorkshop shows the roster until q, Ctrl-C or ctx ends. The room goes
@@ -44,6 +47,7 @@ func RunWorkshop(ctx context.Context, opts WorkshopOptions) error {
 		return errors.New("tui: no room")
 	}
 	m := newWorkshopModel(opts.Room, opts.Lang, noColor(opts.Environ), time.Now)
+	m.save = opts.SaveResults
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
@@ -78,6 +82,12 @@ type workshopModel struct {
 	roster  roster
 	detail  *attendeeDetail // the selected attendee's panes; nil: none selected
 	detailN int
+
+	save   func() (string, error) // s: the results (nil: none)
+	status string                 // what the last s or q said, above the help
+	// confirming: q was pressed with attendees in the room; the next q
+	// ends the workshop, any other key goes back.
+	confirming bool
 }
 
 // attendeeDetail is the selected attendee's session as the usual panes
@@ -126,9 +136,21 @@ func (m *workshopModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *workshopModel) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	page := max(m.roster.height-1, 1)
+	if m.confirming {
+		m.confirming, m.status = false, ""
+		if key.Matches(msg, k.Quit) {
+			return tea.Quit
+		}
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
-		return tea.Quit
+		return m.quit()
+	case msg.String() == "s":
+		m.status = m.saveResults()
+	case msg.String() == "o":
+		m.roster.needFirst = !m.roster.needFirst
+		m.refresh()
 	case key.Matches(msg, k.Up):
 		m.roster.move(-1)
 	case key.Matches(msg, k.Down):
@@ -146,6 +168,31 @@ func (m *workshopModel) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.keys = newKeyMap(m.lang)
 	}
 	return nil
+}
+
+// quit ends the workshop at once in an empty room; with attendees in it,
+// it asks first: ending the room ends their tours.
+func (m *workshopModel) quit() tea.Cmd {
+	if n := m.roster.counts.Connected; n > 0 {
+		m.confirming = true
+		m.status = text.Text{EN: fmt.Sprintf("%d attendees are still in the room: q again ends the workshop and their tours; any other key goes back", n),
+			ZH: fmt.Sprintf("房间里还有 %d 位学员：再按 q 结束 workshop 和他们的教程；按其他键返回", n)}.In(m.lang)
+		return nil
+	}
+	return tea.Quit
+}
+
+// saveResults is what s says.
+func (m *workshopModel) saveResults() string {
+	if m.save == nil {
+		return text.Text{EN: "no --results FILE was given: start the workshop with --results results.csv to save the room's results",
+			ZH: "没有给 --results FILE：启动 workshop 时加上 --results results.csv 才能保存结果"}.In(m.lang)
+	}
+	where, err := m.save()
+	if err != nil {
+		return err.Error()
+	}
+	return where
 }
 
 // refresh re-reads the roster and the selected attendee's snapshot.
@@ -254,7 +301,11 @@ func (m *workshopModel) screen() string {
 	title := text.Text{EN: "Roster", ZH: "名单"}.Label(m.lang)
 	out = append(out, pane.Frame(st, title, r.lines(st, m.lang, m.w-4), m.w, rows+3, 0, true)...)
 	out = append(out, m.detailView(detailH)...)
-	help := text.Text{EN: "↑/↓ select  pgup/pgdn page  home/end  l language  q end the workshop", ZH: "↑/↓ 选择  pgup/pgdn 翻页  home/end  l 语言  q 结束 workshop"}.In(m.lang)
+	help := text.Text{EN: "↑/↓ select  pgup/pgdn page  home/end  o stuck first  s save results  l language  q end the workshop",
+		ZH: "↑/↓ 选择  pgup/pgdn 翻页  home/end  o 卡住的排前面  s 保存结果  l 语言  q 结束 workshop"}.In(m.lang)
+	if m.status != "" {
+		help = m.status
+	}
 	out = append(out, st.Dim.R(termtext.Fit(help, m.w)))
 	return strings.Join(termtext.Block(out, m.w, m.h), "\n")
 }
