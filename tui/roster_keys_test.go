@@ -59,3 +59,23 @@ func TestRosterSaveWithoutResults(t *testing.T) {
 		t.Errorf("s said nothing useful:\n%s", s)
 	}
 }
+
+// BenchmarkRosterView200 is the workshop screen's frame with 200
+// attendees at 120×40 (issue 23 asks ≤ 1 ms).
+func BenchmarkRosterView200(b *testing.B) {
+	m := workshopAt(b, 200, 120, 40)
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
+// BenchmarkRosterRefresh200 is one tick's re-read and frame with 200
+// attendees, needing-first order on.
+func BenchmarkRosterRefresh200(b *testing.B) {
+	m := workshopAt(b, 200, 120, 40)
+	m.roster.needFirst = true
+	for b.Loop() {
+		m.Update(tickMsg{})
+		_ = m.View()
+	}
+}

@@ -128,3 +128,20 @@ func TestStepBar(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkResults200 is the results of a 200-attendee room, as CSV and
+// JSON lines.
+func BenchmarkResults200(b *testing.B) {
+	rows := make([]workshop.Row, 200)
+	now := time.Now()
+	for i := range rows {
+		rows[i] = workshop.Row{N: i + 1, Addr: netip.MustParseAddrPort("10.0.0.1:4000"), Backend: "sim", Phase: workshop.PhaseFinished,
+			Observed: "finished: everything freed", Ran: 11, Steps: 11, Arrived: now.Add(-time.Minute), Left: now, Last: now}
+	}
+	for b.Loop() {
+		res := workshop.Results(rows, steps.TourWrite, now)
+		var c, j bytes.Buffer
+		workshop.WriteCSV(&c, res)
+		workshop.WriteJSONLines(&j, res)
+	}
+}
