@@ -88,15 +88,18 @@ type workshopModel struct {
 	// confirming: q was pressed with attendees in the room; the next q
 	// ends the workshop, any other key goes back.
 	confirming bool
+	// spot shows the selected attendee's panes on the whole screen, for
+	// the projector (Enter; Esc goes back to the roster).
+	spot bool
 }
 
 // attendeeDetail is the selected attendee's session as the usual panes
 // see it, and what they show, set in Update (View only frames it).
 type attendeeDetail struct {
-	sess                  *steps.Session
-	tour                  []steps.Step
-	snap                  steps.Snapshot
-	state, timeline, wire pane.Content
+	sess                        *steps.Session
+	tour                        []steps.Step
+	snap                        steps.Snapshot
+	state, timeline, wire, call pane.Content
 }
 
 func newWorkshopModel(src RosterSource, lang text.Lang, noColor bool, now func() time.Time) *workshopModel {
@@ -143,9 +146,14 @@ func (m *workshopModel) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.spot {
+		return m.spotKey(msg)
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
+	case msg.String() == "enter" && m.detail != nil:
+		m.spot = true
 	case msg.String() == "s":
 		m.status = m.saveResults()
 	case msg.String() == "o":
@@ -234,7 +242,11 @@ func (m *workshopModel) fillDetail() {
 		return
 	}
 	w1, w2, w3 := detailColumns(m.w)
+	if m.spot {
+		w1, w2, w3 = m.w/2, m.w-m.w/2, m.w-m.w/2
+	}
 	in := attendeeInput(m.styles, m.lang, d.tour, d.snap)
+	d.call = in.Content(pane.Call, 0, w1-4, max(m.h/2-2, 1))
 	lines, anchor := in.StateLines(0, w1-4)
 	d.state = pane.Content{Title: text.Text{EN: "Live state", ZH: "实时状态"}.Label(m.lang), Lines: lines, Top: max(anchor, 0)}
 	d.timeline = pane.Content{Title: text.Text{EN: "Timeline", ZH: "时序"}.Label(m.lang), Lines: in.TimelineLines(w2 - 4), Top: 1 << 20}
@@ -292,6 +304,9 @@ func (m *workshopModel) screen() string {
 	if m.w <= 0 || m.h <= 0 {
 		return ""
 	}
+	if m.spot && m.detail != nil {
+		return strings.Join(termtext.Block(m.spotlight(), m.w, m.h), "\n")
+	}
 	st := m.styles
 	rows, detailH := workshopLayout(m.w, m.h, len(m.roster.rows))
 	head := st.Header.R("rdmatour workshop") + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
@@ -301,8 +316,8 @@ func (m *workshopModel) screen() string {
 	title := text.Text{EN: "Roster", ZH: "名单"}.Label(m.lang)
 	out = append(out, pane.Frame(st, title, r.lines(st, m.lang, m.w-4), m.w, rows+3, 0, true)...)
 	out = append(out, m.detailView(detailH)...)
-	help := text.Text{EN: "↑/↓ select  pgup/pgdn page  home/end  o stuck first  s save results  l language  q end the workshop",
-		ZH: "↑/↓ 选择  pgup/pgdn 翻页  home/end  o 卡住的排前面  s 保存结果  l 语言  q 结束 workshop"}.In(m.lang)
+	help := text.Text{EN: "↑/↓ select  enter spotlight  pgup/pgdn page  home/end  o stuck first  s save results  l language  q end the workshop",
+		ZH: "↑/↓ 选择  enter 聚焦  pgup/pgdn 翻页  home/end  o 卡住的排前面  s 保存结果  l 语言  q 结束 workshop"}.In(m.lang)
 	if m.status != "" {
 		help = m.status
 	}
