@@ -98,18 +98,20 @@ func (r *roster) header(st pane.Styles, lang text.Lang) string {
 		st.OK.R(fmt.Sprint(c.Connected-c.Stuck)), text.Text{EN: "running", ZH: "进行中"}.In(lang),
 		st.Err.R(fmt.Sprint(c.Stuck)), text.Text{EN: "stuck", ZH: "卡住"}.In(lang),
 		st.Err.R(fmt.Sprint(c.Failed)), text.Text{EN: "failed", ZH: "失败"}.In(lang),
-		st.Dim.R(fmt.Sprint(c.TurnedAway)), text.Text{EN: "turned away", ZH: "被拒绝"}.In(lang)) + counterHeader(st, lang, c.Counters)
+		st.Dim.R(fmt.Sprint(c.TurnedAway)), text.Text{EN: "turned away", ZH: "被拒绝"}.In(lang))
 }
 
 // counterHeader is the atomic room's shared counter, read from its MR at
-// this refresh ("" in a write or read room).
+// this refresh ("" in a write or read room). It has a line of its own
+// under the header: on a 100-column projector the counts and the
+// addresses fill the first.
 func counterHeader(st pane.Styles, lang text.Lang, cs []workshop.BackendCounter) string {
 	line := workshop.CounterLine(cs)
 	if line == "" {
 		return ""
 	}
 	value := strings.TrimPrefix(line, "counter ")
-	return "  " + text.Text{EN: "shared counter", ZH: "共享计数器"}.In(lang) + " " + st.Bold.R(termtext.Safe(value))
+	return text.Text{EN: "shared counter", ZH: "共享计数器"}.In(lang) + " " + st.Bold.R(termtext.Safe(value))
 }
 
 // lines draws the table header and the visible rows at width w, the

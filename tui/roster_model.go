@@ -129,7 +129,7 @@ func (m *workshopModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	}
-	m.roster.height, _ = workshopLayout(m.w, m.h, len(m.roster.rows))
+	m.roster.height, _ = workshopLayout(m.w, m.h-len(m.headLines())+1, len(m.roster.rows))
 	m.roster.clamp()
 	m.pickDetail()
 	m.fillDetail()
@@ -308,21 +308,38 @@ func (m *workshopModel) screen() string {
 		return strings.Join(termtext.Block(m.spotlight(), m.w, m.h), "\n")
 	}
 	st := m.styles
-	rows, detailH := workshopLayout(m.w, m.h, len(m.roster.rows))
-	head := st.Header.R("rdmatour workshop") + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
-	out := []string{termtext.Fit(head, m.w)}
+	heads := m.headLines()
+	rows, detailH := workshopLayout(m.w, m.h-len(heads)+1, len(m.roster.rows))
+	out := heads
 	r := m.roster
 	r.height = rows
 	title := text.Text{EN: "Roster", ZH: "名单"}.Label(m.lang)
 	out = append(out, pane.Frame(st, title, r.lines(st, m.lang, m.w-4), m.w, rows+3, 0, true)...)
 	out = append(out, m.detailView(detailH)...)
-	help := text.Text{EN: "↑/↓ select  enter spotlight  pgup/pgdn page  home/end  o stuck first  s save results  l language  q end the workshop",
-		ZH: "↑/↓ 选择  enter 聚焦  pgup/pgdn 翻页  home/end  o 卡住的排前面  s 保存结果  l 语言  q 结束 workshop"}.In(m.lang)
+	help := text.Text{EN: "↑/↓ pgup/pgdn select  enter spotlight  o stuck first  s save results  l language  q end the workshop",
+		ZH: "↑/↓ pgup/pgdn 选择  enter 聚焦  o 卡住的排前面  s 保存结果  l 语言  q 结束 workshop"}.In(m.lang)
 	if m.status != "" {
 		help = m.status
 	}
 	out = append(out, st.Dim.R(termtext.Fit(help, m.w)))
 	return strings.Join(termtext.Block(out, m.w, m.h), "\n")
+}
+
+// headLines are the screen's header: the addresses and the counts, then
+// the atomic room's shared counter on a line of its own.
+func (m *workshopModel) headLines() []string {
+	st := m.styles
+	head := st.Header.R("rdmatour workshop") + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
+	out := []string{termtext.Fit(head, m.w)}
+	if c := counterHeader(st, m.lang, m.roster.counts.Counters); c != "" {
+		out = append(out, termtext.Fit(c, m.w))
+	}
+	// The selected row's message · observed, which its column cuts on a
+	// projector's 100 columns (Enter shows it whole).
+	if r := m.roster; r.sel < len(r.rows) {
+		out = append(out, st.Dim.R(termtext.Fit(fmt.Sprintf("▸ #%d %s", r.rows[r.sel].N, termtext.Safe(r.rows[r.sel].What())), m.w)))
+	}
+	return out
 }
 
 // detailView is the selected attendee's live state, timeline and wire,
