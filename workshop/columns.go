@@ -30,7 +30,7 @@ type Column struct {
 // PrintedWidth is the widest the last column gets where no screen bounds
 // it (the roster printed at the end): an attendee's long message or
 // error is cut with "…" there, not printed whole (T3b).
-const PrintedWidth = 64
+const PrintedWidth = 56
 
 // messagePreview is how many characters of an attendee's message the
 // message · observed column quotes before what the server observed.
