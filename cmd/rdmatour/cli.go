@@ -57,10 +57,16 @@ type options struct {
 	record  string    // write the session to this file (--record)
 	replay  []string  // replay: the recorded files (one side, or server + client)
 
-	// server --workshop: serve a whole room at once (workshop.go).
+	workshopOptions // server --workshop (workshop.go)
+}
+
+// workshopOptions are server --workshop's: serve a whole room at once.
+type workshopOptions struct {
 	workshop     bool
 	maxAttendees int
 	idleLimit    duration
+	stuckAfter   duration
+	results      string // --results: the room's results as CSV, and JSON lines beside it
 }
 
 // usageError is a mistake on the command line: exit status 2. msg has
