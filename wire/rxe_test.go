@@ -45,6 +45,16 @@ var twoHostSequences = map[string]string{
 	// --tour atomic: each atomic is answered by an ATOMIC_ACKNOWLEDGE
 	// carrying the old value.
 	"atomic": "CM REQ / CM REP / CM RTU / RC FETCH_ADD / RC ATOMIC_ACKNOWLEDGE / RC COMPARE_SWAP / RC ATOMIC_ACKNOWLEDGE / CM DREQ / CM DREP",
+	// scripts/dreqcollision.sh: both sides call rdma_disconnect at once
+	// and their DREQs cross. ib_cm answers a DREQ that arrives after its
+	// own (IB_CM_DREQ_SENT -> IB_CM_DREQ_RCVD) with a DREP only when the
+	// id is destroyed (cm_dreq_handler, cm_destroy_id); a side that gets
+	// the peer's DREP first goes to timewait and sends none. Here both
+	// destroyed their ids before the other's DREP arrived...
+	"dreq-collision": "CM REQ / CM REP / CM RTU / CM DREQ / CM DREQ / CM DREP / CM DREP",
+	// ...and here the client got the server's DREP before it destroyed
+	// its id (2 of the 3 collisions in 6 rounds).
+	"dreq-collision-timewait": "CM REQ / CM REP / CM RTU / CM DREQ / CM DREQ / CM DREP",
 }
 
 func rxeCaptures(t *testing.T) map[string][][]byte {
