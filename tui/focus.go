@@ -58,7 +58,7 @@ func (m *model) moveFocus(d int) {
 
 // tabBar is the narrow layout's tabs, the call pane's mark last (it is
 // next after Wire), wrapped to the lines it needs (in both languages
-// the labels are long).
+// the labels are long), then the spotlight's note if any.
 func (m *model) tabBar(w int) []string {
 	st := m.styles
 	names := []string{
@@ -95,7 +95,14 @@ func (m *model) tabBar(w int) []string {
 		}
 		line += " " + it
 	}
-	return append(out, termtext.Fit(line, w))
+	out = append(out, termtext.Fit(line, w))
+	// What came forward by itself says so, under the tabs (spot.go).
+	if note := m.spotNote(); note != "" {
+		for _, l := range termtext.Wrap(note, w-1) {
+			out = append(out, termtext.Fit(m.styles.Running.R(" "+l), w))
+		}
+	}
+	return out
 }
 
 // tabBarHeight is how many lines the tab bar takes at w cells.

@@ -110,6 +110,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	m.setLang(m.lang)
 	m.page.Markdown = termtext.NewMarkdown(m.styles.Page())
 	m.refresh()
+	m.noticeChanges(-1, steps.SectionNone) // what is there at the start is not news
 	m.sync()
 	return m, nil
 }
@@ -196,6 +197,7 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 			m.run.spin, _ = m.run.spin.Update(spinner.TickMsg{ID: m.run.spin.ID()})
 		}
 		m.refresh()
+		m.noticeChanges(-1, steps.SectionNone)
 		return m.tick()
 	case stepDoneMsg:
 		return tea.Batch(m.stepDone(msg), m.autoNext())
@@ -255,10 +257,12 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		} else {
 			m.moveFocus(1)
 		}
+		m.spotMoved()
 	case key.Matches(msg, k.Side):
 		if m.demo {
 			m.scr.side = 1 - m.scr.side
 		}
+		m.spotMoved()
 	case key.Matches(msg, k.Up):
 		m.scrollBy(-1)
 	case key.Matches(msg, k.Down):

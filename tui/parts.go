@@ -50,6 +50,8 @@ type screenState struct {
 	showHelp bool
 	// help is the help screen (?), scrolled like a pane.
 	help *pane.Scroll
+	// spot is what came forward by itself (spot.go).
+	spot spotlight
 	// zoomed shows the focused pane alone (z; z or esc goes back).
 	zoomed bool
 	// panes are the screen's panes, each with its content and its own
