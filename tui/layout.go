@@ -120,7 +120,7 @@ func (m *model) demoLayout(w, h int) node {
 func (m *model) presenterLayout(w, h int) node {
 	cw := split(w, 52, 48)
 	lh := split(h, 42, 58)
-	rh := split(h, 40, 33, 27)
+	rh := split(h, 42, 31, 27) // the server's buffer whole (42 B at 8 a row) under a two-line footer
 	return row(w, h,
 		stack(cw[0], h, leaf(slot{pane.Call, 0}, cw[0], lh[0]), leaf(slot{pane.Explain, 0}, cw[0], lh[1])),
 		stack(cw[1], h,
