@@ -166,6 +166,10 @@ func sceneSnap(s *steps.Session, done int, sc scene) steps.Snapshot {
 	}
 	snap.Next = done
 	fillState(&snap, snap.Role)
+	if snap.Tour == steps.TourUD {
+		fillUDState(&snap) // a UD QP, its AH and the SIDR exchange (both sides alike)
+		snap.Packets = nil
+	}
 	if sc.end {
 		snap.Done = true
 		if snap.Role == steps.Server {
