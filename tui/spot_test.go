@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // TestSpotlightAt80x24: in the narrow demo layout, where one tab shows
@@ -71,5 +72,19 @@ func TestSpotlightGivesTheTabBack(t *testing.T) {
 	press(t, m, "enter")
 	if m.tab() != tabExplain {
 		t.Errorf("the next step did not give the Explain tab back: tab %d", m.tab())
+	}
+}
+
+// TestKeyNoteKeepsTheLayout: the note for a key pressed while a step
+// waits replaces the key help without changing the panes' height.
+func TestKeyNoteKeepsTheLayout(t *testing.T) {
+	m := goldenModel(t, false, text.EN, 80, 24)
+	before := m.bodyHeight(0)
+	m.run.on, m.run.keyWhileWaiting = true, true
+	if got := m.bodyHeight(0); got != before {
+		t.Errorf("the key note changed the body from %d to %d lines", before, got)
+	}
+	if f := strings.Join(m.footer(80), "\n"); !strings.Contains(f, "⏳") {
+		t.Errorf("no key note in the footer: %q", f)
 	}
 }

@@ -31,6 +31,11 @@ func (m *model) footer(w int) []string {
 		for _, l := range termtext.Wrap("⏳ "+note, w-1) {
 			out = append(out, termtext.Fit(m.styles.Running.R(" "+l), w))
 		}
+		// As tall as the key help it replaces: the panes above keep
+		// their size while the note shows.
+		for n := len(m.helpLines(w)); len(out) < n; {
+			out = append(out, termtext.Fit("", w))
+		}
 		return out
 	}
 	return m.helpLines(w)
