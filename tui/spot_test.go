@@ -78,13 +78,14 @@ func TestSpotlightGivesTheTabBack(t *testing.T) {
 // TestKeyNoteKeepsTheLayout: the note for a key pressed while a step
 // waits replaces the key help without changing the panes' height.
 func TestKeyNoteKeepsTheLayout(t *testing.T) {
-	m := goldenModel(t, false, text.EN, 80, 24)
+	m := goldenModel(t, false, text.EN, 120, 40)
 	before := m.bodyHeight(0)
 	m.run.on, m.run.keyWhileWaiting = true, true
 	if got := m.bodyHeight(0); got != before {
 		t.Errorf("the key note changed the body from %d to %d lines", before, got)
 	}
-	if f := strings.Join(m.footer(80), "\n"); !strings.Contains(f, "⏳") {
-		t.Errorf("no key note in the footer: %q", f)
+	f := m.footer(120)
+	if !strings.Contains(strings.Join(f, "\n"), "⏳") || strings.TrimSpace(f[len(f)-1]) != "" {
+		t.Errorf("want a one-line key note, padded to the key help's lines: %q", f)
 	}
 }
