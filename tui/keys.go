@@ -8,7 +8,7 @@ import (
 
 // keyMap is every binding; help texts follow the language.
 type keyMap struct {
-	Next, Lang, Lesson, Glossary, Help, Focus, Side, Up, Down, PgUp, PgDown, Top, Bottom, Quit key.Binding
+	Next, Lang, Lesson, Pages, Glossary, Help, Focus, Side, Up, Down, PgUp, PgDown, Top, Bottom, Quit key.Binding
 	// Zoom shows the focused pane alone.
 	Zoom key.Binding
 	// History selects a finished step to look back at (history.go).
@@ -22,6 +22,7 @@ func newKeyMap(lang text.Lang) keyMap {
 		Next:     key.NewBinding(key.WithKeys("enter", "space", "n"), key.WithHelp("enter/space/n", text.Text{EN: "run next step", ZH: "执行下一步"}.In(lang))),
 		Lang:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", text.Text{EN: "language EN/中文/both", ZH: "语言 EN/中文/双语"}.In(lang))),
 		Lesson:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", text.Text{EN: "lesson page ↔ step page", ZH: "课程讲解 ↔ 步骤讲解"}.In(lang))),
+		Pages:    key.NewBinding(key.WithKeys("P"), key.WithHelp("P", text.Text{EN: "pages, search", ZH: "页面与搜索"}.In(lang))),
 		Glossary: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", text.Text{EN: "glossary", ZH: "术语表"}.In(lang))),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", text.Text{EN: "help", ZH: "帮助"}.In(lang))),
 		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", text.Text{EN: "next pane", ZH: "切换面板"}.In(lang))),
@@ -49,7 +50,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Lang, k.Help, k.Quit, k.History.Earlier, k.History.Now},
-		{k.Focus, k.Zoom, k.Side, k.Lesson, k.Glossary},
+		{k.Focus, k.Zoom, k.Side, k.Lesson, k.Pages, k.Glossary},
 		{k.Up, k.Down, k.PgUp, k.PgDown, k.Top, k.Bottom},
 	}
 }

@@ -109,7 +109,9 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	m.help.Styles = m.styles.HelpStyles
 	m.setLang(m.lang)
 	m.page.Markdown = termtext.NewMarkdown(m.styles.Page())
+	m.scr.lib = m.newLibrary()
 	m.refresh()
+	m.focusReading()
 	m.sync()
 	return m, nil
 }
@@ -186,6 +188,7 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.scr.w, m.scr.h = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
+		m.focusReading()
 	case tickMsg:
 		if m.quitting {
 			return nil
@@ -219,6 +222,9 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 
 func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
+	if m.scr.lib.IsOpen() && !m.tooSmallNow() {
+		return m.libraryKey(msg)
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
@@ -238,10 +244,13 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Lang):
 		m.setLang(nextLang(m.lang))
 		m.paneAt(slot{pane.Explain, 0}).Follow()
+	case key.Matches(msg, k.Lesson) && m.page.Lesson == "":
+		m.scr.lib.OpenLessons(m.onScreenPage()) // the plain tour: pick a lesson to run
 	case key.Matches(msg, k.Lesson):
-		// The lesson's page, or in the plain tour the list of lessons.
 		m.page.ShowLesson, m.page.ShowGlossary = !m.page.ShowLesson, false
 		m.paneAt(slot{pane.Explain, 0}).Follow()
+	case key.Matches(msg, k.Pages):
+		m.scr.lib.OpenPages(m.onScreenPage())
 	case key.Matches(msg, k.Glossary):
 		m.page.ShowGlossary, m.page.ShowLesson = !m.page.ShowGlossary, false
 		m.paneAt(slot{pane.Explain, 0}).Follow()
@@ -250,6 +259,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.help.ShowAll = m.scr.showHelp
 	case key.Matches(msg, k.Focus):
 		n := len(m.focusables())
+		m.scr.focusMoved = true
 		if msg.String() == "shift+tab" {
 			m.scr.focus = (m.scr.focus + n - 1) % n
 		} else {
@@ -285,6 +295,20 @@ func (m *model) quit() tea.Cmd {
 	return tea.Quit
 }
 
+// focusReading puts the focus on the explanation, in whatever place the
+// layout has it, until the learner moves it: T then z zooms the
+// glossary, and the scroll keys scroll the page being read.
+func (m *model) focusReading() {
+	if m.scr.focusMoved {
+		return
+	}
+	for i, s := range m.focusables() {
+		if s == (slot{pane.Explain, 0}) {
+			m.scr.focus = i
+		}
+	}
+}
+
 // focused is the pane that scroll keys move.
 func (m *model) focused() slot {
 	f := m.focusables()
@@ -311,6 +335,9 @@ func (m *model) sync() {
 		return
 	}
 	body := m.bodyHeight(len(m.bannerLines(m.scr.w)))
+	m.scr.lib.Resize(m.styles, m.scr.w, body, m.lang, m.revealedLesson())
+	// s swaps the side only where one side is shown at a time.
+	m.keys.Side.SetEnabled(m.demo && m.narrow())
 	for _, n := range m.layout(m.scr.w, body).leaves() {
 		sp := m.paneAt(n.slot)
 		sp.SetSize(n.w, n.h)

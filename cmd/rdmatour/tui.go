@@ -25,3 +25,24 @@ func tuiOutcome(err error) error {
 	}
 	return err
 }
+
+// withLesson is o for running lesson l in place of what ran: the
+// lesson's tour and notify mode; the manual track only where that tour
+// has it.
+func (o options) withLesson(l *steps.Lesson) options {
+	o.lesson, o.notify, o.tour = l, l.Notify, l.Tour
+	if o.config(steps.Server).Validate() != nil {
+		o.track = steps.TrackCM
+	}
+	return o
+}
+
+// lessonChosen says the TUI ended because the learner chose a lesson to
+// run in the demo, and which.
+func lessonChosen(err error) (*steps.Lesson, bool) {
+	var restart *tui.LessonRestart
+	if errors.As(err, &restart) {
+		return restart.Lesson, true
+	}
+	return nil, false
+}
