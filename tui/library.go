@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/docs"
@@ -63,6 +64,28 @@ func (m *model) revealedLesson() string {
 		return ""
 	}
 	return pane.LessonPageID(m.page.Lesson)
+}
+
+// pageKey handles the keys that choose what to read: L (the lesson's
+// page, or in the plain tour the lessons to pick from), P (the index),
+// T (the glossary). It says whether msg was one of them.
+func (m *model) pageKey(msg tea.KeyPressMsg) bool {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Lesson) && m.page.Lesson == "":
+		m.scr.lib.OpenLessons(m.onScreenPage())
+	case key.Matches(msg, k.Lesson):
+		m.page.ShowLesson, m.page.ShowGlossary = !m.page.ShowLesson, false
+		m.paneAt(slot{pane.Explain, 0}).Follow()
+	case key.Matches(msg, k.Pages):
+		m.scr.lib.OpenPages(m.onScreenPage())
+	case key.Matches(msg, k.Glossary):
+		m.page.ShowGlossary, m.page.ShowLesson = !m.page.ShowGlossary, false
+		m.paneAt(slot{pane.Explain, 0}).Follow()
+	default:
+		return false
+	}
+	return true
 }
 
 // libraryKey handles a key while the library is open: Ctrl+C quits; q

@@ -244,16 +244,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Lang):
 		m.setLang(nextLang(m.lang))
 		m.paneAt(slot{pane.Explain, 0}).Follow()
-	case key.Matches(msg, k.Lesson) && m.page.Lesson == "":
-		m.scr.lib.OpenLessons(m.onScreenPage()) // the plain tour: pick a lesson to run
-	case key.Matches(msg, k.Lesson):
-		m.page.ShowLesson, m.page.ShowGlossary = !m.page.ShowLesson, false
-		m.paneAt(slot{pane.Explain, 0}).Follow()
-	case key.Matches(msg, k.Pages):
-		m.scr.lib.OpenPages(m.onScreenPage())
-	case key.Matches(msg, k.Glossary):
-		m.page.ShowGlossary, m.page.ShowLesson = !m.page.ShowGlossary, false
-		m.paneAt(slot{pane.Explain, 0}).Follow()
+	case m.pageKey(msg): // L, P, T
 	case key.Matches(msg, k.Help):
 		m.scr.showHelp = !m.scr.showHelp
 		m.help.ShowAll = m.scr.showHelp

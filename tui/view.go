@@ -93,7 +93,11 @@ func (m *model) screen() string {
 	} else {
 		lines = append(lines, m.draw(m.layout(w, bodyH))...)
 	}
-	lines = append(lines, m.footer(w))
+	if m.scr.lib.IsOpen() {
+		lines = append(lines, m.scr.lib.KeysLine(m.styles, w))
+	} else {
+		lines = append(lines, m.footer(w))
+	}
 	return strings.Join(termtext.Block(lines, w, h), "\n")
 }
 

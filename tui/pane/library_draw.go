@@ -11,9 +11,9 @@ import (
 	"github.com/rdmatour/rdmatour/text"
 )
 
-// indexHead is how many rows above the list the index keeps: the keys,
-// the search field and a blank line.
-const indexHead = 3
+// indexHead is how many rows above the list the index keeps: the search
+// field and a blank line.
+const indexHead = 2
 
 // Resize lays the library out for w×h cells in lang, after every
 // message; revealed is the lesson page whose prediction is made (shown
@@ -54,11 +54,9 @@ func (l Library) View(st Styles, w, h int) []string {
 
 func (l Library) indexView(st Styles, w, h int) []string {
 	lang := l.size.lang
-	keys := text.Text{EN: "type to search · ↑↓ choose · Enter open · Esc back to the tour",
-		ZH: "输入即搜索 · ↑↓ 选择 · Enter 打开 · Esc 回到教程"}.In(lang.Primary())
 	count := fmt.Sprintf("  %d/%d", min(l.cursor+1, len(l.shown)), len(l.shown))
 	search := text.Text{EN: "Search: ", ZH: "搜索："}.In(lang.Primary()) + l.query.Value() + "▏" + st.Dim.R(count)
-	head := []string{st.Dim.R(termtext.Truncate(keys, w-4)), st.Bold.R(search), ""}
+	head := []string{st.Bold.R(search), ""}
 	rows := l.drawn.rows
 	if len(l.shown) == 0 {
 		rows = []string{st.Dim.R(text.Text{EN: "(no page matches: Ctrl+U clears the search)", ZH: "（没有匹配的页面：Ctrl+U 清空搜索）"}.In(lang.Primary()))}
@@ -194,11 +192,23 @@ func (l Library) linkBar(st Styles, w int) []string {
 			b.WriteString(k.Label)
 		}
 	}
-	keys := text.Text{EN: "↑↓ scroll · Esc back · P index", ZH: "↑↓ 滚动 · Esc 返回 · P 索引"}.In(lang)
-	if docs.KindOf(l.at.id) == docs.KindLesson {
-		keys += text.Text{EN: " · r run this lesson", ZH: " · r 运行这个课程"}.In(lang)
+	return termtext.WrapStyled(b.String(), w-1, "  ")
+}
+
+// KeysLine is the footer while the library is open: its keys, for the
+// index or the page being read, cut to w with "…" (? lists them all).
+func (l Library) KeysLine(st Styles, w int) string {
+	lang := l.size.lang.Primary()
+	keys := text.Text{EN: "type to search · ↑↓ choose · Enter open · Esc back to the tour · Ctrl+C quit",
+		ZH: "输入即搜索 · ↑↓ 选择 · Enter 打开 · Esc 回到教程 · Ctrl+C 退出"}.In(lang)
+	if l.at != nil {
+		keys = text.Text{EN: "Tab link · Enter follow · Esc back · ↑↓ scroll · P index · q quit",
+			ZH: "Tab 选链接 · Enter 打开 · Esc 返回 · ↑↓ 滚动 · P 索引 · q 退出"}.In(lang)
+		if docs.KindOf(l.at.id) == docs.KindLesson {
+			keys = text.Text{EN: "r run this lesson · ", ZH: "r 运行这个课程 · "}.In(lang) + keys
+		}
 	}
-	return append(termtext.WrapStyled(b.String(), w-1, "  "), st.Dim.R(termtext.Truncate(keys, w)))
+	return st.Dim.R(termtext.Fit(" "+keys, w))
 }
 
 // termLine is the first line that shows the glossary term t, 0 if none.

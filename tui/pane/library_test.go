@@ -52,7 +52,7 @@ func keys(l *Library, st Styles, lang text.Lang, ks ...string) LibraryEvent {
 }
 
 func screenOf(l *Library, st Styles) string {
-	return ansi.Strip(strings.Join(l.View(st, 80, 20), "\n"))
+	return ansi.Strip(strings.Join(append(l.View(st, 80, 20), l.KeysLine(st, 80)), "\n"))
 }
 
 func TestLibraryIndexSearchAndOpen(t *testing.T) {
@@ -87,7 +87,7 @@ func TestLibraryIndexSearchAndOpen(t *testing.T) {
 					t.Errorf("missing %q:\n%s", w, s)
 				}
 			}
-			checkLibraryFrame(t, s, 80, 20)
+			checkLibraryFrame(t, s, 80, 21)
 		})
 	}
 }
