@@ -89,3 +89,18 @@ func TestGlossaryTerms(t *testing.T) {
 		t.Errorf("first en term = %+v, want device context with its continuation line", en[0])
 	}
 }
+
+// The two glossaries list the same terms in the same order: the page
+// index pairs them by position for the both-languages screen.
+func TestGlossaryTermsPairAcrossLanguages(t *testing.T) {
+	en, zh := docs.GlossaryTerms("en"), docs.GlossaryTerms("zh")
+	if len(en) != len(zh) {
+		t.Fatalf("%d English glossary entries, %d Chinese", len(en), len(zh))
+	}
+	for i := range en {
+		name, _, _ := strings.Cut(en[i].Term, " (")
+		if !strings.Contains(strings.ToLower(zh[i].Entry), strings.ToLower(name)) {
+			t.Errorf("entry %d: English %q, Chinese %q does not name it", i, en[i].Term, zh[i].Entry)
+		}
+	}
+}
