@@ -27,12 +27,12 @@ func tuiOutcome(err error) error {
 }
 
 // withLesson is o for running lesson l in place of what ran: the
-// lesson's tour and notify mode; the manual track only where that tour
-// has it.
+// lesson's tour and notify mode; the rdma_cm track, which every lesson
+// runs on; --message only where that tour sends it.
 func (o options) withLesson(l *steps.Lesson) options {
-	o.lesson, o.notify, o.tour = l, l.Notify, l.Tour
-	if o.config(steps.Server).Validate() != nil {
-		o.track = steps.TrackCM
+	o.lesson, o.notify, o.tour, o.track = l, l.Notify, l.Tour, steps.TrackCM
+	if messageSent(o.message != "", o.tour, l) != nil {
+		o.message = ""
 	}
 	return o
 }
