@@ -210,11 +210,11 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 		if m.tooSmallNow() {
 			return nil
 		}
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			m.scrollBy(-3)
-		case tea.MouseWheelDown:
-			m.scrollBy(3)
+		d := map[tea.MouseButton]int{tea.MouseWheelUp: -3, tea.MouseWheelDown: 3}[msg.Button]
+		if m.scr.lib.IsOpen() {
+			m.scr.lib.Wheel(d) // the library covers the panes
+		} else {
+			m.scrollBy(d)
 		}
 	}
 	return nil

@@ -96,8 +96,8 @@ func runDemo(ctx context.Context, o options, c console) error {
 		}
 		// The learner chose a lesson (L, then r): both sides are this
 		// process, so both start again from the first step with it.
+		fmt.Fprintln(c.stdout, restartLine(o, lesson).In(o.lang))
 		o = o.withLesson(lesson)
-		fmt.Fprintf(c.stdout, "rdmatour demo: starting both sides again with --lesson %s\n", lesson.Name)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rdmatour/rdmatour/steps"
@@ -21,6 +22,7 @@ func TestWithLessonRunsTheLessonsTour(t *testing.T) {
 		{[]string{"demo", "--notify", "imm"}, "doorbell-ordering"},
 		{[]string{"demo", "--lesson", "no-recv"}, "atomic-unaligned"},
 		{[]string{"demo", "--message", "hi"}, "no-remote-read"},
+		{[]string{"demo", "--record", "/tmp/x.rec", "--pcap", "/tmp/x.pcap"}, "bad-rkey"},
 	} {
 		o, err := parseArgs(c.args, func(string) string { return "" }, nil)
 		if err != nil {
@@ -30,7 +32,14 @@ func TestWithLessonRunsTheLessonsTour(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		line := restartLine(o, &l).EN
 		got := o.withLesson(&l)
+		if got.record != "" || got.pcap != "" {
+			t.Errorf("%v then lesson %s: the lesson's run would overwrite %q %q", c.args, c.lesson, got.record, got.pcap)
+		}
+		if o.record != "" && !strings.Contains(line, "--record "+o.record+" keeps the run before") {
+			t.Errorf("restart line %q does not say where the first run went", line)
+		}
 		cfg := got.config(steps.Server)
 		if err := cfg.Validate(); err != nil {
 			t.Errorf("%v then lesson %s: %v", c.args, c.lesson, err)

@@ -51,6 +51,7 @@ type libDrawn struct {
 	rows  []string
 	lines []string
 	links []docs.Link
+	bar   []string // the links under the page
 	off   int
 }
 
@@ -209,7 +210,16 @@ func (l *Library) pageKey(msg tea.KeyPressMsg) LibraryEvent {
 func (l *Library) scrollKey(k string) {
 	d := map[string]int{"up": -1, "k": -1, "down": 1, "j": 1, "pgup": -l.pageRows(), "b": -l.pageRows(),
 		"pgdown": l.pageRows(), "f": l.pageRows(), "space": l.pageRows(), "home": -1 << 20, "g": -1 << 20, "end": 1 << 20, "G": 1 << 20}[k]
-	if d == 0 {
+	if d != 0 {
+		l.Wheel(d)
+	}
+}
+
+// Wheel moves the page being read by d lines, or the index's cursor by d
+// entries.
+func (l *Library) Wheel(d int) {
+	if l.at == nil {
+		l.cursor = max(0, min(len(l.shown)-1, l.cursor+d))
 		return
 	}
 	l.at.top = max(0, min(l.at.top+d, len(l.drawn.lines)-1))

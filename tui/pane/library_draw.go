@@ -39,6 +39,9 @@ func (l *Library) Resize(st Styles, w, h int, lang text.Lang, revealed string) {
 		l.at.top, l.at.placed = termLine(lines, l.at.term, lang), true
 	}
 	l.at.link = min(l.at.link, max(0, len(links)-1))
+	l.drawn.bar = l.linkBar(st, w)
+	// The last screenful is as far as the page goes: a key up moves it.
+	l.at.top = min(l.at.top, max(0, len(lines)-(h-len(l.drawn.bar)-2)))
 }
 
 // View draws the library at w×h cells.
@@ -46,7 +49,7 @@ func (l Library) View(st Styles, w, h int) []string {
 	if l.at == nil {
 		return l.indexView(st, w, h)
 	}
-	bar := l.linkBar(st, w)
+	bar := l.drawn.bar
 	title := l.pageTitle(l.at.id)
 	page := Frame(st, title, l.drawn.lines, w, max(0, h-len(bar)), l.at.top, true)
 	return termtext.Block(append(page, bar...), w, h)

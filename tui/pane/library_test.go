@@ -172,3 +172,34 @@ func TestLibraryGlossaryEntryOnTop(t *testing.T) {
 		}
 	}
 }
+
+// The mouse wheel scrolls the page being read, or moves the index's
+// cursor, within bounds.
+func TestLibraryWheel(t *testing.T) {
+	l, st := newTestLibrary(t, text.EN)
+	l.Wheel(3)
+	if l.cursor != 3 {
+		t.Errorf("wheel down in the index: cursor %d, want 3", l.cursor)
+	}
+	l.Wheel(-10)
+	if l.cursor != 0 {
+		t.Errorf("wheel up past the top: cursor %d, want 0", l.cursor)
+	}
+	keys(l, st, text.EN, "enter")
+	l.Wheel(3)
+	l.Resize(st, 80, 20, text.EN, "")
+	if l.at.top != 3 {
+		t.Errorf("wheel down on a page: top %d, want 3", l.at.top)
+	}
+	l.Wheel(1 << 20)
+	l.Resize(st, 80, 20, text.EN, "")
+	last := len(l.drawn.lines) - (20 - len(l.drawn.bar) - 2)
+	if l.at.top != last {
+		t.Errorf("wheel far down: top %d, want %d (the last screenful of %d lines)", l.at.top, last, len(l.drawn.lines))
+	}
+	l.Wheel(-1)
+	l.Resize(st, 80, 20, text.EN, "")
+	if l.at.top != last-1 {
+		t.Errorf("one up from the bottom: top %d, want %d", l.at.top, last-1)
+	}
+}
