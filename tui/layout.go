@@ -59,10 +59,11 @@ func (m *model) layout(w, h int) node {
 // narrowLayout: the current step's call on top, then one tab.
 func (m *model) narrowLayout(w, h int) node {
 	callH := min(7, max(4, h/3))
+	barH := m.tabBarHeight(w)
 	return stack(w, h,
 		leaf(slot{pane.Call, 0}, w, callH),
-		node{tabBar: true, w: w, h: 1},
-		leaf(m.focusables()[m.tab()], w, h-callH-1))
+		node{tabBar: true, w: w, h: barH},
+		leaf(m.focusables()[m.tab()], w, h-callH-barH))
 }
 
 // wideLayout: three columns for one session.
@@ -129,7 +130,7 @@ func (m *model) presenterLayout(w, h int) node {
 func (m *model) draw(n node) []string {
 	switch {
 	case n.tabBar:
-		return []string{m.tabBar(n.w)}
+		return m.tabBar(n.w)
 	case n.kids == nil:
 		p, ok := m.scr.panes[n.slot]
 		if !ok {

@@ -86,7 +86,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 		styles:   pane.NewStyles(noColor(opts.Environ)),
 		now:      time.Now,
 		run:      runState{lastIdx: -1, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))},
-		scr:      screenState{w: opts.Width, h: opts.Height, focus: tabExplain, panes: map[slot]*pane.Scroll{}},
+		scr:      screenState{w: opts.Width, h: opts.Height, focus: tabExplain, panes: map[slot]*pane.Scroll{}, help: pane.NewScroll()},
 		end:      tourEnd{errs: make([]error, len(opts.Sessions))},
 		page:     pane.Page{Docs: opts.Docs},
 	}
@@ -112,6 +112,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	m.scr.lib = m.newLibrary()
 	m.refresh()
 	m.focusReading()
+	m.noticeChanges(-1, steps.SectionNone) // what is there at the start is not news
 	m.sync()
 	return m, nil
 }
@@ -199,6 +200,7 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 			m.run.spin, _ = m.run.spin.Update(spinner.TickMsg{ID: m.run.spin.ID()})
 		}
 		m.refresh()
+		m.noticeChanges(-1, steps.SectionNone)
 		return m.tick()
 	case stepDoneMsg:
 		return tea.Batch(m.stepDone(msg), m.autoNext())
@@ -248,18 +250,20 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.scr.showHelp = !m.scr.showHelp
 		m.help.ShowAll = m.scr.showHelp
+		m.scr.help.Follow() // each time from the top
 	case key.Matches(msg, k.Focus):
-		n := len(m.focusables())
 		m.scr.focusMoved = true
 		if msg.String() == "shift+tab" {
-			m.scr.focus = (m.scr.focus + n - 1) % n
+			m.moveFocus(-1)
 		} else {
-			m.scr.focus = (m.scr.focus + 1) % n
+			m.moveFocus(1)
 		}
+		m.spotMoved()
 	case key.Matches(msg, k.Side):
 		if m.demo {
 			m.scr.side = 1 - m.scr.side
 		}
+		m.spotMoved()
 	case key.Matches(msg, k.Up):
 		m.scrollBy(-1)
 	case key.Matches(msg, k.Down):
@@ -306,7 +310,13 @@ func (m *model) focused() slot {
 	return f[min(m.scr.focus, len(f)-1)]
 }
 
-func (m *model) scrollBy(d int) { m.paneAt(m.focused()).ScrollBy(d) }
+func (m *model) scrollBy(d int) {
+	if m.scr.showHelp {
+		m.scr.help.ScrollBy(d)
+		return
+	}
+	m.paneAt(m.focused()).ScrollBy(d)
+}
 
 // paneAt is the pane in slot p, made on first use.
 func (m *model) paneAt(p slot) *pane.Scroll {
@@ -329,12 +339,19 @@ func (m *model) sync() {
 	m.scr.lib.Resize(m.styles, m.scr.w, body, m.lang, m.revealedLesson())
 	// s swaps the side only where one side is shown at a time.
 	m.keys.Side.SetEnabled(m.demo && m.narrow())
+	if m.scr.showHelp {
+		m.scr.help.SetSize(m.scr.w, body)
+		m.scr.help.SetContent(text.Text{EN: "Help", ZH: "帮助"}.Label(m.lang), m.fullHelp(m.scr.w-4), 0)
+	}
 	for _, n := range m.layout(m.scr.w, body).leaves() {
 		sp := m.paneAt(n.slot)
 		sp.SetSize(n.w, n.h)
 		c := m.in.Content(n.slot.kind, n.slot.side, n.w-4, n.h-2)
 		if m.scr.zoomed {
 			c.Title += " · " + text.Text{EN: "z/esc: back", ZH: "z/esc：还原"}.In(m.lang)
+		}
+		if n.w >= m.scr.w { // z cannot widen it: say the title whole inside
+			c = wholeTitle(m.styles, c, n.w)
 		}
 		sp.SetContent(c.Title, c.Lines, c.Top)
 	}

@@ -43,13 +43,18 @@ type autoRun struct {
 
 // screenState is the terminal's size and what the layout shows.
 type screenState struct {
-	w, h  int
-	focus int // index into focusables(); the narrow layout's tab
+	w, h     int
+	focus    int // index into focusables(); the narrow layout's tab
+	lastTab  int // the narrow layout's tab shown while the call pane has the focus
+	side     int // the side shown in the narrow demo layout
+	showHelp bool
 	// focusMoved: the learner pressed Tab. Until then the focus follows
 	// the layout to the explanation, where a learner reads first.
 	focusMoved bool
-	side       int // the side shown in the narrow demo layout
-	showHelp   bool
+	// help is the help screen (?), scrolled like a pane.
+	help *pane.Scroll
+	// spot is what came forward by itself (spot.go).
+	spot spotlight
 	// zoomed shows the focused pane alone (z; z or esc goes back).
 	zoomed bool
 	// panes are the screen's panes, each with its content and its own

@@ -16,16 +16,6 @@ const (
 	minH = 24
 )
 
-// Tabs of the narrow layout.
-const (
-	tabSteps = iota
-	tabExplain
-	tabState
-	tabTimeline
-	tabWire
-	numTabs
-)
-
 // narrow says whether the terminal is too narrow for columns: one pane
 // at a time, chosen by a tab bar.
 func (m *model) narrow() bool {
@@ -42,24 +32,6 @@ func (m *model) narrow() bool {
 func (m *model) presenter() bool {
 	return m.demo && m.scr.w >= 100 && m.scr.w < 120 && m.scr.h >= 28
 }
-
-// focusables lists the panes tab cycles through in the current layout.
-func (m *model) focusables() []slot {
-	if m.presenter() {
-		return []slot{{pane.Call, 0}, {pane.Explain, 0}, {pane.State, 0}, {pane.State, 1}, {pane.Timeline, 0}}
-	}
-	if m.narrow() {
-		side := m.shownSide()
-		return []slot{{pane.Steps, side}, {pane.Explain, 0}, {pane.State, side}, {pane.Timeline, 0}, {pane.Wire, side}}
-	}
-	if m.demo {
-		return []slot{{pane.Steps, 0}, {pane.State, 0}, {pane.Call, 0}, {pane.Explain, 0}, {pane.Timeline, 0}, {pane.Steps, 1}, {pane.State, 1}}
-	}
-	return []slot{{pane.Steps, 0}, {pane.Call, 0}, {pane.Explain, 0}, {pane.State, 0}, {pane.Timeline, 0}, {pane.Wire, 0}}
-}
-
-// tab is the tab the narrow layout shows: the focused one.
-func (m *model) tab() int { return min(m.scr.focus, numTabs-1) }
 
 func (m *model) shownSide() int {
 	if m.demo {
@@ -86,35 +58,51 @@ func (m *model) screen() string {
 	banner := m.bannerLines(w)
 	lines = append(lines, banner...)
 	bodyH := m.bodyHeight(len(banner))
-	if m.scr.lib.IsOpen() {
+	switch {
+	case m.scr.lib.IsOpen():
 		lines = append(lines, m.scr.lib.View(m.styles, w, bodyH)...)
-	} else if m.scr.showHelp {
-		lines = append(lines, pane.Frame(m.styles, text.Text{EN: "Help", ZH: "帮助"}.Label(m.lang), m.fullHelp(w-4), w, bodyH, 0, true)...)
-	} else {
+	case m.scr.showHelp:
+		lines = append(lines, m.scr.help.View(m.styles, w, bodyH, true)...)
+	default:
 		lines = append(lines, m.draw(m.layout(w, bodyH))...)
 	}
-	if m.scr.lib.IsOpen() {
-		lines = append(lines, m.scr.lib.KeysLine(m.styles, w))
-	} else {
-		lines = append(lines, m.footer(w))
-	}
+	lines = append(lines, m.footer(w)...)
 	return strings.Join(termtext.Block(lines, w, h), "\n")
 }
 
-// bannerLines is the banner as shown: a long error must not push the
-// live state (where the learner sees the QP go to ERR) off a small screen.
+// bannerLines is the banner as shown: it wraps to the lines it needs, up
+// to a quarter of the body, so that a long error does not push the live
+// state (where the learner sees the QP go to ERR) off a small screen.
+// What does not fit is not cut silently: the last line says how many
+// more there are, and ? shows the whole banner (helpBanner).
 func (m *model) bannerLines(w int) []string {
 	banner := m.banner(w)
-	if limit := max(2, m.bodyHeight(0)/5); len(banner) > limit {
-		banner = banner[:limit]
+	if limit := m.bannerLimit(); len(banner) > limit {
+		more := len(banner) - limit + 1
+		note := text.Text{EN: fmt.Sprintf("… %d more lines: press ? to read the whole message", more),
+			ZH: fmt.Sprintf("…… 还有 %d 行：按 ? 查看完整信息", more)}.In(m.lang)
+		banner = append(banner[:limit-1:limit-1], m.styles.Bold.R(termtext.Fit(" "+note, w)))
 	}
 	return banner
 }
 
+// bannerLimit is how many lines the banner may take.
+func (m *model) bannerLimit() int { return max(3, m.bodyHeight(0)/4) }
+
+// helpBanner is the banner's lines for the help screen when the screen
+// cuts it: there it is read whole.
+func (m *model) helpBanner(w int) []string {
+	banner := m.banner(w)
+	if len(banner) <= m.bannerLimit() {
+		return nil
+	}
+	return append(banner, "")
+}
+
 // bodyHeight is what the header, the lesson line, a banner of n lines
-// and the help line leave for the panes.
+// and the footer (as many lines as it wraps to) leave for the panes.
 func (m *model) bodyHeight(n int) int {
-	h := m.scr.h - 2 - n
+	h := m.scr.h - 1 - len(m.footer(m.scr.w)) - n
 	if m.page.Lesson != "" {
 		h--
 	}
@@ -196,8 +184,10 @@ func (m *model) header(w int) string {
 			sep = " "
 		}
 		left := " " + strings.Join(parts, sep)
-		if termtext.Width(left) <= w-rw || drop == 3 {
-			return termtext.Fit(left, w-rw) + right
+		// At least one blank before the progress: "EN" and "10/18" must
+		// not run together ("EN10/18" at 80 columns).
+		if termtext.Width(left)+1 <= w-rw || drop == 3 {
+			return termtext.Fit(left, w-rw-1) + " " + right
 		}
 	}
 	return ""
@@ -244,49 +234,4 @@ func (m *model) progress() (done, total int) {
 	return done, len(s.Steps)
 }
 
-func (m *model) fullHelp(w int) []string {
-	hm := m.help // a copy: View must not change the model
-	hm.SetWidth(w)
-	lines := strings.Split(hm.FullHelpView(m.keys.FullHelp()), "\n")
-	lines = append(lines, "")
-	lines = append(lines, termtext.Wrap(m.layoutHelp(text.Text{
-		EN: "Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
-		ZH: "每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"}), w)...)
-	lines = append(lines, "")
-	lines = append(lines, termtext.Wrap(m.lessonsHelp(), w)...)
-	lines = append(lines, "")
-	lines = append(lines, termtext.Wrap(text.Text{
-		EN: "Pages (P): every step, lesson, concept and guide page and each glossary entry; type to search, ↑↓ and Enter open one. On a page, Tab and Shift-Tab choose a link (See also:), Enter follows it, Esc goes back, r runs a lesson.",
-		ZH: "页面（P）：所有步骤、课程、概念和指南页面，以及术语表的每一条；输入即搜索，↑↓ 加 Enter 打开。在页面上，Tab 和 Shift-Tab 选择链接（另见：），Enter 打开，Esc 返回，r 运行课程。"}.In(m.lang), w)...)
-	return lines
-}
-
 func (m *model) isFocused(p slot) bool { return !m.scr.showHelp && m.focused() == p }
-
-func (m *model) tabBar(w int) string {
-	st := m.styles
-	names := []string{
-		text.Text{EN: "Steps", ZH: "步骤"}.Label(m.lang), text.Text{EN: "Explain", ZH: "讲解"}.Label(m.lang), text.Text{EN: "State", ZH: "状态"}.Label(m.lang),
-		text.Text{EN: "Timeline", ZH: "时序"}.Label(m.lang), text.Text{EN: "Wire", ZH: "线上报文"}.Label(m.lang),
-	}
-	var b strings.Builder
-	b.WriteString(" ")
-	for i, n := range names {
-		if i == m.tab() {
-			if st.NoColor {
-				b.WriteString("[" + n + "]")
-			} else {
-				b.WriteString(st.TabActive.R(" " + n + " "))
-			}
-		} else {
-			b.WriteString(st.TabIdle.R(" " + n + " "))
-		}
-		b.WriteString(" ")
-	}
-	if m.demo {
-		sides := [2]string{"server", "client"}
-		sides[m.scr.side] = st.Bold.R("[" + sides[m.scr.side] + "]")
-		b.WriteString(" s: " + sides[0] + "|" + sides[1])
-	}
-	return termtext.Fit(b.String(), w)
-}
