@@ -126,3 +126,16 @@ func wholeTitle(st pane.Styles, c pane.Content, w int) pane.Content {
 	}
 	return c
 }
+
+// wholeTitleLines is how many lines wholeTitle adds to pane p when it is
+// w cells wide (0 when its title fits the frame).
+func (m *model) wholeTitleLines(p slot, w int) int {
+	if m.in == nil {
+		return 0
+	}
+	t := m.in.Content(p.kind, p.side, w-4, 0).Title
+	if termtext.Width(t) <= w-6 {
+		return 0
+	}
+	return len(termtext.Wrap(t, w-4))
+}

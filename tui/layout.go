@@ -56,10 +56,13 @@ func (m *model) layout(w, h int) node {
 	return m.mediumLayout(w, h)
 }
 
-// narrowLayout: the current step's call on top, then one tab.
+// narrowLayout: the current step's call on top, then one tab. A call
+// title too long for the frame is given whole inside the pane
+// (wholeTitle): the pane grows by those lines, so the call stays in view.
 func (m *model) narrowLayout(w, h int) node {
-	callH := min(7, max(4, h/3))
 	barH := m.tabBarHeight(w)
+	callH := min(7, max(4, h/3)) + m.wholeTitleLines(slot{pane.Call, 0}, w)
+	callH = max(4, min(callH, h-barH-6))
 	return stack(w, h,
 		leaf(slot{pane.Call, 0}, w, callH),
 		node{tabBar: true, w: w, h: barH},

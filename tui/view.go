@@ -52,9 +52,7 @@ func (m *model) screen() string {
 	}
 	lines := make([]string, 0, h)
 	lines = append(lines, m.header(w))
-	if m.page.Lesson != "" {
-		lines = append(lines, m.lessonLine(w))
-	}
+	lines = append(lines, m.lessonLines(w)...)
 	banner := m.bannerLines(w)
 	lines = append(lines, banner...)
 	bodyH := m.bodyHeight(len(banner))
@@ -71,8 +69,8 @@ func (m *model) screen() string {
 }
 
 // bannerLines is the banner as shown: it wraps to the lines it needs, up
-// to a quarter of the body, so that a long error does not push the live
-// state (where the learner sees the QP go to ERR) off a small screen.
+// to bannerLimit, so that a long error does not push the live state
+// (where the learner sees the QP go to ERR) off a small screen.
 // What does not fit is not cut silently: the last line says how many
 // more there are, and ? shows the whole banner (helpBanner).
 func (m *model) bannerLines(w int) []string {
@@ -86,8 +84,31 @@ func (m *model) bannerLines(w int) []string {
 	return banner
 }
 
-// bannerLimit is how many lines the banner may take.
-func (m *model) bannerLimit() int { return max(3, m.bodyHeight(0)/4) }
+// bannerLimit is how many lines the banner may take: a third of the
+// body while the tour runs or after an error (the live state shows what
+// went wrong; a quarter in both languages, whose banner is twice as
+// long), half once the tour is complete (what it did and what to
+// try next are the point then; "Tour complete" must not fall off in
+// both languages at 80×24).
+func (m *model) bannerLimit() int {
+	switch {
+	case m.in != nil && m.in.AllDone && !m.stopped():
+		return max(3, m.bodyHeight(0)/2)
+	case m.lang == text.Both:
+		return max(3, m.bodyHeight(0)/4) // twice the text: the rest is under ?
+	}
+	return max(3, m.bodyHeight(0)/3)
+}
+
+// stopped says a side's tour ended in an error (its banner is the error).
+func (m *model) stopped() bool {
+	for i, snap := range m.snaps {
+		if snap.Failed || (i < len(m.end.errs) && m.end.errs[i] != nil) {
+			return true
+		}
+	}
+	return false
+}
 
 // helpBanner is the banner's lines for the help screen when the screen
 // cuts it: there it is read whole.
@@ -102,11 +123,7 @@ func (m *model) helpBanner(w int) []string {
 // bodyHeight is what the header, the lesson line, a banner of n lines
 // and the footer (as many lines as it wraps to) leave for the panes.
 func (m *model) bodyHeight(n int) int {
-	h := m.scr.h - 1 - len(m.footer(m.scr.w)) - n
-	if m.page.Lesson != "" {
-		h--
-	}
-	return h
+	return m.scr.h - 1 - len(m.lessonLines(m.scr.w)) - len(m.footer(m.scr.w)) - n
 }
 
 // tooSmallNow says the terminal is below the minimum size: the screen
@@ -193,8 +210,21 @@ func (m *model) header(w int) string {
 	return ""
 }
 
+// lessonLines is the lesson line wrapped to the lines it needs (the
+// summary and the learner's prediction are long at 80 columns).
+func (m *model) lessonLines(w int) []string {
+	if m.page.Lesson == "" {
+		return nil
+	}
+	var out []string
+	for _, l := range termtext.WrapStyled(m.lessonLine(w), w-1, "  ") {
+		out = append(out, termtext.Fit(l, w))
+	}
+	return out
+}
+
 // lessonLine is the header's second line when a lesson runs: its name,
-// title and, where there is room, its one-line summary.
+// title and its one-line summary, unwrapped (lessonLines wraps it).
 func (m *model) lessonLine(w int) string {
 	st := m.styles
 	snap := m.snaps[0]
@@ -218,7 +248,7 @@ func (m *model) lessonLine(w int) string {
 	if summary = m.in.LessonStatus(summary); summary != "" {
 		line += st.Dim.R(" — " + summary)
 	}
-	return termtext.Fit(line, w)
+	return line
 }
 
 func (m *model) progress() (done, total int) {
