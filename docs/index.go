@@ -14,6 +14,7 @@ const (
 	GroupConcept              // concept pages, in reading order
 	GroupLesson               // lesson pages
 	GroupStep                 // step pages
+	GroupOther                // a page of a kind the index has no group for yet
 )
 
 // Guides lists the pages that explain a feature of rdmatour rather than a
@@ -30,8 +31,9 @@ type Entry struct {
 }
 
 // Index lists every page of lang, grouped (guides, concepts in reading
-// order, lessons, steps; each of the last two sorted by ID), with its
-// title. It is empty for an unknown language.
+// order, lessons, steps, then pages of any other kind; each of the last
+// three sorted by ID), with its title. It is empty for an unknown
+// language.
 func Index(lang string) []Entry {
 	ids := IDs(lang)
 	if ids == nil {
@@ -71,7 +73,12 @@ func Index(lang string) []Entry {
 		}
 	}
 	for _, id := range ids {
-		add(id, GroupStep)
+		if KindOf(id) == KindStep {
+			add(id, GroupStep)
+		}
+	}
+	for _, id := range ids {
+		add(id, GroupOther)
 	}
 	return out
 }

@@ -18,6 +18,7 @@ const (
 	groupGuide
 	groupTerm       // one entry of the glossary each
 	groupOtherSteps // the steps of the other tours
+	groupOther      // pages of a kind the index has no heading for
 )
 
 // libGroups are the index's headings.
@@ -29,12 +30,13 @@ var libGroups = [...]text.Text{
 	groupGuide:      {EN: "Guides", ZH: "指南"},
 	groupTerm:       {EN: "Glossary entries", ZH: "术语表条目"},
 	groupOtherSteps: {EN: "Steps of the other tours", ZH: "其他教程的步骤"},
+	groupOther:      {EN: "Other pages", ZH: "其他页面"},
 }
 
 // fromDocs is the index group of a docs group.
 var fromDocs = map[docs.Group]libGroup{
 	docs.GroupGuide: groupGuide, docs.GroupConcept: groupConcept,
-	docs.GroupLesson: groupLesson, docs.GroupStep: groupOtherSteps,
+	docs.GroupLesson: groupLesson, docs.GroupStep: groupOtherSteps, docs.GroupOther: groupOther,
 }
 
 // indexEntries is the index: every page of docs.Index with its title in
