@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rdmatour/rdmatour/steps"
@@ -119,5 +120,29 @@ func TestSideKeyOnlyWhereOneSideShows(t *testing.T) {
 		if got := m.keys.Side.Enabled(); got != c.on {
 			t.Errorf("%dx%d: s enabled %v, want %v", c.w, c.h, got, c.on)
 		}
+	}
+}
+
+// On a page, l changes the language as everywhere else; in the search it
+// is a letter.
+func TestLanguageKeyInTheLibrary(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	m := newTestModel(t, []steps.Runner{r.srv, r.cli}, text.EN, 100, 30)
+	press(t, m, "P")
+	press(t, m, "l")
+	if m.lang != text.EN || m.scr.lib.Query() != "l" {
+		t.Fatalf("l in the search: lang %s, query %q", m.lang, m.scr.lib.Query())
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	if m.scr.lib.Query() != "" {
+		t.Fatalf("backspace left the query %q", m.scr.lib.Query())
+	}
+	press(t, m, "enter")
+	press(t, m, "l")
+	if m.lang != text.ZH || m.scr.lib.Reading() == "" {
+		t.Errorf("l on a page: lang %s, reading %q", m.lang, m.scr.lib.Reading())
+	}
+	if s := ansi.Strip(m.render()); !strings.Contains(s, "Esc 返回") {
+		t.Errorf("the page's keys are not in Chinese after l:\n%s", s)
 	}
 }

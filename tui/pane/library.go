@@ -98,9 +98,10 @@ func NewLibrary(pages func(lang, id string) (string, error), md *termtext.Markdo
 	return l
 }
 
-// Open shows the index, the search empty, the cursor on the first entry
-// of group (or on the page on screen, onScreen, if it is listed first).
-func (l *Library) Open(onScreen string, group libGroup) {
+// openAt shows the index, the search empty, the cursor on the first
+// entry of group; onScreen, the page the explanation pane shows, is
+// listed first.
+func (l *Library) openAt(onScreen string, group libGroup) {
 	l.open, l.at, l.back, l.notice = true, nil, nil, text.Text{}
 	l.query.Reset()
 	l.query.Focus()
@@ -115,10 +116,10 @@ func (l *Library) Open(onScreen string, group libGroup) {
 }
 
 // OpenLessons opens the index on its lessons.
-func (l *Library) OpenLessons(onScreen string) { l.Open(onScreen, groupLesson) }
+func (l *Library) OpenLessons(onScreen string) { l.openAt(onScreen, groupLesson) }
 
 // OpenPages opens the index on the page the learner is reading.
-func (l *Library) OpenPages(onScreen string) { l.Open(onScreen, groupOnScreen) }
+func (l *Library) OpenPages(onScreen string) { l.openAt(onScreen, groupOnScreen) }
 
 // IsOpen says the library covers the panes.
 func (l *Library) IsOpen() bool { return l != nil && l.open }
