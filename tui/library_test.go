@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -144,5 +145,26 @@ func TestLanguageKeyInTheLibrary(t *testing.T) {
 	}
 	if s := ansi.Strip(m.render()); !strings.Contains(s, "Esc 返回") {
 		t.Errorf("the page's keys are not in Chinese after l:\n%s", s)
+	}
+}
+
+// On the server of a two-terminal run the commands name the address it
+// listens on, --bind included, so that both can be pasted as they are.
+func TestLessonCommandsOnTheServer(t *testing.T) {
+	r := newRig(t, steps.NotifySend)
+	m := newTestModel(t, []steps.Runner{r.srv}, text.EN, 100, 30)
+	press(t, m, "L")
+	typeKeys(t, m, "no-recv")
+	press(t, m, "enter")
+	press(t, m, "r")
+	bind := r.srv.Config().Bind
+	s := strings.Join(strings.Fields(ansi.Strip(m.render())), " ")
+	for _, w := range []string{
+		fmt.Sprintf("server: rdmatour server --bind %s --port %d --backend sim --lesson no-recv", bind.Addr(), bind.Port()),
+		fmt.Sprintf("client: rdmatour client %s --port %d --backend sim --lesson no-recv", bind.Addr(), bind.Port()),
+	} {
+		if !strings.Contains(s, w) {
+			t.Errorf("missing %q:\n%s", w, ansi.Strip(m.render()))
+		}
 	}
 }
