@@ -25,7 +25,11 @@ func (m *model) fullHelp(w int) []string {
 		EN: "Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
 		ZH: "每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"}), w)...)
 	lines = append(lines, "")
-	return append(lines, termtext.Wrap(m.lessonsHelp(), w)...)
+	lines = append(lines, termtext.Wrap(m.lessonsHelp(), w)...)
+	lines = append(lines, "")
+	return append(lines, termtext.Wrap(text.Text{
+		EN: "Pages (P): every step, lesson, concept and guide page and each glossary entry; type to search, ↑↓ and Enter open one. On a page, Tab and Shift-Tab choose a link (See also:), Enter follows it, Esc goes back, r runs a lesson.",
+		ZH: "页面（P）：所有步骤、课程、概念和指南页面，以及术语表的每一条；输入即搜索，↑↓ 加 Enter 打开。在页面上，Tab 和 Shift-Tab 选择链接（另见：），Enter 打开，Esc 返回，r 运行课程。"}.In(m.lang), w)...)
 }
 
 // panesHelp says how every pane is reached, whatever the layout.

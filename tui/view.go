@@ -56,9 +56,12 @@ func (m *model) screen() string {
 	banner := m.bannerLines(w)
 	lines = append(lines, banner...)
 	bodyH := m.bodyHeight(len(banner))
-	if m.scr.showHelp {
+	switch {
+	case m.scr.lib.IsOpen():
+		lines = append(lines, m.scr.lib.View(m.styles, w, bodyH)...)
+	case m.scr.showHelp:
 		lines = append(lines, m.scr.help.View(m.styles, w, bodyH, true)...)
-	} else {
+	default:
 		lines = append(lines, m.draw(m.layout(w, bodyH))...)
 	}
 	lines = append(lines, m.footer(w)...)
