@@ -58,6 +58,9 @@ type Config struct {
 	// Tour is which tour runs (--tour; the zero value is the seed's WRITE
 	// tour): WRITE, READ, atomics, or UD (tour_ud.go).
 	Tour TourKind
+	// Edits are the learner's changes to the calls' arguments (--edit);
+	// each side keeps those for steps its tour has (editsession.go).
+	Edits Edits
 	// Recorder, when set, is told every finished step and the teardown
 	// (--record); see history.go.
 	Recorder Recorder

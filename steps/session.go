@@ -66,6 +66,7 @@ type Session struct {
 	memTracking // which bytes of the buffers changed, and when
 	journal     // what happened: completions, QP states, timeline, history
 	demoSide    // the other side of a linked demo
+	editState   // the learner's edits (editsession.go)
 }
 
 // maxPackets bounds the wire history a session keeps for the wire pane.
@@ -94,6 +95,7 @@ func NewSession(cfg Config) (*Session, error) {
 		peerPlan: peerTourFor(cfg),
 		progress: progress{outcomes: make([]*Outcome, len(tour)), states: make([]RunState, len(tour))},
 	}
+	s.edits = cfg.Edits.forSide(cfg.Role, tour)
 	if cfg.Lesson != nil {
 		s.initPrediction(cfg.Lesson.prediction(cfg))
 	}

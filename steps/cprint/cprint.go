@@ -167,3 +167,12 @@ func join(open string, parts []Expr, sep, closing string) Expr {
 	}
 	return Expr{open + strings.Join(a, sep) + closing, open + strings.Join(s, sep) + closing, open + strings.Join(g, sep) + closing}
 }
+
+// Edited is e, a value the learner changed, followed by the value the
+// tour would have used: `e /* you: was was */` in every rendering, so the
+// screen, plain output and export-c all show what the experiment changed.
+// A "*/" in was cannot end the comment early.
+func Edited(e Expr, was string) Expr {
+	note := " /* you: was " + strings.ReplaceAll(was, "*/", "* /") + " */"
+	return wrap("", e, note)
+}

@@ -1,0 +1,136 @@
+package steps
+
+import (
+	"fmt"
+
+	"github.com/rdmatour/rdmatour/text"
+)
+
+// editState is the learner's edits of this side, guarded by Session.mu:
+// Config.Edits that apply here, then whatever SetEdit added.
+type editState struct{ edits Edits }
+
+// Edits are the edits in force on this side.
+func (s *Session) Edits() Edits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append(Edits(nil), s.edits...)
+}
+
+// Editable is step's editable fields on this side with their current
+// values (nil when this side's tour does not have step or it has nothing
+// to edit). The form shows Current, and Default for "was".
+func (s *Session) Editable(step StepID) []EditField {
+	if indexOf(s.tour, step) < 0 {
+		return nil
+	}
+	fields := EditFieldsOf(step)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range fields {
+		f := &fields[i]
+		f.Default = f.fallback(s)
+		f.Current = f.Default
+		if e, ok := s.edits.Find(s.cfg.Role, step, f.Name); ok {
+			f.Current, f.Edited = e.Value.Raw, true
+		}
+	}
+	return fields
+}
+
+// SetEdit makes e part of this side's run. The step must be on this
+// side's tour and not have run yet; a later SetEdit of the same field
+// replaces it. Every error is an *EditError.
+func (s *Session) SetEdit(e Edit) error {
+	if err := s.editApplies(e); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := indexOf(s.tour, e.Step); i < s.next {
+		return &EditError{Input: e.String(), Reason: text.Text{EN: fmt.Sprintf("step %s has already run; an edit changes a step before it runs", e.Step), ZH: fmt.Sprintf("步骤 %s 已经运行过了；修改只能在步骤运行之前做", e.Step)}}
+	}
+	s.edits = append(s.edits.without(e.Step, e.Field), e)
+	return nil
+}
+
+// ClearEdit puts step.field back to the tour's value (Esc in the form,
+// "restore" in Try next). It does nothing to a step that already ran.
+func (s *Session) ClearEdit(step StepID, field string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if indexOf(s.tour, step) >= s.next {
+		s.edits = s.edits.without(step, field)
+	}
+}
+
+// editApplies checks e is for this side and a step its tour has.
+func (s *Session) editApplies(e Edit) error {
+	if !e.AnySide && e.Side != s.cfg.Role {
+		return &EditError{Input: e.String(), Reason: text.Text{EN: fmt.Sprintf("this edit is for the %s; this is the %s", e.Side, s.cfg.Role), ZH: fmt.Sprintf("这个修改是给 %s 的；这里是 %s", e.Side, s.cfg.Role)}}
+	}
+	if indexOf(s.tour, e.Step) < 0 {
+		return noSuchStepError(e, s.cfg.Role)
+	}
+	return nil
+}
+
+func noSuchStepError(e Edit, role Role) error {
+	return &EditError{Input: e.String(), Reason: text.Text{EN: fmt.Sprintf("the %s's tour has no step %s (is it the %s's? give it the --edit)", role, e.Step, role.Peer()),
+		ZH: fmt.Sprintf("%s 的流程里没有步骤 %s（是不是 %s 的步骤？把 --edit 给它）", role, e.Step, role.Peer())}}
+}
+
+// without is es less every edit of step.field.
+func (es Edits) without(step StepID, field string) Edits {
+	var out Edits
+	for _, e := range es {
+		if e.Step != step || e.Field != field {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// forSide keeps the edits that apply to role on tour: a demo gives
+// both sides the same list, and each takes its own.
+func (es Edits) forSide(role Role, tour []Step) Edits {
+	var out Edits
+	for _, e := range es {
+		if (e.AnySide || e.Side == role) && indexOf(tour, e.Step) >= 0 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// CheckEdits says whether each edit names a step one of the sides runs
+// with cfg (its tour, notify mode, track and lesson): `rdmatour server
+// --edit post-write.rkey=+1` is refused before anything starts, since
+// the WRITE is the client's.
+func CheckEdits(cfg Config, es Edits, sides ...Role) error {
+	tours := map[Role][]Step{}
+	for _, r := range sides {
+		c := cfg
+		c.Role = r
+		if l := c.Lesson; l != nil {
+			c.Notify, c.Tour = l.Notify, l.Tour
+		}
+		tour, err := tourFor(c)
+		if err != nil {
+			return err
+		}
+		tours[r] = tour
+	}
+	for _, e := range es {
+		found := false
+		for _, r := range sides {
+			if (e.AnySide || e.Side == r) && indexOf(tours[r], e.Step) >= 0 {
+				found = true
+			}
+		}
+		if !found && len(sides) > 0 {
+			return noSuchStepError(e, sides[0])
+		}
+	}
+	return nil
+}
