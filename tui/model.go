@@ -58,7 +58,9 @@ type model struct {
 	// the lesson's (at the start; L toggles), the lesson list, the glossary.
 	page pane.Page
 	// look is the finished step being looked back at (history.go).
-	look     lookBack
+	look lookBack
+	// edit is the e form and the notes about edits (edit.go).
+	edit     editState
 	quitting bool
 	// in is what the panes and the chrome draw from, filled by sync.
 	in *pane.Input
@@ -219,6 +221,9 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 
 func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
+	if m.edit.form != nil && !m.tooSmallNow() {
+		return m.formKey(msg) // every key is the form's: q and e are letters of a message
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
@@ -235,6 +240,10 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil // [ ] esc, ↑/↓ on the steps pane, enter while looking back
 	case key.Matches(msg, k.Next):
 		return m.runNext()
+	case key.Matches(msg, k.Edit):
+		m.openEdit()
+	case key.Matches(msg, k.AskEdit):
+		m.askAboutEdit()
 	case key.Matches(msg, k.Lang):
 		m.setLang(nextLang(m.lang))
 		m.paneAt(slot{pane.Explain, 0}).Follow()

@@ -110,7 +110,7 @@ func (m *Model) footer(st pane.Styles, w int) []string {
 			meaning = append(meaning[:2], termtext.Fit(meaning[2]+" …", w))
 		}
 		out = append(out, meaning...)
-		if f.Kind != Input && f.Range != "" {
+		if f.Kind == Choice && f.Range != "" {
 			out = append(out, st.Dim.R(termtext.Truncate(text.Text{EN: "values: ", ZH: "可选值："}.In(m.lang)+f.Range, w)))
 		}
 	}

@@ -36,7 +36,7 @@ func (in *Input) explainLines(w int) []string {
 	if in.Page.ShowLesson && in.Page.Lesson == "" && !in.Page.ShowGlossary {
 		return in.lessonsList(w)
 	}
-	return append(in.predictionLines(w), in.pageLines(w)...)
+	return append(append(in.predictionLines(w), in.editExplainLines(w)...), in.pageLines(w)...)
 }
 
 // pageLines is the page of the current step, the lesson's or the glossary.
