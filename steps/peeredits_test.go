@@ -1,0 +1,58 @@
+package steps_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rdmatour/rdmatour/steps"
+)
+
+// Both sides know: the server's edit, made before it accepts, crosses in
+// its hello and the client's screen names it when the hello arrives; a
+// client's edit made before it connects reaches the server the same way.
+// The tour with no edits says nothing of them.
+func TestPeerToldOfEdits(t *testing.T) {
+	tests := []struct {
+		name     string
+		srvEdits []string
+		cliEdits []string
+		// side that must be told, the step whose note tells it, the words
+		side     steps.Role
+		at       string
+		want     string
+	}{
+		{"server's access", []string{"reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE|IBV_ACCESS_REMOTE_WRITE|IBV_ACCESS_REMOTE_READ"}, nil,
+			steps.Client, "get-established", "The server runs with edits of its own: reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE|IBV_ACCESS_REMOTE_WRITE|IBV_ACCESS_REMOTE_READ."},
+		{"client's depth", nil, []string{"connect.initiator_depth=1"},
+			steps.Server, "get-connect-request", "The client runs with edits of its own: connect.initiator_depth=1."},
+		{"no edits", nil, nil, steps.Client, "get-established", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, err := steps.ParseEdits(tt.srvEdits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cli, err := steps.ParseEdits(tt.cliEdits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := newPairOfEach(t, steps.Config{Notify: steps.NotifySend, Message: "m", Edits: srv}, steps.Config{Notify: steps.NotifySend, Message: "m", Edits: cli})
+			p.runTurns(t, -1)
+			s := p.sessions[tt.side]
+			note := noteOf(s, tt.at)
+			if tt.want == "" {
+				if strings.Contains(note, "edits of its own") {
+					t.Errorf("%s at %s with no edits: %q", tt.side, tt.at, note)
+				}
+				return
+			}
+			if !strings.Contains(note, tt.want) {
+				t.Errorf("%s's note at %s = %q, want it to say %q", tt.side, tt.at, note, tt.want)
+			}
+			if got := s.PeerInfo().Edits; len(got) != 1 {
+				t.Errorf("PeerInfo().Edits = %q", got)
+			}
+		})
+	}
+}
