@@ -17,9 +17,9 @@ func TestPeerToldOfEdits(t *testing.T) {
 		srvEdits []string
 		cliEdits []string
 		// side that must be told, the step whose note tells it, the words
-		side     steps.Role
-		at       string
-		want     string
+		side steps.Role
+		at   string
+		want string
 	}{
 		{"server's access", []string{"reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE|IBV_ACCESS_REMOTE_WRITE|IBV_ACCESS_REMOTE_READ"}, nil,
 			steps.Client, "get-established", "The server runs with edits of its own: reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE|IBV_ACCESS_REMOTE_WRITE|IBV_ACCESS_REMOTE_READ."},
