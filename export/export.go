@@ -34,6 +34,9 @@ type Options struct {
 	MessageSize int
 	// Tour is which tour (Config.Tour).
 	Tour steps.TourKind
+	// Edits are the learner's changes to the calls (--edit): the program
+	// makes the edited calls, each marked /* you: was … */.
+	Edits steps.Edits
 }
 
 // runTimeout bounds every wait of the export run: both sides run in this
@@ -43,7 +46,7 @@ const runTimeout = 10 * time.Second
 // Config is the configuration both sides of the export run share.
 func (o Options) Config() steps.Config {
 	return steps.Config{Notify: o.Notify, Track: o.Track, Lesson: o.Lesson, Tour: o.Tour,
-		Message: o.Message, MessageSize: o.MessageSize, Timeout: runTimeout}
+		Message: o.Message, MessageSize: o.MessageSize, Timeout: runTimeout, Edits: o.Edits}
 }
 
 // Validate turns away, before anything runs, a combination there is no
@@ -66,24 +69,51 @@ func (o Options) Validate() error {
 // providers given (simulated NICs: cmd picks them), so the program is
 // what the tour did. A bad combination of options is a
 // *steps.ConfigError.
+//
+// With edits, a step may fail (that is the experiment): the program then
+// makes the edited calls up to that step, the failing one included,
+// and the tour's own calls after it, which it never reaches when run
+// (its helpers stop at the first error) but which keep it a whole
+// program that compiles.
 func Program(ctx context.Context, o Options, serverNIC, clientNIC verbs.Provider) (string, error) {
 	sides, err := steps.RunPair(ctx, o.Config(), serverNIC, clientNIC)
 	var bad *steps.ConfigError
 	if errors.As(err, &bad) {
 		return "", err
 	}
-	if err != nil {
+	if err != nil && len(o.Edits) == 0 {
 		return "", fmt.Errorf("export-c: %w", err)
 	}
-	return sessionProgram(sides[o.Role])
+	edited := sides[o.Role]
+	if err == nil {
+		return sessionProgram(edited, nil)
+	}
+	plain := o
+	plain.Edits = nil
+	rest, perr := steps.RunPair(ctx, plain.Config(), serverNIC, clientNIC)
+	if perr != nil {
+		return "", fmt.Errorf("export-c: %w", perr)
+	}
+	if edited == nil {
+		return sessionProgram(rest[o.Role], nil)
+	}
+	return sessionProgram(edited, rest[o.Role])
 }
 
-// sessionProgram is the program of a session whose tour has run.
-func sessionProgram(s *steps.Session) (string, error) {
+// sessionProgram is the program of a session whose tour has run; a step
+// it did not run comes from rest, the same tour run without the edits.
+func sessionProgram(s, rest *steps.Session) (string, error) {
 	var body strings.Builder
 	snap := s.Snapshot()
+	var restSnap steps.Snapshot
+	if rest != nil {
+		restSnap = rest.Snapshot()
+	}
 	for i, st := range s.Steps() {
 		out := snap.Steps[i].Outcome
+		if out == nil && rest != nil && i < len(restSnap.Steps) {
+			out = restSnap.Steps[i].Outcome
+		}
 		if out == nil {
 			return "", fmt.Errorf("export-c: step %s did not run", st.ID)
 		}

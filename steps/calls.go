@@ -49,13 +49,14 @@ func resolveRouteCall() c.Stmt {
 
 // acceptCall is rdma_accept with p, remote_info (info) as private data;
 // ownQP: the manual track's QP is named in p.QPNum.
-func acceptCall(p verbs.ConnParam, ownQP bool) c.Stmt {
-	param, hint := connParamC(p, c.C("&info"), true, ownQP)
+// y marks the fields of param the learner edited.
+func acceptCall(p verbs.ConnParam, ownQP bool, y youWas) c.Stmt {
+	param, hint := connParamC(p, c.C("&info"), true, ownQP, y)
 	return c.Must("rdma_accept", c.Call("rdma_accept", c.C("id"), param)).Hinted(hint)
 }
 
-func connectCall(p verbs.ConnParam, ownQP bool) c.Stmt {
-	param, hint := connParamC(p, c.Expr{}, false, ownQP)
+func connectCall(p verbs.ConnParam, ownQP bool, y youWas) c.Stmt {
+	param, hint := connParamC(p, c.Expr{}, false, ownQP, y)
 	return c.Must("rdma_connect", c.Call("rdma_connect", c.C("id"), param)).Hinted(hint)
 }
 
@@ -71,8 +72,13 @@ func allocPDCall() c.Stmt {
 	return c.MustPtr("ibv_alloc_pd", "pd", c.Call("ibv_alloc_pd", c.C("id->verbs")))
 }
 
-func createCQCall() c.Stmt {
-	return c.MustPtr("ibv_create_cq", "cq", c.Call("ibv_create_cq", c.C("id->verbs"), c.Dec(CQDepth, "CQ_DEPTH"), c.C("NULL"), c.C("NULL"), c.C("0")))
+// createCQCall is ibv_create_cq of cqe entries (CQ_DEPTH unless edited).
+func createCQCall(cqe int, y youWas) c.Stmt {
+	depth := c.Dec(CQDepth, "CQ_DEPTH")
+	if cqe != CQDepth {
+		depth = c.Dec(int64(cqe), "")
+	}
+	return c.MustPtr("ibv_create_cq", "cq", c.Call("ibv_create_cq", c.C("id->verbs"), y.on("cqe", depth), c.C("NULL"), c.C("NULL"), c.C("0")))
 }
 
 // seedQPInitAttr is the seed's build_qp attributes, on cq.
@@ -81,12 +87,12 @@ func seedQPInitAttr(cq verbs.CQ) verbs.QPInitAttr {
 		Cap: verbs.QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1}}
 }
 
-func createQPCall(a verbs.QPInitAttr) c.Stmt {
-	return c.Must("rdma_create_qp", c.Call("rdma_create_qp", c.C("id"), c.C("pd"), qpInitAttrC(a)))
+func createQPCall(a verbs.QPInitAttr, y youWas) c.Stmt {
+	return c.Must("rdma_create_qp", c.Call("rdma_create_qp", c.C("id"), c.C("pd"), qpInitAttrC(a, y)))
 }
 
-func createQPManualCall(a verbs.QPInitAttr) c.Stmt {
-	return c.MustPtr("ibv_create_qp", "qp", c.Call("ibv_create_qp", c.C("pd"), qpInitAttrC(a)))
+func createQPManualCall(a verbs.QPInitAttr, y youWas) c.Stmt {
+	return c.MustPtr("ibv_create_qp", "qp", c.Call("ibv_create_qp", c.C("pd"), qpInitAttrC(a, y)))
 }
 
 // mrVar is the seed's name of the MR of buffer buf: mr, doorbell_mr,
@@ -100,21 +106,23 @@ func mrVar(buf string) string {
 
 // regMRCalls allocate and register buf: PD.RegMR allocates page-aligned
 // memory and registers it; in C, posix_memalign, memset and ibv_reg_mr.
-func regMRCalls(buf string, size int, access verbs.Access) (alloc, zero, reg c.Stmt) {
+// y marks the access flags the learner edited.
+func regMRCalls(buf string, size int, access verbs.Access, y youWas) (alloc, zero, reg c.Stmt) {
 	alloc = c.Must("posix_memalign", c.Call("posix_memalign", c.C("(void **)&"+buf), c.C("4096"), c.Dec(int64(size), "")))
 	zero = c.S(c.Call("memset", c.C(buf), c.C("0"), c.Dec(int64(size), ""))).Only(c.ExportOnly)
-	reg = c.MustPtr("ibv_reg_mr "+buf, mrVar(buf), c.Call("ibv_reg_mr", c.C("pd"), c.C(buf), c.Dec(int64(size), ""), c.C(access.String())))
+	reg = c.MustPtr("ibv_reg_mr "+buf, mrVar(buf), c.Call("ibv_reg_mr", c.C("pd"), c.C(buf), c.Dec(int64(size), ""), y.on("access", c.C(access.String()))))
 	return alloc, zero, reg
 }
 
 // postRecvCall is ibv_post_recv of wr into recv_buf.
-func postRecvCall(wr verbs.RecvWR) c.Stmt {
+// y marks the fields the learner edited.
+func postRecvCall(wr verbs.RecvWR, y youWas) c.Stmt {
 	g := verbs.SGE{Length: MsgBufSize}
 	if len(wr.SGList) > 0 {
 		g = wr.SGList[0]
 	}
 	recvWR := c.Ref(c.Named("recv_wr", c.Compound("struct ibv_recv_wr",
-		c.F("wr_id", c.Dec(int64(wr.WRID), "")), c.F("sg_list", sge(g, "recv_buf", "recv_mr", c.Dec(int64(g.Length), ""))),
+		c.F("wr_id", y.on("wr_id", c.Dec(int64(wr.WRID), ""))), c.F("sg_list", sge(g, "recv_buf", "recv_mr", y.on("length", c.Dec(int64(g.Length), "")))),
 		c.F("num_sge", c.C("1")))))
 	return c.Must("ibv_post_recv", c.Call("ibv_post_recv", c.C("qp"), recvWR, c.C("&bad_recv"))).
 		Hinted(fmt.Sprintf("wr_id = %d, %d B", wr.WRID, g.Length))
@@ -123,8 +131,8 @@ func postRecvCall(wr verbs.RecvWR) c.Stmt {
 // postSendCall is ibv_post_send of wr: its one SGE in local (registered
 // as mrVar) with length, to remote for the RDMA opcodes.
 func postSendCall(wr verbs.SendWR, local string, length c.Expr, remote Target, what string) c.Stmt {
-	if len(wr.SGList) == 0 {
-		wr.SGList = []verbs.SGE{{}}
+	if len(wr.SGList) == 0 && remote.you == nil {
+		wr.SGList = []verbs.SGE{{}} // the form before the run shows one
 	}
 	return c.Must(what, c.Call("ibv_post_send", c.C("qp"), sendWR(wr, local, mrVar(local), length, remote), c.C("&bad_send"))).
 		Hinted(wr.Opcode.String())

@@ -207,7 +207,8 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 	raw := info.Marshal()
 	p := verbs.ConnParam{PrivateData: append(append([]byte(nil), raw...), s.myHello()...), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
 	fill := remoteInfoC(info, addrC, mr)
-	call := acceptCall(p, false)
+	y := s.editConnParam(IDAccept, &p)
+	call := acceptCall(p, false, y)
 	s.markRNRBaseline() // before any SEND can arrive: the no-recv lesson counts RNR NAKs from here
 	if err := s.id.Accept(p); err != nil {
 		return withC(Outcome{}, fill, failed(call, err)), s.acceptFailed(err)
@@ -228,7 +229,8 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 
 func stepConnect(_ context.Context, s *Session) (Outcome, error) {
 	p := verbs.ConnParam{PrivateData: s.myHello(), ResponderResources: 1, InitiatorDepth: s.initiatorDepth(), RNRRetryCount: s.cfg.RNRRetry}
-	call := connectCall(p, false)
+	y := s.editConnParam(IDConnect, &p)
+	call := connectCall(p, false, y)
 	if err := s.id.Connect(p); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}

@@ -36,7 +36,7 @@ func allocPDStep(side Role) Step {
 func createCQStep(side Role) Step {
 	return Step{ID: IDCreateCQ, Side: side, Section: SectionCQ,
 		Title: text.Text{EN: "Create a completion queue", ZH: "创建完成队列 CQ"},
-		Call:  generic(createCQCall()), run: stepCreateCQ}
+		Call:  generic(createCQCall(CQDepth, nil)), run: stepCreateCQ}
 }
 
 func resolveAddrStep() Step {

@@ -129,17 +129,40 @@ func sge(g verbs.SGE, local, mrVar string, length c.Expr) c.Expr {
 		c.F("addr", c.Hex(g.Addr, "(uintptr_t)"+local)), c.F("length", length), c.F("lkey", c.Hex(uint64(g.LKey), mrVar+"->lkey"))))
 }
 
+// sgeInit is one SGE's initialiser { .addr, .length, .lkey }.
+func sgeInit(g verbs.SGE, local, mrVar string, length c.Expr) c.Expr {
+	return c.Init(c.F("addr", c.Hex(g.Addr, "(uintptr_t)"+local)), c.F("length", length), c.F("lkey", c.Hex(uint64(g.LKey), mrVar+"->lkey")))
+}
+
+// sgeList is a WR's sg_list: NULL for none, one SGE as &(struct ibv_sge),
+// more as an array of the same entries.
+func sgeList(gs []verbs.SGE, local, mrVar string, length c.Expr) c.Expr {
+	switch len(gs) {
+	case 0:
+		return c.C("NULL")
+	case 1:
+		return sge(gs[0], local, mrVar, length)
+	}
+	one := sgeInit(gs[0], local, mrVar, length)
+	elems := make([]c.Expr, len(gs))
+	for i := range elems {
+		elems[i] = one
+	}
+	return c.Array("struct ibv_sge", elems...)
+}
+
 // sendWR is &(struct ibv_send_wr){...} for wr (&wr before the run).
 // remote is the target's address and rkey (ignored for SEND).
 func sendWR(wr verbs.SendWR, local, mrVar string, length c.Expr, remote Target) c.Expr {
-	fs := []c.Field{c.F("wr_id", c.Dec(int64(wr.WRID), "")),
-		c.F("sg_list", sge(wr.SGList[0], local, mrVar, length)), c.F("num_sge", c.C("1")),
-		c.F("opcode", c.C(wr.Opcode.String())), c.F("send_flags", c.C(wr.Flags.String()))}
+	y := remote.you
+	fs := []c.Field{c.F("wr_id", y.on("wr_id", c.Dec(int64(wr.WRID), ""))),
+		c.F("sg_list", sgeList(wr.SGList, local, mrVar, length)), c.F("num_sge", y.on("num_sge", c.Dec(int64(len(wr.SGList)), ""))),
+		c.F("opcode", y.on("opcode", c.C(wr.Opcode.String()))), c.F("send_flags", y.on("send_flags", c.C(wr.Flags.String())))}
 	switch {
 	case wr.Opcode.IsAtomic():
 		fs = append(fs, c.F("wr.atomic", c.Init(c.F("remote_addr", remote.AddrC), c.F("compare_add", remote.CompareAddC),
 			c.F("swap", remote.SwapC), c.F("rkey", remote.RKeyC))))
-	case wr.Opcode != verbs.WRSend:
+	case wr.Opcode != verbs.WRSend && wr.Opcode != verbs.WRSendWithImm:
 		fs = append(fs, c.F("wr.rdma", c.Init(c.F("remote_addr", remote.AddrC), c.F("rkey", remote.RKeyC))))
 	}
 	if wr.Opcode == verbs.WRRDMAWriteWithImm || wr.Opcode == verbs.WRSendWithImm {
@@ -179,17 +202,20 @@ func opcodeText(wc verbs.WC) text.Text {
 
 // qpInitAttrC is &(struct ibv_qp_init_attr){...} for a (&init_attr
 // before the run).
-func qpInitAttrC(a verbs.QPInitAttr) c.Expr {
+func qpInitAttrC(a verbs.QPInitAttr, y youWas) c.Expr {
+	capF := func(name string, v uint32) c.Field { return c.F(name, y.on(name, c.Dec(int64(v), ""))) }
 	return c.Ref(c.Named("init_attr", c.Compound("struct ibv_qp_init_attr", c.F("send_cq", c.C("cq")), c.F("recv_cq", c.C("cq")), c.F("qp_type", c.C("IBV_QPT_RC")),
-		c.F("cap", c.Init(c.F("max_send_wr", c.Dec(int64(a.Cap.MaxSendWR), "")), c.F("max_recv_wr", c.Dec(int64(a.Cap.MaxRecvWR), "")),
-			c.F("max_send_sge", c.Dec(int64(a.Cap.MaxSendSGE), "")), c.F("max_recv_sge", c.Dec(int64(a.Cap.MaxRecvSGE), "")))))))
+		c.F("cap", c.Init(capF("max_send_wr", a.Cap.MaxSendWR), capF("max_recv_wr", a.Cap.MaxRecvWR),
+			capF("max_send_sge", a.Cap.MaxSendSGE), capF("max_recv_sge", a.Cap.MaxRecvSGE))))))
 }
 
 // connParamC is &(struct rdma_conn_param){...} for p (&param before the
 // run); private is the private data's expression (none unless
 // hasPrivate); ownQP names the manual track's QP in qp_num. hint is what
 // the pre-run form says of param: the fields this tour sets for a reason.
-func connParamC(p verbs.ConnParam, private c.Expr, hasPrivate, ownQP bool) (param c.Expr, hint string) {
+// y marks the fields the learner edited; retry_count is printed only
+// when it is not 0 (the seed leaves it 0).
+func connParamC(p verbs.ConnParam, private c.Expr, hasPrivate, ownQP bool, y youWas) (param c.Expr, hint string) {
 	var fs, said []c.Field
 	if ownQP {
 		said = append(said, c.F("qp_num", c.Hex(uint64(p.QPNum), "qp->qp_num")))
@@ -198,8 +224,11 @@ func connParamC(p verbs.ConnParam, private c.Expr, hasPrivate, ownQP bool) (para
 		said = append(said, c.F("private_data", private))
 		fs = append(fs, said[len(said)-1], c.F("private_data_len", c.C("sizeof info")))
 	}
-	fs = append(fs, c.F("responder_resources", c.Dec(int64(p.ResponderResources), "")), c.F("initiator_depth", c.Dec(int64(p.InitiatorDepth), "")),
-		c.F("rnr_retry_count", c.Dec(int64(p.RNRRetryCount), "")))
+	num := func(name string, v uint8) c.Field { return c.F(name, y.on(name, c.Dec(int64(v), ""))) }
+	fs = append(fs, num("responder_resources", p.ResponderResources), num("initiator_depth", p.InitiatorDepth), num("rnr_retry_count", p.RNRRetryCount))
+	if _, edited := y["retry_count"]; edited || p.RetryCount != 0 {
+		fs = append(fs, num("retry_count", p.RetryCount))
+	}
 	if ownQP {
 		fs = append(fs, said[0])
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"time"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
@@ -22,8 +23,10 @@ func seedRecvWR(mr verbs.MR) verbs.RecvWR {
 }
 
 func stepPostRecv(_ context.Context, s *Session) (Outcome, error) {
-	wr := seedRecvWR(s.mrRecv)
-	call := postRecvCall(wr)
+	wr, y := seedRecvWR(s.mrRecv), youWas{}
+	wr.WRID = uint64(s.editNum(IDPostRecv, "wr_id", "wr_id", int64(wr.WRID), y))
+	wr.SGList[0].Length = uint32(s.editNum(IDPostRecv, "length", "length", int64(wr.SGList[0].Length), y))
+	call := postRecvCall(wr, y)
 	if err := s.qp.PostRecv(wr); err != nil {
 		return withC(Outcome{}, postFailed(call, err)), err
 	}
@@ -38,13 +41,17 @@ func writeWR(op verbs.WROpcode, wrID uint64, local verbs.MR, length uint32, radd
 }
 
 func (s *Session) postWrite(withImm bool) (Outcome, error) {
-	msg := s.cfg.messageBytes()
+	step, op := IDPostWrite, verbs.WRRDMAWrite
+	if withImm {
+		step, op = IDPostWriteImm, verbs.WRRDMAWriteWithImm
+	}
+	msg, cfg := s.cfg.messageBytes(), s.cfg
+	if text, ok := s.editText(step, "message", cfg.Message); ok {
+		cfg.Message, cfg.MessageSize = text, 0
+		msg = cfg.messageBytes()
+	}
 	if err := s.mrData.Write(0, msg); err != nil {
 		return Outcome{}, err
-	}
-	op := verbs.WRRDMAWrite
-	if withImm {
-		op = verbs.WRRDMAWriteWithImm
 	}
 	s.mu.Lock()
 	info := s.remote.Info
@@ -53,16 +60,21 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	if m := s.mistake(); m.Write != nil {
 		t = m.Write(t, info.Size, s.mrData, len(msg))
 	}
-	wr := writeWR(op, WRIDWrite, s.mrData, uint32(len(msg)), t.Addr, t.RKey)
-	if withImm {
-		wr.ImmData = ImmValue
-	}
-	fill := messageFill(s.cfg)
+	t = s.editTarget(step, t, s.mrData.LKey())
+	wr, length := s.editedWriteWR(step, op, uint32(len(msg)), &t)
+	fill := messageFill(cfg)
 	if t.Why != "" {
 		fill = fill.Returned(fmt.Sprint(len(msg)-1) + "; " + t.Why)
 	}
-	call := postSendCall(wr, "buf", c.Dec(int64(len(msg)), "strlen(buf) + 1"), t, "ibv_post_send RDMA_WRITE")
+	what := "ibv_post_send RDMA_WRITE"
+	if wr.Opcode != op {
+		what = "ibv_post_send " + strings.TrimPrefix(wr.Opcode.String(), "IBV_WR_")
+	}
+	call := postSendCall(wr, "buf", length, t, what)
 	inERR := s.postedInERR()
+	if wr.Opcode != op {
+		s.set(func() { s.writeOp, s.writeOpEdited = wr.Opcode.CompletionOpcode(), true })
+	}
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{}, fill, postFailed(call, err)), err
 	}
@@ -70,8 +82,12 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	if withImm {
 		label = "RDMA WRITE+IMM"
 	}
-	s.sentWR(label, fmt.Sprintf("%d B → 0x%x", len(msg), info.Addr), inERR)
-	return withC(Outcome{Results: []KV{result(resBytes, fmt.Sprint(len(msg))), result(resTo, fmt.Sprintf("0x%x rkey 0x%x", info.Addr, info.RKey))},
+	n, to := sendBytes(wr), Target{Addr: info.Addr, RKey: info.RKey}
+	if t.you != nil {
+		to = t // the learner's: where the WRITE really went
+	}
+	s.sentWR(label, fmt.Sprintf("%d B → 0x%x", n, to.Addr), inERR)
+	return withC(Outcome{Results: []KV{result(resBytes, fmt.Sprint(n)), result(resTo, fmt.Sprintf("0x%x rkey 0x%x", to.Addr, to.RKey))},
 		Note: text.Text{EN: "Posting returns at once; the NIC moves the bytes. The server's CPU is not involved.", ZH: "post 立即返回，搬数据的是网卡；server 的 CPU 完全不参与。"}}, fill, call.Returned("0")), nil
 }
 
@@ -171,7 +187,13 @@ func (e *CompletionError) Error() string {
 }
 
 func stepPollWrite(ctx context.Context, s *Session) (Outcome, error) {
-	out, err := s.pollStep(ctx, "RDMA_WRITE completion", verbs.WCRDMAWrite)
+	want := verbs.WCRDMAWrite
+	s.mu.Lock()
+	if s.writeOpEdited {
+		want = s.writeOp // the learner's opcode completes as itself
+	}
+	s.mu.Unlock()
+	out, err := s.pollStep(ctx, "RDMA_WRITE completion", want)
 	if err == nil {
 		out.Note = text.Text{EN: "The completion means the server's NIC acknowledged the WRITE: it accepted the data and places it before anything later on this QP. It does not promise the server's CPU can already read it (see the WRITE's page). The server itself got no completion for a plain WRITE.",
 			ZH: "这个完成说明 server 的网卡已经 ACK 了这个 WRITE：它收下了数据，并会在这个 QP 上后续操作之前把数据放好。但这不保证 server 的 CPU 此刻已经读得到（见 WRITE 那一页）。普通 WRITE 在 server 端不会产生任何完成。"}

@@ -56,8 +56,9 @@ func EditFields() []EditField {
 			ZH: "这个 MR 允许对它的内存做什么：LOCAL_WRITE 是本端网卡写入，REMOTE_* 是持有 rkey 的对端访问。"},
 		fallback: func(s *Session) string { tour, _ := TourOf(s.cfg.Tour); return tour.dataAccess(s.cfg.Role).String() }})
 	out = append(out, postRecvFields()...)
-	out = append(out, connParamFields(IDAccept)...)
-	out = append(out, connParamFields(IDConnect)...)
+	for _, cm := range []StepID{IDAccept, IDAcceptManual, IDConnect, IDConnectManual} {
+		out = append(out, connParamFields(cm)...)
+	}
 	for _, w := range []StepID{IDPostWrite, IDPostWriteImm} {
 		out = append(out, postWriteFields(w)...)
 	}
@@ -110,7 +111,7 @@ func connParamFields(step StepID) []EditField {
 		depth("initiator_depth", "How many RDMA READs and atomics this side may have outstanding toward the peer.", "本端同时最多能向对端发出多少个未完成的 RDMA READ 和原子操作。",
 			func(s *Session) string { return fmt.Sprint(s.initiatorDepth()) }),
 	}
-	if step == IDConnect {
+	if step == IDConnect || step == IDConnectManual {
 		out = append(out, retry("retry_count", "How often the requester resends when no ACK comes back in time.", "没有按时收到 ACK 时，请求端重发多少次。",
 			func(*Session) string { return "0" }))
 	}

@@ -4,11 +4,19 @@ import (
 	"fmt"
 
 	"github.com/rdmatour/rdmatour/text"
+	"github.com/rdmatour/rdmatour/verbs"
 )
 
 // editState is the learner's edits of this side, guarded by Session.mu:
 // Config.Edits that apply here, then whatever SetEdit added.
-type editState struct{ edits Edits }
+type editState struct {
+	edits Edits
+	// writeOp is the completion the posted WRITE (maybe edited into
+	// another opcode) will make: what poll-write waits for.
+	writeOp verbs.WCOpcode
+	// writeOpEdited: the learner changed the WRITE's opcode.
+	writeOpEdited bool
+}
 
 // Edits are the edits in force on this side.
 func (s *Session) Edits() Edits {
@@ -76,8 +84,8 @@ func (s *Session) editApplies(e Edit) error {
 }
 
 func noSuchStepError(e Edit, role Role) error {
-	return &EditError{Input: e.String(), Reason: text.Text{EN: fmt.Sprintf("the %s's tour has no step %s (is it the %s's? give it the --edit)", role, e.Step, role.Peer()),
-		ZH: fmt.Sprintf("%s 的流程里没有步骤 %s（是不是 %s 的步骤？把 --edit 给它）", role, e.Step, role.Peer())}}
+	return &EditError{Input: e.String(), Reason: text.Text{EN: fmt.Sprintf("the %s's tour has no step %s (if it is the %s's, give the --edit to rdmatour %s)", role, e.Step, role.Peer(), role.Peer()),
+		ZH: fmt.Sprintf("%s 的流程里没有步骤 %s（如果它是 %s 的步骤，请把 --edit 交给 rdmatour %s）", role, e.Step, role.Peer(), role.Peer())}}
 }
 
 // without is es less every edit of step.field.

@@ -18,7 +18,7 @@ func generic(stmts ...c.Stmt) string { return c.Lines(stmts, c.Generic) }
 // regMRGeneric is the registration of buf; the allocation before it is
 // left to the step's result.
 func regMRGeneric(buf string, size int, a verbs.Access) string {
-	_, _, reg := regMRCalls(buf, size, a)
+	_, _, reg := regMRCalls(buf, size, a, nil)
 	return generic(reg)
 }
 
@@ -26,7 +26,7 @@ func regMsgGeneric() string {
 	return regMRGeneric("recv_buf", MsgBufSize, verbs.AccessLocalWrite) + "\n" + regMRGeneric("send_buf", MsgBufSize, verbs.AccessLocalWrite)
 }
 
-func postRecvGeneric() string { return generic(postRecvCall(verbs.RecvWR{WRID: WRIDRecv})) }
+func postRecvGeneric() string { return generic(postRecvCall(verbs.RecvWR{WRID: WRIDRecv}, nil)) }
 
 // postSendGeneric is ibv_post_send of an op WR from local; note adds to
 // the comment that names the opcode.

@@ -39,7 +39,7 @@ func manualTrack() rcTrack {
 func manualServerHandshake(peer cmSenders) []Step {
 	accept := Step{ID: IDAcceptManual, Side: Server, Section: SectionQP,
 		Title: text.Text{EN: "Accept, naming our own QP", ZH: "accept，并告诉对方我们自己的 QP"},
-		Call:  generic(acceptCall(verbs.ConnParam{}, true)), run: stepAcceptManual}
+		Call:  generic(acceptCall(verbs.ConnParam{}, true, nil)), run: stepAcceptManual}
 	return []Step{modifyStep(Server, verbs.QPSRTR), modifyStep(Server, verbs.QPSRTS), accept, getEstablishedStep(Server, peer)}
 }
 
@@ -49,7 +49,7 @@ func manualClientHandshake(peer cmSenders) []Step {
 	return []Step{
 		{ID: IDConnectManual, Side: Client, Section: SectionCMID,
 			Title: text.Text{EN: "Send the connect request, naming our QP", ZH: "发出连接请求，并告诉对方我们的 QP"},
-			Call:  generic(connectCall(verbs.ConnParam{}, true)), run: stepConnectManual},
+			Call:  generic(connectCall(verbs.ConnParam{}, true, nil)), run: stepConnectManual},
 		{ID: IDGetConnectResponse, Side: Client, Section: SectionRemote, Waits: true, Milestones: MilestoneHandshakeWait, After: []StepID{peer.rep},
 			Title: text.Text{EN: "Wait for CONNECT_RESPONSE and read remote_info", ZH: "等待 CONNECT_RESPONSE，读出 remote_info"},
 			Call:  waitEventGeneric(verbs.EventConnectResponse), run: stepGetConnectResponse},
@@ -71,7 +71,7 @@ func disconnectManualStep(role Role) Step {
 func createQPManualStep(role Role) Step {
 	return Step{ID: IDCreateQPManual, Side: role, Section: SectionQP,
 		Title: text.Text{EN: "Create the QP yourself (it starts in RESET)", ZH: "自己创建 QP（初始状态 RESET）"},
-		Call:  generic(createQPManualCall(seedQPInitAttr(nil))), run: stepCreateQPManual}
+		Call:  generic(createQPManualCall(seedQPInitAttr(nil), nil)), run: stepCreateQPManual}
 }
 
 func modifyStep(role Role, st verbs.QPState) Step {
@@ -87,8 +87,8 @@ func modifyStep(role Role, st verbs.QPState) Step {
 }
 
 func stepCreateQPManual(_ context.Context, s *Session) (Outcome, error) {
-	attr := seedQPInitAttr(s.cq)
-	call := createQPManualCall(attr)
+	attr, y := s.editedQPInitAttr(IDCreateQPManual)
+	call := createQPManualCall(attr, y)
 	qp, err := s.dev.CreateQP(s.pd, attr)
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), err
@@ -170,7 +170,8 @@ func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 	raw := info.Marshal()
 	p := verbs.ConnParam{PrivateData: append(append([]byte(nil), raw...), s.myHello()...), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
 	fill := remoteInfoC(info, c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)buf")), "mr")
-	call := acceptCall(p, true)
+	y := s.editConnParam(IDAcceptManual, &p)
+	call := acceptCall(p, true, y)
 	if err := s.id.Accept(p); err != nil {
 		return withC(Outcome{}, fill, failed(call, err)), err
 	}
@@ -185,7 +186,8 @@ func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 
 func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
 	p := verbs.ConnParam{PrivateData: s.myHello(), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
-	call := connectCall(p, true)
+	y := s.editConnParam(IDConnectManual, &p)
+	call := connectCall(p, true, y)
 	if err := s.id.Connect(p); err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}

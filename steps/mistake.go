@@ -41,6 +41,9 @@ type Target struct {
 	CompareAddC, SwapC c.Expr
 	// Why is a comment saying what the lesson changed ("" for none).
 	Why string
+	// you marks the work request's fields the learner edited (nil: the
+	// tour's own WR); the printer shows their "was".
+	you youWas
 }
 
 // mistake is the hook of the session's lesson for this side.

@@ -16,7 +16,9 @@ import (
 // on any port), and only the client gets cfg's Message. Both sessions
 // are closed when it returns; their steps, outcomes and snapshots stay
 // readable. export-c uses it to learn the statements a tour makes; the
-// tests use it to run every tour, lesson and track.
+// tests use it to run every tour, lesson and track. When a step fails,
+// the sessions made so far come back with the error (closed), so a
+// caller can read how far each side got (export-c of an edit that fails).
 func RunPair(ctx context.Context, cfg Config, serverNIC, clientNIC verbs.Provider) (map[Role]*Session, error) {
 	scfg := cfg
 	scfg.Role, scfg.Provider, scfg.Message, scfg.MessageSize = Server, serverNIC, "", 0
@@ -31,7 +33,7 @@ func RunPair(ctx context.Context, cfg Config, serverNIC, clientNIC verbs.Provide
 	for srv.Next() < len(srv.tour) {
 		st := srv.tour[srv.Next()]
 		if _, err := srv.RunNext(ctx); err != nil {
-			return nil, fmt.Errorf("running server step %s: %w", st.ID, err)
+			return map[Role]*Session{Server: srv}, fmt.Errorf("running server step %s: %w", st.ID, err)
 		}
 		if st.Reaches(MilestoneListening) {
 			break
@@ -41,7 +43,7 @@ func RunPair(ctx context.Context, cfg Config, serverNIC, clientNIC verbs.Provide
 	ccfg.Role, ccfg.Provider, ccfg.Bind, ccfg.Server = Client, clientNIC, netip.AddrPort{}, srv.listener.LocalAddr()
 	cli, err := NewSession(ccfg)
 	if err != nil {
-		return nil, err
+		return map[Role]*Session{Server: srv}, err
 	}
 	defer cli.Close()
 	sides := map[Role]*Session{Server: srv, Client: cli}
@@ -51,7 +53,7 @@ func RunPair(ctx context.Context, cfg Config, serverNIC, clientNIC verbs.Provide
 			continue
 		}
 		if _, err := s.RunNext(ctx); err != nil {
-			return nil, fmt.Errorf("running %s step %s: %w", turn.Side, s.tour[turn.Index].ID, err)
+			return sides, fmt.Errorf("running %s step %s: %w", turn.Side, s.tour[turn.Index].ID, err)
 		}
 	}
 	return sides, nil

@@ -110,7 +110,7 @@ func getConnectRequestStep(peer cmSenders) Step {
 func createQPStep(role Role) Step {
 	return Step{ID: IDCreateQP, Side: role, Section: SectionQP,
 		Title: text.Text{EN: "Create the RC queue pair", ZH: "创建 RC 队列对 QP"},
-		Call:  generic(createQPCall(seedQPInitAttr(nil))), run: stepCreateQP}
+		Call:  generic(createQPCall(seedQPInitAttr(nil), nil)), run: stepCreateQP}
 }
 
 func regDataStep(role Role, access verbs.Access) Step {
@@ -143,13 +143,13 @@ func postRecvStep() Step {
 func acceptStep() Step {
 	return Step{ID: IDAccept, Side: Server, Section: SectionQP,
 		Title: text.Text{EN: "Accept, handing out addr and rkey", ZH: "accept，并交出 addr 和 rkey"},
-		Call:  generic(acceptCall(verbs.ConnParam{}, false)), run: stepAccept}
+		Call:  generic(acceptCall(verbs.ConnParam{}, false, nil)), run: stepAccept}
 }
 
 func connectStep() Step {
 	return Step{ID: IDConnect, Side: Client, Section: SectionCMID,
 		Title: text.Text{EN: "Send the connect request", ZH: "发出连接请求"},
-		Call:  generic(connectCall(verbs.ConnParam{}, false)), run: stepConnect}
+		Call:  generic(connectCall(verbs.ConnParam{}, false, nil)), run: stepConnect}
 }
 
 // getEstablishedStep waits inside the handshake: the server for the

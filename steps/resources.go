@@ -27,8 +27,13 @@ func stepAllocPD(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepCreateCQ(_ context.Context, s *Session) (Outcome, error) {
-	call := createCQCall()
-	cq, err := s.dev.CreateCQ(CQDepth)
+	y := youWas{}
+	cqe := int(s.editNum(IDCreateCQ, "cqe", "cqe", CQDepth, y))
+	if _, edited := y["cqe"]; edited {
+		y["cqe"] = c.Dec(CQDepth, "CQ_DEPTH")
+	}
+	call := createCQCall(cqe, y)
+	cq, err := s.dev.CreateCQ(cqe)
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}
@@ -40,8 +45,8 @@ func stepCreateCQ(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepCreateQP(_ context.Context, s *Session) (Outcome, error) {
-	attr := seedQPInitAttr(s.cq)
-	call := createQPCall(attr)
+	attr, y := s.editedQPInitAttr(IDCreateQP)
+	call := createQPCall(attr, y)
 	qp, err := s.id.CreateQP(s.pd, attr)
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), err
@@ -75,7 +80,12 @@ func (s *Session) recordQPState() string {
 }
 
 func (s *Session) regMR(name string, size int, access verbs.Access, dst *verbs.MR) (Outcome, error) {
-	alloc, zero, reg := regMRCalls(name, size, access)
+	return s.regMRWith(name, size, access, dst, nil)
+}
+
+// regMRWith is regMR with the learner's edits marked (y).
+func (s *Session) regMRWith(name string, size int, access verbs.Access, dst *verbs.MR, y youWas) (Outcome, error) {
+	alloc, zero, reg := regMRCalls(name, size, access, y)
 	mr, err := s.pd.RegMR(size, access)
 	if err != nil {
 		return withC(Outcome{}, alloc, zero, failed(reg, err)), err
@@ -101,7 +111,9 @@ func stepRegData(_ context.Context, s *Session) (Outcome, error) {
 		// QP could use it.
 		access, note = verbs.AccessLocalWrite, sharedPDBufferNote
 	}
-	out, err := s.regMR("buf", BufSize, access, &s.mrData)
+	y := youWas{}
+	access = verbs.Access(s.editFlags(IDRegMRData, "access", "access", uint64(access), access.String(), y))
+	out, err := s.regMRWith("buf", BufSize, access, &s.mrData, y)
 	if err == nil && note.EN != "" {
 		out.Note = note
 	}

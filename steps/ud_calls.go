@@ -64,7 +64,7 @@ func udPostRecvCall(wr verbs.RecvWR) c.Stmt {
 	if len(wr.SGList) == 0 {
 		wr.SGList = []verbs.SGE{{Length: UDRecvSize}}
 	}
-	return postRecvCall(wr).Hinted(fmt.Sprintf("wr_id = %d, %d B = 40 B GRH + %d B", wr.WRID, wr.SGList[0].Length, wr.SGList[0].Length-verbs.GRHLen))
+	return postRecvCall(wr, nil).Hinted(fmt.Sprintf("wr_id = %d, %d B = 40 B GRH + %d B", wr.WRID, wr.SGList[0].Length, wr.SGList[0].Length-verbs.GRHLen))
 }
 
 // udSendCall is ibv_post_send of a SEND from send_buf on the UD QP:

@@ -24,6 +24,7 @@ const (
 	cmdDoctor  command = "doctor"
 	cmdVersion command = "version"
 	cmdReplay  command = "replay"
+	cmdEdits   command = "edits"
 )
 
 // runsTour says the command runs a tour (and takes the tour's flags).
@@ -48,6 +49,8 @@ type options struct {
 	tour    steps.TourKind // --tour (zero value: write)
 	track   steps.Track
 	lesson  *steps.Lesson // nil: the plain tour
+	edits   steps.Edits   // --edit, repeatable (edits.go)
+	editsOf string        // edits: the step whose fields to list ("" = which steps)
 	timeout duration
 	wait    duration // server: how long to wait for a client (0 = forever)
 	message string
@@ -107,6 +110,7 @@ Usage:
   rdmatour client SERVER [PORT] [SRC_IP] [NOTIFY] [flags]
   rdmatour demo [flags]                              both sides in one terminal
   rdmatour lessons                                   list the lessons (--lesson NAME)
+  rdmatour edits [STEP]                              what --edit STEP.FIELD=VALUE can change
   rdmatour devices                                   list RDMA devices
   rdmatour doctor                                    check this machine's RDMA setup
   rdmatour export-c server|client [flags]            write the tour as one C program
@@ -179,7 +183,7 @@ func parseCommand(args []string, out io.Writer) (command, error) {
 		return "", flag.ErrHelp
 	case "-v", "--version", "version":
 		return cmdVersion, nil
-	case cmdServer, cmdClient, cmdDemo, cmdDevices, cmdDoctor, cmdLessons, cmdReplay:
+	case cmdServer, cmdClient, cmdDemo, cmdDevices, cmdDoctor, cmdLessons, cmdReplay, cmdEdits:
 		return c, nil
 	}
 	fmt.Fprint(out, mainUsage)
@@ -195,7 +199,7 @@ func (o *options) flagSet() *flag.FlagSet {
 		o.tourFlags(fs)
 	}
 	switch o.cmd {
-	case cmdLessons:
+	case cmdLessons, cmdEdits:
 		fs.Var(flagOf(&o.lang, text.ParseLang), "lang", "`LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	case cmdServer:
 		fs.StringVar(&o.bind, "bind", "", "local `ADDR` to listen on (default: all)")
@@ -245,6 +249,7 @@ func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.track, steps.ParseTrack), "track", "how the QP is brought up, `TRACK`: cm (rdma_create_qp; librdmacm moves it) | manual (ibv_create_qp + ibv_modify_qp, one transition per step)")
 	fs.StringVar(&o.pcap, "pcap", "", "write this side's RoCEv2 packets to `FILE` for Wireshark (simulated NIC: the frames it would send; real device: a capture, needs CAP_NET_RAW)")
 	fs.Var(flagOf(&o.rnr, parseRNRRetry), "rnr-retry", "rnr_retry_count for rdma_connect/rdma_accept, `N` in 0..7 (7 = retry forever)")
+	fs.Var(editList{&o.edits}, "edit", "change one argument of a call before it runs, `STEP.FIELD=VALUE` (repeatable; \"rdmatour edits STEP\" lists the fields), e.g. post-write.rkey=+1")
 	fs.StringVar(&o.record, "record", "", "write the session (every step's C call, results and state, the timeline, the packets) to `FILE` as JSON lines, for \"rdmatour replay\"")
 }
 
@@ -277,12 +282,12 @@ func (o *options) crossCheck(set map[string]bool) error {
 	if err := o.config(steps.Server).Validate(); err != nil {
 		return configUsage(err)
 	}
-	return nil
+	return o.checkEdits()
 }
 
 // config is the steps.Config for role, without addresses or a backend.
 func (o *options) config(role steps.Role) steps.Config {
 	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
-		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour}
+		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits}
 }

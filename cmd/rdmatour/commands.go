@@ -37,6 +37,8 @@ func runCommand(ctx context.Context, o options, c console) int {
 	case cmdLessons:
 		listLessons(c.stdout, o.lang)
 		return 0
+	case cmdEdits:
+		return c.finish(o, listEdits(c.stdout, o.editsOf, o.lang))
 	case cmdServer:
 		if o.workshop {
 			return c.finish(o, runWorkshop(ctx, o, c))

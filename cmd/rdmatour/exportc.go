@@ -14,7 +14,7 @@ import (
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
-const exportUsage = `Usage: rdmatour export-c server|client [--tour write|read|atomic|ud] [--notify M] [--track T] [--lesson L] [--message TEXT] [--message-size N] [-o FILE]
+const exportUsage = `Usage: rdmatour export-c server|client [--tour write|read|atomic|ud] [--notify M] [--track T] [--lesson L] [--message TEXT] [--message-size N] [--edit STEP.FIELD=VALUE]... [-o FILE]
 
 Writes the tour as one complete C program (to FILE, or to standard output).
 Build it with
@@ -84,6 +84,7 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	fs.StringVar(&a.opts.Message, "message", steps.DefaultMessage, "what the client RDMA-WRITEs")
 	fs.IntVar(&a.opts.MessageSize, "message-size", 0, "pad the message with spaces so the WRITE carries `N` bytes, NUL included (at most the 4096-byte buffer)")
 	fs.StringVar(&a.out, "o", "", "write the program to this file instead of standard output")
+	fs.Var(editList{&a.opts.Edits}, "edit", "change one argument of a call, `STEP.FIELD=VALUE` (repeatable; see \"rdmatour edits\"): the program makes the edited call")
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -128,7 +129,10 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	if err := messageSent(given, a.opts.Tour, a.opts.Lesson); err != nil {
 		return a, err
 	}
-	return a, a.opts.Validate()
+	if err := a.opts.Validate(); err != nil {
+		return a, err
+	}
+	return a, steps.CheckEdits(a.opts.Config(), a.opts.Edits, a.opts.Role)
 }
 
 // writeProgram writes the program to path through an outFile: a FIFO that

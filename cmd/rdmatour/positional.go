@@ -24,6 +24,14 @@ func (o *options) takePositionals(positional []string, set map[string]bool) erro
 		return o.clientPositionals(positional, set)
 	case cmdReplay:
 		return o.replayPositionals(positional)
+	case cmdEdits:
+		if len(positional) > 1 {
+			return usagef("edits takes at most one step, got %q", positional)
+		}
+		if len(positional) == 1 {
+			o.editsOf = positional[0]
+		}
+		return nil
 	}
 	if len(positional) > 0 {
 		return usagef("%s takes no arguments, got %q", o.cmd, positional)

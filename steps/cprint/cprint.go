@@ -169,10 +169,17 @@ func join(open string, parts []Expr, sep, closing string) Expr {
 }
 
 // Edited is e, a value the learner changed, followed by the value the
-// tour would have used: `e /* you: was was */` in every rendering, so the
-// screen, plain output and export-c all show what the experiment changed.
-// A "*/" in was cannot end the comment early.
-func Edited(e Expr, was string) Expr {
-	note := " /* you: was " + strings.ReplaceAll(was, "*/", "* /") + " */"
-	return wrap("", e, note)
+// tour would have used: `e /* you: was was */` in every rendering (was
+// rendered the same way: its number on screen, its expression in the
+// program), so the screen, plain output and export-c all show what the
+// experiment changed. A "*/" in was cannot end the comment early.
+func Edited(e, was Expr) Expr {
+	note := func(s string) string { return " /* you: was " + strings.ReplaceAll(s, "*/", "* /") + " */" }
+	return Expr{e.actual + note(was.actual), e.symbolic + note(was.symbolic), e.generic + note(was.generic)}
+}
+
+// Array is the compound literal (typ[]){ e1, e2, ... }: an array of
+// elements, as a WR's sg_list with more than one entry.
+func Array(typ string, elems ...Expr) Expr {
+	return join("("+typ+"[]){ ", elems, ", ", " }")
 }

@@ -85,6 +85,23 @@ func (id *cmID) ResolveRoute(timeout time.Duration) error {
 
 // cmFromParam is the REQ or REP that carries rdma_conn_param p (the CM
 // fields are 3 bits wide: counts above 7 mean 7).
+// checkConnParam is librdmacm's ucma_valid_param: responder_resources
+// and initiator_depth above the device's max_qp_rd_atom /
+// max_qp_init_rd_atom are EINVAL, except 0xff (RDMA_MAX_RESP_RES,
+// RDMA_MAX_INIT_DEPTH), which ucma_copy_conn_param_to_kern turns into
+// the device's maximum.
+func checkConnParam(fn string, p *verbs.ConnParam) error {
+	for _, v := range []*uint8{&p.ResponderResources, &p.InitiatorDepth} {
+		switch {
+		case *v == 0xff:
+			*v = maxRdAtomic
+		case *v > maxRdAtomic:
+			return verbs.Errorf(fn, errEINVAL, "responder_resources %d / initiator_depth %d: the device allows %d", p.ResponderResources, p.InitiatorDepth, maxRdAtomic)
+		}
+	}
+	return nil
+}
+
 func cmFromParam(typ uint8, p verbs.ConnParam) cmMsg {
 	return cmMsg{Type: typ, ResponderResources: p.ResponderResources, InitiatorDepth: p.InitiatorDepth,
 		RetryCount: min(p.RetryCount, 7), RNRRetryCount: min(p.RNRRetryCount, 7), FlowControl: p.FlowControl,
@@ -99,6 +116,9 @@ func (id *cmID) Connect(p verbs.ConnParam) error {
 	}
 	if len(p.PrivateData) > verbs.MaxConnectPrivateData {
 		return verbs.Errorf(fn, errEINVAL, "%d bytes of private data; at most %d fit in an IB CM REQ", len(p.PrivateData), verbs.MaxConnectPrivateData)
+	}
+	if err := checkConnParam(fn, &p); err != nil {
+		return err
 	}
 	id.mu.Lock()
 	defer id.mu.Unlock()

@@ -159,11 +159,14 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 		return nil, err
 	}
 	c := attr.Cap
-	if c.MaxSendWR < 1 || c.MaxSendWR > 1024 || c.MaxRecvWR < 1 || c.MaxRecvWR > 1024 {
-		return nil, verbs.Errorf(fn, errEINVAL, "max_send_wr %d / max_recv_wr %d outside 1..1024", c.MaxSendWR, c.MaxRecvWR)
+	// rxe_qp_chk_cap (rxe_qp.c) checks each against the device:
+	// max_qp_wr (0x4000 on older kernels, 1 << 20 since 5.13; the sim
+	// keeps the smaller) and RXE_MAX_SGE, 32.
+	if c.MaxSendWR < 1 || c.MaxSendWR > maxQPWR || c.MaxRecvWR < 1 || c.MaxRecvWR > maxQPWR {
+		return nil, verbs.Errorf(fn, errEINVAL, "max_send_wr %d / max_recv_wr %d outside 1..%d", c.MaxSendWR, c.MaxRecvWR, maxQPWR)
 	}
-	if c.MaxSendSGE < 1 || c.MaxSendSGE > 4 || c.MaxRecvSGE < 1 || c.MaxRecvSGE > 4 {
-		return nil, verbs.Errorf(fn, errEINVAL, "max_send_sge %d / max_recv_sge %d outside 1..4", c.MaxSendSGE, c.MaxRecvSGE)
+	if c.MaxSendSGE < 1 || c.MaxSendSGE > maxSGE || c.MaxRecvSGE < 1 || c.MaxRecvSGE > maxSGE {
+		return nil, verbs.Errorf(fn, errEINVAL, "max_send_sge %d / max_recv_sge %d outside 1..%d", c.MaxSendSGE, c.MaxRecvSGE, maxSGE)
 	}
 	if c.MaxInlineData > 256 {
 		return nil, verbs.Errorf(fn, errEINVAL, "max_inline_data %d exceeds 256", c.MaxInlineData)
@@ -210,6 +213,12 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	d.p.count(func(r *verbs.ResourceCount) { r.QPs++ })
 	return q, nil
 }
+
+// rxe's queue limits (rxe_param.h): RXE_MAX_QP_WR and RXE_MAX_SGE.
+const (
+	maxQPWR = 0x4000
+	maxSGE  = 32
+)
 
 // rxeCaps is what rxe gives a QP created with c, and what ibv_query_qp
 // then reports (measured: TestRxeQueueCaps): each queue is rounded up by

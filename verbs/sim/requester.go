@@ -42,6 +42,10 @@ func (q *qp) post(wr verbs.SendWR) error {
 	if len(wr.SGList) > int(q.cap.MaxSendSGE) {
 		return verbs.Errorf(fn, errEINVAL, "num_sge %d exceeds max_send_sge %d", len(wr.SGList), q.cap.MaxSendSGE)
 	}
+	// rxe's validate_send_wr: inline data must fit the WQE.
+	if n := sgeBytes(wr.SGList); wr.Flags&verbs.SendInline != 0 && n > int(q.cap.MaxInlineData) {
+		return verbs.Errorf(fn, errEINVAL, "%d bytes inline exceed max_inline_data %d", n, q.cap.MaxInlineData)
+	}
 	switch wr.Opcode {
 	case verbs.WRSend, verbs.WRSendWithImm, verbs.WRRDMAWrite, verbs.WRRDMAWriteWithImm, verbs.WRRDMARead:
 	case verbs.WRAtomicCmpAndSwp, verbs.WRAtomicFetchAndAdd:
@@ -358,4 +362,13 @@ func (q *qp) runEarly() {
 	for _, wr := range early {
 		q.post(wr)
 	}
+}
+
+// sgeBytes is the total length of a WR's scatter/gather list.
+func sgeBytes(sg []verbs.SGE) int {
+	n := 0
+	for _, g := range sg {
+		n += int(g.Length)
+	}
+	return n
 }

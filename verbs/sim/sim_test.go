@@ -719,7 +719,7 @@ func TestObjects(t *testing.T) {
 	cq, _ := dev.CreateCQ(8)
 	caps := verbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}
 	for _, bad := range []verbs.QPCap{{MaxSendWR: 0, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1},
-		{MaxSendWR: 1025, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}, {MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 5, MaxRecvSGE: 1}} {
+		{MaxSendWR: 0x4001, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}, {MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 33, MaxRecvSGE: 1}} { // rxe_param.h: RXE_MAX_QP_WR 0x4000, RXE_MAX_SGE 32
 		_, err := id.CreateQP(pd, verbs.QPInitAttr{SendCQ: cq, RecvCQ: cq, Type: verbs.QPTRC, Cap: bad})
 		wantErrno(t, err, "rdma_create_qp", syscall.EINVAL)
 	}

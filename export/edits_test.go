@@ -1,0 +1,49 @@
+package export_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdmatour/rdmatour/export"
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/verbs/sim"
+)
+
+// export-c with --edit writes the edited program: every edited argument
+// marked /* you: was … */, a whole program even when the edit makes a
+// step fail, and it builds with gcc -std=c99 -Wall -Werror.
+func TestExportWithEditsCompiles(t *testing.T) {
+	needGCC(t)
+	for _, tc := range []struct {
+		role  steps.Role
+		edits []string
+		want  []string
+	}{
+		{steps.Client, []string{"post-write.rkey=+1"}, []string{".rkey = rkey + 1 /* you: was rkey */"}},
+		{steps.Client, []string{"post-write.remote_addr=-8", "post-write.length=16"}, []string{"remote_addr - 8 /* you: was remote_addr */", ".length = 16 /* you: was strlen(buf) + 1 */"}},
+		{steps.Client, []string{"create-qp.max_send_sge=2", "post-write.num_sge=2", "post-write.opcode=IBV_WR_RDMA_WRITE_WITH_IMM"}, []string{"(struct ibv_sge[]){", "IBV_WR_RDMA_WRITE_WITH_IMM /* you: was IBV_WR_RDMA_WRITE */"}},
+		{steps.Client, []string{"connect.rnr_retry_count=7", "connect.retry_count=3", "create-cq.cqe=4"}, []string{".retry_count = 3 /* you: was 0 */", "4 /* you: was CQ_DEPTH */"}},
+		{steps.Server, []string{"reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE"}, []string{"IBV_ACCESS_LOCAL_WRITE /* you: was IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE */"}},
+		{steps.Server, []string{"post-recv.length=8", "accept.responder_resources=0"}, []string{".length = 8 /* you: was 128 */", ".responder_resources = 0 /* you: was 1 */"}},
+	} {
+		name := tc.role.String() + "/" + strings.Join(tc.edits, ",")
+		t.Run(name, func(t *testing.T) {
+			edits, err := steps.ParseEdits(tc.edits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prog, err := export.Program(context.Background(), export.Options{Role: tc.role, Edits: edits}, sim.New(sim.Options{}), sim.New(sim.Options{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(prog, w) {
+					t.Errorf("program lacks %q", w)
+				}
+			}
+			gccCheck(t, "edited", prog, "-o", filepath.Join(t.TempDir(), "prog"), "-libverbs", "-lrdmacm")
+		})
+	}
+}

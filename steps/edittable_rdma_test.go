@@ -1,0 +1,39 @@
+//go:build linux && cgo
+
+package steps_test
+
+import (
+	"fmt"
+	"net/netip"
+	"os"
+	"testing"
+
+	"github.com/rdmatour/rdmatour/verbs/rdmacore"
+)
+
+// The edit table on rxe: the same single edits as
+// TestEditTableOnSimulatedNIC, server and client in one process on one
+// device, each requiring the same outcome class. Run in the QEMU guest
+// with RDMATOUR_RDMA_ADDR=10.0.2.15.
+func TestEditTableOnRealVerbs(t *testing.T) {
+	addr, err := netip.ParseAddr(os.Getenv("RDMATOUR_RDMA_ADDR"))
+	if err != nil {
+		t.Skip("RDMATOUR_RDMA_ADDR not set (run in scripts/qemu/run-in-guest.sh)")
+	}
+	p, err := rdmacore.Open()
+	if err != nil {
+		t.Skip(err)
+	}
+	for i, tc := range editTable() {
+		t.Run(tc.edit, func(t *testing.T) {
+			bind := netip.AddrPortFrom(addr, uint16(7700+i)).String()
+			if got := runEditCase(t, tc, p, p, bind); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if live := p.Live(); live.Total() != 0 {
+				t.Errorf("leaked %+v", live)
+			}
+		})
+	}
+	fmt.Fprintf(os.Stderr, "edit table: %d edits on rxe\n", len(editTable()))
+}
