@@ -94,3 +94,31 @@ func runPlanUntil(t *testing.T, p *pair, side steps.Role, id steps.StepID) {
 	}
 	t.Fatalf("%s never reached %s", side, id)
 }
+
+// TestEditQuestionOnAFailingEdit: the rkey off by one makes the WRITE's
+// completion fail; the call itself succeeds. The completion choice is
+// what happened, revealed by the step that failed.
+func TestEditQuestionOnAFailingEdit(t *testing.T) {
+	cli, err := steps.ParseEdits([]string{"post-write.rkey=+1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPairOfEach(t, steps.Config{Notify: steps.NotifySend, Message: "m"}, steps.Config{Notify: steps.NotifySend, Message: "m", Edits: cli})
+	runPlanUntil(t, p, steps.Client, "post-write")
+	if err := p.cli.AskAboutEdit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cli.Predict(1); err != nil { // "ibv_post_send itself returns an error": wrong
+		t.Fatal(err)
+	}
+	if failed := runUntilFailure(p); failed != "poll-write" {
+		t.Fatalf("the client failed at %q, want poll-write", failed)
+	}
+	pred := p.cli.Prediction()
+	if !pred.Revealed || pred.Actual < 0 || !strings.Contains(pred.Choices[pred.Actual].EN, "a completion arrives") || pred.Right() {
+		t.Fatalf("revealed=%v actual=%d right=%v choices=%q", pred.Revealed, pred.Actual, pred.Right(), pred.Choices)
+	}
+	if note := noteOf(p.cli, "poll-write"); !strings.Contains(note, pred.Verdict().EN) {
+		t.Errorf("poll-write's note %q lacks the verdict %q", note, pred.Verdict().EN)
+	}
+}

@@ -1,6 +1,7 @@
 package steps_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -55,4 +56,51 @@ func TestPeerToldOfEdits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// When the consequence arrives: the server registered its buffer without
+// REMOTE_WRITE; the client's WRITE completes with a remote access error,
+// and that failed step's note says what the server changed.
+func TestPeerEditNamedWhereItBites(t *testing.T) {
+	srv, err := steps.ParseEdits([]string{"reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPairOfEach(t, steps.Config{Notify: steps.NotifySend, Message: "m", Edits: srv}, steps.Config{Notify: steps.NotifySend, Message: "m"})
+	failed := runUntilFailure(p)
+	if failed == "" {
+		t.Fatal("the tour ran through with the server's buffer not remotely writable")
+	}
+	var at steps.StepStatus
+	for _, st := range p.cli.Snapshot().Steps {
+		if st.ID == failed {
+			at = st
+		}
+	}
+	if at.Outcome == nil || !strings.Contains(at.Outcome.Failure.EN, "REM_ACCESS") && !strings.Contains(at.Outcome.Failure.EN, "remote access") {
+		t.Fatalf("client failed at %s with %+v, want a remote access error", failed, at.Outcome)
+	}
+	want := "The server changed reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE before this"
+	if !strings.Contains(at.Outcome.Note.EN, want) {
+		t.Errorf("note of %s = %q, want it to say %q", failed, at.Outcome.Note.EN, want)
+	}
+}
+
+// runUntilFailure runs the demo plan until a client step fails; it
+// returns that step's ID ("" when none failed).
+func runUntilFailure(p *pair) string {
+	for _, turn := range p.plan {
+		s := p.sessions[turn.Side]
+		if s.Next() > turn.Index {
+			continue
+		}
+		id := s.Steps()[turn.Index].ID
+		if _, err := s.RunNext(context.Background()); err != nil {
+			if turn.Side == steps.Client {
+				return string(id)
+			}
+			return ""
+		}
+	}
+	return ""
 }
