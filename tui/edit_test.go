@@ -65,6 +65,25 @@ func TestEditFormFrames(t *testing.T) {
 	}
 }
 
+// TestEditFormManyFields: the client's post-write has more fields than
+// 80×24 shows; the form scrolls to the cursor, and the last field (the
+// message, typed) is reachable with ↑ from the first.
+func TestEditFormManyFields(t *testing.T) {
+	for _, lang := range []text.Lang{text.EN, text.ZH} {
+		t.Run(lang.String(), func(t *testing.T) {
+			m, _ := demoAt(t, lang, 80, 24, steps.Client, steps.IDPostWrite)
+			press(t, m, "e")
+			press(t, m, "up") // wraps round to the last row: the message
+			screen := ansi.Strip(m.render())
+			checkFrame(t, "form", m.render(), 80, 24)
+			if !strings.Contains(screen, "> [hello from rdmatour client via RDMA WRITE") {
+				t.Errorf("the message's row is not in sight:\n%s", screen)
+			}
+			golden.RequireEqual(t, screen+"\n")
+		})
+	}
+}
+
 // TestEditFormKeys drives the form through a real program (teatest) at
 // 80×24: e opens it on the server's reg-mr-data, a toggle and Esc leave
 // the session as it was, a toggle and Enter set the edit, the panes show

@@ -1,6 +1,7 @@
 package editform
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -16,13 +17,27 @@ func (m *Model) View(st pane.Styles, w, h int) []string {
 	foot := m.footer(st, w)
 	body, at := m.fieldLines(st, w)
 	room := max(1, h-len(foot))
-	if len(body) > room {
-		// Keep the cursor's row in sight, and the field's name above it.
+	if len(body) > room && room >= 3 {
+		// Keep the cursor's row in sight; a line at each cut end says
+		// how much is beyond it (nothing is cut silently).
+		inner := room - 2
+		top := min(max(0, at-inner/2), len(body)-inner)
+		above, below := top, len(body)-top-inner
+		body = append(append([]string{m.moreLine(st, "↑", above, w)}, body[top:top+inner]...), m.moreLine(st, "↓", below, w))
+	} else if len(body) > room {
 		top := min(max(0, at-room/2), len(body)-room)
 		body = body[top : top+room]
 	}
 	out := append(body, make([]string, max(0, room-len(body)))...)
 	return append(out, foot...)
+}
+
+// moreLine says n lines are beyond this end of the list (blank for none).
+func (m *Model) moreLine(st pane.Styles, arrow string, n, w int) string {
+	if n == 0 {
+		return ""
+	}
+	return st.Dim.R(termtext.Truncate(fmt.Sprintf("%s %d %s", arrow, n, text.Text{EN: "more lines", ZH: "行未显示"}.In(m.lang)), w))
 }
 
 // fieldLines draws every field; at is the line of the cursor's row.
