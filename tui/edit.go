@@ -51,9 +51,13 @@ func (m *model) editTarget() (side int, st steps.Step, ed editor, why text.Text)
 	case !more:
 		return 0, steps.Step{}, nil, text.Text{EN: "The tour is over: nothing left to edit.", ZH: "教程已经结束：没有可改的步骤了。"}
 	}
+	cannot := text.Text{EN: "This side cannot be edited.", ZH: "这一端不能修改。"}
+	if side >= len(m.sessions) || side >= len(m.tours) || idx >= len(m.tours[side]) {
+		return 0, steps.Step{}, nil, cannot
+	}
 	ed, ok := m.sessions[side].(editor)
 	if !ok {
-		return 0, steps.Step{}, nil, text.Text{EN: "This side cannot be edited.", ZH: "这一端不能修改。"}
+		return 0, steps.Step{}, nil, cannot
 	}
 	return side, m.tours[side][idx], ed, text.Text{}
 }
@@ -62,12 +66,12 @@ func (m *model) editTarget() (side int, st steps.Step, ed editor, why text.Text)
 func (m *model) openEdit() {
 	side, st, ed, why := m.editTarget()
 	if ed == nil {
-		m.edit.notice = why
+		m.scr.edit.notice = why
 		return
 	}
 	fields := ed.Editable(st.ID)
 	if len(fields) == 0 {
-		m.edit.notice = text.Text{EN: "Step " + string(st.ID) + " has nothing to edit; e works on the steps whose arguments a learner can change (rdmatour edits STEP lists them).",
+		m.scr.edit.notice = text.Text{EN: "Step " + string(st.ID) + " has nothing to edit; e works on the steps whose arguments a learner can change (rdmatour edits STEP lists them).",
 			ZH: "步骤 " + string(st.ID) + " 没有可改的参数；e 只对参数可以改的步骤有用（rdmatour edits STEP 会列出来）。"}
 		return
 	}
@@ -80,7 +84,7 @@ func (m *model) openEdit() {
 	for i, f := range fields {
 		form[i] = formField(f, m.lang)
 	}
-	m.edit = editState{form: editform.New(title, form, m.lang), side: side, step: st.ID, fields: fields}
+	m.scr.edit = editState{form: editform.New(title, form, m.lang), side: side, step: st.ID, fields: fields}
 }
 
 // formField is one catalogue field as the form shows it.
@@ -119,13 +123,13 @@ func (m *model) formKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		return m.quit()
 	}
-	res, cmd := m.edit.form.Update(msg)
+	res, cmd := m.scr.edit.form.Update(msg)
 	switch res {
 	case editform.Cancelled:
-		m.edit.form = nil
+		m.scr.edit.form = nil
 	case editform.Applied:
-		m.edit.notice = m.applyEdits(m.edit.form.Changes())
-		m.edit.form = nil
+		m.scr.edit.notice = m.applyEdits(m.scr.edit.form.Changes())
+		m.scr.edit.form = nil
 		m.refresh()
 		m.paneAt(slot{pane.Explain, 0}).Follow()
 		m.paneAt(slot{pane.Call, 0}).Follow()
@@ -136,16 +140,16 @@ func (m *model) formKey(msg tea.KeyPressMsg) tea.Cmd {
 // applyEdits sets each change on the session; the first refusal is the
 // notice (the form checked the values, the session may still refuse one).
 func (m *model) applyEdits(changes []editform.Change) text.Text {
-	ed, ok := m.sessions[m.edit.side].(editor)
+	ed, ok := m.sessions[m.scr.edit.side].(editor)
 	if !ok {
 		return text.Text{}
 	}
 	for _, c := range changes {
 		if c.Restore {
-			ed.ClearEdit(m.edit.step, c.Name)
+			ed.ClearEdit(m.scr.edit.step, c.Name)
 			continue
 		}
-		e, err := steps.ParseEdit(string(m.edit.step) + "." + c.Name + "=" + c.Value)
+		e, err := steps.ParseEdit(string(m.scr.edit.step) + "." + c.Name + "=" + c.Value)
 		if err == nil {
 			err = ed.SetEdit(e)
 		}
@@ -163,22 +167,22 @@ func (m *model) applyEdits(changes []editform.Change) text.Text {
 // askAboutEdit is p: the question about the edited step, or why not.
 func (m *model) askAboutEdit() {
 	if len(m.nextEdits()) == 0 {
-		m.edit.notice = text.Text{EN: "p asks what an edit will do: press e first and change an argument of the next step.", ZH: "p 是在修改之后猜结果的：先按 e 改下一步的一个参数。"}
+		m.scr.edit.notice = text.Text{EN: "p asks what an edit will do: press e first and change an argument of the next step.", ZH: "p 是在修改之后猜结果的：先按 e 改下一步的一个参数。"}
 		return
 	}
 	side, _, ed, why := m.editTarget()
 	if ed == nil {
-		m.edit.notice = why
+		m.scr.edit.notice = why
 		return
 	}
 	if err := ed.AskAboutEdit(); err != nil {
-		m.edit.notice = text.Text{EN: "No question now: " + err.Error() + ".", ZH: "现在不能提问：" + err.Error() + "。"}
+		m.scr.edit.notice = text.Text{EN: "No question now: " + err.Error() + ".", ZH: "现在不能提问：" + err.Error() + "。"}
 		if errors.Is(err, steps.ErrLessonAsks) {
-			m.edit.notice = text.Text{EN: "This lesson asks its own question; p works in the plain tour.", ZH: "这一课有自己的问题；p 在普通教程里可用。"}
+			m.scr.edit.notice = text.Text{EN: "This lesson asks its own question; p works in the plain tour.", ZH: "这一课有自己的问题；p 在普通教程里可用。"}
 		}
 		return
 	}
-	m.edit.notice = text.Text{}
+	m.scr.edit.notice = text.Text{}
 	m.scr.side = side
 	m.refresh()
 	m.paneAt(slot{pane.Explain, 0}).Follow()
@@ -193,6 +197,9 @@ func (m *model) nextEdits() []pane.EditNote {
 	side, idx, more := m.nextTurn()
 	if !more || m.run.on || m.look.on {
 		return nil
+	}
+	if side >= len(m.sessions) || side >= len(m.tours) || idx >= len(m.tours[side]) {
+		return nil // a fixture without a session or tour
 	}
 	ed, ok := m.sessions[side].(editor)
 	if !ok {
@@ -211,5 +218,5 @@ func (m *model) nextEdits() []pane.EditNote {
 func (m *model) editsInput() pane.Edits {
 	next := m.nextEdits()
 	_, _, pending := pane.PendingPrediction(m.snaps, m.demo)
-	return pane.Edits{Next: next, Notice: m.edit.notice, CanAsk: len(next) > 0 && !pending}
+	return pane.Edits{Next: next, Notice: m.scr.edit.notice, CanAsk: len(next) > 0 && !pending}
 }

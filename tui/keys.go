@@ -53,8 +53,8 @@ func (k keyMap) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Lang, k.Help, k.Quit, k.History.Earlier, k.History.Now},
-		{k.Focus, k.Zoom, k.Side, k.Lesson, k.Glossary, k.Edit, k.AskEdit},
+		{k.Next, k.Edit, k.AskEdit, k.Lang, k.Help, k.Quit, k.History.Earlier, k.History.Now},
+		{k.Focus, k.Zoom, k.Side, k.Lesson, k.Glossary},
 		{k.Up, k.Down, k.PgUp, k.PgDown, k.Top, k.Bottom},
 	}
 }

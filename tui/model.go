@@ -58,9 +58,7 @@ type model struct {
 	// the lesson's (at the start; L toggles), the lesson list, the glossary.
 	page pane.Page
 	// look is the finished step being looked back at (history.go).
-	look lookBack
-	// edit is the e form and the notes about edits (edit.go).
-	edit     editState
+	look     lookBack
 	quitting bool
 	// in is what the panes and the chrome draw from, filled by sync.
 	in *pane.Input
@@ -221,7 +219,7 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 
 func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
-	if m.edit.form != nil && !m.tooSmallNow() {
+	if m.scr.edit.form != nil && !m.tooSmallNow() {
 		return m.formKey(msg) // every key is the form's: q and e are letters of a message
 	}
 	switch {

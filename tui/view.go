@@ -86,7 +86,7 @@ func (m *model) screen() string {
 	banner := m.bannerLines(w)
 	lines = append(lines, banner...)
 	bodyH := m.bodyHeight(len(banner))
-	if f := m.edit.form; f != nil {
+	if f := m.scr.edit.form; f != nil {
 		lines = append(lines, pane.Frame(m.styles, f.Title(), f.View(m.styles, w-4, bodyH-2), w, bodyH, 0, true)...)
 	} else if m.scr.showHelp {
 		lines = append(lines, pane.Frame(m.styles, text.Text{EN: "Help", ZH: "帮助"}.Label(m.lang), m.fullHelp(w-4), w, bodyH, 0, true)...)
