@@ -37,6 +37,8 @@ func NextToTry(cfg steps.Config) text.Text {
 		en = append(en, "another tour on both sides ("+otherTours(kind)+")")
 		zh = append(zh, "两端换一个教程（"+otherTours(kind)+"）")
 	}
+	exp := experiment(cfg)
+	en, zh = append(en, exp.EN), append(zh, exp.ZH)
 	export := exportCommand(cfg.Role, kind)
 	en = append(en, "the whole tour as one C program ("+export+")")
 	zh = append(zh, "把整个教程导出成一个 C 程序（"+export+"）")
@@ -123,4 +125,16 @@ func exportCommand(role steps.Role, kind steps.TourKind) string {
 		cmd += " --tour " + kind.String()
 	}
 	return cmd
+}
+
+// experiment is Try next's word on edits: after a run with edits, how to
+// put them back; else, how to make one (docs guide-experiment).
+func experiment(cfg steps.Config) text.Text {
+	if len(cfg.Edits) == 0 {
+		return text.Text{EN: "your own experiment: change a call before it runs with --edit STEP.FIELD=VALUE (rdmatour edits lists the fields)",
+			ZH: "你自己的实验：用 --edit STEP.FIELD=VALUE 在调用运行前改它的参数（rdmatour edits 列出字段）"}
+	}
+	edits := strings.Join(cfg.Edits.Strings(), " ")
+	return text.Text{EN: "the same run with your edits restored: leave out --edit " + edits + " (or give another value)",
+		ZH: "把你的修改还原后再跑一次：去掉 --edit " + edits + "（或换一个值）"}
 }

@@ -203,6 +203,11 @@ func sideConfig(sh SideHeader) (steps.Config, error) {
 			return cfg, err
 		}
 	}
+	if len(sh.Edits) > 0 { // parsed as --edit is: a bad one refuses the file
+		if cfg.Edits, err = steps.ParseEdits(sh.Edits); err != nil {
+			return cfg, err
+		}
+	}
 	if sh.Bind != "" {
 		if cfg.Bind, err = netip.ParseAddrPort(sh.Bind); err != nil {
 			return cfg, fmt.Errorf("bind address: %w", err)

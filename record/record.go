@@ -60,11 +60,13 @@ type Header struct {
 
 // SideHeader describes one recorded side.
 type SideHeader struct {
-	Role    string `json:"role"`
-	Notify  string `json:"notify"`
-	Track   string `json:"track"`
-	Lesson  string `json:"lesson,omitempty"`
-	Backend string `json:"backend"`
+	Role   string `json:"role"`
+	Notify string `json:"notify"`
+	Track  string `json:"track"`
+	Lesson string `json:"lesson,omitempty"`
+	// Edits are the --edit flags the side ran with (steps.Edit.String).
+	Edits   []string `json:"edits,omitempty"`
+	Backend string   `json:"backend"`
 	// Devices are the RDMA devices the backend saw ("sim0", "rxe0", ...).
 	Devices []string `json:"devices,omitempty"`
 	// Bind (server) and Server (client) are the addresses as configured.

@@ -58,7 +58,7 @@ func (w *Writer) Begin(devices []string, sessions ...steps.Runner) error {
 func sideHeader(s steps.Runner, devices []string) SideHeader {
 	cfg, snap := s.Config(), s.Snapshot()
 	sh := SideHeader{Role: cfg.Role.String(), Notify: cfg.Notify.String(), Track: cfg.Track.String(),
-		Lesson: cfg.LessonName(), Backend: snap.Backend, Devices: devices,
+		Lesson: cfg.LessonName(), Edits: cfg.Edits.Strings(), Backend: snap.Backend, Devices: devices,
 		Initial: encodeSnapshot(snap)}
 	sh.Message, sh.MessageBytes = encodeMessage(cfg.Message)
 	if cfg.Bind.IsValid() {

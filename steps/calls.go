@@ -152,10 +152,11 @@ func waitPollCall() c.Stmt {
 
 // modifyCalls are the manual track's transition to st: the attributes
 // rdma_init_qp_attr returns (attr, mask), applied with ibv_modify_qp.
-func modifyCalls(st verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttrMask) (set, get, modify c.Stmt) {
+// y marks the attributes and mask bits the learner edited.
+func modifyCalls(st verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttrMask, y youWas) (set, get, modify c.Stmt) {
 	set = c.S(c.Assign("attr.qp_state", c.C(st.CName())))
 	get = c.Must("rdma_init_qp_attr", c.Call("rdma_init_qp_attr", c.C("id"), c.C("&attr"), c.C("&mask")))
-	modify = c.Must("ibv_modify_qp", c.Call("ibv_modify_qp", c.C("qp"), qpAttrC(attr, mask), c.Value(mask.String(), "mask")))
+	modify = c.Must("ibv_modify_qp", c.Call("ibv_modify_qp", c.C("qp"), qpAttrC(attr, mask, y), y.on("mask", c.Value(mask.String(), "mask"))))
 	return set, get, modify
 }
 

@@ -294,11 +294,11 @@ func ahAttrC(a verbs.AHAttr) c.Expr {
 
 // qpAttrC is &(struct ibv_qp_attr){...} with the fields mask selects: on
 // screen the values rdma_init_qp_attr returned, in the program &attr.
-func qpAttrC(a verbs.QPAttr, m verbs.QPAttrMask) c.Expr {
+func qpAttrC(a verbs.QPAttr, m verbs.QPAttrMask, y youWas) c.Expr {
 	var fs []c.Field
 	add := func(bit verbs.QPAttrMask, name string, v c.Expr) {
 		if m&bit != 0 {
-			fs = append(fs, c.F(name, v))
+			fs = append(fs, c.F(name, y.on(name, v)))
 		}
 	}
 	dec := func(v uint64) c.Expr { return c.Dec(int64(v), "") }

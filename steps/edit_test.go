@@ -1,11 +1,14 @@
 package steps_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
 func TestParseEdit(t *testing.T) {
@@ -98,4 +101,33 @@ func FuzzParseEdit(f *testing.F) {
 			t.Fatalf("%q → %q → %+v, %v", s, e.String(), again, err)
 		}
 	})
+}
+
+// A lesson is a preset of edits: each parses, and a learner's own edit of
+// the same field wins (--lesson bad-rkey --edit post-write.rkey=rkey
+// writes with the right key again).
+func TestLessonPresets(t *testing.T) {
+	presets := 0
+	for _, l := range steps.Lessons() {
+		presets += len(l.Preset()) // panics on a preset that does not parse
+	}
+	if presets < 4 {
+		t.Errorf("%d preset edits; bad-rkey, no-remote-write, no-remote-read and no-remote-atomic are edits", presets)
+	}
+	l, _ := steps.ParseLesson("bad-rkey")
+	if got := l.Preset().Strings(); len(got) != 1 || got[0] != "client:post-write.rkey=lkey" {
+		t.Errorf("bad-rkey preset %v", got)
+	}
+	restore, err := steps.ParseEdit("post-write.rkey=rkey")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sides, err := steps.RunPair(context.Background(), steps.Config{Lesson: l, Edits: steps.Edits{restore}, Timeout: 5 * time.Second},
+		sim.New(sim.Options{}), sim.New(sim.Options{}))
+	if err != nil {
+		t.Fatalf("restored rkey: %v", err)
+	}
+	if r := sides[steps.Server].Snapshot().Result; r == nil {
+		t.Errorf("restored rkey: nothing landed (%v)", err)
+	}
 }

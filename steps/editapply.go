@@ -74,6 +74,11 @@ func (s *Session) editTarget(step StepID, t Target, lkey uint32) Target {
 		was := t.RKeyC
 		key, expr := t.RKey, was.In(c.Symbolic)
 		switch v := e.Value; {
+		case v.Ref == "lkey" && lkey == t.RKey:
+			// Both sides' data MR can have the same index and the key's
+			// low byte is random: 1 time in 256 this side's own key is
+			// the peer's. Change the low byte so the wrong key stays wrong.
+			key, expr = lkey^0xff, "mr->lkey ^ 0xff"
 		case v.Ref == "lkey":
 			key, expr = lkey, "mr->lkey"
 		case v.Rel:

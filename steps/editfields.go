@@ -62,7 +62,7 @@ func EditFields() []EditField {
 	for _, w := range []StepID{IDPostWrite, IDPostWriteImm} {
 		out = append(out, postWriteFields(w)...)
 	}
-	return out
+	return append(out, modifyFields()...)
 }
 
 func qpCapFields(step StepID) []EditField {

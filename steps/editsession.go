@@ -25,6 +25,24 @@ func (s *Session) Edits() Edits {
 	return append(Edits(nil), s.edits...)
 }
 
+// learnerEdits are Edits less the lesson's preset.
+func (s *Session) learnerEdits() Edits {
+	var preset map[string]bool
+	if s.cfg.Lesson != nil {
+		preset = map[string]bool{}
+		for _, e := range s.cfg.Lesson.Preset() {
+			preset[e.String()] = true
+		}
+	}
+	var out Edits
+	for _, e := range s.Edits() {
+		if !preset[e.String()] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // Editable is step's editable fields on this side with their current
 // values (nil when this side's tour does not have step or it has nothing
 // to edit). The form shows Current, and Default for "was".
@@ -85,7 +103,7 @@ func (s *Session) editApplies(e Edit) error {
 
 func noSuchStepError(e Edit, role Role) error {
 	return &EditError{Input: e.String(), Reason: text.Text{EN: fmt.Sprintf("the %s's tour has no step %s (if it is the %s's, give the --edit to rdmatour %s)", role, e.Step, role.Peer(), role.Peer()),
-		ZH: fmt.Sprintf("%s 的流程里没有步骤 %s（如果它是 %s 的步骤，请把 --edit 交给 rdmatour %s）", role, e.Step, role.Peer(), role.Peer())}}
+		ZH: fmt.Sprintf("%s 的教程里没有步骤 %s（如果它是 %s 的步骤，请把 --edit 交给 rdmatour %s）", role, e.Step, role.Peer(), role.Peer())}}
 }
 
 // without is es less every edit of step.field.

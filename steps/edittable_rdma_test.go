@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/rdmatour/rdmatour/verbs/rdmacore"
 )
@@ -27,7 +28,12 @@ func TestEditTableOnRealVerbs(t *testing.T) {
 	for i, tc := range editTable() {
 		t.Run(tc.edit, func(t *testing.T) {
 			bind := netip.AddrPortFrom(addr, uint16(7700+i)).String()
-			if got := runEditCase(t, tc, p, p, bind); got != tc.want {
+			start := time.Now()
+			got := runEditCase(t, tc, p, p, bind)
+			// Each result at once on stderr: a guest run cut short by its
+			// timeout still shows how far it got and what rxe said.
+			fmt.Fprintf(os.Stderr, "edit %2d %-50s %-55s %s %v\n", i, tc.edit, got, map[bool]string{true: "same", false: "DIFFERS"}[got == tc.want], time.Since(start).Round(time.Millisecond))
+			if got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 			if live := p.Live(); live.Total() != 0 {

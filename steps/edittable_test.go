@@ -25,7 +25,12 @@ type editCase struct {
 }
 
 // editTable is every editable field of the write tour (send notify, both
-// tracks), each with a value in range and at least one out of it.
+// tracks), each with a value in range and at least one out of it: out of
+// what the device allows (its errno or completion), or of what the edit
+// language allows ("refused": the value never reaches the device).
+// client:modify-rts.sq_psn=0 is left out: whether the server takes a
+// random PSN's distance to 0 as a duplicate (ACKed, nothing lands) or as
+// out of sequence (NAKed) depends on the PSN it drew.
 func editTable() []editCase {
 	m := steps.TrackManual
 	return []editCase{
@@ -69,6 +74,21 @@ func editTable() []editCase {
 		{"connect.initiator_depth=255", 0, "ok"},
 		{"connect.initiator_depth=129", 0, "client/connect errno EINVAL"},
 		{"connect-manual.initiator_depth=200", m, "client/connect-manual errno EINVAL"},
+		{"server:modify-init.qp_access_flags=IBV_ACCESS_LOCAL_WRITE", m, "client/poll-write wc remote invalid request error"},
+		{"client:modify-init.qp_access_flags=0", m, "ok"},
+		{"modify-init.mask=-IBV_QP_PORT", m, "client/modify-init errno EINVAL"},
+		{"modify-rtr.path_mtu=IBV_MTU_256", m, "ok"},
+		{"modify-rtr.min_rnr_timer=31", m, "ok"},
+		{"modify-rtr.min_rnr_timer=32", m, "refused"},
+		{"modify-rtr.max_dest_rd_atomic=200", m, "server/modify-rtr errno EINVAL"},
+		{"client:modify-rtr.rq_psn=0", m, "ok"},
+		{"modify-rtr.mask=-IBV_QP_AV", m, "server/modify-rtr errno EINVAL"},
+		{"modify-rts.timeout=0", m, "ok"},
+		{"modify-rts.retry_cnt=8", m, "refused"},
+		{"modify-rts.rnr_retry=7", m, "ok"},
+		{"modify-rts.max_rd_atomic=200", m, "server/modify-rts errno EINVAL"},
+		{"modify-rts.sq_psn=0x1000000", m, "refused"},
+		{"modify-rts.mask=-IBV_QP_SQ_PSN", m, "server/modify-rts errno EINVAL"},
 		{"post-write.rkey=+1", 0, "client/poll-write wc remote access error"},
 		{"post-write.rkey=lkey", 0, "client/poll-write wc remote access error"},
 		{"post-write.rkey=rkey", 0, "ok"},

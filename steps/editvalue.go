@@ -3,6 +3,8 @@ package steps
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rdmatour/rdmatour/text"
 )
@@ -37,6 +39,11 @@ func (f EditField) parse(raw string) (EditValue, error) {
 		}
 		if strings.IndexByte(raw, 0) >= 0 {
 			return v, badValue("a NUL byte would end the C string early", "NUL 字节会提前结束 C 字符串")
+		}
+		if !printable(raw) {
+			// An edit is shown back (Try next, a recording's header): it
+			// must not carry terminal control sequences. --message takes bytes.
+			return v, badValue("only printable text; give other bytes with --message", "只能是可打印的文字；其他字节请用 --message 给出")
 		}
 		v.Text = raw
 		return v, nil
@@ -149,4 +156,17 @@ func parseKey(raw string, v *EditValue) error {
 		v.Num = n
 		return nil
 	}
+}
+
+// printable: valid UTF-8 with no control character.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }

@@ -48,7 +48,7 @@ func resolveRouteGeneric() string {
 }
 
 func modifyGeneric(st verbs.QPState) string {
-	set, get, modify := modifyCalls(st, verbs.QPAttr{}, 0)
+	set, get, modify := modifyCalls(st, verbs.QPAttr{}, 0, nil)
 	return generic(set, get, modify)
 }
 

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"syscall"
 
+	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -84,6 +85,10 @@ type Lesson struct {
 	// edit changes one side's tour: which steps run and what they expect.
 	// Nil for a lesson that changes no step.
 	edit func(cfg Config, t *tourEdit)
+	// preset is the lesson as an experiment: the edits (--edit's
+	// language, side-prefixed) its mistake is, applied before the
+	// learner's own. A mistake no edit can say is a Mistake hook.
+	preset []string
 	// server and client are the mistakes steps make on each side.
 	server, client Mistake
 	// by is the side whose code has the mistake; noMistake for an
@@ -170,6 +175,17 @@ func (l Lesson) apply(cfg Config, tour []Step) ([]Step, error) {
 	return out, nil
 }
 
+// Preset is the lesson's edits, as --edit would take them: a lesson is a
+// named experiment (`rdmatour demo --lesson bad-rkey` runs what
+// `--edit client:post-write.rkey=lkey` runs, with its question and pages).
+func (l Lesson) Preset() Edits {
+	es, err := ParseEdits(l.preset)
+	if err != nil {
+		panic(fmt.Sprintf("lesson %s: preset %v: %v", l.Name, l.preset, err)) // TestLessonPresetsParse
+	}
+	return es
+}
+
 // prediction is the question l asks the side cfg runs; nil for none.
 func (l Lesson) prediction(cfg Config) *Prediction {
 	if l.predict == nil {
@@ -191,7 +207,9 @@ func (l Lesson) mistakeOf(role Role) Mistake {
 func withDataAccess(a verbs.Access, rest func(Config, *tourEdit)) func(Config, *tourEdit) {
 	return func(cfg Config, t *tourEdit) {
 		if cfg.Role == Server {
-			t.edit(IDRegMRData, func(st *Step) { st.Call = regMRGeneric("buf", BufSize, a) })
+			tour, _ := TourOf(cfg.Tour)
+			was := youWas{"access": c.C(tour.dataAccess(Server).String())} // the preset's edit, as the run prints it
+			t.edit(IDRegMRData, func(st *Step) { _, _, reg := regMRCalls("buf", BufSize, a, was); st.Call = generic(reg) })
 		}
 		rest(cfg, t)
 	}

@@ -13,7 +13,7 @@ import (
 
 // noRemoteAtomic is the server's mistake of no-remote-atomic: every
 // remote access flag but the one the atomics need.
-var noRemoteAtomic = Mistake{DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead}
+var noRemoteAtomic = verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead
 
 func lessonAtomicUnaligned() Lesson {
 	return Lesson{Name: "atomic-unaligned", Tour: TourAtomic, by: Client,
@@ -30,7 +30,7 @@ func lessonNoRemoteAtomic() Lesson {
 	return Lesson{Name: "no-remote-atomic", Tour: TourAtomic, by: Server,
 		Title:   text.Text{EN: "An atomic on an MR without REMOTE_ATOMIC", ZH: "对没有 REMOTE_ATOMIC 权限的 MR 做原子操作"},
 		Summary: text.Text{EN: "the server registers its counter without IBV_ACCESS_REMOTE_ATOMIC: remote access error, then Work Request Flushed Error", ZH: "server 注册计数器时没给 IBV_ACCESS_REMOTE_ATOMIC：remote access error，随后 Work Request Flushed Error"},
-		edit:    withDataAccess(noRemoteAtomic.DataAccess, editNoRemoteAtomic), server: noRemoteAtomic,
+		edit:    withDataAccess(noRemoteAtomic, editNoRemoteAtomic), preset: []string{"server:reg-mr-data.access=" + noRemoteAtomic.String()},
 		predict: clientAsks(&Prediction{At: IDPollFetchAdd,
 			Question: text.Text{EN: "The server registered its counter with IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ. How does the client's FETCH_AND_ADD complete?",
 				ZH: "server 注册计数器时给的是 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ。client 的 FETCH_AND_ADD 的完成状态是什么？"},

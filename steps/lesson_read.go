@@ -11,13 +11,13 @@ import (
 
 // noRemoteRead is the server's mistake of no-remote-read: one remote
 // access flag short.
-var noRemoteRead = Mistake{DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteWrite}
+var noRemoteRead = verbs.AccessLocalWrite | verbs.AccessRemoteWrite
 
 func lessonNoRemoteRead() Lesson {
 	return Lesson{Name: "no-remote-read", Tour: TourRead, by: Server,
 		Title:   text.Text{EN: "READ from an MR without REMOTE_READ", ZH: "READ 一个没有 REMOTE_READ 权限的 MR"},
 		Summary: text.Text{EN: "the server registers its buffer without IBV_ACCESS_REMOTE_READ: the client's READ fails with remote access error", ZH: "server 注册 buffer 时没给 IBV_ACCESS_REMOTE_READ：client 的 READ 以 remote access error 失败"},
-		edit:    withDataAccess(noRemoteRead.DataAccess, editReadError(verbs.WCRemAccessErr)), server: noRemoteRead,
+		edit:    withDataAccess(noRemoteRead, editReadError(verbs.WCRemAccessErr)), preset: []string{"server:reg-mr-data.access=" + noRemoteRead.String()},
 		predict: clientAsks(&Prediction{At: IDPollRead,
 			Question: text.Text{EN: "The server registered its buffer with IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, without REMOTE_READ. How does the client's RDMA READ complete?",
 				ZH: "server 注册 buffer 时给的是 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE，没有 REMOTE_READ。client 的 RDMA READ 的完成状态是什么？"},

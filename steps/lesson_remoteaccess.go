@@ -19,7 +19,7 @@ func lessonBadRKey() Lesson {
 	return Lesson{Name: "bad-rkey", Notify: NotifySend, by: Client,
 		Title:   text.Text{EN: "WRITE with the wrong rkey", ZH: "用错 rkey 做 WRITE"},
 		Summary: text.Text{EN: "the client puts its own lkey in wr.rdma.rkey: remote access error, then Work Request Flushed Error", ZH: "client 把自己的 lkey 填进 wr.rdma.rkey：remote access error，随后 Work Request Flushed Error"},
-		edit:    editRemoteAccessError, client: mistakeBadRKey, predict: predictRemoteAccess(setup, setup)}
+		edit:    editRemoteAccessError, preset: []string{"client:post-write.rkey=lkey"}, predict: predictRemoteAccess(setup, setup)}
 }
 
 func lessonOutOfBounds() Lesson {
@@ -35,7 +35,7 @@ func lessonNoRemoteWrite() Lesson {
 	return Lesson{Name: "no-remote-write", Notify: NotifySend, by: Server,
 		Title:   text.Text{EN: "MR without REMOTE_WRITE", ZH: "MR 没有 REMOTE_WRITE 权限"},
 		Summary: text.Text{EN: "the server registers its buffer with LOCAL_WRITE only: remote access error", ZH: "server 注册 buffer 时只给了 LOCAL_WRITE：remote access error"},
-		edit:    withDataAccess(mistakeNoRemoteWrite.DataAccess, editRemoteAccessError), server: mistakeNoRemoteWrite,
+		edit:    withDataAccess(verbs.AccessLocalWrite, editRemoteAccessError), preset: []string{"server:reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE"},
 		predict: predictRemoteAccess(setup, setup)}
 }
 
@@ -79,10 +79,9 @@ func predictRemoteAccess(serverSetup, clientSetup text.Text) func(Config) *Predi
 	}
 }
 
-// The four lessons' mistakes, made inside the steps through the Mistake hook.
+// The mistakes no edit can say, made inside the steps through the
+// Mistake hook (bad-rkey and no-remote-write are presets of edits).
 var (
-	mistakeNoRemoteWrite = Mistake{DataAccess: verbs.AccessLocalWrite}
-
 	// htonl keeps the low 32 bits of the address; stored in a
 	// little-endian u64 they read back, through be64toh, as those bits
 	// shifted up by 32.
@@ -90,19 +89,6 @@ var (
 		t.AddrC = c.Call("htonl", c.Hex(uint64(uint32(t.Addr)), "(uintptr_t)buf"))
 		t.Addr = uint64(uint32(t.Addr)) << 32
 		t.Why = "the lesson's mistake: htonl on a 64-bit address"
-		return t
-	}}
-
-	mistakeBadRKey = Mistake{Write: func(t Target, _ uint32, local verbs.MR, _ int) Target {
-		key, expr := local.LKey(), "mr->lkey"
-		if key == t.RKey {
-			// Both sides' data MR can have the same index, and the key's
-			// low byte is random: 1 time in 256 the client's own key is the
-			// server's. Change the low byte so the mistake stays a mistake.
-			key, expr = key^0xff, "mr->lkey ^ 0xff"
-		}
-		t.Why = fmt.Sprintf("the lesson's mistake: rkey = %s (0x%x), not the server's rkey 0x%x", expr, key, t.RKey)
-		t.RKey, t.RKeyC = key, c.Hex(uint64(key), expr)
 		return t
 	}}
 

@@ -75,7 +75,7 @@ func createQPManualStep(role Role) Step {
 }
 
 func modifyStep(role Role, st verbs.QPState) Step {
-	id := map[verbs.QPState]StepID{verbs.QPSInit: IDModifyInit, verbs.QPSRTR: IDModifyRTR, verbs.QPSRTS: IDModifyRTS}[st]
+	id := modifyStepID(st)
 	title := map[verbs.QPState]text.Text{
 		verbs.QPSInit: {EN: "QP: RESET → INIT", ZH: "QP：RESET → INIT"},
 		verbs.QPSRTR:  {EN: "QP: INIT → RTR (ready to receive)", ZH: "QP：INIT → RTR（可以接收）"},
@@ -150,7 +150,8 @@ var modifyNotes = map[verbs.QPState]text.Text{
 func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
 	before := s.recordQPState()
 	attr, mask, err := s.id.InitQPAttr(st)
-	set, get, call := modifyCalls(st, attr, mask)
+	y := s.editQPAttr(modifyStepID(st), &attr, &mask)
+	set, get, call := modifyCalls(st, attr, mask, y)
 	if err != nil {
 		return withC(Outcome{}, set, failed(get, err)), problem(err,
 			text.Text{EN: "rdma_cm cannot fill in the " + st.String() + " attributes yet", ZH: "rdma_cm 现在还给不出 " + st.String() + " 的属性"},
@@ -252,4 +253,9 @@ func stepDisconnectManual(ctx context.Context, s *Session) (Outcome, error) {
 	out.Note = text.Text{EN: "rdma_disconnect sent the DREQ but left our QP alone (in " + before + "): it is not id->qp. Moving it to ERR ourselves flushes anything still queued.",
 		ZH: "rdma_disconnect 发出了 DREQ，但没动我们的 QP（仍是 " + before + "）：它不是 id->qp。我们自己把它置为 ERR，队列里剩下的 WR 都会被 flush。"}
 	return out, nil
+}
+
+// modifyStepID is the manual track's step that moves the QP to st.
+func modifyStepID(st verbs.QPState) StepID {
+	return map[verbs.QPState]StepID{verbs.QPSInit: IDModifyInit, verbs.QPSRTR: IDModifyRTR, verbs.QPSRTS: IDModifyRTS}[st]
 }

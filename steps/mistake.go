@@ -10,9 +10,6 @@ import (
 // touches, and never asks which lesson is running. The zero Mistake
 // changes nothing (the plain tour).
 type Mistake struct {
-	// DataAccess, when non-zero, replaces the access flags the data
-	// buffer is registered with (no-remote-write).
-	DataAccess verbs.Access
 	// Advertise, when set, changes the buffer address the server puts in
 	// remote_info (htonl-address).
 	Advertise func(Target) Target

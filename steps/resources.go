@@ -101,10 +101,7 @@ func stepRegData(_ context.Context, s *Session) (Outcome, error) {
 	tour, _ := TourOf(s.cfg.Tour)
 	access := tour.dataAccess(s.cfg.Role)
 	var note text.Text
-	switch m := s.mistake(); {
-	case m.DataAccess != 0:
-		access, note = m.DataAccess, missingAccessNote(s.cfg.Tour, m.DataAccess)
-	case s.sharedCounter != nil:
+	if s.sharedCounter != nil {
 		// The attendee's QP sits in the room's shared PD with the counter
 		// (a responder checks that an rkey's MR is in the QP's PD), so
 		// this buffer must not carry a remote right there: any attendee's
@@ -113,6 +110,9 @@ func stepRegData(_ context.Context, s *Session) (Outcome, error) {
 	}
 	y := youWas{}
 	access = verbs.Access(s.editFlags(IDRegMRData, "access", "access", uint64(access), access.String(), y))
+	if _, edited := y["access"]; edited && s.cfg.Lesson != nil && tour.DataAccess&^access != 0 {
+		note = missingAccessNote(s.cfg.Tour, access) // a lesson's preset took a right away
+	}
 	out, err := s.regMRWith("buf", BufSize, access, &s.mrData, y)
 	if err == nil && note.EN != "" {
 		out.Note = note

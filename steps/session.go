@@ -95,7 +95,11 @@ func NewSession(cfg Config) (*Session, error) {
 		peerPlan: peerTourFor(cfg),
 		progress: progress{outcomes: make([]*Outcome, len(tour)), states: make([]RunState, len(tour))},
 	}
-	s.edits = cfg.Edits.forSide(cfg.Role, tour)
+	edits := cfg.Edits
+	if cfg.Lesson != nil {
+		edits = append(cfg.Lesson.Preset(), edits...) // the learner's own win
+	}
+	s.edits = edits.forSide(cfg.Role, tour)
 	if cfg.Lesson != nil {
 		s.initPrediction(cfg.Lesson.prediction(cfg))
 	}
@@ -118,7 +122,14 @@ func tourFor(cfg Config) ([]Step, error) {
 }
 
 // Config returns the session's configuration (with defaults applied).
-func (s *Session) Config() Config { return s.cfg }
+// Its Edits are the learner's edits in force on this side (Config.Edits
+// that apply here and any SetEdit), not a lesson's preset: what a
+// recording keeps and Try next offers to restore.
+func (s *Session) Config() Config {
+	cfg := s.cfg
+	cfg.Edits = s.learnerEdits()
+	return cfg
+}
 
 // Steps returns the tour.
 func (s *Session) Steps() []Step { return append([]Step(nil), s.tour...) }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strings"
 
 	"github.com/rdmatour/rdmatour/docs"
 	"github.com/rdmatour/rdmatour/plain"
@@ -281,6 +282,9 @@ func listLessons(out io.Writer, lang text.Lang) {
 		fmt.Fprintf(out, "  %-20s %s\n", "", l.Summary.In(one))
 		if lang == text.Both {
 			fmt.Fprintf(out, "  %-20s %s — %s\n", "", l.Title.ZH, l.Summary.ZH)
+		}
+		if p := l.Preset(); len(p) > 0 {
+			fmt.Fprintf(out, "  %-20s = --edit %s\n", "", strings.Join(p.Strings(), " --edit "))
 		}
 	}
 	fmt.Fprintln(out, "\n  e.g. rdmatour demo --lesson bad-rkey")

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,4 +68,23 @@ func TestListEdits(t *testing.T) {
 	if err := listEdits(&out, "teardown", text.EN); err == nil || !strings.Contains(err.Error(), "post-write") {
 		t.Errorf("edits teardown: %v", err)
 	}
+}
+
+// --record keeps the edits: the header names them, and the replay prints
+// what the live demo printed, the edited C line with its "you: was"
+// included, and ends the same way (the edit made the WRITE fail).
+func TestRecordAndReplayKeepEdits(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "edited.jsonl")
+	live := runBin(t, "demo", "--port", freePort(t), "--backend", "sim", "--plain", "--auto", "--edit", "post-write.rkey=+1", "--record", file)
+	if live.code != 1 || !strings.Contains(live.stdout, "/* you: was 0x") || !strings.Contains(live.stderr, "remote access error") {
+		t.Fatalf("live: exit %d, stderr %q, edited line shown %v", live.code, live.stderr, strings.Contains(live.stdout, "you: was"))
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if header, _, _ := strings.Cut(string(raw), "\n"); !strings.Contains(header, `"edits":["post-write.rkey=+1"]`) {
+		t.Errorf("header lacks the edit: %.300s", header)
+	}
+	sameAsLive(t, live, file)
 }
