@@ -67,7 +67,7 @@ func editChoices(tour []Step, at int) []Choice {
 			}})
 	}
 	if stepsCall(tour[at:], "ibv_poll_cq", "ibv_get_cq_event") {
-		out = append(out, Choice{Text: text.Text{EN: "a completion arrives with an error status (IBV_WC_…)", ZH: "完成事件带着错误状态到来（IBV_WC_…）"},
+		out = append(out, Choice{Text: text.Text{EN: "a completion arrives with an error status (IBV_WC_…)", ZH: "出现状态为错误的完成（IBV_WC_…）"},
 			happened: func(err error, _ *Session) bool {
 				var ce *CompletionError
 				return errors.As(err, &ce)

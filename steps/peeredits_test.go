@@ -104,3 +104,29 @@ func runUntilFailure(p *pair) string {
 	}
 	return ""
 }
+
+// A lesson's preset is not announced as the learner's: the hello names
+// the lesson already; a learner's edit on top of it is.
+func TestLessonPresetNotAnnounced(t *testing.T) {
+	own, err := steps.ParseEdits([]string{"accept.rnr_retry_count=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		edits steps.Edits
+		want  string
+	}{{nil, ""}, {own, "accept.rnr_retry_count=3"}} {
+		cfg := steps.Config{Notify: steps.NotifySend, Message: "m", Lesson: lessonNamed("no-remote-write")}
+		srv := cfg
+		srv.Edits = tt.edits
+		p := newPairOfEach(t, srv, cfg)
+		if got := p.srv.LearnerEdits().Strings(); len(got) != len(tt.edits) {
+			t.Errorf("LearnerEdits = %q, want %q", got, tt.edits.Strings())
+		}
+		runUntilFailure(p)
+		got := p.cli.PeerInfo().Edits
+		if tt.want == "" && len(got) != 0 || tt.want != "" && (len(got) != 1 || got[0] != tt.want) {
+			t.Errorf("with %q the client was told %q, want %q", tt.edits.Strings(), got, tt.want)
+		}
+	}
+}

@@ -24,6 +24,7 @@ type editor interface {
 	SetEdit(steps.Edit) error
 	ClearEdit(steps.StepID, string)
 	Edits() steps.Edits
+	LearnerEdits() steps.Edits
 	AskAboutEdit() error
 }
 
@@ -166,8 +167,10 @@ func (m *model) applyEdits(changes []editform.Change) text.Text {
 
 // askAboutEdit is p: the question about the edited step, or why not.
 func (m *model) askAboutEdit() {
-	if len(m.nextEdits()) == 0 {
-		m.scr.edit.notice = text.Text{EN: "p asks what an edit will do: press e first and change an argument of the next step.", ZH: "p 是在修改之后猜结果的：先按 e 改下一步的一个参数。"}
+	if !m.editsInput().CanAsk {
+		if _, _, pending := pane.PendingPrediction(m.snaps, m.demo); !pending {
+			m.scr.edit.notice = text.Text{EN: "p asks what an edit will do: press e first and change an argument of the next step.", ZH: "p 是在修改之后猜结果的：先按 e 改下一步的一个参数。"}
+		}
 		return
 	}
 	side, _, ed, why := m.editTarget()
@@ -205,10 +208,13 @@ func (m *model) nextEdits() []pane.EditNote {
 	if !ok {
 		return nil
 	}
+	id := m.tours[side][idx].ID
+	mine := ed.LearnerEdits()
 	var out []pane.EditNote
-	for _, f := range ed.Editable(m.tours[side][idx].ID) {
+	for _, f := range ed.Editable(id) {
 		if f.Edited {
-			out = append(out, pane.EditNote{Name: f.Name, CName: f.CName, Value: f.Current, Was: f.Default, Meaning: f.Explain})
+			_, learner := mine.Find(m.sessions[side].Config().Role, id, f.Name)
+			out = append(out, pane.EditNote{Name: f.Name, CName: f.CName, Value: f.Current, Was: f.Default, Meaning: f.Explain, Lesson: !learner})
 		}
 	}
 	return out
@@ -218,5 +224,9 @@ func (m *model) nextEdits() []pane.EditNote {
 func (m *model) editsInput() pane.Edits {
 	next := m.nextEdits()
 	_, _, pending := pane.PendingPrediction(m.snaps, m.demo)
-	return pane.Edits{Next: next, Notice: m.scr.edit.notice, CanAsk: len(next) > 0 && !pending}
+	learner := false
+	for _, e := range next {
+		learner = learner || !e.Lesson
+	}
+	return pane.Edits{Next: next, Notice: m.scr.edit.notice, CanAsk: learner && !pending}
 }

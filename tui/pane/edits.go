@@ -16,6 +16,8 @@ type EditNote struct {
 	// Meaning is what the argument means, in general terms (from the
 	// engine's catalogue, not a prediction of the outcome).
 	Meaning text.Text
+	// Lesson: the edit is the lesson's preset, not the learner's.
+	Lesson bool
 }
 
 // Edits is what the edit form left for the panes: the edits of the next
@@ -33,7 +35,11 @@ type Edits struct {
 func (in *Input) editCallLines(w int) []string {
 	var out []string
 	for _, e := range in.Edits.Next {
-		c := "/* you: " + e.Name + " = " + e.Value + ", was " + e.Was + " */"
+		who := "you"
+		if e.Lesson {
+			who = "lesson"
+		}
+		c := "/* " + who + ": " + e.Name + " = " + e.Value + ", was " + e.Was + " */"
 		for _, l := range termtext.Wrap(termtext.Safe(c), w) {
 			out = append(out, in.Styles.Changed.R(l))
 		}
@@ -55,8 +61,14 @@ func (in *Input) editExplainLines(w int) []string {
 		}
 		return out
 	}
-	out = append(out, st.Expected.R(termtext.Fit(text.Text{EN: "Your edit", ZH: "你的修改"}.In(in.Lang), w)))
-	for _, e := range in.Edits.Next {
+	for i, e := range in.Edits.Next {
+		if i == 0 || e.Lesson != in.Edits.Next[i-1].Lesson {
+			title := text.Text{EN: "Your edit", ZH: "你的修改"}
+			if e.Lesson {
+				title = text.Text{EN: "The lesson's edit", ZH: "本课的修改"}
+			}
+			out = append(out, st.Expected.R(termtext.Fit(title.In(in.Lang), w)))
+		}
 		head := st.Key.R(e.Name)
 		if e.CName != "" && e.CName != e.Name {
 			head += " (" + e.CName + ")"
