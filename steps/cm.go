@@ -17,8 +17,7 @@ import (
 // The rdma_cm steps: event channel, ids, addresses and routes, the
 // connection handshake, disconnect and teardown.
 
-// Each step function makes its call(s), publishes the resources it made
-// and returns the C it executed with the actual values.
+// Each step function makes its call(s), publishes the resources it made and returns the C it executed with the actual values.
 
 func stepCreateEventChannel(_ context.Context, s *Session) (Outcome, error) {
 	call := createEventChannelCall()

@@ -126,13 +126,20 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	}
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "message" })
-	if err := messageSent(given, a.opts.Tour, a.opts.Lesson); err != nil {
-		return a, err
+	return a, a.check(given)
+}
+
+// check turns away what no single flag can judge: a message for a tour
+// that sends none, a lesson on the manual track, an edit of a step the
+// exported side does not run.
+func (a exportArgs) check(messageGiven bool) error {
+	if err := messageSent(messageGiven, a.opts.Tour, a.opts.Lesson); err != nil {
+		return err
 	}
 	if err := a.opts.Validate(); err != nil {
-		return a, err
+		return err
 	}
-	return a, steps.CheckEdits(a.opts.Config(), a.opts.Edits, a.opts.Role)
+	return steps.CheckEdits(a.opts.Config(), a.opts.Edits, a.opts.Role)
 }
 
 // writeProgram writes the program to path through an outFile: a FIFO that

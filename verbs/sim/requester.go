@@ -39,12 +39,8 @@ func (q *qp) PostSend(wr verbs.SendWR) error {
 // post queues a send WR on a QP in RTS (or ERR). Called with q.mu held.
 func (q *qp) post(wr verbs.SendWR) error {
 	const fn = "ibv_post_send"
-	if len(wr.SGList) > int(q.cap.MaxSendSGE) {
-		return verbs.Errorf(fn, errEINVAL, "num_sge %d exceeds max_send_sge %d", len(wr.SGList), q.cap.MaxSendSGE)
-	}
-	// rxe's validate_send_wr: inline data must fit the WQE.
-	if n := sgeBytes(wr.SGList); wr.Flags&verbs.SendInline != 0 && n > int(q.cap.MaxInlineData) {
-		return verbs.Errorf(fn, errEINVAL, "%d bytes inline exceed max_inline_data %d", n, q.cap.MaxInlineData)
+	if err := q.checkSGList(fn, wr); err != nil {
+		return err
 	}
 	switch wr.Opcode {
 	case verbs.WRSend, verbs.WRSendWithImm, verbs.WRRDMAWrite, verbs.WRRDMAWriteWithImm, verbs.WRRDMARead:
@@ -362,6 +358,18 @@ func (q *qp) runEarly() {
 	for _, wr := range early {
 		q.post(wr)
 	}
+}
+
+// checkSGList is rxe's validate_send_wr on the scatter/gather list: no
+// more SGEs than max_send_sge, and inline data that fits the WQE.
+func (q *qp) checkSGList(fn string, wr verbs.SendWR) error {
+	if len(wr.SGList) > int(q.cap.MaxSendSGE) {
+		return verbs.Errorf(fn, errEINVAL, "num_sge %d exceeds max_send_sge %d", len(wr.SGList), q.cap.MaxSendSGE)
+	}
+	if n := sgeBytes(wr.SGList); wr.Flags&verbs.SendInline != 0 && n > int(q.cap.MaxInlineData) {
+		return verbs.Errorf(fn, errEINVAL, "%d bytes inline exceed max_inline_data %d", n, q.cap.MaxInlineData)
+	}
+	return nil
 }
 
 // sgeBytes is the total length of a WR's scatter/gather list.
