@@ -30,25 +30,8 @@ func (s *Session) helloRoom() int {
 // lesson's preset goes by the lesson's name, already in the hello).
 func (s *Session) announcedEdits() []string {
 	var out []string
-	for _, e := range s.LearnerEdits() {
+	for _, e := range s.learnerEdits() {
 		out = append(out, e.Key()+"="+e.Value.Raw)
-	}
-	return out
-}
-
-// LearnerEdits are the edits in force that the learner made (--edit, the
-// form), not the lesson's preset: what the screen calls "your edit".
-func (s *Session) LearnerEdits() Edits {
-	var preset Edits
-	if s.cfg.Lesson != nil {
-		preset = s.cfg.Lesson.Preset()
-	}
-	var out Edits
-	for _, e := range s.Edits() {
-		if p, ok := preset.Find(s.cfg.Role, e.Step, e.Field); ok && p.Value.Raw == e.Value.Raw {
-			continue
-		}
-		out = append(out, e)
 	}
 	return out
 }

@@ -120,8 +120,8 @@ func TestLessonPresetNotAnnounced(t *testing.T) {
 		srv := cfg
 		srv.Edits = tt.edits
 		p := newPairOfEach(t, srv, cfg)
-		if got := p.srv.LearnerEdits().Strings(); len(got) != len(tt.edits) {
-			t.Errorf("LearnerEdits = %q, want %q", got, tt.edits.Strings())
+		if got := p.srv.Config().Edits.Strings(); len(got) != len(tt.edits) {
+			t.Errorf("Config().Edits = %q, want %q", got, tt.edits.Strings())
 		}
 		runUntilFailure(p)
 		got := p.cli.PeerInfo().Edits

@@ -24,7 +24,6 @@ type editor interface {
 	SetEdit(steps.Edit) error
 	ClearEdit(steps.StepID, string)
 	Edits() steps.Edits
-	LearnerEdits() steps.Edits
 	AskAboutEdit() error
 }
 
@@ -209,7 +208,7 @@ func (m *model) nextEdits() []pane.EditNote {
 		return nil
 	}
 	id := m.tours[side][idx].ID
-	mine := ed.LearnerEdits()
+	mine := m.sessions[side].Config().Edits // the learner's: a lesson's preset is not among them
 	var out []pane.EditNote
 	for _, f := range ed.Editable(id) {
 		if f.Edited {
