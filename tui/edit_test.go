@@ -201,3 +201,28 @@ func outcomeCall(s *steps.Session, id steps.StepID) string {
 	}
 	return ""
 }
+
+// TestEditInALesson: a lesson's preset is the lesson's edit, not the
+// learner's: the panes say so, and p asks for an edit of the learner's
+// own first.
+func TestEditInALesson(t *testing.T) {
+	m := lessonDemo(t, "no-remote-write", text.EN, 160, 50)
+	for range m.plan {
+		if s, idx, ok := m.nextTurn(); ok && s == 0 && m.tours[s][idx].ID == steps.IDRegMRData {
+			break
+		}
+		press(t, m, "enter")
+	}
+	explain := strings.Join(ansiStrip(m.explainLines(70)), "\n")
+	if !strings.Contains(explain, "The lesson's edit") || strings.Contains(explain, "Your edit") {
+		t.Errorf("the preset is not called the lesson's:\n%s", explain)
+	}
+	call := strings.Join(ansiStrip(m.input().Content(pane.Call, 0, 70, 40).Lines), " ")
+	if !strings.Contains(strings.ReplaceAll(call, "\n", " "), "/* lesson: access =") {
+		t.Errorf("the call pane does not mark the lesson's edit:\n%s", call)
+	}
+	press(t, m, "p")
+	if got := m.scr.edit.notice.EN; !strings.Contains(got, "press e first") {
+		t.Errorf("p on a lesson's preset: notice %q", got)
+	}
+}
