@@ -66,7 +66,7 @@ func modifyFields() []EditField {
 		Explain:  text.Text{EN: "What the peer's requests may do to this QP's MRs, on top of each MR's own access.", ZH: "对端的请求可以对这个 QP 的 MR 做什么，在每个 MR 自己的权限之上再加一层。"},
 		fallback: fromInitQPAttr})
 	out = append(out, EditField{Step: IDModifyRTR, Name: "path_mtu", CName: "attr.path_mtu", Kind: EditEnum, Choices: mtuChoices(),
-		Explain:  text.Text{EN: "The largest payload one packet carries on this connection; both sides must agree.", ZH: "这条连接上一个报文最多带多少负载；两端必须一致。"},
+		Explain:  text.Text{EN: "The largest payload one packet carries on this connection; both sides must agree.", ZH: "这条连接上一个报文最多带多少载荷；两端必须一致。"},
 		fallback: fromInitQPAttr})
 	for _, step := range []StepID{IDModifyRTR, IDModifyRTS} {
 		for _, f := range qpAttrFields[step] {

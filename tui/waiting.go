@@ -24,6 +24,9 @@ func (m *model) peerWait(side, idx int) (steps.PeerWait, bool) {
 // footer is the key help; after a run key pressed while a step still
 // waits, the note saying why nothing happened (until the step ends).
 func (m *model) footer(w int) string {
+	if f := m.scr.edit.form; f != nil {
+		return termtext.Fit(m.styles.Dim.R(f.Keys()), w) // every key is the form's now
+	}
 	if !m.run.keyWhileWaiting || !m.run.on {
 		return termtext.Fit(m.help.ShortHelpView(m.keys.ShortHelp()), w)
 	}

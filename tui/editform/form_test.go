@@ -111,8 +111,8 @@ func TestFormSaysWhatIsWrong(t *testing.T) {
 }
 
 // TestFormFitsItsBox: at the inside of an 80×24 screen's frame, every
-// line is within the width, the cursor's row is on screen, and the keys
-// line is the last one, in both languages.
+// line is within the width and the cursor's row is on screen, in both
+// languages.
 func TestFormFitsItsBox(t *testing.T) {
 	for _, lang := range []text.Lang{text.EN, text.ZH, text.Both} {
 		m := New(text.Text{EN: "Edit"}, fields(), lang)

@@ -12,7 +12,8 @@ import (
 
 // View is the form's lines for a frame's inside: w cells wide, at most h
 // lines. The fields scroll so that the cursor's row stays in sight; the
-// focused field's meaning, the last error and the keys stay at the bottom.
+// focused field's meaning and the last error stay at the bottom (the keys
+// are the screen's help line: Keys).
 func (m *Model) View(st pane.Styles, w, h int) []string {
 	foot := m.footer(st, w)
 	body, at := m.fieldLines(st, w)
@@ -115,7 +116,7 @@ func (m *Model) inputText(st pane.Styles, field int, cur bool, w int) string {
 	return termtext.Fit(before+st.Current.R(termtext.Safe(under))+termtext.Safe(after), w)
 }
 
-// footer is the focused field's meaning, the error if any and the keys.
+// footer is the focused field's meaning and the error if any.
 func (m *Model) footer(st pane.Styles, w int) []string {
 	out := []string{st.Dim.R(strings.Repeat("─", max(0, w)))}
 	if len(m.rows) > 0 {
@@ -132,7 +133,12 @@ func (m *Model) footer(st pane.Styles, w int) []string {
 	if m.errText != "" {
 		out = append(out, termtext.WrapAll([]string{st.Err.R(m.errText)}, w, "  ")...)
 	}
-	keys := text.Text{EN: "↑↓ field · space toggle · ←→ choose · enter apply · esc leave as it was",
-		ZH: "↑↓ 换字段 · 空格 勾选 · ←→ 选值 · 回车 应用 · Esc 保持原样"}
-	return append(out, termtext.WrapAll([]string{st.Dim.R(keys.In(m.lang))}, w, "")...)
+	return out
+}
+
+// Keys is the form's keys in its language: the screen's help line while
+// the form is open (the tour's keys do not work then).
+func (m *Model) Keys() string {
+	return text.Text{EN: "↑↓ field · space toggle · ←→ choose · enter apply · esc leave as it was",
+		ZH: "↑↓ 换字段 · 空格 勾选 · ←→ 选值 · 回车 应用 · Esc 保持原样"}.In(m.lang)
 }
