@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -83,8 +84,25 @@ func (m *model) openEdit() {
 	form := make([]editform.Field, len(fields))
 	for i, f := range fields {
 		form[i] = formField(f, m.lang)
+		form[i].Range = givenRange(f, m.snaps[side].Remote)
 	}
 	m.scr.edit = editState{form: editform.New(title, form, m.lang), side: side, step: st.ID, fields: fields}
+}
+
+// givenRange is a field's valid values with what the peer gave, where a
+// value is relative to it: the remote address as base + offset, the rkey
+// as the given key or another.
+func givenRange(f steps.EditField, remote *steps.RemoteState) string {
+	if remote == nil {
+		return f.Range()
+	}
+	switch f.Kind {
+	case steps.EditAddr:
+		return fmt.Sprintf("0x%x + offset %d..%d", remote.Info.Addr, f.Min, f.Max)
+	case steps.EditKey:
+		return fmt.Sprintf("rkey (0x%x, given), lkey, +N, -N, 0xKEY", remote.Info.RKey)
+	}
+	return f.Range()
 }
 
 // formField is one catalogue field as the form shows it.

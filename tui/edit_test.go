@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -224,5 +225,20 @@ func TestEditInALesson(t *testing.T) {
 	press(t, m, "p")
 	if got := m.scr.edit.notice.EN; !strings.Contains(got, "press e first") {
 		t.Errorf("p on a lesson's preset: notice %q", got)
+	}
+}
+
+// TestEditFormGivenValues: on the client's post-write the remote address
+// is shown as the base remote_info gave plus an offset, the rkey as the
+// given key or another value.
+func TestEditFormGivenValues(t *testing.T) {
+	m, r := demoAt(t, text.EN, 160, 50, steps.Client, steps.IDPostWrite)
+	press(t, m, "e")
+	info := r.cli.Snapshot().Remote.Info
+	screen := strings.Join(strings.Fields(ansi.Strip(m.render())), " ")
+	for _, want := range []string{fmt.Sprintf("0x%x + offset", info.Addr), fmt.Sprintf("rkey (0x%x, given)", info.RKey)} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the form lacks %q:\n%s", want, screen)
+		}
 	}
 }
