@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatour/rdmatour/steps"
@@ -61,6 +62,19 @@ func (m *model) editTarget() (side int, st steps.Step, ed editor, why text.Text)
 		return 0, steps.Step{}, nil, cannot
 	}
 	return side, m.tours[side][idx], ed, text.Text{}
+}
+
+// editKey handles e and p; it reports whether the key was one.
+func (m *model) editKey(msg tea.KeyPressMsg) bool {
+	switch {
+	case key.Matches(msg, m.keys.Edit):
+		m.openEdit()
+	case key.Matches(msg, m.keys.AskEdit):
+		m.askAboutEdit()
+	default:
+		return false
+	}
+	return true
 }
 
 // openEdit opens the form on the next step, or says why it cannot.
