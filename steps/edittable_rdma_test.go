@@ -30,6 +30,9 @@ func TestEditTableOnRealVerbs(t *testing.T) {
 			bind := netip.AddrPortFrom(addr, uint16(7700+i)).String()
 			start := time.Now()
 			got := runEditCase(t, tc, p, p, bind)
+			if tc.rxe != "" {
+				tc.want = tc.rxe
+			}
 			// Each result at once on stderr: a guest run cut short by its
 			// timeout still shows how far it got and what rxe said.
 			fmt.Fprintf(os.Stderr, "edit %2d %-50s %-55s %s %v\n", i, tc.edit, got, map[bool]string{true: "same", false: "DIFFERS"}[got == tc.want], time.Since(start).Round(time.Millisecond))

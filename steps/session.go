@@ -97,7 +97,11 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	edits := cfg.Edits
 	if cfg.Lesson != nil {
-		edits = append(cfg.Lesson.Preset(), edits...) // the learner's own win
+		preset, err := cfg.Lesson.presetEdits()
+		if err != nil {
+			return nil, err
+		}
+		edits = append(preset, edits...) // the learner's own win
 	}
 	s.edits = edits.forSide(cfg.Role, tour)
 	if cfg.Lesson != nil {

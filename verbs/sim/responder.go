@@ -124,7 +124,7 @@ func (q *qp) startRecv(psn uint32) bool {
 		if s.Length == 0 {
 			continue
 		}
-		seg, ok := q.dev.checkRange(s.LKey, s.Addr, uint64(s.Length), q.pd, verbs.AccessLocalWrite)
+		seg, ok := q.dev.checkRecvRange(s.LKey, s.Addr, uint64(s.Length), q.pd)
 		if !ok {
 			// Most hardware says local protection error; rxe's copy_data
 			// fails the lkey lookup or the range check (send_data_in).

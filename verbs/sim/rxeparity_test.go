@@ -112,21 +112,25 @@ func waitState(t testing.TB, q verbs.QP, want verbs.QPState) {
 // written completes the RECV with local QP operation error (rxe's
 // send_data_in: ERR_MALFORMED_WQE, class A), NAKs the SEND as a remote
 // operation error and puts both QPs in ERR (twin: TestRxeRecvWithoutLocalWrite).
+// An SGE longer than its MR fails only when the SEND's bytes go past the
+// MR's end: rxe checks the range of what it copies (TestEditTableOnRealVerbs:
+// post-recv.length=4096 on a 128-byte MR takes a 16-byte SEND).
 func TestRecvBufferNotWritable(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		sge  func(ro, rw verbs.MR) []verbs.SGE
+		send int
 	}{
-		{"MR without LOCAL_WRITE", func(ro, _ verbs.MR) []verbs.SGE { return sge(ro, 0, 64) }},
-		{"wrong lkey", func(_, rw verbs.MR) []verbs.SGE { s := sge(rw, 0, 64); s[0].LKey++; return s }},
-		{"SGE past the MR's end", func(_, rw verbs.MR) []verbs.SGE { return sge(rw, 32, 64) }},
+		{"MR without LOCAL_WRITE", func(ro, _ verbs.MR) []verbs.SGE { return sge(ro, 0, 64) }, 16},
+		{"wrong lkey", func(_, rw verbs.MR) []verbs.SGE { s := sge(rw, 0, 64); s[0].LKey++; return s }, 16},
+		{"SEND past the MR's end", func(_, rw verbs.MR) []verbs.SGE { return sge(rw, 32, 64) }, 40},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, cli := connectPair(t, pairCfg{})
 			ro, rw := srv.regMR(t, 64, 0), srv.regMR(t, 64, verbs.AccessLocalWrite)
 			local := cli.regMR(t, 64, 0)
 			must(t, srv.qp.PostRecv(verbs.RecvWR{WRID: 7, SGList: tt.sge(ro, rw)}))
-			must(t, cli.qp.PostSend(verbs.SendWR{WRID: 8, Opcode: verbs.WRSend, SGList: sge(local, 0, 16)}))
+			must(t, cli.qp.PostSend(verbs.SendWR{WRID: 8, Opcode: verbs.WRSend, SGList: sge(local, 0, tt.send)}))
 			wantStatus(t, pollN(t, srv.cq, 1)[0], 7, verbs.WCLocQPOpErr)
 			wantStatus(t, pollN(t, cli.cq, 1)[0], 8, verbs.WCRemOpErr)
 			waitState(t, srv.qp, verbs.QPSErr)
