@@ -97,7 +97,7 @@ func New(title text.Text, fields []Field, lang text.Lang) *Model {
 	for i, f := range fields {
 		switch f.Kind {
 		case Flags:
-			m.flags[i] = setFlags(f.Options, f.Current)
+			m.flags[i] = setFlags(f.Options, f.Current, f.Default)
 			for j := range f.Options {
 				m.rows = append(m.rows, row{i, j})
 			}
@@ -124,12 +124,19 @@ func newInput(f Field) textinput.Model {
 	return in
 }
 
-// setFlags reads "A|B" (or "0") as toggles over options.
-func setFlags(options []string, value string) []bool {
+// setFlags reads "A | B" (or "0") as toggles over options; a value
+// written as changes ("+A | -B", as --edit allows) applies them to base.
+func setFlags(options []string, value, base string) []bool {
 	on := make([]bool, len(options))
+	relative := strings.ContainsAny(value, "+-")
+	if relative && !strings.ContainsAny(base, "+-") {
+		on = setFlags(options, base, "")
+	}
 	for _, part := range strings.Split(value, "|") {
-		if j := indexOf(options, strings.TrimSpace(part)); j >= 0 {
-			on[j] = true
+		part = strings.TrimSpace(part)
+		set := !strings.HasPrefix(part, "-")
+		if j := indexOf(options, strings.TrimSpace(strings.TrimLeft(part, "+-"))); j >= 0 {
+			on[j] = set
 		}
 	}
 	return on
@@ -219,7 +226,7 @@ func (m *Model) Value(i int) string {
 		if len(on) == 0 {
 			return "0"
 		}
-		return strings.Join(on, "|")
+		return strings.Join(on, " | ")
 	case Choice:
 		if len(f.Options) == 0 {
 			return f.Current
@@ -233,7 +240,7 @@ func (m *Model) Value(i int) string {
 func (m *Model) changed(i int) bool {
 	f := m.fields[i]
 	if f.Kind == Flags {
-		return !sameFlags(setFlags(f.Options, f.Current), m.flags[i])
+		return !sameFlags(setFlags(f.Options, f.Current, f.Default), m.flags[i])
 	}
 	return m.Value(i) != f.Current
 }
@@ -281,7 +288,7 @@ func (m *Model) Changes() []Change {
 			continue
 		}
 		v := m.Value(i)
-		restore := v == f.Default || f.Kind == Flags && sameFlags(setFlags(f.Options, f.Default), m.flags[i])
+		restore := v == f.Default || f.Kind == Flags && sameFlags(setFlags(f.Options, f.Default, ""), m.flags[i])
 		out = append(out, Change{Name: f.Name, Value: v, Restore: restore})
 	}
 	return out

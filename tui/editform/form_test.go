@@ -134,3 +134,14 @@ func TestFormFitsItsBox(t *testing.T) {
 		}
 	}
 }
+
+// A flags value given as changes (--edit reg-mr-data.access=+IBV_ACCESS_REMOTE_READ)
+// opens as the tour's flags with the change made.
+func TestFormRelativeFlags(t *testing.T) {
+	f := fields()[:1]
+	f[0].Current = "+IBV_ACCESS_REMOTE_READ | -IBV_ACCESS_REMOTE_WRITE"
+	m := New(text.Text{EN: "Edit"}, f, text.EN)
+	if got := m.Value(0); got != "IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ" {
+		t.Errorf("value %q", got)
+	}
+}
