@@ -31,6 +31,7 @@ var forbidden = map[string][]string{
 	"steps/cprint":   {"steps", "steps/privdata", "tui", "plain", "workshop", "record", "export", "guide", "docs"},
 	"steps/privdata": {"steps", "steps/cprint", "tui", "plain", "workshop", "record", "export", "guide", "docs", "text", "termtext"},
 	"tui/pane":       {"tui", "plain", "workshop", "record", "export", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
+	"tui/editform":   {"tui", "steps", "plain", "workshop", "record", "export", "verbs", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
 	"tui":            {"plain", "record", "export", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
 	"plain":          {"tui", "tui/pane", "record", "export", "workshop", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},
 	"workshop":       {"tui", "tui/pane", "plain", "record", "export", "guide", "verbs/sim", "verbs/rdmacore", "cmd/rdmatour"},

@@ -82,6 +82,10 @@ type PeerInfo struct {
 	Hello Hello
 	// Bad is why a hello with the magic could not be read ("" if fine).
 	Bad string
+	// Edits are the edits the peer announced in its hello, escaped (bytes
+	// from the peer); EditsOmitted those that did not fit (peeredits.go).
+	Edits        []string
+	EditsOmitted int
 	// lesson is Hello.Lesson resolved, once, when the hello arrived (nil
 	// for none, or a name this build does not know).
 	lesson *Lesson
@@ -96,7 +100,7 @@ func (s *Session) myHello() []byte {
 	if err != nil {
 		return nil // TestHelloFitsEveryLesson: never for a real lesson
 	}
-	return b
+	return privdata.AppendHelloEdits(b, s.announcedEdits(), s.helloRoom())
 }
 
 // tourKind is the tour this side runs (--tour; lessons run on write).
@@ -117,6 +121,7 @@ func (s *Session) learnPeerTour(p []byte) (KV, text.Text) {
 	if pt.Hello.Lesson != "" {
 		pt.lesson, _ = ParseLesson(pt.Hello.Lesson) // unknown: the mismatch note says so
 	}
+	learnPeerEdits(p, &pt)
 	s.set(func() { s.peerTour = pt })
 	kv := result(resPeerRuns, pt.Hello.Flags())
 	note := s.mismatchNote(pt)
@@ -131,7 +136,7 @@ func (s *Session) learnPeerTour(p []byte) (KV, text.Text) {
 	if s.mismatchNote(pt).EN != "" && s.cfg.Lesson == nil && pt.lesson != nil {
 		s.adoptPeerExpectations(pt.lesson)
 	}
-	return kv, note
+	return kv, joinNotes(note, s.peerEditsArrived(pt))
 }
 
 // PeerInfo returns what this side knows of the peer's tour.

@@ -28,6 +28,19 @@ type Prediction struct {
 	Choices  []Choice
 	// At is the ID of this side's step whose end answers the question.
 	At StepID
+	// untilEnd: the question is about the rest of the tour (an edit's,
+	// editpredict.go): the first step that fails answers it, or the
+	// last step when none does; At is not used.
+	untilEnd bool
+}
+
+// answeredBy says the end of step id, with err, answers the question;
+// last says id is the tour's last step.
+func (p *Prediction) answeredBy(id StepID, err error, last bool) bool {
+	if p.untilEnd {
+		return err != nil || last
+	}
+	return id == p.At
 }
 
 // PredictionState is the question, the learner's pick and, once the
@@ -134,8 +147,10 @@ func (s *Session) initPrediction(p *Prediction) {
 func (s *Session) reveal(id StepID, err error) text.Text {
 	s.mu.Lock()
 	p := s.pred
+	last := s.next == len(s.tour)-1
+	revealed := s.predState.Revealed
 	s.mu.Unlock()
-	if p == nil || id != p.At {
+	if p == nil || revealed || !p.answeredBy(id, err, last) {
 		return text.Text{}
 	}
 	actual := -1

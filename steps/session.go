@@ -183,6 +183,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	verdict := s.reveal(st.ID, err)
 	if err != nil {
 		out.Failure = text.Text{EN: ExplainIn(err, text.EN), ZH: ExplainIn(err, text.ZH)}
+		verdict = joinNotes(s.peerEditsNote(), verdict) // both sides know (peeredits.go)
 		if st.Expect.Matches(err) {
 			out.Expected = true
 			err = nil

@@ -28,5 +28,6 @@ func (m *model) input() *pane.Input {
 		Config:    m.tourConfig(),
 		Replaying: m.replaying(),
 		Page:      m.page,
+		Edits:     m.editsInput(),
 	}
 }

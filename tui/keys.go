@@ -13,8 +13,11 @@ type keyMap struct {
 	Zoom key.Binding
 	// History selects a finished step to look back at (history.go).
 	History historyKeys
-	// Predict answers a lesson's question (1-4).
+	// Predict answers a lesson's question (1-4), or an edit's (1-5).
 	Predict key.Binding
+	// Edit opens the form of the next step's arguments; AskEdit asks
+	// what the edit will do (edit.go).
+	Edit, AskEdit key.Binding
 }
 
 func newKeyMap(lang text.Lang) keyMap {
@@ -36,7 +39,9 @@ func newKeyMap(lang text.Lang) keyMap {
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", text.Text{EN: "quit (tears down)", ZH: "退出（释放资源）"}.In(lang))),
 		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", text.Text{EN: "zoom pane", ZH: "放大面板"}.In(lang))),
 		History:  newHistoryKeys(lang),
-		Predict:  key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", text.Text{EN: "predict (lesson)", ZH: "预测（课程）"}.In(lang))),
+		Predict:  key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", text.Text{EN: "predict", ZH: "预测"}.In(lang))),
+		Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", text.Text{EN: "edit the next call", ZH: "修改下一个调用"}.In(lang))),
+		AskEdit:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", text.Text{EN: "predict an edit", ZH: "猜修改的结果"}.In(lang))),
 	}
 }
 
@@ -50,7 +55,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Lang, k.Help, k.Quit, k.History.Earlier, k.History.Now},
+		{k.Next, k.Edit, k.AskEdit, k.Lang, k.Help, k.Quit, k.History.Earlier, k.History.Now},
 		{k.Focus, k.Zoom, k.Side, k.Lesson, k.Pages, k.Glossary},
 		{k.Up, k.Down, k.PgUp, k.PgDown, k.Top, k.Bottom},
 	}

@@ -207,6 +207,9 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 	case autoStepMsg:
 		return m.autoStep(msg)
 	case tea.KeyPressMsg:
+		if m.scr.edit.form != nil && !m.tooSmallNow() {
+			return m.formKey(msg) // every key is the form's: q and e are letters of a message
+		}
 		return m.key(msg)
 	case tea.MouseWheelMsg:
 		if m.tooSmallNow() {
@@ -243,6 +246,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil // [ ] esc, ↑/↓ on the steps pane, enter while looking back
 	case key.Matches(msg, k.Next):
 		return m.runNext()
+	case m.editKey(msg): // e, p (edit.go)
 	case key.Matches(msg, k.Lang):
 		m.setLang(nextLang(m.lang))
 		m.paneAt(slot{pane.Explain, 0}).Follow()

@@ -57,6 +57,9 @@ type screenState struct {
 	spot spotlight
 	// zoomed shows the focused pane alone (z; z or esc goes back).
 	zoomed bool
+	// edit is the e form, shown instead of the panes while open, and the
+	// notes about edits (edit.go).
+	edit editState
 	// panes are the screen's panes, each with its content and its own
 	// scroll offset; Update fills them, View only draws them.
 	panes map[slot]*pane.Scroll

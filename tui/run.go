@@ -68,6 +68,7 @@ func (m *model) runNext() tea.Cmd {
 		return nil
 	}
 	m.run.keyWhileWaiting = false
+	m.scr.edit.notice = text.Text{} // said; the step now shows what the edit did
 	if _, _, pending := pane.PendingPrediction(m.snaps, m.demo); pending {
 		// The lesson asks first: show its question rather than run.
 		m.page.ShowLesson, m.page.ShowGlossary = m.page.LessonDoc, false

@@ -57,6 +57,9 @@ func (m *model) screen() string {
 	lines = append(lines, banner...)
 	bodyH := m.bodyHeight(len(banner))
 	switch {
+	case m.scr.edit.form != nil:
+		f := m.scr.edit.form
+		lines = append(lines, pane.Frame(m.styles, f.Title(), f.View(m.styles, w-4, bodyH-2), w, bodyH, 0, true)...)
 	case m.scr.lib.IsOpen():
 		lines = append(lines, m.scr.lib.View(m.styles, w, bodyH)...)
 	case m.scr.showHelp:

@@ -25,6 +25,9 @@ func (m *model) peerWait(side, idx int) (steps.PeerWait, bool) {
 // never split); after a run key pressed while a step still waits, the
 // note saying why nothing happened (until the step ends), wrapped too.
 func (m *model) footer(w int) []string {
+	if f := m.scr.edit.form; f != nil {
+		return []string{termtext.Fit(m.styles.Dim.R(f.Keys()), w)} // every key is the form's now
+	}
 	if m.scr.lib.IsOpen() {
 		return []string{m.scr.lib.KeysLine(m.styles, w)} // the library's keys, not the tour's
 	}

@@ -28,11 +28,13 @@ import (
 //	7  lesson   len bytes, [a-z0-9-]
 //
 // A later version may only append fields: a reader of version 1 reads a
-// newer hello's first fields and ignores the rest.
+// newer hello's first fields and ignores the rest. Version 2 appends the
+// sender's edits when it has any (helloedits.go).
 const (
 	helloMagic = "rdmT"
-	// HelloVersion is the format version this rdmatour writes.
-	HelloVersion   = 1
+	// HelloVersion is the format version this rdmatour writes (2: the
+	// edits section may follow the lesson name).
+	HelloVersion   = 2
 	helloHeaderLen = 7
 	// MaxHelloSize is the largest hello: it fits a REQ's private data.
 	MaxHelloSize = verbs.MaxConnectPrivateData

@@ -30,7 +30,7 @@ func (in *Input) explainTitle() string {
 
 // explainLines renders the page(s) of the current step, or the lesson's.
 func (in *Input) explainLines(w int) []string {
-	return append(in.predictionLines(w), in.pageLines(w)...)
+	return append(append(in.predictionLines(w), in.editExplainLines(w)...), in.pageLines(w)...)
 }
 
 // pageLines is the page of the current step, the lesson's or the glossary.

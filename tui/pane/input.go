@@ -68,6 +68,8 @@ type Input struct {
 	Config    steps.Config
 	Replaying bool
 	Page      Page
+	// Edits are the learner's edits of the next step (edits.go).
+	Edits Edits
 }
 
 func (in *Input) curStep() (side, idx int) { return in.Cur.Side, in.Cur.Idx }
