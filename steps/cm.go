@@ -391,9 +391,6 @@ func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {
 		}
 		cancel()
 	}
-	calls, err := s.teardownC()
-	live := s.cfg.Provider.Live()
-	return withC(Outcome{Results: []KV{result(resLiveObjectsLeft, fmt.Sprint(live.Total()))},
-		Note: text.Text{EN: "Children before parents: QP, MRs, CQ, PD, id, channel. (The seed forgets ibv_destroy_cq.)",
-			ZH: "先子后父：QP、MR、CQ、PD、id、channel。（seed 漏掉了 ibv_destroy_cq。）"}}, append(events, calls...)...), err
+	return s.releaseAll(text.Text{EN: "Children before parents: QP, MRs, CQ, PD, id, channel. (The seed forgets ibv_destroy_cq.)",
+		ZH: "先子后父：QP、MR、CQ、PD、id、channel。（seed 漏掉了 ibv_destroy_cq。）"}, events...)
 }

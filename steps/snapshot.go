@@ -33,6 +33,10 @@ type Snapshot struct {
 	Next    int          // index of the next step to run; len(Steps) when done
 	Running bool         // a step is in progress (waiting for the peer, a completion, ...)
 	Done    bool         // the tour finished (successfully or not)
+	// Released: this side's teardown ran; the objects it made are gone,
+	// and what is left on screen (completions, the QP's history) is
+	// what they were.
+	Released bool
 	Failed  bool
 	Err     string // the last error, as a learner should read it
 
