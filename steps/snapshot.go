@@ -37,8 +37,8 @@ type Snapshot struct {
 	// and what is left on screen (completions, the QP's history) is
 	// what they were.
 	Released bool
-	Failed  bool
-	Err     string // the last error, as a learner should read it
+	Failed   bool
+	Err      string // the last error, as a learner should read it
 
 	Device   *DeviceState // nil until the CM id is bound to a device
 	CMID     *CMIDState
