@@ -238,7 +238,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	s.addCompletion(wc)
 	out := withC(Outcome{}, poll.Returned(wcText(wc)))
 	if wc.Status != verbs.WCSuccess {
-		return out, &CompletionError{What: "recv done message", WC: wc}
+		return out, &CompletionError{What: "the notification's RECV completion", WC: wc}
 	}
 	data, err := s.mrData.Read(0, BufSize)
 	if err != nil {

@@ -194,6 +194,9 @@ type TimelineEntry struct {
 	// fromWire: noted from this side's packets (see noteWire), not by a
 	// step.
 	fromWire bool
+	// refused: a WRITE this side's NIC answered with a NAK (refusedWrite
+	// reworded it: nothing was written).
+	refused bool
 	// Fate is what became of a posted message (flushed, never sent).
 	Fate Fate
 }
