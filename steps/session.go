@@ -167,7 +167,11 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	err = s.withMismatch(err, st.Expect.Matches(err))
 	verdict := s.reveal(st.ID, err)
 	if err != nil {
-		out.Failure = text.Text{EN: ExplainIn(err, text.EN), ZH: ExplainIn(err, text.ZH)}
+		explain := ExplainIn
+		if st.Expect.Matches(err) {
+			explain = ExplainWhatIn // the lesson's point: no advice to start again
+		}
+		out.Failure = text.Text{EN: explain(err, text.EN), ZH: explain(err, text.ZH)}
 		if st.Expect.Matches(err) {
 			out.Expected = true
 			err = nil

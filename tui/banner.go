@@ -88,9 +88,6 @@ func (m *model) endBanner(w int) []string {
 	var out []string
 	if e := m.end; e.hasResult {
 		out = inLang(e.result)
-		if e.resultOnly {
-			return out // the read and atomic tours
-		}
 	}
 	if !m.in.AllDone {
 		return out
@@ -114,15 +111,14 @@ func (m *model) endBanner(w int) []string {
 // to try next, each in both languages.
 func (m *model) settleEnd() {
 	e := &m.end
-	e.hasResult, e.resultOnly, e.result = false, false, text.Text{}
+	e.hasResult, e.result = false, text.Text{}
 	for _, snap := range m.snaps {
 		r := snap.Result
 		if r == nil {
 			continue
 		}
-		// The catalogue words the result (Result.Sentence); a tour with
-		// no notify step (read, atomic) has it as the whole banner.
-		e.hasResult, e.result, e.resultOnly = true, r.Sentence(), !tourNotifies(r.Tour)
+		// The catalogue words the result (Result.Sentence).
+		e.hasResult, e.result = true, r.Sentence()
 		break
 	}
 	e.expected = m.firstExpected()

@@ -59,10 +59,10 @@ type screenState struct {
 type tourEnd struct {
 	errs []error
 	err  *TourError
-	// hasResult: a side reached its result; resultOnly: the result's
-	// sentence is the whole banner (the read and atomic tours).
-	hasResult, resultOnly bool
-	result                text.Text
-	expected              text.Text // the lesson's first expected error
-	next                  text.Text // what to try next
+	// hasResult: a side reached its result, the catalogue's sentence
+	// for it; every tour then ends with "Tour complete · Try next".
+	hasResult bool
+	result    text.Text
+	expected  text.Text // the lesson's first expected error
+	next      text.Text // what to try next
 }
