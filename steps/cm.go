@@ -311,8 +311,7 @@ func (s *Session) checkPeerGoneWithin(ctx context.Context, d time.Duration) erro
 	if ev.Type == verbs.EventDisconnected || ev.Type == verbs.EventDeviceRemoval {
 		s.set(func() { s.disconnected, s.peerDREQ = true, true })
 		s.got("DREQ", "")
-		return problem(&CMEventError{Got: ev.Type, Want: -1, Status: ev.Status}, text.Text{EN: "the peer disconnected before finishing the tour", ZH: "对端在完成之前就断开了"},
-			text.Text{EN: "start both sides again", ZH: "两端都重新启动"})
+		return peerLeftEarly(ev.Type, ev.Status)
 	}
 	return nil
 }

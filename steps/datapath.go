@@ -217,6 +217,11 @@ func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
 			out, err := s.finishDoorbell(poll.Returned("0"))
 			return withC(out, wait), err
 		}
+		if s.peerHungUp() {
+			// An earlier wait took the peer's DISCONNECTED (the no-recv
+			// lesson's late RECV): nothing can arrive any more.
+			return withC(Outcome{}, wait, poll.Returned("0, again and again")), peerLeftEarly(verbs.EventDisconnected, 0)
+		}
 		if time.Since(lastCM) > 100*time.Millisecond {
 			lastCM = time.Now()
 			if err := s.checkPeerGone(ctx); err != nil {
