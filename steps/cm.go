@@ -84,7 +84,7 @@ func stepListen(_ context.Context, s *Session) (Outcome, error) {
 	s.startGate()
 	return withC(Outcome{
 		Results: []KV{result(resListeningOn, s.listener.LocalAddr().String())},
-		Note:    text.Text{EN: "Now start the client.", ZH: "现在可以启动 client 了。"}}, call.Returned("0"),
+		Note:    s.listenNote()}, call.Returned("0"),
 		c.S(c.C(`printf("[server] listening on port %s\n", port)`)).Only(c.ExportOnly)), nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -100,6 +101,9 @@ type connection struct {
 	eventStatus  int
 	remote       *RemoteState
 	peerTour     PeerInfo
+	// peerCommand starts the other side (PeerCommand), once this server
+	// listens; empty in the demo, where the client is on screen.
+	peerCommand text.Text
 }
 
 // hangUp sends the DREQ on a connection still up. rdma_destroy_id would

@@ -31,6 +31,9 @@ func (in *Input) waitingLines(side, idx, w int) []string {
 	for _, l := range in.inLangs(hint, w-2) {
 		out = append(out, st.Bold.R("  "+l))
 	}
+	for _, l := range in.inLangs(guide.PeerCommand(pw), w-2) {
+		out = append(out, st.Bold.R("  "+l))
+	}
 	for _, l := range in.inLangs(pw.Timer, w-2) {
 		out = append(out, st.Dim.R("  "+l))
 	}
