@@ -180,6 +180,13 @@ func (p *Runner) finish(sides ...steps.Runner) {
 	for _, s := range sides {
 		p.printResult(s.Snapshot())
 	}
+	var snaps []steps.Snapshot
+	for _, s := range sides {
+		snaps = append(snaps, s.Snapshot())
+	}
+	if tally := steps.TallyText(snaps...).Joined(p.lang); tally != "" {
+		fmt.Fprintln(p.out, tally)
+	}
 	fmt.Fprintf(p.out, "\n%s\n", text.Text{EN: "tour complete", ZH: "教程完成"}.Joined(p.lang))
 	if snap := first.Snapshot(); p.explain && snap.Lesson != "" {
 		for _, l := range p.lang.Each() {

@@ -62,6 +62,9 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo, replay bool, lang 
 			head, ran, quitAt(snaps, lang))
 	}
 	end := fmt.Sprintf(text.Text{EN: "%s: tour complete, %s", ZH: "%s：教程完成，%s"}.In(lang), head, ran)
+	if tally := steps.TallyText(snaps...).In(lang); tally != "" {
+		end += text.Text{EN: "; ", ZH: "；"}.In(lang) + tally
+	}
 	// Each side's result in its tour's own words (the catalogue's
 	// sentence), labelled by the side it happened on.
 	for _, s := range snaps {
