@@ -131,14 +131,7 @@ func (s *Session) listenNote() text.Text {
 			ZH: "client 就在同一个窗口里运行：接下来它的步骤和 server 的步骤轮流进行。"}
 	}
 	local := s.listener.LocalAddr()
-	var devAddrs, hostAddrs []netip.Addr
-	if local.Addr().IsUnspecified() {
-		if !s.cfg.Provider.Simulated() {
-			devAddrs = interfaceAddrs(deviceNetdevs(s.cfg.Provider))
-		}
-		hostAddrs = interfaceAddrs(nil)
-	}
-	addrs := PeerAddrs(local.Addr(), devAddrs, hostAddrs)
+	addrs := JoinAddrs(s.cfg.Provider, local.Addr())
 	cmd := PeerCommand(s.cfg, netip.AddrPortFrom(addrs[0], local.Port()))
 	s.set(func() { s.peerCommand = cmd })
 	note := text.Text{EN: "Now start the client, in another terminal or on another host: " + cmd.EN,
@@ -152,6 +145,20 @@ func (s *Session) listenNote() text.Text {
 		note.ZH += "（也可以用本机的其他地址：" + strings.Join(others, "、") + "）"
 	}
 	return note
+}
+
+// JoinAddrs are the addresses a client of a server listening on listen
+// with p may use (PeerAddrs, with this host's interfaces and, for a real
+// device, its RDMA devices' network interfaces looked up).
+func JoinAddrs(p verbs.Provider, listen netip.Addr) []netip.Addr {
+	var devAddrs, hostAddrs []netip.Addr
+	if listen.IsUnspecified() {
+		if !p.Simulated() {
+			devAddrs = interfaceAddrs(deviceNetdevs(p))
+		}
+		hostAddrs = interfaceAddrs(nil)
+	}
+	return PeerAddrs(listen, devAddrs, hostAddrs)
 }
 
 // deviceNetdevs are the network interfaces of the provider's RDMA

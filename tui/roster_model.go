@@ -35,6 +35,9 @@ type WorkshopOptions struct {
 	Output        io.Writer
 	Environ       []string
 	Width, Height int
+	// Join are the commands attendees run to join (Room.JoinCommands),
+	// shown while the room is empty.
+	Join []text.Text
 }
 
 // RunWorkshop shows the roster until q, Ctrl-C or ctx ends. The room goes
@@ -44,6 +47,7 @@ func RunWorkshop(ctx context.Context, opts WorkshopOptions) error {
 		return errors.New("tui: no room")
 	}
 	m := newWorkshopModel(opts.Room, opts.Lang, noColor(opts.Environ), time.Now)
+	m.roster.join = opts.Join
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
@@ -246,7 +250,11 @@ func (m *workshopModel) screen() string {
 		return ""
 	}
 	st := m.styles
-	rows, detailH := workshopLayout(m.w, m.h, len(m.roster.rows))
+	n := len(m.roster.rows)
+	if n == 0 {
+		n = 1 + 2*len(m.roster.join) // how to join, each command wrapped once at most
+	}
+	rows, detailH := workshopLayout(m.w, m.h, n)
 	head := st.Header.R("rdmatour workshop") + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
 	out := []string{termtext.Fit(head, m.w)}
 	r := m.roster
