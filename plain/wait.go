@@ -71,9 +71,6 @@ func (p *Runner) runStep(ctx context.Context, s steps.Runner, st steps.Step, dem
 		default:
 			fmt.Fprintf(p.out, "  … %s\n", text.Text{EN: "waiting", ZH: "等待中"}.Joined(p.lang))
 		}
-		if cmd := guide.PeerCommand(pw).Joined(p.lang); cmd != "" {
-			fmt.Fprintf(p.out, "    %s\n", cmd)
-		}
 	}
 	if p.in == nil || !st.Waits {
 		return s.RunNext(ctx) // lines typed ahead stay for the next prompt
