@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
@@ -46,7 +47,7 @@ func (s *Session) refusedWrite(syndrome uint8) {
 	}
 	for i := len(s.timeline) - 1; i >= 0; i-- {
 		e := &s.timeline[i]
-		if e.fromWire && e.Label == "RDMA WRITE" && !e.refused {
+		if e.fromWire && strings.HasPrefix(e.Label, "RDMA WRITE") && !e.refused {
 			role := s.cfg.Role.String()
 			e.Detail = fmt.Sprintf("the %s's NIC checks the rkey: %s, so it writes nothing and answers with a NAK", role, why.EN)
 			e.DetailZH = fmt.Sprintf("%s 的网卡检查 rkey：%s，所以什么也没写，回了一个 NAK", role, why.ZH)
