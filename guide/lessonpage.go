@@ -28,7 +28,7 @@ func LessonStepPage(md string, ss steps.StepStatus, pred *steps.PredictionState,
 	b.WriteString(text.Text{EN: "## What happened\n\n", ZH: "## 发生了什么\n\n"}.In(lang))
 	switch {
 	case o.Expected:
-		b.WriteString(text.Text{EN: "The error this lesson is about: ", ZH: "本课要讲的错误："}.In(lang) + o.Failure.In(lang))
+		b.WriteString(text.Text{EN: "The error the lesson expects at this step: ", ZH: "本课在这一步预期的错误："}.In(lang) + o.Failure.In(lang))
 	case o.Failure.EN != "":
 		b.WriteString(text.Text{EN: "The step failed: ", ZH: "这一步失败了："}.In(lang) + o.Failure.In(lang))
 	default:

@@ -37,3 +37,15 @@ func WaitNote(w steps.PeerWait, onPeer bool) text.Text {
 	return text.Text{EN: fmt.Sprintf("still waiting for the %s (step %d there): Enter does nothing until then; q quits", w.Peer, w.Index+1),
 		ZH: fmt.Sprintf("仍在等待 %s（它的第 %d 步）：在那之前按回车不起作用；q 退出", w.Peer, w.Index+1)}
 }
+
+// PeerCommand says how to start the peer w waits for while it has not
+// shown up ("" when it has, or when this side cannot tell): "not
+// started yet? There, run: rdmatour client 192.0.2.10 --port 7471
+// --backend sim".
+func PeerCommand(w steps.PeerWait) text.Text {
+	if w.Command.EN == "" {
+		return text.Text{}
+	}
+	return text.Text{EN: fmt.Sprintf("not started yet? On the %s's terminal or host, run: %s", w.Peer, w.Command.EN),
+		ZH: fmt.Sprintf("还没启动？在 %s 的终端或主机上运行：%s", w.Peer, w.Command.In(text.ZH))}
+}

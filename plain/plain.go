@@ -170,25 +170,50 @@ func (p *Runner) step(ctx context.Context, s steps.Runner, n, total int, demo bo
 	return err
 }
 
-// finish prints how the tour ended on the server. The buffer and the
-// notice are the client's bytes: privdata.PeerBytes prints them escaped.
-func (p *Runner) finish(srv steps.Runner) {
-	if r := srv.Snapshot().Result; r != nil && !tourNotifies(r.Tour) {
-		fmt.Fprintf(p.out, "\n[server] %s\n", r.Summary.Joined(p.lang))
-	} else if r != nil {
-		fmt.Fprintf(p.out, "\n[server] %s\n", text.Text{EN: fmt.Sprintf("learned of the write via %s (%s)", r.Via, r.Notice.String()),
-			ZH: fmt.Sprintf("通过 %s 得知写入完成（%s）", r.Via, r.Notice.String())}.Joined(p.lang))
-		fmt.Fprintf(p.out, "[server] %s%s\n", text.Text{EN: "RDMA-written buffer: ", ZH: "RDMA 写入的 buffer："}.Joined(p.lang), r.Message.String())
+// finish prints how the tour ended: each side's result, labelled by
+// the side it happened on (the first side's config says what to try
+// next). The buffer and the notice are the peer's bytes:
+// privdata.PeerBytes prints them escaped.
+func (p *Runner) finish(sides ...steps.Runner) {
+	first := sides[0]
+	fmt.Fprintln(p.out)
+	for _, s := range sides {
+		p.printResult(s.Snapshot())
+	}
+	var snaps []steps.Snapshot
+	for _, s := range sides {
+		snaps = append(snaps, s.Snapshot())
+	}
+	if tally := steps.TallyText(snaps...).Joined(p.lang); tally != "" {
+		fmt.Fprintln(p.out, tally)
 	}
 	fmt.Fprintf(p.out, "\n%s\n", text.Text{EN: "tour complete", ZH: "教程完成"}.Joined(p.lang))
-	if snap := srv.Snapshot(); p.explain && snap.Lesson != "" {
+	if snap := first.Snapshot(); p.explain && snap.Lesson != "" {
 		for _, l := range p.lang.Each() {
 			if page, ok := p.lessonPage(l, "lesson-"+snap.Lesson, true); ok {
 				fmt.Fprintln(p.out, indent(termtext.PlainPage(l.String(), "lesson-"+snap.Lesson, page, plainPageWidth)))
 			}
 		}
 	}
-	fmt.Fprintf(p.out, "%s\n", guide.NextToTry(srv.Config()).Joined(p.lang))
+	fmt.Fprintf(p.out, "%s\n", guide.NextToTry(first.Config()).Joined(p.lang))
+}
+
+// printResult prints snap's result, if its side has one, under its
+// side's label: the write tour's server says how it learned of the
+// write and what landed; every other result is its tour's sentence.
+func (p *Runner) printResult(snap steps.Snapshot) {
+	r := snap.Result
+	if r == nil {
+		return
+	}
+	side := "[" + snap.Role.String() + "] "
+	if !tourNotifies(r.Tour) {
+		fmt.Fprintf(p.out, "%s%s\n", side, r.Sentence().Joined(p.lang))
+		return
+	}
+	fmt.Fprintf(p.out, "%s%s\n", side, text.Text{EN: fmt.Sprintf("learned of the write via %s (%s)", r.Via, r.Notice.String()),
+		ZH: fmt.Sprintf("通过 %s 得知写入完成（%s）", r.Via, r.Notice.String())}.Joined(p.lang))
+	fmt.Fprintf(p.out, "%s%s%s\n", side, text.Text{EN: "RDMA-written buffer: ", ZH: "RDMA 写入的 buffer："}.Joined(p.lang), r.Message.String())
 }
 
 func (p *Runner) printOutcome(out steps.Outcome) {
@@ -255,7 +280,7 @@ func (p *Runner) RunDemo(ctx context.Context, srv, cli steps.Runner) (err error)
 			return err
 		}
 	}
-	p.finish(srv)
+	p.finish(srv, cli)
 	return nil
 }
 

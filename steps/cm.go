@@ -83,7 +83,7 @@ func stepListen(_ context.Context, s *Session) (Outcome, error) {
 	s.startGate()
 	return withC(Outcome{
 		Results: []KV{result(resListeningOn, s.listener.LocalAddr().String())},
-		Note:    text.Text{EN: "Now start the client.", ZH: "现在可以启动 client 了。"}}, call.Returned("0"),
+		Note:    s.listenNote()}, call.Returned("0"),
 		c.S(c.C(`printf("[server] listening on port %s\n", port)`)).Only(c.ExportOnly)), nil
 }
 
@@ -312,8 +312,7 @@ func (s *Session) checkPeerGoneWithin(ctx context.Context, d time.Duration) erro
 	if ev.Type == verbs.EventDisconnected || ev.Type == verbs.EventDeviceRemoval {
 		s.set(func() { s.disconnected, s.peerDREQ = true, true })
 		s.got("DREQ", "")
-		return problem(&CMEventError{Got: ev.Type, Want: -1, Status: ev.Status}, text.Text{EN: "the peer disconnected before finishing the tour", ZH: "对端在完成之前就断开了"},
-			text.Text{EN: "start both sides again", ZH: "两端都重新启动"})
+		return peerLeftEarly(ev.Type, ev.Status)
 	}
 	return nil
 }
@@ -392,9 +391,6 @@ func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {
 		}
 		cancel()
 	}
-	calls, err := s.teardownC()
-	live := s.cfg.Provider.Live()
-	return withC(Outcome{Results: []KV{result(resLiveObjectsLeft, fmt.Sprint(live.Total()))},
-		Note: text.Text{EN: "Children before parents: QP, MRs, CQ, PD, id, channel. (The seed forgets ibv_destroy_cq.)",
-			ZH: "先子后父：QP、MR、CQ、PD、id、channel。（seed 漏掉了 ibv_destroy_cq。）"}}, append(events, calls...)...), err
+	return s.releaseAll(text.Text{EN: "Children before parents: QP, MRs, CQ, PD, id, channel. (The seed forgets ibv_destroy_cq.)",
+		ZH: "先子后父：QP、MR、CQ、PD、id、channel。（seed 漏掉了 ibv_destroy_cq。）"}, events...)
 }

@@ -239,6 +239,11 @@ func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
 			out, err := s.finishDoorbell(poll.Returned("0"))
 			return withC(out, wait), err
 		}
+		if s.peerHungUp() {
+			// An earlier wait took the peer's DISCONNECTED (the no-recv
+			// lesson's late RECV): nothing can arrive any more.
+			return withC(Outcome{}, wait, poll.Returned("0, again and again")), peerLeftEarly(verbs.EventDisconnected, 0)
+		}
 		if time.Since(lastCM) > 100*time.Millisecond {
 			lastCM = time.Now()
 			if err := s.checkPeerGone(ctx); err != nil {
@@ -260,7 +265,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	s.addCompletion(wc)
 	out := withC(Outcome{}, poll.Returned(wcText(wc)))
 	if wc.Status != verbs.WCSuccess {
-		return out, &CompletionError{What: "recv done message", WC: wc}
+		return out, &CompletionError{What: "the notification's RECV completion", WC: wc}
 	}
 	data, err := s.mrData.Read(0, BufSize)
 	if err != nil {

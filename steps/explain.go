@@ -58,8 +58,9 @@ func unexpectedEvent(ev verbs.CMEvent, want verbs.CMEventType, cfg Config) error
 			return rejectedBecause(err, ev.PrivateData)
 		}
 		// cmRejInvalidServiceID, or a REJ from a peer that is not rdma_cm.
+		start := PeerCommand(cfg, netip.AddrPort{})
 		return problem(err, text.Text{EN: "nothing is listening at " + peer, ZH: peer + " 上没有程序在监听"},
-			text.Text{EN: "start `rdmatour server` there first, and check the address and --port", ZH: "先在那里启动 `rdmatour server`，再核对地址和 --port"})
+			text.Text{EN: "start `" + start.EN + "` there first, and check the address and --port", ZH: "先在那里启动 `" + start.ZH + "`，再核对地址和 --port"})
 	case verbs.EventUnreachable, verbs.EventConnectError:
 		return problem(err, text.Text{EN: peer + " did not answer as an RDMA server", ZH: peer + " 没有以 RDMA server 的身份应答"},
 			text.Text{EN: "check the address and port, that rdmatour server runs there, and that both sides use the same backend (--backend)", ZH: "检查地址和端口、对端是否在运行 rdmatour server，以及两端是否用同一种 backend（--backend）"})

@@ -15,7 +15,7 @@ import (
 func lessonNoRecv() Lesson {
 	return Lesson{Name: "no-recv", Notify: NotifySend, by: Server,
 		Title:   text.Text{EN: "SEND with no posted RECV", ZH: "没有 post RECV 就 SEND"},
-		Summary: text.Text{EN: "the server skips post_recv: RNR NAKs, then RNR retry counter exceeded (or, with --rnr-retry 7, retries until the late RECV)", ZH: "server 跳过 post_recv：RNR NAK，然后 RNR retry counter exceeded（--rnr-retry 7 时一直重试，直到迟到的 RECV）"},
+		Summary: text.Text{EN: "the server posts its RECV only after the client's SEND: an RNR NAK, then RNR retry counter exceeded (or, with --rnr-retry 7, retries until the late RECV)", ZH: "server 等 client 的 SEND 到了之后才 post RECV：先是 RNR NAK，然后 RNR retry counter exceeded（--rnr-retry 7 时一直重试，直到迟到的 RECV）"},
 		edit:    editNoRecv, preset: []string{"server:post-recv.run=skip"}, predict: predictNoRecv}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -49,12 +50,12 @@ type resources struct {
 // the ids, the event channel.
 func (r *resources) release(log *teardownLog) {
 	if r.qp != nil && r.manualQP {
-		log.do(destroyQPCall(true), r.qp.Destroy)
+		log.free(destroyQPCall(true), r.qp.Destroy)
 		r.qp = nil
 	}
 	if r.id != nil && r.qp != nil {
 		id := r.id
-		log.do(destroyQPCall(false), func() error { return id.DestroyQP() })
+		log.free(destroyQPCall(false), func() error { return id.DestroyQP() })
 		r.qp = nil
 	}
 	for _, m := range []struct {
@@ -62,30 +63,30 @@ func (r *resources) release(log *teardownLog) {
 		mr  *verbs.MR
 	}{{"send_buf", &r.mrSend}, {"recv_buf", &r.mrRecv}, {"doorbell", &r.mrDoor}, {"buf", &r.mrData}} {
 		if *m.mr != nil {
-			log.do(destroyCall("ibv_dereg_mr", mrVar(m.buf)), (*m.mr).Dereg)
+			log.free(destroyCall("ibv_dereg_mr", mrVar(m.buf)), (*m.mr).Dereg)
 			log.add(c.S(c.Call("free", c.C(m.buf))))
 			*m.mr = nil
 		}
 	}
 	if r.cq != nil {
-		log.do(destroyCall("ibv_destroy_cq", "cq"), r.cq.Destroy)
+		log.free(destroyCall("ibv_destroy_cq", "cq"), r.cq.Destroy)
 		r.cq = nil
 	}
 	if r.pd != nil && !r.sharedPD {
-		log.do(destroyCall("ibv_dealloc_pd", "pd"), r.pd.Dealloc)
+		log.free(destroyCall("ibv_dealloc_pd", "pd"), r.pd.Dealloc)
 	}
 	r.pd = nil
 	if r.id != nil {
-		log.do(destroyCall("rdma_destroy_id", "id"), r.id.Destroy)
+		log.free(destroyCall("rdma_destroy_id", "id"), r.id.Destroy)
 		r.id = nil
 	}
 	if r.listener != nil {
-		log.do(destroyCall("rdma_destroy_id", "listener"), r.listener.Destroy)
+		log.free(destroyCall("rdma_destroy_id", "listener"), r.listener.Destroy)
 		r.listener = nil
 	}
 	if r.ec != nil {
 		ec := r.ec
-		log.do(destroyECCall(), func() error { return ec.Destroy() })
+		log.free(destroyECCall(), func() error { return ec.Destroy() })
 		r.ec = nil
 	}
 	r.dev = nil
@@ -100,6 +101,9 @@ type connection struct {
 	eventStatus  int
 	remote       *RemoteState
 	peerTour     PeerInfo
+	// peerCommand starts the other side (PeerCommand), once this server
+	// listens; empty in the demo, where the client is on screen.
+	peerCommand text.Text
 }
 
 // hangUp sends the DREQ on a connection still up. rdma_destroy_id would
@@ -124,7 +128,7 @@ type tourState struct {
 // release destroys the ud tour's address handle (before the QP and PD).
 func (ts *tourState) release(log *teardownLog) {
 	if ts.ud.ah != nil {
-		log.do(destroyCall("ibv_destroy_ah", "ah"), ts.ud.ah.Destroy)
+		log.free(destroyCall("ibv_destroy_ah", "ah"), ts.ud.ah.Destroy)
 		ts.ud.ah = nil
 	}
 }
@@ -246,12 +250,17 @@ func (d *demoSide) peerAfter(i int) (Snapshot, bool) {
 type teardownLog struct {
 	calls []c.Stmt
 	err   error
+	// left counts this side's objects whose release failed: they are
+	// still allocated. The provider's own count would include the
+	// peer's objects wherever the two share it (the demo, a workshop).
+	left int
 }
 
 // do runs f and logs call: failed with its error, or returning 0 where
-// the call returns a status.
-func (l *teardownLog) do(call c.Stmt, f func() error) {
-	if err := f(); err != nil {
+// the call returns a status. It reports whether f failed.
+func (l *teardownLog) do(call c.Stmt, f func() error) bool {
+	err := f()
+	if err != nil {
 		call = failed(call, err)
 		if l.err == nil {
 			l.err = err
@@ -260,6 +269,15 @@ func (l *teardownLog) do(call c.Stmt, f func() error) {
 		call = call.Returned("0") // the others return void
 	}
 	l.calls = append(l.calls, call)
+	return err != nil
+}
+
+// free releases one of this side's objects: do, and a failure leaves it
+// counted as still allocated.
+func (l *teardownLog) free(call c.Stmt, f func() error) {
+	if l.do(call, f) {
+		l.left++
+	}
 }
 
 // add logs a statement that cannot fail (free).

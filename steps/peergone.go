@@ -40,3 +40,10 @@ func (s *Session) explainPeerGone(ctx context.Context, err error) error {
 				peerZH, wr, ce.WC.Status.String(), ce.WC.WRID)},
 		Fix: text.Text{EN: "start both sides again", ZH: "两端都重新启动"}}
 }
+
+// peerLeftEarly is the error of a wait the peer ended by disconnecting
+// (event got, with status) before the tour was over.
+func peerLeftEarly(got verbs.CMEventType, status int) error {
+	return problem(&CMEventError{Got: got, Want: -1, Status: status}, text.Text{EN: "the peer disconnected before finishing the tour", ZH: "对端在完成之前就断开了"},
+		text.Text{EN: "start both sides again", ZH: "两端都重新启动"})
+}

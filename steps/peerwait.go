@@ -52,6 +52,9 @@ type PeerWait struct {
 	// Timer says which of the protocol's timers still runs during the
 	// wait, and what it does (concept-waiting).
 	Timer text.Text
+	// Command starts the peer, while it has not shown up (a server no
+	// client has reached yet); empty otherwise.
+	Command text.Text
 }
 
 // PeerTour is the tour the other side runs when it is started with the
@@ -82,8 +85,16 @@ func (s *Session) WaitFor(idx int) (w PeerWait, ok bool) {
 	}
 	s.mu.Lock() // adoptPeerExpectations edits the tour's steps under it
 	st := s.tour[idx]
+	cmd := s.peerCommand
+	for _, done := range s.tour[:s.next] {
+		if done.Reaches(MilestoneRequested) {
+			cmd = text.Text{} // its connect request came: the peer is there
+		}
+	}
 	s.mu.Unlock()
-	return WaitIn(st, s.cfg.Role, s.peerPlan)
+	w, ok = WaitIn(st, s.cfg.Role, s.peerPlan)
+	w.Command = cmd
+	return w, ok
 }
 
 // WaitIn says what the peer, running peerTour, must do for step st of

@@ -17,6 +17,9 @@ import (
 // Choice is one answer the learner can pick.
 type Choice struct {
 	Text text.Text
+	// means says what this outcome would mean ("" where Text says it):
+	// why a pick differs from what happened.
+	means text.Text
 	// happened reports whether the answering step ended this way: its
 	// error (nil for success) and the session (for what landed).
 	happened func(err error, s *Session) bool
@@ -48,7 +51,10 @@ func (p *Prediction) answeredBy(id StepID, err error, last bool) bool {
 type PredictionState struct {
 	Question text.Text
 	Choices  []text.Text
-	At       string
+	// Means says, for each choice, what that outcome would mean (empty
+	// where the choice says it itself, or in a recording made before).
+	Means []text.Text
+	At    string
 	// Picked is the chosen index, -1 while the learner has not chosen.
 	Picked int
 	// Skipped: no prediction was asked (--auto).
@@ -69,21 +75,46 @@ func (p *PredictionState) Right() bool {
 	return p != nil && p.Revealed && p.Picked >= 0 && p.Picked == p.Actual
 }
 
-// Verdict is the sentence the answering step adds to its note.
+// Verdict is the sentence the answering step adds to its note: ✓ or ✗,
+// and for a wrong pick what it would have meant next to what did happen.
 func (p *PredictionState) Verdict() text.Text {
 	if p == nil || !p.Revealed || p.Picked < 0 {
 		return text.Text{}
 	}
 	picked := p.Choices[p.Picked]
 	if p.Right() {
-		return text.Text{EN: fmt.Sprintf("Your prediction, %s, was right.", picked.EN), ZH: fmt.Sprintf("你的预测「%s」是对的。", picked.ZH)}
+		return text.Text{EN: fmt.Sprintf("✓ Your prediction, %s, was right%s.", picked.EN, p.meaning(p.Picked, text.EN)),
+			ZH: fmt.Sprintf("✓ 你的预测「%s」是对的%s。", picked.ZH, p.meaning(p.Picked, text.ZH))}
 	}
 	actual := text.Text{EN: "none of the choices", ZH: "哪个选项都不是"}
 	if p.Actual >= 0 {
 		actual = p.Choices[p.Actual]
 	}
-	return text.Text{EN: fmt.Sprintf("Your prediction was %s; what happened is %s.", picked.EN, actual.EN),
-		ZH: fmt.Sprintf("你预测的是「%s」；实际发生的是「%s」。", picked.ZH, actual.ZH)}
+	return text.Text{EN: fmt.Sprintf("✗ Your prediction was %s%s. What happened is %s%s.", picked.EN, p.meaning(p.Picked, text.EN), actual.EN, p.meaning(p.Actual, text.EN)),
+		ZH: fmt.Sprintf("✗ 你预测的是「%s」%s。实际发生的是「%s」%s。", picked.ZH, p.meaning(p.Picked, text.ZH), actual.ZH, p.meaning(p.Actual, text.ZH))}
+}
+
+// meaning is ": what choice i means" in lang, "" when there is nothing
+// to add.
+func (p *PredictionState) meaning(i int, lang text.Lang) string {
+	if i < 0 || i >= len(p.Means) || p.Means[i].EN == "" {
+		return ""
+	}
+	if lang == text.ZH {
+		return "：" + p.Means[i].In(lang)
+	}
+	return ": " + p.Means[i].EN
+}
+
+// Mark is ✓ or ✗ once the pick was judged, "" before (or with no pick).
+func (p *PredictionState) Mark() string {
+	switch {
+	case p == nil || !p.Revealed || p.Picked < 0:
+		return ""
+	case p.Right():
+		return "✓"
+	}
+	return "✗"
 }
 
 // ErrNoPrediction is Predict on a session whose lesson asks nothing.
@@ -127,6 +158,7 @@ func (s *Session) predictionLocked() *PredictionState {
 	}
 	c := s.predState
 	c.Choices = append([]text.Text(nil), c.Choices...)
+	c.Means = append([]text.Text(nil), c.Means...)
 	return &c
 }
 
@@ -139,6 +171,7 @@ func (s *Session) initPrediction(p *Prediction) {
 	s.predState = PredictionState{Question: p.Question, At: string(p.At), Picked: -1, Actual: -1}
 	for _, ch := range p.Choices {
 		s.predState.Choices = append(s.predState.Choices, ch.Text)
+		s.predState.Means = append(s.predState.Means, ch.means)
 	}
 }
 
@@ -171,7 +204,7 @@ func (s *Session) reveal(id StepID, err error) text.Text {
 
 func statusChoice(st verbs.WCStatus) Choice {
 	label := st.CName() + " (" + st.String() + ")"
-	return Choice{Text: text.Text{EN: label, ZH: label}, happened: func(err error, _ *Session) bool {
+	return Choice{Text: text.Text{EN: label, ZH: label}, means: statusMeans[st], happened: func(err error, _ *Session) bool {
 		if st == verbs.WCSuccess {
 			return err == nil
 		}
@@ -186,7 +219,7 @@ func errnoChoice(fn string, errno syscall.Errno) Choice {
 	if errno != 0 {
 		t = text.Text{EN: fn + " fails with " + verbs.ErrnoName(errno), ZH: fn + " 返回 " + verbs.ErrnoName(errno)}
 	}
-	return Choice{Text: t, happened: func(err error, _ *Session) bool {
+	return Choice{Text: t, means: errnoMeans[errno], happened: func(err error, _ *Session) bool {
 		if errno == 0 {
 			return err == nil
 		}

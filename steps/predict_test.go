@@ -80,6 +80,17 @@ func TestLessonPredictions(t *testing.T) {
 					if want := pred.Verdict().EN; want == "" || !strings.Contains(note, want) {
 						t.Errorf("%s: step %s's note %q lacks the verdict %q", s.Config().Role, pred.At, note, want)
 					}
+					// ✓ or ✗, and a wrong pick says what it would have
+					// meant and why what happened did.
+					v, mark := pred.Verdict().EN, map[bool]string{true: "✓", false: "✗"}[pickRight]
+					if !strings.HasPrefix(v, mark) || pred.Mark() != mark {
+						t.Errorf("%s: verdict %q, mark %q, want %s", s.Config().Role, v, pred.Mark(), mark)
+					}
+					for _, i := range []int{pred.Picked, pred.Actual} {
+						if m := pred.Means[i].EN; !pickRight && m != "" && !strings.Contains(v, m) {
+							t.Errorf("%s: verdict %q lacks what %q means: %q", s.Config().Role, v, pred.Choices[i].EN, m)
+						}
+					}
 					if err := s.Predict(0); err == nil {
 						t.Errorf("%s: a prediction was changed after the answer", s.Config().Role)
 					}

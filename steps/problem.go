@@ -78,6 +78,22 @@ func ExplainIn(err error, lang text.Lang) string {
 	return ExplainIn(p, lang)
 }
 
+// ExplainWhatIn is ExplainIn without what to do: the words for an error
+// a lesson expected, where "start both sides again" would contradict
+// "the point of this lesson".
+func ExplainWhatIn(err error, lang text.Lang) string {
+	if err == nil {
+		return ""
+	}
+	var p *Problem
+	if !errors.As(err, &p) {
+		p = classify(err)
+	}
+	what := *p
+	what.Fix = text.Text{}
+	return ExplainIn(&what, lang)
+}
+
 // sentence is s starting a sentence: its first letter capitalised
 // when it is a lower-case ASCII letter (a fix starting with a flag or a
 // `command` stays as written).

@@ -88,6 +88,12 @@ func (s *Session) waitForRNRNAK(ctx context.Context) (text.Text, error) {
 			return how, nil
 		}
 		if err := s.checkPeerGone(ctx); err != nil {
+			// The NAK may have gone out between the two looks, and the
+			// client, its SEND failed, hung up at once: the RECV is
+			// still late, and the next step meets the hang-up.
+			if seen, how := s.rnrNAKSeen(); seen {
+				return how, nil
+			}
 			return text.Text{}, err
 		}
 		select {

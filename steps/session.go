@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"strconv"
+
 	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
@@ -182,7 +184,11 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	err = s.withMismatch(err, st.Expect.Matches(err))
 	verdict := s.reveal(st.ID, err)
 	if err != nil {
-		out.Failure = text.Text{EN: ExplainIn(err, text.EN), ZH: ExplainIn(err, text.ZH)}
+		explain := ExplainIn
+		if st.Expect.Matches(err) {
+			explain = ExplainWhatIn // the lesson's point: no advice to start again
+		}
+		out.Failure = text.Text{EN: explain(err, text.EN), ZH: explain(err, text.ZH)}
 		verdict = joinNotes(s.peerEditsNote(), verdict) // both sides know (peeredits.go)
 		if st.Expect.Matches(err) {
 			out.Expected = true
@@ -229,21 +235,21 @@ func (s *Session) Close() (string, error) {
 
 func (s *Session) teardown() (string, error) {
 	s.sealDemo(false) // before the teardown changes anything
-	stmts, err := s.teardownC()
-	calls := c.Lines(stmts, c.Actual)
-	s.recordEnd(calls, err)
-	return calls, err
+	log := s.teardownC()
+	calls := c.Lines(log.calls, c.Actual)
+	s.recordEnd(calls, log.err)
+	return calls, log.err
 }
 
 // teardownC frees what is still allocated and returns the C it ran:
 // each part releases what it owns, children before parents (the
 // connection's DREQ, the tour's address handle, then the verbs objects).
-func (s *Session) teardownC() ([]c.Stmt, error) {
+func (s *Session) teardownC() teardownLog {
 	s.stopGate() // before the ids and the channel it reads go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, nil
+		return teardownLog{}
 	}
 	s.closed = true
 	s.done = true
@@ -254,7 +260,7 @@ func (s *Session) teardownC() ([]c.Stmt, error) {
 	s.connection.hangUp(s.id, &log)
 	s.tourState.release(&log)
 	s.resources.release(&log)
-	return log.calls, log.err
+	return log
 }
 
 // addTimeline records a message between the sides.
@@ -301,4 +307,14 @@ func (s *Session) set(f func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f()
+}
+
+// releaseAll is the teardown step's outcome: the C that released this
+// side's objects (after before, the events it took first), and how many
+// of them are still allocated — this side's only, whoever else shares
+// the provider.
+func (s *Session) releaseAll(note text.Text, before ...c.Stmt) (Outcome, error) {
+	log := s.teardownC()
+	return withC(Outcome{Results: []KV{result(resLiveObjectsLeft, strconv.Itoa(log.left))}, Note: note},
+		append(before, log.calls...)...), log.err
 }

@@ -33,8 +33,12 @@ type Snapshot struct {
 	Next    int          // index of the next step to run; len(Steps) when done
 	Running bool         // a step is in progress (waiting for the peer, a completion, ...)
 	Done    bool         // the tour finished (successfully or not)
-	Failed  bool
-	Err     string // the last error, as a learner should read it
+	// Released: this side's teardown ran; the objects it made are gone,
+	// and what is left on screen (completions, the QP's history) is
+	// what they were.
+	Released bool
+	Failed   bool
+	Err      string // the last error, as a learner should read it
 
 	Device   *DeviceState // nil until the CM id is bound to a device
 	CMID     *CMIDState
@@ -190,6 +194,9 @@ type TimelineEntry struct {
 	// fromWire: noted from this side's packets (see noteWire), not by a
 	// step.
 	fromWire bool
+	// refused: a WRITE this side's NIC answered with a NAK (refusedWrite
+	// reworded it: nothing was written).
+	refused bool
 	// Fate is what became of a posted message (flushed, never sent).
 	Fate Fate
 }

@@ -26,6 +26,7 @@ func (s *Session) Snapshot() Snapshot {
 func (s *Session) snapshotLocked() Snapshot {
 	snap := s.snapshotSteps()
 	if s.closed {
+		snap.Released = true
 		snap.Timeline = append([]TimelineEntry(nil), s.timeline...)
 		snap.setCompletions(s.completions)
 		snap.Result = copyResult(s.result)

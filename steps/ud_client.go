@@ -151,9 +151,6 @@ func stepUDSend(ctx context.Context, s *Session) (Outcome, error) {
 }
 
 func stepUDTeardown(_ context.Context, s *Session) (Outcome, error) {
-	calls, err := s.teardownC()
-	live := s.cfg.Provider.Live()
-	return withC(Outcome{Results: []KV{result(resLiveObjectsLeft, fmt.Sprint(live.Total()))},
-		Note: text.Text{EN: "No rdma_disconnect: there is no connection. The address handle goes first: it holds the PD.",
-			ZH: "不调用 rdma_disconnect：本来就没有连接。地址句柄最先释放：它占着 PD。"}}, calls...), err
+	return s.releaseAll(text.Text{EN: "No rdma_disconnect: there is no connection. The address handle goes first: it holds the PD.",
+		ZH: "不调用 rdma_disconnect：本来就没有连接。地址句柄最先释放：它占着 PD。"})
 }

@@ -106,10 +106,13 @@ func (s *Session) noteWire(p verbs.Packet) {
 			ZH: fmt.Sprintf("%d 字节：%s 的网卡自己写进内存；立即数消耗一个 RECV 并产生完成", writeLen(p), role)}
 	case p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeRNRNAKBase:
 		label = "RNR NAK"
-		detail = text.Text{EN: "no RECV posted yet: the requester waits and retries", ZH: "还没有 post RECV：请求端等一会儿再重试"}
+		detail = s.rnrNAKNote(p.Outbound)
 	case p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeNAKPSNSeqErr:
 		label = verbs.SyndromeName(p.AETH.Syndrome)
 		detail = text.Text{EN: "the responder's NIC refused the request: the WR fails", ZH: "响应端网卡拒绝了这个请求：这个 WR 失败"}
+		if p.Outbound {
+			s.refusedWrite(p.AETH.Syndrome)
+		}
 	default:
 		return
 	}

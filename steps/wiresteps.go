@@ -17,11 +17,12 @@ type stepSpan struct {
 // the peer's doing. A request this side sends (a WRITE, a SEND) comes from
 // the last step that could post it — the NIC may send it after
 // ibv_post_send returned, even while the next step (the poll) runs. Any
-// other packet (a CM message, an ACK, anything received) belongs to the
+// other packet (a CM message, a response: an ACK, READ data, an atomic's
+// acknowledgement; anything received) belongs to the
 // step running when it was seen, or, between steps, to the peer. Called
 // with s.mu held.
 func (s *Session) causeOf(p verbs.Packet) string {
-	request := p.Outbound && p.CM == "" && p.Opcode != verbs.OpAcknowledge
+	request := p.Outbound && p.CM == "" && !isResponse(p.Opcode)
 	for i := len(s.spans) - 1; i >= 0; i-- {
 		sp := s.spans[i]
 		if p.Time.Before(sp.start) {
@@ -39,4 +40,14 @@ func (s *Session) causeOf(p verbs.Packet) string {
 		return ""
 	}
 	return ""
+}
+
+// isResponse: an RC packet a responder's NIC sends by itself, answering
+// the peer's request (an ACK or NAK, READ response data, an atomic's
+// acknowledgement). It belongs to the step running when it is seen, or
+// to the peer's request that asked for it: never to the last step of
+// this side that posted work (the server's accept, in the read and
+// atomic tours).
+func isResponse(opcode uint8) bool {
+	return opcode >= verbs.OpRDMAReadRespFirst && opcode <= verbs.OpAtomicAcknowledge
 }

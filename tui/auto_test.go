@@ -48,7 +48,7 @@ func TestAutoRunsTheTourVisibly(t *testing.T) {
 	}
 	out := <-text
 	last := lastLine(out)
-	want := "rdmatour demo: tour complete, server 17/17, client 18/18 steps on the simulated NIC (sim0, not real RDMA); the server's buffer holds \"hello from rdmatour client via RDMA WRITE\" (via send)"
+	want := "rdmatour demo: tour complete, server 17/17, client 18/18 steps on the simulated NIC (sim0, not real RDMA); server: The server's buffer holds \"hello from rdmatour client via RDMA WRITE\". It learned of it because a SEND completed its posted RECV (RDMA_WRITE_DONE)."
 	if !strings.HasSuffix(last, want) {
 		t.Errorf("summary line\n got  %q\n want %q", last, want)
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
@@ -88,9 +89,6 @@ func (m *model) endBanner(w int) []string {
 	var out []string
 	if e := m.end; e.hasResult {
 		out = inLang(e.result)
-		if e.resultOnly {
-			return out // the read and atomic tours
-		}
 	}
 	if !m.in.AllDone {
 		return out
@@ -98,7 +96,11 @@ func (m *model) endBanner(w int) []string {
 	// Every side says the tour is over (what to try next is in the call pane).
 	if m.page.Lesson != "" {
 		if what := m.end.expected.In(m.lang); what != "" {
-			return append(out, bannerLine(st.OKBanner, "✓ ", text.Text{EN: "Lesson complete: the expected error (" + what + ") happened, and every step after it went as the lesson says. L: the lesson page · q: quit.", ZH: "课程完成：预期的错误（" + what + "）出现了，之后每一步都和课程讲的一样。L：课程讲解 · q：退出。"}.In(m.lang), w)...)
+			tally := steps.TallyText(m.snaps...)
+			if tally.EN != "" {
+				tally = text.Text{EN: " " + sentenceCase(tally.EN) + ".", ZH: tally.ZH + "。"}
+			}
+			return append(out, bannerLine(st.OKBanner, "✓ ", text.Text{EN: "Lesson complete: the expected error (" + what + ") happened, and every step after it went as the lesson says." + tally.EN + " L: the lesson page · q: quit.", ZH: "课程完成：预期的错误（" + what + "）出现了，之后每一步都和课程讲的一样。" + tally.ZH + "L：课程讲解 · q：退出。"}.In(m.lang), w)...)
 		}
 	}
 	next := m.end.next.In(m.lang)
@@ -114,15 +116,14 @@ func (m *model) endBanner(w int) []string {
 // to try next, each in both languages.
 func (m *model) settleEnd() {
 	e := &m.end
-	e.hasResult, e.resultOnly, e.result = false, false, text.Text{}
+	e.hasResult, e.result = false, text.Text{}
 	for _, snap := range m.snaps {
 		r := snap.Result
 		if r == nil {
 			continue
 		}
-		// The catalogue words the result (Result.Sentence); a tour with
-		// no notify step (read, atomic) has it as the whole banner.
-		e.hasResult, e.result, e.resultOnly = true, r.Sentence(), !tourNotifies(r.Tour)
+		// The catalogue words the result (Result.Sentence).
+		e.hasResult, e.result = true, r.Sentence()
 		break
 	}
 	e.expected = m.firstExpected()
@@ -164,4 +165,12 @@ func (m *model) firstExpected() text.Text {
 func tourNotifies(kind steps.TourKind) bool {
 	d, _ := steps.TourOf(kind)
 	return d.Notifies
+}
+
+// sentenceCase is s with its first letter upper case.
+func sentenceCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -68,7 +68,7 @@ func TestLessonPredictFlowByKeys(t *testing.T) {
 		}
 		runUntil(t, m, 1, "poll-write")
 		screen = ansi.Strip(m.render())
-		for _, want := range []string{tc.happened, tc.verdict, map[text.Lang]string{text.EN: "was right.", text.ZH: "是对的。"}[tc.lang]} {
+		for _, want := range []string{tc.happened, tc.verdict, map[text.Lang]string{text.EN: "✓ Your prediction", text.ZH: "✓ 你的预测"}[tc.lang]} {
 			if !strings.Contains(screen, want) {
 				t.Errorf("%s: after poll-write the screen lacks %q:\n%s", tc.lang, want, screen)
 			}

@@ -76,10 +76,10 @@ type tourEnd struct {
 	// restart: the learner chose a lesson to run in the demo; Run
 	// returns it, and both sides start again.
 	restart *LessonRestart
-	// hasResult: a side reached its result; resultOnly: the result's
-	// sentence is the whole banner (the read and atomic tours).
-	hasResult, resultOnly bool
-	result                text.Text
-	expected              text.Text // the lesson's first expected error
-	next                  text.Text // what to try next
+	// hasResult: a side reached its result, the catalogue's sentence
+	// for it; every tour then ends with "Tour complete · Try next".
+	hasResult bool
+	result    text.Text
+	expected  text.Text // the lesson's first expected error
+	next      text.Text // what to try next
 }

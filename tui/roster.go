@@ -30,6 +30,9 @@ type roster struct {
 	// needFirst puts the attendees who need the instructor on top:
 	// stuck, then failed, each in order of arrival.
 	needFirst bool
+	// join are the commands attendees run to join (one per backend),
+	// shown while nobody has.
+	join []text.Text
 }
 
 // setRows replaces the rows, keeping the selection on the same attendee.
@@ -121,7 +124,16 @@ func (r *roster) lines(st pane.Styles, lang text.Lang, w int) []string {
 	head := workshop.Line(cols, workshop.Heads(cols, lang), " ", 0, termtext.FitAligned)
 	out := []string{st.Dim.R(termtext.Fit(head, w))}
 	if len(r.rows) == 0 {
-		return append(out, st.Dim.R(text.Text{EN: "  nobody yet: attendees run `rdmatour client <this address>`", ZH: "  还没有人：学员运行 `rdmatour client <本机地址>`"}.In(lang)))
+		if len(r.join) == 0 {
+			return append(out, st.Dim.R(text.Text{EN: "  nobody yet: attendees run `rdmatour client <this address>`", ZH: "  还没有人：学员运行 `rdmatour client <本机地址>`"}.In(lang)))
+		}
+		out = append(out, st.Dim.R(text.Text{EN: "  nobody yet: attendees join with", ZH: "  还没有人：学员这样加入"}.In(lang)))
+		for _, j := range r.join {
+			for _, l := range termtext.Wrap(j.In(lang), w-4) {
+				out = append(out, st.Bold.R("    "+l))
+			}
+		}
+		return out
 	}
 	end := len(r.rows)
 	if r.height > 0 {

@@ -89,6 +89,25 @@ func BenchmarkRosterViewLive(b *testing.B) {
 	}
 }
 
+// TestEmptyRoomSaysHowToJoin: before anyone joins, the roster gives the
+// exact command, with the room's address, port, backend and tour (the ux
+// review: "attendees run `rdmatour client <this address>`").
+func TestEmptyRoomSaysHowToJoin(t *testing.T) {
+	r, err := workshop.Open(workshop.Config{Providers: []verbs.Provider{sim.New(sim.Options{})},
+		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Tour: steps.TourAtomic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	m := newWorkshopModel(r, text.EN, true, time.Now)
+	m.roster.join = r.JoinCommands()
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	want := fmt.Sprintf("rdmatour client 127.0.0.1 --port %d --backend sim --tour atomic", r.ListenAddr(0).Port())
+	if s := m.View().Content; !strings.Contains(s, "nobody yet: attendees join with") || !strings.Contains(s, want) {
+		t.Errorf("the empty room lacks %q:\n%s", want, s)
+	}
+}
+
 // TestRosterSpotlight: Enter on a row shows that attendee's call, state,
 // timeline and wire on the whole screen; Esc goes back to the roster.
 func TestRosterSpotlight(t *testing.T) {

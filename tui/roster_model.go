@@ -38,6 +38,9 @@ type WorkshopOptions struct {
 	// SaveResults writes the room's results (--results) and says where;
 	// s on the roster calls it.
 	SaveResults func() (string, error)
+	// Join are the commands attendees run to join (Room.JoinCommands),
+	// shown while the room is empty.
+	Join []text.Text
 }
 
 // RunWorkshop shows the roster until q, Ctrl-C or ctx ends. The room goes
@@ -48,6 +51,7 @@ func RunWorkshop(ctx context.Context, opts WorkshopOptions) error {
 	}
 	m := newWorkshopModel(opts.Room, opts.Lang, noColor(opts.Environ), time.Now)
 	m.save = opts.SaveResults
+	m.roster.join = opts.Join
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
@@ -129,7 +133,7 @@ func (m *workshopModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	}
-	m.roster.height, _ = workshopLayout(m.w, m.h-len(m.headLines())+1, len(m.roster.rows))
+	m.roster.height, _ = workshopLayout(m.w, m.h-len(m.headLines())+1, m.rosterLinesWanted())
 	m.roster.clamp()
 	m.pickDetail()
 	m.fillDetail()
@@ -292,6 +296,16 @@ func workshopLayout(w, h, rows int) (rosterRows, detailH int) {
 	return max(frameH-3, 0), avail - frameH
 }
 
+// rosterLinesWanted is how many lines the roster asks for: a row per
+// attendee, or, while nobody has joined, the lines saying how to join
+// (each command wrapped once at most).
+func (m *workshopModel) rosterLinesWanted() int {
+	if n := len(m.roster.rows); n > 0 || len(m.roster.join) == 0 {
+		return n
+	}
+	return 1 + 2*len(m.roster.join)
+}
+
 // View implements tea.Model. It is a pure function of the model.
 func (m *workshopModel) View() tea.View {
 	v := tea.NewView(m.screen())
@@ -309,7 +323,7 @@ func (m *workshopModel) screen() string {
 	}
 	st := m.styles
 	heads := m.headLines()
-	rows, detailH := workshopLayout(m.w, m.h-len(heads)+1, len(m.roster.rows))
+	rows, detailH := workshopLayout(m.w, m.h-len(heads)+1, m.rosterLinesWanted())
 	out := heads
 	r := m.roster
 	r.height = rows

@@ -62,9 +62,16 @@ func summaryLine(snaps []steps.Snapshot, verdict error, demo, replay bool, lang 
 			head, ran, quitAt(snaps, lang))
 	}
 	end := fmt.Sprintf(text.Text{EN: "%s: tour complete, %s", ZH: "%s：教程完成，%s"}.In(lang), head, ran)
+	if tally := steps.TallyText(snaps...).In(lang); tally != "" {
+		end += text.Text{EN: "; ", ZH: "；"}.In(lang) + tally
+	}
+	// Each side's result in its tour's own words (the catalogue's
+	// sentence), labelled by the side it happened on.
 	for _, s := range snaps {
 		if r := s.Result; r != nil {
-			end += fmt.Sprintf(text.Text{EN: "; the server's buffer holds \"%s\" (via %s)", ZH: "；server 的 buffer 里是 \"%s\"（通过 %s）"}.In(lang), r.Message.String(), r.Via)
+			if sentence := r.Sentence().In(lang); sentence != "" {
+				end += text.Text{EN: "; ", ZH: "；"}.In(lang) + s.Role.String() + text.Text{EN: ": ", ZH: "："}.In(lang) + sentence
+			}
 		}
 	}
 	return end

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/text"
+	"github.com/rdmatour/rdmatour/tui/pane"
 )
 
 // While the server waits for a client, the call pane names what the
@@ -21,8 +22,8 @@ func TestWaitingHintAndKeyNote(t *testing.T) {
 		hint []string
 		note string
 	}{
-		{text.EN, []string{"on the client: press Enter until step 11, Send the connect request"}, "still waiting for the client (step 11 there): Enter does nothing until then; q quits"},
-		{text.ZH, []string{"在 client 端：一直按回车，直到第 11 步", "「发出连接请求」"}, "仍在等待 client（它的第 11 步）：在那之前按回车不起作用；q 退出"},
+		{text.EN, []string{"on the client: press Enter until step 11, Send the connect request", "not started yet? On the client's terminal or host, run:", "rdmatour client 127.0.0.1 --port"}, "still waiting for the client (step 11 there): Enter does nothing until then; q quits"},
+		{text.ZH, []string{"在 client 端：一直按回车，直到第 11 步", "「发出连接请求」", "还没启动？在 client 的终端或主机上运行：", "--backend sim --lang zh"}, "仍在等待 client（它的第 11 步）：在那之前按回车不起作用；q 退出"},
 	} {
 		t.Run(tt.lang.String(), func(t *testing.T) {
 			r := newRig(t, steps.NotifySend)
@@ -36,7 +37,8 @@ func TestWaitingHintAndKeyNote(t *testing.T) {
 			}
 			done := make(chan tea.Msg, 1)
 			go func() { done <- cmd() }()
-			screen := flat(m.render())
+			c := m.input().Content(pane.Call, 0, 60, 30)
+			screen := flat(m.render()) + flat(ansi.Strip(strings.Join(c.Lines, "\n")))
 			for _, h := range tt.hint {
 				if !strings.Contains(screen, h) {
 					t.Errorf("no waiting hint %q on screen:\n%s", h, m.render())

@@ -198,6 +198,20 @@ func (r *Room) Addrs() []string {
 	return out
 }
 
+// JoinCommands are the commands an attendee runs to join, one per
+// backend: this host's address as an attendee reaches it, the port, the
+// backend and the room's tour (steps.PeerCommand).
+func (r *Room) JoinCommands() []text.Text {
+	var out []text.Text
+	for _, l := range r.listeners {
+		local := l.listener.LocalAddr()
+		addr := steps.JoinAddrs(l.prov, local.Addr())[0]
+		out = append(out, steps.PeerCommand(steps.Config{Role: steps.Server, Provider: l.prov, Tour: r.cfg.Tour, RNRRetry: r.cfg.RNRRetry},
+			netip.AddrPortFrom(addr, local.Port())))
+	}
+	return out
+}
+
 // ListenAddr is where the i-th backend listens (with the port the system
 // picked when Bind's port is 0).
 func (r *Room) ListenAddr(i int) netip.AddrPort { return r.listeners[i].listener.LocalAddr() }

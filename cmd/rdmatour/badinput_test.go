@@ -120,7 +120,7 @@ func cliRunFailures(t *testing.T) []cliCase {
 	cases := []cliCase{
 		{"port in use", append([]string{"server", busyPort}, sim...), 1, "port " + busyPort + " is already in use", true},
 		{"nobody listening", append([]string{"client", "127.0.0.1", free}, sim...), 1,
-			"nothing is listening at 127.0.0.1:" + free + " (got RDMA_CM_EVENT_REJECTED (status 8), expected RDMA_CM_EVENT_ESTABLISHED). Start `rdmatour server` there first, and check the address and --port", false},
+			"nothing is listening at 127.0.0.1:" + free + " (got RDMA_CM_EVENT_REJECTED (status 8), expected RDMA_CM_EVENT_ESTABLISHED). Start `rdmatour server --port " + free + " --backend sim` there first, and check the address and --port", false},
 		{"a peer that is not rdmatour", append([]string{"client", "127.0.0.1", junkPort}, sim...), 1, "127.0.0.1:" + junkPort + " did not answer as an RDMA server", true},
 		{"bind to a foreign address", append([]string{"server", "--bind", "203.0.113.7"}, sim...), 1, "203.0.113.7 is not an address of this machine", true},
 	}

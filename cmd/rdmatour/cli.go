@@ -36,9 +36,12 @@ type options struct {
 	lang    text.Lang
 	backend backend
 	plain   bool
-	auto    bool
-	brief   bool      // plain mode without the explanation pages
-	pauseAt pauseStep // plain runner: stop before this step ID until Enter
+	// plainWhy says why plain mode was chosen for the learner, who did
+	// not ask for it (TERM=dumb); empty when --plain asked.
+	plainWhy text.Text
+	auto     bool
+	brief    bool      // plain mode without the explanation pages
+	pauseAt  pauseStep // plain runner: stop before this step ID until Enter
 
 	// What the tour does; config turns these into a steps.Config.
 	port    port

@@ -212,6 +212,9 @@ func present(ctx context.Context, o options, c console, sessions []steps.Runner)
 	if !o.plain && interactive {
 		return runTUI(ctx, o, sessions)
 	}
+	if why := o.plainWhy.In(o.lang.Primary()); why != "" && interactive {
+		fmt.Fprintf(c.stderr, "rdmatour: %s\n", why)
+	}
 	p := plain.New(plain.Options{Out: termtext.NewGuard(c.stdout), Lang: o.lang, Docs: docs.Page,
 		Explain: !o.brief, PauseAt: string(o.pauseAt), Stdin: c.stdin, Prompt: interactive && !o.auto})
 	if s, live := sessions[0].(*steps.Session); live && len(sessions) == 1 && s.Config().Role == steps.Server {

@@ -33,6 +33,9 @@ func TestDumbTerminalGetsPlainText(t *testing.T) {
 	if n := len(regexp.MustCompile(`\x1b\[[0-9]*;[0-9]*H`).FindAll(raw, -1)); n > 0 {
 		t.Errorf("TERM=dumb got %d cursor addressing sequences", n)
 	}
+	if !regexp.MustCompile(`rdmatour: TERM=dumb: this terminal cannot move the cursor, so the tour is printed as plain text`).Match(raw) {
+		t.Errorf("no line says why the tour is plain text:\n%s", raw)
+	}
 	if !regexp.MustCompile(`tour complete`).Match(raw) {
 		t.Errorf("no plain end line:\n%s", raw)
 	}

@@ -166,7 +166,7 @@ func TestIdleMidTourInTmux(t *testing.T) {
 		t.Errorf("no result on the server:\n%s", p.screen("srv"))
 	}
 	for w, want := range map[string]string{
-		"srv": "rdmatour server: tour complete, 17/17 steps on the simulated NIC (sim0, not real RDMA); the server's buffer holds",
+		"srv": "rdmatour server: tour complete, 17/17 steps on the simulated NIC (sim0, not real RDMA); server: The server's buffer holds",
 		"cli": "rdmatour client: tour complete, 18/18 steps on the simulated NIC (sim0, not real RDMA)",
 	} {
 		p.key(w, "q")
@@ -193,7 +193,7 @@ func TestTUISummaryAndAuto(t *testing.T) {
 		{"q before the end", "demo --backend sim --lang en", "run next step", 130,
 			"rdmatour demo: quit before the end, server 0/17, client 0/18 steps on the simulated NIC (sim0, not real RDMA) (next: Create the CM event channel)"},
 		{"--auto to the end", "demo --backend sim --lang en --auto", "Tour complete", 0,
-			"rdmatour demo: tour complete, server 17/17, client 18/18 steps on the simulated NIC (sim0, not real RDMA); the server's buffer holds \"hello from rdmatour client via RDMA WRITE\" (via send)"},
+			"rdmatour demo: tour complete, server 17/17, client 18/18 steps on the simulated NIC (sim0, not real RDMA); server: The server's buffer holds \"hello from rdmatour client via RDMA WRITE\". It learned of it because a SEND completed its posted RECV (RDMA_WRITE_DONE)."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -115,7 +115,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	mu.Unlock()
 	save := saveResults(room, o, results)
 	if screen {
-		if err := tui.RunWorkshop(ctx, tui.WorkshopOptions{Room: room, Lang: o.lang, SaveResults: save}); err != nil {
+		if err := tui.RunWorkshop(ctx, tui.WorkshopOptions{Room: room, Lang: o.lang, SaveResults: save, Join: room.JoinCommands()}); err != nil {
 			room.Close()
 			return err
 		}
@@ -165,6 +165,9 @@ func openRoom(o options, onEvent func(workshop.Event)) (*workshop.Room, workshop
 func announceRoom(out io.Writer, o options, room *workshop.Room, why text.Text) {
 	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v, %v for a handshake; Ctrl-C ends the workshop\n",
 		strings.Join(room.Addrs(), " and "), why.EN, o.tour, o.maxAttendees, time.Duration(o.idleLimit), workshop.DefaultHandshakeTimeout)
+	for _, join := range room.JoinCommands() {
+		fmt.Fprintf(out, "[workshop] attendees join with: %s\n", join.EN)
+	}
 	if tour, _ := steps.TourOf(o.tour); tour.SharedCounter {
 		fmt.Fprintf(out, "[workshop] one shared %d-byte counter per backend, starting at %d: every attendee's FETCH_AND_ADD and CMP_AND_SWP hit it\n", 8, steps.CounterStart)
 	}

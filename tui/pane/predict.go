@@ -82,12 +82,21 @@ func (in *Input) LessonStatus(summary string) string {
 		return text.Text{EN: fmt.Sprintf("predict first: keys 1-%d", len(p.Choices)), ZH: fmt.Sprintf("先猜一猜：按 1-%d", len(p.Choices))}.In(in.Lang)
 	}
 	if !in.answersRevealed() {
+		// Each pick, with ✓ or ✗ as soon as its side has the answer.
+		var picks []string
 		for _, i := range predictOrder(in.Demo) {
 			if p := in.Snaps[i].Prediction; p != nil && p.Picked >= 0 {
-				return text.Text{EN: "your prediction: ", ZH: "你的预测："}.In(in.Lang) + p.Choices[p.Picked].In(in.Lang)
+				pick := text.Text{EN: "your prediction: ", ZH: "你的预测："}.In(in.Lang) + p.Choices[p.Picked].In(in.Lang)
+				if mark := p.Mark(); mark != "" {
+					pick += " " + mark
+				}
+				picks = append(picks, pick)
 			}
 		}
-		return ""
+		return strings.Join(picks, " · ")
+	}
+	if tally := steps.TallyText(in.Snaps...).In(in.Lang); tally != "" {
+		return tally + " · " + summary
 	}
 	return summary
 }

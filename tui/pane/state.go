@@ -102,7 +102,11 @@ func (in *Input) StateLines(side, w int) ([]string, int) {
 	}
 	if len(absent) > 0 {
 		out = append(out, "")
-		for _, l := range termtext.Wrap(text.Text{EN: "not created yet: ", ZH: "尚未创建："}.In(in.Lang)+strings.Join(absent, ", "), w) {
+		label := text.Text{EN: "not created yet: ", ZH: "尚未创建："}
+		if s.Released {
+			label = text.Text{EN: "released: ", ZH: "已释放："}
+		}
+		for _, l := range termtext.Wrap(label.In(in.Lang)+strings.Join(absent, ", "), w) {
 			out = append(out, in.Styles.Dim.R(l))
 		}
 	}
@@ -146,6 +150,8 @@ func (in *Input) deviceLines(s steps.Snapshot, w int) ([]string, bool) {
 		if gid := gidLabel(d); gid != "" {
 			out = append(out, fields(in.kv("GID", gid)))
 		}
+	} else if s.Released {
+		out = append(out, st.Dim.R(text.Text{EN: "  (released: the CM id that held the device is destroyed)", ZH: "  （已释放：持有设备的 CM id 已销毁）"}.In(L)))
 	} else {
 		out = append(out, st.Dim.R(text.Text{EN: "  (no device yet: the CM id is not bound)", ZH: "  （还没有设备：CM id 尚未绑定）"}.In(L)))
 	}
@@ -222,7 +228,12 @@ func (in *Input) cqLines(s steps.Snapshot, w int) ([]string, bool) {
 		return nil, false
 	}
 	st := in.Styles
-	out := []string{fields(in.kv("cqe", fmt.Sprint(s.CQ.CQE)), in.kv(text.Text{EN: "completions", ZH: "完成数"}.In(in.Lang), fmt.Sprint(len(s.CQ.Completions))))}
+	size := in.kv("cqe", fmt.Sprint(s.CQ.CQE))
+	if s.Released {
+		// Only the completions it delivered are left to show.
+		size = st.Dim.R(text.Text{EN: "released", ZH: "已释放"}.In(in.Lang))
+	}
+	out := []string{fields(size, in.kv(text.Text{EN: "completions", ZH: "完成数"}.In(in.Lang), fmt.Sprint(len(s.CQ.Completions))))}
 	var rows [][]string
 	for _, wc := range s.CQ.Completions {
 		status := wc.Status.String()

@@ -28,6 +28,11 @@ func (in *Input) waitingLines(side, idx, w int) []string {
 		}
 		out = append(out, st.Running.R(l))
 	}
+	// The peer's command first: while it has not shown up, starting it
+	// is what the learner must do before any Enter there.
+	for _, l := range in.inLangs(guide.PeerCommand(pw), w-2) {
+		out = append(out, st.Bold.R("  "+l))
+	}
 	for _, l := range in.inLangs(hint, w-2) {
 		out = append(out, st.Bold.R("  "+l))
 	}
