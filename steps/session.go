@@ -182,23 +182,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	out, err = st.run(ctx, s)
 	err = s.explainPeerGone(ctx, err)
 	err = s.withMismatch(err, st.Expect.Matches(err))
-	verdict := s.reveal(st.ID, err)
-	if err != nil {
-		explain := ExplainIn
-		if st.Expect.Matches(err) {
-			explain = ExplainWhatIn // the lesson's point: no advice to start again
-		}
-		out.Failure = text.Text{EN: explain(err, text.EN), ZH: explain(err, text.ZH)}
-		verdict = joinNotes(s.peerEditsNote(), verdict) // both sides know (peeredits.go)
-		if st.Expect.Matches(err) {
-			out.Expected = true
-			err = nil
-		}
-	} else if st.Expect != nil {
-		out.Note = s.explainMismatch(text.Text{EN: "This lesson expected " + st.Expect.What.EN + ", but the call succeeded. " + out.Note.EN,
-			ZH: "本课预期会出现 " + st.Expect.What.ZH + "，但这次调用成功了。" + out.Note.ZH}, false)
-	}
-	out.Note = joinNotes(out.Note, verdict)
+	out, err = s.judge(st, out, err, s.reveal(st.ID, err))
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -220,6 +204,29 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 		s.done = true
 	}
 	return out, nil
+}
+
+// judge explains the step's error, or says the lesson expected one that
+// did not come, and adds verdict (the prediction's) to the note. An error
+// that is the lesson's point is an expected outcome, not the tour's end.
+func (s *Session) judge(st Step, out Outcome, err error, verdict text.Text) (Outcome, error) {
+	if err != nil {
+		explain := ExplainIn
+		if st.Expect.Matches(err) {
+			explain = ExplainWhatIn // the lesson's point: no advice to start again
+		}
+		out.Failure = text.Text{EN: explain(err, text.EN), ZH: explain(err, text.ZH)}
+		verdict = joinNotes(s.peerEditsNote(), verdict) // both sides know (peeredits.go)
+		if st.Expect.Matches(err) {
+			out.Expected = true
+			err = nil
+		}
+	} else if st.Expect != nil {
+		out.Note = s.explainMismatch(text.Text{EN: "This lesson expected " + st.Expect.What.EN + ", but the call succeeded. " + out.Note.EN,
+			ZH: "本课预期会出现 " + st.Expect.What.ZH + "，但这次调用成功了。" + out.Note.ZH}, false)
+	}
+	out.Note = joinNotes(out.Note, verdict)
+	return out, err
 }
 
 // Close tears down everything still allocated, in reverse order of
