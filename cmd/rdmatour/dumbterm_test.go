@@ -40,3 +40,36 @@ func TestDumbTerminalGetsPlainText(t *testing.T) {
 		t.Errorf("no plain end line:\n%s", raw)
 	}
 }
+
+// TestCursorless: TERM=dumb, and a terminfo entry without cup, print
+// plain text; a terminal with cup, and one terminfo does not know, keep
+// the full-screen UI.
+func TestCursorless(t *testing.T) {
+	if _, err := exec.LookPath("tput"); err != nil {
+		t.Skip("needs tput(1)")
+	}
+	for _, tt := range []struct {
+		term  string
+		plain bool
+	}{
+		{"dumb", true}, {"xterm-256color", false}, {"vt100", false}, {"no-such-terminal-here", false}, {"", false},
+	} {
+		if got, why := cursorless(tt.term); got != tt.plain || got != (why.EN != "") {
+			t.Errorf("cursorless(%q) = %v (%q), want %v", tt.term, got, why.EN, tt.plain)
+		}
+	}
+	// An entry with no cup, compiled here with tic(1).
+	if _, err := exec.LookPath("tic"); err != nil {
+		t.Skip("needs tic(1)")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "nocup.src")
+	os.WriteFile(src, []byte("nocup|a test terminal without cursor addressing,\n\tcols#80, lines#24, bel=^G,\n"), 0o644)
+	if out, err := exec.Command("tic", "-o", dir, src).CombinedOutput(); err != nil {
+		t.Fatalf("tic: %v\n%s", err, out)
+	}
+	t.Setenv("TERMINFO", dir)
+	if got, why := cursorless("nocup"); !got || !regexp.MustCompile(`TERM=nocup: its terminfo entry has no cursor addressing \(cup\)`).MatchString(why.EN) {
+		t.Errorf("nocup: %v %q, want plain text and why", got, why.EN)
+	}
+}

@@ -14,7 +14,6 @@ import (
 	"syscall"
 
 	"github.com/rdmatour/rdmatour/termtext"
-	"github.com/rdmatour/rdmatour/text"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -57,13 +56,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "rdmatour: %v\n", err)
 		return 2
 	}
-	if getenv("TERM") == "dumb" && !o.plain {
-		// A dumb terminal (an Emacs shell buffer, some CI logs) cannot
-		// address the cursor: the full-screen UI would be garbage there
-		// (T9 of the hostile review).
-		o.plain = true
-		o.plainWhy = text.Text{EN: "TERM=dumb: this terminal cannot move the cursor, so the tour is printed as plain text (for the full-screen UI run it in a terminal with TERM=xterm-256color; --plain asks for this mode without this line)",
-			ZH: "TERM=dumb：这个终端不能移动光标，所以教程以纯文本输出（要用全屏界面，请在 TERM=xterm-256color 的终端里运行；加 --plain 则直接用这种模式，不再显示这一行）"}
+	if !o.plain {
+		o.plain, o.plainWhy = cursorless(getenv("TERM"))
 	}
 	return runCommand(ctx, o, console{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv})
 }
