@@ -114,10 +114,10 @@ func (m *model) spotNote() string {
 	who := m.snaps[sp.side].Role.String()
 	if sp.section == steps.SectionData {
 		return "▸ " + text.Text{EN: "Shown: the " + who + "'s data buffer, where bytes just landed (tab: other panes)",
-			ZH: "▸ 自动切到：" + who + " 的数据 buffer，字节刚刚写到这里（tab：其他面板）"}.In(m.lang)
+			ZH: "自动切到：" + who + " 的数据 buffer，字节刚刚写到这里（tab：其他面板）"}.In(m.lang)
 	}
 	return "▸ " + text.Text{EN: "Shown: the " + who + "'s CQ, where a completion just arrived (tab: other panes)",
-		ZH: "▸ 自动切到：" + who + " 的 CQ，刚刚来了一个完成（tab：其他面板）"}.In(m.lang)
+		ZH: "自动切到：" + who + " 的 CQ，刚刚来了一个完成（tab：其他面板）"}.In(m.lang)
 }
 
 // spotMoved: the learner took over (tab, s): the note goes, and the
