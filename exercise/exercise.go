@@ -131,7 +131,10 @@ func (e Exercise) Programs(ctx context.Context, serverNIC, clientNIC verbs.Provi
 	if err != nil {
 		return Programs{}, err
 	}
-	body := withoutHeader(exported)
+	body, err := e.apply(withoutHeader(exported), []Edit{lineBuffered})
+	if err != nil {
+		return Programs{}, err
+	}
 	solution, err := e.apply(body, e.Solution)
 	if err != nil {
 		return Programs{}, err
@@ -152,6 +155,12 @@ func (e Exercise) apply(src string, edits []Edit) (string, error) {
 	}
 	return src, nil
 }
+
+// lineBuffered makes the program's output line-buffered even into a
+// pipe: check reads "[server] listening" as it is printed, to know when
+// rdmatour's client may connect.
+var lineBuffered = Edit{From: "int main(int argc, char **argv)\n{\n",
+	To: "int main(int argc, char **argv)\n{\n    setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it is printed, into a pipe too */\n"}
 
 // withoutHeader drops export-c's header comment: the exercise writes its
 // own, naming its files.
