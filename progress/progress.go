@@ -16,7 +16,6 @@
 package progress
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 )
@@ -53,7 +52,7 @@ type Tally struct {
 }
 
 // Exercise returns the state of exercise name (the zero state if none).
-func (f *File) Exercise(name string) ExerciseState { return f.Exercises[name] }
+func (f File) Exercise(name string) ExerciseState { return f.Exercises[name] }
 
 // SetExercise stores the state of exercise name.
 func (f *File) SetExercise(name string, st ExerciseState) {
@@ -64,10 +63,10 @@ func (f *File) SetExercise(name string, st ExerciseState) {
 }
 
 // LessonDone says whether lesson name was completed.
-func (f *File) LessonDone(name string) bool { return slices.Contains(f.Lessons, name) }
+func (f File) LessonDone(name string) bool { return slices.Contains(f.Lessons, name) }
 
 // TourDone says whether tour name was completed.
-func (f *File) TourDone(name string) bool { return slices.Contains(f.Tours, name) }
+func (f File) TourDone(name string) bool { return slices.Contains(f.Tours, name) }
 
 // CompleteLesson records lesson name as completed.
 func (f *File) CompleteLesson(name string) { f.Lessons = addOnce(f.Lessons, name) }
@@ -99,27 +98,23 @@ func addOnce(names []string, name string) []string {
 }
 
 // DefaultDir is where the progress file lives: $XDG_STATE_HOME/rdmatour,
-// else $HOME/.local/state/rdmatour. getenv is os.Getenv in the program.
+// else $HOME/.local/state/rdmatour. getenv is os.Getenv in the program;
+// an environment with neither (a test's) is a *NoHomeError, so nothing is
+// written into a home directory nobody named.
 func DefaultDir(getenv func(string) string) (string, error) {
 	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
 		return filepath.Join(d, "rdmatour"), nil
 	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", &NoHomeError{Err: err}
-		}
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		return filepath.Join(home, ".local", "state", "rdmatour"), nil
 	}
-	return filepath.Join(home, ".local", "state", "rdmatour"), nil
+	return "", &NoHomeError{}
 }
 
-// NoHomeError is a machine with neither XDG_STATE_HOME nor a home
-// directory: there is nowhere to keep progress.
-type NoHomeError struct{ Err error }
+// NoHomeError is an environment with neither XDG_STATE_HOME nor HOME set
+// to an absolute path: there is nowhere to keep progress.
+type NoHomeError struct{}
 
 func (e *NoHomeError) Error() string {
-	return "no place for the progress file: set XDG_STATE_HOME or HOME (" + e.Err.Error() + ")"
+	return "no place for the progress file: neither XDG_STATE_HOME nor HOME is set to an absolute path"
 }
-
-func (e *NoHomeError) Unwrap() error { return e.Err }

@@ -1,6 +1,7 @@
 package progress_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -115,5 +116,9 @@ func TestDefaultDir(t *testing.T) {
 		if got, err := progress.DefaultDir(env(tt.env)); err != nil || got != tt.want {
 			t.Errorf("DefaultDir(%v) = %q, %v; want %q", tt.env, got, err, tt.want)
 		}
+	}
+	var none *progress.NoHomeError
+	if _, err := progress.DefaultDir(env(nil)); !errors.As(err, &none) {
+		t.Errorf("DefaultDir with no environment: %v; want a NoHomeError", err)
 	}
 }
