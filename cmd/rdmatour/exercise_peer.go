@@ -16,7 +16,7 @@ import (
 
 // peerGrace is how long rdmatour's side may take to finish once the
 // learner's program has ended (its last completions, the disconnect).
-const peerGrace = 3 * time.Second
+const peerGrace = 10 * time.Second
 
 // runAgainstPeer runs the learner's program bin against rdmatour's side
 // of the tour at addr, in this process, within the time limit. A program
