@@ -17,6 +17,7 @@ import (
 const exerciseUsage = `Usage: rdmatour exercise [list]
        rdmatour exercise start NAME [--dir DIR]     write DIR/NAME.c, a Makefile and a README
        rdmatour exercise check NAME [--dir DIR]     build it, run it against rdmatour, give a verdict
+       rdmatour exercise watch NAME [--dir DIR]     check again on every save (Ctrl-C ends it)
        rdmatour exercise hint NAME                  the next of three hints
        rdmatour exercise solution NAME [--dir DIR]  write DIR/NAME.solution.c beside yours
 
@@ -63,12 +64,14 @@ func runExercise(ctx context.Context, args []string, c console) int {
 		return r.solution(ctx)
 	case "check":
 		return r.check(ctx)
+	case "watch":
+		return r.watch(ctx)
 	}
 	return 2 // parseExerciseArgs let through only the verbs above
 }
 
 // exerciseVerbs are the verbs and whether each names an exercise.
-var exerciseVerbs = map[string]bool{"list": false, "start": true, "check": true, "hint": true, "solution": true}
+var exerciseVerbs = map[string]bool{"list": false, "start": true, "check": true, "watch": true, "hint": true, "solution": true}
 
 // parseExerciseArgs reads the verb, the exercise's name and the flags, in
 // any order.
@@ -89,7 +92,7 @@ func parseExerciseArgs(args []string, c console) (exerciseRun, error) {
 	}
 	named, ok := exerciseVerbs[positional[0]]
 	if !ok {
-		return r, usagef("unknown exercise command %q: use list, start, check, hint or solution", positional[0])
+		return r, usagef("unknown exercise command %q: use list, start, check, watch, hint or solution", positional[0])
 	}
 	r.verb = positional[0]
 	if want := map[bool]int{true: 2, false: 1}[named]; len(positional) != want {

@@ -79,6 +79,9 @@ func (r exerciseRun) build(ctx context.Context, src string) (bin string, failed 
 		return "", true
 	}
 	bin = filepath.Join(r.dir, r.ex.Name)
+	if upToDate(bin, src) { // as make would: the program built since the last save
+		return bin, false
+	}
 	out, err := exec.CommandContext(ctx, "gcc", "-std=c99", "-Wall", "-Werror", "-o", bin, src, "-libverbs", "-lrdmacm").CombinedOutput()
 	if err != nil {
 		r.say(r.c.stdout, text.Text{EN: "fail: " + src + " does not build (gcc -std=c99 -Wall -Werror):", ZH: "未通过：" + src + " 编译不过（gcc -std=c99 -Wall -Werror）："})
@@ -86,6 +89,13 @@ func (r exerciseRun) build(ctx context.Context, src string) (bin string, failed 
 		return "", true
 	}
 	return bin, false
+}
+
+// upToDate says bin was built after src was last written.
+func upToDate(bin, src string) bool {
+	b, errB := os.Stat(bin)
+	s, errS := os.Stat(src)
+	return errB == nil && errS == nil && b.ModTime().After(s.ModTime())
 }
 
 // device opens the real verbs and finds an IPv4 address on an RDMA

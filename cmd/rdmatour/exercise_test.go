@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmatour/rdmatour/progress"
 	"github.com/rdmatour/rdmatour/steps"
@@ -219,5 +220,46 @@ func needGCCAndHeaders(t *testing.T) {
 	}
 	if _, err := os.Stat("/usr/include/rdma/rdma_cma.h"); err != nil {
 		t.Skip("the rdma_cm headers are missing")
+	}
+}
+
+// TestExerciseWatch drives watch by writing the file: each save brings
+// a new check (here: gcc's verdict on what was saved), and Ctrl-C (the
+// context) ends it with exit 0.
+func TestExerciseWatch(t *testing.T) {
+	needGCCAndHeaders(t)
+	l := newLearner(t)
+	src := filepath.Join(l.dir, "bad-rkey.c")
+	save := func(body string) {
+		if err := os.WriteFile(src, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save("int main(void) { int first_unused; return 0; }\n")
+	out := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"exercise", "watch", "bad-rkey", "--dir", l.dir}, nil, out, out, l.getenv)
+	}()
+	waitFor := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if strings.Contains(out.String(), what) {
+				return
+			}
+		}
+		t.Fatalf("watch never said %q:\n%s", what, out.String())
+	}
+	waitFor("first_unused")
+	time.Sleep(200 * time.Millisecond) // the watcher is set up before the first check
+	save("int main(void) { int second_unused; return 0; }\n")
+	waitFor("second_unused")
+	if n := strings.Count(out.String(), "check bad-rkey (Ctrl-C ends watch)"); n != 2 {
+		t.Errorf("%d checks for one start and one save:\n%s", n, out.String())
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("watch ended with exit %d", code)
 	}
 }
