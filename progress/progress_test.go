@@ -2,9 +2,12 @@ package progress_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -120,5 +123,47 @@ func TestDefaultDir(t *testing.T) {
 	var none *progress.NoHomeError
 	if _, err := progress.DefaultDir(env(nil)); !errors.As(err, &none) {
 		t.Errorf("DefaultDir with no environment: %v; want a NoHomeError", err)
+	}
+}
+
+// TestConcurrentProcesses: separate processes (this test binary, run
+// again as TestWriterProcess) updating one file lose no change.
+func TestConcurrentProcesses(t *testing.T) {
+	dir := t.TempDir()
+	const procs, each = 6, 10
+	var cmds []*exec.Cmd
+	for range procs {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestWriterProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "PROGRESS_WRITER_DIR="+dir, fmt.Sprintf("PROGRESS_WRITES=%d", each))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("a writer process: %v", err)
+		}
+	}
+	f, aside, err := progress.Store{Dir: dir}.Load()
+	if err != nil || aside != nil {
+		t.Fatalf("Load: %v, %v", aside, err)
+	}
+	if got := f.Predictions["no-recv"].Right; got != procs*each {
+		t.Errorf("%d processes × %d updates left %d", procs, each, got)
+	}
+}
+
+// TestWriterProcess is one writer of TestConcurrentProcesses.
+func TestWriterProcess(t *testing.T) {
+	dir := os.Getenv("PROGRESS_WRITER_DIR")
+	if dir == "" {
+		t.Skip("run by TestConcurrentProcesses")
+	}
+	n, _ := strconv.Atoi(os.Getenv("PROGRESS_WRITES"))
+	for range n {
+		if _, err := (progress.Store{Dir: dir}).Update(func(f *progress.File) { f.Predicted("no-recv", true) }); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
