@@ -121,6 +121,9 @@ func messageLanded(p steps.Snapshot) bool {
 // bufferEvidence is the server's buffer: what landed, escaped.
 func bufferEvidence(p steps.Snapshot) text.Text {
 	data := p.Data.Bytes
+	if p.Result != nil { // the buffer as the tour ended, before teardown freed it
+		data = p.Result.Message
+	}
 	if n := strings.IndexByte(string(data), 0); n >= 0 {
 		data = data[:n]
 	}

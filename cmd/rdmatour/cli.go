@@ -110,7 +110,7 @@ Usage:
   rdmatour devices                                   list RDMA devices
   rdmatour doctor                                    check this machine's RDMA setup
   rdmatour export-c server|client [flags]            write the tour as one C program
-  rdmatour exercise [list|start|check|watch|hint|solution] programs to fix or fill in, checked on RDMA
+  rdmatour exercise [COMMAND NAME] [flags]           C programs to fix or fill in, checked on RDMA
   rdmatour progress                                  your tours, lessons and exercises: done, next
   rdmatour replay FILE [FILE2] [flags]               replay a --record file (no device, no peer)
   rdmatour --version

@@ -26,7 +26,7 @@ import (
 // defaultCheckLimit is how long check lets the learner's program run: a
 // tour takes about a second on a real device; what runs longer is a wait
 // that will never end.
-const defaultCheckLimit = 20 * time.Second
+const defaultCheckLimit = 30 * time.Second
 
 // check builds the learner's program, runs it against rdmatour's side of
 // the tour on the real device, and judges the run.
