@@ -40,7 +40,7 @@ func TestRealExercises(t *testing.T) {
 			if code, _, errs := l.run("exercise", "start", name, "--dir", l.dir); code != 0 {
 				t.Fatalf("start: %s", errs)
 			}
-			code, out, errs := l.run("exercise", "check", name, "--dir", l.dir)
+			code, out, errs := l.run("exercise", "check", name, "--dir", l.dir, "--time-limit", "90s")
 			if code != 1 || !strings.Contains(out, "fail:") || !strings.Contains(out, want) {
 				t.Errorf("check of the unchanged program: exit %d, want 1 and %q:\n%s%s", code, want, out, errs)
 			}
@@ -50,7 +50,7 @@ func TestRealExercises(t *testing.T) {
 			if err := os.Rename(filepath.Join(l.dir, name+".solution.c"), filepath.Join(l.dir, name+".c")); err != nil {
 				t.Fatal(err)
 			}
-			code, out, errs = l.run("exercise", "check", name, "--dir", l.dir)
+			code, out, errs = l.run("exercise", "check", name, "--dir", l.dir, "--time-limit", "90s")
 			if code != 0 || !strings.Contains(out, "pass: "+name+" works") {
 				t.Errorf("check of the solution: exit %d, want 0:\n%s%s", code, out, errs)
 			}
