@@ -2,6 +2,7 @@ package exercise
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -23,6 +24,8 @@ type Evidence struct {
 	LastLine string
 	// Peer is rdmatour's side at the end of the run.
 	Peer steps.Snapshot
+	// Source is the learner's program as it was checked.
+	Source string
 }
 
 // Verdict is check's judgement: pass or fail, a sentence, and the
@@ -49,6 +52,9 @@ func (e Exercise) Judge(ev Evidence) Verdict {
 			ZH: fmt.Sprintf("未通过：你的程序过了 %s 还在运行，已被结束；rdmatour 那一端最后看到的情况在下面", ev.Limit)}
 	default:
 		v.Says = text.Text{EN: "fail: the evidence below says where it went wrong", ZH: "未通过：下面的证据说明了哪里出了错"}
+	}
+	if !v.Pass {
+		v.Evidence = append(v.Evidence, e.whereEvidence(ev.Source)...)
 	}
 	return v
 }
@@ -135,4 +141,51 @@ func bufferEvidence(p steps.Snapshot) text.Text {
 		shown += "…"
 	}
 	return text.Text{EN: fmt.Sprintf("the server's buffer: %d bytes, %s", len(data), shown), ZH: fmt.Sprintf("server 的 buffer：%d 字节，%s", len(data), shown)}
+}
+
+// stepComment is export-c's comment before each step's statements.
+var stepComment = regexp.MustCompile(`^    /\* ([a-z0-9-]+): `)
+
+// WhereToLook finds, in the learner's source, the line the exercise's
+// change is still on (the mistake, or the TODO) and the step it is in,
+// from the exported program's structure: the step comments. ok is false
+// when the change is no longer there as written.
+func (e Exercise) WhereToLook(src string) (line int, step string, ok bool) {
+	for _, ed := range e.Task {
+		first := firstNewLine(ed)
+		at := strings.Index(src, first)
+		if first == "" || at < 0 {
+			continue
+		}
+		line = strings.Count(src[:at], "\n") + 1
+		lines := strings.Split(src[:at], "\n")
+		for i := len(lines) - 1; i >= 0; i-- {
+			if m := stepComment.FindStringSubmatch(lines[i]); m != nil {
+				return line, m[1], true
+			}
+		}
+		return line, "", true
+	}
+	return 0, "", false
+}
+
+// firstNewLine is the first line the edit writes that was not there
+// before (an insertion keeps its anchor line), trimmed; "" for none.
+func firstNewLine(ed Edit) string {
+	for _, l := range strings.Split(ed.To, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.Contains(ed.From, l) {
+			return l
+		}
+	}
+	return ""
+}
+
+// whereEvidence is the line to look at, when the change is still there.
+func (e Exercise) whereEvidence(src string) []text.Text {
+	line, step, ok := e.WhereToLook(src)
+	if !ok {
+		return nil
+	}
+	return []text.Text{{EN: fmt.Sprintf("where to look: %s line %d, in step %s", e.FileName(), line, step),
+		ZH: fmt.Sprintf("从这里看起：%s 第 %d 行，步骤 %s", e.FileName(), line, step)}}
 }

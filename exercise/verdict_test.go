@@ -68,3 +68,33 @@ func TestJudge(t *testing.T) {
 		}
 	}
 }
+
+// TestWhereToLook: in every learner's program as start writes it, the
+// verdict can point at the line of the exercise's change and its step;
+// once the learner rewrote that line, it points nowhere.
+func TestWhereToLook(t *testing.T) {
+	for _, e := range exercise.Catalogue() {
+		p := programs(t, e)
+		line, step, ok := e.WhereToLook(p.Learner)
+		removed := len(e.Task) == 1 && e.Task[0].To == ""
+		if ok == removed {
+			t.Errorf("%s: WhereToLook ok = %v (the change removes a step: %v)", e.Name, ok, removed)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if step == "" || line < 20 {
+			t.Errorf("%s: line %d, step %q", e.Name, line, step)
+		}
+		if _, _, still := e.WhereToLook(p.Solution); still && e.Kind == exercise.FixTheBug {
+			t.Errorf("%s: the solution still has the mistake", e.Name)
+		}
+	}
+	e, _ := exercise.Find("bad-rkey")
+	p := programs(t, e)
+	v := e.Judge(exercise.Evidence{ExitCode: 1, Source: p.Learner})
+	if last := v.Evidence[len(v.Evidence)-1].EN; !strings.Contains(last, "bad-rkey.c line ") || !strings.HasSuffix(last, "in step post-write") {
+		t.Errorf("bad-rkey's verdict points at %q", last)
+	}
+}

@@ -52,6 +52,9 @@ func (r exerciseRun) check(ctx context.Context) int {
 		fmt.Fprintf(r.c.stderr, "rdmatour exercise: running the check: %s\n", steps.ExplainIn(err, r.lang.Primary()))
 		return 1
 	}
+	if b, err := os.ReadFile(src); err == nil {
+		ev.Source = string(b)
+	}
 	v := r.ex.Judge(ev)
 	r.say(r.c.stdout, v.Says)
 	for _, line := range v.Evidence {
