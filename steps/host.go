@@ -76,6 +76,7 @@ func NewHosted(cfg Config, h Host) (*Session, error) {
 		return h.Owns(p, own)
 	}
 	s.got("REQ", fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)))
+	s.learnPeerTour(ev.PrivateData) // what the attendee runs, for the roster and the results
 	return s, nil
 }
 
@@ -119,6 +120,16 @@ type Progress struct {
 	// Atomics is what the peer's atomics found (atomicsLocked), as of the
 	// last Sample.
 	Atomics string
+	// Ran and Steps are how many of this side's steps have run, of how
+	// many: a roster's progress bar.
+	Ran, Steps int
+	// PeerLesson is the lesson the peer's hello named ("" for the plain
+	// tour, no hello yet, or none sent).
+	PeerLesson string
+	// Expected is the first error this side met that was the point of
+	// the lesson (its own, or the peer's it adopted), in English; "" for
+	// none. The tour went on past it.
+	Expected string
 }
 
 // Progress copies where the session stands. It writes nothing: what the
@@ -126,7 +137,8 @@ type Progress struct {
 func (s *Session) Progress() Progress {
 	s.mu.Lock()
 	p := Progress{Done: s.next >= len(s.tour), Result: copyResult(s.result), PeerHungUp: s.peerDREQ,
-		Refusal: s.refusalLocked(), Atomics: s.atomicsLocked()}
+		Refusal: s.refusalLocked(), Atomics: s.atomicsLocked(),
+		Ran: s.next, Steps: len(s.tour), PeerLesson: s.peerTour.Lesson(), Expected: s.expectedLocked()}
 	if s.next > 0 {
 		p.Last = s.tour[s.next-1]
 	}
@@ -139,6 +151,17 @@ func (s *Session) Progress() Progress {
 		}
 	}
 	return p
+}
+
+// expectedLocked is the first expected failure's explanation ("" for
+// none). Called with s.mu held.
+func (s *Session) expectedLocked() string {
+	for _, o := range s.outcomes {
+		if o != nil && o.Expected {
+			return o.Failure.EN
+		}
+	}
+	return ""
 }
 
 // refusalLocked is the NAK this side sent, "" when its wire view has

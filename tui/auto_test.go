@@ -183,7 +183,7 @@ func TestAutoEnterDoesNotDoubleThePace(t *testing.T) {
 		t.Fatalf("a replaced tick ran a step (planPos %d → %d, running %v)", before, m.planPos, m.run.on)
 	}
 	m.setLang(text.EN)
-	if f := ansi.Strip(m.footer(160)); !strings.Contains(f, "enter auto: next step now") {
+	if f := ansi.Strip(strings.Join(m.footer(160), "\n")); !strings.Contains(f, "enter auto: next step now") {
 		t.Errorf("the footer does not say the steps run by themselves: %q", f)
 	}
 	if _, cmd := m.Update(autoStepMsg{m.auto.gen}); cmd == nil {

@@ -8,7 +8,7 @@ import (
 
 // keyMap is every binding; help texts follow the language.
 type keyMap struct {
-	Next, Lang, Lesson, Glossary, Help, Focus, Side, Up, Down, PgUp, PgDown, Top, Bottom, Quit key.Binding
+	Next, Lang, Lesson, Pages, Glossary, Help, Focus, Side, Up, Down, PgUp, PgDown, Top, Bottom, Quit key.Binding
 	// Zoom shows the focused pane alone.
 	Zoom key.Binding
 	// History selects a finished step to look back at (history.go).
@@ -19,12 +19,13 @@ type keyMap struct {
 
 func newKeyMap(lang text.Lang) keyMap {
 	return keyMap{
-		Next:     key.NewBinding(key.WithKeys("enter", "space", "n"), key.WithHelp("enter/space/n", text.Text{EN: "run next step", ZH: "执行下一步"}.In(lang))),
+		Next:     key.NewBinding(key.WithKeys("enter", "space", "n"), key.WithHelp("enter/space/n", text.Text{EN: "run next step", ZH: "下一步"}.In(lang))),
 		Lang:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", text.Text{EN: "language EN/中文/both", ZH: "语言 EN/中文/双语"}.In(lang))),
 		Lesson:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", text.Text{EN: "lesson page ↔ step page", ZH: "课程讲解 ↔ 步骤讲解"}.In(lang))),
+		Pages:    key.NewBinding(key.WithKeys("P"), key.WithHelp("P", text.Text{EN: "pages", ZH: "页面"}.In(lang))),
 		Glossary: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", text.Text{EN: "glossary", ZH: "术语表"}.In(lang))),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", text.Text{EN: "help", ZH: "帮助"}.In(lang))),
-		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", text.Text{EN: "next pane", ZH: "切换面板"}.In(lang))),
+		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab/shift+tab", text.Text{EN: "panes", ZH: "切换面板"}.In(lang))),
 		Side:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", text.Text{EN: "server/client", ZH: "切换 server/client"}.In(lang))),
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", text.Text{EN: "scroll up", ZH: "向上滚动"}.In(lang))),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", text.Text{EN: "scroll down", ZH: "向下滚动"}.In(lang))),
@@ -39,17 +40,18 @@ func newKeyMap(lang text.Lang) keyMap {
 	}
 }
 
-// ShortHelp implements help.KeyMap. Most important first: at 80 columns
-// the line is cut, and how to go on and how to quit must stay visible.
+// ShortHelp implements help.KeyMap: the footer, which wraps to as many
+// lines as it needs. Most important first, so that how to go on and how
+// to quit are on its first line.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Quit, k.Help, k.Lesson, k.Lang, k.Focus, k.Zoom, k.Side}
+	return []key.Binding{k.Next, k.Quit, k.Help, k.Lesson, k.Pages, k.Lang, k.Focus, k.Zoom, k.Side}
 }
 
 // FullHelp implements help.KeyMap.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Lang, k.Help, k.Quit, k.History.Earlier, k.History.Now},
-		{k.Focus, k.Zoom, k.Side, k.Lesson, k.Glossary},
+		{k.Focus, k.Zoom, k.Side, k.Lesson, k.Pages, k.Glossary},
 		{k.Up, k.Down, k.PgUp, k.PgDown, k.Top, k.Bottom},
 	}
 }

@@ -56,13 +56,17 @@ func (m *model) layout(w, h int) node {
 	return m.mediumLayout(w, h)
 }
 
-// narrowLayout: the current step's call on top, then one tab.
+// narrowLayout: the current step's call on top, then one tab. A call
+// title too long for the frame is given whole inside the pane
+// (wholeTitle): the pane grows by those lines, so the call stays in view.
 func (m *model) narrowLayout(w, h int) node {
-	callH := min(7, max(4, h/3))
+	barH := m.tabBarHeight(w)
+	callH := min(7, max(4, h/3)) + m.wholeTitleLines(slot{pane.Call, 0}, w)
+	callH = max(4, min(callH, h-barH-6))
 	return stack(w, h,
 		leaf(slot{pane.Call, 0}, w, callH),
-		node{tabBar: true, w: w, h: 1},
-		leaf(m.focusables()[m.tab()], w, h-callH-1))
+		node{tabBar: true, w: w, h: barH},
+		leaf(m.focusables()[m.tab()], w, h-callH-barH))
 }
 
 // wideLayout: three columns for one session.
@@ -116,7 +120,7 @@ func (m *model) demoLayout(w, h int) node {
 func (m *model) presenterLayout(w, h int) node {
 	cw := split(w, 52, 48)
 	lh := split(h, 42, 58)
-	rh := split(h, 40, 33, 27)
+	rh := split(h, 42, 31, 27) // the server's buffer whole (42 B at 8 a row) under a two-line footer
 	return row(w, h,
 		stack(cw[0], h, leaf(slot{pane.Call, 0}, cw[0], lh[0]), leaf(slot{pane.Explain, 0}, cw[0], lh[1])),
 		stack(cw[1], h,
@@ -129,7 +133,7 @@ func (m *model) presenterLayout(w, h int) node {
 func (m *model) draw(n node) []string {
 	switch {
 	case n.tabBar:
-		return []string{m.tabBar(n.w)}
+		return m.tabBar(n.w)
 	case n.kids == nil:
 		p, ok := m.scr.panes[n.slot]
 		if !ok {

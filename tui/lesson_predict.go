@@ -39,5 +39,5 @@ func (m *model) lessonsHelp() string {
 	for _, l := range steps.Lessons() {
 		names = append(names, l.Name)
 	}
-	return text.Text{EN: "Lessons (start both sides with --lesson NAME; L lists them in the plain tour; a lesson first asks you to predict, keys 1-4): ", ZH: "课程（两端都加 --lesson NAME 启动；普通教程里按 L 列出；课程开始前会请你先猜一猜，按 1-4）："}.In(m.lang) + strings.Join(names, ", ")
+	return text.Text{EN: "Lessons (start both sides with --lesson NAME, or in the plain tour press L, choose one and press r on its page; a lesson first asks you to predict, keys 1-4): ", ZH: "课程（两端都加 --lesson NAME 启动，或者在普通教程里按 L，选一课，在它的页面上按 r；课程开始前会请你先猜一猜，按 1-4）："}.In(m.lang) + strings.Join(names, ", ")
 }

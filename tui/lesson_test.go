@@ -206,9 +206,10 @@ func TestLessonPageAtStart(t *testing.T) {
 	if plain := ansi.Strip(p.render()); !strings.Contains(plain, "L lessons") || strings.Contains(plain, "lesson page") {
 		t.Errorf("footer without \"L lessons\":\n%s", plain)
 	}
+	// L opens the page index on the lessons; r on a lesson's page runs it.
 	press(t, p, "L")
 	plain = ansi.Strip(p.render())
-	for _, want := range []string{"Lessons · L: step page", "--lesson no-recv  SEND with no posted RECV", "--lesson bad-rkey"} {
+	for _, want := range []string{"Lessons (r on a lesson's page runs it)", "▸ An atomic on an unaligned address", "SEND with no posted RECV", "WRITE with the wrong rkey"} {
 		if !strings.Contains(plain, want) {
 			t.Errorf("L in the plain tour: missing %q:\n%s", want, plain)
 		}

@@ -86,7 +86,7 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 		styles:   pane.NewStyles(noColor(opts.Environ)),
 		now:      time.Now,
 		run:      runState{lastIdx: -1, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))},
-		scr:      screenState{w: opts.Width, h: opts.Height, focus: tabExplain, panes: map[slot]*pane.Scroll{}},
+		scr:      screenState{w: opts.Width, h: opts.Height, focus: tabExplain, panes: map[slot]*pane.Scroll{}, help: pane.NewScroll()},
 		end:      tourEnd{errs: make([]error, len(opts.Sessions))},
 		page:     pane.Page{Docs: opts.Docs},
 	}
@@ -109,7 +109,10 @@ func newModel(ctx context.Context, opts Options) (*model, error) {
 	m.help.Styles = m.styles.HelpStyles
 	m.setLang(m.lang)
 	m.page.Markdown = termtext.NewMarkdown(m.styles.Page())
+	m.scr.lib = m.newLibrary()
 	m.refresh()
+	m.focusReading()
+	m.noticeChanges(-1, steps.SectionNone) // what is there at the start is not news
 	m.sync()
 	return m, nil
 }
@@ -186,6 +189,7 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.scr.w, m.scr.h = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
+		m.focusReading()
 	case tickMsg:
 		if m.quitting {
 			return nil
@@ -196,6 +200,7 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 			m.run.spin, _ = m.run.spin.Update(spinner.TickMsg{ID: m.run.spin.ID()})
 		}
 		m.refresh()
+		m.noticeChanges(-1, steps.SectionNone)
 		return m.tick()
 	case stepDoneMsg:
 		return tea.Batch(m.stepDone(msg), m.autoNext())
@@ -207,11 +212,11 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 		if m.tooSmallNow() {
 			return nil
 		}
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			m.scrollBy(-3)
-		case tea.MouseWheelDown:
-			m.scrollBy(3)
+		d := map[tea.MouseButton]int{tea.MouseWheelUp: -3, tea.MouseWheelDown: 3}[msg.Button]
+		if m.scr.lib.IsOpen() {
+			m.scr.lib.Wheel(d) // the library covers the panes
+		} else {
+			m.scrollBy(d)
 		}
 	}
 	return nil
@@ -219,6 +224,9 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 
 func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
+	if m.scr.lib.IsOpen() && !m.tooSmallNow() {
+		return m.libraryKey(msg)
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
@@ -238,27 +246,24 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Lang):
 		m.setLang(nextLang(m.lang))
 		m.paneAt(slot{pane.Explain, 0}).Follow()
-	case key.Matches(msg, k.Lesson):
-		// The lesson's page, or in the plain tour the list of lessons.
-		m.page.ShowLesson, m.page.ShowGlossary = !m.page.ShowLesson, false
-		m.paneAt(slot{pane.Explain, 0}).Follow()
-	case key.Matches(msg, k.Glossary):
-		m.page.ShowGlossary, m.page.ShowLesson = !m.page.ShowGlossary, false
-		m.paneAt(slot{pane.Explain, 0}).Follow()
+	case m.pageKey(msg): // L, P, T
 	case key.Matches(msg, k.Help):
 		m.scr.showHelp = !m.scr.showHelp
 		m.help.ShowAll = m.scr.showHelp
+		m.scr.help.Follow() // each time from the top
 	case key.Matches(msg, k.Focus):
-		n := len(m.focusables())
+		m.scr.focusMoved = true
 		if msg.String() == "shift+tab" {
-			m.scr.focus = (m.scr.focus + n - 1) % n
+			m.moveFocus(-1)
 		} else {
-			m.scr.focus = (m.scr.focus + 1) % n
+			m.moveFocus(1)
 		}
+		m.spotMoved()
 	case key.Matches(msg, k.Side):
 		if m.demo {
 			m.scr.side = 1 - m.scr.side
 		}
+		m.spotMoved()
 	case key.Matches(msg, k.Up):
 		m.scrollBy(-1)
 	case key.Matches(msg, k.Down):
@@ -285,13 +290,33 @@ func (m *model) quit() tea.Cmd {
 	return tea.Quit
 }
 
+// focusReading puts the focus on the explanation, in whatever place the
+// layout has it, until the learner moves it: T then z zooms the
+// glossary, and the scroll keys scroll the page being read.
+func (m *model) focusReading() {
+	if m.scr.focusMoved {
+		return
+	}
+	for i, s := range m.focusables() {
+		if s == (slot{pane.Explain, 0}) {
+			m.scr.focus = i
+		}
+	}
+}
+
 // focused is the pane that scroll keys move.
 func (m *model) focused() slot {
 	f := m.focusables()
 	return f[min(m.scr.focus, len(f)-1)]
 }
 
-func (m *model) scrollBy(d int) { m.paneAt(m.focused()).ScrollBy(d) }
+func (m *model) scrollBy(d int) {
+	if m.scr.showHelp {
+		m.scr.help.ScrollBy(d)
+		return
+	}
+	m.paneAt(m.focused()).ScrollBy(d)
+}
 
 // paneAt is the pane in slot p, made on first use.
 func (m *model) paneAt(p slot) *pane.Scroll {
@@ -311,12 +336,22 @@ func (m *model) sync() {
 		return
 	}
 	body := m.bodyHeight(len(m.bannerLines(m.scr.w)))
+	m.scr.lib.Resize(m.styles, m.scr.w, body, m.lang, m.revealedLesson())
+	// s swaps the side only where one side is shown at a time.
+	m.keys.Side.SetEnabled(m.demo && m.narrow())
+	if m.scr.showHelp {
+		m.scr.help.SetSize(m.scr.w, body)
+		m.scr.help.SetContent(text.Text{EN: "Help", ZH: "帮助"}.Label(m.lang), m.fullHelp(m.scr.w-4), 0)
+	}
 	for _, n := range m.layout(m.scr.w, body).leaves() {
 		sp := m.paneAt(n.slot)
 		sp.SetSize(n.w, n.h)
 		c := m.in.Content(n.slot.kind, n.slot.side, n.w-4, n.h-2)
 		if m.scr.zoomed {
 			c.Title += " · " + text.Text{EN: "z/esc: back", ZH: "z/esc：还原"}.In(m.lang)
+		}
+		if n.w >= m.scr.w { // z cannot widen it: say the title whole inside
+			c = wholeTitle(m.styles, c, n.w)
 		}
 		sp.SetContent(c.Title, c.Lines, c.Top)
 	}

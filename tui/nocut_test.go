@@ -2,8 +2,10 @@ package tui
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -94,4 +96,88 @@ func TestHexdumpRowWidth(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNothingCutSilentlyChrome: in every scene (a step of every tour and
+// track, a lesson's expected error, the end) at 80×24, 100×30 and 120×40
+// in English, Chinese and both, the frame around the panes cuts nothing
+// silently: the header keeps a blank before the progress ("EN10/18" was
+// the collision), the lesson line wraps whole, every key of the footer is whole, the banner is whole
+// on screen or says how much more there is and the help screen shows it
+// whole, every pane's title can be read whole (zoomed: z), and the steps
+// pane gives the current step's title whole.
+func TestNothingCutSilentlyChrome(t *testing.T) {
+	for _, sc := range scenes {
+		for _, sz := range sceneSizes {
+			for _, lang := range sceneLangs {
+				name := fmt.Sprintf("%s/%s/%dx%d", sc.name, lang, sz[0], sz[1])
+				m := sceneModel(t, sc, lang, sz[0], sz[1])
+				checkChrome(t, name, m)
+			}
+		}
+	}
+}
+
+var progressAfterBlank = regexp.MustCompile(`\s\d+/\d+\s*$`)
+
+func checkChrome(t *testing.T, name string, m *model) {
+	t.Helper()
+	lines := strings.Split(ansi.Strip(m.render()), "\n")
+	if !progressAfterBlank.MatchString(lines[0]) {
+		t.Errorf("%s: the header runs into the progress: %q", name, lines[0])
+	}
+	footer := squash(strings.Join(lines[len(lines)-len(m.footer(m.scr.w)):], ""))
+	for _, b := range m.keys.ShortHelp() {
+		if b.Enabled() && !strings.Contains(footer, squash(b.Help().Key+b.Help().Desc)) {
+			t.Errorf("%s: the footer has no whole %q %q: %q", name, b.Help().Key, b.Help().Desc, footer)
+		}
+	}
+	screen := squash(strings.Join(lines, ""))
+	if m.page.Lesson != "" && !strings.Contains(screen, squash(ansi.Strip(m.lessonLine(m.scr.w)))) {
+		t.Errorf("%s: the lesson line is cut: %q", name, ansi.Strip(m.lessonLine(m.scr.w)))
+	}
+	if banner := squash(ansi.Strip(strings.Join(m.banner(m.scr.w), ""))); !strings.Contains(screen, banner) {
+		m.scr.showHelp = true
+		help := squash(ansi.Strip(m.render()))
+		m.scr.showHelp = false
+		if !strings.Contains(screen, squash("more lines: press ?")) && !strings.Contains(screen, squash("按 ? 查看完整信息")) {
+			t.Errorf("%s: the banner is cut with no word of it:\n%s", name, strings.Join(lines, "\n"))
+		}
+		if !strings.Contains(help, banner) {
+			t.Errorf("%s: the help screen does not show the whole banner", name)
+		}
+	}
+	for f, p := range m.focusables() {
+		title, _, _ := m.paneContent(p, 76, 20)
+		m.scr.focus, m.scr.zoomed = f, true
+		zoomed := squash(ansi.Strip(m.render()))
+		m.scr.zoomed = false
+		if !strings.Contains(zoomed, squash(title)) {
+			t.Errorf("%s: %v: the title %q cannot be read whole, even zoomed", name, p, title)
+		}
+	}
+	m.render()
+	if side, idx, ok := m.nextTurn(); ok {
+		ss := m.snaps[side].Steps[idx]
+		want := ss.Title.In(m.lang)
+		if m.lang == text.Both {
+			want = ss.Title.EN + " · " + ss.Title.ZH
+		}
+		lines, top := m.stepsLines(side, 26)
+		framed := pane.Frame(m.styles, "", lines, 30, 40, top, false)
+		if !strings.Contains(squash(ansi.Strip(strings.Join(framed, ""))), squash(want)) {
+			t.Errorf("%s: the next step's title %q is not whole in a 30-cell steps pane", name, want)
+		}
+	}
+}
+
+// squash drops blanks and pane borders: text wrapped across lines (or
+// frames) compares equal to the same text on one line.
+func squash(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == '│' {
+			return -1
+		}
+		return r
+	}, s)
 }

@@ -45,13 +45,24 @@ type autoRun struct {
 type screenState struct {
 	w, h     int
 	focus    int // index into focusables(); the narrow layout's tab
+	lastTab  int // the narrow layout's tab shown while the call pane has the focus
 	side     int // the side shown in the narrow demo layout
 	showHelp bool
+	// focusMoved: the learner pressed Tab. Until then the focus follows
+	// the layout to the explanation, where a learner reads first.
+	focusMoved bool
+	// help is the help screen (?), scrolled like a pane.
+	help *pane.Scroll
+	// spot is what came forward by itself (spot.go).
+	spot spotlight
 	// zoomed shows the focused pane alone (z; z or esc goes back).
 	zoomed bool
 	// panes are the screen's panes, each with its content and its own
 	// scroll offset; Update fills them, View only draws them.
 	panes map[slot]*pane.Scroll
+	// lib is the page index and page view (P; L in the plain tour): open,
+	// it covers the panes.
+	lib *pane.Library
 }
 
 // tourEnd is how the tour ended: each side's error, the one that stopped
@@ -59,6 +70,9 @@ type screenState struct {
 type tourEnd struct {
 	errs []error
 	err  *TourError
+	// restart: the learner chose a lesson to run in the demo; Run
+	// returns it, and both sides start again.
+	restart *LessonRestart
 	// hasResult: a side reached its result; resultOnly: the result's
 	// sentence is the whole banner (the read and atomic tours).
 	hasResult, resultOnly bool

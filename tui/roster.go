@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,9 @@ type roster struct {
 	sel    int       // selected row
 	top    int       // first row shown
 	height int       // rows that fit (set by the layout)
+	// needFirst puts the attendees who need the instructor on top:
+	// stuck, then failed, each in order of arrival.
+	needFirst bool
 }
 
 // setRows replaces the rows, keeping the selection on the same attendee.
@@ -34,6 +38,10 @@ func (r *roster) setRows(rows []workshop.Row, counts workshop.Counts, at time.Ti
 	if r.sel < len(r.rows) {
 		selN = r.rows[r.sel].N
 	}
+	if r.needFirst {
+		rows = append([]workshop.Row(nil), rows...)
+		slices.SortStableFunc(rows, func(a, b workshop.Row) int { return need(b) - need(a) })
+	}
 	r.rows, r.counts, r.at = rows, counts, at
 	for i, row := range rows {
 		if row.N == selN {
@@ -41,6 +49,17 @@ func (r *roster) setRows(rows []workshop.Row, counts workshop.Counts, at time.Ti
 		}
 	}
 	r.clamp()
+}
+
+// need is how much a row needs the instructor, for needFirst.
+func need(r workshop.Row) int {
+	switch {
+	case r.Stuck:
+		return 2
+	case r.Phase == workshop.PhaseFailed || r.Phase == workshop.PhaseDropped:
+		return 1
+	}
+	return 0
 }
 
 // move moves the selection by d rows and scrolls to keep it in view.
@@ -74,22 +93,25 @@ func (r *roster) selected() int {
 // header is the counts line.
 func (r *roster) header(st pane.Styles, lang text.Lang) string {
 	c := r.counts
-	return fmt.Sprintf("%s %s  %s %s  %s %s  %s %s",
-		st.OK.R(fmt.Sprint(c.Connected)), text.Text{EN: "connected", ZH: "已连接"}.In(lang),
-		st.Bold.R(fmt.Sprint(c.Finished)), text.Text{EN: "finished", ZH: "已完成"}.In(lang),
+	return fmt.Sprintf("%s %s  %s %s  %s %s  %s %s  %s %s",
+		st.Bold.R(fmt.Sprint(c.Finished)), text.Text{EN: "done", ZH: "已完成"}.In(lang),
+		st.OK.R(fmt.Sprint(c.Connected-c.Stuck)), text.Text{EN: "running", ZH: "进行中"}.In(lang),
+		st.Err.R(fmt.Sprint(c.Stuck)), text.Text{EN: "stuck", ZH: "卡住"}.In(lang),
 		st.Err.R(fmt.Sprint(c.Failed)), text.Text{EN: "failed", ZH: "失败"}.In(lang),
-		st.Dim.R(fmt.Sprint(c.TurnedAway)), text.Text{EN: "turned away", ZH: "被拒绝"}.In(lang)) + counterHeader(st, lang, c.Counters)
+		st.Dim.R(fmt.Sprint(c.TurnedAway)), text.Text{EN: "turned away", ZH: "被拒绝"}.In(lang))
 }
 
 // counterHeader is the atomic room's shared counter, read from its MR at
-// this refresh ("" in a write or read room).
+// this refresh ("" in a write or read room). It has a line of its own
+// under the header: on a 100-column projector the counts and the
+// addresses fill the first.
 func counterHeader(st pane.Styles, lang text.Lang, cs []workshop.BackendCounter) string {
 	line := workshop.CounterLine(cs)
 	if line == "" {
 		return ""
 	}
 	value := strings.TrimPrefix(line, "counter ")
-	return "  " + text.Text{EN: "shared counter", ZH: "共享计数器"}.In(lang) + " " + st.Bold.R(termtext.Safe(value))
+	return text.Text{EN: "shared counter", ZH: "共享计数器"}.In(lang) + " " + st.Bold.R(termtext.Safe(value))
 }
 
 // lines draws the table header and the visible rows at width w, the

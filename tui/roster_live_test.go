@@ -64,7 +64,7 @@ func TestRosterLiveRoom(t *testing.T) {
 	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	row := m.roster.rows[m.roster.sel]
 	s := m.View().Content
-	for _, want := range []string{"#2 · Live state", "#2 · Timeline", "#2 · Wire", "REP", "5 finished", `"attendee `} {
+	for _, want := range []string{"#2 · Live state", "#2 · Timeline", "#2 · Wire", "REP", "5 done", `"attendee `} {
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q:\n%s", want, s)
 		}
@@ -86,5 +86,31 @@ func BenchmarkRosterViewLive(b *testing.B) {
 		if m.View().Content == "" {
 			b.Fatal("no frame")
 		}
+	}
+}
+
+// TestRosterSpotlight: Enter on a row shows that attendee's call, state,
+// timeline and wire on the whole screen; Esc goes back to the roster.
+func TestRosterSpotlight(t *testing.T) {
+	r := liveRoom(t, 3)
+	m := newWorkshopModel(r, text.EN, true, time.Now)
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	s := m.View().Content
+	for _, want := range []string{"#2 · Live state", "#2 · Timeline", "#2 · Wire", "esc back to the roster", "/"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the spotlight lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "Roster") {
+		t.Errorf("the spotlight still shows the roster:\n%s", s)
+	}
+	if lines := strings.Split(s, "\n"); len(lines) != 30 {
+		t.Errorf("%d lines, want 30", len(lines))
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+	if s := m.View().Content; !strings.Contains(s, "Roster") {
+		t.Errorf("Esc did not go back to the roster:\n%s", s)
 	}
 }

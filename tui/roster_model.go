@@ -35,6 +35,9 @@ type WorkshopOptions struct {
 	Output        io.Writer
 	Environ       []string
 	Width, Height int
+	// SaveResults writes the room's results (--results) and says where;
+	// s on the roster calls it.
+	SaveResults func() (string, error)
 }
 
 // RunWorkshop shows the roster until q, Ctrl-C or ctx ends. The room goes
@@ -44,6 +47,7 @@ func RunWorkshop(ctx context.Context, opts WorkshopOptions) error {
 		return errors.New("tui: no room")
 	}
 	m := newWorkshopModel(opts.Room, opts.Lang, noColor(opts.Environ), time.Now)
+	m.save = opts.SaveResults
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
@@ -78,15 +82,24 @@ type workshopModel struct {
 	roster  roster
 	detail  *attendeeDetail // the selected attendee's panes; nil: none selected
 	detailN int
+
+	save   func() (string, error) // s: the results (nil: none)
+	status string                 // what the last s or q said, above the help
+	// confirming: q was pressed with attendees in the room; the next q
+	// ends the workshop, any other key goes back.
+	confirming bool
+	// spot shows the selected attendee's panes on the whole screen, for
+	// the projector (Enter; Esc goes back to the roster).
+	spot bool
 }
 
 // attendeeDetail is the selected attendee's session as the usual panes
 // see it, and what they show, set in Update (View only frames it).
 type attendeeDetail struct {
-	sess                  *steps.Session
-	tour                  []steps.Step
-	snap                  steps.Snapshot
-	state, timeline, wire pane.Content
+	sess                        *steps.Session
+	tour                        []steps.Step
+	snap                        steps.Snapshot
+	state, timeline, wire, call pane.Content
 }
 
 func newWorkshopModel(src RosterSource, lang text.Lang, noColor bool, now func() time.Time) *workshopModel {
@@ -116,7 +129,7 @@ func (m *workshopModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	}
-	m.roster.height, _ = workshopLayout(m.w, m.h, len(m.roster.rows))
+	m.roster.height, _ = workshopLayout(m.w, m.h-len(m.headLines())+1, len(m.roster.rows))
 	m.roster.clamp()
 	m.pickDetail()
 	m.fillDetail()
@@ -126,9 +139,26 @@ func (m *workshopModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *workshopModel) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	page := max(m.roster.height-1, 1)
+	if m.confirming {
+		m.confirming, m.status = false, ""
+		if key.Matches(msg, k.Quit) {
+			return tea.Quit
+		}
+		return nil
+	}
+	if m.spot {
+		return m.spotKey(msg)
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
-		return tea.Quit
+		return m.quit()
+	case msg.String() == "enter" && m.detail != nil:
+		m.spot = true
+	case msg.String() == "s":
+		m.status = m.saveResults()
+	case msg.String() == "o":
+		m.roster.needFirst = !m.roster.needFirst
+		m.refresh()
 	case key.Matches(msg, k.Up):
 		m.roster.move(-1)
 	case key.Matches(msg, k.Down):
@@ -146,6 +176,31 @@ func (m *workshopModel) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.keys = newKeyMap(m.lang)
 	}
 	return nil
+}
+
+// quit ends the workshop at once in an empty room; with attendees in it,
+// it asks first: ending the room ends their tours.
+func (m *workshopModel) quit() tea.Cmd {
+	if n := m.roster.counts.Connected; n > 0 {
+		m.confirming = true
+		m.status = text.Text{EN: fmt.Sprintf("%d attendees are still in the room: q again ends the workshop and their tours; any other key goes back", n),
+			ZH: fmt.Sprintf("房间里还有 %d 位学员：再按 q 结束 workshop 和他们的教程；按其他键返回", n)}.In(m.lang)
+		return nil
+	}
+	return tea.Quit
+}
+
+// saveResults is what s says.
+func (m *workshopModel) saveResults() string {
+	if m.save == nil {
+		return text.Text{EN: "no --results FILE was given: start the workshop with --results results.csv to save the room's results",
+			ZH: "没有给 --results FILE：启动 workshop 时加上 --results results.csv 才能保存结果"}.In(m.lang)
+	}
+	where, err := m.save()
+	if err != nil {
+		return err.Error()
+	}
+	return where
 }
 
 // refresh re-reads the roster and the selected attendee's snapshot.
@@ -187,7 +242,11 @@ func (m *workshopModel) fillDetail() {
 		return
 	}
 	w1, w2, w3 := detailColumns(m.w)
+	if m.spot {
+		w1, w2, w3 = m.w/2, m.w-m.w/2, m.w-m.w/2
+	}
 	in := attendeeInput(m.styles, m.lang, d.tour, d.snap)
+	d.call = in.Content(pane.Call, 0, w1-4, max(m.h/2-2, 1))
 	lines, anchor := in.StateLines(0, w1-4)
 	d.state = pane.Content{Title: text.Text{EN: "Live state", ZH: "实时状态"}.Label(m.lang), Lines: lines, Top: max(anchor, 0)}
 	d.timeline = pane.Content{Title: text.Text{EN: "Timeline", ZH: "时序"}.Label(m.lang), Lines: in.TimelineLines(w2 - 4), Top: 1 << 20}
@@ -245,18 +304,42 @@ func (m *workshopModel) screen() string {
 	if m.w <= 0 || m.h <= 0 {
 		return ""
 	}
+	if m.spot && m.detail != nil {
+		return strings.Join(termtext.Block(m.spotlight(), m.w, m.h), "\n")
+	}
 	st := m.styles
-	rows, detailH := workshopLayout(m.w, m.h, len(m.roster.rows))
-	head := st.Header.R("rdmatour workshop") + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
-	out := []string{termtext.Fit(head, m.w)}
+	heads := m.headLines()
+	rows, detailH := workshopLayout(m.w, m.h-len(heads)+1, len(m.roster.rows))
+	out := heads
 	r := m.roster
 	r.height = rows
 	title := text.Text{EN: "Roster", ZH: "名单"}.Label(m.lang)
 	out = append(out, pane.Frame(st, title, r.lines(st, m.lang, m.w-4), m.w, rows+3, 0, true)...)
 	out = append(out, m.detailView(detailH)...)
-	help := text.Text{EN: "↑/↓ select  pgup/pgdn page  home/end  l language  q end the workshop", ZH: "↑/↓ 选择  pgup/pgdn 翻页  home/end  l 语言  q 结束 workshop"}.In(m.lang)
+	help := text.Text{EN: "↑/↓ pgup/pgdn select  enter spotlight  o stuck first  s save results  l language  q end the workshop",
+		ZH: "↑/↓ pgup/pgdn 选择  enter 聚焦  o 卡住的排前面  s 保存结果  l 语言  q 结束 workshop"}.In(m.lang)
+	if m.status != "" {
+		help = m.status
+	}
 	out = append(out, st.Dim.R(termtext.Fit(help, m.w)))
 	return strings.Join(termtext.Block(out, m.w, m.h), "\n")
+}
+
+// headLines are the screen's header: the addresses and the counts, then
+// the atomic room's shared counter on a line of its own.
+func (m *workshopModel) headLines() []string {
+	st := m.styles
+	head := st.Header.R("rdmatour workshop") + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
+	out := []string{termtext.Fit(head, m.w)}
+	if c := counterHeader(st, m.lang, m.roster.counts.Counters); c != "" {
+		out = append(out, termtext.Fit(c, m.w))
+	}
+	// The selected row's message · observed, which its column cuts on a
+	// projector's 100 columns (Enter shows it whole).
+	if r := m.roster; r.sel < len(r.rows) {
+		out = append(out, st.Dim.R(termtext.Fit(fmt.Sprintf("▸ #%d %s", r.rows[r.sel].N, termtext.Safe(r.rows[r.sel].What())), m.w)))
+	}
+	return out
 }
 
 // detailView is the selected attendee's live state, timeline and wire,

@@ -65,7 +65,7 @@ func TestRosterScreen(t *testing.T) {
 	if len(lines) != 40 {
 		t.Fatalf("%d lines, want 40", len(lines))
 	}
-	for _, want := range []string{"25 connected", "13 finished", "12 failed", "10.0.0.1:40001", "0x101", "RTS", `"hello 1 \e[31m"`} {
+	for _, want := range []string{"13 done", "25 running", "0 stuck", "12 failed", "10.0.0.1:40001", "0x101", "RTS", `"hello 1 \e[31m"`} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("screen lacks %q:\n%s", want, screen)
 		}

@@ -88,6 +88,7 @@ func (m *model) runNext() tea.Cmd {
 	m.run.on, m.run.side, m.run.idx, m.run.cancel = true, side, idx, cancel
 	m.run.wait, m.run.onPeer = m.peerWait(side, idx) // once per step: WaitFor builds the peer's tour
 	m.run.stepAt = m.now()
+	m.spotNextStep()
 	m.scr.side = side
 	m.page.ShowLesson = false // the explanation follows the step; L brings the lesson back
 	m.page.ShowGlossary = false
@@ -122,6 +123,11 @@ func (m *model) stepDone(msg stepDoneMsg) tea.Cmd {
 		}
 	}
 	m.refresh()
+	sec := steps.SectionNone
+	if t := m.tours[msg.side]; msg.idx >= 0 && msg.idx < len(t) {
+		sec = t[msg.idx].Section
+	}
+	m.noticeChanges(msg.side, sec)
 	return nil
 }
 

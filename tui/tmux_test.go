@@ -165,7 +165,8 @@ func TestRealTerminal(t *testing.T) {
 	s.must("resize-window", "-t", "rt", "-x", "80", "-y", "24")
 	sc, ok = s.waitFor(5*time.Second, func(sc string) bool {
 		lines := strings.Split(strings.TrimRight(sc, "\n"), "\n")
-		return len(lines) == 24 && strings.Contains(sc, "步骤") && strings.Contains(lines[len(lines)-1], "enter")
+		// The footer wraps: "enter" is on its first line, one of the last three.
+		return len(lines) == 24 && strings.Contains(sc, "步骤") && strings.Contains(strings.Join(lines[len(lines)-3:], "\n"), "enter")
 	})
 	if !ok {
 		t.Errorf("no 80x24 layout after the resize:\n%s", sc)

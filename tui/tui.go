@@ -114,6 +114,10 @@ func Run(ctx context.Context, opts Options) error {
 	m.refresh()       // the last state, devices included, before teardown
 	last := append([]steps.Snapshot(nil), m.snaps...)
 	closeErr := m.shutdown()
+	if m.end.restart != nil && runErr == nil {
+		// Both sides start again with the lesson: no summary of this run.
+		return m.end.restart
+	}
 	if runErr == nil || errors.Is(runErr, tea.ErrInterrupted) {
 		// The terminal is restored: leave one line saying where the tour got to.
 		out := opts.Output

@@ -16,16 +16,6 @@ const (
 	minH = 24
 )
 
-// Tabs of the narrow layout.
-const (
-	tabSteps = iota
-	tabExplain
-	tabState
-	tabTimeline
-	tabWire
-	numTabs
-)
-
 // narrow says whether the terminal is too narrow for columns: one pane
 // at a time, chosen by a tab bar.
 func (m *model) narrow() bool {
@@ -42,24 +32,6 @@ func (m *model) narrow() bool {
 func (m *model) presenter() bool {
 	return m.demo && m.scr.w >= 100 && m.scr.w < 120 && m.scr.h >= 28
 }
-
-// focusables lists the panes tab cycles through in the current layout.
-func (m *model) focusables() []slot {
-	if m.presenter() {
-		return []slot{{pane.Call, 0}, {pane.Explain, 0}, {pane.State, 0}, {pane.State, 1}, {pane.Timeline, 0}}
-	}
-	if m.narrow() {
-		side := m.shownSide()
-		return []slot{{pane.Steps, side}, {pane.Explain, 0}, {pane.State, side}, {pane.Timeline, 0}, {pane.Wire, side}}
-	}
-	if m.demo {
-		return []slot{{pane.Steps, 0}, {pane.State, 0}, {pane.Call, 0}, {pane.Explain, 0}, {pane.Timeline, 0}, {pane.Steps, 1}, {pane.State, 1}}
-	}
-	return []slot{{pane.Steps, 0}, {pane.Call, 0}, {pane.Explain, 0}, {pane.State, 0}, {pane.Timeline, 0}, {pane.Wire, 0}}
-}
-
-// tab is the tab the narrow layout shows: the focused one.
-func (m *model) tab() int { return min(m.scr.focus, numTabs-1) }
 
 func (m *model) shownSide() int {
 	if m.demo {
@@ -80,39 +52,78 @@ func (m *model) screen() string {
 	}
 	lines := make([]string, 0, h)
 	lines = append(lines, m.header(w))
-	if m.page.Lesson != "" {
-		lines = append(lines, m.lessonLine(w))
-	}
+	lines = append(lines, m.lessonLines(w)...)
 	banner := m.bannerLines(w)
 	lines = append(lines, banner...)
 	bodyH := m.bodyHeight(len(banner))
-	if m.scr.showHelp {
-		lines = append(lines, pane.Frame(m.styles, text.Text{EN: "Help", ZH: "帮助"}.Label(m.lang), m.fullHelp(w-4), w, bodyH, 0, true)...)
-	} else {
+	switch {
+	case m.scr.lib.IsOpen():
+		lines = append(lines, m.scr.lib.View(m.styles, w, bodyH)...)
+	case m.scr.showHelp:
+		lines = append(lines, m.scr.help.View(m.styles, w, bodyH, true)...)
+	default:
 		lines = append(lines, m.draw(m.layout(w, bodyH))...)
 	}
-	lines = append(lines, m.footer(w))
+	lines = append(lines, m.footer(w)...)
 	return strings.Join(termtext.Block(lines, w, h), "\n")
 }
 
-// bannerLines is the banner as shown: a long error must not push the
-// live state (where the learner sees the QP go to ERR) off a small screen.
+// bannerLines is the banner as shown: it wraps to the lines it needs, up
+// to bannerLimit, so that a long error does not push the live state
+// (where the learner sees the QP go to ERR) off a small screen.
+// What does not fit is not cut silently: the last line says how many
+// more there are, and ? shows the whole banner (helpBanner).
 func (m *model) bannerLines(w int) []string {
 	banner := m.banner(w)
-	if limit := max(2, m.bodyHeight(0)/5); len(banner) > limit {
-		banner = banner[:limit]
+	if limit := m.bannerLimit(); len(banner) > limit {
+		more := len(banner) - limit + 1
+		note := text.Text{EN: fmt.Sprintf("… %d more lines: press ? to read the whole message", more),
+			ZH: fmt.Sprintf("…… 还有 %d 行：按 ? 查看完整信息", more)}.In(m.lang)
+		banner = append(banner[:limit-1:limit-1], m.styles.Bold.R(termtext.Fit(" "+note, w)))
 	}
 	return banner
 }
 
-// bodyHeight is what the header, the lesson line, a banner of n lines
-// and the help line leave for the panes.
-func (m *model) bodyHeight(n int) int {
-	h := m.scr.h - 2 - n
-	if m.page.Lesson != "" {
-		h--
+// bannerLimit is how many lines the banner may take: a third of the
+// body while the tour runs or after an error (the live state shows what
+// went wrong; a quarter in both languages, whose banner is twice as
+// long), half once the tour is complete (what it did and what to
+// try next are the point then; "Tour complete" must not fall off in
+// both languages at 80×24).
+func (m *model) bannerLimit() int {
+	switch {
+	case m.in != nil && m.in.AllDone && !m.stopped():
+		return max(3, m.bodyHeight(0)/2)
+	case m.lang == text.Both:
+		return max(3, m.bodyHeight(0)/4) // twice the text: the rest is under ?
 	}
-	return h
+	return max(3, m.bodyHeight(0)/3)
+}
+
+// stopped says a side's tour ended in an error (its banner is the error).
+func (m *model) stopped() bool {
+	for i, snap := range m.snaps {
+		if snap.Failed || (i < len(m.end.errs) && m.end.errs[i] != nil) {
+			return true
+		}
+	}
+	return false
+}
+
+// helpBanner is the banner's lines for the help screen when the screen
+// cuts it: there it is read whole.
+func (m *model) helpBanner(w int) []string {
+	banner := m.banner(w)
+	if len(banner) <= m.bannerLimit() {
+		return nil
+	}
+	return append(banner, "")
+}
+
+// bodyHeight is what the header, the lesson line, a banner of n lines
+// and the footer (as many lines as it wraps to) leave for the panes.
+func (m *model) bodyHeight(n int) int {
+	return m.scr.h - 1 - len(m.lessonLines(m.scr.w)) - len(m.footer(m.scr.w)) - n
 }
 
 // tooSmallNow says the terminal is below the minimum size: the screen
@@ -190,15 +201,30 @@ func (m *model) header(w int) string {
 			sep = " "
 		}
 		left := " " + strings.Join(parts, sep)
-		if termtext.Width(left) <= w-rw || drop == 3 {
-			return termtext.Fit(left, w-rw) + right
+		// At least one blank before the progress: "EN" and "10/18" must
+		// not run together ("EN10/18" at 80 columns).
+		if termtext.Width(left)+1 <= w-rw || drop == 3 {
+			return termtext.Fit(left, w-rw-1) + " " + right
 		}
 	}
 	return ""
 }
 
+// lessonLines is the lesson line wrapped to the lines it needs (the
+// summary and the learner's prediction are long at 80 columns).
+func (m *model) lessonLines(w int) []string {
+	if m.page.Lesson == "" {
+		return nil
+	}
+	var out []string
+	for _, l := range termtext.WrapStyled(m.lessonLine(w), w-1, "  ") {
+		out = append(out, termtext.Fit(l, w))
+	}
+	return out
+}
+
 // lessonLine is the header's second line when a lesson runs: its name,
-// title and, where there is room, its one-line summary.
+// title and its one-line summary, unwrapped (lessonLines wraps it).
 func (m *model) lessonLine(w int) string {
 	st := m.styles
 	snap := m.snaps[0]
@@ -222,7 +248,7 @@ func (m *model) lessonLine(w int) string {
 	if summary = m.in.LessonStatus(summary); summary != "" {
 		line += st.Dim.R(" — " + summary)
 	}
-	return termtext.Fit(line, w)
+	return line
 }
 
 func (m *model) progress() (done, total int) {
@@ -238,45 +264,4 @@ func (m *model) progress() (done, total int) {
 	return done, len(s.Steps)
 }
 
-func (m *model) fullHelp(w int) []string {
-	hm := m.help // a copy: View must not change the model
-	hm.SetWidth(w)
-	lines := strings.Split(hm.FullHelpView(m.keys.FullHelp()), "\n")
-	lines = append(lines, "")
-	lines = append(lines, termtext.Wrap(m.layoutHelp(text.Text{
-		EN: "Each keypress makes one real verbs / rdma_cm call. The left panes say what the call is and why; the right ones show what it changed. Press ? again to close this help.",
-		ZH: "每按一次键就执行一个真实的 verbs / rdma_cm 调用。左边讲这个调用是什么、为什么；右边显示它改变了什么。再按 ? 关闭帮助。"}), w)...)
-	lines = append(lines, "")
-	lines = append(lines, termtext.Wrap(m.lessonsHelp(), w)...)
-	return lines
-}
-
 func (m *model) isFocused(p slot) bool { return !m.scr.showHelp && m.focused() == p }
-
-func (m *model) tabBar(w int) string {
-	st := m.styles
-	names := []string{
-		text.Text{EN: "Steps", ZH: "步骤"}.Label(m.lang), text.Text{EN: "Explain", ZH: "讲解"}.Label(m.lang), text.Text{EN: "State", ZH: "状态"}.Label(m.lang),
-		text.Text{EN: "Timeline", ZH: "时序"}.Label(m.lang), text.Text{EN: "Wire", ZH: "线上报文"}.Label(m.lang),
-	}
-	var b strings.Builder
-	b.WriteString(" ")
-	for i, n := range names {
-		if i == m.tab() {
-			if st.NoColor {
-				b.WriteString("[" + n + "]")
-			} else {
-				b.WriteString(st.TabActive.R(" " + n + " "))
-			}
-		} else {
-			b.WriteString(st.TabIdle.R(" " + n + " "))
-		}
-		b.WriteString(" ")
-	}
-	if m.demo {
-		sides := [2]string{"server", "client"}
-		sides[m.scr.side] = st.Bold.R("[" + sides[m.scr.side] + "]")
-		b.WriteString(" s: " + sides[0] + "|" + sides[1])
-	}
-	return termtext.Fit(b.String(), w)
-}

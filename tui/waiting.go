@@ -21,12 +21,49 @@ func (m *model) peerWait(side, idx int) (steps.PeerWait, bool) {
 	return m.sessions[side].WaitFor(idx)
 }
 
-// footer is the key help; after a run key pressed while a step still
-// waits, the note saying why nothing happened (until the step ends).
-func (m *model) footer(w int) string {
-	if !m.run.keyWhileWaiting || !m.run.on {
-		return termtext.Fit(m.help.ShortHelpView(m.keys.ShortHelp()), w)
+// footer is the key help, wrapped to the lines it needs (one binding is
+// never split); after a run key pressed while a step still waits, the
+// note saying why nothing happened (until the step ends), wrapped too.
+func (m *model) footer(w int) []string {
+	if m.scr.lib.IsOpen() {
+		return []string{m.scr.lib.KeysLine(m.styles, w)} // the library's keys, not the tour's
 	}
-	note := guide.WaitNote(m.run.wait, m.run.onPeer).In(m.lang)
-	return termtext.Fit(m.styles.Running.R(" ⏳ "+note), w)
+	if m.run.keyWhileWaiting && m.run.on {
+		note := guide.WaitNote(m.run.wait, m.run.onPeer).In(m.lang)
+		var out []string
+		for _, l := range termtext.Wrap("⏳ "+note, w-1) {
+			out = append(out, termtext.Fit(m.styles.Running.R(" "+l), w))
+		}
+		// As tall as the key help it replaces: the panes above keep
+		// their size while the note shows.
+		for n := len(m.helpLines(w)); len(out) < n; {
+			out = append(out, termtext.Fit("", w))
+		}
+		return out
+	}
+	return m.helpLines(w)
+}
+
+// helpLines flows the short help's bindings into lines of w cells.
+func (m *model) helpLines(w int) []string {
+	hs := m.help.Styles
+	sep := hs.ShortSeparator.Inline(true).Render(m.help.ShortSeparator)
+	var out []string
+	line := ""
+	for _, kb := range m.keys.ShortHelp() {
+		if !kb.Enabled() {
+			continue
+		}
+		item := hs.ShortKey.Inline(true).Render(kb.Help().Key) + " " + hs.ShortDesc.Inline(true).Render(kb.Help().Desc)
+		switch {
+		case line == "":
+			line = item
+		case termtext.Width(line+sep+item) <= w:
+			line += sep + item
+		default:
+			out = append(out, termtext.Fit(line, w))
+			line = item
+		}
+	}
+	return append(out, termtext.Fit(line, w))
 }

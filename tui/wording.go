@@ -31,7 +31,7 @@ func (m *model) whereThingsAre() string {
 	case m.presenter():
 		return ""
 	case m.narrow():
-		return text.Text{EN: "The call is on top; the tabs below explain it and show what it changed (tab switches tabs).", ZH: "上方是这个调用；下方的标签页讲解它，并显示它改变了什么（按 tab 切换标签页）。"}.In(m.lang)
+		return text.Text{EN: "The call is on top; the tabs below explain it and show what it changed (tab and shift+tab go through the tabs and the call).", ZH: "上方是这个调用；下方的标签页讲解它，并显示它改变了什么（tab 和 shift+tab 在各标签页和调用之间切换）。"}.In(m.lang)
 	case m.demo:
 		return text.Text{EN: "The middle column says what the call is and why; the server's column (left) and the client's (right) show what it changed.", ZH: "中间一栏讲这个调用是什么、为什么；左栏（server）和右栏（client）显示它改变了什么。"}.In(m.lang)
 	case m.scr.w >= 150:

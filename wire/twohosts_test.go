@@ -31,7 +31,7 @@ func TestTwoHosts(t *testing.T) {
 			// post-before-connect's two WRITEs leave back to back, and rxe's
 			// two ACKs may come before or between them: a live run is
 			// checked for decoding only, the kept capture is the reference.
-			if want, ok := twoHostSequences[name]; ok && name != "post-before-connect" && strings.Join(seq, " / ") != want {
+			if want, ok := twoHostSequence(name); ok && name != "post-before-connect" && strings.Join(seq, " / ") != want {
 				t.Errorf("packet sequence\n got %s\nwant %s", strings.Join(seq, " / "), want)
 			}
 			tsharkClean(t, path)

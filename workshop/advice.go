@@ -2,8 +2,9 @@ package workshop
 
 import (
 	"errors"
-	"github.com/rdmatour/rdmatour/text"
 	"strings"
+
+	"github.com/rdmatour/rdmatour/text"
 
 	"github.com/rdmatour/rdmatour/steps"
 )

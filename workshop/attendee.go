@@ -72,6 +72,11 @@ type Attendee struct {
 	err      string
 	last     time.Time
 	atomics  string // what its atomics found, as it left (an atomic room)
+	ran      int    // steps of its tour run so far, of steps
+	steps    int
+	lesson   string    // the lesson its hello named
+	expected string    // the lesson's error, met as the lesson meant
+	left     time.Time // when it left the room (zero: still in it)
 
 	// Its handshake, until ESTABLISHED (handshake.go): the context its
 	// steps run under, and how the room cuts it short.
@@ -100,6 +105,18 @@ type Row struct {
 	// Atomics, in an atomic room, is what the attendee's atomics found on
 	// the shared counter, as this side's wire saw them (counter.go).
 	Atomics string
+	// Ran of Steps of the server's side of the attendee's tour have run.
+	Ran, Steps int
+	// Lesson is the lesson the attendee's hello named ("" for the tour);
+	// Expected the lesson's error this side met, as the lesson meant
+	// (the run is a success: the attendee saw what the lesson shows).
+	Lesson, Expected string
+	// Arrived is its connect request's time; Left when it left the room
+	// (zero while it is in it).
+	Arrived, Left time.Time
+	// Stuck: still in the room, and nothing happened for longer than the
+	// room's StuckAfter (set by Room.Roster).
+	Stuck bool
 }
 
 // Row copies the attendee's state.
@@ -107,7 +124,8 @@ func (a *Attendee) Row() Row {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	row := Row{N: a.N, Addr: a.Addr, Backend: a.Backend, QPN: a.qpn, QPState: a.qpState,
-		Phase: a.phase, Observed: a.observed, Err: a.err, Last: a.last, Atomics: a.atomics}
+		Phase: a.phase, Observed: a.observed, Err: a.err, Last: a.last, Atomics: a.atomics,
+		Ran: a.ran, Steps: a.steps, Lesson: a.lesson, Expected: a.expected, Arrived: a.arrived, Left: a.left}
 	if a.result != nil {
 		row.Landed, row.Via, row.Message, row.Bytes = true, a.result.Via, a.result.Message, len(a.result.Message)
 	}
@@ -235,6 +253,9 @@ func (r *Room) observe(a *Attendee, s *steps.Session) {
 	state, qpn := p.QPState, p.QPNum
 	tour, _ := steps.TourOf(r.cfg.Tour)
 	what := observed(tour, p)
+	if done && p.Expected != "" {
+		what = expectedWords(p)
+	}
 	r.update(a, func() {
 		if qpn != 0 {
 			a.qpn = qpn
@@ -253,7 +274,18 @@ func (r *Room) observe(a *Attendee, s *steps.Session) {
 		if what != "" {
 			a.observed = what
 		}
+		a.ran, a.steps, a.lesson, a.expected = p.Ran, p.Steps, p.PeerLesson, p.Expected
 	}, what)
+}
+
+// expectedWords are a finished lesson run's last words: its error was the
+// lesson's, met as the lesson meant, so the attendee saw what it shows.
+func expectedWords(p steps.Progress) string {
+	what := "expected error ✓ (lesson " + p.PeerLesson + "): "
+	if p.Refusal != "" {
+		what += "this side answered their request with " + p.Refusal + "; "
+	}
+	return what + p.Expected
 }
 
 // observed says in words what the attendee's last step reached ("" for
@@ -301,55 +333,4 @@ func (r *Room) update(a *Attendee, f func(), what string) {
 	if what != "" {
 		r.emit(Event{Time: time.Now(), Row: a.Row(), What: what})
 	}
-}
-
-// Attendees lists everyone who came, in order of arrival.
-func (r *Room) Attendees() []*Attendee {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]*Attendee(nil), r.attendees...)
-}
-
-// Roster copies every attendee's row.
-func (r *Room) Roster() []Row {
-	as := r.Attendees()
-	rows := make([]Row, len(as))
-	tour, _ := steps.TourOf(r.cfg.Tour)
-	shared := tour.SharedCounter
-	for i, a := range as {
-		rows[i] = a.Row()
-		if s := a.Session(); s != nil && shared && rows[i].Phase.InRoom() {
-			s.Sample(time.Now()) // the atomics that came in since its last step
-			rows[i].Atomics = s.Progress().Atomics
-		}
-	}
-	return rows
-}
-
-// Counts are the roster header's numbers.
-type Counts struct {
-	Connected, Finished, Failed, TurnedAway int
-	// Counters are the atomic room's shared counters, read now (none in
-	// a write or read room).
-	Counters []BackendCounter
-}
-
-// Counts counts the roster: connected is everyone still in the room.
-func (r *Room) Counts() Counts {
-	var c Counts
-	for _, row := range r.Roster() {
-		switch {
-		case row.Phase.InRoom():
-			c.Connected++
-		case row.Phase == PhaseFinished:
-			c.Finished++
-		case row.Phase == PhaseFailed, row.Phase == PhaseDropped:
-			c.Failed++
-		}
-	}
-	r.mu.Lock()
-	c.TurnedAway = r.turned
-	r.mu.Unlock()
-	c.Counters = r.Counters()
-	return c
 }

@@ -2,10 +2,11 @@ package workshop
 
 import (
 	"fmt"
-	"github.com/rdmatour/rdmatour/text"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rdmatour/rdmatour/text"
 )
 
 // The roster is one table, drawn twice: on the workshop screen (tui) and
@@ -29,7 +30,7 @@ type Column struct {
 // PrintedWidth is the widest the last column gets where no screen bounds
 // it (the roster printed at the end): an attendee's long message or
 // error is cut with "…" there, not printed whole (T3b).
-const PrintedWidth = 64
+const PrintedWidth = 56
 
 // messagePreview is how many characters of an attendee's message the
 // message · observed column quotes before what the server observed.
@@ -43,10 +44,36 @@ func Columns() []Column {
 		{Head: text.Text{EN: "nic", ZH: "nic"}, Width: 4, Cell: func(r Row, _ time.Time, _ text.Lang) string { return r.Backend }},
 		{Head: text.Text{EN: "QPN", ZH: "QPN"}, Width: 8, Cell: func(r Row, _ time.Time, _ text.Lang) string { return qpnCell(r.QPN) }},
 		{Head: text.Text{EN: "QP", ZH: "QP"}, Width: 5, Cell: func(r Row, _ time.Time, _ text.Lang) string { return strings.TrimPrefix(r.QPState, "IBV_QPS_") }},
-		{Head: text.Text{EN: "state", ZH: "状态"}, Width: 10, Cell: func(r Row, _ time.Time, lang text.Lang) string { return r.Phase.In(lang) }},
+		{Head: text.Text{EN: "state", ZH: "状态"}, Width: 10, Cell: func(r Row, _ time.Time, lang text.Lang) string { return r.PhaseCell(lang) }},
+		{Head: text.Text{EN: "step", ZH: "步骤"}, Width: 10, Cell: func(r Row, _ time.Time, _ text.Lang) string { return StepBar(r.Ran, r.Steps) }},
 		{Head: text.Text{EN: "last", ZH: "最近"}, Width: 6, Right: true, Cell: func(r Row, now time.Time, _ text.Lang) string { return Ago(now.Sub(r.Last)) }},
 		{Head: text.Text{EN: "message · observed", ZH: "消息 · 观察到的"}, Cell: func(r Row, _ time.Time, _ text.Lang) string { return r.What() }},
 	}
+}
+
+// stepBarCells is how many cells StepBar's bar takes.
+const stepBarCells = 4
+
+// StepBar is ran of steps as a short bar and a count, "██░░ 9/18"
+// ("-" before the attendee's first step is known).
+func StepBar(ran, steps int) string {
+	if steps <= 0 {
+		return "-"
+	}
+	full := min(ran*stepBarCells/steps, stepBarCells)
+	return strings.Repeat("█", full) + strings.Repeat("░", stepBarCells-full) + " " + strconv.Itoa(ran) + "/" + strconv.Itoa(steps)
+}
+
+// PhaseCell is the state column: the phase, or "stuck" for an attendee
+// still in the room with nothing happening for longer than StuckAfter.
+func (r Row) PhaseCell(lang text.Lang) string {
+	if r.Stuck {
+		return text.Text{EN: "stuck", ZH: "卡住"}.In(lang)
+	}
+	if r.Phase == PhaseFinished && r.Expected != "" {
+		return text.Text{EN: "expected ✓", ZH: "预期错误 ✓"}.In(lang)
+	}
+	return r.Phase.In(lang)
 }
 
 func qpnCell(qpn uint32) string {

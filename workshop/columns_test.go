@@ -1,11 +1,12 @@
 package workshop_test
 
 import (
-	"github.com/rdmatour/rdmatour/text"
 	"net/netip"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rdmatour/rdmatour/text"
 
 	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/workshop"
@@ -19,9 +20,13 @@ func TestRosterCells(t *testing.T) {
 		Message: privdata.PeerBytes(strings.Repeat("x", 100)), Last: now.Add(-90 * time.Second)}
 	cols := workshop.Columns()
 	got := workshop.Cells(cols, row, now, text.EN)
-	want := []string{"7", "10.0.0.7:40007", "sim", "0x1a2b", "RTS", "landed", "1m", `"` + strings.Repeat("x", 39) + `…" · connected`}
+	want := []string{"7", "10.0.0.7:40007", "sim", "0x1a2b", "RTS", "landed", "-", "1m", `"` + strings.Repeat("x", 39) + `…" · connected`}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("cells\n%q\nwant\n%q", got, want)
+	}
+	row.Ran, row.Steps = 5, 10
+	if got := workshop.Cells(cols, row, now, text.EN); got[6] != "██░░ 5/10" {
+		t.Errorf("step cell %q", got[6])
 	}
 	if zh := workshop.Cells(cols, row, now, text.ZH); zh[5] != "数据已到" {
 		t.Errorf("zh state %q", zh[5])

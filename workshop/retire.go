@@ -31,6 +31,9 @@ func (r *Room) retire(a *Attendee, s *steps.Session) {
 		a.atomics = found
 		a.mu.Unlock()
 	}
+	a.mu.Lock()
+	a.left = time.Now()
+	a.mu.Unlock()
 	a.events.Close(steps.ErrTourOver) // nothing more is routed to it
 	a.events.Drain()
 	r.mu.Lock()

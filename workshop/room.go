@@ -32,6 +32,10 @@ import (
 // Room defaults.
 const (
 	DefaultMaxAttendees = 60
+	// DefaultStuckAfter is how long an attendee may wait at one step
+	// before the roster marks them stuck: long enough to read a page,
+	// short enough that an instructor walks over before they give up.
+	DefaultStuckAfter = 2 * time.Minute
 	// DefaultIdleLimit is how long a workshop server waits for an
 	// attendee's next event (its RTU, its notification) before it drops
 	// the attendee and frees what it held.
@@ -56,7 +60,11 @@ type Config struct {
 	// ESTABLISHED within it of its connect request (0 =
 	// DefaultHandshakeTimeout; handshake.go says why).
 	HandshakeTimeout time.Duration
-	RNRRetry         uint8
+	// StuckAfter marks an attendee stuck on the roster when nothing
+	// happened for longer (0 = DefaultStuckAfter). It only marks: the
+	// idle limit is what drops.
+	StuckAfter time.Duration
+	RNRRetry   uint8
 	// Tour is the tour the room runs for every attendee: write (the zero
 	// value), read, or atomic (one counter shared by the room, see
 	// counter.go). An attendee whose hello names another tour is
@@ -94,6 +102,7 @@ type Room struct {
 	closed        bool
 	baseline      int         // live objects with nobody in the room
 	recent        []*Attendee // the last KeptSessions to leave, oldest first (retire.go)
+	opened        time.Time
 }
 
 // listener is one backend's event channel and listening id.
@@ -134,6 +143,7 @@ func Open(cfg Config) (*Room, error) {
 		r.listeners = append(r.listeners, l)
 	}
 	r.baseline = r.liveNow()
+	r.opened = time.Now()
 	for _, l := range r.listeners {
 		pctx, stop := context.WithCancel(context.Background())
 		l.stop = stop
@@ -280,6 +290,17 @@ func (r *Room) sharedPDFor(dev verbs.Device, backend string) (verbs.PD, *roomCou
 	}
 	counter, err := r.counterFor(dev, backend, pd)
 	return pd, counter, err
+}
+
+// Opened is when the room started listening: a workshop's length is
+// measured from it.
+func (r *Room) Opened() time.Time { return r.opened }
+
+func (r *Room) stuckAfter() time.Duration {
+	if r.cfg.StuckAfter > 0 {
+		return r.cfg.StuckAfter
+	}
+	return DefaultStuckAfter
 }
 
 // leave forgets a finished attendee's connection (it stays on the roster).

@@ -32,6 +32,17 @@ func openTestRoom(t testing.TB, max int, idle time.Duration) (*workshop.Room, ne
 
 // runClient runs a whole client tour against addr and returns its error.
 func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, lesson string, stopBefore steps.StepID) error {
+	return runClientOn(ctx, sim.Options{}, addr, n, msg, lesson, stopBefore)
+}
+
+// crowdNIC is the simulated NIC of a client among many at once: on a
+// loaded machine (-race, other packages' tests) the room can take longer
+// than the sim's default 5 s CM timeout to answer fifty REQs, and a
+// client that gives up then is a failure of the test, not of the room.
+func crowdNIC() sim.Options { return sim.Options{CMTimeout: 60 * time.Second} }
+
+// runClientOn is runClient with a client NIC of opts.
+func runClientOn(ctx context.Context, opts sim.Options, addr netip.AddrPort, n steps.Notify, msg, lesson string, stopBefore steps.StepID) error {
 	var l *steps.Lesson
 	if lesson != "" {
 		var err error
@@ -39,7 +50,7 @@ func runClient(ctx context.Context, addr netip.AddrPort, n steps.Notify, msg, le
 			return err
 		}
 	}
-	s, err := steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: sim.New(sim.Options{}),
+	s, err := steps.NewSession(steps.Config{Role: steps.Client, Notify: n, Provider: sim.New(opts),
 		Server: addr, Message: msg, Lesson: l, Timeout: 20 * time.Second})
 	if err != nil {
 		return err
@@ -98,7 +109,7 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = runClient(ctx, addr, steps.Notify(i%3), fmt.Sprintf("attendee %02d says hi", i), "", "")
+			errs[i] = runClientOn(ctx, crowdNIC(), addr, steps.Notify(i%3), fmt.Sprintf("attendee %02d says hi", i), "", "")
 		}()
 	}
 	for i := 0; i < 3; i++ { // garbage on the port
@@ -108,12 +119,18 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 		}
 	}
 	wg.Add(3)
-	go func() { defer wg.Done(); runClient(ctx, addr, steps.NotifySend, "vanish", "", "post-write") }()
-	go func() { defer wg.Done(); runClient(ctx, addr, steps.NotifySend, "vanish early", "", "connect") }()
+	go func() {
+		defer wg.Done()
+		runClientOn(ctx, crowdNIC(), addr, steps.NotifySend, "vanish", "", "post-write")
+	}()
+	go func() {
+		defer wg.Done()
+		runClientOn(ctx, crowdNIC(), addr, steps.NotifySend, "vanish early", "", "connect")
+	}()
 	badErr := make(chan error, 1)
 	go func() {
 		defer wg.Done()
-		badErr <- runClient(ctx, addr, steps.NotifySend, "bad key", "bad-rkey", "")
+		badErr <- runClientOn(ctx, crowdNIC(), addr, steps.NotifySend, "bad key", "bad-rkey", "")
 	}()
 	wg.Wait()
 	for i, err := range errs {
@@ -140,6 +157,9 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 	for _, row := range r.Roster() {
 		if strings.Contains(row.Observed, "answered their request with NAK remote access error") {
 			refused++
+			if row.Lesson != "bad-rkey" || row.Expected == "" || row.PhaseCell(text.EN) != "expected ✓" {
+				t.Errorf("the bad-rkey attendee's row is not its lesson's expected error: %+v", row)
+			}
 		}
 	}
 	if refused != 1 {
@@ -151,7 +171,7 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 			t.Logf("#%d %s %s: %s", row.N, row.Addr, row.Phase, row.Observed)
 		}
 	}
-	if c.Finished < n || c.Failed < 2 {
+	if c.Finished < n+1 || c.Failed < 1 { // the bad-rkey lesson finished (its error was the point); the one that vanished mid-tour failed
 		t.Errorf("counts %+v: want %d finished and the vanished clients failed", c, n)
 	}
 	if live, base := r.Live(), r.Baseline(); live != base {

@@ -57,10 +57,16 @@ type options struct {
 	record  string    // write the session to this file (--record)
 	replay  []string  // replay: the recorded files (one side, or server + client)
 
-	// server --workshop: serve a whole room at once (workshop.go).
+	workshopOptions // server --workshop (workshop.go)
+}
+
+// workshopOptions are server --workshop's: serve a whole room at once.
+type workshopOptions struct {
 	workshop     bool
 	maxAttendees int
 	idleLimit    duration
+	stuckAfter   duration
+	results      string // --results: the room's results as CSV, and JSON lines beside it
 }
 
 // usageError is a mistake on the command line: exit status 2. msg has
@@ -113,9 +119,12 @@ Usage:
   rdmatour exercise [COMMAND NAME] [flags]           C programs to fix or fill in, checked on RDMA
   rdmatour progress                                  your tours, lessons and exercises: done, next
   rdmatour replay FILE [FILE2] [flags]               replay a --record file (no device, no peer)
+  rdmatour pcap FILE [--tour TOUR] [--lang L]        read a RoCEv2 capture (tcpdump, --pcap) packet by packet
+  rdmatour explain CODE [--lang L]                   what an errno, wc.status, CM event/status or NAK means
   rdmatour --version
 
-Run "rdmatour COMMAND --help" for the flags of a command.
+Run "rdmatour COMMAND --help" for the flags of a command. Pages for pcap and
+explain: docs/en/guide-pcap.md, docs/en/guide-explain.md (docs/zh/ in Chinese).
 The seed program's forms work too:
   rdmatour server 7471
   rdmatour client 10.0.0.1 7471 [client_src_ip] [send|doorbell]

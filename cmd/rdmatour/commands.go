@@ -85,10 +85,20 @@ func runDemo(ctx context.Context, o options, c console) error {
 	if err != nil {
 		return err
 	}
-	srv, cli := o.config(steps.Server), o.config(steps.Client)
-	srv.Bind = netip.AddrPortFrom(addr, uint16(o.port))
-	cli.Server = srv.Bind
-	return runTour(ctx, o, c, addr, srv, cli)
+	for {
+		srv, cli := o.config(steps.Server), o.config(steps.Client)
+		srv.Bind = netip.AddrPortFrom(addr, uint16(o.port))
+		cli.Server = srv.Bind
+		err := runTour(ctx, o, c, addr, srv, cli)
+		lesson, again := lessonChosen(err)
+		if !again {
+			return err
+		}
+		// The learner chose a lesson (L, then r): both sides are this
+		// process, so both start again from the first step with it.
+		fmt.Fprintln(c.stdout, restartLine(o, lesson).In(o.lang))
+		o = o.withLesson(lesson)
+	}
 }
 
 // parseBind reads --bind; "" means def.

@@ -106,7 +106,7 @@ func (c *intrusion) await(ctx context.Context, want verbs.CMEventType) (verbs.CM
 	defer cancel()
 	ev, err := c.ec.GetEvent(ctx)
 	if err != nil {
-		return ev, err
+		return ev, fmt.Errorf("waiting for %s: %w", want, err)
 	}
 	if ev.Type != want {
 		return ev, fmt.Errorf("got %s (status %d), want %s", ev.Type, ev.Status, want)

@@ -54,7 +54,7 @@ func TestWorkshopListenerSurvivesDescriptorExhaustion(t *testing.T) {
 	if code := srv.wait(t, 30*time.Second); code != 0 {
 		t.Fatalf("room exit %d after Ctrl-C:\n%s", code, srv.out)
 	}
-	if out := srv.out.String(); !strings.Contains(out, "3 finished") {
+	if out := srv.out.String(); !strings.Contains(out, "roster: 3 done") {
 		t.Errorf("the roster lacks the 3 attendees:\n%s", out)
 	}
 }

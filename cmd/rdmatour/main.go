@@ -34,6 +34,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// Error lines may quote a peer's bytes: nothing reaches the terminal
 	// unescaped.
 	stderr = termtext.NewGuard(stderr)
+	if len(args) > 0 && args[0] == "pcap" {
+		return runPcap(args[1:], stdin, stdout, stderr, getenv)
+	}
+	if len(args) > 0 && args[0] == "explain" {
+		return runExplain(args[1:], stdout, stderr, getenv)
+	}
 	if len(args) > 0 && args[0] == "export-c" {
 		return runExportC(ctx, args[1:], stdout, stderr)
 	}

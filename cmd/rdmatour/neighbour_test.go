@@ -22,41 +22,77 @@ import (
 // simulated NIC: an attendee who knows, or guesses, a neighbour's rkey
 // and buffer address gets only remote access errors, because every
 // attendee's MRs sit in a PD of their own; the neighbour's buffer and
-// tour are untouched.
+// tour are untouched. It makes every guess of guessPlan (550), 8 at a
+// time.
 func TestWorkshopNeighbourOutOfReach(t *testing.T) {
-	neighbourOutOfReach(t, sim.New(sim.Options{}), true, "127.0.0.1", "--backend", "sim")
+	neighbourOutOfReach(t, sim.New(sim.Options{}), everyGuess, "127.0.0.1", "--backend", "sim")
 }
 
-// TestRealWorkshopNeighbourOutOfReach is the same on Soft-RoCE (rxe):
-// rxe's lookup_mr refuses an rkey whose MR is in another PD than the QP.
-// rdma_cm connections are slow in the QEMU guest under TCG (550 guesses,
-// one at a time, had not finished after 11 minutes on a loaded host), so
-// it makes the neighbour's exact address and rkey, its doorbell, every
-// key byte of its index and the neighbouring indices (267 connections,
-// 8 at a time), not the addresses around them and the review's relative
-// guess.
+// TestRealWorkshopNeighbourOutOfReach is the same on Soft-RoCE (rxe),
+// with only the guesses that reach rxe's PD check: the neighbour's exact
+// rkey and address, as a WRITE and as a READ, and its doorbell's.
+//
+// Why not all 256 key bytes of its index: rxe's lookup_mr (rxe_mr.c)
+// refuses an rkey unless it equals the MR's whole rkey AND the MR is in
+// the QP's PD, so the 255 other key bytes are refused by the key alone,
+// in a room with one PD as in a room with a PD per attendee; the one
+// that equals the neighbour's key is the guess only the PD can stop,
+// and it is made here. The simulated NIC's twin makes all 256 (its
+// checkRange compares the whole key first too).
+//
+// Why one at a time: an rdma_cm connection to the room costs 1-3 s in
+// the QEMU guest under TCG (measured 2026-12-01), and eight at once made
+// the room's handshakes slower than the intruder's 20 s wait (the
+// failure that kept this test out of the guest suite). Measured with the
+// host's load average at 11-18: 3 guesses in 23 s, the whole test 84-95 s,
+// most of it the two rdmatour processes' start and the neighbour's tour.
 func TestRealWorkshopNeighbourOutOfReach(t *testing.T) {
 	addr := realAddr(t)
 	prov, err := rdmacore.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	neighbourOutOfReach(t, prov, false, addr, "--backend", "rdma", "--bind", addr)
+	neighbourOutOfReach(t, prov, exactGuess, addr, "--backend", "rdma", "--bind", addr)
 }
+
+// guessReach is which guesses a run makes (guessPlan) and how many
+// connections it has in flight at once.
+type guessReach struct {
+	every       bool
+	connections int
+}
+
+var (
+	// everyGuess is the simulated NIC's: every key byte, the addresses
+	// around the neighbour's, the review's relative guess. An rdma_cm
+	// connection is mostly waiting for the peer, so eight at a time.
+	everyGuess = guessReach{every: true, connections: 8}
+	// exactGuess is rxe's: the guesses that reach the PD check, one
+	// connection at a time (see TestRealWorkshopNeighbourOutOfReach).
+	exactGuess = guessReach{every: false, connections: 1}
+)
 
 // victimMessage is the neighbour's message, landed before the intruder
 // starts and still unnotified.
 const victimMessage = "honest message from Ana"
 
-// neighbourOutOfReach runs the room, the neighbour and the intruder;
-// every guesses around the neighbour's address as well (guessPlan).
-func neighbourOutOfReach(t *testing.T, prov verbs.Provider, every bool, host string, backend ...string) {
+// neighbourOutOfReach runs the room, the neighbour and the intruder,
+// which makes the guesses of reach.
+func neighbourOutOfReach(t *testing.T, prov verbs.Provider, reach guessReach, host string, backend ...string) {
+	laps := newLaps(t)
 	port := freePort(t)
 	srv := start(t, nil, append([]string{"server", "--workshop", "--plain", "--port", port, "--max-attendees", "100"}, backend...)...)
 	srv.waitFor(t, "[workshop] listening", 60*time.Second)
+	laps.lap("the room listens")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the room's output:\n%s", lastLines(srv.out.String(), 60))
+		}
+	})
 	victim := start(t, nil, append([]string{"client", host, "--port", port, "--plain", "--auto", "--brief", "--timeout", "300s",
 		"--message", victimMessage, "--pause-at", "post-send"}, backend[:2]...)...)
 	victim.waitFor(t, "paused before", 180*time.Second) // its WRITE has landed
+	laps.lap("the neighbour's WRITE landed")
 	data, door := remoteInfoOf(t, victim.out.String())
 	server, err := netip.ParseAddrPort(host + ":" + port)
 	if err != nil {
@@ -64,48 +100,46 @@ func neighbourOutOfReach(t *testing.T, prov verbs.Provider, every bool, host str
 	}
 	in := intruder{prov: prov, server: server}
 	ctx := context.Background()
-	began := time.Now()
 	first, err := in.attempt(ctx, verbs.WRRDMAWrite, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := in.attemptAll(ctx, guessPlan(data, door, first, every), intruderConnections)
+	n, err := in.attemptAll(ctx, guessPlan(data, door, first, reach.every), reach.connections)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d guesses at the neighbour (%v), every one a remote access error, in %v", n+1, data, time.Since(began))
+	laps.lap(fmt.Sprintf("%d guesses at the neighbour (%v), every one a remote access error", n+1, data))
 	victim.stdin.Write([]byte("\n"))
 	if code := victim.wait(t, 120*time.Second); code != 0 {
 		t.Fatalf("the neighbour's tour did not finish (exit %d):\n%s", code, lastLines(victim.out.String(), 20))
 	}
 	srv.waitFor(t, "notified by send: "+victimMessage, 30*time.Second)
+	laps.lap("the neighbour's tour finished")
 	srv.cmd.Process.Signal(os.Interrupt)
 	if code := srv.wait(t, 60*time.Second); code != 0 {
 		t.Errorf("server exit %d", code)
 	}
+	laps.lap("the room ended")
 	out := srv.out.String()
 	if strings.Contains(out, "PWNED") || !strings.Contains(out, "live objects left = 0") {
 		t.Errorf("the room shows the intruder's bytes, or did not free everything:\n%s", lastLines(out, 30))
 	}
 }
 
-// guessPlan is what the intruder tries after the neighbour's exact
-// address and rkey: the READ of it, the doorbell, every key byte of its
-// index, the neighbouring indices; with every, those at the addresses
-// around it too, and the review's guess relative to the intruder's own
-// buffer (own).
+// guessPlan is what the intruder tries after a WRITE at the neighbour's
+// exact address and rkey: a READ of it and a WRITE at the doorbell; with
+// every, also every key byte of its index and the neighbouring indices at
+// the addresses around it, and the review's guess relative to the
+// intruder's own buffer (own).
 func guessPlan(data, door guess, own privdata.RemoteInfo, every bool) []guessBatch {
-	spread := []int64{0}
-	if every {
-		spread = []int64{-0x8000, -0x4000, -0x2000, 0, 0x2000, 0x4000, 0x8000}
-	}
 	plan := []guessBatch{
 		{verbs.WRRDMARead, []guess{data}},
 		{verbs.WRRDMAWrite, []guess{door}},
-		{verbs.WRRDMAWrite, neighbourGuesses(data, spread)},
 	}
 	if every {
-		plan = append(plan, guessBatch{verbs.WRRDMAWrite, reviewGuesses(own)})
+		spread := []int64{-0x8000, -0x4000, -0x2000, 0, 0x2000, 0x4000, 0x8000}
+		plan = append(plan, guessBatch{verbs.WRRDMAWrite, neighbourGuesses(data, spread)},
+			guessBatch{verbs.WRRDMAWrite, reviewGuesses(own)})
 	}
 	return plan
 }
@@ -115,11 +149,6 @@ type guessBatch struct {
 	op verbs.WROpcode
 	gs []guess
 }
-
-// intruderConnections is how many guesses the intruder has in flight at
-// once: an rdma_cm connection is mostly waiting for the peer, so one
-// after another would take minutes on rxe in the QEMU guest.
-const intruderConnections = 8
 
 // attemptAll tries every guess of plan, each on a fresh connection, n at
 // a time, and returns how many it tried; the first one that is not a
@@ -203,4 +232,20 @@ func remoteInfoOf(t *testing.T, out string) (data, door guess) {
 	data = guess{field("remote_addr = be64toh(info.addr_be)"), uint32(field("rkey = ntohl(info.rkey_be)"))}
 	door = guess{field("doorbell_addr = be64toh(info.doorbell_addr_be)"), uint32(field("doorbell_rkey = ntohl(info.doorbell_rkey_be)"))}
 	return data, door
+}
+
+// laps logs how long each phase of a slow test took: in the QEMU guest
+// that is what says where its time goes.
+type laps struct {
+	t    *testing.T
+	last time.Time
+}
+
+func newLaps(t *testing.T) *laps { return &laps{t: t, last: time.Now()} }
+
+func (l *laps) lap(what string) {
+	l.t.Helper()
+	now := time.Now()
+	l.t.Logf("%s: %v", what, now.Sub(l.last).Round(time.Millisecond))
+	l.last = now
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/docs"
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui"
 )
 
@@ -24,4 +25,42 @@ func tuiOutcome(err error) error {
 		return fmt.Errorf("%w: %w", err, context.Canceled)
 	}
 	return err
+}
+
+// withLesson is o for running lesson l in place of what ran: the
+// lesson's tour and notify mode; the rdma_cm track, which every lesson
+// runs on; --message only where that tour sends it. The files of
+// --record and --pcap hold the run before: the lesson's run writes none.
+func (o options) withLesson(l *steps.Lesson) options {
+	o.lesson, o.notify, o.tour, o.track = l, l.Notify, l.Tour, steps.TrackCM
+	o.record, o.pcap = "", ""
+	if messageSent(o.message != "", o.tour, l) != nil {
+		o.message = ""
+	}
+	return o
+}
+
+// lessonChosen says the TUI ended because the learner chose a lesson to
+// run in the demo, and which.
+func lessonChosen(err error) (*steps.Lesson, bool) {
+	var restart *tui.LessonRestart
+	if errors.As(err, &restart) {
+		return restart.Lesson, true
+	}
+	return nil, false
+}
+
+// restartLine is what the terminal keeps between the run the learner
+// left and the lesson's: both sides start again, and where the files of
+// the first run are.
+func restartLine(o options, l *steps.Lesson) text.Text {
+	t := text.Text{EN: "rdmatour demo: starting both sides again with --lesson " + l.Name,
+		ZH: "rdmatour demo：两端都以 --lesson " + l.Name + " 重新开始"}
+	for _, f := range []struct{ flag, path string }{{"--record", o.record}, {"--pcap", o.pcap}} {
+		if f.path != "" {
+			t.EN += fmt.Sprintf("; %s %s keeps the run before, the lesson's run is not written", f.flag, f.path)
+			t.ZH += fmt.Sprintf("；%s %s 保存的是之前那次运行，课程这次不写入", f.flag, f.path)
+		}
+	}
+	return t
 }

@@ -27,12 +27,15 @@ func workshopFlags(fs *flag.FlagSet, o *options) {
 	fs.IntVar(&o.maxAttendees, "max-attendees", workshop.DefaultMaxAttendees, "--workshop: at most `N` attendees connected at once; the next is turned away")
 	o.idleLimit = duration(workshop.DefaultIdleLimit)
 	fs.Var(flagOf(&o.idleLimit, parseDuration), "idle-limit", "--workshop: drop an attendee whose next event does not come within `DURATION`")
+	o.stuckAfter = duration(workshop.DefaultStuckAfter)
+	fs.Var(flagOf(&o.stuckAfter, parseDuration), "stuck-after", "--workshop: mark an attendee stuck on the roster when nothing happened for `DURATION` (it only marks; --idle-limit drops)")
+	fs.StringVar(&o.results, "results", "", "--workshop: write the room's results to `FILE` (CSV; JSON lines beside it, FILE's name with .jsonl) when the workshop ends, and when s is pressed on the roster")
 }
 
 // checkWorkshop refuses workshop flags that cannot apply.
 func (o *options) checkWorkshop(set map[string]bool) error {
-	if (set["max-attendees"] || set["idle-limit"]) && !o.workshop {
-		return usagef("--max-attendees and --idle-limit go with --workshop")
+	if (set["max-attendees"] || set["idle-limit"] || set["stuck-after"] || set["results"]) && !o.workshop {
+		return usagef("--max-attendees, --idle-limit, --stuck-after and --results go with --workshop")
 	}
 	if !o.workshop {
 		return nil
@@ -42,6 +45,8 @@ func (o *options) checkWorkshop(set map[string]bool) error {
 		return usagef("--max-attendees %d: give at least 1", o.maxAttendees)
 	case o.idleLimit <= 0:
 		return usagef("--idle-limit %v: must be positive (e.g. 15m)", o.idleLimit)
+	case o.stuckAfter <= 0:
+		return usagef("--stuck-after %v: must be positive (e.g. 2m)", o.stuckAfter)
 	case o.lesson != nil || set["track"] || set["notify"] || set["pcap"] || set["pause-at"] || set["wait-client"]:
 		return usagef("--workshop serves each attendee's tour as it comes: --lesson, --track, --notify, --pcap, --pause-at and --wait-client are the attendees' choice, not the server's")
 	case set["timeout"]:
@@ -79,6 +84,10 @@ func workshopProviders(o options) ([]verbs.Provider, text.Text, error) {
 // and prints the roster.
 func runWorkshop(ctx context.Context, o options, c console) error {
 	out := termtext.NewGuard(c.stdout)
+	results, err := newResultsFiles(o.results)
+	if err != nil {
+		return err
+	}
 	screen := !o.plain && stdinIsTerminal() && stdoutIsTerminal()
 	var mu sync.Mutex // OnEvent calls are serialised; the header is not
 	onEvent := func(ev workshop.Event) {
@@ -104,15 +113,27 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	mu.Lock()
 	announceRoom(out, o, room, cfg.BackendWhy)
 	mu.Unlock()
+	save := saveResults(room, o, results)
 	if screen {
-		if err := tui.RunWorkshop(ctx, tui.WorkshopOptions{Room: room, Lang: o.lang}); err != nil {
+		if err := tui.RunWorkshop(ctx, tui.WorkshopOptions{Room: room, Lang: o.lang, SaveResults: save}); err != nil {
 			room.Close()
 			return err
 		}
 	} else {
-		<-ctx.Done()
+		instructorCommands(ctx, c.stdin, out, &mu, save)
 	}
-	return endRoom(out, room, &mu)
+	return endRoom(out, room, &mu, results != nil, save)
+}
+
+// saveResults saves the room's results where --results says, or says
+// that no --results was given.
+func saveResults(room *workshop.Room, o options, r *resultsFiles) func() (string, error) {
+	return func() (string, error) {
+		if r == nil {
+			return "", fmt.Errorf("no --results FILE was given: start the workshop with --results results.csv to save the room's results")
+		}
+		return r.save(room, o.tour)
+	}
 }
 
 // openRoom opens the room on the backends o asks for. With --backend auto
@@ -129,7 +150,7 @@ func openRoom(o options, onEvent func(workshop.Event)) (*workshop.Room, workshop
 	}
 	cfg := workshop.Config{Providers: provs, BackendWhy: why,
 		Bind: netip.AddrPortFrom(addr, uint16(o.port)), MaxAttendees: o.maxAttendees,
-		IdleLimit: time.Duration(o.idleLimit), RNRRetry: uint8(o.rnr), OnEvent: onEvent, Tour: o.tour}
+		IdleLimit: time.Duration(o.idleLimit), StuckAfter: time.Duration(o.stuckAfter), RNRRetry: uint8(o.rnr), OnEvent: onEvent, Tour: o.tour}
 	room, err := workshop.Open(cfg)
 	if err != nil && o.backend == backendAuto && len(provs) == 2 {
 		cfg.Providers = provs[1:]
@@ -152,15 +173,26 @@ func announceRoom(out io.Writer, o options, room *workshop.Room, why text.Text) 
 // endRoom tears every attendee down and prints the roster. The room is
 // closed before mu is taken: each attendee's last event goes through
 // OnEvent, which takes mu.
-func endRoom(out io.Writer, room *workshop.Room, mu *sync.Mutex) error {
+func endRoom(out io.Writer, room *workshop.Room, mu *sync.Mutex, saving bool, save func() (string, error)) error {
 	ended := time.Now()
 	cerr := room.Close()
 	mu.Lock()
 	defer mu.Unlock()
-	fmt.Fprintf(out, "[workshop] ended in %v; live objects left = %d\n", time.Since(ended).Round(time.Millisecond), room.Live())
+	fmt.Fprintf(out, "[workshop] ended after %v (teardown %v); live objects left = %d\n",
+		ended.Sub(room.Opened()).Round(time.Second), time.Since(ended).Round(time.Millisecond), room.Live())
 	writeRoster(out, room.Roster(), room.Counts(), time.Now())
+	var serr error
+	if saving {
+		var where string
+		if where, serr = save(); serr == nil {
+			fmt.Fprintf(out, "[workshop] %s\n", where)
+		}
+	}
 	if cerr != nil {
 		return fmt.Errorf("tearing the workshop down: %w", cerr)
+	}
+	if serr != nil {
+		return fmt.Errorf("--results: %w", serr)
 	}
 	return nil
 }
@@ -179,8 +211,8 @@ func eventLine(ev workshop.Event) string {
 // screen (workshop.Columns), two spaces apart, each long message or
 // error cut at workshop.PrintedWidth cells.
 func writeRoster(w io.Writer, rows []workshop.Row, counts workshop.Counts, now time.Time) {
-	fmt.Fprintf(w, "roster: %d connected, %d finished, %d failed, %d turned away\n",
-		counts.Connected, counts.Finished, counts.Failed, counts.TurnedAway)
+	fmt.Fprintf(w, "roster: %d done, %d running, %d stuck, %d failed, %d turned away\n",
+		counts.Finished, counts.Connected-counts.Stuck, counts.Stuck, counts.Failed, counts.TurnedAway)
 	if line := workshop.CounterLine(counts.Counters); line != "" {
 		fmt.Fprintf(w, "shared %s (started at %d)\n", line, steps.CounterStart)
 	}

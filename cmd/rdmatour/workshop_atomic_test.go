@@ -95,7 +95,7 @@ func workshopAtomicProcesses(t *testing.T, host string, srvArgs []string, args .
 		t.Fatalf("server exit %d:\n%s", code, srv.out)
 	}
 	out := srv.out.String()
-	for _, want := range []string{"live objects left = 0", fmt.Sprintf("roster: 0 connected, %d finished, 0 failed, 1 turned away", n),
+	for _, want := range []string{"live objects left = 0", fmt.Sprintf("roster: %d done, 0 running, 0 stuck, 0 failed, 1 turned away", n),
 		"shared counter 1000 (started at 40)", "turned away: this workshop runs --tour atomic"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the server did not print %q:\n%s", want, out)

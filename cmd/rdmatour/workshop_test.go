@@ -83,7 +83,7 @@ func workshopProcesses(t *testing.T, n int, host string, srvArgs []string, args 
 	if code != 0 || took > 10*time.Second {
 		t.Errorf("server exit %d after %v; want 0, promptly after Ctrl-C", code, took)
 	}
-	for _, want := range []string{"live objects left = 0", fmt.Sprintf("roster: 0 connected, %d finished, 2 failed", n), "\"attendee 07 was here\""} {
+	for _, want := range []string{"live objects left = 0", fmt.Sprintf("roster: %d done, 0 running, 0 stuck, 2 failed", n), "\"attendee 07 was here\""} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the server did not print %q:\n%s", want, out)
 		}

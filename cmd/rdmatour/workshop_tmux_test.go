@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +24,8 @@ func TestWorkshopScreenInTmux(t *testing.T) {
 		out, _ := exec.Command("tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
 		return string(out)
 	}
-	tmux("new-session", "-d", "-x", "120", "-y", "40", binPath+" server "+port+" --workshop --backend sim; echo EXIT=$?; sleep 60")
+	results := filepath.Join(t.TempDir(), "room.csv")
+	tmux("new-session", "-d", "-x", "120", "-y", "40", binPath+" server "+port+" --workshop --backend sim --results "+results+"; echo EXIT=$?; sleep 60")
 	t.Cleanup(func() { tmux("kill-server") })
 	waitScreen := func(want string) string {
 		t.Helper()
@@ -44,7 +47,7 @@ func TestWorkshopScreenInTmux(t *testing.T) {
 			t.Fatalf("client %d exit %d:\n%s", i, code, c.out)
 		}
 	}
-	s := waitScreen("3 finished")
+	s := waitScreen("3 done")
 	for _, want := range []string{`"plain hello"`, `"bell\a and \e[2J clear"`, `"你好，RDMA"`, "127.0.0.1:", " sim "} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the roster lacks %q:\n%s", want, s)
@@ -55,9 +58,14 @@ func TestWorkshopScreenInTmux(t *testing.T) {
 	if !strings.Contains(s, "REP") || !strings.Contains(s, "RDMA_WRITE") {
 		t.Errorf("the selected attendee's timeline and wire are missing:\n%s", s)
 	}
-	tmux("send-keys", "q")
+	tmux("send-keys", "s") // the results, now
+	waitScreen("3 attendees' results in " + results)
+	if b, err := os.ReadFile(results); err != nil || strings.Count(string(b), "\n") != 4 || !strings.Contains(string(b), "finished") {
+		t.Errorf("s wrote %q (%v), want a header and 3 rows", b, err)
+	}
+	tmux("send-keys", "q") // nobody is in the room: no question
 	s = waitScreen("EXIT=0")
-	for _, want := range []string{"live objects left = 0", "roster: 0 connected, 3 finished, 0 failed"} {
+	for _, want := range []string{"live objects left = 0", "roster: 3 done, 0 running, 0 stuck, 0 failed", "ended after", "3 attendees' results in"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("after q the terminal lacks %q:\n%s", want, s)
 		}

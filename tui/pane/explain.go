@@ -14,10 +14,7 @@ func (in *Input) explainTitle() string {
 	if in.Page.ShowGlossary {
 		return text.Text{EN: "Glossary", ZH: "术语表"}.Label(in.Lang) + " · T: " + text.Text{EN: "step page", ZH: "步骤讲解"}.In(in.Lang)
 	}
-	if in.Page.ShowLesson && in.Page.Lesson == "" {
-		return text.Text{EN: "Lessons", ZH: "课程"}.Label(in.Lang) + " · L: " + text.Text{EN: "step page", ZH: "步骤讲解"}.In(in.Lang)
-	}
-	if in.Page.ShowLesson {
+	if in.Page.ShowLesson && in.Page.Lesson != "" {
 		return text.Text{EN: "Lesson", ZH: "课程"}.Label(in.Lang) + " · " + in.Page.Lesson + " · L: " + text.Text{EN: "step page", ZH: "步骤讲解"}.In(in.Lang)
 	}
 	side, idx := in.curStep()
@@ -33,9 +30,6 @@ func (in *Input) explainTitle() string {
 
 // explainLines renders the page(s) of the current step, or the lesson's.
 func (in *Input) explainLines(w int) []string {
-	if in.Page.ShowLesson && in.Page.Lesson == "" && !in.Page.ShowGlossary {
-		return in.lessonsList(w)
-	}
 	return append(in.predictionLines(w), in.pageLines(w)...)
 }
 
@@ -43,7 +37,7 @@ func (in *Input) explainLines(w int) []string {
 func (in *Input) pageLines(w int) []string {
 	side, idx := in.curStep()
 	ss, ok := in.stepStatus(side, idx)
-	if in.Page.ShowLesson {
+	if in.Page.ShowLesson && in.Page.Lesson != "" {
 		snap := in.Snaps[0]
 		ss, ok = steps.StepStatus{ID: LessonPageID(in.Page.Lesson), Title: snap.LessonTitle}, true
 	}

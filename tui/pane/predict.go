@@ -124,23 +124,3 @@ func (in *Input) lessonStepMarkdown(md string, ss steps.StepStatus, lang text.La
 	}
 	return guide.LessonStepPage(md, ss, pred, lang), variant
 }
-
-// lessonsList is the explanation pane's page in the plain tour when L is
-// pressed: every lesson, and how to run one.
-func (in *Input) lessonsList(w int) []string {
-	st := in.Styles
-	lang := in.Lang
-	out := []string{st.Bold.R(termtext.Fit(text.Text{EN: "Lessons", ZH: "课程"}.In(in.Lang), w))}
-	out = append(out, termtext.Wrap(text.Text{EN: "Each lesson is this tour with one deliberate mistake whose real error is the point. It asks you to predict the error first. Start both sides again with --lesson NAME:", ZH: "每一课都是在这个教程里故意犯一个错，真实出现的错误就是要讲的内容。开始前会先请你猜一猜会出什么错。两端都加 --lesson NAME 重新启动："}.In(in.Lang), w)...)
-	out = append(out, "")
-	for _, l := range steps.Lessons() {
-		name := "--lesson " + l.Name
-		for i, line := range termtext.Wrap(name+"  "+l.Title.In(lang), w) {
-			if i == 0 {
-				line = st.Expected.R(name) + strings.TrimPrefix(line, name)
-			}
-			out = append(out, line)
-		}
-	}
-	return out
-}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/text"
 )
 
@@ -41,8 +42,9 @@ func (in *Input) stepsTitle(side int) string {
 }
 
 // stepsLines lists the tour with status marks; cur is the line to keep in
-// view.
-func (in *Input) stepsLines(side, _ int) ([]string, int) {
+// view. Other steps' titles end in "…" where the pane is too narrow; the
+// current one's wraps, whole (wholeLine).
+func (in *Input) stepsLines(side, w int) ([]string, int) {
 	st := in.Styles
 	snap := in.Snaps[side]
 	nextSide, nextIdx, hasNext := in.nextTurn()
@@ -90,7 +92,18 @@ func (in *Input) stepsLines(side, _ int) ([]string, int) {
 	if snap.Done && !snap.Failed && !in.Look.On {
 		cur = len(lines) - 1
 	}
-	return lines, cur
+	return wholeLine(lines, cur, w), cur
+}
+
+// wholeLine wraps line cur of lines to w cells (a hanging indent under
+// the title), leaving the others one a line.
+func wholeLine(lines []string, cur, w int) []string {
+	if w <= 0 || cur < 0 || cur >= len(lines) || termtext.Width(lines[cur]) <= w {
+		return lines
+	}
+	out := append([]string(nil), lines[:cur]...)
+	out = append(out, termtext.WrapStyled(lines[cur], w, "     ")...)
+	return append(out, lines[cur+1:]...)
 }
 
 // ExpectedError says the step ended with the error its lesson is about.

@@ -87,9 +87,12 @@ func (t *cmTimers) stop(p *Provider) {
 
 // cmDisconnect is how the connection ended, or is ending.
 type cmDisconnect struct {
-	passive          bool // disconnected by the peer's DREQ
-	connDead         bool
-	disconnectCalled bool
+	connDead bool
+	// drepOwed: the peer's DREQ arrived and this side has not answered it
+	// (ib_cm's IB_CM_DREQ_RCVD). The DREP goes out at rdma_disconnect or
+	// rdma_destroy_id; the peer's DREP arriving first clears it (ib_cm
+	// enters timewait and sends none: cm_drep_handler).
+	drepOwed bool
 }
 
 // cmParams is what the CM knows for rdma_init_qp_attr (ib_cm's
@@ -333,8 +336,10 @@ func (id *cmID) farewellLocked() {
 	case id.state == stEstablished, id.state == stAccepted:
 		c.sendCM(&cmMsg{Type: cmDREQ})
 	case id.state == stDisconnected:
-		if id.passive && !id.disconnectCalled {
-			c.sendCM(&cmMsg{Type: cmDREP}) // the peer's DREQ, never answered
+		if id.drepOwed {
+			// The peer's DREQ, never answered (cm_destroy_id in
+			// IB_CM_DREQ_RCVD sends the DREP).
+			c.sendCM(&cmMsg{Type: cmDREP})
 		}
 	case id.state == stConnectReq, id.state == stRepRcvd:
 		// ib_cm rejects a request (or a reply) whose id is destroyed

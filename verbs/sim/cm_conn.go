@@ -75,27 +75,47 @@ func (id *cmID) onCM(c *conn, m *cmMsg) {
 	case cmDREQ:
 		switch id.state {
 		case stEstablished, stAccepted:
-			// Like rdma_cm: the DREQ only raises DISCONNECTED. The QP is the
-			// application's; it stays as it is until this side calls
-			// rdma_disconnect, which moves it to ERR and answers with the
-			// DREP (until then the peer waits for its DREQ to time out).
-			id.state = stDisconnected
-			id.passive = true
-			id.ch.post(id.event(verbs.EventDisconnected, 0))
-			// The peer's QP is in ERR (or about to be destroyed) and drops
-			// whatever this side still sends: only the ACK timer can tell.
-			id.p.dev.peerLeft(c)
-		case stDisconnecting: // both sides disconnected at once
-			c.sendCM(&cmMsg{Type: cmDREP})
+			id.peerDREQ(c)
+		case stDisconnecting:
+			// Both sides disconnected at once: the DREQs crossed. As in
+			// ib_cm (cm_dreq_handler in IB_CM_DREQ_SENT): this side's DREQ
+			// needs no answer any more (its timeout stops), the peer's
+			// raises DISCONNECTED, and its DREP waits for rdma_destroy_id
+			// (or a second rdma_disconnect). Measured between two guests
+			// on rxe: wire/testdata/rxe-two-hosts-dreq-collision*.pcap.
+			id.p.stopTimer(id.discTimer)
+			id.discTimer = nil
+			id.peerDREQ(c)
 		}
 	case cmDREP:
-		if id.state == stDisconnecting {
+		switch {
+		case id.state == stDisconnecting:
 			id.p.stopTimer(id.discTimer)
 			id.discTimer = nil
 			id.state = stDisconnected
 			id.ch.post(id.event(verbs.EventDisconnected, 0))
+		case id.state == stDisconnected && id.drepOwed:
+			// After a collision the peer's DREP came before this side
+			// destroyed its id: ib_cm enters timewait (cm_drep_handler)
+			// and sends no DREP of its own; rdma_cm raises no second
+			// DISCONNECTED.
+			id.drepOwed = false
 		}
 	}
+}
+
+// peerDREQ is the peer's DREQ arriving: like rdma_cm, it only raises
+// DISCONNECTED. The QP is the application's; it stays as it is until
+// this side calls rdma_disconnect, which moves it to ERR and answers
+// with the DREP (until then the peer waits for its DREQ to time out).
+// id.mu is held.
+func (id *cmID) peerDREQ(c *conn) {
+	id.state = stDisconnected
+	id.drepOwed = true
+	id.ch.post(id.event(verbs.EventDisconnected, 0))
+	// The peer's QP is in ERR (or about to be destroyed) and drops
+	// whatever this side still sends: only the ACK timer can tell.
+	id.p.dev.peerLeft(c)
 }
 
 // connLost handles the TCP connection breaking (the peer process died).
@@ -215,10 +235,11 @@ func (id *cmID) Disconnect() error {
 	switch id.state {
 	case stEstablished, stAccepted:
 	case stDisconnected:
-		// Answering the peer's DREQ is fine: QP to ERR, then the DREP.
-		// A second disconnect from this side is not.
-		if id.passive && !id.disconnectCalled {
-			id.disconnectCalled = true
+		// Answering the peer's DREQ is fine: QP to ERR, then the DREP
+		// (after a collision too: ib_send_cm_drep in IB_CM_DREQ_RCVD).
+		// A disconnect with nothing to answer is not.
+		if id.drepOwed {
+			id.drepOwed = false
 			if id.qp != nil {
 				id.qp.toErr()
 			}
@@ -231,7 +252,6 @@ func (id *cmID) Disconnect() error {
 	default:
 		return verbs.Errorf(fn, errEINVAL, "id is not connected")
 	}
-	id.disconnectCalled = true
 	if id.qp != nil {
 		id.qp.toErr()
 	}

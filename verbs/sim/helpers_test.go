@@ -42,6 +42,9 @@ type pairCfg struct {
 	// serverPcap, if set, is the server's Options.Pcap (the client's NIC
 	// writes none, so each frame is written once).
 	serverPcap io.Writer
+	// via, if set, is where the client connects instead of the server's
+	// listener (given the listener's address): a proxy on the wire.
+	via func(server netip.AddrPort) netip.AddrPort
 }
 
 func must(t testing.TB, err error) {
@@ -123,7 +126,11 @@ func connectPair(t testing.TB, cfg pairCfg) (srv, cli *side) {
 	must(t, err)
 	cli.id, err = cli.ch.CreateID(verbs.PSTCP)
 	must(t, err)
-	must(t, cli.id.ResolveAddr(netip.AddrPort{}, srv.lid.LocalAddr(), time.Second))
+	dst := srv.lid.LocalAddr()
+	if cfg.via != nil {
+		dst = cfg.via(dst)
+	}
+	must(t, cli.id.ResolveAddr(netip.AddrPort{}, dst, time.Second))
 	waitEvent(t, cli.ch, verbs.EventAddrResolved)
 	must(t, cli.id.ResolveRoute(time.Second))
 	waitEvent(t, cli.ch, verbs.EventRouteResolved)
