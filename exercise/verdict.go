@@ -158,7 +158,7 @@ func (e Exercise) WhereToLook(src string) (line int, step string, ok bool) {
 			continue
 		}
 		line = strings.Count(src[:at], "\n") + 1
-		lines := strings.Split(src[:at], "\n")
+		lines := strings.Split(src[:at+len(first)], "\n") // the found line may be the step's comment
 		for i := len(lines) - 1; i >= 0; i-- {
 			if m := stepComment.FindStringSubmatch(lines[i]); m != nil {
 				return line, m[1], true

@@ -91,6 +91,10 @@ func TestWhereToLook(t *testing.T) {
 			t.Errorf("%s: the solution still has the mistake", e.Name)
 		}
 	}
+	early, _ := exercise.Find("post-before-connect")
+	if _, step, _ := early.WhereToLook(programs(t, early).Learner); step != "post-write-early" {
+		t.Errorf("post-before-connect points at step %q, want the inserted post-write-early", step)
+	}
 	e, _ := exercise.Find("bad-rkey")
 	p := programs(t, e)
 	v := e.Judge(exercise.Evidence{ExitCode: 1, Source: p.Learner})
