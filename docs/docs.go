@@ -1,10 +1,11 @@
 // Package docs holds the teaching pages of rdmatour, in English (en/) and
-// Chinese (zh/), embedded into the binary. There are four kinds of page,
+// Chinese (zh/), embedded into the binary. There are five kinds of page,
 // told apart by their ID:
 //
 //	<step-id>        one per step of a tour
 //	lesson-<name>    one per lesson (a tour with one deliberate mistake)
 //	concept-<name>   one per idea that several steps lean on
+//	exercise-<name>  one per exercise (rdmatour exercise): the task, its hints
 //	glossary         the terms, and the one Chinese word chosen for each
 //
 // Every page starts with a "# <title>" line and has the level-2 sections of
@@ -66,6 +67,15 @@ var conceptSections = map[string][]string{
 	"zh": {"要点", "教程里哪里能看到", "细节", "常见错误"},
 }
 
+// exerciseSections are the level-2 headings of an exercise page
+// (exercise-<name>.md): the task, where to look, what check judges, and
+// the three hints (a numbered list) that `rdmatour exercise hint` gives
+// one at a time.
+var exerciseSections = map[string][]string{
+	"en": {"The task", "Where to look", "How check judges it", "Hints"},
+	"zh": {"任务", "从哪里看起", "check 怎么判断", "提示"},
+}
+
 // glossarySections are the level-2 headings of the glossary page.
 var glossarySections = map[string][]string{
 	"en": {"How to read this page", "Objects", "Work and completions", "Connections and addressing", "Packets on the wire", "On the screen"},
@@ -77,6 +87,8 @@ const (
 	LessonPrefix = "lesson-"
 	// ConceptPrefix starts the page ID of every concept page.
 	ConceptPrefix = "concept-"
+	// ExercisePrefix starts the page ID of every exercise page.
+	ExercisePrefix = "exercise-"
 	// GlossaryID is the page ID of the glossary.
 	GlossaryID = "glossary"
 )
@@ -89,6 +101,7 @@ const (
 	KindLesson               // explains one lesson's mistake
 	KindConcept              // explains an idea several steps lean on
 	KindGlossary             // the glossary
+	KindExercise             // one exercise: the task and its hints
 )
 
 // KindOf returns the kind of page id names.
@@ -100,6 +113,8 @@ func KindOf(id string) Kind {
 		return KindConcept
 	case strings.HasPrefix(id, LessonPrefix):
 		return KindLesson
+	case strings.HasPrefix(id, ExercisePrefix):
+		return KindExercise
 	default:
 		return KindStep
 	}
@@ -138,6 +153,8 @@ func SectionsFor(lang, id string) []string {
 		sections = glossarySections
 	case KindConcept:
 		sections = conceptSections
+	case KindExercise:
+		sections = exerciseSections
 	case KindLesson:
 		sections = lessonSections
 		if id == ManualTrackPage {

@@ -219,12 +219,13 @@ func TestGlossaryExists(t *testing.T) {
 
 func TestKindOf(t *testing.T) {
 	cases := map[string]docs.Kind{
-		"create-id":        docs.KindStep,
-		"lesson-no-recv":   docs.KindLesson,
-		"concept-rkey":     docs.KindConcept,
-		"glossary":         docs.KindGlossary,
-		"glossary-extra":   docs.KindStep,
-		"post-write-early": docs.KindStep,
+		"create-id":         docs.KindStep,
+		"lesson-no-recv":    docs.KindLesson,
+		"concept-rkey":      docs.KindConcept,
+		"glossary":          docs.KindGlossary,
+		"glossary-extra":    docs.KindStep,
+		"exercise-bad-rkey": docs.KindExercise,
+		"post-write-early":  docs.KindStep,
 	}
 	for id, want := range cases {
 		if got := docs.KindOf(id); got != want {

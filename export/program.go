@@ -262,7 +262,7 @@ func cArgs(role steps.Role, notify steps.Notify) string {
 // programC is the whole program around body, the steps' statements.
 func programC(cfg steps.Config, body string) string {
 	var b strings.Builder
-	name := "rdmatour-" + cfg.Role.String()
+	name := FileName(cfg.Role)
 	args := cfg.Role.String()
 	if cfg.Tour != steps.TourWrite && cfg.Lesson == nil { // a lesson names its own tour
 		args += " --tour " + cfg.Tour.String()
@@ -284,6 +284,7 @@ func programC(cfg steps.Config, body string) string {
 	} else {
 		fmt.Fprintf(&b, " * Run:   ./%s client SERVER_IP [PORT] [SRC_IP] [%s]\n", name, cfg.Notify)
 	}
+	b.WriteString(headerNotes(cfg))
 	if cfg.Lesson != nil {
 		b.WriteString(" *\n * This is a lesson: it makes the lesson's mistake on purpose, and\n * stops with the error the lesson is about.\n")
 	}

@@ -123,6 +123,8 @@ Usage:
   rdmatour devices                                   list RDMA devices
   rdmatour doctor                                    check this machine's RDMA setup
   rdmatour export-c server|client [flags]            write the tour as one C program
+  rdmatour exercise [COMMAND NAME] [flags]           C programs to fix or fill in, checked on RDMA
+  rdmatour progress                                  your tours, lessons and exercises: done, next
   rdmatour replay FILE [FILE2] [flags]               replay a --record file (no device, no peer)
   rdmatour pcap FILE [--tour TOUR] [--lang L]        read a RoCEv2 capture (tcpdump, --pcap) packet by packet
   rdmatour explain CODE [--lang L]                   what an errno, wc.status, CM event/status or NAK means

@@ -150,7 +150,9 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 	if err := rec.begin(prov, sessions); err != nil {
 		return err
 	}
-	return present(ctx, o, c, sessions)
+	err = present(ctx, o, c, sessions)
+	recordProgress(c, o.lang, sessions)
+	return err
 }
 
 // openWire opens --pcap, picks the backend and starts its capture; an

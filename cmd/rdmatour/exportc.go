@@ -14,15 +14,20 @@ import (
 	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
-const exportUsage = `Usage: rdmatour export-c server|client [--tour write|read|atomic|ud] [--notify M] [--track T] [--lesson L] [--message TEXT] [--message-size N] [--edit STEP.FIELD=VALUE]... [-o FILE]
+const exportUsage = `Usage: rdmatour export-c server|client [--tour write|read|atomic|ud] [--notify MODE] [--track TRACK] [--lesson NAME] [--message TEXT] [--message-size N] [--edit STEP.FIELD=VALUE]... [-o FILE]
 
 Writes the tour as one complete C program (to FILE, or to standard output).
 Build it with
   gcc -std=c99 -Wall -Werror -o rdmatour-client rdmatour-client.c -libverbs -lrdmacm
-and run it with the seed's arguments:
+(Debian/Ubuntu: apt-get install gcc libibverbs-dev librdmacm-dev; Fedora:
+dnf install gcc rdma-core-devel) and run it with the seed's arguments:
   ./rdmatour-server server [PORT]
   ./rdmatour-client client SERVER_IP [PORT] [SRC_IP] [send|doorbell|imm]
-The other side can be rdmatour, the seed program, or another exported program.
+It needs an RDMA device (a real NIC, or Soft-RoCE: "rdmatour doctor" sets
+it up) and the address of the RDMA interface (127.0.0.1 does not reach rxe).
+The other side can be rdmatour on RDMA (not --backend sim: the simulated NIC
+speaks TCP), the seed program, or another exported program:
+  rdmatour server --backend rdma        ./rdmatour-client client SERVER_IP
 
 `
 
@@ -68,6 +73,11 @@ func runExportC(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "rdmatour export-c: writing the program: %v\n", err)
 		return 1
 	}
+	// A first-timer learns here what the program needs, before its first
+	// run says only "No such device" (ux review item 14).
+	cfg := a.opts.Config()
+	cfg.Role = a.opts.Role
+	fmt.Fprint(stderr, export.FirstRun(cfg, a.out))
 	return 0
 }
 
@@ -77,13 +87,13 @@ func parseExportArgs(args []string, stderr io.Writer) (exportArgs, error) {
 	fs := flag.NewFlagSet("rdmatour export-c", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
-	notify := fs.String("notify", "send", "how the client signals completion: send | doorbell | imm")
-	track := fs.String("track", "cm", "cm | manual")
-	tour := fs.String("tour", "write", "which tour: "+strings.Join(steps.TourNames(), " | "))
-	lesson := fs.String("lesson", "", "a lesson (see `rdmatour lessons`): the program makes its mistake")
-	fs.StringVar(&a.opts.Message, "message", steps.DefaultMessage, "what the client RDMA-WRITEs")
+	notify := fs.String("notify", "send", "how the client signals completion, `MODE`: send | doorbell | imm")
+	track := fs.String("track", "cm", "how the QP is brought up, `TRACK`: cm | manual")
+	tour := fs.String("tour", "write", "which tour, `TOUR`: "+strings.Join(steps.TourNames(), " | "))
+	lesson := fs.String("lesson", "", "the lesson `NAME` (as \"rdmatour lessons\" lists them): the program makes its mistake")
+	fs.StringVar(&a.opts.Message, "message", steps.DefaultMessage, "the `TEXT` the client RDMA-WRITEs")
 	fs.IntVar(&a.opts.MessageSize, "message-size", 0, "pad the message with spaces so the WRITE carries `N` bytes, NUL included (at most the 4096-byte buffer)")
-	fs.StringVar(&a.out, "o", "", "write the program to this file instead of standard output")
+	fs.StringVar(&a.out, "o", "", "write the program to `FILE` instead of standard output")
 	fs.Var(editList{&a.opts.Edits}, "edit", "change one argument of a call, `STEP.FIELD=VALUE` (repeatable; see \"rdmatour edits\"): the program makes the edited call")
 	var positional []string
 	for {

@@ -83,3 +83,53 @@ func TestExportCBuilds(t *testing.T) {
 		})
 	}
 }
+
+// TestExportCTellsAFirstTimer: export-c says on standard error what the
+// program needs and the two commands that run it against rdmatour, and
+// the program's header says the same (ux review item 14).
+func TestExportCTellsAFirstTimer(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"client"}, []string{"rdmatour server --backend rdma\n", "./rdmatour-client client SERVER_IP\n"}},
+		{[]string{"server", "--tour", "read"}, []string{"./rdmatour-server server\n", "rdmatour client SERVER_IP --backend rdma --tour read\n"}},
+		{[]string{"client", "--lesson", "bad-rkey", "--notify", "imm"}, []string{"rdmatour server --backend rdma --lesson bad-rkey --notify imm\n"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), append([]string{"export-c"}, tt.args...), nil, &stdout, &stderr, func(string) string { return "" }); code != 0 {
+			t.Fatalf("export-c %v: exit %d: %s", tt.args, code, stderr.String())
+		}
+		needs := []string{"libibverbs-dev librdmacm-dev", "rdma-core-devel", "rdmatour doctor", "--backend sim", "127.0.0.1 does not reach rxe"}
+		for _, w := range append(needs, tt.want...) {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("export-c %v: stderr lacks %q:\n%s", tt.args, w, stderr.String())
+			}
+		}
+		for _, w := range needs {
+			if !strings.Contains(stdout.String(), w) {
+				t.Errorf("export-c %v: the program's header lacks %q", tt.args, w)
+			}
+		}
+	}
+}
+
+// TestExportCHelpReadsCleanly: every flag names its value (MODE, NAME,
+// FILE), none says "string" or takes a quoted command for its name.
+func TestExportCHelpReadsCleanly(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"export-c", "--help"}, nil, &stdout, &stderr, func(string) string { return "" }); code != 0 {
+		t.Fatalf("export-c --help: exit %d", code)
+	}
+	help := stderr.String()
+	for _, bad := range []string{" string\n", " int\n", "-lesson rdmatour"} {
+		if strings.Contains(help, bad) {
+			t.Errorf("export-c --help has %q:\n%s", bad, help)
+		}
+	}
+	for _, good := range []string{"-lesson NAME", "-notify MODE", "-o FILE", "-tour TOUR", "-track TRACK", "-message TEXT"} {
+		if !strings.Contains(help, good) {
+			t.Errorf("export-c --help lacks %q", good)
+		}
+	}
+}

@@ -19,6 +19,13 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
+	// The processes keep their progress in a directory of their own, not
+	// in the home of whoever runs the tests.
+	// (A few bytes left in the temporary directory: os.Exit runs no
+	// deferred cleanup.)
+	if state, err := os.MkdirTemp("", "rdmatour-state"); err == nil {
+		os.Setenv("XDG_STATE_HOME", state)
+	}
 	// Inside the QEMU guest compiling is slow: use the binary built outside.
 	if bin := os.Getenv("RDMATOUR_BIN"); bin != "" {
 		binPath = bin
