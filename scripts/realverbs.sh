@@ -11,6 +11,12 @@
 #     the one-client server turning a second client away,
 #   - an intruder attendee aiming WRITEs and READs at a neighbour's buffer
 #     (TestRealWorkshopNeighbourOutOfReach: each in a PD of its own),
+#   - (not here) TestRealExercises, every exercise's program and solution
+#     against rdmatour on rxe: it compiles 24 programs with gcc inside the
+#     guest (about 50 s each under TCG) and took 579 s in the guest on
+#     2026-12-02, which the 30-minute CI cannot hold. Run it alone:
+#     scripts/qemu/run-in-guest.sh --timeout 1500 -- <cmd.test> -test.run '^TestRealExercises$'
+#     with RDMATOUR_RDMA_ADDR=10.0.2.15 and RDMATOUR_BIN set as below.
 # Everything is built here first: compiling under TCG would be slow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,7 +75,7 @@ run() {
 rc=0
 run rdmacore verbs/rdmacore $out/rdmacore.test -test.v -test.count=1 -test.timeout 8m || rc=1
 run steps steps $out/steps.test -test.v -test.count=1 -test.timeout 8m -test.run Real || rc=1
-run processes cmd/rdmatour $out/cmd.test -test.v -test.count=1 -test.timeout 20m -test.run Real || rc=1
+run processes cmd/rdmatour $out/cmd.test -test.v -test.count=1 -test.timeout 20m -test.run Real -test.skip '^TestRealExercises\$' || rc=1
 exit \$rc
 SUITE
 chmod +x "$out/suite.sh"

@@ -63,7 +63,7 @@ fuzz() {
 			# Targets that run a whole TCP exchange per input (up to a
 			# second each) get a count: a time limit that expires inside
 			# one input makes the fuzzer report "context deadline exceeded".
-			local budget=${RDMATOUR_FUZZTIME:-5s}
+			local budget=${RDMATOUR_FUZZTIME:-3s}
 			case $target in FuzzListenerHandshake | FuzzConnectReply | FuzzEstablishedStream | FuzzResponderMemory) budget=${RDMATOUR_FUZZCOUNT:-150x} ;; esac
 			fuzzone "$pkg" "$target" "$budget" || { cat /tmp/rdmatour-fuzz.log; ok=1; }
 		done
