@@ -223,32 +223,19 @@ func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
 	backoff := 50 * time.Microsecond
 	lastCM := time.Now()
 	for {
-		wcs, err := s.cq.Poll(1)
-		if err != nil {
-			return withC(Outcome{}, wait, poll.Returned(errnoText(err))), err
+		if out, arrived, err := s.notifyArrived(wait, poll); arrived || err != nil {
+			return out, err
 		}
-		if len(wcs) == 1 {
-			out, err := s.finishNotify(wcs[0], poll)
-			return withC(out, wait), err
-		}
-		db, err := s.mrDoor.Read(0, 8)
-		if err != nil {
-			return Outcome{}, err
-		}
-		if binary.BigEndian.Uint64(db) == DoorbellValue {
-			out, err := s.finishDoorbell(poll.Returned("0"))
-			return withC(out, wait), err
-		}
-		if s.peerHungUp() {
-			// An earlier wait took the peer's DISCONNECTED (the no-recv
-			// lesson's late RECV): nothing can arrive any more.
-			return withC(Outcome{}, wait, poll.Returned("0, again and again")), peerLeftEarly(verbs.EventDisconnected, 0)
-		}
-		if time.Since(lastCM) > 100*time.Millisecond {
-			lastCM = time.Now()
-			if err := s.checkPeerGone(ctx); err != nil {
-				return withC(Outcome{}, wait, poll.Returned("0, again and again")), err
+		if gone := s.peerGoneWhileWaiting(ctx, &lastCM); gone != nil {
+			// The peer's SEND or doorbell WRITE lands before its DREQ, but
+			// this side may have looked at the CQ just before it landed and
+			// at the CM channel just after the DREQ (seen once under -race,
+			// TestRoomServesEveryoneAtOnce): look once more before calling
+			// the peer gone.
+			if out, arrived, err := s.notifyArrived(wait, poll); arrived || err != nil {
+				return out, err
 			}
+			return withC(Outcome{}, wait, poll.Returned("0, again and again")), gone
 		}
 		select {
 		case <-ctx.Done():
@@ -259,6 +246,42 @@ func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
 			backoff *= 2
 		}
 	}
+}
+
+// notifyArrived looks once for the client's notification: a receive
+// completion or the doorbell flag (arrived), or an error reading them.
+func (s *Session) notifyArrived(wait, poll c.Stmt) (Outcome, bool, error) {
+	wcs, err := s.cq.Poll(1)
+	if err != nil {
+		return withC(Outcome{}, wait, poll.Returned(errnoText(err))), false, err
+	}
+	if len(wcs) == 1 {
+		out, err := s.finishNotify(wcs[0], poll)
+		return withC(out, wait), true, err
+	}
+	db, err := s.mrDoor.Read(0, 8)
+	if err != nil {
+		return Outcome{}, false, err
+	}
+	if binary.BigEndian.Uint64(db) == DoorbellValue {
+		out, err := s.finishDoorbell(poll.Returned("0"))
+		return withC(out, wait), true, err
+	}
+	return Outcome{}, false, nil
+}
+
+// peerGoneWhileWaiting is why the peer can no longer notify: its
+// DISCONNECTED, taken by an earlier wait (the no-recv lesson's late
+// RECV) or found now on the CM channel (looked at every 100 ms).
+func (s *Session) peerGoneWhileWaiting(ctx context.Context, lastCM *time.Time) error {
+	if s.peerHungUp() {
+		return peerLeftEarly(verbs.EventDisconnected, 0)
+	}
+	if time.Since(*lastCM) <= 100*time.Millisecond {
+		return nil
+	}
+	*lastCM = time.Now()
+	return s.checkPeerGone(ctx)
 }
 
 func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
