@@ -31,7 +31,7 @@ func TestTwoHosts(t *testing.T) {
 			// post-before-connect's two WRITEs leave back to back, and rxe's
 			// two ACKs may come before or between them: a live run is
 			// checked for decoding only, the kept capture is the reference.
-			if want, ok := twoHostSequence(name); ok && name != "post-before-connect" && strings.Join(seq, " / ") != want {
+			if want, ok := twoHostSequence(name); ok && name != "post-before-connect" && strings.Join(withoutCMRetries(seq), " / ") != want {
 				t.Errorf("packet sequence\n got %s\nwant %s", strings.Join(seq, " / "), want)
 			}
 			tsharkClean(t, path)
@@ -45,6 +45,22 @@ func TestTwoHosts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withoutCMRetries is seq less what the kernel CM's own timers add when
+// a guest under TCG is slow to answer: a REQ sent again, and the MRA
+// (shown as MAD) the passive side sends when its REP is late (fresh-ci,
+// 2026-12-02: CM REQ / CM REQ / MAD / CM REP ... in the atomic and manual
+// tours). The tour's own packets are compared whole.
+func withoutCMRetries(seq []string) []string {
+	var out []string
+	for _, p := range seq {
+		if p == "MAD" || (p == "CM REQ" && len(out) > 0 && out[len(out)-1] == "CM REQ") {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // ownCaptureMatches: rdmatour's capture is tcpdump's, or tcpdump's less a
