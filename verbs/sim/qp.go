@@ -25,6 +25,7 @@ type sendWQE struct {
 	npkts    int // PSNs the message consumes (READ: response packets)
 	signaled bool
 	failed   verbs.WCStatus // != success: failed a local check, completes at the head
+	goodPkts int            // > 0: a late local fault after this many packets (localfault.go)
 	respPkts int            // READ: response packets received
 	respOff  int            // READ: bytes received
 	rnrTries int

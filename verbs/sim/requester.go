@@ -73,12 +73,16 @@ func (q *qp) post(wr verbs.SendWR) error {
 		}
 		seg, ok := q.dev.checkRange(s.LKey, s.Addr, uint64(s.Length), q.pd, need)
 		if !ok {
+			if pre, ok := q.dev.partialPrefix(s.LKey, s.Addr, uint64(s.Length), q.pd, need); ok {
+				w.segs, w.length = append(w.segs, pre), w.length+pre.n
+			}
 			w.failed = verbs.WCLocProtErr
 			break
 		}
 		w.segs = append(w.segs, seg)
 		w.length += seg.n
 	}
+	q.deferLocalFault(w, sgeBytes(wr.SGList))
 	if w.failed == verbs.WCSuccess && w.length > 1<<31 {
 		w.failed = verbs.WCLocLenErr
 	}
@@ -138,7 +142,7 @@ func (q *qp) transmit(w *sendWQE, from int) {
 		}})
 		return
 	}
-	for i := from; i < w.npkts; i++ {
+	for i := from; i < w.sendEnd(); i++ {
 		q.conn.send(outItem{srcQP: q.num, pkt: q.messagePacket(w, i)})
 	}
 }
@@ -151,7 +155,7 @@ func (q *qp) messagePacket(w *sendWQE, i int) *packet {
 	write := wr.Opcode == verbs.WRRDMAWrite || wr.Opcode == verbs.WRRDMAWriteWithImm
 	imm := wr.Opcode == verbs.WRRDMAWriteWithImm || wr.Opcode == verbs.WRSendWithImm
 	first, last := i == 0, i == w.npkts-1
-	pk := &packet{Opcode: messageOpcode(first, last, write, imm), AckReq: last, DestQP: q.destQPN, PSN: psnAdd(w.firstPSN, i)}
+	pk := &packet{Opcode: messageOpcode(first, last, write, imm), AckReq: last || i == w.goodPkts-1, DestQP: q.destQPN, PSN: psnAdd(w.firstPSN, i)}
 	if first && write {
 		pk.HasRETH = true
 		pk.RETH = verbs.RETH{VA: wr.RemoteAddr, RKey: wr.RKey, DMALen: uint32(w.length)}
@@ -202,6 +206,9 @@ func messageOpcode(first, last, write, imm bool) uint8 {
 func (q *qp) ackThrough(psn uint32) {
 	for len(q.sq) > 0 && q.sendIdx > 0 {
 		w := q.sq[0]
+		if q.lateFaultAcked(w, psn) {
+			return
+		}
 		if w.wr.Opcode.ReadsRemote() || psnDiff(psn, w.lastPSN()) < 0 {
 			break
 		}
