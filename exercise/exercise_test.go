@@ -66,7 +66,7 @@ func TestCatalogue(t *testing.T) {
 	}
 }
 
-var youWas = regexp.MustCompile(` /\* you: was [^*]*(\*[^/][^*]*)*\*/`)
+var youWas = regexp.MustCompile(` /\* (you|lesson [a-z0-9-]+): was [^*]*(\*[^/][^*]*)*\*/`)
 
 // TestMistakesAreTheLessons: a lesson's exercise makes exactly the
 // mistake the lesson's exported program makes.
@@ -84,7 +84,7 @@ func TestMistakesAreTheLessons(t *testing.T) {
 			t.Fatalf("%s: %v", e.Name, err)
 		}
 		// A lesson is a preset of edits, and an exported lesson marks its
-		// edited arguments (/* you: was … */); the exercise's program is
+		// edited arguments (/* lesson bad-rkey: was … */); the exercise's program is
 		// the unmarked one, as a learner's own code would be.
 		prog = youWas.ReplaceAllString(prog, "")
 		for _, ed := range e.Task {

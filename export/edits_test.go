@@ -51,3 +51,19 @@ func TestExportWithEditsCompiles(t *testing.T) {
 		})
 	}
 }
+
+// An exported lesson marks its preset's arguments with the lesson's name
+// (item 6 of issue 21), as the screen does.
+func TestExportedLessonMarksItsPreset(t *testing.T) {
+	l, err := steps.ParseLesson("bad-rkey")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := export.Program(context.Background(), export.Options{Role: steps.Client, Lesson: l, Notify: l.Notify}, sim.New(sim.Options{}), sim.New(sim.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(prog, ".rkey = mr->lkey /* lesson bad-rkey: was rkey */") || strings.Contains(prog, "you: was") {
+		t.Errorf("the exported bad-rkey lesson does not mark its preset as the lesson's:\n%s", prog)
+	}
+}

@@ -35,7 +35,8 @@ type Options struct {
 	// Tour is which tour (Config.Tour).
 	Tour steps.TourKind
 	// Edits are the learner's changes to the calls (--edit): the program
-	// makes the edited calls, each marked /* you: was … */.
+	// makes the edited calls, each marked /* you: was … */ (a lesson's
+	// preset /* lesson NAME: was … */).
 	Edits steps.Edits
 }
 

@@ -80,7 +80,7 @@ func (sr *sideReader) step(sl stepLine, lineNo int) error {
 		peer = &p
 	}
 	out := sl.Outcome.decode()
-	sr.replay.Steps = append(sr.replay.Steps, PlayedStep{ID: steps.StepID(sl.ID), Outcome: out, Err: sl.Error.decode(), Snapshot: snap, Peer: peer})
+	sr.replay.Steps = append(sr.replay.Steps, PlayedStep{ID: steps.StepID(sl.ID), Outcome: out, Err: sl.Error.decode(), Snapshot: snap, Peer: peer, Shown: sl.Shown})
 	sr.lines = append(sr.lines, lineNo)
 	return nil
 }

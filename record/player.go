@@ -41,6 +41,14 @@ type progress struct {
 	current      *steps.Snapshot   // the state after the last played step
 }
 
+// showNext gives the next step the C it showed before it ran, when it
+// was edited (a session builds that C once the step is next).
+func (pr *progress) showNext(played []PlayedStep) {
+	if i := pr.next; i < len(played) && i < len(pr.tour) && played[i].Shown != "" {
+		pr.tour[i].Call = played[i].Shown
+	}
+}
+
 func newProgress(cfg steps.Config, tour []steps.Step) progress {
 	return progress{cfg: cfg, tour: tour, outcomes: make([]*steps.Outcome, len(tour)),
 		states: make([]steps.RunState, len(tour)), history: make([]*steps.Snapshot, len(tour))}
@@ -96,6 +104,7 @@ func (p *Player) RunNext(context.Context) (steps.Outcome, error) {
 		pr.next++
 		// A recording that stops early (the learner quit) ends the replay.
 		pr.done = pr.next == len(pr.tour) || pr.next == len(played)
+		pr.showNext(played)
 	}
 	snap := p.withSteps(ps.Snapshot)
 	pr.history[idx] = &snap

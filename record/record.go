@@ -129,6 +129,9 @@ type stepLine struct {
 	Error   *errorJSON  `json:"error,omitempty"`
 	// Peer is the other side's state right after the step (a demo).
 	Peer *snapJSON `json:"peer,omitempty"`
+	// Shown is the C the step showed before it ran when it was edited
+	// (the tour's Call otherwise, left out).
+	Shown string `json:"shown,omitempty"`
 	stateJSON
 }
 

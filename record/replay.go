@@ -44,6 +44,9 @@ type PlayedStep struct {
 	// Peer is the other side's state right after the step (a demo
 	// recording, format version 2 on); nil if not recorded.
 	Peer *steps.Snapshot
+	// Shown is the C the step showed before it ran ("" in older files:
+	// the tour's Call).
+	Shown string
 }
 
 // ReplayError says a recording does not fit the tour this rdmatour builds
@@ -78,7 +81,8 @@ func NewPlayer(r Replay) (*Player, error) {
 		return nil, err
 	}
 	p := &Player{rec: r, plan: plan, ownTour: ownTour}
-	p.prog = newProgress(plan.Config(), tour)
+	p.prog = newProgress(plan.Config(), append([]steps.Step(nil), tour...))
+	p.prog.showNext(r.Steps)
 	return p, nil
 }
 

@@ -115,6 +115,9 @@ func (sw *sideWriter) Step(r steps.StepRecord) {
 		peer := encodeSnapshot(*r.Peer)
 		line.Peer = &peer
 	}
+	if r.Index < len(r.Snapshot.Steps) {
+		line.Shown = r.Snapshot.Steps[r.Index].Call
+	}
 	sw.w.mu.Lock()
 	defer sw.w.mu.Unlock()
 	line.stateJSON = sw.state(r.Snapshot)

@@ -204,7 +204,8 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 		info.Addr, addrC = t.Addr, t.AddrC
 	}
 	raw := info.Marshal()
-	p := verbs.ConnParam{PrivateData: append(append([]byte(nil), raw...), s.myHello()...), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry}
+	p := s.acceptParam(false)
+	p.PrivateData = append(append([]byte(nil), raw...), s.myHello()...)
 	fill := remoteInfoC(info, addrC, mr)
 	y := s.editConnParam(IDAccept, &p)
 	call := acceptCall(p, false, y)
@@ -227,7 +228,7 @@ func stepAccept(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepConnect(_ context.Context, s *Session) (Outcome, error) {
-	p := verbs.ConnParam{PrivateData: s.myHello(), ResponderResources: 1, InitiatorDepth: s.initiatorDepth(), RNRRetryCount: s.cfg.RNRRetry}
+	p := s.connectParam(false)
 	y := s.editConnParam(IDConnect, &p)
 	call := connectCall(p, false, y)
 	if err := s.id.Connect(p); err != nil {

@@ -23,10 +23,7 @@ func seedRecvWR(mr verbs.MR) verbs.RecvWR {
 }
 
 func stepPostRecv(_ context.Context, s *Session) (Outcome, error) {
-	wr, y := seedRecvWR(s.mrRecv), youWas{}
-	wr.WRID = uint64(s.editNum(IDPostRecv, "wr_id", "wr_id", int64(wr.WRID), y))
-	wr.SGList[0].Length = uint32(s.editNum(IDPostRecv, "length", "length", int64(wr.SGList[0].Length), y))
-	call := postRecvCall(wr, y)
+	wr, call := s.recvCall()
 	if err := s.qp.PostRecv(wr); err != nil {
 		return withC(Outcome{}, postFailed(call, err)), err
 	}
@@ -40,18 +37,23 @@ func writeWR(op verbs.WROpcode, wrID uint64, local verbs.MR, length uint32, radd
 		SGList: []verbs.SGE{{Addr: local.Addr(), Length: length, LKey: local.LKey()}}, RemoteAddr: raddr, RKey: rkey}
 }
 
-func (s *Session) postWrite(withImm bool) (Outcome, error) {
-	step, op := IDPostWrite, verbs.WRRDMAWrite
-	if withImm {
-		step, op = IDPostWriteImm, verbs.WRRDMAWriteWithImm
-	}
+// writeCall is the client's data WRITE as it will be posted: the
+// message, where it goes (the lesson's mistake, the learner's edits), the
+// WR and its C. Building it changes nothing, so the C shown before the
+// step runs is built the same way (editpreview.go).
+type writeCall struct {
+	msg        []byte
+	info       privdata.RemoteInfo
+	t          Target
+	wr         verbs.SendWR
+	fill, call c.Stmt
+}
+
+func (s *Session) buildWrite(step StepID, op verbs.WROpcode) writeCall {
 	msg, cfg := s.cfg.messageBytes(), s.cfg
 	if text, ok := s.editText(step, "message", cfg.Message); ok {
 		cfg.Message, cfg.MessageSize = text, 0
 		msg = cfg.messageBytes()
-	}
-	if err := s.mrData.Write(0, msg); err != nil {
-		return Outcome{}, err
 	}
 	s.mu.Lock()
 	info := s.remote.Info
@@ -70,7 +72,24 @@ func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	if wr.Opcode != op {
 		what = "ibv_post_send " + strings.TrimPrefix(wr.Opcode.String(), "IBV_WR_")
 	}
-	call := postSendCall(wr, "buf", length, t, what)
+	return writeCall{msg: msg, info: info, t: t, wr: wr, fill: fill, call: postSendCall(wr, "buf", length, t, what)}
+}
+
+// writeStep is the step and opcode of the data WRITE (with IMM or not).
+func writeStep(withImm bool) (StepID, verbs.WROpcode) {
+	if withImm {
+		return IDPostWriteImm, verbs.WRRDMAWriteWithImm
+	}
+	return IDPostWrite, verbs.WRRDMAWrite
+}
+
+func (s *Session) postWrite(withImm bool) (Outcome, error) {
+	step, op := writeStep(withImm)
+	w := s.buildWrite(step, op)
+	if err := s.mrData.Write(0, w.msg); err != nil {
+		return Outcome{}, err
+	}
+	info, t, wr, fill, call := w.info, w.t, w.wr, w.fill, w.call
 	inERR := s.postedInERR()
 	if wr.Opcode != op {
 		s.set(func() { s.writeOp, s.writeOpEdited = wr.Opcode.CompletionOpcode(), true })

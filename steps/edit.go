@@ -128,6 +128,18 @@ type Edit struct {
 	// STEP); AnySide applies it wherever the tour has the step.
 	Side    Role
 	AnySide bool
+	// Lesson names the lesson whose preset this edit is ("" for the
+	// learner's own): the C says `/* lesson bad-rkey: was … */`.
+	Lesson string
+}
+
+// editor is who the C names as having made e: "lesson NAME", or "" for
+// the learner ("you").
+func (e Edit) editor() string {
+	if e.Lesson == "" {
+		return ""
+	}
+	return "lesson " + e.Lesson
 }
 
 // Key is STEP.FIELD.

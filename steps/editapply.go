@@ -16,6 +16,14 @@ import (
 // those as `value /* you: was … */`. A nil youWas marks nothing.
 type youWas map[string]c.Expr
 
+// replace puts was in place of field's "was" (a better C for the tour's
+// value), keeping who edited it; nothing when field is not edited.
+func (y youWas) replace(field string, was c.Expr) {
+	if old, ok := y[field]; ok {
+		y[field] = was.By(old.Editor())
+	}
+}
+
 // on is e, marked when the learner edited field.
 func (y youWas) on(field string, e c.Expr) c.Expr {
 	if was, ok := y[field]; ok {
@@ -38,7 +46,7 @@ func (s *Session) editNum(step StepID, field, cfield string, def int64, y youWas
 	if !ok {
 		return def
 	}
-	y[cfield] = c.Dec(def, "")
+	y[cfield] = c.Dec(def, "").By(e.editor())
 	return e.Value.Num
 }
 
@@ -54,7 +62,7 @@ func (s *Session) editFlagsC(step StepID, field, cfield string, def uint64, was 
 	if !ok {
 		return def
 	}
-	y[cfield] = was
+	y[cfield] = was.By(e.editor())
 	if e.Value.Abs {
 		return uint64(e.Value.Num)
 	}
@@ -71,7 +79,7 @@ func (s *Session) editTarget(step StepID, t Target, lkey uint32) Target {
 		}
 	}
 	if e, ok := s.edit(step, "rkey"); ok {
-		was := t.RKeyC
+		was := t.RKeyC.By(e.editor())
 		key, expr := t.RKey, was.In(c.Symbolic)
 		switch v := e.Value; {
 		case v.Ref == "lkey" && lkey == t.RKey:
@@ -91,7 +99,7 @@ func (s *Session) editTarget(step StepID, t Target, lkey uint32) Target {
 		edited()
 	}
 	if e, ok := s.edit(step, "remote_addr"); ok && e.Value.Num != 0 {
-		was := t.AddrC
+		was := t.AddrC.By(e.editor())
 		t.Addr = uint64(int64(t.Addr) + e.Value.Num)
 		t.AddrC = c.Edited(c.Hex(t.Addr, plusC(was.In(c.Symbolic), e.Value.Num)), was)
 		edited()

@@ -87,7 +87,7 @@ func (s *Session) editQPAttr(step StepID, a *verbs.QPAttr, m *verbs.QPAttrMask) 
 	y := youWas{}
 	a.AccessFlags = verbs.Access(s.editFlags(step, "qp_access_flags", "qp_access_flags", uint64(a.AccessFlags), a.AccessFlags.String(), y))
 	if e, ok := s.edit(step, "path_mtu"); ok {
-		y["path_mtu"] = c.C(verbs.MTUName(a.PathMTU))
+		y["path_mtu"] = c.C(verbs.MTUName(a.PathMTU)).By(e.editor())
 		a.PathMTU = int(e.Value.Num)
 	}
 	for _, f := range qpAttrFields[step] {
@@ -98,7 +98,7 @@ func (s *Session) editQPAttr(step StepID, a *verbs.QPAttr, m *verbs.QPAttrMask) 
 		}
 		v := f.psnValue(a)
 		if e, ok := s.edit(step, f.name); ok {
-			y[f.name] = c.Hex(uint64(*v), "")
+			y[f.name] = c.Hex(uint64(*v), "").By(e.editor())
 			*v = uint32(e.Value.Num)
 		}
 	}

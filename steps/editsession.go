@@ -16,6 +16,9 @@ type editState struct {
 	writeOp verbs.WCOpcode
 	// writeOpEdited: the learner changed the WRITE's opcode.
 	writeOpEdited bool
+	// previews are the edited steps' C as shown before they run
+	// (editpreview.go); "" for a step shown in the tour's form.
+	previews map[StepID]string
 }
 
 // Edits are the edits in force on this side.
@@ -71,6 +74,7 @@ func (s *Session) SetEdit(e Edit) error {
 	if err := s.editApplies(e); err != nil {
 		return err
 	}
+	defer s.refreshPreviewIfIdle()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i := indexOf(s.tour, e.Step); i < s.next {
@@ -83,6 +87,7 @@ func (s *Session) SetEdit(e Edit) error {
 // ClearEdit puts step.field back to the tour's value (Esc in the form,
 // "restore" in Try next). It does nothing to a step that already ran.
 func (s *Session) ClearEdit(step StepID, field string) {
+	defer s.refreshPreviewIfIdle()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if indexOf(s.tour, step) >= s.next {

@@ -13,15 +13,13 @@ func (s *Session) editedWriteWR(step StepID, op verbs.WROpcode, n uint32, t *Tar
 	y, targetEdited := youWas{}, t.you != nil
 	wr := writeWR(op, WRIDWrite, s.mrData, n, t.Addr, t.RKey)
 	wr.Opcode = verbs.WROpcode(s.editNum(step, "opcode", "opcode", int64(op), y))
-	if _, ok := y["opcode"]; ok {
-		y["opcode"] = c.C(op.String())
-	}
+	y.replace("opcode", c.C(op.String()))
 	wr.Flags = verbs.SendFlags(s.editFlags(step, "send_flags", "send_flags", uint64(wr.Flags), wr.Flags.String(), y))
 	wr.WRID = uint64(s.editNum(step, "wr_id", "wr_id", int64(wr.WRID), y))
 	length := c.Dec(int64(n), "strlen(buf) + 1")
 	if e, ok := s.edit(step, "length"); ok {
 		wr.SGList[0].Length = uint32(e.Value.Num)
-		length = c.Edited(c.Dec(e.Value.Num, ""), length)
+		length = c.Edited(c.Dec(e.Value.Num, ""), length.By(e.editor()))
 	}
 	if k := int(s.editNum(step, "num_sge", "num_sge", 1, y)); k != 1 {
 		wr.SGList = repeatSGE(wr.SGList[0], k)

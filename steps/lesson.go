@@ -190,6 +190,9 @@ func (l Lesson) presetEdits() (Edits, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lesson %s: preset: %w", l.Name, err)
 	}
+	for i := range es {
+		es[i].Lesson = l.Name
+	}
 	return es, nil
 }
 

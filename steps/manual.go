@@ -169,7 +169,8 @@ func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
 func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 	info := s.localRemoteInfo()
 	raw := info.Marshal()
-	p := verbs.ConnParam{PrivateData: append(append([]byte(nil), raw...), s.myHello()...), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
+	p := s.acceptParam(true)
+	p.PrivateData = append(append([]byte(nil), raw...), s.myHello()...)
 	fill := remoteInfoC(info, c.Call("htobe64", c.Hex(info.Addr, "(uintptr_t)buf")), "mr")
 	y := s.editConnParam(IDAcceptManual, &p)
 	call := acceptCall(p, true, y)
@@ -186,7 +187,7 @@ func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepConnectManual(_ context.Context, s *Session) (Outcome, error) {
-	p := verbs.ConnParam{PrivateData: s.myHello(), ResponderResources: 1, InitiatorDepth: 1, RNRRetryCount: s.cfg.RNRRetry, QPNum: s.qp.Num()}
+	p := s.connectParam(true)
 	y := s.editConnParam(IDConnectManual, &p)
 	call := connectCall(p, true, y)
 	if err := s.id.Connect(p); err != nil {

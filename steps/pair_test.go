@@ -61,6 +61,9 @@ func forEachStepRun(t *testing.T, f func(from string, st Step, out *Outcome)) {
 		}
 		for _, s := range sides {
 			for i, st := range s.tour {
+				s.mu.Lock()
+				st.Call = s.shownCall(st) // what it showed before it ran
+				s.mu.Unlock()
 				f(fmt.Sprintf("%s %s/%s", tc.name, s.cfg.Role, st.ID), st, s.outcomes[i])
 			}
 		}

@@ -27,12 +27,7 @@ func stepAllocPD(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepCreateCQ(_ context.Context, s *Session) (Outcome, error) {
-	y := youWas{}
-	cqe := int(s.editNum(IDCreateCQ, "cqe", "cqe", CQDepth, y))
-	if _, edited := y["cqe"]; edited {
-		y["cqe"] = c.Dec(CQDepth, "CQ_DEPTH")
-	}
-	call := createCQCall(cqe, y)
+	cqe, call := s.cqCall()
 	cq, err := s.dev.CreateCQ(cqe)
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), err
@@ -97,19 +92,24 @@ func (s *Session) regMRWith(name string, size int, access verbs.Access, dst *ver
 		reg.Returned(fmt.Sprintf("{ .addr = 0x%x, .lkey = 0x%x, .rkey = 0x%x }", mr.Addr(), mr.LKey(), mr.RKey()))), nil
 }
 
-func stepRegData(_ context.Context, s *Session) (Outcome, error) {
+// tourDataAccess is the data MR's access before any edit, and the note
+// that says why when it is not the tour's.
+func (s *Session) tourDataAccess() (verbs.Access, text.Text) {
 	tour, _ := TourOf(s.cfg.Tour)
-	access := tour.dataAccess(s.cfg.Role)
-	var note text.Text
 	if s.sharedCounter != nil {
 		// The attendee's QP sits in the room's shared PD with the counter
 		// (a responder checks that an rkey's MR is in the QP's PD), so
 		// this buffer must not carry a remote right there: any attendee's
 		// QP could use it.
-		access, note = verbs.AccessLocalWrite, sharedPDBufferNote
+		return verbs.AccessLocalWrite, sharedPDBufferNote
 	}
-	y := youWas{}
-	access = verbs.Access(s.editFlags(IDRegMRData, "access", "access", uint64(access), access.String(), y))
+	return tour.dataAccess(s.cfg.Role), text.Text{}
+}
+
+func stepRegData(_ context.Context, s *Session) (Outcome, error) {
+	tour, _ := TourOf(s.cfg.Tour)
+	access, note := s.tourDataAccess()
+	access, y := s.editedDataAccess(access)
 	if _, edited := y["access"]; edited && s.cfg.Lesson != nil && tour.DataAccess&^access != 0 {
 		note = missingAccessNote(s.cfg.Tour, access) // a lesson's preset took a right away
 	}

@@ -109,6 +109,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.Lesson != nil {
 		s.initPrediction(cfg.Lesson.prediction(cfg))
 	}
+	s.refreshPreview() // the first step, if it is edited
 	return s, nil
 }
 
@@ -138,7 +139,15 @@ func (s *Session) Config() Config {
 }
 
 // Steps returns the tour.
-func (s *Session) Steps() []Step { return append([]Step(nil), s.tour...) }
+func (s *Session) Steps() []Step {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]Step(nil), s.tour...)
+	for i := range out {
+		out[i].Call = s.shownCall(out[i]) // an edited step shows its edited C
+	}
+	return out
+}
 
 // Next returns the index of the next step (len(Steps()) when finished).
 func (s *Session) Next() int {
@@ -183,6 +192,9 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 	err = s.explainPeerGone(ctx, err)
 	err = s.withMismatch(err, st.Expect.Matches(err))
 	out, err = s.judge(st, out, err, s.reveal(st.ID, err))
+	if err == nil {
+		s.refreshPreviewAt(idx + 1) // the next step's edited C, in the snapshot kept below
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()

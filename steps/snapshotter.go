@@ -62,6 +62,7 @@ func (s *Session) snapshotSteps() Snapshot {
 	snap.Prediction = s.predictionLocked()
 	snap.Peer = s.peerTour
 	for i, st := range s.tour {
+		st.Call = s.shownCall(st)
 		snap.Steps = append(snap.Steps, NewStepStatus(st, s.states[i], s.outcomes[i], snap.Prediction))
 	}
 	return snap

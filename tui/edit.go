@@ -245,7 +245,8 @@ func (m *model) nextEdits() []pane.EditNote {
 	for _, f := range ed.Editable(id) {
 		if f.Edited {
 			_, learner := mine.Find(m.sessions[side].Config().Role, id, f.Name)
-			out = append(out, pane.EditNote{Name: f.Name, CName: f.CName, Value: f.Current, Was: f.Default, Meaning: f.Explain, Lesson: !learner})
+			out = append(out, pane.EditNote{Name: f.Name, CName: f.CName, Value: f.Current, Was: f.Default, Meaning: f.Explain,
+				Lesson: !learner, LessonName: m.sessions[side].Config().LessonName()})
 		}
 	}
 	return out

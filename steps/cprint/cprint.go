@@ -29,8 +29,15 @@ const (
 	Generic
 )
 
-// Expr is a C expression in each rendering.
-type Expr struct{ actual, symbolic, generic string }
+// Expr is a C expression in each rendering. edited says a learner's (or
+// a lesson's) value is somewhere inside it (Edited), so a Named struct
+// holding it shows its fields before the run; by, on a "was" value, is
+// who changed it (By).
+type Expr struct {
+	actual, symbolic, generic string
+	edited                    bool
+	by                        string
+}
 
 // In renders e.
 func (e Expr) In(m Mode) string {
@@ -45,21 +52,32 @@ func (e Expr) In(m Mode) string {
 
 // C is code that reads the same in every rendering: a variable, a
 // constant, an enumerator.
-func C(code string) Expr { return Expr{code, code, code} }
+func C(code string) Expr { return Expr{actual: code, symbolic: code, generic: code} }
 
 // Value is a value the program computes: actual is what it was this run,
 // symbolic the expression that computes it (which the generic rendering
 // shows too).
-func Value(actual, symbolic string) Expr { return Expr{actual, symbolic, symbolic} }
+func Value(actual, symbolic string) Expr {
+	return Expr{actual: actual, symbolic: symbolic, generic: symbolic}
+}
 
 // Either takes the screen's renderings (actual, generic) of a and the
 // symbolic one of s: the screen shows one call where the program needs a
 // loop or a helper.
-func Either(a, s Expr) Expr { return Expr{a.actual, s.symbolic, a.generic} }
+func Either(a, s Expr) Expr {
+	return Expr{actual: a.actual, symbolic: s.symbolic, generic: a.generic, edited: a.edited || s.edited}
+}
 
 // Named is e shown before the run by the name of the variable that will
-// hold it: a work request or an attribute struct is &wr, not its fields.
-func Named(name string, e Expr) Expr { return Expr{e.actual, e.symbolic, name} }
+// hold it: a work request or an attribute struct is &wr, not its fields,
+// unless an edited value is inside: then the fields, the edit marked, so
+// the learner sees the call as it will run.
+func Named(name string, e Expr) Expr {
+	if e.edited {
+		return e
+	}
+	return Expr{actual: e.actual, symbolic: e.symbolic, generic: name}
+}
 
 // Hex is an unsigned value printed in hex, computed by symbolic ("" when
 // the program uses the number itself).
@@ -123,7 +141,7 @@ func Op(a Expr, op string, b Expr) Expr { return join("", []Expr{a, b}, " "+op+"
 
 // wrap is before + e + after in every rendering.
 func wrap(before string, e Expr, after string) Expr {
-	return Expr{before + e.actual + after, before + e.symbolic + after, before + e.generic + after}
+	return Expr{actual: before + e.actual + after, symbolic: before + e.symbolic + after, generic: before + e.generic + after, edited: e.edited}
 }
 
 // Field is one designated initialiser: .Name = Val.
@@ -162,21 +180,40 @@ func Or(flags ...string) Expr {
 
 func join(open string, parts []Expr, sep, closing string) Expr {
 	var a, s, g []string
+	edited := false
 	for _, p := range parts {
 		a, s, g = append(a, p.actual), append(s, p.symbolic), append(g, p.generic)
+		edited = edited || p.edited
 	}
-	return Expr{open + strings.Join(a, sep) + closing, open + strings.Join(s, sep) + closing, open + strings.Join(g, sep) + closing}
+	return Expr{actual: open + strings.Join(a, sep) + closing, symbolic: open + strings.Join(s, sep) + closing,
+		generic: open + strings.Join(g, sep) + closing, edited: edited}
 }
 
 // Edited is e, a value the learner changed, followed by the value the
 // tour would have used: `e /* you: was was */` in every rendering (was
 // rendered the same way: its number on screen, its expression in the
 // program), so the screen, plain output and export-c all show what the
-// experiment changed. A "*/" in was cannot end the comment early.
+// experiment changed. A lesson's preset says so instead of "you" (was
+// given By "lesson bad-rkey"). A "*/" cannot end the comment early.
 func Edited(e, was Expr) Expr {
-	note := func(s string) string { return " /* you: was " + strings.ReplaceAll(s, "*/", "* /") + " */" }
-	return Expr{e.actual + note(was.actual), e.symbolic + note(was.symbolic), e.generic + note(was.generic)}
+	who := was.by
+	if who == "" {
+		who = "you"
+	}
+	who = strings.ReplaceAll(who, "*/", "* /")
+	note := func(s string) string { return " /* " + who + ": was " + strings.ReplaceAll(s, "*/", "* /") + " */" }
+	return Expr{actual: e.actual + note(was.actual), symbolic: e.symbolic + note(was.symbolic), generic: e.generic + note(was.generic), edited: true}
 }
+
+// By is was, the value an edit replaced, marked with who edited it
+// ("lesson bad-rkey"; "" is the learner: "you"). Edited prints it.
+func (e Expr) By(who string) Expr {
+	e.by = who
+	return e
+}
+
+// Editor is who By says changed e ("" for the learner).
+func (e Expr) Editor() string { return e.by }
 
 // Array is the compound literal (typ[]){ e1, e2, ... }: an array of
 // elements, as a WR's sg_list with more than one entry.

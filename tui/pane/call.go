@@ -103,7 +103,7 @@ func (in *Input) callLines(w int) []string {
 					out = append(out, l)
 				}
 			}
-			out = append(out, in.editCallLines(w)...)
+			out = append(out, in.editCallLines(nss.Call, w)...)
 		}
 	}
 	return out

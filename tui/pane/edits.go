@@ -16,8 +16,10 @@ type EditNote struct {
 	// Meaning is what the argument means, in general terms (from the
 	// engine's catalogue, not a prediction of the outcome).
 	Meaning text.Text
-	// Lesson: the edit is the lesson's preset, not the learner's.
-	Lesson bool
+	// Lesson: the edit is the lesson's preset, not the learner's;
+	// LessonName names that lesson (bad-rkey).
+	Lesson     bool
+	LessonName string
 }
 
 // Edits is what the edit form left for the panes: the edits of the next
@@ -30,14 +32,17 @@ type Edits struct {
 }
 
 // editCallLines follow the next call in the call pane: each edit as a C
-// comment, since the generic call shows the tour's own values until the
-// step runs with the learner's.
-func (in *Input) editCallLines(w int) []string {
+// comment, where the call shown is the tour's generic form (an edited
+// call the engine could build already marks its own arguments).
+func (in *Input) editCallLines(call string, w int) []string {
+	if strings.Contains(call, ": was ") {
+		return nil
+	}
 	var out []string
 	for _, e := range in.Edits.Next {
 		who := "you"
 		if e.Lesson {
-			who = "lesson"
+			who = strings.TrimSpace("lesson " + e.LessonName)
 		}
 		c := "/* " + who + ": " + e.Name + " = " + e.Value + ", was " + e.Was + " */"
 		for _, l := range termtext.Wrap(termtext.Safe(c), w) {
