@@ -201,6 +201,17 @@ func System(lang text.Lang, open func() (Lister, error)) *Doctor {
 	}
 }
 
+// MemlockLimit is how many bytes this process may pin (RLIMIT_MEMLOCK's
+// soft limit), or 0 when it is unlimited or cannot be read: what the
+// engine holds a data MR the learner lengthened against.
+func MemlockLimit() uint64 {
+	soft, _, err := memlockFromLimits("/proc/self/limits")
+	if err != nil || soft == Unlimited {
+		return 0
+	}
+	return soft
+}
+
 // memlockFromLimits reads "Max locked memory" from /proc/self/limits; that
 // avoids RLIMIT_MEMLOCK's per-architecture number in syscall.Getrlimit.
 func memlockFromLimits(path string) (uint64, uint64, error) {

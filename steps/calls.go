@@ -106,11 +106,18 @@ func mrVar(buf string) string {
 
 // regMRCalls allocate and register buf: PD.RegMR allocates page-aligned
 // memory and registers it; in C, posix_memalign, memset and ibv_reg_mr.
-// y marks the access flags the learner edited.
+// y marks the access flags (and the length) the learner edited.
 func regMRCalls(buf string, size int, access verbs.Access, y youWas) (alloc, zero, reg c.Stmt) {
+	return regMRCallsOf(buf, size, size, access, y)
+}
+
+// regMRCallsOf is regMRCalls of an MR of length bytes over a buffer of
+// size (at least as long: the program's buffer stays whole when the
+// learner registers less of it).
+func regMRCallsOf(buf string, size, length int, access verbs.Access, y youWas) (alloc, zero, reg c.Stmt) {
 	alloc = c.Must("posix_memalign", c.Call("posix_memalign", c.C("(void **)&"+buf), c.C("4096"), c.Dec(int64(size), "")))
 	zero = c.S(c.Call("memset", c.C(buf), c.C("0"), c.Dec(int64(size), ""))).Only(c.ExportOnly)
-	reg = c.MustPtr("ibv_reg_mr "+buf, mrVar(buf), c.Call("ibv_reg_mr", c.C("pd"), c.C(buf), c.Dec(int64(size), ""), y.on("access", c.C(access.String()))))
+	reg = c.MustPtr("ibv_reg_mr "+buf, mrVar(buf), c.Call("ibv_reg_mr", c.C("pd"), c.C(buf), y.on("length", c.Dec(int64(length), "")), y.on("access", c.C(access.String()))))
 	return alloc, zero, reg
 }
 

@@ -64,6 +64,10 @@ type Config struct {
 	// Recorder, when set, is told every finished step and the teardown
 	// (--record); see history.go.
 	Recorder Recorder
+	// MemlockLimit is how many bytes this process may pin
+	// (RLIMIT_MEMLOCK; 0: unlimited or not known): a data MR edited
+	// longer than that is refused (reg-mr-data.length).
+	MemlockLimit uint64
 }
 
 // MaxRNRRetry is the largest rnr_retry_count: a 3-bit field where 7

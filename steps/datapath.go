@@ -86,7 +86,10 @@ func writeStep(withImm bool) (StepID, verbs.WROpcode) {
 func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	step, op := writeStep(withImm)
 	w := s.buildWrite(step, op)
-	if err := s.mrData.Write(0, w.msg); err != nil {
+	// The program's buffer holds the whole message; an MR the learner
+	// made shorter (reg-mr-data.length) covers only its start, and the
+	// NIC refuses an SGE past it before it reads a byte.
+	if err := s.mrData.Write(0, w.msg[:min(len(w.msg), s.mrData.Len())]); err != nil {
 		return Outcome{}, err
 	}
 	info, t, wr, fill, call := w.info, w.t, w.wr, w.fill, w.call
@@ -309,7 +312,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	if wc.Status != verbs.WCSuccess {
 		return out, &CompletionError{What: "the notification's RECV completion", WC: wc}
 	}
-	data, err := s.mrData.Read(0, BufSize)
+	data, err := s.mrData.Read(0, s.dataLen())
 	if err != nil {
 		return out, err
 	}
@@ -340,7 +343,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 
 // finishDoorbell: the flag is up; poll is the last, empty, look at the CQ.
 func (s *Session) finishDoorbell(poll c.Stmt) (Outcome, error) {
-	data, err := s.mrData.Read(0, BufSize)
+	data, err := s.mrData.Read(0, s.dataLen())
 	if err != nil {
 		return Outcome{}, err
 	}

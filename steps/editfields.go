@@ -19,6 +19,10 @@ const (
 	MaxEditQPWR = 1 << 16
 	// MaxEditSGE bounds the scatter/gather entries per WR.
 	MaxEditSGE = 64
+	// MaxEditMRLen bounds the data MR's length: 16 MiB pinned is already
+	// 4096 times what the tour writes. The process's RLIMIT_MEMLOCK may
+	// bound it lower (Config.MemlockLimit).
+	MaxEditMRLen = 16 << 20
 )
 
 var (
@@ -38,6 +42,8 @@ var (
 	signaledBound = text.Text{EN: "without IBV_SEND_SIGNALED the WR makes no completion and the poll after it would wait forever",
 		ZH: "没有 IBV_SEND_SIGNALED，这个 WR 不产生完成，后面的轮询会永远等下去"}
 	cqeBound  = text.Text{EN: fmt.Sprintf("more than %d entries pins memory for nothing this tour needs", MaxEditCQE), ZH: fmt.Sprintf("超过 %d 个条目只会白白锁住内存，本教程用不到", MaxEditCQE)}
+	mrLenBound = text.Text{EN: fmt.Sprintf("more than %d MiB pins memory for nothing this tour needs (a 1 TB MR would try to pin more memory than the machine has)", MaxEditMRLen>>20),
+		ZH: fmt.Sprintf("超过 %d MiB 只会白白锁住内存，本教程用不到（1 TB 的 MR 会试图锁住比机器还多的内存）", MaxEditMRLen>>20)}
 	qpWRBound = text.Text{EN: fmt.Sprintf("more than %d WRs per queue pins memory for nothing this tour needs", MaxEditQPWR), ZH: fmt.Sprintf("每个队列超过 %d 个 WR 只会白白锁住内存，本教程用不到", MaxEditQPWR)}
 )
 
@@ -54,7 +60,11 @@ func EditFields() []EditField {
 	out = append(out, EditField{Step: IDRegMRData, Name: "access", CName: "access", Kind: EditFlags, Choices: accessChoices,
 		Explain: text.Text{EN: "What the MR lets be done to its memory: LOCAL_WRITE by this side's own NIC, REMOTE_* by a peer holding the rkey.",
 			ZH: "这个 MR 允许对它的内存做什么：LOCAL_WRITE 是本端网卡写入，REMOTE_* 是持有 rkey 的对端访问。"},
-		fallback: func(s *Session) string { tour, _ := TourOf(s.cfg.Tour); return tour.dataAccess(s.cfg.Role).String() }})
+		fallback: func(s *Session) string { tour, _ := TourOf(s.cfg.Tour); return tour.dataAccess(s.cfg.Role).String() }},
+		EditField{Step: IDRegMRData, Name: "length", CName: "length", Kind: EditInt, Min: 1, Max: MaxEditMRLen, Bound: mrLenBound,
+			Explain: text.Text{EN: "How many bytes of the buffer, from its start, the MR covers: the NIC lets a WR touch only those. The buffer stays 4096 bytes (longer if the MR is).",
+				ZH: "这个 MR 覆盖 buffer 从开头起的多少字节：网卡只允许 WR 访问这些字节。buffer 仍是 4096 字节（MR 更长时 buffer 也随之更长）。"},
+			fallback: func(*Session) string { return fmt.Sprint(BufSize) }})
 	out = append(out, postRecvFields()...)
 	for _, cm := range []StepID{IDAccept, IDAcceptManual, IDConnect, IDConnectManual} {
 		out = append(out, connParamFields(cm)...)

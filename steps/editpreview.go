@@ -27,7 +27,8 @@ var previewCalls = map[StepID]func(*Session) []c.Stmt{
 	IDRegMRData: func(s *Session) []c.Stmt {
 		base, _ := s.tourDataAccess()
 		access, y := s.editedDataAccess(base)
-		_, _, reg := regMRCalls("buf", BufSize, access, y)
+		length := s.dataMRLength(y)
+		_, _, reg := regMRCallsOf("buf", max(BufSize, length), length, access, y)
 		return []c.Stmt{reg}
 	},
 	IDPostRecv: func(s *Session) []c.Stmt {
@@ -153,6 +154,18 @@ func (s *Session) editedDataAccess(base verbs.Access) (verbs.Access, youWas) {
 	y := youWas{}
 	return verbs.Access(s.editFlags(IDRegMRData, "access", "access", uint64(base), base.String(), y)), y
 }
+
+// dataMRLength is the data MR's length with reg-mr-data's edit (the
+// buffer's size, BUF_SIZE, unless edited), marked in y.
+func (s *Session) dataMRLength(y youWas) int {
+	n := int(s.editNum(IDRegMRData, "length", "length", BufSize, y))
+	y.replace("length", c.Dec(BufSize, "BUF_SIZE"))
+	return n
+}
+
+// dataLen is how much of the data buffer the data MR covers: BufSize,
+// or less when the learner registered less (reg-mr-data.length).
+func (s *Session) dataLen() int { return min(BufSize, s.mrData.Len()) }
 
 // recvCall is the server's RECV with post-recv's edits.
 func (s *Session) recvCall() (verbs.RecvWR, c.Stmt) {

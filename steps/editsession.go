@@ -106,7 +106,22 @@ func (s *Session) editApplies(e Edit) error {
 	if e.Field == "run" {
 		return &EditError{Input: e.String(), Reason: text.Text{EN: "which steps run is decided when the tour starts: give it as --edit", ZH: "哪些步骤运行在教程开始时就定了：请用 --edit 给出"}}
 	}
-	return nil
+	return s.cfg.memlockRefusal(e)
+}
+
+// memlockRefusal refuses a data MR longer than this process may pin
+// (Config.MemlockLimit): ibv_reg_mr charges the pinned pages against
+// RLIMIT_MEMLOCK (ib_umem_get) and fails with ENOMEM past it, unless the
+// process may lock any amount (CAP_IPC_LOCK), which is no reason to pin
+// it either.
+func (c Config) memlockRefusal(e Edit) error {
+	if c.MemlockLimit == 0 || e.Step != IDRegMRData || e.Field != "length" || uint64(e.Value.Num) <= c.MemlockLimit {
+		return nil
+	}
+	return &EditError{Input: e.String(), Reason: text.Text{
+		EN: fmt.Sprintf("%d bytes is more than this process may pin (RLIMIT_MEMLOCK, %d bytes): ibv_reg_mr would fail with ENOMEM. Register less, or raise the limit (ulimit -l)", e.Value.Num, c.MemlockLimit),
+		ZH: fmt.Sprintf("%d 字节超过了这个进程能锁住的内存（RLIMIT_MEMLOCK，%d 字节）：ibv_reg_mr 会以 ENOMEM 失败。请注册少一些，或提高上限（ulimit -l）", e.Value.Num, c.MemlockLimit)},
+		Valid: []string{fmt.Sprintf("1..%d", min(c.MemlockLimit, MaxEditMRLen))}}
 }
 
 // skipSteps drops the steps an edit STEP.run=skip leaves out on cfg's
@@ -184,6 +199,9 @@ func CheckEdits(cfg Config, es Edits, sides ...Role) error {
 		}
 		if !found && len(sides) > 0 {
 			return noSuchStepError(e, sides[0])
+		}
+		if err := cfg.memlockRefusal(e); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -24,7 +24,7 @@ func TestSessionEdits(t *testing.T) {
 		t.Error("the server offers the client's post-write")
 	}
 	fields := s.Editable(steps.IDRegMRData)
-	if len(fields) != 1 || fields[0].Default != "IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE" || fields[0].Edited {
+	if len(fields) != 2 || fields[1].Name != "length" || fields[1].Default != "4096" || fields[0].Default != "IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE" || fields[0].Edited {
 		t.Fatalf("reg-mr-data fields %+v", fields)
 	}
 	e, err := steps.ParseEditFor(fields[0], "-REMOTE_WRITE")
@@ -61,5 +61,37 @@ func TestSessionEdits(t *testing.T) {
 	missing, _ := steps.ParseEdit("post-write.rkey=+1")
 	if err := s.SetEdit(missing); !errors.As(err, &ee) || !strings.Contains(err.Error(), "rdmatour client") {
 		t.Errorf("post-write on the server: %v", err)
+	}
+}
+
+// A data MR longer than this process may pin is refused with the reason,
+// before anything is registered: at the command line (CheckEdits), when
+// the session is made, and from the form (SetEdit).
+func TestMRLengthAboveMemlockIsRefused(t *testing.T) {
+	cfg := steps.Config{Role: steps.Server, Provider: sim.New(sim.Options{}), MemlockLimit: 64 << 10}
+	long, _ := steps.ParseEdit("reg-mr-data.length=1048576")
+	fits, _ := steps.ParseEdit("reg-mr-data.length=8192")
+	var ee *steps.EditError
+	if err := steps.CheckEdits(cfg, steps.Edits{long}, steps.Server); !errors.As(err, &ee) || !strings.Contains(err.Error(), "RLIMIT_MEMLOCK") {
+		t.Errorf("CheckEdits: %v", err)
+	}
+	withLong := cfg
+	withLong.Edits = steps.Edits{long}
+	if _, err := steps.NewSession(withLong); !errors.As(err, &ee) || !strings.Contains(err.Error(), "ulimit -l") {
+		t.Errorf("NewSession: %v", err)
+	}
+	s, err := steps.NewSession(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.SetEdit(long); !errors.As(err, &ee) {
+		t.Errorf("SetEdit: %v", err)
+	}
+	if err := s.SetEdit(fits); err != nil {
+		t.Errorf("SetEdit of a length under the limit: %v", err)
+	}
+	if _, err := steps.ParseEdit("reg-mr-data.length=1099511627776"); !errors.As(err, &ee) || !strings.Contains(err.Error(), "1 TB") {
+		t.Errorf("a 1 TB MR: %v", err)
 	}
 }

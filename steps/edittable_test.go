@@ -56,6 +56,13 @@ func editTable() []editCase {
 		{"server:reg-mr-data.access=+REMOTE_READ", 0, "ok", ""},
 		{"server:reg-mr-data.access=IBV_ACCESS_REMOTE_WRITE", 0, "server/reg-mr-data errno EINVAL", ""},
 		{"client:reg-mr-data.access=0", 0, "ok", ""},
+		// A shorter MR: the server's refuses the WRITE past its end, the
+		// client's SGE past its own MR's end fails locally.
+		{"server:reg-mr-data.length=16", 0, "client/poll-write wc remote access error", ""},
+		{"client:reg-mr-data.length=16", 0, "client/poll-write wc local protection error", ""},
+		{"reg-mr-data.length=8192", 0, "ok", ""},
+		{"reg-mr-data.length=0", 0, "refused", ""},
+		{"reg-mr-data.length=1099511627776", 0, "refused", ""},
 		{"post-recv.length=16", 0, "ok", ""},
 		{"post-recv.length=8", 0, "client/poll-notify wc remote operation error", ""},
 		{"post-recv.length=4096", 0, "ok", ""},

@@ -80,8 +80,14 @@ func (s *Session) regMR(name string, size int, access verbs.Access, dst *verbs.M
 
 // regMRWith is regMR with the learner's edits marked (y).
 func (s *Session) regMRWith(name string, size int, access verbs.Access, dst *verbs.MR, y youWas) (Outcome, error) {
-	alloc, zero, reg := regMRCalls(name, size, access, y)
-	mr, err := s.pd.RegMR(size, access)
+	return s.regMRLen(name, size, size, access, dst, y)
+}
+
+// regMRLen is regMRWith of length bytes (the learner's reg-mr-data
+// length) of a buffer of size.
+func (s *Session) regMRLen(name string, size, length int, access verbs.Access, dst *verbs.MR, y youWas) (Outcome, error) {
+	alloc, zero, reg := regMRCallsOf(name, size, length, access, y)
+	mr, err := s.pd.RegMR(length, access)
 	if err != nil {
 		return withC(Outcome{}, alloc, zero, failed(reg, err)), err
 	}
@@ -113,7 +119,8 @@ func stepRegData(_ context.Context, s *Session) (Outcome, error) {
 	if _, edited := y["access"]; edited && s.cfg.Lesson != nil && tour.DataAccess&^access != 0 {
 		note = missingAccessNote(s.cfg.Tour, access) // a lesson's preset took a right away
 	}
-	out, err := s.regMRWith("buf", BufSize, access, &s.mrData, y)
+	length := s.dataMRLength(y)
+	out, err := s.regMRLen("buf", max(BufSize, length), length, access, &s.mrData, y)
 	if err == nil && note.EN != "" {
 		out.Note = note
 	}

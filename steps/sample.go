@@ -38,7 +38,7 @@ func (s *Session) sampleLocked(now time.Time) {
 		}
 	}
 	if s.mrData != nil {
-		if b, err := s.mrData.Read(0, BufSize); err == nil {
+		if b, err := s.mrData.Read(0, s.dataLen()); err == nil {
 			s.noteLanding(s.trackData(b, now), now)
 		}
 	}

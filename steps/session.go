@@ -106,6 +106,11 @@ func NewSession(cfg Config) (*Session, error) {
 		edits = append(preset, edits...) // the learner's own win
 	}
 	s.edits = edits.forSide(cfg.Role, tour)
+	for _, e := range s.edits {
+		if err := cfg.memlockRefusal(e); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Lesson != nil {
 		s.initPrediction(cfg.Lesson.prediction(cfg))
 	}

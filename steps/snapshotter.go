@@ -136,7 +136,7 @@ func (s *Session) snapshotResources(snap *Snapshot) {
 // times the last Sample noted.
 func (s *Session) snapshotMemory(snap *Snapshot) {
 	if s.mrData != nil {
-		if b, err := s.mrData.Read(0, BufSize); err == nil {
+		if b, err := s.mrData.Read(0, s.dataLen()); err == nil {
 			changedAt := append([]time.Time(nil), s.changedAt...)
 			if len(changedAt) != len(b) {
 				changedAt = make([]time.Time, len(b)) // not sampled yet

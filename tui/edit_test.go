@@ -128,8 +128,8 @@ func TestEditFormKeys(t *testing.T) {
 	}
 }
 
-// TestEditThenRun: after Enter the call pane lists the edit after the
-// next call, the explanation says what the argument means; the step then
+// TestEditThenRun: after Enter the call pane shows the next call with
+// the edited argument marked, the explanation says what the argument means; the step then
 // runs with it (its C marks it), and the client, which never edited
 // anything, is told on its failed step what the server changed.
 func TestEditThenRun(t *testing.T) {
@@ -139,7 +139,7 @@ func TestEditThenRun(t *testing.T) {
 		press(t, m, k)
 	}
 	call := strings.Join(ansiStrip(m.input().Content(pane.Call, 0, 70, 40).Lines), "\n")
-	if !strings.Contains(strings.ReplaceAll(call, "\n", " "), "/* you: access = IBV_ACCESS_LOCAL_WRITE, was IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE */") {
+	if !strings.Contains(strings.ReplaceAll(call, "\n", " "), "ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE /* you: was IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE */)") {
 		t.Errorf("the call pane does not show the edit:\n%s", call)
 	}
 	explain := strings.Join(ansiStrip(m.explainLines(70)), "\n")
@@ -219,7 +219,7 @@ func TestEditInALesson(t *testing.T) {
 		t.Errorf("the preset is not called the lesson's:\n%s", explain)
 	}
 	call := strings.Join(ansiStrip(m.input().Content(pane.Call, 0, 70, 40).Lines), " ")
-	if !strings.Contains(strings.ReplaceAll(call, "\n", " "), "/* lesson: access =") {
+	if !strings.Contains(strings.ReplaceAll(call, "\n", " "), "IBV_ACCESS_LOCAL_WRITE /* lesson no-remote-write: was IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE */") {
 		t.Errorf("the call pane does not mark the lesson's edit:\n%s", call)
 	}
 	press(t, m, "p")
