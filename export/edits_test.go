@@ -28,6 +28,8 @@ func TestExportWithEditsCompiles(t *testing.T) {
 		{steps.Server, []string{"reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE"}, []string{"IBV_ACCESS_LOCAL_WRITE /* you: was IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE */"}},
 		{steps.Server, []string{"post-recv.length=8", "accept.responder_resources=0"}, []string{".length = 8 /* you: was 128 */", ".responder_resources = 0 /* you: was 1 */"}},
 		{steps.Server, []string{"post-recv.run=skip"}, []string{"rdma_accept("}},
+		{steps.Server, []string{"reg-mr-data.length=16"}, []string{"posix_memalign((void **)&buf, 4096, 4096)", "ibv_reg_mr(pd, buf, 16 /* you: was BUF_SIZE */, "}},
+		{steps.Client, []string{"reg-mr-data.length=8192"}, []string{"posix_memalign((void **)&buf, 4096, 8192)", "ibv_reg_mr(pd, buf, 8192 /* you: was BUF_SIZE */, "}},
 	} {
 		name := tc.role.String() + "/" + strings.Join(tc.edits, ",")
 		t.Run(name, func(t *testing.T) {
