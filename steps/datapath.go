@@ -56,9 +56,16 @@ func (s *Session) buildWrite(step StepID, op verbs.WROpcode) writeCall {
 		msg = cfg.messageBytes()
 	}
 	s.mu.Lock()
-	info := s.remote.Info
+	var info privdata.RemoteInfo
+	known := s.remote != nil
+	if known {
+		info = s.remote.Info
+	}
 	s.mu.Unlock()
 	t := Target{Addr: info.Addr, AddrC: c.Hex(info.Addr, "remote_addr"), RKey: info.RKey, RKeyC: c.Hex(uint64(info.RKey), "rkey")}
+	if !known { // moved before rdma_connect (editmove.go): no remote_info yet
+		t.AddrC, t.RKeyC = c.Hex(0, "0"), c.Hex(0, "0")
+	}
 	if m := s.mistake(); m.Write != nil {
 		t = m.Write(t, info.Size, s.mrData, len(msg))
 	}

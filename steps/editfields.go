@@ -71,6 +71,7 @@ func EditFields() []EditField {
 	}
 	for _, w := range []StepID{IDPostWrite, IDPostWriteImm} {
 		out = append(out, postWriteFields(w)...)
+		out = append(out, runFieldOfWrite(w))
 	}
 	return append(out, modifyFields()...)
 }
@@ -94,7 +95,7 @@ func qpCapFields(step StepID) []EditField {
 
 func postRecvFields() []EditField {
 	return []EditField{
-		{Step: IDPostRecv, Name: "run", CName: "(the call itself)", Kind: EditEnum, Choices: []EditChoice{{"RUN", 0}, {"SKIP", 1}},
+		{Step: IDPostRecv, Name: "run", CName: "(the call itself)", Kind: EditEnum, Choices: []EditChoice{{"RUN", runAsTour}, {"SKIP", runSkip}},
 			Explain:  text.Text{EN: "Whether the server posts its RECV before accepting at all (skip: the no-recv lesson's mistake). Decided when the tour starts.", ZH: "server 在 accept 之前到底 post 不 post 它的 RECV（skip 就是 no-recv 这一课的错）。在教程开始时决定。"},
 			fallback: func(*Session) string { return "run" }},
 		{Step: IDPostRecv, Name: "length", CName: "sg_list.length", Kind: EditInt, Min: 0, Max: BufSize,

@@ -118,10 +118,7 @@ func (s *Session) connPreview(step StepID, connect, ownQP bool) []c.Stmt {
 }
 
 func (s *Session) writePreview(withImm bool) []c.Stmt {
-	s.mu.Lock()
-	ready := s.remote != nil
-	s.mu.Unlock()
-	if !ready || s.mrData == nil {
+	if s.mrData == nil {
 		return nil
 	}
 	w := s.buildWrite(writeStep(withImm))

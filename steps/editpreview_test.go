@@ -2,6 +2,7 @@ package steps_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -56,4 +57,46 @@ func mustEdits(t *testing.T, ss ...string) steps.Edits {
 		t.Fatal(err)
 	}
 	return es
+}
+
+// Item 2 of issue 21: run=before:connect moves the client's WRITE in
+// front of rdma_connect, where it waits for what connect waits for and
+// shows 0 for the remote_info it does not have yet; the manual track,
+// which has no connect step, refuses it with the reason.
+func TestMovedWriteRunsBeforeConnect(t *testing.T) {
+	cfg := steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Edits: mustEdits(t, "post-write.run=before:connect")}
+	cfg.Server = mustAddrPort(t, "127.0.0.1:7471")
+	s, err := steps.NewSession(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ids []steps.StepID
+	for _, st := range s.Steps() {
+		ids = append(ids, st.ID)
+	}
+	at := func(id steps.StepID) int {
+		for i, x := range ids {
+			if x == id {
+				return i
+			}
+		}
+		return -1
+	}
+	if w, c := at(steps.IDPostWrite), at(steps.IDConnect); w < 0 || w != c-1 {
+		t.Fatalf("post-write at %d, connect at %d: %v", w, c, ids)
+	}
+	sides, err := steps.RunPair(context.Background(), steps.Config{Edits: cfg.Edits}, sim.New(sim.Options{}), sim.New(sim.Options{}))
+	if got := editOutcome(err); got != "client/post-write errno EINVAL" {
+		t.Fatalf("outcome %q", got)
+	}
+	if out := sides[steps.Client].Snapshot(); !strings.Contains(out.Steps[at(steps.IDPostWrite)].Outcome.Call, ".remote_addr = 0x0, .rkey = 0x0") {
+		t.Errorf("the moved WRITE's C: %s", out.Steps[at(steps.IDPostWrite)].Outcome.Call)
+	}
+	manual := cfg
+	manual.Track = steps.TrackManual
+	var ee *steps.EditError
+	if _, err := steps.NewSession(manual); !errors.As(err, &ee) || !strings.Contains(err.Error(), "connect-manual") {
+		t.Errorf("on the manual track: %v", err)
+	}
 }

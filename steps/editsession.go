@@ -135,12 +135,12 @@ func skipSteps(cfg Config, tour []Step) []Step {
 	}
 	out := tour
 	for _, st := range tour {
-		if e, ok := edits.Find(cfg.Role, st.ID, "run"); ok && e.Value.Num == 1 {
+		if e, ok := edits.Find(cfg.Role, st.ID, "run"); ok && e.Value.Num == runSkip {
 			out = append([]Step(nil), out...)
 			out = append(out[:indexOf(out, st.ID)], out[indexOf(out, st.ID)+1:]...)
 		}
 	}
-	return out
+	return moveSteps(edits, cfg.Role, out)
 }
 
 func noSuchStepError(e Edit, role Role) error {
@@ -201,6 +201,11 @@ func CheckEdits(cfg Config, es Edits, sides ...Role) error {
 			return noSuchStepError(e, sides[0])
 		}
 		if err := cfg.memlockRefusal(e); err != nil {
+			return err
+		}
+	}
+	for _, r := range sides {
+		if err := moveTargetMissing(es, r, tours[r]); err != nil {
 			return err
 		}
 	}

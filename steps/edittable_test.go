@@ -115,6 +115,9 @@ func editTable() []editCase {
 		// RETH on the first: the server's NAK comes first (sim/localfault.go).
 		{"post-write.length=4097", 0, "client/poll-write wc remote access error", ""},
 		{"post-write.wr_id=1", 0, "ok", ""},
+		// Moved before rdma_connect: the QP is in INIT, the post is refused.
+		{"client:post-write.run=before:connect", 0, "client/post-write errno EINVAL", ""},
+		{"post-write.run=before:accept", 0, "refused", ""},
 		{"post-write.wr_id=-1", 0, "refused", ""},
 		{"post-write.opcode=IBV_WR_RDMA_WRITE_WITH_IMM", 0, "client/poll-notify wc RNR retry counter exceeded", ""},
 		{"post-write.opcode=IBV_WR_SEND", 0, "client/poll-notify wc RNR retry counter exceeded", ""},

@@ -105,6 +105,9 @@ func NewSession(cfg Config) (*Session, error) {
 		}
 		edits = append(preset, edits...) // the learner's own win
 	}
+	if err := moveTargetMissing(edits, cfg.Role, tour); err != nil {
+		return nil, err
+	}
 	s.edits = edits.forSide(cfg.Role, tour)
 	for _, e := range s.edits {
 		if err := cfg.memlockRefusal(e); err != nil {
