@@ -41,7 +41,7 @@ var (
 var (
 	signaledBound = text.Text{EN: "without IBV_SEND_SIGNALED the WR makes no completion and the poll after it would wait forever",
 		ZH: "没有 IBV_SEND_SIGNALED，这个 WR 不产生完成，后面的轮询会永远等下去"}
-	cqeBound  = text.Text{EN: fmt.Sprintf("more than %d entries pins memory for nothing this tour needs", MaxEditCQE), ZH: fmt.Sprintf("超过 %d 个条目只会白白锁住内存，本教程用不到", MaxEditCQE)}
+	cqeBound   = text.Text{EN: fmt.Sprintf("more than %d entries pins memory for nothing this tour needs", MaxEditCQE), ZH: fmt.Sprintf("超过 %d 个条目只会白白锁住内存，本教程用不到", MaxEditCQE)}
 	mrLenBound = text.Text{EN: fmt.Sprintf("more than %d MiB pins memory for nothing this tour needs (a 1 TB MR would try to pin more memory than the machine has)", MaxEditMRLen>>20),
 		ZH: fmt.Sprintf("超过 %d MiB 只会白白锁住内存，本教程用不到（1 TB 的 MR 会试图锁住比机器还多的内存）", MaxEditMRLen>>20)}
 	qpWRBound = text.Text{EN: fmt.Sprintf("more than %d WRs per queue pins memory for nothing this tour needs", MaxEditQPWR), ZH: fmt.Sprintf("每个队列超过 %d 个 WR 只会白白锁住内存，本教程用不到", MaxEditQPWR)}
