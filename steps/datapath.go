@@ -134,22 +134,21 @@ func stepPostWrite(_ context.Context, s *Session) (Outcome, error) { return s.po
 func stepPostWriteImm(_ context.Context, s *Session) (Outcome, error) { return s.postWrite(true) }
 
 func stepPostSend(_ context.Context, s *Session) (Outcome, error) {
-	done := append([]byte(DoneText), 0)
+	done, fill, length := s.doneNotice()
 	if err := s.mrSend.Write(0, done); err != nil {
 		return Outcome{}, err
 	}
 	wr := verbs.SendWR{WRID: WRIDSend, Opcode: verbs.WRSend, Flags: verbs.SendSignaled,
 		SGList: []verbs.SGE{{Addr: s.mrSend.Addr(), Length: uint32(len(done)), LKey: s.mrSend.LKey()}}}
-	fill := c.S(c.Call("snprintf", c.C("send_buf"), c.Dec(MsgBufSize, ""), c.Str("%s"), c.Str(DoneText)))
-	call := postSendCall(wr, "send_buf", c.Dec(int64(len(done)), "strlen(send_buf) + 1"), Target{}, "ibv_post_send SEND")
+	call := postSendCall(wr, "send_buf", length, Target{}, "ibv_post_send SEND")
 	inERR := s.postedInERR()
 	s.markSendRNR()
 	if err := s.qp.PostSend(wr); err != nil {
-		return withC(Outcome{}, fill, postFailed(call, err)), err
+		return withC(Outcome{}, append(fill, postFailed(call, err))...), err
 	}
 	s.sentWR("SEND", DoneText, inERR)
 	return withC(Outcome{Results: []KV{result(resBytes, fmt.Sprint(len(done)))},
-		Note: text.Text{EN: "A two-sided SEND: it consumes the RECV the server posted before accepting.", ZH: "双边 SEND：它会消耗 server 在 accept 之前 post 的那个 RECV。"}}, fill, call.Returned("0")), nil
+		Note: text.Text{EN: "A two-sided SEND: it consumes the RECV the server posted before accepting.", ZH: "双边 SEND：它会消耗 server 在 accept 之前 post 的那个 RECV。"}}, append(fill, call.Returned("0"))...), nil
 }
 
 func stepPostDoorbell(_ context.Context, s *Session) (Outcome, error) {
@@ -324,6 +323,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 		return out, err
 	}
 	res := &Result{Message: cString(data)}
+	var late text.Text // the client's edits after connecting, if its SEND says any
 	switch wc.Opcode {
 	case verbs.WCRecv:
 		b, err := s.mrRecv.Read(0, MsgBufSize)
@@ -332,6 +332,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 		}
 		res.Via = NotifySend
 		res.Notice = cString(b)
+		late = s.peerLateEdits(b)
 		s.got("SEND", res.Notice.String())
 		out = withC(out, c.S(c.Call("printf", c.Str("%s\n"), c.C("recv_buf"))).Returned(fmt.Sprintf("%d, prints %s", len(res.Notice)+1, res.Notice)).Only(c.ScreenOnly))
 	case verbs.WCRecvRDMAWithImm:
@@ -344,7 +345,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	res.Summary = writeSummary(res)
 	s.set(func() { s.result = res })
 	out.Results = resultKVs(res, wc)
-	out.Note = text.Text{EN: "The RECV completion is the notification; the data was already in the buffer before it.", ZH: "这个 RECV 完成就是通知；数据在它之前就已经在 buffer 里了。"}
+	out.Note = joinNotes(text.Text{EN: "The RECV completion is the notification; the data was already in the buffer before it.", ZH: "这个 RECV 完成就是通知；数据在它之前就已经在 buffer 里了。"}, late)
 	return out, nil
 }
 

@@ -19,6 +19,9 @@ type editState struct {
 	// previews are the edited steps' C as shown before they run
 	// (editpreview.go); "" for a step shown in the tour's form.
 	previews map[StepID]string
+	// lateEdits are the learner's edits made after this side's hello
+	// left, for the SEND to carry (lateedits.go).
+	lateEdits Edits
 }
 
 // Edits are the edits in force on this side.
@@ -81,6 +84,7 @@ func (s *Session) SetEdit(e Edit) error {
 		return &EditError{Input: e.String(), Reason: text.Text{EN: fmt.Sprintf("step %s has already run; an edit changes a step before it runs", e.Step), ZH: fmt.Sprintf("步骤 %s 已经运行过了；修改只能在步骤运行之前做", e.Step)}}
 	}
 	s.edits = append(s.edits.without(e.Step, e.Field), e)
+	s.noteLateEdit(e)
 	return nil
 }
 

@@ -35,9 +35,14 @@ func AppendHelloEdits(hello []byte, edits []string, room int) []byte {
 	if len(edits) == 0 || len(hello)+helloEditsHeader > room {
 		return hello
 	}
-	out := append([]byte(nil), hello...)
+	return appendEditsSection(append([]byte(nil), hello...), edits, room)
+}
+
+// appendEditsSection appends the section (count, omitted, the edits that
+// fit in room bytes in all) to out, which has room for its header.
+func appendEditsSection(out []byte, edits []string, room int) []byte {
+	countAt := len(out)
 	out = append(out, 0, 0)
-	countAt := len(hello)
 	n := 0
 	for _, e := range edits {
 		if len(e) == 0 || len(e) > 255 || len(out)+1+len(e) > room || n == 255 {
@@ -65,6 +70,12 @@ func ParseHelloEdits(p []byte) (HelloEdits, error) {
 	if len(rest) < helloEditsHeader {
 		return HelloEdits{}, nil
 	}
+	return parseEditsSection(rest)
+}
+
+// parseEditsSection reads a section that starts rest (at least its
+// header long).
+func parseEditsSection(rest []byte) (HelloEdits, error) {
 	out := HelloEdits{Omitted: int(rest[1])}
 	count := int(rest[0])
 	rest = rest[helloEditsHeader:]
