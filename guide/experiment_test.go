@@ -22,4 +22,12 @@ func TestNextToTryExperiment(t *testing.T) {
 	if !strings.Contains(edited.EN, "restored: leave out --edit post-write.rkey=+1") || !strings.Contains(edited.ZH, "去掉 --edit post-write.rkey=+1") {
 		t.Errorf("no restore offered: %q / %q", edited.EN, edited.ZH)
 	}
+	// The TUI's end banner has the short form: the restore comes first.
+	short := guide.NextToTryShort(steps.Config{Role: steps.Client, Edits: steps.Edits{e}})
+	if !strings.HasPrefix(short.EN, "Try next: your edits restored (leave out --edit post-write.rkey=+1)") || !strings.Contains(short.ZH, "去掉 --edit post-write.rkey=+1") {
+		t.Errorf("the banner's Try next does not offer the restore: %q / %q", short.EN, short.ZH)
+	}
+	if s := guide.NextToTryShort(steps.Config{Role: steps.Client}).EN; strings.Contains(s, "restored") {
+		t.Errorf("a run without edits is offered a restore: %q", s)
+	}
 }

@@ -63,6 +63,11 @@ func NextToTryShort(cfg steps.Config) text.Text {
 	}
 	cmds = append(cmds, "rdmatour export-c")
 	list := strings.Join(cmds, " · ")
+	if len(cfg.Edits) > 0 { // the run was an experiment: first, undo it
+		edits := strings.Join(cfg.Edits.Strings(), " ")
+		return text.Text{EN: "Try next: your edits restored (leave out --edit " + edits + ") · " + list,
+			ZH: "接下来可以试试：还原你的修改（去掉 --edit " + edits + "）· " + list}
+	}
 	return text.Text{EN: "Try next: " + list, ZH: "接下来可以试试：" + list}
 }
 

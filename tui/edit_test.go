@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/rdmatour/rdmatour/guide"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
@@ -161,6 +162,12 @@ func TestEditThenRun(t *testing.T) {
 	}
 	if !bitten {
 		t.Errorf("no client step says what the server changed (tour ended with %v)", m.end.err)
+	}
+	// The tour ended on the edit's consequence: Try next (the end
+	// banner's line) offers the same run with the form's edit put back.
+	if next := guide.NextToTryShort(m.tourConfig()).EN; !strings.Contains(next, "your edits restored (leave out --edit") ||
+		!strings.Contains(next, "reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE)") {
+		t.Errorf("Try next does not offer to restore the edit: %q", next)
 	}
 }
 
