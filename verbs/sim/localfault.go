@@ -20,6 +20,31 @@ import "github.com/rdmatour/rdmatour/verbs"
 // last good packet, and fails the WR locally only once that packet is
 // acknowledged without a NAK.
 
+// gatherLocal resolves w's SGEs against this device's MRs: w.segs and
+// w.length are what can be copied, up to the first SGE that fails the
+// check (its usable start included), and w.failed says whether one did.
+func (q *qp) gatherLocal(w *sendWQE) {
+	need := verbs.Access(0)
+	if w.wr.Opcode.ReadsRemote() {
+		need = verbs.AccessLocalWrite // the NIC writes the response locally
+	}
+	for _, s := range w.wr.SGList {
+		if s.Length == 0 {
+			continue
+		}
+		seg, ok := q.dev.checkRange(s.LKey, s.Addr, uint64(s.Length), q.pd, need)
+		if !ok {
+			if pre, ok := q.dev.partialPrefix(s.LKey, s.Addr, uint64(s.Length), q.pd, need); ok {
+				w.segs, w.length = append(w.segs, pre), w.length+pre.n
+			}
+			w.failed = verbs.WCLocProtErr
+			return
+		}
+		w.segs = append(w.segs, seg)
+		w.length += seg.n
+	}
+}
+
 // partialPrefix is the part of an SGE that rxe's copy_data could still
 // copy: the key, PD and access are right, the range runs past the MR's
 // end. ok is false when nothing of it is usable.

@@ -63,25 +63,7 @@ func (q *qp) post(wr verbs.SendWR) error {
 	w := &sendWQE{wr: wr, signaled: q.sigAll || wr.Flags&verbs.SendSignaled != 0}
 	// The local SGE check happens when the NIC executes the WR; here that
 	// is now, and a failure completes when the WR reaches the head.
-	need := verbs.Access(0)
-	if wr.Opcode.ReadsRemote() {
-		need = verbs.AccessLocalWrite // the NIC writes the response locally
-	}
-	for _, s := range wr.SGList {
-		if s.Length == 0 {
-			continue
-		}
-		seg, ok := q.dev.checkRange(s.LKey, s.Addr, uint64(s.Length), q.pd, need)
-		if !ok {
-			if pre, ok := q.dev.partialPrefix(s.LKey, s.Addr, uint64(s.Length), q.pd, need); ok {
-				w.segs, w.length = append(w.segs, pre), w.length+pre.n
-			}
-			w.failed = verbs.WCLocProtErr
-			break
-		}
-		w.segs = append(w.segs, seg)
-		w.length += seg.n
-	}
+	q.gatherLocal(w)
 	q.deferLocalFault(w, sgeBytes(wr.SGList))
 	if w.failed == verbs.WCSuccess && w.length > 1<<31 {
 		w.failed = verbs.WCLocLenErr
