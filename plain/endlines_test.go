@@ -125,3 +125,13 @@ func checkEnd(t *testing.T, side steps.Role, out string, tour steps.TourKind) {
 		}
 	}
 }
+
+// A lesson's preset is marked with the lesson's name in plain output,
+// as on the screen and in export-c (item 6 of issue 21).
+func TestPlainMarksTheLessonsEdit(t *testing.T) {
+	l := lessonNamed("bad-rkey")
+	_, cliOut := runSides(t, steps.Config{Notify: l.Notify, Lesson: l})
+	if !strings.Contains(cliOut, "/* lesson bad-rkey: was 0x") || strings.Contains(cliOut, "/* you: was") {
+		t.Errorf("the client's plain output does not mark the lesson's edit as the lesson's:\n%s", cliOut)
+	}
+}
