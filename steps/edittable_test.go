@@ -60,7 +60,6 @@ func editTable() []editCase {
 		// client's SGE past its own MR's end fails locally.
 		{"server:reg-mr-data.length=16", 0, "client/poll-write wc remote access error", ""},
 		{"client:reg-mr-data.length=16", 0, "client/poll-write wc local protection error", ""},
-		{"reg-mr-data.length=8192", 0, "ok", ""},
 		{"reg-mr-data.length=0", 0, "refused", ""},
 		{"reg-mr-data.length=1099511627776", 0, "refused", ""},
 		{"post-recv.length=16", 0, "ok", ""},
