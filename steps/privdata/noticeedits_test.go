@@ -35,3 +35,23 @@ func TestNoticeEditsRoundTrip(t *testing.T) {
 		t.Errorf("a section past the buffer: %v", err)
 	}
 }
+
+// FuzzParseNoticeEdits: any RECV buffer a peer fills parses without a
+// panic, and every edit it yields lies within the buffer.
+func FuzzParseNoticeEdits(f *testing.F) {
+	f.Add(append([]byte("RDMA_WRITE_DONE\x00"), "EDITS\x01\x00\x05a.b=1"...))
+	f.Add([]byte("RDMA_WRITE_DONE\x00EDITS\xff\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		pe, err := ParseNoticeEdits(b)
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, e := range pe.List {
+			n += len(e)
+		}
+		if n > len(b) {
+			t.Fatalf("%d bytes of edits from a %d-byte buffer", n, len(b))
+		}
+	})
+}
