@@ -242,3 +242,18 @@ func TestHeaderNamesTheSession(t *testing.T) {
 		t.Error("the header's initial state does not say the NIC was simulated")
 	}
 }
+
+// A step line keeps the C its step showed before it ran only when that
+// was edited: the lesson's post-write, not the plain tour's steps.
+func TestRecordKeepsOnlyEditedPreRunCalls(t *testing.T) {
+	for name, want := range map[string]int{"send": 0, "lesson-bad-rkey": 1} {
+		files, _ := liveTour(t, tourConfigs()[name])
+		n := 0
+		for _, file := range files {
+			n += bytes.Count(file, []byte(`"shown":`))
+		}
+		if n != want {
+			t.Errorf("%s: %d step lines keep a pre-run call, want %d", name, n, want)
+		}
+	}
+}

@@ -115,9 +115,7 @@ func (sw *sideWriter) Step(r steps.StepRecord) {
 		peer := encodeSnapshot(*r.Peer)
 		line.Peer = &peer
 	}
-	if r.Index < len(r.Snapshot.Steps) {
-		line.Shown = r.Snapshot.Steps[r.Index].Call
-	}
+	line.Shown = r.Shown
 	sw.w.mu.Lock()
 	defer sw.w.mu.Unlock()
 	line.stateJSON = sw.state(r.Snapshot)
@@ -166,7 +164,7 @@ func Encode(out io.Writer, rec *Recording) error {
 			if p.Err != nil {
 				err = p.Err
 			}
-			sw.Step(steps.StepRecord{Index: i, ID: string(p.ID), Outcome: p.Outcome, Err: err, Snapshot: p.Snapshot, Peer: p.Peer})
+			sw.Step(steps.StepRecord{Index: i, ID: string(p.ID), Outcome: p.Outcome, Err: err, Snapshot: p.Snapshot, Peer: p.Peer, Shown: p.Shown})
 		}
 		var err error
 		if side.TeardownErr != nil {

@@ -47,6 +47,9 @@ type StepRecord struct {
 	// Peer is the other side's state right after the step, in a linked
 	// demo (LinkDemo); nil otherwise.
 	Peer *Snapshot
+	// Shown is the C the step showed before it ran when it was edited
+	// (editpreview.go); "" when it showed its tour's Call.
+	Shown string
 }
 
 // StepSnapshot returns the state as it was right after step i finished;
@@ -85,6 +88,9 @@ func (s *Session) recordStep(idx int, out Outcome, err error) {
 	}
 	snap, _ := s.StepSnapshot(idx)
 	rec := StepRecord{Index: idx, ID: string(s.tour[idx].ID), Outcome: out, Err: err, Snapshot: snap}
+	s.mu.Lock()
+	rec.Shown = s.previews[s.tour[idx].ID]
+	s.mu.Unlock()
 	if link != nil {
 		link.finished(s, rec)
 		return
