@@ -21,6 +21,12 @@ type outItem struct {
 	// srcQP is the QP that sent pkt: the trace says which QP of the
 	// device each packet belongs to (two sides may share one device).
 	srcQP uint32
+	// again marks a retransmitted request (the trace shows it).
+	again bool
+	// faulted: --wire already numbered this packet (a held-back one
+	// coming out late); releaseHeld asks the writer to send a packet
+	// reorder= held back when nothing came after it (faults.go).
+	faulted, releaseHeld bool
 }
 
 // conn is the TCP connection of one RC connection, with its writer
@@ -45,6 +51,9 @@ type conn struct {
 
 	readDone     chan struct{} // closed when the reader goroutine is done with nc
 	readDoneOnce sync.Once
+	// faults is --wire on this connection's packets (faults.go); nil, the
+	// rule, costs the writer one comparison per item.
+	faults *wireFaults
 }
 
 // lingerTime bounds how long a closing connection waits for the peer to
@@ -71,7 +80,7 @@ func (c *conn) send(it outItem) bool {
 		if !c.batching {
 			c.cond.Signal()
 		}
-	} else if it.raw != nil {
+	} else if it.raw != nil && !isImpairedFrame(it.raw) {
 		// A NIC puts a CM message on the wire whether or not the peer
 		// still listens (a DREP to a peer that already destroyed its id,
 		// which its CM drops in timewait): the capture shows it.
@@ -223,7 +232,7 @@ func (c *conn) writeLoop() {
 		}
 		batch = mergeAcks(batch)
 		var sent []outItem
-		if buf, sent, ok = c.writeBatch(batch, buf); !ok {
+		if buf, sent, ok = c.writeBatch(batch, buf, c.faultsNow()); !ok {
 			return
 		}
 		runSent(sent)
@@ -258,7 +267,7 @@ func (c *conn) nextBatch(spare []outItem) ([]outItem, bool) {
 // queue does not build one huge buffer. It returns buf for reuse and the
 // items whose callbacks run now they are written, or false after a
 // write error (the connection has failed).
-func (c *conn) writeBatch(batch []outItem, buf []byte) ([]byte, []outItem, bool) {
+func (c *conn) writeBatch(batch []outItem, buf []byte, f *wireFaults) ([]byte, []outItem, bool) {
 	buf = buf[:0]
 	var sent []outItem // their callbacks run once written
 	for i := range batch {
@@ -266,7 +275,11 @@ func (c *conn) writeBatch(batch []outItem, buf []byte) ([]byte, []outItem, bool)
 		if it.sent != nil {
 			sent = append(sent, outItem{sent: it.sent})
 		}
-		buf = c.encodeItem(buf, it)
+		if f == nil {
+			buf = c.encodeItem(buf, it)
+		} else {
+			buf = c.encodeFaulted(buf, it, f)
+		}
 		batch[i] = outItem{}
 		if len(buf) >= 192<<10 {
 			if _, err := c.nc.Write(buf); err != nil {
@@ -302,9 +315,16 @@ func (c *conn) encodeItem(buf []byte, it *outItem) []byte {
 	} else {
 		buf = appendSegs(buf, pk.segs)
 	}
-	c.p.dev.trace(pk, true, it.srcQP)
+	c.p.dev.trace(pk, true, it.srcQP, traceMark{again: it.again})
 	c.tap.packet(pk, buf[start:], true)
 	return buf
+}
+
+// faultsNow is the connection's --wire faults, nil without any.
+func (c *conn) faultsNow() *wireFaults {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.faults
 }
 
 // fail closes the connection after a write error: unlike abort it leaves

@@ -9,9 +9,15 @@ import (
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
+// traceMark is what the trace says about a packet beyond its headers.
+type traceMark struct {
+	lost  bool // --wire dropped it: it never reached the peer
+	again bool // a retransmission
+}
+
 // trace records one transport packet in the bounded ring; localQP is the
 // QP of this device that sent it (outbound) or that it is for (inbound).
-func (d *device) trace(pk *packet, outbound bool, localQP uint32) {
+func (d *device) trace(pk *packet, outbound bool, localQP uint32, mark traceMark) {
 	rec := verbs.Packet{
 		Time:       time.Now(),
 		Outbound:   outbound,
@@ -21,6 +27,8 @@ func (d *device) trace(pk *packet, outbound bool, localQP uint32) {
 		PSN:        pk.PSN,
 		AckReq:     pk.AckReq,
 		PayloadLen: pk.payloadLen(),
+		Lost:       mark.lost,
+		Retransmit: mark.again,
 	}
 	if pk.HasRETH {
 		r := pk.RETH
