@@ -47,11 +47,26 @@ func (q *qp) onSeqNAK(w *sendWQE, psn uint32) {
 	if q.halted {
 		return
 	}
-	if !q.nakValid || psnDiff(psn, q.nakPSN) > 0 {
+	if !q.compValid || psnDiff(psn, q.compPSN) > 0 {
 		q.count(cntRcvdSeqErr)
+		q.compPSN, q.compValid = psn, true
 	}
-	q.nakPSN, q.nakValid = psn, true
 	q.errorRetry(w, false)
+}
+
+// onPlainACK is an ACK's word on the retry: an ACK past the oldest
+// unacknowledged PSN moves it (rxe_comp.c COMPST_UPDATE_COMP: "qp->comp.psn
+// = (pkt->psn + 1)") and refills the retry budget (check_ack, AETH_ACK:
+// reset_retry_counters), even when it completes no WR yet (an ACK to a
+// duplicate in the middle of a WRITE). q.mu must be held.
+func (q *qp) onPlainACK(psn uint32) {
+	next := psnAdd(psn, 1)
+	if q.compValid && psnDiff(next, q.compPSN) <= 0 {
+		return
+	}
+	q.compPSN, q.compValid = next, true
+	q.retriesLeft = int(q.retryCnt)
+	q.startedRetry = false
 }
 
 // psnAdd and psnDiff do 24-bit PSN arithmetic.

@@ -134,10 +134,10 @@ type ackRetry struct {
 	// startedRetry: a retry went out and no ACK has completed anything
 	// since (rxe's comp.started_retry): a NAK then starts no other.
 	startedRetry bool
-	// nakPSN is the PSN the last sequence error NAK asked for (rxe's
-	// comp.psn after it), where a retry of its WR starts.
-	nakPSN   uint32
-	nakValid bool
+	// compPSN is the oldest PSN not acknowledged yet as far as ACKs and
+	// sequence NAKs said (rxe's comp.psn): where a retry starts.
+	compPSN   uint32
+	compValid bool
 }
 
 // stopAckTimer stops the local ACK timer, if one runs.

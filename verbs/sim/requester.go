@@ -245,6 +245,7 @@ func (q *qp) onResponse(pk *packet) {
 	syn := pk.AETH.Syndrome
 	switch syn & 0xE0 {
 	case 0x00:
+		q.onPlainACK(pk.PSN)
 		q.ackThrough(pk.PSN)
 	case 0x20: // RNR NAK
 		q.count(cntRcvdRNRErr)

@@ -140,8 +140,8 @@ func (q *qp) errorRetry(w *sendWQE, timeout bool) bool {
 // (rxe's comp.psn) when it falls inside w, else the first response a READ
 // still lacks, else w's first PSN.
 func (q *qp) unackedPSN(w *sendWQE) uint32 {
-	if d := psnDiff(q.nakPSN, w.firstPSN); q.nakValid && d >= 0 && d < w.npkts {
-		return q.nakPSN
+	if d := psnDiff(q.compPSN, w.firstPSN); q.compValid && d >= 0 && d < w.npkts {
+		return q.compPSN
 	}
 	return psnAdd(w.firstPSN, w.respPkts)
 }
