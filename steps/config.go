@@ -64,6 +64,9 @@ type Config struct {
 	// Recorder, when set, is told every finished step and the teardown
 	// (--record); see history.go.
 	Recorder Recorder
+	// Wire is what this side's QP does to the packets it sends (--wire;
+	// the simulated NIC only, see impair.go).
+	Wire verbs.WireFaults
 }
 
 // MaxRNRRetry is the largest rnr_retry_count: a 3-bit field where 7
