@@ -196,6 +196,9 @@ func (c Config) withDefaults() Config {
 	if c.Message == "" {
 		c.Message = DefaultMessage
 	}
+	if c.MessageSize == 0 && c.Lesson != nil {
+		c.MessageSize = c.Lesson.messageSize
+	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
 	}

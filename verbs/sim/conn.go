@@ -80,7 +80,7 @@ func (c *conn) send(it outItem) bool {
 		if !c.batching {
 			c.cond.Signal()
 		}
-	} else if it.raw != nil && !isImpairedFrame(it.raw) {
+	} else if it.raw != nil {
 		// A NIC puts a CM message on the wire whether or not the peer
 		// still listens (a DREP to a peer that already destroyed its id,
 		// which its CM drops in timewait): the capture shows it.

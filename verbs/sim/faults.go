@@ -14,7 +14,8 @@ package sim
 //
 // Both ends must run their local ACK timer (retry.go) from then on: a
 // lost request or ACK is noticed only by a timeout. The writer therefore
-// tells the peer once, before the first packet, with a kindImpaired
+// tells the peer once, before its first transport packet (so after the
+// CM handshake, whose frames the peer reads alone), with a kindImpaired
 // frame (no body), and the peer's QP starts its watch.
 
 import (
@@ -115,12 +116,11 @@ func (q *qp) bindConn(c *conn) {
 	}
 }
 
-// impair installs f on the connection and tells the peer.
+// impair installs f on the connection; its writer tells the peer.
 func (c *conn) impair(f verbs.WireFaults) {
 	c.mu.Lock()
 	c.faults = newWireFaults(f)
 	c.mu.Unlock()
-	c.send(outItem{raw: impairedFrame()})
 }
 
 func impairedFrame() []byte {
@@ -150,9 +150,6 @@ func (c *conn) encodeFaulted(buf []byte, it *outItem, f *wireFaults) []byte {
 		}
 		return buf
 	case it.pkt == nil || it.faulted:
-		if it.raw != nil && isImpairedFrame(it.raw) {
-			return c.encodeNotice(buf, f)
-		}
 		return c.encodeItem(buf, it)
 	}
 	if !f.notified {
@@ -193,5 +190,3 @@ func (c *conn) encodeNotice(buf []byte, f *wireFaults) []byte {
 	f.notified = true
 	return append(buf, impairedFrame()...)
 }
-
-func isImpairedFrame(b []byte) bool { return len(b) == frameHeaderLen && b[0] == kindImpaired }
