@@ -45,7 +45,7 @@ func lessonRetryZero() Lesson {
 	return Lesson{Name: "retry-zero", Notify: NotifySend, by: noMistake,
 		Title:   text.Text{EN: "One lost packet with retry_count 0", ZH: "retry_count 为 0 时丢一个包"},
 		Summary: text.Text{EN: "the WRITE's only packet is lost and retry_count is 0, as the tour leaves it: after one ACK timeout, transport retry counter exceeded", ZH: "WRITE 唯一的包丢了，而 retry_count 是 0（教程的默认值）：一个 ACK 超时之后就是 transport retry counter exceeded"},
-		wire: clientLoses(verbs.WireFaults{Drop: []int{1}}), edit: editWriteGivesUp,
+		wire:    clientLoses(verbs.WireFaults{Drop: []int{1}}), edit: editWriteGivesUp,
 		predict: clientAsksAboutWrite(text.Text{EN: "The WRITE's only packet is lost on the wire, and the client connected with retry_count 0, as the tour does.",
 			ZH: "WRITE 唯一的那个包在线上丢了，而 client 连接时用的 retry_count 是 0（教程就是这样）。"})}
 }
