@@ -227,12 +227,13 @@ func (c *conn) writeLoop() {
 	buf := make([]byte, 0, 256<<10)
 	for {
 		var ok bool
-		if batch, ok = c.nextBatch(batch); !ok {
+		var f *wireFaults
+		if batch, f, ok = c.nextBatch(batch); !ok {
 			return
 		}
 		batch = mergeAcks(batch)
 		var sent []outItem
-		if buf, sent, ok = c.writeBatch(batch, buf, c.faultsNow()); !ok {
+		if buf, sent, ok = c.writeBatch(batch, buf, f); !ok {
 			return
 		}
 		runSent(sent)
@@ -240,27 +241,28 @@ func (c *conn) writeLoop() {
 }
 
 // nextBatch waits for queued items and swaps them for spare, the last
-// batch's storage. It reports false once the connection is closed; a
+// batch's storage; f is the connection's --wire faults (nil: none), read
+// under the same lock. It reports false once the connection is closed; a
 // closing connection whose queue is drained is shut down here.
-func (c *conn) nextBatch(spare []outItem) ([]outItem, bool) {
+func (c *conn) nextBatch(spare []outItem) (batch []outItem, f *wireFaults, ok bool) {
 	c.mu.Lock()
 	for len(c.q) == 0 && !c.closing && !c.closed {
 		c.cond.Wait()
 	}
 	if c.closed {
 		c.mu.Unlock()
-		return spare, false
+		return spare, nil, false
 	}
 	if len(c.q) == 0 { // closing and drained
 		c.closed = true
 		c.mu.Unlock()
 		c.shutdown()
-		return spare, false
+		return spare, nil, false
 	}
-	batch := c.q
+	batch, f = c.q, c.faults
 	c.q = spare[:0]
 	c.mu.Unlock()
-	return batch, true
+	return batch, f, true
 }
 
 // writeBatch encodes batch into buf and writes it, in chunks so a long
@@ -318,13 +320,6 @@ func (c *conn) encodeItem(buf []byte, it *outItem) []byte {
 	c.p.dev.trace(pk, true, it.srcQP, traceMark{again: it.again})
 	c.tap.packet(pk, buf[start:], true)
 	return buf
-}
-
-// faultsNow is the connection's --wire faults, nil without any.
-func (c *conn) faultsNow() *wireFaults {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.faults
 }
 
 // fail closes the connection after a write error: unlike abort it leaves
