@@ -45,10 +45,11 @@ var faultOps = []faultOp{
 
 // faultRun is what one row did.
 type faultRun struct {
-	cli, srv []string // the packets each side sent, in order
-	status   verbs.WCStatus
-	counters map[string]uint64 // what moved, both devices added up
-	data     byte              // the server's first byte after the op (WRITE, SEND: 'x'; FETCH_ADD: 5 once)
+	cli, srv       []string // the packets each side sent, in order
+	status         verbs.WCStatus
+	cliCnt, srvCnt map[string]uint64 // each device's counters that moved
+	cliQP, srvQP   verbs.QPState     // after the completion: ERR only where retries ran out
+	data           byte              // the server's first byte after the op (WRITE, SEND: 'x'; FETCH_ADD: 5 once)
 }
 
 func runFault(t *testing.T, op faultOp, cliWire, srvWire string) faultRun {
@@ -80,7 +81,8 @@ func runFault(t *testing.T, op faultOp, cliWire, srvWire string) faultRun {
 	time.Sleep(150 * time.Millisecond) // a late duplicate, and what answers it
 	run.cli = packetLines(cli.p.dev.Packets(0), base)
 	run.srv = packetLines(srv.p.dev.Packets(0), base)
-	run.counters = movedCounters(t, srv, cli)
+	run.cliCnt, run.srvCnt = movedCounters(t, cli), movedCounters(t, srv)
+	run.cliQP, run.srvQP = qpState(t, cli.qp), qpState(t, srv.qp)
 	b, err := remote.Read(0, 1)
 	must(t, err)
 	run.data = b[0]
@@ -110,16 +112,16 @@ func packetLines(ps []verbs.Packet, base uint32) []string {
 	return out
 }
 
-// movedCounters is the fault counters that are not 0, both devices.
-func movedCounters(t *testing.T, sides ...*side) map[string]uint64 {
+// movedCounters is the side's device counters that are not 0: packets
+// and the transport's errors (a lost packet counts in its sender's
+// sent_pkts and in no one's rcvd_pkts).
+func movedCounters(t *testing.T, s *side) map[string]uint64 {
 	m := map[string]uint64{}
-	for _, s := range sides {
-		c, err := s.id.Device().Counters(1)
-		must(t, err)
-		for _, n := range []string{"rcvd_seq_err", "duplicate_request", "out_of_seq_request", "completer_retry_err", "retry_exceeded_err"} {
-			if c[n] != 0 {
-				m[n] += c[n]
-			}
+	c, err := s.id.Device().Counters(1)
+	must(t, err)
+	for _, n := range []string{"sent_pkts", "rcvd_pkts", "rcvd_seq_err", "duplicate_request", "out_of_seq_request", "completer_retry_err", "retry_exceeded_err"} {
+		if c[n] != 0 {
+			m[n] = c[n]
 		}
 	}
 	return m
@@ -167,7 +169,8 @@ func TestFaultTable(t *testing.T) {
 		for _, f := range faultRows[op.name] {
 			r := runFault(t, op, f[0], f[1])
 			fmt.Fprintf(&b, "%s client %q server %q: %s, server byte %q\n", op.name, f[0], f[1], r.status, r.data)
-			fmt.Fprintf(&b, "  client: %s\n  server: %s\n  counters: %v\n", strings.Join(r.cli, ", "), strings.Join(r.srv, ", "), r.counters)
+			fmt.Fprintf(&b, "  client sent: %s\n  server sent: %s\n", strings.Join(r.cli, ", "), strings.Join(r.srv, ", "))
+			fmt.Fprintf(&b, "  client QP %s, counters %v\n  server QP %s, counters %v\n", r.cliQP.CName(), r.cliCnt, r.srvQP.CName(), r.srvCnt)
 		}
 	}
 	golden := filepath.Join("testdata", "faults.golden")
