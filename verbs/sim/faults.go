@@ -11,6 +11,11 @@ package sim
 // packet dropped by a switch; the trace keeps it, marked lost, and the
 // pcap leaves it out (tcpdump on the receiver would never see it). Not
 // measured against rxe: item 2 of issue 24 holds rxe under the same drops.
+// There the drop must be the receiver's (netfilter INPUT): a packet the
+// sender's own OUTPUT chain drops is no loss to rxe, whose ip_local_out
+// then fails, so that rxe_xmit_packet returns -EAGAIN and the requester
+// rolls the WQE back and sends the packet again at once (rxe_req.c
+// rxe_requester, rollback_state; rxe_net.c rxe_send).
 //
 // Both ends must run their local ACK timer (retry.go) from then on: a
 // lost request or ACK is noticed only by a timeout. The writer therefore
