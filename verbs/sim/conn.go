@@ -54,6 +54,21 @@ type conn struct {
 	// faults is --wire on this connection's packets (faults.go); nil, the
 	// rule, costs the writer one comparison per item.
 	faults *wireFaults
+	// sentBy caches the QP the writer's packets come from (one per RC
+	// connection), so tracing a packet takes no device lock; the writer
+	// goroutine alone uses it.
+	sentBy struct {
+		num uint32
+		q   *qp
+	}
+}
+
+// sender is the QP numbered n, cached for the writer goroutine.
+func (c *conn) sender(n uint32) *qp {
+	if c.sentBy.q == nil || c.sentBy.num != n {
+		c.sentBy.num, c.sentBy.q = n, c.p.dev.qpByNum(n)
+	}
+	return c.sentBy.q
 }
 
 // lingerTime bounds how long a closing connection waits for the peer to
@@ -317,7 +332,7 @@ func (c *conn) encodeItem(buf []byte, it *outItem) []byte {
 	} else {
 		buf = appendSegs(buf, pk.segs)
 	}
-	c.p.dev.trace(pk, true, it.srcQP, traceMark{again: it.again})
+	c.p.dev.trace(pk, true, it.srcQP, traceMark{again: it.again, qp: c.sender(it.srcQP)})
 	c.tap.packet(pk, buf[start:], true)
 	return buf
 }

@@ -9,10 +9,13 @@ import (
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
-// traceMark is what the trace says about a packet beyond its headers.
+// traceMark is what the trace says about a packet beyond its headers,
+// and the QP it counts for when the caller already knows it (nil: looked
+// up by number, under the device's lock).
 type traceMark struct {
 	lost  bool // --wire dropped it: it never reached the peer
 	again bool // a retransmission
+	qp    *qp
 }
 
 // trace records one transport packet in the bounded ring; localQP is the
@@ -55,7 +58,11 @@ func (d *device) trace(pk *packet, outbound bool, localQP uint32, mark traceMark
 		cnt = cntSentPkts
 	}
 	d.count(cnt)
-	if q := d.qpByNum(localQP); q != nil {
+	q := mark.qp
+	if q == nil {
+		q = d.qpByNum(localQP)
+	}
+	if q != nil {
 		q.counters[cnt].Add(1)
 	}
 	d.traceMu.Lock()
