@@ -325,6 +325,9 @@ func (c *conn) encodeItem(buf []byte, it *outItem) []byte {
 		return buf
 	}
 	pk := it.pkt
+	if pk == nil {
+		return buf // a reorder= release left over after the faults were cleared
+	}
 	buf = appendPacketHeader(buf, pk, pk.payloadLen())
 	start := len(buf)
 	if pk.Payload != nil {

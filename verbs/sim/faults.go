@@ -102,10 +102,9 @@ func (q *qp) ImpairWire(f verbs.WireFaults) error {
 		return verbs.Errorf("--wire", errEINVAL, "faults are for RC QPs; QP 0x%x is %s", q.num, q.typ)
 	}
 	q.faults = f
-	if f.IsZero() {
-		return nil
+	if !f.IsZero() {
+		q.watchAcks()
 	}
-	q.watchAcks()
 	if q.conn != nil {
 		q.conn.impair(f)
 	}
@@ -121,10 +120,15 @@ func (q *qp) bindConn(c *conn) {
 	}
 }
 
-// impair installs f on the connection; its writer tells the peer.
+// impair installs f on the connection (none: the writer's rule again);
+// its writer tells the peer.
 func (c *conn) impair(f verbs.WireFaults) {
+	var w *wireFaults
+	if !f.IsZero() {
+		w = newWireFaults(f)
+	}
 	c.mu.Lock()
-	c.faults = newWireFaults(f)
+	c.faults = w
 	c.mu.Unlock()
 }
 
