@@ -61,6 +61,9 @@ type conn struct {
 		num uint32
 		q   *qp
 	}
+	// batchAt is when the writer took its batch: the time the trace gives
+	// each packet of it (one clock read per batch, not per packet).
+	batchAt time.Time
 }
 
 // sender is the QP numbered n, cached for the writer goroutine.
@@ -286,6 +289,7 @@ func (c *conn) nextBatch(spare []outItem) (batch []outItem, f *wireFaults, ok bo
 // write error (the connection has failed).
 func (c *conn) writeBatch(batch []outItem, buf []byte, f *wireFaults) ([]byte, []outItem, bool) {
 	buf = buf[:0]
+	c.batchAt = time.Now()
 	var sent []outItem // their callbacks run once written
 	for i := range batch {
 		it := &batch[i]
@@ -335,7 +339,7 @@ func (c *conn) encodeItem(buf []byte, it *outItem) []byte {
 	} else {
 		buf = appendSegs(buf, pk.segs)
 	}
-	c.p.dev.trace(pk, true, it.srcQP, traceMark{again: it.again, qp: c.sender(it.srcQP)})
+	c.p.dev.trace(pk, true, it.srcQP, traceMark{again: it.again, qp: c.sender(it.srcQP), at: c.batchAt})
 	c.tap.packet(pk, buf[start:], true)
 	return buf
 }

@@ -167,7 +167,7 @@ func (c *conn) encodeFaulted(buf []byte, it *outItem, f *wireFaults) []byte {
 	kind, d := f.next()
 	switch kind {
 	case faultDrop:
-		c.p.dev.trace(it.pkt, true, it.srcQP, traceMark{lost: true, again: it.again})
+		c.p.dev.trace(it.pkt, true, it.srcQP, traceMark{lost: true, again: it.again, qp: c.sender(it.srcQP), at: c.batchAt})
 		return buf
 	case faultDelay:
 		late := *it

@@ -165,7 +165,7 @@ func (q *qp) messagePacket(w *sendWQE, i int) *packet {
 	off := i * q.pmtu
 	n := min(q.pmtu, w.length-off)
 	if n > 0 {
-		pk.segs, pk.segLen = sliceSegs(w.segs, off, n), n
+		pk.setPayload(w.segs, off, n)
 	}
 	return pk
 }

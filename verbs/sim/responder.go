@@ -258,7 +258,7 @@ func (q *qp) sendReadResponses(psn uint32, seg memSeg, n int, fresh bool) {
 			rp.HasAETH, rp.AETH = true, verbs.AETH{Syndrome: verbs.SyndromeACK, MSN: q.msn & 0xFFFFFF}
 		}
 		if k := min(q.pmtu, n-i*q.pmtu); k > 0 {
-			rp.segs, rp.segLen = sliceSegs([]memSeg{seg}, i*q.pmtu, k), k
+			rp.setPayload([]memSeg{seg}, i*q.pmtu, k)
 		}
 		q.conn.send(outItem{srcQP: q.num, pkt: rp})
 	}

@@ -16,13 +16,17 @@ type traceMark struct {
 	lost  bool // --wire dropped it: it never reached the peer
 	again bool // a retransmission
 	qp    *qp
+	at    time.Time // when it went out (zero: now)
 }
 
 // trace records one transport packet in the bounded ring; localQP is the
 // QP of this device that sent it (outbound) or that it is for (inbound).
 func (d *device) trace(pk *packet, outbound bool, localQP uint32, mark traceMark) {
+	if mark.at.IsZero() {
+		mark.at = time.Now()
+	}
 	rec := verbs.Packet{
-		Time:       time.Now(),
+		Time:       mark.at,
 		Outbound:   outbound,
 		LocalQP:    localQP,
 		Opcode:     pk.Opcode,
