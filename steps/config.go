@@ -64,6 +64,9 @@ type Config struct {
 	// Recorder, when set, is told every finished step and the teardown
 	// (--record); see history.go.
 	Recorder Recorder
+	// Wire is what this side's QP does to the packets it sends (--wire;
+	// the simulated NIC only, see impair.go).
+	Wire verbs.WireFaults
 }
 
 // MaxRNRRetry is the largest rnr_retry_count: a 3-bit field where 7
@@ -192,6 +195,9 @@ func (c Config) messageBytes() []byte {
 func (c Config) withDefaults() Config {
 	if c.Message == "" {
 		c.Message = DefaultMessage
+	}
+	if c.MessageSize == 0 && c.Lesson != nil {
+		c.MessageSize = c.Lesson.messageSize
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
