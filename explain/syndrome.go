@@ -9,7 +9,7 @@ import "github.com/rdmatour/rdmatour/text"
 // syndromeMeaning.
 var syndromes = []entry{
 	{0x60, text.Text{}, []Cause{
-		cause("a packet lost on the wire: the requester goes back to the NAK's PSN and resends (go-back-N); repeated losses end in IBV_WC_RETRY_EXC_ERR", "报文在线上丢了：请求端退回 NAK 里的 PSN 重发（go-back-N）；一再丢包最终是 IBV_WC_RETRY_EXC_ERR"),
+		lessonCause("lost-write", "a packet lost on the wire: the requester goes back to the NAK's PSN and resends (go-back-N); repeated losses end in IBV_WC_RETRY_EXC_ERR", "报文在线上丢了：请求端退回 NAK 里的 PSN 重发（go-back-N）；一再丢包最终是 IBV_WC_RETRY_EXC_ERR"),
 	}},
 	{0x61, text.Text{}, []Cause{
 		lessonCause("read-depth-zero", "a READ or atomic to a QP given no responder resources", "对没有响应端资源的 QP 发起 READ 或原子操作"),

@@ -38,9 +38,9 @@ var wcStatuses = []entry{
 	}},
 	{11, text.Text{EN: "remote operation error: the responder accepted the request but could not carry it out (NAK remote operational error)", ZH: "远端操作错误：响应端接受了请求却没能完成（NAK remote operational error）"}, nil},
 	{12, text.Text{EN: "transport retry counter exceeded: the requester sent the request retry_cnt + 1 times and got neither an ACK nor a NAK; its QP is now in ERR, the peer's QP is untouched", ZH: "传输重试次数用尽：请求端把请求发了 retry_cnt + 1 次，既没收到 ACK 也没收到 NAK；它的 QP 进入 ERR，对端的 QP 不受影响"}, []Cause{
-		cause("the peer's QP is gone: its process exited or destroyed the QP before the request arrived (on rxe the WRITE fails about 2.5 s later under QEMU)", "对端的 QP 没了：请求到达前它的进程退出了或销毁了 QP（在 QEMU 里的 rxe 上，WRITE 大约 2.5 秒后失败）"),
+		lessonCause("peer-vanished", "the peer's QP is gone: its process exited or destroyed the QP before the request arrived, or its host dropped off the network (on rxe the WRITE fails about 2.5 s later under QEMU)", "对端的 QP 没了：请求到达前它的进程退出了或销毁了 QP，或者它的主机从网络上消失了（在 QEMU 里的 rxe 上，WRITE 大约 2.5 秒后失败）"),
 		cause("the packets do not get through: a firewall dropping UDP 4791, a wrong GID or route, a link down", "报文过不去：防火墙丢弃 UDP 4791、GID 或路由不对、链路断了"),
-		cause("loss with retry_cnt 0: a single lost packet or ACK is fatal", "retry_cnt 为 0 时丢包：丢一个报文或 ACK 就失败"),
+		lessonCause("retry-zero", "loss with retry_cnt 0: a single lost packet or ACK is fatal", "retry_cnt 为 0 时丢包：丢一个报文或 ACK 就失败"),
 	}},
 	{13, text.Text{EN: "RNR retry counter exceeded: the responder kept answering RNR NAK (no RECV posted) and rnr_retry ran out", ZH: "RNR 重试次数用尽：响应端一直回 RNR NAK（没有已投递的 RECV），rnr_retry 用完了"}, []Cause{
 		lessonCause("no-recv", "the responder had not posted a RECV when the SEND (or WRITE with immediate) arrived, and rnr_retry_count was too small to wait for it", "SEND（或带立即数的 WRITE）到达时响应端还没投递 RECV，而 rnr_retry_count 太小，等不到它"),

@@ -64,6 +64,9 @@ type Config struct {
 	// Recorder, when set, is told every finished step and the teardown
 	// (--record); see history.go.
 	Recorder Recorder
+	// Wire is what this side's QP does to the packets it sends (--wire;
+	// the simulated NIC only, see impair.go).
+	Wire verbs.WireFaults
 	// MemlockLimit is how many bytes this process may pin
 	// (RLIMIT_MEMLOCK; 0: unlimited or not known): a data MR edited
 	// longer than that is refused (reg-mr-data.length).
@@ -196,6 +199,9 @@ func (c Config) messageBytes() []byte {
 func (c Config) withDefaults() Config {
 	if c.Message == "" {
 		c.Message = DefaultMessage
+	}
+	if c.MessageSize == 0 && c.Lesson != nil {
+		c.MessageSize = c.Lesson.messageSize
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout

@@ -95,6 +95,12 @@ type Lesson struct {
 	// explanation-only lesson. A plain-tour peer of that side adopts the
 	// lesson's expectations (see adoptPeerExpectations).
 	by Role
+	// wire is the packets the side cfg runs loses on purpose (nil: none):
+	// a lesson about the wire rather than a mistake in the code.
+	wire func(cfg Config) verbs.WireFaults
+	// messageSize is the WRITE's size the lesson needs (0: the tour's),
+	// unless --message-size says otherwise.
+	messageSize int
 	// predict is the question the lesson asks the side cfg runs, nil for
 	// a side that sees no answer. Every lesson asks at least one side
 	// (TestEveryLessonAsks).
@@ -119,6 +125,10 @@ func Lessons() []Lesson {
 		lessonReadDepthZero(),
 		lessonAtomicUnaligned(),
 		lessonNoRemoteAtomic(),
+		lessonLostWrite(),
+		lessonLostAck(),
+		lessonPeerVanished(),
+		lessonRetryZero(),
 	}
 }
 

@@ -43,6 +43,16 @@ func TestLessonsOnSimulatedNIC(t *testing.T) {
 		{"post-before-connect", 0, map[string]string{
 			"client/post-write-early": "ibv_post_send: invalid argument (errno 22 EINVAL)"}, true, false},
 		{"doorbell-ordering", 0, map[string]string{}, true, false},
+		{"lost-write", 0, map[string]string{}, true, false},
+		{"lost-ack", 0, map[string]string{}, true, false},
+		{"peer-vanished", 0, map[string]string{
+			"client/poll-write":  "transport retry counter exceeded",
+			"client/poll-notify": "Work Request Flushed Error",
+			"server/wait-notify": "RDMA_CM_EVENT_DISCONNECTED"}, false, false},
+		{"retry-zero", 0, map[string]string{
+			"client/poll-write":  "transport retry counter exceeded",
+			"client/poll-notify": "Work Request Flushed Error",
+			"server/wait-notify": "RDMA_CM_EVENT_DISCONNECTED"}, false, false},
 	}
 	for _, tt := range tests {
 		name := tt.lesson
@@ -91,11 +101,16 @@ func TestLessonsOnSimulatedNIC(t *testing.T) {
 			}
 			srv := p.srv.Snapshot()
 			if tt.delivered {
-				if srv.Result == nil || string(srv.Result.Message) != msg {
+				if srv.Result == nil || strings.TrimRight(string(srv.Result.Message), " ") != msg {
 					t.Errorf("server result = %+v, want the message delivered", srv.Result)
 				}
 			} else if srv.Result != nil {
 				t.Errorf("server got a result %+v although the lesson's write must fail", srv.Result)
+			}
+			if want, ok := wireLessons[tt.lesson]; ok {
+				if lost, again := countLostAndResent(p.cli); want != [2]int{lost, again} {
+					t.Errorf("client: %d packets lost, %d resent; want %v", lost, again, want)
+				}
 			}
 			if rnrNAKs := countRNRNAKs(p.cli); tt.rnrNAKs != (rnrNAKs > 0) {
 				t.Errorf("client received %d RNR NAKs, want some = %v", rnrNAKs, tt.rnrNAKs)
@@ -125,6 +140,27 @@ func TestLessonsHaveTitlesAndUniqueNames(t *testing.T) {
 	if _, err := steps.LessonByName("nope"); err == nil {
 		t.Error("unknown lesson accepted")
 	}
+}
+
+// wireLessons is, for the lessons that lose packets, how many of the
+// client's packets the wire lost and how many it sent again: lost-write
+// resends the lost packet and the one after it (go-back-N); lost-ack
+// resends the WRITE once; peer-vanished loses the WRITE and its three
+// retries (retry_count 3); retry-zero loses the WRITE and resends nothing.
+var wireLessons = map[string][2]int{"lost-write": {1, 2}, "lost-ack": {0, 1}, "peer-vanished": {4, 3}, "retry-zero": {1, 0}}
+
+// countLostAndResent counts s's outbound packets the wire lost and those
+// that were retransmissions.
+func countLostAndResent(s *steps.Session) (lost, again int) {
+	for _, pkt := range s.Snapshot().Packets {
+		if pkt.Outbound && pkt.Lost {
+			lost++
+		}
+		if pkt.Outbound && pkt.Retransmit {
+			again++
+		}
+	}
+	return lost, again
 }
 
 func countRNRNAKs(s *steps.Session) int {

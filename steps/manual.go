@@ -95,11 +95,12 @@ func stepCreateQPManual(_ context.Context, s *Session) (Outcome, error) {
 	}
 	s.set(func() { s.qp, s.manualQP = qp, true })
 	state := s.recordQPState()
-	return withC(Outcome{
+	out := Outcome{
 		Results: []KV{result(resQpNum, fmt.Sprintf("0x%x", qp.Num())), result(resStateIbvQueryQp, state), KV{Name: resIdQp, Value: valQPNotCMs}},
 		Note: text.Text{EN: "A bare QP in RESET: it can neither receive nor send. Three ibv_modify_qp calls follow, each with the attributes its transition needs.",
-			ZH: "一个光秃秃的 QP，处于 RESET：既不能收也不能发。接下来三次 ibv_modify_qp，每次带上这一步迁移需要的属性。"}},
-		call.Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), nil
+			ZH: "一个光秃秃的 QP，处于 RESET：既不能收也不能发。接下来三次 ibv_modify_qp，每次带上这一步迁移需要的属性。"}}
+	err = s.impairWire(qp, &out)
+	return withC(out, call.Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), err
 }
 
 // attrKVs lists the attributes mask selects, as C field = value.

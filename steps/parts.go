@@ -196,6 +196,7 @@ type journal struct {
 	completions []verbs.WC
 	qpHistory   []verbs.QPState
 	timeline    []TimelineEntry
+	firstSent   map[uint32]time.Time // a request PSN's first copy (wireside.go)
 	history     []*Snapshot
 	// endRecorded: the Recorder was told of the teardown (once).
 	endRecorded bool

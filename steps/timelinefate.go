@@ -25,6 +25,8 @@ const (
 	// FateFlushed: flushed after an earlier error; it may or may not
 	// have left before the QP went to ERR, but it never completed.
 	FateFlushed
+	// FateLost: a packet that left and never arrived (--wire dropped it).
+	FateLost
 )
 
 // wrLabel is the timeline label of the work request with this wr_id.

@@ -91,6 +91,7 @@ func (s *Session) peekCounters() (c map[string]uint64, perQP bool, err error) {
 // capture). Called with s.mu held.
 func (s *Session) noteWire(p verbs.Packet) {
 	server, role := s.cfg.Role == Server, s.cfg.Role.String()
+	s.rememberFirst(p)
 	var label string
 	var detail text.Text
 	switch {
@@ -107,6 +108,13 @@ func (s *Session) noteWire(p verbs.Packet) {
 	case p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeRNRNAKBase:
 		label = "RNR NAK"
 		detail = s.rnrNAKNote(p.Outbound)
+	case p.Outbound && (p.Lost || p.Retransmit):
+		s.noteLostOrResent(p)
+		return
+	case p.AETH != nil && p.AETH.Syndrome == verbs.SyndromeNAKPSNSeqErr:
+		label = fmt.Sprintf("NAK PSN sequence error psn=%d", p.PSN)
+		detail = text.Text{EN: fmt.Sprintf("a packet before PSN %d never arrived: the responder drops what follows the gap and asks for %d; the requester goes back to it (go-back-N)", p.PSN, p.PSN),
+			ZH: fmt.Sprintf("PSN %d 之前缺了一个包：响应端丢掉缺口之后的包，要求从 %d 开始；请求端退回到那里重发（go-back-N）", p.PSN, p.PSN)}
 	case p.AETH != nil && p.AETH.Syndrome&0xE0 == verbs.SyndromeNAKPSNSeqErr:
 		label = verbs.SyndromeName(p.AETH.Syndrome)
 		detail = text.Text{EN: "the responder's NIC refused the request: the WR fails", ZH: "响应端网卡拒绝了这个请求：这个 WR 失败"}
@@ -117,8 +125,48 @@ func (s *Session) noteWire(p verbs.Packet) {
 		return
 	}
 	from := server == p.Outbound // who sent it, as the timeline draws arrows
-	e := TimelineEntry{Time: p.Time, FromServer: from, Label: label, Detail: detail.EN, DetailZH: detail.ZH, fromWire: true}
-	// In time order: the packet may be read after later entries were added.
+	s.insertTimeline(TimelineEntry{Time: p.Time, FromServer: from, Label: label, Detail: detail.EN, DetailZH: detail.ZH, fromWire: true})
+}
+
+// noteLostOrResent puts on the timeline a packet this side sent that the
+// wire lost (drawn crossed out, reaching no one) or that the requester
+// sent again, with its PSN and the time since its first copy. Called
+// with s.mu held.
+func (s *Session) noteLostOrResent(p verbs.Packet) {
+	e := TimelineEntry{Time: p.Time, FromServer: s.cfg.Role == Server, fromWire: true,
+		Label: fmt.Sprintf("%s psn=%d", verbs.OpcodeName(p.Opcode), p.PSN)}
+	if p.Retransmit {
+		e.Label += " ↻"
+		e.Detail, e.DetailZH = "sent again (a NAK asked for it, or the ACK timer fired)", "重传（NAK 要求的，或 ACK 定时器超时）"
+		if first, ok := s.firstSent[p.PSN]; ok {
+			ms := float64(p.Time.Sub(first).Microseconds()) / 1000
+			e.Detail += fmt.Sprintf(", %.1f ms after the first copy", ms)
+			e.DetailZH += fmt.Sprintf("，距第一次发出 %.1f ms", ms)
+		}
+	}
+	if p.Lost {
+		e.Fate = FateLost
+	}
+	s.insertTimeline(e)
+}
+
+// rememberFirst notes when this side first sent a request PSN, so a
+// retransmission can say how long after it came. Called with s.mu held.
+func (s *Session) rememberFirst(p verbs.Packet) {
+	if !p.Outbound || p.CM != "" || p.AETH != nil {
+		return
+	}
+	if s.firstSent == nil {
+		s.firstSent = map[uint32]time.Time{}
+	}
+	if _, seen := s.firstSent[p.PSN]; !seen {
+		s.firstSent[p.PSN] = p.Time
+	}
+}
+
+// insertTimeline adds e in time order: a packet may be read after later
+// entries were added. Called with s.mu held.
+func (s *Session) insertTimeline(e TimelineEntry) {
 	i := len(s.timeline)
 	for i > 0 && s.timeline[i-1].Time.After(e.Time) {
 		i--

@@ -139,6 +139,12 @@ type Packet struct {
 	// CM names the connection-manager message ("REQ", "REP", ...) when the
 	// packet is a CM MAD to QP1 (captured on a real device); empty otherwise.
 	CM string
+	// Lost is a packet this side sent that never reached the peer: --wire
+	// dropped it (the simulated NIC only).
+	Lost bool
+	// Retransmit is a request the requester sends again (go-back-N after
+	// a NAK or an ACK timeout): its PSN went out before.
+	Retransmit bool
 }
 
 // Summary is a one-line description: "SEND_ONLY psn=3 qp=0x11 len=16".
@@ -172,6 +178,12 @@ func (p Packet) Summary() string {
 	}
 	if p.PayloadLen > 0 {
 		s += fmt.Sprintf(" payload=%d", p.PayloadLen)
+	}
+	if p.Retransmit {
+		s += " (retransmitted)"
+	}
+	if p.Lost {
+		s += " LOST"
 	}
 	return s
 }

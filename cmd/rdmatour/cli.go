@@ -58,11 +58,12 @@ type options struct {
 	timeout duration
 	wait    duration // server: how long to wait for a client (0 = forever)
 	message string
-	msgSize byteCount // client and demo: --message-size (0 = the message as it is)
-	rnr     rnrRetry  // rnr_retry_count for connect/accept
-	pcap    string    // write the connection's RoCEv2 frames to this file
-	record  string    // write the session to this file (--record)
-	replay  []string  // replay: the recorded files (one side, or server + client)
+	msgSize byteCount  // client and demo: --message-size (0 = the message as it is)
+	rnr     rnrRetry   // rnr_retry_count for connect/accept
+	pcap    string     // write the connection's RoCEv2 frames to this file
+	wire    wireFaults // --wire: packets the simulated NIC loses, doubles or holds back
+	record  string     // write the session to this file (--record)
+	replay  []string   // replay: the recorded files (one side, or server + client)
 
 	workshopOptions // server --workshop (workshop.go)
 }
@@ -262,6 +263,7 @@ func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.pauseAt, parsePauseStep), "pause-at", "plain mode: stop before the step with this `ID` until Enter (e.g. accept)")
 	fs.Var(flagOf(&o.lesson, steps.ParseLesson), "lesson", "run a lesson: the tour with one deliberate mistake; `NAME` as \"rdmatour lessons\" lists them; give it to both sides")
 	fs.Var(flagOf(&o.track, steps.ParseTrack), "track", "how the QP is brought up, `TRACK`: cm (rdma_create_qp; librdmacm moves it) | manual (ibv_create_qp + ibv_modify_qp, one transition per step)")
+	fs.Var(flagOf(&o.wire, parseWireFaults), "wire", "simulated NIC: make the wire misbehave for this side's packets, `FAULTS` separated by spaces: drop=N[,M…] loss=P% seed=S dup=N delay=N:DURATION reorder=N (packets numbered from 1 as this side sends them; server:TERM or client:TERM picks a side in the demo)")
 	fs.StringVar(&o.pcap, "pcap", "", "write this side's RoCEv2 packets to `FILE` for Wireshark (simulated NIC: the frames it would send; real device: a capture, needs CAP_NET_RAW)")
 	fs.Var(flagOf(&o.rnr, parseRNRRetry), "rnr-retry", "rnr_retry_count for rdma_connect/rdma_accept, `N` in 0..7 (7 = retry forever)")
 	fs.Var(editList{&o.edits}, "edit", "change one argument of a call before it runs, `STEP.FIELD=VALUE` (repeatable; \"rdmatour edits STEP\" lists the fields), e.g. post-write.rkey=+1")
@@ -304,5 +306,5 @@ func (o *options) crossCheck(set map[string]bool) error {
 func (o *options) config(role steps.Role) steps.Config {
 	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
-		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits, MemlockLimit: doctor.MemlockLimit()}
+		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits, Wire: o.wire.of(role, o.cmd), MemlockLimit: doctor.MemlockLimit()}
 }

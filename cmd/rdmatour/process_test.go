@@ -148,14 +148,18 @@ func (p *proc) waitFor(t *testing.T, s string, d time.Duration) {
 // kernel's ephemeral range (32768-60999 by default), so that the many
 // short TCP connections the parallel tests open cannot take the port
 // between this check and the server's bind, and never hands out the same
-// port twice in one test binary.
+// port twice in one test binary. RDMATOUR_TEST_PORTS=LOW-HIGH gives this
+// binary a range of its own: scripts/realverbs.sh runs three test binaries
+// at once in one guest, where rdma_cm's port space is not the TCP one, so
+// the TCP check alone would not keep two binaries off the same rdma_cm port.
 func freePort(t testing.TB) string {
 	t.Helper()
 	ports.mu.Lock()
 	defer ports.mu.Unlock()
+	low, span := portRange(t)
 	for i := 0; i < 200; i++ {
 		ports.next++
-		p := 20000 + (os.Getpid()*7+ports.next)%12000
+		p := low + (os.Getpid()*7+ports.next)%span
 		l, err := net.Listen("tcp", fmt.Sprintf("0.0.0.0:%d", p))
 		if err != nil {
 			continue
@@ -163,8 +167,21 @@ func freePort(t testing.TB) string {
 		l.Close()
 		return fmt.Sprint(p)
 	}
-	t.Fatal("no free port in 20000-31999")
+	t.Fatalf("no free port in %d-%d", low, low+span-1)
 	return ""
+}
+
+// portRange is freePort's range: 20000-31999, or RDMATOUR_TEST_PORTS.
+func portRange(t testing.TB) (low, span int) {
+	r := os.Getenv("RDMATOUR_TEST_PORTS")
+	if r == "" {
+		return 20000, 12000
+	}
+	var high int
+	if n, err := fmt.Sscanf(r, "%d-%d", &low, &high); n != 2 || err != nil || low < 1024 || high > 65535 || high <= low {
+		t.Fatalf("RDMATOUR_TEST_PORTS=%q: want LOW-HIGH, e.g. 20000-23999", r)
+	}
+	return low, high - low + 1
 }
 
 // ports is freePort's memory of what it handed out.

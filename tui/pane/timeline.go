@@ -122,10 +122,11 @@ func arrowLine(e steps.TimelineEntry, label string, w int) string {
 	}
 	n := max(0, w-2-termtext.Width(label))
 	l, r := n/2, n-n/2
+	gone := e.Fate == steps.FateNeverSent || e.Fate == steps.FateLost // reaches no one
 	switch {
-	case e.Fate == steps.FateNeverSent && e.FromServer:
+	case gone && e.FromServer:
 		return "├" + strings.Repeat(rule, l) + label + strings.Repeat(" ", r+1)
-	case e.Fate == steps.FateNeverSent:
+	case gone:
 		return strings.Repeat(" ", l+1) + label + strings.Repeat(rule, r) + "┤"
 	case e.FromServer:
 		return "├" + strings.Repeat(rule, l) + label + strings.Repeat(rule, r) + "▶"
@@ -140,6 +141,8 @@ func (in *Input) fateText(f steps.Fate) string {
 		return text.Text{EN: "flushed: the QP was already in ERR, never sent", ZH: "被 flush：QP 已处于 ERR，根本没有发出"}.In(in.Lang)
 	case steps.FateFlushed:
 		return text.Text{EN: "flushed after the error: never completed", ZH: "出错后被 flush：没有完成"}.In(in.Lang)
+	case steps.FateLost:
+		return text.Text{EN: "lost on the wire: it never reached the peer", ZH: "在线上丢了：没有到达对端"}.In(in.Lang)
 	}
 	return ""
 }

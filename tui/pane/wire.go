@@ -124,7 +124,7 @@ func (in *Input) packetLines(p verbs.Packet) []string {
 	if p.AckReq {
 		a = " A"
 	}
-	out := []string{fmt.Sprintf("%s %s qp=0x%06x psn=%d%s", dir, st.Bold.R(verbs.OpcodeName(p.Opcode)), p.DestQP, p.PSN, a)}
+	out := []string{fmt.Sprintf("%s %s qp=0x%06x psn=%d%s%s", dir, st.Bold.R(verbs.OpcodeName(p.Opcode)), p.DestQP, p.PSN, a, in.faultMark(p))}
 	if r := p.RETH; r != nil {
 		out = append(out, fmt.Sprintf("     RETH va=0x%x rkey=0x%x len=%d", r.VA, r.RKey, r.DMALen))
 	}
@@ -143,6 +143,19 @@ func (in *Input) packetLines(p verbs.Packet) []string {
 		out = append(out, fmt.Sprintf("     payload %d B", p.PayloadLen))
 	}
 	return out
+}
+
+// faultMark marks a packet the wire lost or one sent again (its PSN
+// went out before): "" for the rest.
+func (in *Input) faultMark(p verbs.Packet) string {
+	mark := ""
+	if p.Retransmit {
+		mark += " " + in.Styles.Warn.R(text.Text{EN: "↻ retransmitted", ZH: "↻ 重传"}.In(in.Lang))
+	}
+	if p.Lost {
+		mark += " " + in.Styles.Err.R(text.Text{EN: "✗ lost on the wire", ZH: "✗ 在线上丢了"}.In(in.Lang))
+	}
+	return mark
 }
 
 // atomicLines decodes an atomic's AtomicETH (where, and the operands) and

@@ -87,6 +87,7 @@ func (q *qp) onAtomic(pk *packet) {
 	}
 	orig, _ := seg.atomic(pk.Opcode, a)
 	q.msn++
+	q.keepResource(rdResource{firstPSN: pk.PSN, npkts: 1, atomic: true, orig: orig, msn: q.msn})
 	q.dev.count(cntRDMARecvs)
 	q.rqPSN = psnAdd(q.rqPSN, 1)
 	if q.conn != nil {
@@ -135,8 +136,7 @@ func (q *qp) onAtomicAck(pk *packet) {
 	}
 	w := q.sq[0]
 	if !w.wr.Opcode.IsAtomic() || pk.PSN != w.firstPSN || !pk.HasAtomicAck {
-		q.dev.count(cntDuplicateRequest)
-		return
+		return // one already taken: rxe's completer drops it (check_psn)
 	}
 	var v [8]byte
 	binary.LittleEndian.PutUint64(v[:], pk.AtomicAck)

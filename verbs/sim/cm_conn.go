@@ -25,14 +25,17 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 			case kindPacket:
 				var pk packet
 				if pk, err = decodePacket(body); err == nil {
-					id.p.dev.trace(&pk, false, pk.DestQP)
+					q := id.p.dev.qpByNum(pk.DestQP)
+					id.p.dev.trace(&pk, false, pk.DestQP, traceMark{qp: q})
 					c.tap.packet(&pk, pk.Payload, false)
 					// The QP that RTR bound to this connection takes it:
 					// the id's own (rdma_create_qp) or the application's.
-					if q := id.p.dev.qpByNum(pk.DestQP); q != nil {
+					if q != nil {
 						q.receive(c, &pk)
 					}
 				}
+			case kindImpaired:
+				id.p.dev.peerImpairs(c)
 			case kindDatagram:
 				var g datagram
 				if g, err = decodeDatagram(body); err == nil {

@@ -21,6 +21,12 @@ type outItem struct {
 	// srcQP is the QP that sent pkt: the trace says which QP of the
 	// device each packet belongs to (two sides may share one device).
 	srcQP uint32
+	// again marks a retransmitted request (the trace shows it).
+	again bool
+	// faulted: --wire already numbered this packet (a held-back one
+	// coming out late); releaseHeld asks the writer to send a packet
+	// reorder= held back when nothing came after it (faults.go).
+	faulted, releaseHeld bool
 }
 
 // conn is the TCP connection of one RC connection, with its writer
@@ -45,6 +51,27 @@ type conn struct {
 
 	readDone     chan struct{} // closed when the reader goroutine is done with nc
 	readDoneOnce sync.Once
+	// faults is --wire on this connection's packets (faults.go); nil, the
+	// rule, costs the writer one comparison per item.
+	faults *wireFaults
+	// sentBy caches the QP the writer's packets come from (one per RC
+	// connection), so tracing a packet takes no device lock; the writer
+	// goroutine alone uses it.
+	sentBy struct {
+		num uint32
+		q   *qp
+	}
+	// batchAt is when the writer took its batch: the time the trace gives
+	// each packet of it (one clock read per batch, not per packet).
+	batchAt time.Time
+}
+
+// sender is the QP numbered n, cached for the writer goroutine.
+func (c *conn) sender(n uint32) *qp {
+	if c.sentBy.q == nil || c.sentBy.num != n {
+		c.sentBy.num, c.sentBy.q = n, c.p.dev.qpByNum(n)
+	}
+	return c.sentBy.q
 }
 
 // lingerTime bounds how long a closing connection waits for the peer to
@@ -218,12 +245,13 @@ func (c *conn) writeLoop() {
 	buf := make([]byte, 0, 256<<10)
 	for {
 		var ok bool
-		if batch, ok = c.nextBatch(batch); !ok {
+		var f *wireFaults
+		if batch, f, ok = c.nextBatch(batch); !ok {
 			return
 		}
 		batch = mergeAcks(batch)
 		var sent []outItem
-		if buf, sent, ok = c.writeBatch(batch, buf); !ok {
+		if buf, sent, ok = c.writeBatch(batch, buf, f); !ok {
 			return
 		}
 		runSent(sent)
@@ -231,42 +259,48 @@ func (c *conn) writeLoop() {
 }
 
 // nextBatch waits for queued items and swaps them for spare, the last
-// batch's storage. It reports false once the connection is closed; a
+// batch's storage; f is the connection's --wire faults (nil: none), read
+// under the same lock. It reports false once the connection is closed; a
 // closing connection whose queue is drained is shut down here.
-func (c *conn) nextBatch(spare []outItem) ([]outItem, bool) {
+func (c *conn) nextBatch(spare []outItem) (batch []outItem, f *wireFaults, ok bool) {
 	c.mu.Lock()
 	for len(c.q) == 0 && !c.closing && !c.closed {
 		c.cond.Wait()
 	}
 	if c.closed {
 		c.mu.Unlock()
-		return spare, false
+		return spare, nil, false
 	}
 	if len(c.q) == 0 { // closing and drained
 		c.closed = true
 		c.mu.Unlock()
 		c.shutdown()
-		return spare, false
+		return spare, nil, false
 	}
-	batch := c.q
+	batch, f = c.q, c.faults
 	c.q = spare[:0]
 	c.mu.Unlock()
-	return batch, true
+	return batch, f, true
 }
 
 // writeBatch encodes batch into buf and writes it, in chunks so a long
 // queue does not build one huge buffer. It returns buf for reuse and the
 // items whose callbacks run now they are written, or false after a
 // write error (the connection has failed).
-func (c *conn) writeBatch(batch []outItem, buf []byte) ([]byte, []outItem, bool) {
+func (c *conn) writeBatch(batch []outItem, buf []byte, f *wireFaults) ([]byte, []outItem, bool) {
 	buf = buf[:0]
+	c.batchAt = time.Now()
 	var sent []outItem // their callbacks run once written
 	for i := range batch {
 		it := &batch[i]
 		if it.sent != nil {
 			sent = append(sent, outItem{sent: it.sent})
 		}
-		buf = c.encodeItem(buf, it)
+		if f == nil {
+			buf = c.encodeItem(buf, it)
+		} else {
+			buf = c.encodeFaulted(buf, it, f)
+		}
 		batch[i] = outItem{}
 		if len(buf) >= 192<<10 {
 			if _, err := c.nc.Write(buf); err != nil {
@@ -295,6 +329,9 @@ func (c *conn) encodeItem(buf []byte, it *outItem) []byte {
 		return buf
 	}
 	pk := it.pkt
+	if pk == nil {
+		return buf // a reorder= release left over after the faults were cleared
+	}
 	buf = appendPacketHeader(buf, pk, pk.payloadLen())
 	start := len(buf)
 	if pk.Payload != nil {
@@ -302,7 +339,7 @@ func (c *conn) encodeItem(buf []byte, it *outItem) []byte {
 	} else {
 		buf = appendSegs(buf, pk.segs)
 	}
-	c.p.dev.trace(pk, true, it.srcQP)
+	c.p.dev.trace(pk, true, it.srcQP, traceMark{again: it.again, qp: c.sender(it.srcQP), at: c.batchAt})
 	c.tap.packet(pk, buf[start:], true)
 	return buf
 }

@@ -26,7 +26,8 @@ func FuzzDecodeFrameHeader(f *testing.F) {
 	f.Add([]byte{kindPacket, 0, 0, 0, 0, 1, 0, 64})
 	f.Add([]byte{kindPacket, 0, 0, 0, 0xff, 0xff, 0xff, 0xff})
 	f.Add([]byte{kindDatagram, 0, 0, 0, 0, 0, 0, 18})
-	f.Add([]byte{4, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{kindImpaired, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{5, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{1, 1, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		kind, n, err := decodeFrameHeader(b)
@@ -36,7 +37,7 @@ func FuzzDecodeFrameHeader(f *testing.F) {
 			}
 			return
 		}
-		if n > maxFrameBody || (kind != kindCM && kind != kindPacket && kind != kindDatagram) {
+		if n > maxFrameBody || (kind != kindCM && kind != kindPacket && kind != kindDatagram && kind != kindImpaired) {
 			t.Fatalf("accepted kind %d length %d", kind, n)
 		}
 		again := make([]byte, frameHeaderLen)

@@ -83,20 +83,28 @@ func (d *device) connFor(destQPN uint32) *conn {
 // that its peer may no longer answer: the peer's DREQ arrived or the
 // connection broke.
 func (d *device) peerLeft(c *conn) {
+	for _, q := range d.boundTo(c) {
+		q.peerLost()
+	}
+}
+
+// boundTo is the device's QPs whose RTR bound them to c.
+func (d *device) boundTo(c *conn) []*qp {
 	d.mu.Lock()
 	qs := make([]*qp, 0, len(d.qps))
 	for _, q := range d.qps {
 		qs = append(qs, q)
 	}
 	d.mu.Unlock()
+	out := qs[:0]
 	for _, q := range qs {
 		q.mu.Lock()
-		bound := q.conn == c
-		q.mu.Unlock()
-		if bound {
-			q.peerLost()
+		if q.conn == c {
+			out = append(out, q)
 		}
+		q.mu.Unlock()
 	}
+	return out
 }
 
 // transition is one row of the IBA's QP state table for RC
@@ -232,9 +240,9 @@ func (q *qp) apply(cur, next verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttr
 		q.gen++
 		q.stopRNRTimer(q.dev.p)
 		q.stopAckTimer(q.dev.p)
-		q.ackWatch, q.sentSeqNAK = false, false
+		q.ackRetry, q.sentSeqNAK = ackRetry{}, false
 		// RESET discards every WR without a completion.
-		q.sq, q.rq, q.sendIdx, q.rcur, q.halted, q.msn = nil, nil, 0, respOp{}, false, 0
+		q.sq, q.rq, q.sendIdx, q.rcur, q.halted, q.msn, q.resources = nil, nil, 0, respOp{}, false, 0, nil
 		q.early = nil
 		q.conn, q.destQPN, q.rqPSN, q.sqPSN = nil, 0, 0, 0
 		q.state = verbs.QPSReset
@@ -260,10 +268,11 @@ func (q *qp) apply(cur, next verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttr
 		q.rqPSN, q.maxDestRdAtomic = attr.RQPSN&0xFFFFFF, attr.MaxDestRdAtom
 		// The simulated wire: the CM connection to the QP dest_qp_num.
 		// None (a made-up QPN): packets go nowhere, as on a real fabric.
-		q.conn = c
+		q.bindConn(c)
 	}
 	if next == verbs.QPSRTS && cur == verbs.QPSRTR {
 		q.sqPSN, q.timeout, q.retryCnt, q.rnrRetry, q.maxRdAtomic = attr.SQPSN&0xFFFFFF, attr.Timeout, attr.RetryCnt, attr.RNRRetry, attr.MaxRdAtomic
+		q.retriesLeft = int(q.retryCnt)
 	}
 	q.state = next
 	if next == verbs.QPSRTS {

@@ -236,9 +236,10 @@ func writeSegs(segs []memSeg, off int, src []byte) {
 	}
 }
 
-// sliceSegs returns the part [off, off+n) of the gathered range.
-func sliceSegs(segs []memSeg, off, n int) []memSeg {
-	var out []memSeg
+// appendSliceSegs appends to out the part [off, off+n) of the gathered
+// range (out: a packet's own storage for one segment, so the common
+// packet costs no extra allocation).
+func appendSliceSegs(out, segs []memSeg, off, n int) []memSeg {
 	for _, s := range segs {
 		if n == 0 {
 			break

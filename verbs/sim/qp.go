@@ -29,7 +29,6 @@ type sendWQE struct {
 	respPkts int            // READ: response packets received
 	respOff  int            // READ: bytes received
 	rnrTries int
-	seqTries int // PSN sequence error NAKs answered by a retry
 }
 
 func (w *sendWQE) lastPSN() uint32 { return psnAdd(w.firstPSN, w.npkts-1) }
@@ -77,6 +76,8 @@ type qp struct {
 	// owns it and drives its state machine with ibv_modify_qp.
 	manual bool
 	gen    int // invalidates a pending RNR or ACK timer
+	// faults is --wire for the packets this QP sends (faults.go).
+	faults verbs.WireFaults
 	qpAttrs
 	requesterState
 	rnrWait
@@ -131,6 +132,13 @@ type ackRetry struct {
 	ackWatch    bool
 	ackTimer    *time.Timer
 	retriesLeft int
+	// startedRetry: a retry went out and no ACK has completed anything
+	// since (rxe's comp.started_retry): a NAK then starts no other.
+	startedRetry bool
+	// compPSN is the oldest PSN not acknowledged yet as far as ACKs and
+	// sequence NAKs said (rxe's comp.psn): where a retry starts.
+	compPSN   uint32
+	compValid bool
 }
 
 // stopAckTimer stops the local ACK timer, if one runs.
@@ -149,6 +157,8 @@ type responderState struct {
 	// sentSeqNAK: a PSN sequence error NAK went out and no in-sequence
 	// request has arrived since (rxe's resp.sent_psn_nak): one NAK per gap.
 	sentSeqNAK bool
+	// resources are the READs and atomics executed lately (replay.go).
+	resources []rdResource
 }
 
 var _ verbs.QP = (*qp)(nil)
@@ -282,7 +292,8 @@ func (q *qp) toRTR(c *conn, destQPN, rqPSN uint32, maxDestRd, peerInitDepth uint
 	}
 	q.state = verbs.QPSRTR
 	q.access = cmAccess(peerInitDepth)
-	q.conn, q.destQPN, q.rqPSN, q.maxDestRdAtomic = c, destQPN, rqPSN, maxDestRd
+	q.destQPN, q.rqPSN, q.maxDestRdAtomic = destQPN, rqPSN, maxDestRd
+	q.bindConn(c)
 }
 
 func (q *qp) toRTS(retry, rnrRetry, maxRd uint8) {
@@ -293,6 +304,7 @@ func (q *qp) toRTS(retry, rnrRetry, maxRd uint8) {
 	}
 	q.state = verbs.QPSRTS
 	q.retryCnt, q.rnrRetry, q.maxRdAtomic = min(retry, 7), min(rnrRetry, 7), maxRd
+	q.retriesLeft = int(q.retryCnt)
 	q.pump()
 }
 

@@ -228,29 +228,40 @@ func (q *qp) onRead(pk *packet) {
 	q.msn++
 	q.count(cntRDMARecvs)
 	npkts := max(1, (n+q.pmtu-1)/q.pmtu)
-	if q.conn != nil {
-		for i := range npkts {
-			first, last := i == 0, i == npkts-1
-			op := verbs.OpRDMAReadRespMiddle
-			switch {
-			case first && last:
-				op = verbs.OpRDMAReadRespOnly
-			case first:
-				op = verbs.OpRDMAReadRespFirst
-			case last:
-				op = verbs.OpRDMAReadRespLast
-			}
-			rp := &packet{Opcode: op, DestQP: q.destQPN, PSN: psnAdd(pk.PSN, i)}
-			if first || last {
-				rp.HasAETH, rp.AETH = true, verbs.AETH{Syndrome: verbs.SyndromeACK, MSN: q.msn & 0xFFFFFF}
-			}
-			if k := min(q.pmtu, n-i*q.pmtu); k > 0 {
-				rp.segs, rp.segLen = sliceSegs([]memSeg{seg}, i*q.pmtu, k), k
-			}
-			q.conn.send(outItem{srcQP: q.num, pkt: rp})
-		}
-	}
+	q.keepResource(rdResource{firstPSN: pk.PSN, npkts: npkts, reth: pk.RETH, msn: q.msn})
+	q.sendReadResponses(pk.PSN, seg, n, true)
 	q.rqPSN = psnAdd(q.rqPSN, npkts)
+}
+
+// sendReadResponses sends n bytes of seg as READ responses from psn on.
+// fresh is a response from the READ's first PSN (FIRST or ONLY); a replay
+// from later in the READ starts with MIDDLE or LAST (rxe_resp.c
+// read_reply, rdatm_res_state_replay).
+func (q *qp) sendReadResponses(psn uint32, seg memSeg, n int, fresh bool) {
+	if q.conn == nil {
+		return
+	}
+	npkts := max(1, (n+q.pmtu-1)/q.pmtu)
+	for i := range npkts {
+		first, last := i == 0 && fresh, i == npkts-1
+		op := verbs.OpRDMAReadRespMiddle
+		switch {
+		case first && last:
+			op = verbs.OpRDMAReadRespOnly
+		case first:
+			op = verbs.OpRDMAReadRespFirst
+		case last:
+			op = verbs.OpRDMAReadRespLast
+		}
+		rp := &packet{Opcode: op, DestQP: q.destQPN, PSN: psnAdd(psn, i)}
+		if first || last {
+			rp.HasAETH, rp.AETH = true, verbs.AETH{Syndrome: verbs.SyndromeACK, MSN: q.msn & 0xFFFFFF}
+		}
+		if k := min(q.pmtu, n-i*q.pmtu); k > 0 {
+			rp.setPayload([]memSeg{seg}, i*q.pmtu, k)
+		}
+		q.conn.send(outItem{srcQP: q.num, pkt: rp})
+	}
 }
 
 // PostRecv is ibv_post_recv.

@@ -9,11 +9,24 @@ import (
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
+// traceMark is what the trace says about a packet beyond its headers,
+// and the QP it counts for when the caller already knows it (nil: looked
+// up by number, under the device's lock).
+type traceMark struct {
+	lost  bool // --wire dropped it: it never reached the peer
+	again bool // a retransmission
+	qp    *qp
+	at    time.Time // when it went out (zero: now)
+}
+
 // trace records one transport packet in the bounded ring; localQP is the
 // QP of this device that sent it (outbound) or that it is for (inbound).
-func (d *device) trace(pk *packet, outbound bool, localQP uint32) {
+func (d *device) trace(pk *packet, outbound bool, localQP uint32, mark traceMark) {
+	if mark.at.IsZero() {
+		mark.at = time.Now()
+	}
 	rec := verbs.Packet{
-		Time:       time.Now(),
+		Time:       mark.at,
 		Outbound:   outbound,
 		LocalQP:    localQP,
 		Opcode:     pk.Opcode,
@@ -21,6 +34,8 @@ func (d *device) trace(pk *packet, outbound bool, localQP uint32) {
 		PSN:        pk.PSN,
 		AckReq:     pk.AckReq,
 		PayloadLen: pk.payloadLen(),
+		Lost:       mark.lost,
+		Retransmit: mark.again,
 	}
 	if pk.HasRETH {
 		r := pk.RETH
@@ -47,7 +62,11 @@ func (d *device) trace(pk *packet, outbound bool, localQP uint32) {
 		cnt = cntSentPkts
 	}
 	d.count(cnt)
-	if q := d.qpByNum(localQP); q != nil {
+	q := mark.qp
+	if q == nil {
+		q = d.qpByNum(localQP)
+	}
+	if q != nil {
 		q.counters[cnt].Add(1)
 	}
 	d.traceMu.Lock()

@@ -109,7 +109,7 @@ func (d *device) traceDatagram(g *datagram, outbound bool) {
 	if outbound {
 		local = g.srcQP
 	}
-	d.trace(&pk, outbound, local)
+	d.trace(&pk, outbound, local, traceMark{})
 }
 
 // datagram writes g to the pcap as the RoCEv2 frame rxe would send.

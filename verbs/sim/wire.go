@@ -100,7 +100,7 @@ func decodeFrameHeader(h []byte) (kind byte, n int, err error) {
 		return 0, 0, fmt.Errorf("%w: short header", errWire)
 	}
 	kind = h[0]
-	if kind != kindCM && kind != kindPacket && kind != kindDatagram {
+	if kind != kindCM && kind != kindPacket && kind != kindDatagram && kind != kindImpaired {
 		return 0, 0, fmt.Errorf("%w: unknown frame kind %d", errWire, kind)
 	}
 	if h[1]|h[2]|h[3] != 0 {

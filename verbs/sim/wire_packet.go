@@ -33,6 +33,13 @@ type packet struct {
 	Payload []byte
 	segs    []memSeg
 	segLen  int
+	seg1    [1]memSeg // segs' storage when the payload is one MR range
+}
+
+// setPayload points the packet at n bytes of segs from off (copied out
+// of the MRs when the packet is encoded).
+func (p *packet) setPayload(segs []memSeg, off, n int) {
+	p.segs, p.segLen = appendSliceSegs(p.seg1[:0], segs, off, n), n
 }
 
 func (p *packet) payloadLen() int {
