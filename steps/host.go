@@ -130,6 +130,8 @@ type Progress struct {
 	// the lesson (its own, or the peer's it adopted), in English; "" for
 	// none. The tour went on past it.
 	Expected string
+	// PeerName is the name the peer's hello carried, escaped ("" for none).
+	PeerName string
 }
 
 // Progress copies where the session stands. It writes nothing: what the
@@ -138,7 +140,7 @@ func (s *Session) Progress() Progress {
 	s.mu.Lock()
 	p := Progress{Done: s.next >= len(s.tour), Result: copyResult(s.result), PeerHungUp: s.peerDREQ,
 		Refusal: s.refusalLocked(), Atomics: s.atomicsLocked(),
-		Ran: s.next, Steps: len(s.tour), PeerLesson: s.peerTour.Lesson(), Expected: s.expectedLocked()}
+		Ran: s.next, Steps: len(s.tour), PeerLesson: s.peerTour.Lesson(), Expected: s.expectedLocked(), PeerName: s.peerTour.Name}
 	if s.next > 0 {
 		p.Last = s.tour[s.next-1]
 	}

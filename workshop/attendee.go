@@ -75,6 +75,7 @@ type Attendee struct {
 	ran      int    // steps of its tour run so far, of steps
 	steps    int
 	lesson   string    // the lesson its hello named
+	name     string    // the name its hello carried (--name), escaped
 	expected string    // the lesson's error, met as the lesson meant
 	left     time.Time // when it left the room (zero: still in it)
 
@@ -114,6 +115,9 @@ type Row struct {
 	// Arrived is its connect request's time; Left when it left the room
 	// (zero while it is in it).
 	Arrived, Left time.Time
+	// Name is the name the attendee's hello carried (--name), escaped:
+	// their bytes. "" for none (Who falls back to the address).
+	Name string
 	// Stuck: still in the room, and nothing happened for longer than the
 	// room's StuckAfter (set by Room.Roster).
 	Stuck bool
@@ -125,7 +129,7 @@ func (a *Attendee) Row() Row {
 	defer a.mu.Unlock()
 	row := Row{N: a.N, Addr: a.Addr, Backend: a.Backend, QPN: a.qpn, QPState: a.qpState,
 		Phase: a.phase, Observed: a.observed, Err: a.err, Last: a.last, Atomics: a.atomics,
-		Ran: a.ran, Steps: a.steps, Lesson: a.lesson, Expected: a.expected, Arrived: a.arrived, Left: a.left}
+		Ran: a.ran, Steps: a.steps, Lesson: a.lesson, Expected: a.expected, Name: a.name, Arrived: a.arrived, Left: a.left}
 	if a.result != nil {
 		row.Landed, row.Via, row.Message, row.Bytes = true, a.result.Via, a.result.Message, len(a.result.Message)
 	}
@@ -274,7 +278,7 @@ func (r *Room) observe(a *Attendee, s *steps.Session) {
 		if what != "" {
 			a.observed = what
 		}
-		a.ran, a.steps, a.lesson, a.expected = p.Ran, p.Steps, p.PeerLesson, p.Expected
+		a.ran, a.steps, a.lesson, a.expected, a.name = p.Ran, p.Steps, p.PeerLesson, p.Expected, p.PeerName
 	}, what)
 }
 

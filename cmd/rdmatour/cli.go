@@ -57,6 +57,7 @@ type options struct {
 	timeout duration
 	wait    duration // server: how long to wait for a client (0 = forever)
 	message string
+	name    string    // client: --name, carried in the hello for a workshop's roster
 	msgSize byteCount // client and demo: --message-size (0 = the message as it is)
 	rnr     rnrRetry  // rnr_retry_count for connect/accept
 	pcap    string    // write the connection's RoCEv2 frames to this file
@@ -221,6 +222,7 @@ func (o *options) flagSet() *flag.FlagSet {
 		workshopFlags(fs, o)
 	case cmdClient:
 		fs.StringVar(&o.src, "src", "", "local source `ADDR` (the seed's client_src_ip)")
+		fs.StringVar(&o.name, "name", "", "your `NAME` on a workshop's roster (it travels in the hello; at most 24 bytes)")
 		o.messageFlags(fs)
 	case cmdDemo:
 		o.messageFlags(fs)
@@ -301,7 +303,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 
 // config is the steps.Config for role, without addresses or a backend.
 func (o *options) config(role steps.Role) steps.Config {
-	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, MessageSize: int(o.msgSize),
+	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, Name: o.name, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
 		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits}
 }

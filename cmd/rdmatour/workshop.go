@@ -207,6 +207,9 @@ func eventLine(ev workshop.Event) string {
 	if ev.Row.N > 0 {
 		who = fmt.Sprintf("#%d", ev.Row.N)
 	}
+	if ev.Row.Name != "" { // escaped already: the attendee's bytes
+		who += " " + ev.Row.Name
+	}
 	return fmt.Sprintf("[workshop] %s %-4s %-21s %-5s %s", ev.Time.Format("15:04:05"), who, ev.Row.Addr, ev.Row.Backend, ev.What)
 }
 
