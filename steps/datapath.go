@@ -297,7 +297,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	res := &Result{Message: cString(data)}
 	switch wc.Opcode {
 	case verbs.WCRecv:
-		b, err := s.mrRecv.Read(0, MsgBufSize)
+		b, err := s.readNotice(wc.WRID)
 		if err != nil {
 			return out, err
 		}

@@ -58,6 +58,9 @@ func NewHosted(cfg Config, h Host) (*Session, error) {
 	}
 	s.sharedCounter = h.Counter()
 	s.tour = attendeeTour(s.cfg.Tour)
+	if s.srq = sharedRecvOf(h); s.srq != nil {
+		s.tour = withoutSRQShared(s.tour)
+	}
 	s.outcomes = make([]*Outcome, len(s.tour))
 	s.states = make([]RunState, len(s.tour))
 	pd, shared := h.PD(), true

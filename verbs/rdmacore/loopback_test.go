@@ -83,6 +83,8 @@ type pair struct {
 	// srvInitAccess is the server QP's qp_access_flags right after
 	// rdma_create_qp on the connection request's id.
 	srvInitAccess verbs.Access
+	// afterTeardown frees what opts.srvSRQ made, once the QPs are gone.
+	afterTeardown func()
 }
 
 type opts struct {
@@ -95,6 +97,9 @@ type opts struct {
 	cliInitDepth, srvRespRes uint8
 	// cliCQE and srvCQE size each side's one CQ (0: 64).
 	cliCQE, srvCQE int
+	// srvSRQ, if set, makes the SRQ the server's QP is created with
+	// (given the device and the QP's PD) and what frees it afterwards.
+	srvSRQ func(dev verbs.Device, qpPD verbs.PD) (verbs.SRQ, func(), error)
 }
 
 func defaults() opts {
@@ -246,7 +251,13 @@ func connect(t testing.TB, p *Provider, addr netip.Addr, o opts) *pair {
 			if pr.srv.cq, err = dev.CreateCQ(cqDepth(o.srvCQE)); err != nil {
 				return err
 			}
-			if pr.srv.qp, err = pr.srv.id.CreateQP(pr.srv.pd, verbs.QPInitAttr{SendCQ: pr.srv.cq, RecvCQ: pr.srv.cq, Type: verbs.QPTRC,
+			var srq verbs.SRQ
+			if o.srvSRQ != nil {
+				if srq, pr.afterTeardown, err = o.srvSRQ(dev, pr.srv.pd); err != nil {
+					return err
+				}
+			}
+			if pr.srv.qp, err = pr.srv.id.CreateQP(pr.srv.pd, verbs.QPInitAttr{SendCQ: pr.srv.cq, RecvCQ: pr.srv.cq, Type: verbs.QPTRC, SRQ: srq,
 				Cap: verbs.QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
 				return err
 			}
@@ -338,6 +349,9 @@ func (pr *pair) close(t testing.TB) {
 	}
 	pr.cli.teardown(t)
 	pr.srv.teardown(t)
+	if pr.afterTeardown != nil {
+		pr.afterTeardown()
+	}
 	if pr.listener != nil {
 		if err := pr.listener.Destroy(); err != nil {
 			t.Errorf("destroy listener: %v", err)

@@ -143,6 +143,9 @@ func (a *ackRetry) stopAckTimer(p *Provider) {
 type responderState struct {
 	rqPSN uint32 // next PSN the responder expects
 	rq    []recvWQE
+	srq   *srq // the QP takes its RECVs from it instead of rq (srq.go)
+	// srqHeld is the RECV taken from srq for the SEND in progress.
+	srqHeld *recvWQE
 	msn   uint32
 	rcur  respOp
 	// sentSeqNAK: a PSN sequence error NAK went out and no in-sequence
@@ -158,7 +161,14 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	if err := checkQPType(attr.Type, fn, manual); err != nil {
 		return nil, err
 	}
+	s, err := qpSRQ(d, attr, fn)
+	if err != nil {
+		return nil, err
+	}
 	c := attr.Cap
+	if s != nil { // rxe_qp_chk_cap skips the receive queue's caps: there is none
+		c.MaxRecvWR, c.MaxRecvSGE = max(c.MaxRecvWR, 1), max(c.MaxRecvSGE, 1)
+	}
 	// rxe_qp_chk_cap (rxe_qp.c) checks each against the device:
 	// max_qp_wr (0x4000 on older kernels, 1 << 20 since 5.13; the sim
 	// keeps the smaller) and RXE_MAX_SGE, 32.
@@ -194,6 +204,9 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 		}
 	}
 	p.ref(1)
+	if s != nil {
+		s.use(1)
+	}
 	q := &qp{
 		dev: d, pd: p, scq: scq, rcq: rcq, cap: rxeCaps(c), sigAll: attr.SigAll, typ: attr.Type,
 		// librdmacm's rdma_create_qp moves the QP to INIT right away.
@@ -209,6 +222,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	if attr.Type == verbs.QPTUD {
 		q.initUD()
 	}
+	q.srq = s
 	q.num = d.allocQPN(q)
 	d.p.count(func(r *verbs.ResourceCount) { r.QPs++ })
 	return q, nil
@@ -258,6 +272,9 @@ func (q *qp) destroy() {
 	q.stopRNRTimer(q.dev.p)
 	q.stopAckTimer(q.dev.p)
 	q.sq, q.rq, q.conn = nil, nil, nil
+	if q.srq != nil {
+		q.srq.use(-1)
+	}
 	q.mu.Unlock()
 	q.dev.mu.Lock()
 	delete(q.dev.qps, q.num)
