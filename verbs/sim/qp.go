@@ -146,8 +146,8 @@ type responderState struct {
 	srq   *srq // the QP takes its RECVs from it instead of rq (srq.go)
 	// srqHeld is the RECV taken from srq for the SEND in progress.
 	srqHeld *recvWQE
-	msn   uint32
-	rcur  respOp
+	msn     uint32
+	rcur    respOp
 	// sentSeqNAK: a PSN sequence error NAK went out and no in-sequence
 	// request has arrived since (rxe's resp.sent_psn_nak): one NAK per gap.
 	sentSeqNAK bool
