@@ -286,6 +286,7 @@ func (s *Session) peerGoneWhileWaiting(ctx context.Context, lastCM *time.Time) e
 
 func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	s.addCompletion(wc)
+	s.tookSRQ(wc)
 	out := withC(Outcome{}, poll.Returned(wcText(wc)))
 	if wc.Status != verbs.WCSuccess {
 		return out, &CompletionError{What: "the notification's RECV completion", WC: wc}

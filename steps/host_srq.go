@@ -19,6 +19,9 @@ type SharedRecv struct {
 	// Read is n bytes of the buffer of the RECV the room posted as wrID
 	// (the completion's wr_id).
 	Read func(wrID uint64, n int) ([]byte, error)
+	// Took is told of every completion of a RECV the Session's QP took
+	// from the SRQ (the room counts its fill level and refills it).
+	Took func(wrID uint64)
 }
 
 // SRQHost is a Host whose Sessions take their RECVs from its SRQ. A Host
@@ -47,6 +50,13 @@ func withoutSRQShared(tour []Step) []Step {
 		}
 	}
 	return out
+}
+
+// tookSRQ tells the room a RECV of its SRQ completed here.
+func (s *Session) tookSRQ(wc verbs.WC) {
+	if s.srq != nil && s.srq.Took != nil {
+		s.srq.Took(wc.WRID)
+	}
 }
 
 // readNotice reads the SEND's bytes: from this side's recv_buf, or, in a

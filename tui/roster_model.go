@@ -364,6 +364,7 @@ func (m *workshopModel) headLines() []string {
 	if c := counterHeader(st, m.lang, m.roster.counts.Counters); c != "" {
 		out = append(out, termtext.Fit(c, m.w))
 	}
+	out = append(out, srqHeader(st, m.lang, m.roster.counts.SRQ, m.w)...)
 	// The selected row's message · observed, which its column cuts on a
 	// projector's 100 columns (Enter shows it whole).
 	if r := m.roster; r.sel < len(r.rows) {

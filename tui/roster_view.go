@@ -10,6 +10,7 @@ import (
 	"github.com/rdmatour/rdmatour/termtext"
 	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/tui/pane"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
 // The workshop screen's keys as on the tour's screen: ? shows every key,
@@ -119,6 +120,26 @@ func (m *workshopModel) rosterHelp() []string {
 			}
 			out = append(out, "  "+st.Bold.R(head)+"  "+l)
 		}
+	}
+	return out
+}
+
+// srqHeader is the --srq room's lines under the header: each SRQ's fill
+// level as attendees SEND, and what sharing its PD lets one attendee do
+// to another (workshop.SRQPDWarning), wrapped to two lines at most.
+func srqHeader(st pane.Styles, lang text.Lang, ls []workshop.SRQLevel, w int) []string {
+	line := workshop.SRQLine(ls)
+	if line == "" {
+		return nil
+	}
+	out := []string{termtext.Fit(st.Bold.R(termtext.Safe(line)), w)}
+	warn := termtext.Wrap("⚠ "+workshop.SRQPDWarning.In(lang), w)
+	if len(warn) > 2 {
+		warn = warn[:2]
+		warn[1] = termtext.Fit(warn[1]+" …", w)
+	}
+	for _, l := range warn {
+		out = append(out, st.Dim.R(termtext.Fit(l, w)))
 	}
 	return out
 }

@@ -159,6 +159,9 @@ func (r *Room) newAttendeeSession(l *listener, ev verbs.CMEvent, q *steps.EventQ
 	if counter != nil {
 		h.counter = counter.mr
 	}
+	if h.srq, err = r.srqFor(dev, l.prov.Name(), pd); err != nil {
+		return nil, err
+	}
 	return steps.NewHosted(steps.Config{Role: steps.Server, Provider: l.prov, BackendWhy: r.cfg.BackendWhy, Bind: r.cfg.Bind,
 		Timeout: r.cfg.IdleLimit, RNRRetry: r.cfg.RNRRetry, Tour: r.cfg.Tour}, h)
 }
@@ -169,12 +172,21 @@ type attendeeHost struct {
 	pd      verbs.PD
 	events  *steps.EventQueue
 	counter verbs.MR
+	srq     *roomSRQ // --srq: the room's on this device (srq.go)
 }
 
 func (h *attendeeHost) Request() verbs.CMEvent    { return h.req }
 func (h *attendeeHost) PD() verbs.PD              { return h.pd }
 func (h *attendeeHost) Events() *steps.EventQueue { return h.events }
 func (h *attendeeHost) Counter() verbs.MR         { return h.counter }
+
+// SharedRecv makes the attendeeHost a steps.SRQHost: nil without --srq.
+func (h *attendeeHost) SharedRecv() *steps.SharedRecv {
+	if h.srq == nil {
+		return nil
+	}
+	return h.srq.shared()
+}
 
 // Owns keeps this connection's packets of the room's shared device: the
 // attendee's QP is the request's, ours the Session's. It also drops the

@@ -70,6 +70,9 @@ type Config struct {
 	// counter.go). An attendee whose hello names another tour is
 	// turned away with steps.TourMismatchReason.
 	Tour steps.TourKind
+	// SRQ gives the room a shared receive queue per device (srq.go):
+	// every attendee's QP takes its RECVs from it, and they share its PD.
+	SRQ bool
 	// OnEvent, when set, is called (from the attendees' goroutines, one
 	// call at a time) for every event of every attendee.
 	OnEvent func(Event)
@@ -97,6 +100,7 @@ type Room struct {
 	byID          map[verbs.CMID]*Attendee // those still connected
 	pds           map[verbs.Device]verbs.PD
 	counters      map[verbs.Device]*roomCounter // the atomic room's shared counter, per device
+	srqs          map[verbs.Device]*roomSRQ     // --srq: the room's SRQ, per device (srq.go)
 	finalCounters []BackendCounter              // their values when the room closed
 	turned        int                           // requests rejected (full, closing, or setup failed)
 	closed        bool
@@ -122,6 +126,9 @@ func Open(cfg Config) (*Room, error) {
 	if err := checkRoomTour(cfg.Tour); err != nil {
 		return nil, err
 	}
+	if err := checkRoomSRQ(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.MaxAttendees <= 0 {
 		cfg.MaxAttendees = DefaultMaxAttendees
 	}
@@ -133,7 +140,7 @@ func Open(cfg Config) (*Room, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Room{cfg: cfg, ctx: ctx, cancel: cancel, byID: map[verbs.CMID]*Attendee{},
-		pds: map[verbs.Device]verbs.PD{}, counters: map[verbs.Device]*roomCounter{}}
+		pds: map[verbs.Device]verbs.PD{}, counters: map[verbs.Device]*roomCounter{}, srqs: map[verbs.Device]*roomSRQ{}}
 	for _, p := range cfg.Providers {
 		l, err := listenOn(p, cfg.Bind)
 		if err != nil {
@@ -288,7 +295,8 @@ func (r *Room) emit(ev Event) {
 // write or read room there is none (nil, nil): each attendee's Session
 // allocates a PD of its own.
 func (r *Room) sharedPDFor(dev verbs.Device, backend string) (verbs.PD, *roomCounter, error) {
-	if tour, _ := steps.TourOf(r.cfg.Tour); !tour.SharedCounter {
+	tour, _ := steps.TourOf(r.cfg.Tour)
+	if !tour.SharedCounter && !r.cfg.SRQ {
 		return nil, nil, nil
 	}
 	r.mu.Lock()
@@ -301,6 +309,9 @@ func (r *Room) sharedPDFor(dev verbs.Device, backend string) (verbs.PD, *roomCou
 		}
 		r.pds[dev] = pd
 		r.baseline++
+	}
+	if !tour.SharedCounter {
+		return pd, nil, nil // an SRQ room: the PD alone (srq.go)
 	}
 	counter, err := r.counterFor(dev, backend, pd)
 	return pd, counter, err
@@ -372,6 +383,7 @@ func (r *Room) Close() error {
 	final := r.Counters() // the counters' last values stay on the roster
 	r.mu.Lock()
 	r.finalCounters = final
+	errs = append(errs, r.closeSRQs()...)
 	for dev, c := range r.counters {
 		errs = append(errs, c.mr.Dereg()) // before its PD
 		delete(r.counters, dev)

@@ -74,6 +74,7 @@ type workshopOptions struct {
 	idleLimit    duration
 	stuckAfter   duration
 	results      string // --results: the room's results as CSV, and JSON lines beside it
+	srq          bool   // --srq: one shared receive queue per device for the room
 }
 
 // usageError is a mistake on the command line: exit status 2. msg has
