@@ -56,12 +56,15 @@ func TestSRQRoom(t *testing.T) {
 		t.Fatalf("SRQ levels %+v, want one (one backend)", levels)
 	}
 	l := levels[0]
-	// 8 of the 12 notify by SEND or imm: 7 taken leaves 1 < 2, the event,
-	// a refill to 8; then one more taken.
-	if l.Depth != 8 || l.Limit != 2 || l.Events != 1 || l.Posted != 7 || l.Err != "" {
-		t.Errorf("SRQ level %+v; want 7/8 posted, limit 2, 1 limit event", l)
+	// 8 of the 12 notify by SEND or imm: the 7th taken leaves 1 < 2, the
+	// event, and the room fills the SRQ again when it next hears of a
+	// RECV taken (the 6th's or 7th's completion, whichever it reads
+	// last); then the last one or two are taken. Without the refill it
+	// would be empty.
+	if l.Depth != 8 || l.Limit != 2 || l.Events != 1 || l.Posted < 6 || l.Posted > 7 || l.Err != "" {
+		t.Errorf("SRQ level %+v; want 6 or 7 of 8 posted, limit 2, 1 limit event", l)
 	}
-	if line := workshop.SRQLine(levels); !strings.Contains(line, "sim 7/8 RECVs posted, limit 2, 1 limit event(s)") {
+	if line := workshop.SRQLine(levels); !strings.Contains(line, fmt.Sprintf("sim %d/8 RECVs posted, limit 2, 1 limit event(s)", l.Posted)) {
 		t.Errorf("SRQ line %q", line)
 	}
 	if live, base := r.Live(), r.Baseline(); live != base {
