@@ -84,7 +84,10 @@ func (b *bufJSON) decode() (steps.BufferState, error) {
 	if b.Len < 0 || b.Len > maxBuffer || len(b.Bytes) > b.Len {
 		return steps.BufferState{}, fmtErr("a buffer of %d bytes with %d bytes of data is not possible", b.Len, len(b.Bytes))
 	}
-	out := steps.BufferState{Bytes: make([]byte, b.Len), ChangedAt: make([]time.Time, b.Len)}
+	out := steps.BufferState{Bytes: make([]byte, b.Len)}
+	if len(b.Changed) > 0 { // nil while no byte has changed, as in the live session
+		out.ChangedAt = make([]time.Time, b.Len)
+	}
 	copy(out.Bytes, b.Bytes)
 	for _, r := range b.Changed {
 		if r.Off < 0 || r.N <= 0 || r.Off > b.Len-r.N {

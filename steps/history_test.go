@@ -73,7 +73,9 @@ func TestStepSnapshotsShareWhatDidNotChange(t *testing.T) {
 		if len(a.Data.Bytes) == 0 || len(b.Data.Bytes) == 0 {
 			continue
 		}
-		if &a.Data.Bytes[0] == &b.Data.Bytes[0] && &a.Data.ChangedAt[0] == &b.Data.ChangedAt[0] {
+		// ChangedAt is nil until a byte of the buffer changes.
+		sameTimes := len(a.Data.ChangedAt) == len(b.Data.ChangedAt) && (len(a.Data.ChangedAt) == 0 || &a.Data.ChangedAt[0] == &b.Data.ChangedAt[0])
+		if &a.Data.Bytes[0] == &b.Data.Bytes[0] && sameTimes {
 			shared++
 		} else {
 			copies++

@@ -162,7 +162,8 @@ type MRState struct {
 type BufferState struct {
 	Bytes []byte
 	// ChangedAt[i] is when byte i last changed (zero: never since the
-	// session started). The TUI highlights bytes changed in the last second.
+	// session started; nil: no byte has). The TUI highlights bytes changed
+	// in the last second. Shared between snapshots: read it, never write.
 	ChangedAt []time.Time
 }
 

@@ -136,11 +136,10 @@ func (s *Session) snapshotResources(snap *Snapshot) {
 func (s *Session) snapshotMemory(snap *Snapshot) {
 	if s.mrData != nil {
 		if b, err := s.mrData.Read(0, BufSize); err == nil {
-			changedAt := append([]time.Time(nil), s.changedAt...)
-			if len(changedAt) != len(b) {
-				changedAt = make([]time.Time, len(b)) // not sampled yet
-			}
-			snap.Data = BufferState{Bytes: b, ChangedAt: changedAt}
+			// s.changedAt is never written in place (trackData), so the
+			// snapshot shares it: it is 24 bytes a byte of the buffer,
+			// the most of an attendee's memory in a workshop room.
+			snap.Data = BufferState{Bytes: b, ChangedAt: s.changedAt}
 		}
 	}
 	if s.mrDoor != nil {
@@ -190,17 +189,27 @@ func copyResult(r *Result) *Result {
 
 // trackData records which bytes of the data buffer changed and when, and
 // says how many did since the last look.
+//
+// changedAt is nil until a byte changes, and replaced, never written in
+// place, when bytes do: snapshots share it (snapshotMemory).
 func (s *Session) trackData(b []byte, now time.Time) (changed int) {
 	if s.prevData == nil {
 		s.prevData = make([]byte, len(b))
-		s.changedAt = make([]time.Time, len(b))
 	}
+	var next []time.Time
 	for i := range b {
 		if b[i] != s.prevData[i] {
+			if next == nil {
+				next = make([]time.Time, len(b))
+				copy(next, s.changedAt)
+			}
 			s.prevData[i] = b[i]
-			s.changedAt[i] = now
+			next[i] = now
 			changed++
 		}
+	}
+	if next != nil {
+		s.changedAt = next
 	}
 	return changed
 }

@@ -72,6 +72,9 @@ type side struct {
 	qp   verbs.QP
 	data verbs.MR // 4096 bytes, access as configured
 	msg  verbs.MR // 128 bytes, local only
+	// afterQP frees what opts.srvSRQ made, once the QP that used it is
+	// gone and before this side's MRs and PD (its buffers may be there).
+	afterQP func()
 }
 
 type pair struct {
@@ -83,8 +86,6 @@ type pair struct {
 	// srvInitAccess is the server QP's qp_access_flags right after
 	// rdma_create_qp on the connection request's id.
 	srvInitAccess verbs.Access
-	// afterTeardown frees what opts.srvSRQ made, once the QPs are gone.
-	afterTeardown func()
 }
 
 type opts struct {
@@ -176,6 +177,9 @@ func (s *side) teardown(t testing.TB) {
 	if s.qp != nil {
 		check("rdma_destroy_qp", s.id.DestroyQP())
 	}
+	if s.afterQP != nil {
+		s.afterQP()
+	}
 	for _, mr := range []verbs.MR{s.data, s.msg} {
 		if mr != nil {
 			check("ibv_dereg_mr", mr.Dereg())
@@ -253,7 +257,7 @@ func connect(t testing.TB, p *Provider, addr netip.Addr, o opts) *pair {
 			}
 			var srq verbs.SRQ
 			if o.srvSRQ != nil {
-				if srq, pr.afterTeardown, err = o.srvSRQ(dev, pr.srv.pd); err != nil {
+				if srq, pr.srv.afterQP, err = o.srvSRQ(dev, pr.srv.pd); err != nil {
 					return err
 				}
 			}
@@ -349,9 +353,6 @@ func (pr *pair) close(t testing.TB) {
 	}
 	pr.cli.teardown(t)
 	pr.srv.teardown(t)
-	if pr.afterTeardown != nil {
-		pr.afterTeardown()
-	}
 	if pr.listener != nil {
 		if err := pr.listener.Destroy(); err != nil {
 			t.Errorf("destroy listener: %v", err)
