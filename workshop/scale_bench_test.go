@@ -172,3 +172,4 @@ func holdClient(addr netip.AddrPort, msg string) error {
 	}
 	return nil
 }
+
