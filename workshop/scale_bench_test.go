@@ -172,4 +172,3 @@ func holdClient(addr netip.AddrPort, msg string) error {
 	}
 	return nil
 }
-
