@@ -101,6 +101,7 @@ type Room struct {
 	pds           map[verbs.Device]verbs.PD
 	counters      map[verbs.Device]*roomCounter // the atomic room's shared counter, per device
 	srqs          map[verbs.Device]*roomSRQ     // --srq: the room's SRQ, per device (srq.go)
+	finalSRQ      []SRQLevel                    // their levels when the room closed
 	finalCounters []BackendCounter              // their values when the room closed
 	turned        int                           // requests rejected (full, closing, or setup failed)
 	closed        bool
@@ -337,26 +338,6 @@ func (r *Room) leave(a *Attendee, id verbs.CMID) {
 	}
 }
 
-// Live is the number of verbs objects alive on every backend; Baseline is
-// what it is with nobody in the room (listeners, channels, the shared
-// PDs). Once every attendee has left, Live() == Baseline().
-func (r *Room) Live() int { return r.liveNow() }
-
-// Baseline: see Live.
-func (r *Room) Baseline() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.baseline
-}
-
-func (r *Room) liveNow() int {
-	n := 0
-	for _, p := range r.cfg.Providers {
-		n += p.Live().Total()
-	}
-	return n
-}
-
 // Close ends the workshop: no new attendee is taken, every attendee's
 // tour is cancelled and its resources freed, then the PDs, listeners and
 // channels go. It returns the first error of the room's own teardown
@@ -380,9 +361,9 @@ func (r *Room) Close() error {
 	}
 	r.pumps.Wait()
 	var errs []error
-	final := r.Counters() // the counters' last values stay on the roster
+	final, finalSRQ := r.Counters(), r.SRQLevels() // the last values stay on the roster
 	r.mu.Lock()
-	r.finalCounters = final
+	r.finalCounters, r.finalSRQ = final, finalSRQ
 	errs = append(errs, r.closeSRQs()...)
 	for dev, c := range r.counters {
 		errs = append(errs, c.mr.Dereg()) // before its PD

@@ -210,6 +210,10 @@ func (r *Room) srqFor(dev verbs.Device, backend string, pd verbs.PD) (*roomSRQ, 
 // --srq, or before the first attendee).
 func (r *Room) SRQLevels() []SRQLevel {
 	r.mu.Lock()
+	if r.closed && len(r.srqs) == 0 {
+		defer r.mu.Unlock()
+		return append([]SRQLevel(nil), r.finalSRQ...)
+	}
 	srqs := make([]*roomSRQ, 0, len(r.srqs))
 	for _, s := range r.srqs {
 		srqs = append(srqs, s)

@@ -63,3 +63,30 @@ func TestNameFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkshopSRQProcesses: `server --workshop --srq --plain` serves
+// client processes whose SENDs land in the room's shared receive queue,
+// and its roster at the end says the SRQ's fill level and the PD it
+// makes every attendee share.
+func TestWorkshopSRQProcesses(t *testing.T) {
+	port := freePort(t)
+	srv := start(t, nil, "server", port, "--workshop", "--srq", "--plain", "--backend", "sim", "--max-attendees", "8")
+	srv.waitFor(t, "[workshop] listening on", 60*time.Second)
+	for i, notify := range []string{"send", "imm", "doorbell"} {
+		c := start(t, nil, "client", "127.0.0.1", port, "--backend", "sim", "--plain", "--auto", "--brief", "--notify", notify, "--name", "srq-"+notify)
+		if code := c.wait(t, 60*time.Second); code != 0 {
+			t.Fatalf("client %d (%s) exit %d:\n%s", i, notify, code, c.out)
+		}
+		srv.waitFor(t, "notified by "+notify, 10*time.Second)
+	}
+	srv.cmd.Process.Signal(os.Interrupt)
+	if code := srv.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("server exit %d:\n%s", code, srv.out)
+	}
+	out := srv.out.String()
+	for _, want := range []string{"SRQ sim 6/8 RECVs posted, limit 2, 0 limit event(s)", "one PD for all", "live objects left = 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the server did not print %q:\n%s", want, out)
+		}
+	}
+}
