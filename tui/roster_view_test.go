@@ -1,13 +1,19 @@
 package tui
 
 import (
+	"context"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/text"
+	"github.com/rdmatour/rdmatour/verbs"
+	"github.com/rdmatour/rdmatour/verbs/sim"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
 // TestRosterHelpKey: ? lists every key of the workshop screen, and any
@@ -79,5 +85,33 @@ func TestRosterZoomAttendeePane(t *testing.T) {
 	}
 	if !strings.Contains(s, "REQ") || !strings.Contains(s, "DREQ") {
 		t.Errorf("the zoomed timeline lacks the connection's messages:\n%s", s)
+	}
+}
+
+// TestRosterSRQHeader: an --srq room's header shows the SRQ's fill level
+// and, under it, what its shared PD allows, within a projector's 100×30.
+func TestRosterSRQHeader(t *testing.T) {
+	r, err := workshop.Open(workshop.Config{Providers: []verbs.Provider{sim.New(sim.Options{})},
+		Bind: netip.MustParseAddrPort("127.0.0.1:0"), SRQ: true, MaxAttendees: 8, IdleLimit: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(sim.Options{}), Server: r.ListenAddr(0), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := s.RunNext(context.Background()); err != nil {
+			break
+		}
+	}
+	s.Close()
+	m := newWorkshopModel(r, text.EN, true, time.Now)
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	screen := m.View().Content
+	lines := strings.Split(screen, "\n")
+	if len(lines) != 30 || !strings.Contains(screen, "SRQ sim 7/8 RECVs posted, limit 2, 0 limit event(s)") || !strings.Contains(screen, "⚠ one PD for all") {
+		t.Errorf("the SRQ room's header:\n%s", screen)
 	}
 }
