@@ -188,7 +188,7 @@ type wireView struct {
 // and when (Sample).
 type memTracking struct {
 	prevData     []byte
-	changedAt    []time.Time
+	changes      []ChangeRun // never written in place (changeruns.go)
 	prevDoorbell uint64
 	doorbellAt   time.Time
 }

@@ -136,10 +136,7 @@ func (s *Session) snapshotResources(snap *Snapshot) {
 func (s *Session) snapshotMemory(snap *Snapshot) {
 	if s.mrData != nil {
 		if b, err := s.mrData.Read(0, BufSize); err == nil {
-			// s.changedAt is never written in place (trackData), so the
-			// snapshot shares it: it is 24 bytes a byte of the buffer,
-			// the most of an attendee's memory in a workshop room.
-			snap.Data = BufferState{Bytes: b, ChangedAt: s.changedAt}
+			snap.Data = BufferState{Bytes: b, Changes: s.changes} // shared: never written in place
 		}
 	}
 	if s.mrDoor != nil {
@@ -189,27 +186,25 @@ func copyResult(r *Result) *Result {
 
 // trackData records which bytes of the data buffer changed and when, and
 // says how many did since the last look.
-//
-// changedAt is nil until a byte changes, and replaced, never written in
-// place, when bytes do: snapshots share it (snapshotMemory).
+// Each run of changed bytes goes over the runs as a new list
+// (changeruns.go), which snapshots share.
 func (s *Session) trackData(b []byte, now time.Time) (changed int) {
 	if s.prevData == nil {
 		s.prevData = make([]byte, len(b))
 	}
-	var next []time.Time
-	for i := range b {
-		if b[i] != s.prevData[i] {
-			if next == nil {
-				next = make([]time.Time, len(b))
-				copy(next, s.changedAt)
-			}
-			s.prevData[i] = b[i]
-			next[i] = now
-			changed++
+	for i := 0; i < len(b); {
+		if b[i] == s.prevData[i] {
+			i++
+			continue
 		}
-	}
-	if next != nil {
-		s.changedAt = next
+		j := i
+		for j < len(b) && b[j] != s.prevData[j] {
+			s.prevData[j] = b[j]
+			j++
+		}
+		s.changes = overlay(s.changes, i, j-i, now)
+		changed += j - i
+		i = j
 	}
 	return changed
 }

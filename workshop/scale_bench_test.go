@@ -30,12 +30,20 @@ const scaleN = 200
 // BenchmarkRoom200InRoom: the room's live heap per attendee while 200
 // are in it, each held before its WRITE (connected, RECV posted, MRs
 // registered, their steps so far on the server's side).
-func BenchmarkRoom200InRoom(b *testing.B) {
+func BenchmarkRoom200InRoom(b *testing.B) { benchInRoom(b, "hold", "connected") }
+
+// BenchmarkRoom200Written: the same with each attendee held after their
+// WRITE landed, before their SEND (the server's buffer changed: its
+// change times are kept, the most an attendee holds while in the room;
+// once the SEND has come, the server's side hangs up and frees it all).
+func BenchmarkRoom200Written(b *testing.B) { benchInRoom(b, "hold-written", "connected") }
+
+func benchInRoom(b *testing.B, mode, phase string) {
 	for b.Loop() {
 		r, addr := openTestRoom(b, scaleN+10, 60*time.Second)
 		before := liveHeap()
-		child, lines := attendees(b, addr, "hold")
-		for r.Counts().Connected < scaleN || !allReached(r, "connected") {
+		child, lines := attendees(b, addr, mode)
+		for r.Counts().Connected < scaleN || !allReached(r, phase) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		<-lines // the child says all are held
@@ -93,13 +101,13 @@ func allReached(r *workshop.Room, phase string) bool {
 	return true
 }
 
-func attendees(b *testing.B, addr netip.AddrPort, mode string) (*exec.Cmd, <-chan string) {
+func attendees(b testing.TB, addr netip.AddrPort, mode string) (*exec.Cmd, <-chan string) {
 	return attendeesN(b, addr, mode, scaleN)
 }
 
 // attendeesN starts the child that runs n attendees against addr; its
 // stdout lines come on the channel.
-func attendeesN(b *testing.B, addr netip.AddrPort, mode string, n int) (*exec.Cmd, <-chan string) {
+func attendeesN(b testing.TB, addr netip.AddrPort, mode string, n int) (*exec.Cmd, <-chan string) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestScaleAttendees$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "RDMATOUR_SCALE="+mode+" "+addr.String()+" "+strconv.Itoa(n))
 	out, err := cmd.StdoutPipe()
@@ -137,9 +145,12 @@ func TestScaleAttendees(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var err error
-			if mode == "hold" {
-				err = holdClient(ap, fmt.Sprint("scale ", i))
-			} else {
+			switch mode {
+			case "hold":
+				err = holdClient(ap, fmt.Sprint("scale ", i), steps.IDPostWrite)
+			case "hold-written":
+				err = holdClient(ap, fmt.Sprint("scale ", i), steps.IDPostSend)
+			default:
 				err = runClientOn(context.Background(), crowdNIC(), ap, steps.NotifySend, fmt.Sprint("scale ", i), "", "")
 			}
 			if err != nil {
@@ -151,21 +162,21 @@ func TestScaleAttendees(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	if mode == "hold" {
+	if mode != "whole" {
 		fmt.Println("held")
 		select {} // the benchmark kills this process
 	}
 }
 
-// holdClient runs a client tour up to its WRITE and leaves it there,
-// connected.
-func holdClient(addr netip.AddrPort, msg string) error {
+// holdClient runs a client tour up to the step before and leaves it
+// there, connected.
+func holdClient(addr netip.AddrPort, msg string, before steps.StepID) error {
 	s, err := steps.NewSession(steps.Config{Role: steps.Client, Notify: steps.NotifySend, Provider: sim.New(crowdNIC()),
 		Server: addr, Message: msg, Timeout: 60 * time.Second})
 	if err != nil {
 		return err
 	}
-	for s.Steps()[s.Next()].ID != steps.IDPostWrite {
+	for s.Steps()[s.Next()].ID != before {
 		if _, err := s.RunNext(context.Background()); err != nil {
 			return err
 		}
