@@ -169,17 +169,8 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	if s != nil { // rxe_qp_chk_cap skips the receive queue's caps: there is none
 		c.MaxRecvWR, c.MaxRecvSGE = max(c.MaxRecvWR, 1), max(c.MaxRecvSGE, 1)
 	}
-	// rxe_qp_chk_cap (rxe_qp.c) checks each against the device:
-	// max_qp_wr (0x4000 on older kernels, 1 << 20 since 5.13; the sim
-	// keeps the smaller) and RXE_MAX_SGE, 32.
-	if c.MaxSendWR < 1 || c.MaxSendWR > maxQPWR || c.MaxRecvWR < 1 || c.MaxRecvWR > maxQPWR {
-		return nil, verbs.Errorf(fn, errEINVAL, "max_send_wr %d / max_recv_wr %d outside 1..%d", c.MaxSendWR, c.MaxRecvWR, maxQPWR)
-	}
-	if c.MaxSendSGE < 1 || c.MaxSendSGE > maxSGE || c.MaxRecvSGE < 1 || c.MaxRecvSGE > maxSGE {
-		return nil, verbs.Errorf(fn, errEINVAL, "max_send_sge %d / max_recv_sge %d outside 1..%d", c.MaxSendSGE, c.MaxRecvSGE, maxSGE)
-	}
-	if c.MaxInlineData > 256 {
-		return nil, verbs.Errorf(fn, errEINVAL, "max_inline_data %d exceeds 256", c.MaxInlineData)
+	if err := checkQPCaps(c, fn); err != nil {
+		return nil, err
 	}
 	scq, ok1 := attr.SendCQ.(*cq)
 	rcq, ok2 := attr.RecvCQ.(*cq)
@@ -204,9 +195,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 		}
 	}
 	p.ref(1)
-	if s != nil {
-		s.use(1)
-	}
+	s.use(1)
 	q := &qp{
 		dev: d, pd: p, scq: scq, rcq: rcq, cap: rxeCaps(c), sigAll: attr.SigAll, typ: attr.Type,
 		// librdmacm's rdma_create_qp moves the QP to INIT right away.
@@ -226,6 +215,22 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	q.num = d.allocQPN(q)
 	d.p.count(func(r *verbs.ResourceCount) { r.QPs++ })
 	return q, nil
+}
+
+// checkQPCaps is rxe_qp_chk_cap (rxe_qp.c): each cap against the
+// device's max_qp_wr (0x4000 on older kernels, 1 << 20 since 5.13; the
+// sim keeps the smaller) and RXE_MAX_SGE, 32.
+func checkQPCaps(c verbs.QPCap, fn string) error {
+	if c.MaxSendWR < 1 || c.MaxSendWR > maxQPWR || c.MaxRecvWR < 1 || c.MaxRecvWR > maxQPWR {
+		return verbs.Errorf(fn, errEINVAL, "max_send_wr %d / max_recv_wr %d outside 1..%d", c.MaxSendWR, c.MaxRecvWR, maxQPWR)
+	}
+	if c.MaxSendSGE < 1 || c.MaxSendSGE > maxSGE || c.MaxRecvSGE < 1 || c.MaxRecvSGE > maxSGE {
+		return verbs.Errorf(fn, errEINVAL, "max_send_sge %d / max_recv_sge %d outside 1..%d", c.MaxSendSGE, c.MaxRecvSGE, maxSGE)
+	}
+	if c.MaxInlineData > 256 {
+		return verbs.Errorf(fn, errEINVAL, "max_inline_data %d exceeds 256", c.MaxInlineData)
+	}
+	return nil
 }
 
 // rxe's queue limits (rxe_param.h): RXE_MAX_QP_WR and RXE_MAX_SGE.
@@ -272,9 +277,7 @@ func (q *qp) destroy() {
 	q.stopRNRTimer(q.dev.p)
 	q.stopAckTimer(q.dev.p)
 	q.sq, q.rq, q.conn = nil, nil, nil
-	if q.srq != nil {
-		q.srq.use(-1)
-	}
+	q.srq.use(-1)
 	q.mu.Unlock()
 	q.dev.mu.Lock()
 	delete(q.dev.qps, q.num)

@@ -137,8 +137,12 @@ func (s *srq) take() (recvWQE, bool) {
 	return w, true
 }
 
-// use counts a QP that uses the SRQ (delta 1 at create, -1 at destroy).
+// use counts a QP that uses the SRQ (delta 1 at create, -1 at destroy);
+// nil for a QP with no SRQ.
 func (s *srq) use(delta int) {
+	if s == nil {
+		return
+	}
 	s.mu.Lock()
 	s.refs += delta
 	s.mu.Unlock()
