@@ -7,20 +7,19 @@ import (
 	"time"
 )
 
-// TestRealWorkshopSRQ: a --srq room on Soft-RoCE and the simulated NIC at
-// once (--backend auto): rxe attendees notifying by SEND and by immediate
-// data, a simulated one, and the seed's C client all land, their RECVs
-// taken from each backend's SRQ, and the roster printed at the end has
-// both SRQs' fill levels.
+// TestRealWorkshopSRQ: a --srq room on Soft-RoCE: the seed's C client and
+// an rxe attendee notifying by immediate data land, their RECVs taken
+// from the room's SRQ on rxe0, and the roster printed at the end has its
+// fill level. (Two clients: under the guest's TCG each process costs
+// seconds; four took 42 s. The simulated NIC's SRQ room is
+// TestWorkshopSRQProcesses.)
 func TestRealWorkshopSRQ(t *testing.T) {
 	addr, seed := realAddr(t), seedBin(t)
 	port := freePort(t)
 	srv := start(t, nil, "server", port, "--workshop", "--srq", "--plain", "--bind", addr, "--max-attendees", "8")
 	srv.waitFor(t, "[workshop] listening on", 60*time.Second)
 	clients := []*proc{
-		start(t, nil, "client", addr, port, "--backend", "rdma", "--notify", "send", "--plain", "--auto", "--brief", "--timeout", "60s", "--name", "rxe-send"),
 		start(t, nil, "client", addr, port, "--backend", "rdma", "--notify", "imm", "--plain", "--auto", "--brief", "--timeout", "60s", "--name", "rxe-imm"),
-		start(t, nil, "client", addr, port, "--backend", "sim", "--plain", "--auto", "--brief", "--timeout", "60s", "--name", "sim-send"),
 		startRaw(t, seed, "client", addr, port, "send"),
 	}
 	for i, c := range clients {
@@ -37,7 +36,7 @@ func TestRealWorkshopSRQ(t *testing.T) {
 		t.Fatalf("server exit %d:\n%s", code, srv.out)
 	}
 	out := srv.out.String()
-	for _, want := range []string{"notified by send", "notified by imm", "SRQ rdma 5/8 RECVs posted", "sim 7/8 RECVs posted", "live objects left = 0"} {
+	for _, want := range []string{"notified by send", "notified by imm", "SRQ rdma 6/8 RECVs posted, limit 2", "live objects left = 0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the server did not print %q:\n%s", want, out)
 		}
