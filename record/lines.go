@@ -148,15 +148,7 @@ func (sr *sideReader) state(st stateJSON) (steps.Snapshot, error) {
 // sameBuffer says two buffers hold the same bytes changed at the same
 // times.
 func sameBuffer(a, b steps.BufferState) bool {
-	if !bytes.Equal(a.Bytes, b.Bytes) || len(a.ChangedAt) != len(b.ChangedAt) || (a.Bytes == nil) != (b.Bytes == nil) {
-		return false
-	}
-	for i := range a.ChangedAt {
-		if !a.ChangedAt[i].Equal(b.ChangedAt[i]) {
-			return false
-		}
-	}
-	return true
+	return bytes.Equal(a.Bytes, b.Bytes) && (a.Bytes == nil) == (b.Bytes == nil) && a.SameChanges(b)
 }
 
 func (d *decoder) finish() (*Recording, error) {

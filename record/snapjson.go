@@ -60,16 +60,10 @@ func encodeBuffer(b steps.BufferState) *bufJSON {
 		end--
 	}
 	out := &bufJSON{Len: len(b.Bytes), Bytes: b.Bytes[:end]}
-	for i := 0; i < len(b.ChangedAt) && i < len(b.Bytes); {
-		at := b.ChangedAt[i]
-		j := i + 1
-		for j < len(b.ChangedAt) && j < len(b.Bytes) && b.ChangedAt[j].Equal(at) {
-			j++
+	for _, r := range b.Changes {
+		if r.Off >= 0 && r.N > 0 && r.Off+r.N <= len(b.Bytes) && !r.At.IsZero() {
+			out.Changed = append(out.Changed, runJSON{Off: r.Off, N: r.N, At: r.At})
 		}
-		if !at.IsZero() {
-			out.Changed = append(out.Changed, runJSON{Off: i, N: j - i, At: at})
-		}
-		i = j
 	}
 	return out
 }
@@ -84,15 +78,16 @@ func (b *bufJSON) decode() (steps.BufferState, error) {
 	if b.Len < 0 || b.Len > maxBuffer || len(b.Bytes) > b.Len {
 		return steps.BufferState{}, fmtErr("a buffer of %d bytes with %d bytes of data is not possible", b.Len, len(b.Bytes))
 	}
-	out := steps.BufferState{Bytes: make([]byte, b.Len), ChangedAt: make([]time.Time, b.Len)}
+	out := steps.BufferState{Bytes: make([]byte, b.Len)}
 	copy(out.Bytes, b.Bytes)
-	for _, r := range b.Changed {
+	for i, r := range b.Changed {
 		if r.Off < 0 || r.N <= 0 || r.Off > b.Len-r.N {
 			return steps.BufferState{}, fmtErr("changed bytes [%d, +%d) lie outside the %d-byte buffer", r.Off, r.N, b.Len)
 		}
-		for i := r.Off; i < r.Off+r.N; i++ {
-			out.ChangedAt[i] = r.At
+		if i > 0 && r.Off < b.Changed[i-1].Off+b.Changed[i-1].N {
+			return steps.BufferState{}, fmtErr("changed bytes [%d, +%d) overlap or come before the run before them", r.Off, r.N)
 		}
+		out.Changes = append(out.Changes, steps.ChangeRun{Off: r.Off, N: r.N, At: r.At})
 	}
 	return out, nil
 }

@@ -32,6 +32,9 @@ type Config struct {
 	Src    netip.Addr
 	// Message is what the client RDMA-WRITEs ("" = DefaultMessage).
 	Message string
+	// Name is who the client is (--name), carried in its hello so that a
+	// workshop's roster says so (privdata/helloname.go); "" for none.
+	Name string
 	// MessageSize, when not 0, is how many bytes the WRITE carries: the
 	// message padded with spaces to MessageSize-1 characters, and its NUL
 	// (--message-size; a size above the path MTU shows segmentation).
@@ -121,6 +124,9 @@ func (c Config) Validate() error {
 		return configError(text.Text{EN: fmt.Sprintf("--message is %d bytes; at most %d fit the %d-byte buffer with its NUL", len(c.Message), BufSize-1, BufSize), ZH: fmt.Sprintf("--message 有 %d 字节；%d 字节的 buffer 加上结尾的 NUL，最多放得下 %d 字节", len(c.Message), BufSize, BufSize-1)})
 	}
 	if err := c.checkMessageSize(); err != nil {
+		return err
+	}
+	if err := checkName(c.Name); err != nil {
 		return err
 	}
 	if c.Timeout < 0 {

@@ -204,9 +204,14 @@ func opcodeText(wc verbs.WC) text.Text {
 // before the run).
 func qpInitAttrC(a verbs.QPInitAttr, y youWas) c.Expr {
 	capF := func(name string, v uint32) c.Field { return c.F(name, y.on(name, c.Dec(int64(v), ""))) }
-	return c.Ref(c.Named("init_attr", c.Compound("struct ibv_qp_init_attr", c.F("send_cq", c.C("cq")), c.F("recv_cq", c.C("cq")), c.F("qp_type", c.C("IBV_QPT_RC")),
+	fs := []c.Field{c.F("send_cq", c.C("cq")), c.F("recv_cq", c.C("cq"))}
+	if a.SRQ != nil { // a workshop room's shared receive queue (host_srq.go)
+		fs = append(fs, c.F("srq", c.C("srq")))
+	}
+	fs = append(fs, c.F("qp_type", c.C("IBV_QPT_RC")),
 		c.F("cap", c.Init(capF("max_send_wr", a.Cap.MaxSendWR), capF("max_recv_wr", a.Cap.MaxRecvWR),
-			capF("max_send_sge", a.Cap.MaxSendSGE), capF("max_recv_sge", a.Cap.MaxRecvSGE))))))
+			capF("max_send_sge", a.Cap.MaxSendSGE), capF("max_recv_sge", a.Cap.MaxRecvSGE))))
+	return c.Ref(c.Named("init_attr", c.Compound("struct ibv_qp_init_attr", fs...)))
 }
 
 // connParamC is &(struct rdma_conn_param){...} for p (&param before the

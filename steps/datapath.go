@@ -314,6 +314,7 @@ func (s *Session) peerGoneWhileWaiting(ctx context.Context, lastCM *time.Time) e
 
 func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	s.addCompletion(wc)
+	s.tookSRQ(wc)
 	out := withC(Outcome{}, poll.Returned(wcText(wc)))
 	if wc.Status != verbs.WCSuccess {
 		return out, &CompletionError{What: "the notification's RECV completion", WC: wc}
@@ -326,7 +327,7 @@ func (s *Session) finishNotify(wc verbs.WC, poll c.Stmt) (Outcome, error) {
 	var late text.Text // the client's edits after connecting, if its SEND says any
 	switch wc.Opcode {
 	case verbs.WCRecv:
-		b, err := s.mrRecv.Read(0, MsgBufSize)
+		b, err := s.readNotice(wc.WRID)
 		if err != nil {
 			return out, err
 		}

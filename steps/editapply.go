@@ -120,6 +120,9 @@ func (s *Session) editText(step StepID, field string, def string) (string, bool)
 // step's cap edits.
 func (s *Session) editedQPInitAttr(step StepID) (verbs.QPInitAttr, youWas) {
 	a, y := seedQPInitAttr(s.cq), youWas{}
+	if s.srq != nil {
+		a.SRQ = s.srq.SRQ
+	}
 	for _, f := range []struct {
 		name string
 		v    *uint32

@@ -138,15 +138,7 @@ func (s *Session) lastKept() *Snapshot {
 }
 
 func sameBuffer(a, b BufferState) bool {
-	if !bytes.Equal(a.Bytes, b.Bytes) || len(a.ChangedAt) != len(b.ChangedAt) {
-		return false
-	}
-	for i := range a.ChangedAt {
-		if !a.ChangedAt[i].Equal(b.ChangedAt[i]) {
-			return false
-		}
-	}
-	return true
+	return bytes.Equal(a.Bytes, b.Bytes) && a.SameChanges(b)
 }
 
 // RecordedError is an error as a recording kept it: its message and its

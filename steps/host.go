@@ -58,6 +58,9 @@ func NewHosted(cfg Config, h Host) (*Session, error) {
 	}
 	s.sharedCounter = h.Counter()
 	s.tour = attendeeTour(s.cfg.Tour)
+	if s.srq = sharedRecvOf(h); s.srq != nil {
+		s.tour = withoutSRQShared(s.tour)
+	}
 	s.outcomes = make([]*Outcome, len(s.tour))
 	s.states = make([]RunState, len(s.tour))
 	pd, shared := h.PD(), true
@@ -130,6 +133,8 @@ type Progress struct {
 	// the lesson (its own, or the peer's it adopted), in English; "" for
 	// none. The tour went on past it.
 	Expected string
+	// PeerName is the name the peer's hello carried, escaped ("" for none).
+	PeerName string
 }
 
 // Progress copies where the session stands. It writes nothing: what the
@@ -138,7 +143,7 @@ func (s *Session) Progress() Progress {
 	s.mu.Lock()
 	p := Progress{Done: s.next >= len(s.tour), Result: copyResult(s.result), PeerHungUp: s.peerDREQ,
 		Refusal: s.refusalLocked(), Atomics: s.atomicsLocked(),
-		Ran: s.next, Steps: len(s.tour), PeerLesson: s.peerTour.Lesson(), Expected: s.expectedLocked()}
+		Ran: s.next, Steps: len(s.tour), PeerLesson: s.peerTour.Lesson(), Expected: s.expectedLocked(), PeerName: s.peerTour.Name}
 	if s.next > 0 {
 		p.Last = s.tour[s.next-1]
 	}

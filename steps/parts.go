@@ -43,6 +43,9 @@ type resources struct {
 	// sharedPD says pd is a workshop Room's (the atomic room's shared
 	// PD): teardown leaves it.
 	sharedPD bool
+	// srq is a workshop room's shared receive queue (host_srq.go): the
+	// QP takes its RECVs from it. The room owns it.
+	srq *SharedRecv
 }
 
 // release frees every object still held, children before parents: the
@@ -185,7 +188,7 @@ type wireView struct {
 // and when (Sample).
 type memTracking struct {
 	prevData     []byte
-	changedAt    []time.Time
+	changes      []ChangeRun // never written in place (changeruns.go)
 	prevDoorbell uint64
 	doorbellAt   time.Time
 }

@@ -86,6 +86,9 @@ type PeerInfo struct {
 	// from the peer); EditsOmitted those that did not fit (peeredits.go).
 	Edits        []string
 	EditsOmitted int
+	// Name is the name the peer's hello carried (--name), escaped: bytes
+	// from the peer. "" for none.
+	Name string
 	// lesson is Hello.Lesson resolved, once, when the hello arrived (nil
 	// for none, or a name this build does not know).
 	lesson *Lesson
@@ -100,7 +103,8 @@ func (s *Session) myHello() []byte {
 	if err != nil {
 		return nil // TestHelloFitsEveryLesson: never for a real lesson
 	}
-	return privdata.AppendHelloEdits(b, s.announcedEdits(), s.helloRoom())
+	b = privdata.AppendHelloEdits(b, s.announcedEdits(), privdata.NameRoom(s.helloRoom(), s.cfg.Name))
+	return privdata.AppendHelloName(b, s.cfg.Name, s.helloRoom())
 }
 
 // tourKind is the tour this side runs (--tour; lessons run on write).
@@ -122,6 +126,7 @@ func (s *Session) learnPeerTour(p []byte) (KV, text.Text) {
 		pt.lesson, _ = ParseLesson(pt.Hello.Lesson) // unknown: the mismatch note says so
 	}
 	learnPeerEdits(p, &pt)
+	learnPeerName(p, &pt)
 	s.set(func() { s.peerTour = pt })
 	kv := result(resPeerRuns, pt.Hello.Flags())
 	note := s.mismatchNote(pt)

@@ -135,7 +135,7 @@ func regMsgStep(role Role) Step {
 }
 
 func postRecvStep() Step {
-	return Step{ID: IDPostRecv, Side: Server, Section: SectionQP,
+	return Step{ID: IDPostRecv, Side: Server, Section: SectionQP, srqShared: true,
 		Title: text.Text{EN: "Post a receive before accepting", ZH: "accept 之前先 post_recv"},
 		Call:  postRecvGeneric(), run: stepPostRecv}
 }

@@ -48,9 +48,13 @@ func stepCreateQP(_ context.Context, s *Session) (Outcome, error) {
 	}
 	s.set(func() { s.qp = qp })
 	state := s.recordQPState()
+	note := text.Text{EN: "librdmacm created the QP and already moved it RESET → INIT.", ZH: "librdmacm 建好 QP 后已经把它从 RESET 推到了 INIT。"}
+	if s.srq != nil {
+		note = joinNotes(note, srqNote)
+	}
 	out := Outcome{
 		Results: []KV{result(resQpNum, fmt.Sprintf("0x%x", qp.Num())), result(resStateIbvQueryQp, state)},
-		Note:    text.Text{EN: "librdmacm created the QP and already moved it RESET → INIT.", ZH: "librdmacm 建好 QP 后已经把它从 RESET 推到了 INIT。"}}
+		Note:    note}
 	err = s.impairWire(qp, &out)
 	return withC(out, call.Returned("0"), c.S(c.Assign("qp", c.C("id->qp"))).Returned(fmt.Sprintf("{ .qp_num = 0x%x }", qp.Num()))), err
 }

@@ -46,10 +46,5 @@ func TestSnapshotIsPure(t *testing.T) {
 
 // changed says some byte of buf has a change time.
 func changed(buf steps.BufferState) bool {
-	for _, at := range buf.ChangedAt {
-		if !at.IsZero() {
-			return true
-		}
-	}
-	return false
+	return !buf.LastChange().IsZero()
 }

@@ -161,9 +161,11 @@ type MRState struct {
 // BufferState is a copy of a registered buffer with change tracking.
 type BufferState struct {
 	Bytes []byte
-	// ChangedAt[i] is when byte i last changed (zero: never since the
-	// session started). The TUI highlights bytes changed in the last second.
-	ChangedAt []time.Time
+	// Changes say when bytes last changed, as runs sorted by offset
+	// (ChangedAt, changeruns.go); nil: none has since the session
+	// started. The TUI highlights bytes changed in the last second.
+	// Shared between snapshots: read it, never write.
+	Changes []ChangeRun
 }
 
 // DoorbellState is the doorbell flag (big-endian u64 at offset 0).

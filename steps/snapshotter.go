@@ -137,11 +137,7 @@ func (s *Session) snapshotResources(snap *Snapshot) {
 func (s *Session) snapshotMemory(snap *Snapshot) {
 	if s.mrData != nil {
 		if b, err := s.mrData.Read(0, s.dataLen()); err == nil {
-			changedAt := append([]time.Time(nil), s.changedAt...)
-			if len(changedAt) != len(b) {
-				changedAt = make([]time.Time, len(b)) // not sampled yet
-			}
-			snap.Data = BufferState{Bytes: b, ChangedAt: changedAt}
+			snap.Data = BufferState{Bytes: b, Changes: s.changes} // shared: never written in place
 		}
 	}
 	if s.mrDoor != nil {
@@ -191,17 +187,25 @@ func copyResult(r *Result) *Result {
 
 // trackData records which bytes of the data buffer changed and when, and
 // says how many did since the last look.
+// Each run of changed bytes goes over the runs as a new list
+// (changeruns.go), which snapshots share.
 func (s *Session) trackData(b []byte, now time.Time) (changed int) {
 	if s.prevData == nil {
 		s.prevData = make([]byte, len(b))
-		s.changedAt = make([]time.Time, len(b))
 	}
-	for i := range b {
-		if b[i] != s.prevData[i] {
-			s.prevData[i] = b[i]
-			s.changedAt[i] = now
-			changed++
+	for i := 0; i < len(b); {
+		if b[i] == s.prevData[i] {
+			i++
+			continue
 		}
+		j := i
+		for j < len(b) && b[j] != s.prevData[j] {
+			s.prevData[j] = b[j]
+			j++
+		}
+		s.changes = overlay(s.changes, i, j-i, now)
+		changed += j - i
+		i = j
 	}
 	return changed
 }

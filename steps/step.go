@@ -58,7 +58,10 @@ type Step struct {
 	// roomShared: a workshop room does this once for every attendee (its
 	// PD, its shared counter), so an attendee's session skips it.
 	roomShared bool
-	run        func(ctx context.Context, s *Session) (Outcome, error)
+	// srqShared: a workshop room with an SRQ does this for every
+	// attendee (it posts the RECVs to the SRQ; host_srq.go).
+	srqShared bool
+	run       func(ctx context.Context, s *Session) (Outcome, error)
 	// lessonStep: the lesson added this step or changed its result.
 	lessonStep bool
 }

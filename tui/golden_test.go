@@ -78,7 +78,7 @@ func fillState(s *steps.Snapshot, role steps.Role) {
 	}
 	data := make([]byte, steps.BufSize)
 	copy(data, steps.DefaultMessage)
-	s.Data = steps.BufferState{Bytes: data, ChangedAt: make([]time.Time, len(data))}
+	s.Data = steps.BufferState{Bytes: data}
 	s.Remote = &steps.RemoteState{Info: privdata.RemoteInfo{Addr: 0x7f3a_0000_0000, RKey: 0x100, Size: 4096,
 		DoorbellAddr: 0x7f3a_0000_1000, DoorbellRKey: 0x101, DoorbellSize: 8}, Raw: make([]byte, privdata.RemoteInfoSize)}
 	s.CQ = &steps.CQState{CQE: 31} // ibv_create_cq(16) on rxe and the sim

@@ -95,6 +95,7 @@ type workshopModel struct {
 	// spot shows the selected attendee's panes on the whole screen, for
 	// the projector (Enter; Esc goes back to the roster).
 	spot bool
+	view rosterView // ?, Tab and z (roster_view.go)
 }
 
 // attendeeDetail is the selected attendee's session as the usual panes
@@ -133,7 +134,7 @@ func (m *workshopModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	}
-	m.roster.height, _ = workshopLayout(m.w, m.h-len(m.headLines())+1, m.rosterLinesWanted())
+	m.roster.height = m.rosterRowsFit()
 	m.roster.clamp()
 	m.pickDetail()
 	m.fillDetail()
@@ -152,6 +153,9 @@ func (m *workshopModel) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.spot {
 		return m.spotKey(msg)
+	}
+	if m.viewKey(msg) {
+		return nil
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -249,6 +253,9 @@ func (m *workshopModel) fillDetail() {
 	if m.spot {
 		w1, w2, w3 = m.w/2, m.w-m.w/2, m.w-m.w/2
 	}
+	if m.view.zoom {
+		w1, w2, w3 = m.w, m.w, m.w
+	}
 	in := attendeeInput(m.styles, m.lang, d.tour, d.snap)
 	d.call = in.Content(pane.Call, 0, w1-4, max(m.h/2-2, 1))
 	lines, anchor := in.StateLines(0, w1-4)
@@ -321,21 +328,30 @@ func (m *workshopModel) screen() string {
 	if m.spot && m.detail != nil {
 		return strings.Join(termtext.Block(m.spotlight(), m.w, m.h), "\n")
 	}
+	if m.view.help {
+		return strings.Join(termtext.Block(m.rosterHelp(), m.w, m.h), "\n")
+	}
 	st := m.styles
-	heads := m.headLines()
-	rows, detailH := workshopLayout(m.w, m.h-len(heads)+1, m.rosterLinesWanted())
-	out := heads
-	r := m.roster
-	r.height = rows
-	title := text.Text{EN: "Roster", ZH: "名单"}.Label(m.lang)
-	out = append(out, pane.Frame(st, title, r.lines(st, m.lang, m.w-4), m.w, rows+3, 0, true)...)
-	out = append(out, m.detailView(detailH)...)
-	help := text.Text{EN: "↑/↓ pgup/pgdn select  enter spotlight  o stuck first  s save results  l language  q end the workshop",
-		ZH: "↑/↓ pgup/pgdn 选择  enter 聚焦  o 卡住的排前面  s 保存结果  l 语言  q 结束 workshop"}.In(m.lang)
+	help := text.Text{EN: "↑/↓ select  enter spotlight  tab panes  z zoom  o stuck first  s save  ? help  q end the workshop",
+		ZH: "↑/↓ 选择  enter 聚焦  tab 切换面板  z 放大  o 卡住的排前面  s 保存  ? 帮助  q 结束 workshop"}.In(m.lang)
 	if m.status != "" {
 		help = m.status
 	}
-	out = append(out, st.Dim.R(termtext.Fit(help, m.w)))
+	helpLine := st.Dim.R(termtext.Fit(help, m.w))
+	if zoomed := m.zoomedDetail(); m.view.zoom && zoomed != nil {
+		return strings.Join(termtext.Block(append(zoomed, helpLine), m.w, m.h), "\n")
+	}
+	heads := m.headLines()
+	_, detailH := workshopLayout(m.w, m.h-len(heads)+1, m.rosterLinesWanted())
+	out := heads
+	r := m.roster
+	r.height = m.rosterRowsFit()
+	title := text.Text{EN: "Roster", ZH: "名单"}.Label(m.lang)
+	out = append(out, pane.Frame(st, title, r.lines(st, m.lang, m.w-4), m.w, r.height+3, 0, m.view.focus == paneRoster)...)
+	if !m.view.zoom {
+		out = append(out, m.detailView(detailH)...)
+	}
+	out = append(out, helpLine)
 	return strings.Join(termtext.Block(out, m.w, m.h), "\n")
 }
 
@@ -348,6 +364,7 @@ func (m *workshopModel) headLines() []string {
 	if c := counterHeader(st, m.lang, m.roster.counts.Counters); c != "" {
 		out = append(out, termtext.Fit(c, m.w))
 	}
+	out = append(out, srqHeader(st, m.lang, m.roster.counts.SRQ, m.w)...)
 	// The selected row's message · observed, which its column cuts on a
 	// projector's 100 columns (Enter shows it whole).
 	if r := m.roster; r.sel < len(r.rows) {
@@ -375,7 +392,7 @@ func (m *workshopModel) detailView(h int) []string {
 	sel := "#" + strconv.Itoa(m.detailN) + " · "
 	d := m.detail
 	return termtext.JoinColumns(
-		pane.Frame(st, sel+d.state.Title, d.state.Lines, w1, h, d.state.Top, false),
-		pane.Frame(st, sel+d.timeline.Title, d.timeline.Lines, w2, h, d.timeline.Top, false),
-		pane.Frame(st, sel+d.wire.Title, d.wire.Lines, w3, h, d.wire.Top, false))
+		pane.Frame(st, sel+d.state.Title, d.state.Lines, w1, h, d.state.Top, m.view.focus == paneState),
+		pane.Frame(st, sel+d.timeline.Title, d.timeline.Lines, w2, h, d.timeline.Top, m.view.focus == paneTimeline),
+		pane.Frame(st, sel+d.wire.Title, d.wire.Lines, w3, h, d.wire.Top, m.view.focus == paneWire))
 }

@@ -45,7 +45,7 @@ func (m *workshopModel) spotlight() []string {
 		}
 	}
 	head := fmt.Sprintf("%s  #%d %s %s  %s %s  %s", st.Header.R("rdmatour workshop"), row.N,
-		termtext.Safe(row.Addr.String()), row.Backend, text.Text{EN: "step", ZH: "步骤"}.In(m.lang),
+		termtext.Safe(spotWho(row)), row.Backend, text.Text{EN: "step", ZH: "步骤"}.In(m.lang),
 		workshop.StepBar(row.Ran, row.Steps), row.PhaseCell(m.lang))
 	// The row's whole message · observed, which the roster cuts.
 	what := termtext.WrapAll([]string{termtext.Safe(row.What())}, m.w, "  ")
@@ -66,4 +66,13 @@ func (m *workshopModel) spotlight() []string {
 		pane.Frame(st, sel+d.wire.Title, d.wire.Lines, rw, bottom, d.wire.Top, false))...)
 	help := text.Text{EN: "esc back to the roster  l language  q end the workshop", ZH: "esc 返回名单  l 语言  q 结束 workshop"}.In(m.lang)
 	return append(out, st.Dim.R(termtext.Fit(strings.TrimSpace(help), m.w)))
+}
+
+// spotWho names the attendee in the spotlight's header: their name and
+// address, or the address alone.
+func spotWho(row workshop.Row) string {
+	if row.Name == "" {
+		return row.Addr.String()
+	}
+	return row.Name + " (" + row.Addr.String() + ")"
 }

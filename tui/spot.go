@@ -76,10 +76,8 @@ func (m *model) noticeChanges(acting int, sec steps.Section) {
 
 func seenOf(s steps.Snapshot) spotSeen {
 	var out spotSeen
-	for _, t := range s.Data.ChangedAt {
-		if t.After(out.data) {
-			out.data = t
-		}
+	if t := s.Data.LastChange(); t.After(out.data) {
+		out.data = t
 	}
 	if s.CQ != nil {
 		out.cq = len(s.CQ.Completions)

@@ -21,12 +21,7 @@ func TestSpotlightAt80x24(t *testing.T) {
 	m := sharedDemo(t, "", 80, 24)
 	runUntilStep(t, m, 1, "post-write")
 	landed := func() bool {
-		for _, c := range m.snaps[0].Data.ChangedAt {
-			if c.After(m.run.stepAt) {
-				return true
-			}
-		}
-		return false
+		return m.snaps[0].Data.LastChange().After(m.run.stepAt)
 	}
 	for deadline := time.Now().Add(5 * time.Second); !landed(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {

@@ -34,9 +34,12 @@ type QPCap struct {
 // QPInitAttr is struct ibv_qp_init_attr.
 type QPInitAttr struct {
 	SendCQ, RecvCQ CQ
-	Type           QPType
-	Cap            QPCap
-	SigAll         bool
+	// SRQ is init_attr.srq: the QP takes its RECVs from it (nil: a
+	// receive queue of its own, Cap.MaxRecvWR deep).
+	SRQ    SRQ
+	Type   QPType
+	Cap    QPCap
+	SigAll bool
 }
 
 // QPAttr is the part of struct ibv_qp_attr that ibv_query_qp returns,

@@ -37,11 +37,12 @@ type Provider interface {
 type ResourceCount struct {
 	EventChannels, IDs, PDs, CQs, QPs, MRs int
 	AHs                                    int // address handles (UD)
+	SRQs                                   int // shared receive queues (srq.go)
 }
 
 // Total sums all kinds.
 func (r ResourceCount) Total() int {
-	return r.EventChannels + r.IDs + r.PDs + r.CQs + r.QPs + r.MRs + r.AHs
+	return r.EventChannels + r.IDs + r.PDs + r.CQs + r.QPs + r.MRs + r.AHs + r.SRQs
 }
 
 // PortSpace is enum rdma_port_space.
@@ -236,6 +237,9 @@ type PD interface {
 	// RegMR allocates page-aligned memory outside the Go heap
 	// (posix_memalign / mmap), zeroes it and registers it: ibv_reg_mr.
 	RegMR(length int, access Access) (MR, error)
+	// CreateSRQ is ibv_create_srq(pd, &(struct ibv_srq_init_attr){.attr =
+	// attr}) (srq.go).
+	CreateSRQ(attr SRQAttr) (SRQ, error)
 	// Dealloc is ibv_dealloc_pd.
 	Dealloc() error
 }

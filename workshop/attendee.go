@@ -75,6 +75,7 @@ type Attendee struct {
 	ran      int    // steps of its tour run so far, of steps
 	steps    int
 	lesson   string    // the lesson its hello named
+	name     string    // the name its hello carried (--name), escaped
 	expected string    // the lesson's error, met as the lesson meant
 	left     time.Time // when it left the room (zero: still in it)
 
@@ -114,6 +115,9 @@ type Row struct {
 	// Arrived is its connect request's time; Left when it left the room
 	// (zero while it is in it).
 	Arrived, Left time.Time
+	// Name is the name the attendee's hello carried (--name), escaped:
+	// their bytes. "" for none (Who falls back to the address).
+	Name string
 	// Stuck: still in the room, and nothing happened for longer than the
 	// room's StuckAfter (set by Room.Roster).
 	Stuck bool
@@ -125,7 +129,7 @@ func (a *Attendee) Row() Row {
 	defer a.mu.Unlock()
 	row := Row{N: a.N, Addr: a.Addr, Backend: a.Backend, QPN: a.qpn, QPState: a.qpState,
 		Phase: a.phase, Observed: a.observed, Err: a.err, Last: a.last, Atomics: a.atomics,
-		Ran: a.ran, Steps: a.steps, Lesson: a.lesson, Expected: a.expected, Arrived: a.arrived, Left: a.left}
+		Ran: a.ran, Steps: a.steps, Lesson: a.lesson, Expected: a.expected, Name: a.name, Arrived: a.arrived, Left: a.left}
 	if a.result != nil {
 		row.Landed, row.Via, row.Message, row.Bytes = true, a.result.Via, a.result.Message, len(a.result.Message)
 	}
@@ -155,6 +159,9 @@ func (r *Room) newAttendeeSession(l *listener, ev verbs.CMEvent, q *steps.EventQ
 	if counter != nil {
 		h.counter = counter.mr
 	}
+	if h.srq, err = r.srqFor(dev, l.prov.Name(), pd); err != nil {
+		return nil, err
+	}
 	return steps.NewHosted(steps.Config{Role: steps.Server, Provider: l.prov, BackendWhy: r.cfg.BackendWhy, Bind: r.cfg.Bind,
 		Timeout: r.cfg.IdleLimit, RNRRetry: r.cfg.RNRRetry, Tour: r.cfg.Tour}, h)
 }
@@ -165,12 +172,21 @@ type attendeeHost struct {
 	pd      verbs.PD
 	events  *steps.EventQueue
 	counter verbs.MR
+	srq     *roomSRQ // --srq: the room's on this device (srq.go)
 }
 
 func (h *attendeeHost) Request() verbs.CMEvent    { return h.req }
 func (h *attendeeHost) PD() verbs.PD              { return h.pd }
 func (h *attendeeHost) Events() *steps.EventQueue { return h.events }
 func (h *attendeeHost) Counter() verbs.MR         { return h.counter }
+
+// SharedRecv makes the attendeeHost a steps.SRQHost: nil without --srq.
+func (h *attendeeHost) SharedRecv() *steps.SharedRecv {
+	if h.srq == nil {
+		return nil
+	}
+	return h.srq.shared()
+}
 
 // Owns keeps this connection's packets of the room's shared device: the
 // attendee's QP is the request's, ours the Session's. It also drops the
@@ -274,7 +290,7 @@ func (r *Room) observe(a *Attendee, s *steps.Session) {
 		if what != "" {
 			a.observed = what
 		}
-		a.ran, a.steps, a.lesson, a.expected = p.Ran, p.Steps, p.PeerLesson, p.Expected
+		a.ran, a.steps, a.lesson, a.expected, a.name = p.Ran, p.Steps, p.PeerLesson, p.Expected, p.PeerName
 	}, what)
 }
 

@@ -40,7 +40,7 @@ const messagePreview = 40
 func Columns() []Column {
 	return []Column{
 		{Head: text.Text{EN: "#", ZH: "#"}, Width: 4, Right: true, Cell: func(r Row, _ time.Time, _ text.Lang) string { return strconv.Itoa(r.N) }},
-		{Head: text.Text{EN: "address", ZH: "地址"}, Width: 21, Cell: func(r Row, _ time.Time, _ text.Lang) string { return r.Addr.String() }},
+		{Head: text.Text{EN: "name/address", ZH: "名字/地址"}, Width: 21, Cell: func(r Row, _ time.Time, _ text.Lang) string { return r.Who() }},
 		{Head: text.Text{EN: "nic", ZH: "nic"}, Width: 4, Cell: func(r Row, _ time.Time, _ text.Lang) string { return r.Backend }},
 		{Head: text.Text{EN: "QPN", ZH: "QPN"}, Width: 8, Cell: func(r Row, _ time.Time, _ text.Lang) string { return qpnCell(r.QPN) }},
 		{Head: text.Text{EN: "QP", ZH: "QP"}, Width: 5, Cell: func(r Row, _ time.Time, _ text.Lang) string { return strings.TrimPrefix(r.QPState, "IBV_QPS_") }},
@@ -62,6 +62,15 @@ func StepBar(ran, steps int) string {
 	}
 	full := min(ran*stepBarCells/steps, stepBarCells)
 	return strings.Repeat("█", full) + strings.Repeat("░", stepBarCells-full) + " " + strconv.Itoa(ran) + "/" + strconv.Itoa(steps)
+}
+
+// Who is the attendee as the roster names them: the name their hello
+// carried (--name, already escaped), else their address.
+func (r Row) Who() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return r.Addr.String()
 }
 
 // PhaseCell is the state column: the phase, or "stuck" for an attendee

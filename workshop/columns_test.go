@@ -31,7 +31,7 @@ func TestRosterCells(t *testing.T) {
 	if zh := workshop.Cells(cols, row, now, text.ZH); zh[5] != "数据已到" {
 		t.Errorf("zh state %q", zh[5])
 	}
-	if h := workshop.Heads(cols, text.ZH); h[1] != "地址" || len(h) != len(cols) {
+	if h := workshop.Heads(cols, text.ZH); h[1] != "名字/地址" || len(h) != len(cols) {
 		t.Errorf("zh heads %q", h)
 	}
 	fit := func(s string, w int, right bool) string {
@@ -46,5 +46,9 @@ func TestRosterCells(t *testing.T) {
 	line := workshop.Line(cols, got, " ", 10, fit)
 	if !strings.HasPrefix(line, "   7 10.0.0.7:40007") || !strings.HasSuffix(line, `"xxxxxxxxx`) {
 		t.Errorf("line %q", line)
+	}
+	row.Name = "Ada"
+	if got := workshop.Cells(cols, row, now, text.EN); got[1] != "Ada" {
+		t.Errorf("a named attendee's cell %q, want their name", got[1])
 	}
 }

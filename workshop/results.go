@@ -38,11 +38,13 @@ type Result struct {
 	Stuck     bool   `json:"stuck"`
 	QPN       uint32 `json:"qpn"`
 	LastEvent string `json:"last_event"`
+	// Name is the name the attendee's hello carried (--name), escaped.
+	Name string `json:"name"`
 }
 
 // resultHead is the CSV header, in Result's field order.
 var resultHead = []string{"n", "address", "backend", "tour", "lesson", "outcome", "observed", "message",
-	"steps_ran", "steps", "arrived", "left", "seconds", "error", "stuck", "qpn", "last_event"}
+	"steps_ran", "steps", "arrived", "left", "seconds", "error", "stuck", "qpn", "last_event", "name"}
 
 // Results are the roster's rows as results of a room running tour, at now
 // (an attendee still in the room has no Left, and Seconds so far).
@@ -55,7 +57,7 @@ func Results(rows []Row, tour steps.TourKind, now time.Time) []Result {
 		}
 		res := Result{N: r.N, Address: r.Addr.String(), Backend: r.Backend, Tour: tour.String(), Lesson: r.Lesson,
 			Outcome: r.Phase.String(), Observed: r.What(), StepsRan: r.Ran, Steps: r.Steps,
-			Arrived: stamp(r.Arrived), Left: stamp(r.Left), Error: r.Err, Stuck: r.Stuck, QPN: r.QPN, LastEvent: stamp(r.Last)}
+			Arrived: stamp(r.Arrived), Left: stamp(r.Left), Error: r.Err, Stuck: r.Stuck, QPN: r.QPN, LastEvent: stamp(r.Last), Name: r.Name}
 		if r.Phase == PhaseFinished && r.Expected != "" {
 			res.Outcome = "expected error"
 		}
@@ -86,7 +88,7 @@ func WriteCSV(w io.Writer, results []Result) error {
 	for _, r := range results {
 		rec := []string{strconv.Itoa(r.N), r.Address, r.Backend, r.Tour, r.Lesson, r.Outcome, r.Observed, r.Message,
 			strconv.Itoa(r.StepsRan), strconv.Itoa(r.Steps), r.Arrived, r.Left, strconv.FormatInt(r.Seconds, 10),
-			r.Error, strconv.FormatBool(r.Stuck), strconv.FormatUint(uint64(r.QPN), 10), r.LastEvent}
+			r.Error, strconv.FormatBool(r.Stuck), strconv.FormatUint(uint64(r.QPN), 10), r.LastEvent, r.Name}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

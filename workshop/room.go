@@ -70,6 +70,9 @@ type Config struct {
 	// counter.go). An attendee whose hello names another tour is
 	// turned away with steps.TourMismatchReason.
 	Tour steps.TourKind
+	// SRQ gives the room a shared receive queue per device (srq.go):
+	// every attendee's QP takes its RECVs from it, and they share its PD.
+	SRQ bool
 	// OnEvent, when set, is called (from the attendees' goroutines, one
 	// call at a time) for every event of every attendee.
 	OnEvent func(Event)
@@ -97,6 +100,8 @@ type Room struct {
 	byID          map[verbs.CMID]*Attendee // those still connected
 	pds           map[verbs.Device]verbs.PD
 	counters      map[verbs.Device]*roomCounter // the atomic room's shared counter, per device
+	srqs          map[verbs.Device]*roomSRQ     // --srq: the room's SRQ, per device (srq.go)
+	finalSRQ      []SRQLevel                    // their levels when the room closed
 	finalCounters []BackendCounter              // their values when the room closed
 	turned        int                           // requests rejected (full, closing, or setup failed)
 	closed        bool
@@ -122,6 +127,9 @@ func Open(cfg Config) (*Room, error) {
 	if err := checkRoomTour(cfg.Tour); err != nil {
 		return nil, err
 	}
+	if err := checkRoomSRQ(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.MaxAttendees <= 0 {
 		cfg.MaxAttendees = DefaultMaxAttendees
 	}
@@ -133,7 +141,7 @@ func Open(cfg Config) (*Room, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Room{cfg: cfg, ctx: ctx, cancel: cancel, byID: map[verbs.CMID]*Attendee{},
-		pds: map[verbs.Device]verbs.PD{}, counters: map[verbs.Device]*roomCounter{}}
+		pds: map[verbs.Device]verbs.PD{}, counters: map[verbs.Device]*roomCounter{}, srqs: map[verbs.Device]*roomSRQ{}}
 	for _, p := range cfg.Providers {
 		l, err := listenOn(p, cfg.Bind)
 		if err != nil {
@@ -288,7 +296,8 @@ func (r *Room) emit(ev Event) {
 // write or read room there is none (nil, nil): each attendee's Session
 // allocates a PD of its own.
 func (r *Room) sharedPDFor(dev verbs.Device, backend string) (verbs.PD, *roomCounter, error) {
-	if tour, _ := steps.TourOf(r.cfg.Tour); !tour.SharedCounter {
+	tour, _ := steps.TourOf(r.cfg.Tour)
+	if !tour.SharedCounter && !r.cfg.SRQ {
 		return nil, nil, nil
 	}
 	r.mu.Lock()
@@ -301,6 +310,9 @@ func (r *Room) sharedPDFor(dev verbs.Device, backend string) (verbs.PD, *roomCou
 		}
 		r.pds[dev] = pd
 		r.baseline++
+	}
+	if !tour.SharedCounter {
+		return pd, nil, nil // an SRQ room: the PD alone (srq.go)
 	}
 	counter, err := r.counterFor(dev, backend, pd)
 	return pd, counter, err
@@ -326,26 +338,6 @@ func (r *Room) leave(a *Attendee, id verbs.CMID) {
 	}
 }
 
-// Live is the number of verbs objects alive on every backend; Baseline is
-// what it is with nobody in the room (listeners, channels, the shared
-// PDs). Once every attendee has left, Live() == Baseline().
-func (r *Room) Live() int { return r.liveNow() }
-
-// Baseline: see Live.
-func (r *Room) Baseline() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.baseline
-}
-
-func (r *Room) liveNow() int {
-	n := 0
-	for _, p := range r.cfg.Providers {
-		n += p.Live().Total()
-	}
-	return n
-}
-
 // Close ends the workshop: no new attendee is taken, every attendee's
 // tour is cancelled and its resources freed, then the PDs, listeners and
 // channels go. It returns the first error of the room's own teardown
@@ -369,9 +361,10 @@ func (r *Room) Close() error {
 	}
 	r.pumps.Wait()
 	var errs []error
-	final := r.Counters() // the counters' last values stay on the roster
+	final, finalSRQ := r.Counters(), r.SRQLevels() // the last values stay on the roster
 	r.mu.Lock()
-	r.finalCounters = final
+	r.finalCounters, r.finalSRQ = final, finalSRQ
+	errs = append(errs, r.closeSRQs()...)
 	for dev, c := range r.counters {
 		errs = append(errs, c.mr.Dereg()) // before its PD
 		delete(r.counters, dev)

@@ -41,6 +41,9 @@ type Counts struct {
 	// Counters are the atomic room's shared counters, read now (none in
 	// a write or read room).
 	Counters []BackendCounter
+	// SRQ is the --srq room's shared receive queues' fill levels, read
+	// now (none without --srq).
+	SRQ []SRQLevel
 }
 
 // Counts counts the roster: connected is everyone still in the room.
@@ -63,5 +66,6 @@ func (r *Room) Counts() Counts {
 	c.TurnedAway = r.turned
 	r.mu.Unlock()
 	c.Counters = r.Counters()
+	c.SRQ = r.SRQLevels()
 	return c
 }

@@ -58,6 +58,7 @@ type options struct {
 	timeout duration
 	wait    duration // server: how long to wait for a client (0 = forever)
 	message string
+	name    string     // client: --name, carried in the hello for a workshop's roster
 	msgSize byteCount  // client and demo: --message-size (0 = the message as it is)
 	rnr     rnrRetry   // rnr_retry_count for connect/accept
 	pcap    string     // write the connection's RoCEv2 frames to this file
@@ -75,6 +76,7 @@ type workshopOptions struct {
 	idleLimit    duration
 	stuckAfter   duration
 	results      string // --results: the room's results as CSV, and JSON lines beside it
+	srq          bool   // --srq: one shared receive queue per device for the room
 }
 
 // usageError is a mistake on the command line: exit status 2. msg has
@@ -223,6 +225,7 @@ func (o *options) flagSet() *flag.FlagSet {
 		workshopFlags(fs, o)
 	case cmdClient:
 		fs.StringVar(&o.src, "src", "", "local source `ADDR` (the seed's client_src_ip)")
+		fs.StringVar(&o.name, "name", "", "your `NAME` on a workshop's roster (it travels in the hello; at most 24 bytes)")
 		o.messageFlags(fs)
 	case cmdDemo:
 		o.messageFlags(fs)
@@ -304,7 +307,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 
 // config is the steps.Config for role, without addresses or a backend.
 func (o *options) config(role steps.Role) steps.Config {
-	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, MessageSize: int(o.msgSize),
+	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, Name: o.name, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
 		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits, Wire: o.wire.of(role, o.cmd), MemlockLimit: doctor.MemlockLimit()}
 }

@@ -29,13 +29,17 @@ func workshopFlags(fs *flag.FlagSet, o *options) {
 	fs.Var(flagOf(&o.idleLimit, parseDuration), "idle-limit", "--workshop: drop an attendee whose next event does not come within `DURATION`")
 	o.stuckAfter = duration(workshop.DefaultStuckAfter)
 	fs.Var(flagOf(&o.stuckAfter, parseDuration), "stuck-after", "--workshop: mark an attendee stuck on the roster when nothing happened for `DURATION` (it only marks; --idle-limit drops)")
+	fs.BoolVar(&o.srq, "srq", false, "--workshop: post the room's RECVs to one shared receive queue (ibv_create_srq) that every attendee's QP takes them from; the roster shows its fill level (write tour)")
 	fs.StringVar(&o.results, "results", "", "--workshop: write the room's results to `FILE` (CSV; JSON lines beside it, FILE's name with .jsonl) when the workshop ends, and when s is pressed on the roster")
 }
 
 // checkWorkshop refuses workshop flags that cannot apply.
 func (o *options) checkWorkshop(set map[string]bool) error {
-	if (set["max-attendees"] || set["idle-limit"] || set["stuck-after"] || set["results"]) && !o.workshop {
-		return usagef("--max-attendees, --idle-limit, --stuck-after and --results go with --workshop")
+	if (set["max-attendees"] || set["idle-limit"] || set["stuck-after"] || set["results"] || set["srq"]) && !o.workshop {
+		return usagef("--max-attendees, --idle-limit, --stuck-after, --results and --srq go with --workshop")
+	}
+	if o.srq && o.tour != steps.TourWrite {
+		return usagef("--srq runs the write tour, not --tour %s: the attendees' SENDs are what the shared receive queue takes", o.tour)
 	}
 	if !o.workshop {
 		return nil
@@ -150,7 +154,7 @@ func openRoom(o options, onEvent func(workshop.Event)) (*workshop.Room, workshop
 	}
 	cfg := workshop.Config{Providers: provs, BackendWhy: why,
 		Bind: netip.AddrPortFrom(addr, uint16(o.port)), MaxAttendees: o.maxAttendees,
-		IdleLimit: time.Duration(o.idleLimit), StuckAfter: time.Duration(o.stuckAfter), RNRRetry: uint8(o.rnr), OnEvent: onEvent, Tour: o.tour}
+		IdleLimit: time.Duration(o.idleLimit), StuckAfter: time.Duration(o.stuckAfter), RNRRetry: uint8(o.rnr), OnEvent: onEvent, Tour: o.tour, SRQ: o.srq}
 	room, err := workshop.Open(cfg)
 	if err != nil && o.backend == backendAuto && len(provs) == 2 {
 		cfg.Providers = provs[1:]
@@ -207,6 +211,9 @@ func eventLine(ev workshop.Event) string {
 	if ev.Row.N > 0 {
 		who = fmt.Sprintf("#%d", ev.Row.N)
 	}
+	if ev.Row.Name != "" { // escaped already: the attendee's bytes
+		who += " " + ev.Row.Name
+	}
 	return fmt.Sprintf("[workshop] %s %-4s %-21s %-5s %s", ev.Time.Format("15:04:05"), who, ev.Row.Addr, ev.Row.Backend, ev.What)
 }
 
@@ -218,6 +225,9 @@ func writeRoster(w io.Writer, rows []workshop.Row, counts workshop.Counts, now t
 		counts.Finished, counts.Connected-counts.Stuck, counts.Stuck, counts.Failed, counts.TurnedAway)
 	if line := workshop.CounterLine(counts.Counters); line != "" {
 		fmt.Fprintf(w, "shared %s (started at %d)\n", line, steps.CounterStart)
+	}
+	if line := workshop.SRQLine(counts.SRQ); line != "" {
+		fmt.Fprintf(w, "%s\n%s\n", line, workshop.SRQPDWarning.EN)
 	}
 	cols := workshop.Columns()
 	fmt.Fprintln(w, strings.TrimRight(workshop.Line(cols, workshop.Heads(cols, text.EN), "  ", 0, termtext.FitAligned), " "))

@@ -41,7 +41,7 @@ func TestPrintedRosterCutsLongMessages(t *testing.T) {
 	if !strings.Contains(lines[4], `"short \e[2J" · connected`) || strings.Contains(out.String(), "\x1b") {
 		t.Errorf("the short message must show whole and escaped: %q", lines[4])
 	}
-	if !strings.HasPrefix(lines[1], "   #  address") || !strings.Contains(lines[1], "message · observed") {
+	if !strings.HasPrefix(lines[1], "   #  name/address") || !strings.Contains(lines[1], "message · observed") {
 		t.Errorf("heading %q: want the workshop screen's columns", lines[1])
 	}
 }

@@ -118,8 +118,8 @@ func (in *Input) StateLines(side, w int) ([]string, int) {
 // step on this side), otherwise what the step declares.
 func (in *Input) stateSection(side int) steps.Section {
 	s := in.Snaps[side]
-	for _, t := range s.Data.ChangedAt {
-		if in.fresh(t) {
+	for _, r := range s.Data.Changes {
+		if in.fresh(r.At) {
 			return steps.SectionData
 		}
 	}

@@ -50,7 +50,7 @@ func (in *Input) Hexdump(b steps.BufferState, w int) []string {
 	default:
 		bpr = 4
 	}
-	changed := func(i int) bool { return i < len(b.ChangedAt) && in.fresh(b.ChangedAt[i]) }
+	changed := func(i int) bool { return in.fresh(b.ChangedAt(i)) }
 	var rows []int
 	for off := 0; off < len(b.Bytes); off += bpr {
 		for _, c := range b.Bytes[off:min(off+bpr, len(b.Bytes))] {

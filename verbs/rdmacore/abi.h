@@ -552,7 +552,7 @@ struct ibv_context_ops {
 	void *_compat_modify_srq;
 	void *_compat_query_srq;
 	void *_compat_destroy_srq;
-	void *post_srq_recv;
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 	void *_compat_create_qp;
 	void *_compat_query_qp;
 	void *_compat_modify_qp;
@@ -772,5 +772,73 @@ struct rdma_cm_event {
 		struct rdma_ud_param ud;
 	} param;
 };
+
+/* Shared receive queues and the device's asynchronous events
+ * (infiniband/verbs.h): what the --srq workshop room uses. */
+struct ibv_srq {
+	struct ibv_context *context;
+	void *srq_context;
+	struct ibv_pd *pd;
+	uint32_t handle;
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	uint32_t events_completed;
+};
+
+struct ibv_srq_attr {
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+};
+
+struct ibv_srq_init_attr {
+	void *srq_context;
+	struct ibv_srq_attr attr;
+};
+
+enum ibv_srq_attr_mask {
+	IBV_SRQ_MAX_WR = 1 << 0,
+	IBV_SRQ_LIMIT = 1 << 1,
+};
+
+enum ibv_event_type {
+	IBV_EVENT_CQ_ERR,
+	IBV_EVENT_QP_FATAL,
+	IBV_EVENT_QP_REQ_ERR,
+	IBV_EVENT_QP_ACCESS_ERR,
+	IBV_EVENT_COMM_EST,
+	IBV_EVENT_SQ_DRAINED,
+	IBV_EVENT_PATH_MIG,
+	IBV_EVENT_PATH_MIG_ERR,
+	IBV_EVENT_DEVICE_FATAL,
+	IBV_EVENT_PORT_ACTIVE,
+	IBV_EVENT_PORT_ERR,
+	IBV_EVENT_LID_CHANGE,
+	IBV_EVENT_PKEY_CHANGE,
+	IBV_EVENT_SM_CHANGE,
+	IBV_EVENT_SRQ_ERR,
+	IBV_EVENT_SRQ_LIMIT_REACHED,
+	IBV_EVENT_QP_LAST_WQE_REACHED,
+	IBV_EVENT_CLIENT_REREGISTER,
+	IBV_EVENT_GID_CHANGE,
+	IBV_EVENT_WQ_FATAL,
+};
+
+struct ibv_async_event {
+	union {
+		struct ibv_cq *cq;
+		struct ibv_qp *qp;
+		struct ibv_srq *srq;
+		void *wq;
+		int port_num;
+	} element;
+	enum ibv_event_type event_type;
+};
+
+static inline int ibv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+				    struct ibv_recv_wr **bad_wr)
+{
+	return srq->context->ops.post_srq_recv(srq, wr, bad_wr);
+}
 
 #endif

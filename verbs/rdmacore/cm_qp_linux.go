@@ -48,6 +48,7 @@ func (c *cmID) CreateQP(pdi verbs.PD, attr verbs.QPInitAttr) (verbs.QP, error) {
 		return nil, cErr("rdma_create_qp", err, fmt.Sprintf("%s max_send_wr %d max_recv_wr %d", attr.Type, attr.Cap.MaxSendWR, attr.Cap.MaxRecvWR))
 	}
 	q := newQueuePair(c.p, C.rt_id_qp(c.id), attr.Type, pd, scq, rcq)
+	q.holdSRQ(attr.SRQ)
 	c.qp = q
 	return q, nil
 }

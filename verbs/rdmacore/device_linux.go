@@ -28,6 +28,9 @@ type device struct {
 	p    *Provider
 	ctx  *C.struct_ibv_context
 	name string
+	// async counts the SRQ limit events read off the context's async_fd
+	// (srq_linux.go).
+	async asyncEvents
 }
 
 var _ verbs.Device = (*device)(nil)

@@ -72,6 +72,9 @@ type side struct {
 	qp   verbs.QP
 	data verbs.MR // 4096 bytes, access as configured
 	msg  verbs.MR // 128 bytes, local only
+	// afterQP frees what opts.srvSRQ made, once the QP that used it is
+	// gone and before this side's MRs and PD (its buffers may be there).
+	afterQP func()
 }
 
 type pair struct {
@@ -95,6 +98,9 @@ type opts struct {
 	cliInitDepth, srvRespRes uint8
 	// cliCQE and srvCQE size each side's one CQ (0: 64).
 	cliCQE, srvCQE int
+	// srvSRQ, if set, makes the SRQ the server's QP is created with
+	// (given the device and the QP's PD) and what frees it afterwards.
+	srvSRQ func(dev verbs.Device, qpPD verbs.PD) (verbs.SRQ, func(), error)
 }
 
 func defaults() opts {
@@ -171,6 +177,9 @@ func (s *side) teardown(t testing.TB) {
 	if s.qp != nil {
 		check("rdma_destroy_qp", s.id.DestroyQP())
 	}
+	if s.afterQP != nil {
+		s.afterQP()
+	}
 	for _, mr := range []verbs.MR{s.data, s.msg} {
 		if mr != nil {
 			check("ibv_dereg_mr", mr.Dereg())
@@ -246,7 +255,13 @@ func connect(t testing.TB, p *Provider, addr netip.Addr, o opts) *pair {
 			if pr.srv.cq, err = dev.CreateCQ(cqDepth(o.srvCQE)); err != nil {
 				return err
 			}
-			if pr.srv.qp, err = pr.srv.id.CreateQP(pr.srv.pd, verbs.QPInitAttr{SendCQ: pr.srv.cq, RecvCQ: pr.srv.cq, Type: verbs.QPTRC,
+			var srq verbs.SRQ
+			if o.srvSRQ != nil {
+				if srq, pr.srv.afterQP, err = o.srvSRQ(dev, pr.srv.pd); err != nil {
+					return err
+				}
+			}
+			if pr.srv.qp, err = pr.srv.id.CreateQP(pr.srv.pd, verbs.QPInitAttr{SendCQ: pr.srv.cq, RecvCQ: pr.srv.cq, Type: verbs.QPTRC, SRQ: srq,
 				Cap: verbs.QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
 				return err
 			}

@@ -168,6 +168,7 @@ func (d *device) CreateQP(pdi verbs.PD, attr verbs.QPInitAttr) (verbs.QP, error)
 	}
 	q := newQueuePair(d.p, qp, attr.Type, pd, scq, rcq)
 	q.manual = true
+	q.holdSRQ(attr.SRQ)
 	return q, nil
 }
 

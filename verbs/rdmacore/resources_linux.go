@@ -279,6 +279,7 @@ func initAttr(scq, rcq *compQueue, attr verbs.QPInitAttr) C.struct_ibv_qp_init_a
 	ia.cap.max_send_sge = C.uint32_t(attr.Cap.MaxSendSGE)
 	ia.cap.max_recv_sge = C.uint32_t(attr.Cap.MaxRecvSGE)
 	ia.cap.max_inline_data = C.uint32_t(attr.Cap.MaxInlineData)
+	ia.srq = srqOf(attr.SRQ)
 	if attr.SigAll {
 		ia.sq_sig_all = 1
 	}
@@ -299,6 +300,7 @@ type queuePair struct {
 	// manual: made with ibv_create_qp (Device.CreateQP), owned by the
 	// application, not by a CM id.
 	manual bool
+	srq    *sharedRQ // init_attr.srq, held until release (srq_linux.go)
 }
 
 var _ verbs.QP = (*queuePair)(nil)
@@ -319,6 +321,7 @@ func (q *queuePair) release() {
 			break
 		}
 	}
+	q.srq.use(-1)
 	q.p.count(func(n *verbs.ResourceCount) { n.QPs-- })
 }
 func (q *queuePair) Type() verbs.QPType { return q.typ }

@@ -64,6 +64,12 @@ struct rt *rt_open(const char *verbs_lib, const char *cm_lib, char *err, size_t 
 	LOAD(rt->verbs_handle, ibv_create_qp, "ibv_create_qp", 1);
 	LOAD(rt->verbs_handle, ibv_modify_qp, "ibv_modify_qp", 1);
 	LOAD(rt->verbs_handle, ibv_destroy_qp, "ibv_destroy_qp", 1);
+	LOAD(rt->verbs_handle, create_srq, "ibv_create_srq", 0);
+	LOAD(rt->verbs_handle, modify_srq, "ibv_modify_srq", 0);
+	LOAD(rt->verbs_handle, query_srq, "ibv_query_srq", 0);
+	LOAD(rt->verbs_handle, destroy_srq, "ibv_destroy_srq", 0);
+	LOAD(rt->verbs_handle, get_async_event, "ibv_get_async_event", 0);
+	LOAD(rt->verbs_handle, ack_async_event, "ibv_ack_async_event", 0);
 
 	libname = cm_lib;
 	*which = 2;

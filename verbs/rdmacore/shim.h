@@ -43,6 +43,13 @@ struct rt {
 	struct ibv_qp *(*ibv_create_qp)(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 	int (*ibv_modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
 	int (*ibv_destroy_qp)(struct ibv_qp *qp);
+	/* shared receive queues and async events (shim_srq.c); optional */
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask);
+	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+	int (*destroy_srq)(struct ibv_srq *srq);
+	int (*get_async_event)(struct ibv_context *ctx, struct ibv_async_event *ev);
+	void (*ack_async_event)(struct ibv_async_event *ev);
 
 	/* librdmacm */
 	struct rdma_event_channel *(*create_event_channel)(void);
@@ -221,5 +228,16 @@ static inline struct ibv_qp *rt_id_qp(struct rdma_cm_id *id) { return id->qp; }
 static inline struct ibv_device *rt_ctx_device(struct ibv_context *c) { return c->device; }
 static inline int rt_device_transport(struct ibv_device *d) { return d->transport_type; }
 static inline int rt_gid_entry_port(struct ibv_gid_entry *e) { return e->port_num; }
+
+/* shim_srq.c */
+struct ibv_srq *rt_create_srq(struct rt *rt, struct ibv_pd *pd, uint32_t max_wr, uint32_t max_sge, struct ibv_srq_attr *got);
+int rt_modify_srq_limit(struct rt *rt, struct ibv_srq *srq, uint32_t limit);
+int rt_query_srq(struct rt *rt, struct ibv_srq *srq, struct ibv_srq_attr *out);
+int rt_destroy_srq(struct rt *rt, struct ibv_srq *srq);
+int rt_post_srq_recv(struct ibv_srq *srq, uint64_t wr_id, struct ibv_sge *sges, int num_sge);
+/* rt_next_async_event: 1 and *type, *srq set (the event acked), 0 when
+ * none is waiting (async_fd is made non-blocking), -errno on error. */
+int rt_next_async_event(struct rt *rt, struct ibv_context *ctx, int *type, struct ibv_srq **srq);
+int rt_has_srq(struct rt *rt);
 
 #endif

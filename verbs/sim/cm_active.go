@@ -152,7 +152,7 @@ func (id *cmID) connectLoop(ctx context.Context, dst netip.AddrPort, req cmMsg, 
 	if !ok {
 		return
 	}
-	buf := make([]byte, maxFrameBody)
+	buf := make([]byte, frameBuffer)
 	m, err := awaitReply(c, br, buf, id.p.opts.CMTimeout, id.p.opts.HandshakeTimeout)
 	if err != nil {
 		t := verbs.EventConnectError
@@ -198,7 +198,7 @@ func (id *cmID) dial(ctx context.Context, dst netip.AddrPort, req cmMsg, fail fu
 		}
 		return nil, nil, false
 	}
-	br := bufio.NewReaderSize(nc, 256<<10)
+	br := bufio.NewReaderSize(nc, connReadBuffer)
 	c := newConn(id.p, nc, br)
 	id.mu.Lock()
 	if id.destroyed || ctx.Err() != nil {

@@ -127,12 +127,12 @@ func (id *cmID) handshake(nc net.Conn) {
 // port space is answered as rdma_cm would, anything else just dropped.
 func (id *cmID) readRequest(nc net.Conn) (*bufio.Reader, []byte, cmMsg, bool) {
 	nc.SetReadDeadline(time.Now().Add(id.p.opts.CMTimeout))
-	br := bufio.NewReaderSize(nc, 256<<10)
+	br := bufio.NewReaderSize(nc, connReadBuffer)
 	if err := readPreamble(br); err != nil {
 		id.p.log.Debug("sim: dropping non-rdmatour peer", "peer", nc.RemoteAddr(), "err", err)
 		return nil, nil, cmMsg{}, false
 	}
-	buf := make([]byte, maxFrameBody)
+	buf := make([]byte, frameBuffer)
 	kind, body, err := readFrame(br, buf)
 	if err != nil || kind != kindCM {
 		id.p.log.Debug("sim: dropping peer without REQ", "peer", nc.RemoteAddr(), "err", err)

@@ -80,7 +80,7 @@ const lingerTime = time.Second
 
 func newConn(p *Provider, nc net.Conn, br *bufio.Reader) *conn {
 	if br == nil {
-		br = bufio.NewReaderSize(nc, 256<<10)
+		br = bufio.NewReaderSize(nc, connReadBuffer)
 	}
 	c := &conn{p: p, nc: nc, br: br, readDone: make(chan struct{}), tap: newTap(p.pcap, nc)}
 	c.cond = sync.NewCond(&c.mu)
@@ -242,7 +242,7 @@ func (c *conn) isLocalClosed() bool {
 // batches, encodes and writes them, and runs their sent callbacks.
 func (c *conn) writeLoop() {
 	var batch []outItem
-	buf := make([]byte, 0, 256<<10)
+	var buf []byte // grows with the largest batch (writeBatch writes 192 KiB at most at once)
 	for {
 		var ok bool
 		var f *wireFaults

@@ -45,6 +45,9 @@ type pairCfg struct {
 	// via, if set, is where the client connects instead of the server's
 	// listener (given the listener's address): a proxy on the wire.
 	via func(server netip.AddrPort) netip.AddrPort
+	// srvSRQ, if set, is the SRQ the server's QP is created with (given
+	// its device and the QP's PD).
+	srvSRQ func(dev verbs.Device, qpPD verbs.PD) verbs.SRQ
 }
 
 func must(t testing.TB, err error) {
@@ -79,7 +82,11 @@ func (s *side) setupVerbs(t testing.TB, cfg pairCfg) {
 	must(t, err)
 	s.cq, err = dev.CreateCQ(cfg.cqe)
 	must(t, err)
-	s.qp, err = s.id.CreateQP(s.pd, verbs.QPInitAttr{SendCQ: s.cq, RecvCQ: s.cq, Type: verbs.QPTRC, Cap: cfg.caps, SigAll: cfg.sigAll})
+	var srq verbs.SRQ
+	if cfg.srvSRQ != nil && s.lid != nil { // the server's side
+		srq = cfg.srvSRQ(dev, s.pd)
+	}
+	s.qp, err = s.id.CreateQP(s.pd, verbs.QPInitAttr{SendCQ: s.cq, RecvCQ: s.cq, Type: verbs.QPTRC, Cap: cfg.caps, SigAll: cfg.sigAll, SRQ: srq})
 	must(t, err)
 	a, err := s.qp.Query()
 	must(t, err)

@@ -152,8 +152,11 @@ func (a *ackRetry) stopAckTimer(p *Provider) {
 type responderState struct {
 	rqPSN uint32 // next PSN the responder expects
 	rq    []recvWQE
-	msn   uint32
-	rcur  respOp
+	srq   *srq // the QP takes its RECVs from it instead of rq (srq.go)
+	// srqHeld is the RECV taken from srq for the SEND in progress.
+	srqHeld *recvWQE
+	msn     uint32
+	rcur    respOp
 	// sentSeqNAK: a PSN sequence error NAK went out and no in-sequence
 	// request has arrived since (rxe's resp.sent_psn_nak): one NAK per gap.
 	sentSeqNAK bool
@@ -169,18 +172,16 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	if err := checkQPType(attr.Type, fn, manual); err != nil {
 		return nil, err
 	}
+	s, err := qpSRQ(d, attr, fn)
+	if err != nil {
+		return nil, err
+	}
 	c := attr.Cap
-	// rxe_qp_chk_cap (rxe_qp.c) checks each against the device:
-	// max_qp_wr (0x4000 on older kernels, 1 << 20 since 5.13; the sim
-	// keeps the smaller) and RXE_MAX_SGE, 32.
-	if c.MaxSendWR < 1 || c.MaxSendWR > maxQPWR || c.MaxRecvWR < 1 || c.MaxRecvWR > maxQPWR {
-		return nil, verbs.Errorf(fn, errEINVAL, "max_send_wr %d / max_recv_wr %d outside 1..%d", c.MaxSendWR, c.MaxRecvWR, maxQPWR)
+	if s != nil { // rxe_qp_chk_cap skips the receive queue's caps: there is none
+		c.MaxRecvWR, c.MaxRecvSGE = max(c.MaxRecvWR, 1), max(c.MaxRecvSGE, 1)
 	}
-	if c.MaxSendSGE < 1 || c.MaxSendSGE > maxSGE || c.MaxRecvSGE < 1 || c.MaxRecvSGE > maxSGE {
-		return nil, verbs.Errorf(fn, errEINVAL, "max_send_sge %d / max_recv_sge %d outside 1..%d", c.MaxSendSGE, c.MaxRecvSGE, maxSGE)
-	}
-	if c.MaxInlineData > 256 {
-		return nil, verbs.Errorf(fn, errEINVAL, "max_inline_data %d exceeds 256", c.MaxInlineData)
+	if err := checkQPCaps(c, fn); err != nil {
+		return nil, err
 	}
 	scq, ok1 := attr.SendCQ.(*cq)
 	rcq, ok2 := attr.RecvCQ.(*cq)
@@ -205,6 +206,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 		}
 	}
 	p.ref(1)
+	s.use(1)
 	q := &qp{
 		dev: d, pd: p, scq: scq, rcq: rcq, cap: rxeCaps(c), sigAll: attr.SigAll, typ: attr.Type,
 		// librdmacm's rdma_create_qp moves the QP to INIT right away.
@@ -220,9 +222,26 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	if attr.Type == verbs.QPTUD {
 		q.initUD()
 	}
+	q.srq = s
 	q.num = d.allocQPN(q)
 	d.p.count(func(r *verbs.ResourceCount) { r.QPs++ })
 	return q, nil
+}
+
+// checkQPCaps is rxe_qp_chk_cap (rxe_qp.c): each cap against the
+// device's max_qp_wr (0x4000 on older kernels, 1 << 20 since 5.13; the
+// sim keeps the smaller) and RXE_MAX_SGE, 32.
+func checkQPCaps(c verbs.QPCap, fn string) error {
+	if c.MaxSendWR < 1 || c.MaxSendWR > maxQPWR || c.MaxRecvWR < 1 || c.MaxRecvWR > maxQPWR {
+		return verbs.Errorf(fn, errEINVAL, "max_send_wr %d / max_recv_wr %d outside 1..%d", c.MaxSendWR, c.MaxRecvWR, maxQPWR)
+	}
+	if c.MaxSendSGE < 1 || c.MaxSendSGE > maxSGE || c.MaxRecvSGE < 1 || c.MaxRecvSGE > maxSGE {
+		return verbs.Errorf(fn, errEINVAL, "max_send_sge %d / max_recv_sge %d outside 1..%d", c.MaxSendSGE, c.MaxRecvSGE, maxSGE)
+	}
+	if c.MaxInlineData > 256 {
+		return verbs.Errorf(fn, errEINVAL, "max_inline_data %d exceeds 256", c.MaxInlineData)
+	}
+	return nil
 }
 
 // rxe's queue limits (rxe_param.h): RXE_MAX_QP_WR and RXE_MAX_SGE.
@@ -269,6 +288,7 @@ func (q *qp) destroy() {
 	q.stopRNRTimer(q.dev.p)
 	q.stopAckTimer(q.dev.p)
 	q.sq, q.rq, q.conn = nil, nil, nil
+	q.srq.use(-1)
 	q.mu.Unlock()
 	q.dev.mu.Lock()
 	delete(q.dev.qps, q.num)

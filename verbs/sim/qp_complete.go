@@ -64,6 +64,9 @@ func (q *qp) toErr() {
 func (q *qp) flushRecvs() {
 	rq := q.rq
 	q.rq = nil
+	if q.srqHeld != nil { // the SEND in progress had taken it from the SRQ
+		rq, q.srqHeld = append(rq, *q.srqHeld), nil
+	}
 	for _, r := range rq {
 		q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCWRFlushErr, Opcode: verbs.WCRecv})
 	}

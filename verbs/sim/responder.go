@@ -93,8 +93,7 @@ func (q *qp) onSend(pk *packet) {
 	q.rcur.off += n
 	q.rqPSN = psnAdd(q.rqPSN, 1)
 	if op == verbs.OpSendLast || op == verbs.OpSendLastWithImm || op == verbs.OpSendOnly || op == verbs.OpSendOnlyWithImm {
-		r := q.rq[0]
-		q.rq = q.rq[1:]
+		r := q.popRecv()
 		q.msn++
 		q.count(cntRDMARecvs)
 		wc := verbs.WC{WRID: r.wrID, Status: verbs.WCSuccess, Opcode: verbs.WCRecv, ByteLen: uint32(q.rcur.off)}
@@ -114,13 +113,13 @@ func (q *qp) onSend(pk *packet) {
 // SEND goes on: without a RECV it is RNR NAKed, with an unwritable buffer
 // (a bad lkey, an MR without LOCAL_WRITE, an SGE outside its MR) it fails.
 func (q *qp) startRecv(psn uint32) bool {
-	if len(q.rq) == 0 {
+	if !q.hasRecv() {
 		q.rnrNAK(psn)
 		return false
 	}
 	var segs []memSeg
 	total := 0
-	for _, s := range q.rq[0].sges {
+	for _, s := range q.headRecv().sges {
 		if s.Length == 0 {
 			continue
 		}
@@ -143,8 +142,7 @@ func (q *qp) startRecv(psn uint32) bool {
 // with local QP operation error, the SEND at psn is NAKed as a remote
 // operation error, and the QP goes to ERR.
 func (q *qp) recvMalformed(psn uint32) {
-	r := q.rq[0]
-	q.rq = q.rq[1:]
+	r := q.popRecv()
 	q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCLocQPOpErr, Opcode: verbs.WCRecv})
 	q.nakFatal(psn, verbs.SyndromeNAKRemOpErr)
 }
@@ -159,7 +157,7 @@ func (q *qp) onWrite(pk *packet) {
 	}
 	// WRITE_WITH_IMM consumes a RECV on its last packet; without one the
 	// responder answers RNR NAK before touching memory for that packet.
-	if pk.HasImm && len(q.rq) == 0 {
+	if pk.HasImm && !q.hasRecv() {
 		q.rnrNAK(pk.PSN)
 		return
 	}
@@ -196,8 +194,7 @@ func (q *qp) onWrite(pk *packet) {
 		total := q.rcur.off
 		q.rcur = respOp{}
 		if pk.HasImm {
-			r := q.rq[0]
-			q.rq = q.rq[1:]
+			r := q.popRecv()
 			q.completeRecv(verbs.WC{WRID: r.wrID, Status: verbs.WCSuccess, Opcode: verbs.WCRecvRDMAWithImm, ByteLen: uint32(total), HasImm: true, ImmData: pk.Imm})
 		}
 	}
@@ -274,6 +271,9 @@ func (q *qp) PostRecv(wr verbs.RecvWR) error {
 	}
 	if q.state == verbs.QPSReset {
 		return verbs.Errorf(fn, errEINVAL, "QP 0x%x is in state %s", q.num, q.state.CName())
+	}
+	if q.srq != nil {
+		return verbs.Errorf(fn, errEINVAL, "QP 0x%x takes its RECVs from an SRQ: post them with ibv_post_srq_recv", q.num)
 	}
 	if len(wr.SGList) > int(q.cap.MaxRecvSGE) {
 		return verbs.Errorf(fn, errEINVAL, "num_sge %d exceeds max_recv_sge %d", len(wr.SGList), q.cap.MaxRecvSGE)

@@ -1,0 +1,22 @@
+package steps
+
+import (
+	"testing"
+
+	"github.com/rdmatour/rdmatour/steps/privdata"
+)
+
+// A peer's name is its bytes: a hostile hello's escape sequence reaches
+// the roster escaped, never raw.
+func TestPeerNameEscaped(t *testing.T) {
+	h, err := HelloFor(TourWrite, "").Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := privdata.AppendHelloName(h, "\x1b]0;pwned\x07ok", 56)
+	var pt PeerInfo
+	learnPeerName(append(p, make([]byte, 56-len(p))...), &pt)
+	if want := `\e]0;pwned\aok`; pt.Name != want {
+		t.Errorf("name %q, want %q", pt.Name, want)
+	}
+}
