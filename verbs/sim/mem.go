@@ -13,6 +13,7 @@ const (
 	errEINVAL = syscall.EINVAL
 	errEBUSY  = syscall.EBUSY
 	errENOMEM = syscall.ENOMEM
+	errEPERM  = syscall.EPERM
 )
 
 // pd is a protection domain.
@@ -93,6 +94,10 @@ func (p *pd) RegMR(length int, access verbs.Access) (verbs.MR, error) {
 		p.mu.Unlock()
 		return nil, verbs.Errorf("ibv_reg_mr", errEINVAL, "PD %d is deallocated", p.handle)
 	}
+	if err := p.dev.p.charge(length); err != nil {
+		p.mu.Unlock()
+		return nil, err
+	}
 	p.refs++
 	p.mu.Unlock()
 
@@ -158,6 +163,7 @@ func (m *mr) Dereg() error {
 	m.dev.mu.Lock()
 	delete(m.dev.mrs, m.key>>8)
 	m.dev.mu.Unlock()
+	m.dev.p.uncharge(len(m.buf))
 	m.pd.ref(-1)
 	m.dev.p.count(func(r *verbs.ResourceCount) { r.MRs-- })
 	return nil

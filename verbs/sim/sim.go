@@ -73,6 +73,10 @@ type Options struct {
 	// Pcap, if set, receives every packet and CM message as the RoCEv2
 	// frame a real NIC would send (see tap.go), in pcap format.
 	Pcap io.Writer
+	// CapIPCLock, when set, says whether the simulated process has
+	// CAP_IPC_LOCK (which lifts a limit set by LimitPinning); nil asks
+	// the real process (verbs.HasCapIPCLock).
+	CapIPCLock func() bool
 }
 
 // Provider is one process's simulated NIC. It implements verbs.Provider.
@@ -91,6 +95,7 @@ type Provider struct {
 
 	mu   sync.Mutex
 	live verbs.ResourceCount
+	pins pinAccount // the pinned pages of its MRs (pin.go)
 }
 
 var _ verbs.Provider = (*Provider)(nil)
