@@ -115,6 +115,8 @@ func Lessons() []Lesson {
 		lessonHtonlAddress(),
 		lessonPostBeforeConnect(),
 		lessonDoorbellOrdering(),
+		lessonRemoteWriteWithoutLocal(),
+		lessonMemlock(),
 		lessonNoRemoteRead(),
 		lessonReadDepthZero(),
 		lessonAtomicUnaligned(),

@@ -123,6 +123,8 @@ type tourState struct {
 	// fetchAdded: the FETCH_AND_ADD completed, so atomicOld is what it
 	// found (atomic-unaligned's post fails: the add never ran).
 	fetchAdded bool
+	// pinRestore puts back the RLIMIT_MEMLOCK the memlock lesson lowered.
+	pinRestore func() error
 }
 
 // release destroys the ud tour's address handle (before the QP and PD).
@@ -130,6 +132,10 @@ func (ts *tourState) release(log *teardownLog) {
 	if ts.ud.ah != nil {
 		log.free(destroyCall("ibv_destroy_ah", "ah"), ts.ud.ah.Destroy)
 		ts.ud.ah = nil
+	}
+	if ts.pinRestore != nil {
+		log.free(restoreMemlockCall(), ts.pinRestore)
+		ts.pinRestore = nil
 	}
 }
 

@@ -27,6 +27,7 @@ const (
 	IDModifyInit         StepID = "modify-init"
 	IDModifyRTR          StepID = "modify-rtr"
 	IDModifyRTS          StepID = "modify-rts"
+	IDLimitMemlock       StepID = "limit-memlock"
 	IDListen             StepID = "listen"
 	IDPollCmpSwap        StepID = "poll-cmp-swap"
 	IDPollFetchAdd       StepID = "poll-fetch-add"
