@@ -10,6 +10,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/text"
+	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
 // command is a subcommand of rdmatour.
@@ -35,6 +36,7 @@ type options struct {
 	cmd     command
 	lang    text.Lang
 	backend backend
+	nic     sim.Profile // --nic: the simulated NIC's profile
 	plain   bool
 	// plainWhy says why plain mode was chosen for the learner, who did
 	// not ask for it (TERM=dumb); empty when --plain asked.
@@ -254,6 +256,7 @@ func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.tour, steps.ParseTourKind), "tour", "which tour, `TOUR`: "+strings.Join(steps.TourNames(), " | ")+"; give it to both sides")
 	fs.Var(flagOf(&o.lang, text.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	fs.Var(flagOf(&o.backend, parseBackend), "backend", "the verbs `BACKEND`: auto (real RDMA if a device serves the address, else the simulated NIC) | rdma | sim")
+	fs.Var(flagOf(&o.nic, sim.ParseProfile), "nic", "with --backend sim, the NIC it plays, `PROFILE`: rxe (as measured) | strict (lkey ≠ rkey, max_inline_data as asked up to 64, max_qp_rd_atom 4, RoCE v1 GID at index 0 and v2 at 1)")
 	fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")
 	fs.BoolVar(&o.auto, "auto", false, "run every step without waiting for Enter (in the full-screen UI too: the steps run one after another, visibly)")
 	fs.BoolVar(&o.brief, "brief", false, "plain mode: leave out the explanation pages (C calls and results only)")
@@ -280,6 +283,9 @@ func (o *options) crossCheck(set map[string]bool) error {
 		return usageText(text.Text{EN: "--timeout 0s: must be positive (how long a wait on the peer may take, e.g. 30s)", ZH: "--timeout 0s：必须为正数（等待对端最多多久，例如 30s）"})
 	}
 	if err := o.checkWorkshop(set); err != nil {
+		return err
+	}
+	if err := o.checkNIC(); err != nil {
 		return err
 	}
 	if o.lesson != nil {

@@ -65,7 +65,8 @@ type mr struct {
 	dev    *device
 	pd     *pd
 	addr   uint64
-	key    uint32
+	key    uint32 // the lkey
+	rkey   uint32 // the same as key, except in the strict profile
 	access verbs.Access
 
 	mu   sync.RWMutex
@@ -106,8 +107,13 @@ func (p *pd) RegMR(length int, access verbs.Access) (verbs.MR, error) {
 	d.mu.Lock()
 	idx := d.nextMR
 	d.nextMR++
-	// rxe: key = index << 8 | 8 random bits; lkey == rkey.
+	// rxe: key = index << 8 | 8 random bits; lkey == rkey. The strict
+	// profile's rkey has its own random bits and rkeyIndexBit set.
 	m.key = idx<<8 | uint32(rand.N(256))
+	m.rkey = m.key
+	if d.limits().SplitKeys {
+		m.rkey = (idx|rkeyIndexBit)<<8 | uint32(rand.N(256))
+	}
 	m.addr = d.nextVA
 	// Leave at least a guard page between MRs so "one past the end" never
 	// lands in a neighbour.
@@ -121,7 +127,7 @@ func (p *pd) RegMR(length int, access verbs.Access) (verbs.MR, error) {
 func (m *mr) Addr() uint64         { return m.addr }
 func (m *mr) Len() int             { return len(m.buf) }
 func (m *mr) LKey() uint32         { return m.key }
-func (m *mr) RKey() uint32         { return m.key }
+func (m *mr) RKey() uint32         { return m.rkey }
 func (m *mr) Access() verbs.Access { return m.access }
 
 // Read copies n bytes at off.
@@ -169,15 +175,32 @@ func (m *mr) Dereg() error {
 	return nil
 }
 
-// lookupMR finds a live MR by l/rkey (index and the random low byte).
-func (d *device) lookupMR(key uint32) *mr {
+// rkeyIndexBit marks an rkey's index in the strict profile, where the
+// rkey is not the lkey: an lkey used as an rkey finds no MR.
+const rkeyIndexBit = 1 << 23
+
+// lookupMR finds a live MR by its lkey, or (remote) its rkey: the index
+// and the random low byte.
+func (d *device) lookupMR(key uint32, remote bool) *mr {
+	idx := key >> 8
+	if remote && d.limits().SplitKeys {
+		if idx&rkeyIndexBit == 0 {
+			return nil
+		}
+		idx &^= rkeyIndexBit
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	m := d.mrs[key>>8]
-	if m == nil || m.key != key {
+	m := d.mrs[idx]
+	if m == nil || (remote && m.rkey != key) || (!remote && m.key != key) {
 		return nil
 	}
 	return m
+}
+
+// remoteAccess says a check is for a peer's access (by rkey).
+func remoteAccess(need verbs.Access) bool {
+	return need&(verbs.AccessRemoteWrite|verbs.AccessRemoteRead|verbs.AccessRemoteAtomic) != 0
 }
 
 // memSeg is a checked range of an MR.
@@ -190,7 +213,7 @@ type memSeg struct {
 // checkRange resolves [va, va+n) under key for pd with the needed access.
 // It is the single gate between a peer's numbers and our memory.
 func (d *device) checkRange(key uint32, va uint64, n uint64, p *pd, need verbs.Access) (memSeg, bool) {
-	m := d.lookupMR(key)
+	m := d.lookupMR(key, remoteAccess(need))
 	if m == nil || m.pd != p || m.access&need != need {
 		return memSeg{}, false
 	}
@@ -209,7 +232,7 @@ func (d *device) checkRange(key uint32, va uint64, n uint64, p *pd, need verbs.A
 // it fails as one larger than the RECV. Measured: TestEditTableOnRealVerbs
 // (post-recv.length=4096 on a 128-byte MR).
 func (d *device) checkRecvRange(key uint32, va uint64, n uint64, p *pd) (memSeg, bool) {
-	m := d.lookupMR(key)
+	m := d.lookupMR(key, false)
 	if m == nil || m.pd != p || m.access&verbs.AccessLocalWrite == 0 {
 		return memSeg{}, false
 	}

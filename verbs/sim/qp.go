@@ -168,8 +168,8 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	if c.MaxSendSGE < 1 || c.MaxSendSGE > maxSGE || c.MaxRecvSGE < 1 || c.MaxRecvSGE > maxSGE {
 		return nil, verbs.Errorf(fn, errEINVAL, "max_send_sge %d / max_recv_sge %d outside 1..%d", c.MaxSendSGE, c.MaxRecvSGE, maxSGE)
 	}
-	if c.MaxInlineData > 256 {
-		return nil, verbs.Errorf(fn, errEINVAL, "max_inline_data %d exceeds 256", c.MaxInlineData)
+	if lim := d.limits(); c.MaxInlineData > lim.MaxInlineData {
+		return nil, verbs.Errorf(fn, errEINVAL, "max_inline_data %d exceeds %d", c.MaxInlineData, lim.MaxInlineData)
 	}
 	scq, ok1 := attr.SendCQ.(*cq)
 	rcq, ok2 := attr.RecvCQ.(*cq)
@@ -195,7 +195,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	}
 	p.ref(1)
 	q := &qp{
-		dev: d, pd: p, scq: scq, rcq: rcq, cap: rxeCaps(c), sigAll: attr.SigAll, typ: attr.Type,
+		dev: d, pd: p, scq: scq, rcq: rcq, cap: d.limits().grantedCaps(c), sigAll: attr.SigAll, typ: attr.Type,
 		// librdmacm's rdma_create_qp moves the QP to INIT right away.
 		state:          verbs.QPSInit,
 		requesterState: requesterState{sqPSN: uint32(rand.N(1 << 24))},
