@@ -26,7 +26,7 @@ var errnos = []entry{
 		cause("destroying a PD that still has MRs or QPs, a CQ that QPs still use, or a CM id with a QP: destroy the children first", "销毁仍有 MR 或 QP 的 PD、仍被 QP 使用的 CQ，或仍带 QP 的 CM id：先销毁下层对象"),
 	}},
 	{int(syscall.ENODEV), text.Text{EN: "no such device", ZH: "没有这个设备"}, []Cause{
-		cause("the address is not on an RDMA device's network interface: for Soft-RoCE, rdma link add rxe0 type rxe netdev eth0 (rdmatour doctor)", "这个地址不在 RDMA 设备的网口上：Soft-RoCE 需要 rdma link add rxe0 type rxe netdev eth0（rdmatour doctor）"),
+		lessonCause("no-such-address", "the address is not on an RDMA device's network interface (as event->status -19 of RDMA_CM_EVENT_ADDR_ERROR after rdma_resolve_addr): for Soft-RoCE, rdma link add rxe0 type rxe netdev eth0 (rdmatour doctor)", "这个地址不在 RDMA 设备的网口上（rdma_resolve_addr 之后 RDMA_CM_EVENT_ADDR_ERROR 的 event->status -19）：Soft-RoCE 需要 rdma link add rxe0 type rxe netdev eth0（rdmatour doctor）"),
 	}},
 	{int(syscall.EINVAL), text.Text{EN: "invalid argument", ZH: "参数无效"}, []Cause{
 		lessonCause("post-before-connect", "ibv_post_send on a QP not yet in RTS", "对还没进入 RTS 的 QP 调用 ibv_post_send"),

@@ -115,6 +115,7 @@ func Lessons() []Lesson {
 		lessonHtonlAddress(),
 		lessonPostBeforeConnect(),
 		lessonDoorbellOrdering(),
+		lessonNoSuchAddress(),
 		lessonRemoteWriteWithoutLocal(),
 		lessonMemlock(),
 		lessonNoRemoteRead(),

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rdmatour/rdmatour/steps"
 )
 
 // setupLessons are the lessons whose client fails in its setup, before
@@ -17,10 +19,12 @@ import (
 var setupLessons = []struct {
 	lesson       string
 	unprivileged bool
+	loAddr       bool // the lesson needs an address on lo (no-such-address)
 	want         []string
 }{
-	{"remote-write-without-local", false, []string{"IBV_ACCESS_REMOTE_WRITE /* you: was IBV_ACCESS_LOCAL_WRITE */); /* = NULL, errno = EINVAL */", "EXPECTED ERROR"}},
-	{"memlock", true, []string{"setrlimit(RLIMIT_MEMLOCK, &memlock); /* = 0 */", "this process has CAP_IPC_LOCK = false", "/* = NULL, errno = ENOMEM */", "EXPECTED ERROR", "setrlimit(RLIMIT_MEMLOCK, &old_memlock); /* = 0 */"}},
+	{"no-such-address", false, true, []string{"htonl(0x0a630001 /* 10.99.0.1 */) }, 2000); /* = 0 */", "RDMA_CM_EVENT_ADDR_ERROR, status -19", "EXPECTED ERROR"}},
+	{"remote-write-without-local", false, false, []string{"IBV_ACCESS_REMOTE_WRITE /* you: was IBV_ACCESS_LOCAL_WRITE */); /* = NULL, errno = EINVAL */", "EXPECTED ERROR"}},
+	{"memlock", true, false, []string{"setrlimit(RLIMIT_MEMLOCK, &memlock); /* = 0 */", "this process has CAP_IPC_LOCK = false", "/* = NULL, errno = ENOMEM */", "EXPECTED ERROR", "setrlimit(RLIMIT_MEMLOCK, &old_memlock); /* = 0 */"}},
 }
 
 // runSetupLessons runs each setup lesson as `rdmatour demo` on backend:
@@ -32,6 +36,9 @@ func runSetupLessons(t *testing.T, backend ...string) {
 			var wrap []string
 			if tt.unprivileged {
 				wrap = unprivileged(t)
+			}
+			if tt.loAddr {
+				addrOnLo(t, steps.NoDeviceAddr)
 			}
 			args := append([]string{"demo", "--lesson", tt.lesson, "--port", freePort(t), "--plain", "--auto", "--brief", "--timeout", "20s"}, backend...)
 			p := startRaw(t, append(wrap, append([]string{binPath}, args...)...)...)
@@ -76,6 +83,22 @@ func unprivileged(t *testing.T) []string {
 	binPath = bin
 	t.Cleanup(func() { binPath = old })
 	return []string{"env", "XDG_STATE_HOME=" + dir, "HOME=" + dir, "setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--"}
+}
+
+// addrOnLo gives lo the address a/32 for the test, unless it has it:
+// an address of this host on an interface no RDMA device sits on.
+func addrOnLo(t *testing.T, a string) {
+	t.Helper()
+	if out, _ := exec.Command("ip", "-br", "addr", "show", "dev", "lo").CombinedOutput(); strings.Contains(string(out), " "+a+"/") {
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to add " + a + " to lo")
+	}
+	if out, err := exec.Command("ip", "addr", "add", a+"/32", "dev", "lo").CombinedOutput(); err != nil {
+		t.Skipf("cannot add %s to lo: %v %s", a, err, out)
+	}
+	t.Cleanup(func() { exec.Command("ip", "addr", "del", a+"/32", "dev", "lo").Run() })
 }
 
 func copyFile(t *testing.T, from, to string) {

@@ -35,6 +35,8 @@ func (id *cmID) ResolveAddr(src, dst netip.AddrPort, timeout time.Duration) erro
 		status = -int(syscall.EADDRNOTAVAIL)
 	case src.Addr().IsValid() && !isLocal(src.Addr()):
 		status = -int(syscall.EADDRNOTAVAIL)
+	case id.p.dev.onOtherNetdev(d):
+		status = -int(syscall.ENODEV)
 	}
 	if status != 0 {
 		id.ch.post(id.event(verbs.EventAddrError, status))

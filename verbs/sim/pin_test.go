@@ -2,8 +2,12 @@ package sim
 
 import (
 	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -67,4 +71,38 @@ func TestPinLimit(t *testing.T) {
 		t.Fatalf("with CAP_IPC_LOCK the limit must not apply: %v", err)
 	}
 	must(t, m.Dereg())
+}
+
+// An address of this host on an interface sim0 does not sit on (one put
+// on lo) resolves to RDMA_CM_EVENT_ADDR_ERROR with -ENODEV, as on rxe
+// (TestRxeResolveAddrFailures); 127.0.0.1 still resolves.
+func TestResolveOnOtherNetdev(t *testing.T) {
+	const onLo = "10.99.0.1"
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to put an address on lo")
+	}
+	if out, err := exec.Command("ip", "addr", "add", onLo+"/32", "dev", "lo").CombinedOutput(); err != nil && !strings.Contains(string(out), "exists") {
+		t.Skipf("ip addr add: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("ip", "addr", "del", onLo+"/32", "dev", "lo").Run() })
+	p := New(Options{})
+	if p.dev.netdev == "lo" {
+		t.Skip("sim0 sits on lo here (no other interface with IPv4)")
+	}
+	for dst, want := range map[string]int{onLo: -int(syscall.ENODEV), "127.0.0.1": 0} {
+		ch, err := p.CreateEventChannel()
+		must(t, err)
+		id, err := ch.CreateID(verbs.PSTCP)
+		must(t, err)
+		must(t, id.ResolveAddr(netip.AddrPort{}, netip.AddrPortFrom(netip.MustParseAddr(dst), 7471), time.Second))
+		wantType := verbs.EventAddrResolved
+		if want != 0 {
+			wantType = verbs.EventAddrError
+		}
+		if ev := waitEvent(t, ch, wantType); ev.Status != want {
+			t.Errorf("%s: status %d, want %d", dst, ev.Status, want)
+		}
+		must(t, id.Destroy())
+		must(t, ch.Destroy())
+	}
 }
