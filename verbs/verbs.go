@@ -37,11 +37,12 @@ type Provider interface {
 type ResourceCount struct {
 	EventChannels, IDs, PDs, CQs, QPs, MRs int
 	AHs                                    int // address handles (UD)
+	CompChannels                           int // completion channels (ibv_create_comp_channel)
 }
 
 // Total sums all kinds.
 func (r ResourceCount) Total() int {
-	return r.EventChannels + r.IDs + r.PDs + r.CQs + r.QPs + r.MRs + r.AHs
+	return r.EventChannels + r.IDs + r.PDs + r.CQs + r.QPs + r.MRs + r.AHs + r.CompChannels
 }
 
 // PortSpace is enum rdma_port_space.
