@@ -64,6 +64,10 @@ struct rt *rt_open(const char *verbs_lib, const char *cm_lib, char *err, size_t 
 	LOAD(rt->verbs_handle, ibv_create_qp, "ibv_create_qp", 1);
 	LOAD(rt->verbs_handle, ibv_modify_qp, "ibv_modify_qp", 1);
 	LOAD(rt->verbs_handle, ibv_destroy_qp, "ibv_destroy_qp", 1);
+	LOAD(rt->verbs_handle, create_comp_channel, "ibv_create_comp_channel", 1);
+	LOAD(rt->verbs_handle, destroy_comp_channel, "ibv_destroy_comp_channel", 1);
+	LOAD(rt->verbs_handle, get_cq_event, "ibv_get_cq_event", 1);
+	LOAD(rt->verbs_handle, ack_cq_events, "ibv_ack_cq_events", 1);
 
 	libname = cm_lib;
 	*which = 2;
