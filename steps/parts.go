@@ -33,6 +33,7 @@ type resources struct {
 	id       verbs.CMID
 	dev      verbs.Device
 	pd       verbs.PD
+	cc       verbs.CompChannel // --completion event: the CQ's channel
 	cq       verbs.CQ
 	qp       verbs.QP
 	manualQP bool // qp came from ibv_create_qp: teardown uses ibv_destroy_qp
@@ -69,8 +70,16 @@ func (r *resources) release(log *teardownLog) {
 		}
 	}
 	if r.cq != nil {
+		if n, ok := r.cq.(verbs.NotifyCQ); ok && n.Unacked() > 0 {
+			log.add(c.S(c.Call("ibv_ack_cq_events", c.C("cq"), c.Dec(int64(n.Unacked()), ""))))
+			n.AckEvents(n.Unacked())
+		}
 		log.free(destroyCall("ibv_destroy_cq", "cq"), r.cq.Destroy)
 		r.cq = nil
+	}
+	if r.cc != nil {
+		log.free(destroyCall("ibv_destroy_comp_channel", "channel"), r.cc.Destroy)
+		r.cc = nil
 	}
 	if r.pd != nil && !r.sharedPD {
 		log.free(destroyCall("ibv_dealloc_pd", "pd"), r.pd.Dealloc)

@@ -33,7 +33,14 @@ func stepCreateCQ(_ context.Context, s *Session) (Outcome, error) {
 		y["cqe"] = c.Dec(CQDepth, "CQ_DEPTH")
 	}
 	call := createCQCall(cqe, y)
-	cq, err := s.dev.CreateCQ(cqe)
+	var cq verbs.CQ
+	var err error
+	if s.cc != nil {
+		call = createCQOnChannelCall(cqe)
+		cq, err = s.cc.CreateCQ(cqe)
+	} else {
+		cq, err = s.dev.CreateCQ(cqe)
+	}
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}

@@ -53,9 +53,10 @@ type options struct {
 	notify  steps.Notify
 	tour    steps.TourKind // --tour (zero value: write)
 	track   steps.Track
-	lesson  *steps.Lesson // nil: the plain tour
-	edits   steps.Edits   // --edit, repeatable (edits.go)
-	editsOf string        // edits: the step whose fields to list ("" = which steps)
+	compl   steps.Completion // --completion
+	lesson  *steps.Lesson    // nil: the plain tour
+	edits   steps.Edits      // --edit, repeatable (edits.go)
+	editsOf string           // edits: the step whose fields to list ("" = which steps)
 	timeout duration
 	wait    duration // server: how long to wait for a client (0 = forever)
 	message string
@@ -264,6 +265,7 @@ func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.pauseAt, parsePauseStep), "pause-at", "plain mode: stop before the step with this `ID` until Enter (e.g. accept)")
 	fs.Var(flagOf(&o.lesson, steps.ParseLesson), "lesson", "run a lesson: the tour with one deliberate mistake; `NAME` as \"rdmatour lessons\" lists them; give it to both sides")
 	fs.Var(flagOf(&o.track, steps.ParseTrack), "track", "how the QP is brought up, `TRACK`: cm (rdma_create_qp; librdmacm moves it) | manual (ibv_create_qp + ibv_modify_qp, one transition per step)")
+	fs.Var(flagOf(&o.compl, steps.ParseCompletion), "completion", "how this side waits for completions, `MODE`: poll (spin on ibv_poll_cq) | event (a completion channel: ibv_req_notify_cq, ibv_get_cq_event, ibv_ack_cq_events); RC tours")
 	fs.StringVar(&o.pcap, "pcap", "", "write this side's RoCEv2 packets to `FILE` for Wireshark (simulated NIC: the frames it would send; real device: a capture, needs CAP_NET_RAW)")
 	fs.Var(flagOf(&o.rnr, parseRNRRetry), "rnr-retry", "rnr_retry_count for rdma_connect/rdma_accept, `N` in 0..7 (7 = retry forever)")
 	fs.Var(editList{&o.edits}, "edit", "change one argument of a call before it runs, `STEP.FIELD=VALUE` (repeatable; \"rdmatour edits STEP\" lists the fields), e.g. post-write.rkey=+1")
@@ -307,7 +309,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 
 // config is the steps.Config for role, without addresses or a backend.
 func (o *options) config(role steps.Role) steps.Config {
-	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, MessageSize: int(o.msgSize),
+	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Completion: o.compl, Message: o.message, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
 		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits}
 }
