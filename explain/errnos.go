@@ -37,6 +37,7 @@ var errnos = []entry{
 	}},
 	{int(syscall.EAGAIN), text.Text{EN: "try again: nothing is ready yet", ZH: "稍后再试：还没有东西就绪"}, []Cause{
 		cause("rdma_get_cm_event or ibv_get_cq_event on a non-blocking channel with no event waiting", "在非阻塞的通道上调用 rdma_get_cm_event 或 ibv_get_cq_event，而没有事件在等"),
+		lessonCause("lost-wakeup", "ibv_get_cq_event finds no event although the CQ holds a completion: it arrived before ibv_req_notify_cq armed the CQ (poll, then arm); arm, then poll, then sleep", "CQ 里明明有完成，ibv_get_cq_event 却等不到事件：完成在 ibv_req_notify_cq 挂通知之前就到了（先 poll 后挂通知）；应先挂通知，再 poll，再睡"),
 	}},
 	{int(syscall.EADDRINUSE), text.Text{EN: "address already in use", ZH: "地址已被占用"}, []Cause{
 		cause("rdma_bind_addr on a port another rdma_cm listener holds (another server still runs)", "rdma_bind_addr 的端口已被另一个 rdma_cm 监听者占用（另一个 server 还在运行）"),

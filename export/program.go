@@ -32,6 +32,7 @@ const cIncludes = `#define _GNU_SOURCE
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 `
 
 // cConstants are the seed's #defines, from the Go constants.

@@ -54,15 +54,28 @@ func withCompletion(cfg Config, tour []Step) []Step {
 		return tour
 	}
 	t := newTourEdit(cfg.Role, tour)
-	t.insertBefore(IDCreateCQ, Step{ID: IDCreateCompChannel, Side: cfg.Role, Section: SectionCQ,
+	addCompletionSteps(cfg.Role, t, true)
+	out, _ := t.Result() // both IDs are there: checked above
+	return out
+}
+
+// addCompletionSteps puts the channel before create-cq, makes the CQ on
+// it and (arm) arms it after: --completion event, and the lost-wakeup
+// lesson, whose loop arms only later.
+func addCompletionSteps(role Role, t *tourEdit, arm bool) {
+	if t.has(IDCreateCompChannel) {
+		return // --completion event already did
+	}
+	t.insertBefore(IDCreateCQ, Step{ID: IDCreateCompChannel, Side: role, Section: SectionCQ,
 		Title: text.Text{EN: "Create a completion channel", ZH: "创建完成通道"},
 		Call:  generic(createCompChannelCall()), run: stepCreateCompChannel})
 	t.edit(IDCreateCQ, func(st *Step) { st.Call = generic(createCQOnChannelCall(CQDepth)) })
-	t.insertAfter(IDCreateCQ, Step{ID: IDReqNotifyCQ, Side: cfg.Role, Section: SectionCQ,
+	if !arm {
+		return
+	}
+	t.insertAfter(IDCreateCQ, Step{ID: IDReqNotifyCQ, Side: role, Section: SectionCQ,
 		Title: text.Text{EN: "Arm the CQ for its next completion", ZH: "给 CQ 挂上通知，等下一个完成"},
 		Call:  generic(reqNotifyCall("cq")), run: stepReqNotify})
-	out, _ := t.Result() // both IDs are there: checked above
-	return out
 }
 
 func createCompChannelCall() c.Stmt {

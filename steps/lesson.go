@@ -114,6 +114,7 @@ func Lessons() []Lesson {
 		inTopic(TopicReceive, lessonNoRecv()),
 		inTopic(TopicAccess, lessonBadRKey(), lessonOutOfBounds(), lessonNoRemoteWrite(), lessonHtonlAddress()),
 		inTopic(TopicOrdering, lessonPostBeforeConnect(), lessonDoorbellOrdering()),
+		inTopic(TopicCompletions, lessonLostWakeup()),
 		inTopic(TopicSetup, lessonNoSuchAddress(), lessonRemoteWriteWithoutLocal(), lessonMemlock()),
 		inTopic(TopicAccess, lessonNoRemoteRead()),
 		inTopic(TopicReadAtomic, lessonReadDepthZero(), lessonAtomicUnaligned()),
@@ -124,11 +125,12 @@ func Lessons() []Lesson {
 // The topics `rdmatour lessons` groups the lessons under, in the order
 // their first lesson comes.
 var (
-	TopicReceive    = text.Text{EN: "The receive queue", ZH: "接收队列"}
-	TopicAccess     = text.Text{EN: "Keys, addresses and access rights", ZH: "key、地址与访问权限"}
-	TopicOrdering   = text.Text{EN: "QP state and ordering", ZH: "QP 状态与顺序"}
-	TopicSetup      = text.Text{EN: "Setup failures: before any connection", ZH: "建立阶段的失败：连接之前"}
-	TopicReadAtomic = text.Text{EN: "READ and atomics", ZH: "READ 与原子操作"}
+	TopicReceive     = text.Text{EN: "The receive queue", ZH: "接收队列"}
+	TopicAccess      = text.Text{EN: "Keys, addresses and access rights", ZH: "key、地址与访问权限"}
+	TopicOrdering    = text.Text{EN: "QP state and ordering", ZH: "QP 状态与顺序"}
+	TopicCompletions = text.Text{EN: "Completion channels", ZH: "完成通道"}
+	TopicSetup       = text.Text{EN: "Setup failures: before any connection", ZH: "建立阶段的失败：连接之前"}
+	TopicReadAtomic  = text.Text{EN: "READ and atomics", ZH: "READ 与原子操作"}
 )
 
 // inTopic files lessons under topic.

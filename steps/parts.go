@@ -158,6 +158,7 @@ type lessonRun struct {
 	// RNR NAKs received when the SEND was posted (timelinefate.go).
 	sendRNRBase    uint64
 	sendRNRCounted bool
+	slept          bool // lost-wakeup: the bounded sleep ran out with no event
 }
 
 // hostHooks are what a host plugged in: the one-client server's gate or
