@@ -15,6 +15,7 @@ require (
 	github.com/mdlayher/packet v1.2.0
 	github.com/yuin/goldmark v1.7.8
 	golang.org/x/net v0.59.0
+	golang.org/x/sys v0.48.0
 )
 
 require (
@@ -33,5 +34,4 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/xo/terminfo v1.0.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 )

@@ -142,6 +142,7 @@ func Concepts() []string {
 		"concept-wire",
 		"concept-ud",
 		"concept-workshop",
+		"concept-nic-profiles",
 	}
 }
 

@@ -12,10 +12,11 @@ import (
 var errnos = []entry{
 	{int(syscall.EPERM), text.Text{EN: "operation not permitted", ZH: "不允许的操作"}, []Cause{
 		cause("an operation that needs a capability the process lacks (e.g. CAP_NET_RAW for a raw packet QP)", "操作需要进程没有的权限（例如 raw packet QP 需要 CAP_NET_RAW）"),
+		cause("ibv_reg_mr with a locked-memory limit of 0 (ulimit -l 0) and no CAP_IPC_LOCK", "锁定内存上限为 0（ulimit -l 0）又没有 CAP_IPC_LOCK 时调用 ibv_reg_mr"),
 	}},
 	{int(syscall.ENOMEM), text.Text{EN: "out of memory, or a queue is full", ZH: "内存不足，或队列已满"}, []Cause{
 		cause("ibv_post_send or ibv_post_recv with the queue full: more WRs outstanding than max_send_wr or max_recv_wr (poll the CQ to free them)", "ibv_post_send 或 ibv_post_recv 时队列已满：未完成的工作请求多于 max_send_wr 或 max_recv_wr（poll CQ 释放它们）"),
-		cause("ibv_reg_mr beyond the locked-memory limit (ulimit -l)", "ibv_reg_mr 超出了锁定内存的上限（ulimit -l）"),
+		lessonCause("memlock", "ibv_reg_mr beyond the locked-memory limit (ulimit -l) in a process without CAP_IPC_LOCK", "没有 CAP_IPC_LOCK 的进程里，ibv_reg_mr 超出了锁定内存的上限（ulimit -l）"),
 		cause("ibv_create_qp or ibv_create_cq asking for more than the device or the kernel can give", "ibv_create_qp 或 ibv_create_cq 要的超过了设备或内核能给的"),
 	}},
 	{int(syscall.EACCES), text.Text{EN: "permission denied", ZH: "权限不够"}, []Cause{
@@ -25,16 +26,18 @@ var errnos = []entry{
 		cause("destroying a PD that still has MRs or QPs, a CQ that QPs still use, or a CM id with a QP: destroy the children first", "销毁仍有 MR 或 QP 的 PD、仍被 QP 使用的 CQ，或仍带 QP 的 CM id：先销毁下层对象"),
 	}},
 	{int(syscall.ENODEV), text.Text{EN: "no such device", ZH: "没有这个设备"}, []Cause{
-		cause("the address is not on an RDMA device's network interface: for Soft-RoCE, rdma link add rxe0 type rxe netdev eth0 (rdmatour doctor)", "这个地址不在 RDMA 设备的网口上：Soft-RoCE 需要 rdma link add rxe0 type rxe netdev eth0（rdmatour doctor）"),
+		lessonCause("no-such-address", "the address is not on an RDMA device's network interface (as event->status -19 of RDMA_CM_EVENT_ADDR_ERROR after rdma_resolve_addr): for Soft-RoCE, rdma link add rxe0 type rxe netdev eth0 (rdmatour doctor)", "这个地址不在 RDMA 设备的网口上（rdma_resolve_addr 之后 RDMA_CM_EVENT_ADDR_ERROR 的 event->status -19）：Soft-RoCE 需要 rdma link add rxe0 type rxe netdev eth0（rdmatour doctor）"),
 	}},
 	{int(syscall.EINVAL), text.Text{EN: "invalid argument", ZH: "参数无效"}, []Cause{
 		lessonCause("post-before-connect", "ibv_post_send on a QP not yet in RTS", "对还没进入 RTS 的 QP 调用 ibv_post_send"),
 		lessonCause("atomic-unaligned", "an atomic whose remote address is not 8-byte aligned", "原子操作的远端地址没有按 8 字节对齐"),
+		lessonCause("remote-write-without-local", "ibv_reg_mr with IBV_ACCESS_REMOTE_WRITE or REMOTE_ATOMIC but no IBV_ACCESS_LOCAL_WRITE", "ibv_reg_mr 给了 IBV_ACCESS_REMOTE_WRITE 或 REMOTE_ATOMIC，却没有 IBV_ACCESS_LOCAL_WRITE"),
 		cause("more SGEs than max_send_sge, an opcode the QP type does not support, or ibv_modify_qp with the wrong attribute mask for the transition", "SGE 多于 max_send_sge、QP 类型不支持的 opcode，或 ibv_modify_qp 的属性掩码与状态转换不符"),
 		cause("rdma_connect before the route is resolved, or with more than 56 bytes of private data", "路由还没解析就 rdma_connect，或私有数据超过 56 字节"),
 	}},
 	{int(syscall.EAGAIN), text.Text{EN: "try again: nothing is ready yet", ZH: "稍后再试：还没有东西就绪"}, []Cause{
 		cause("rdma_get_cm_event or ibv_get_cq_event on a non-blocking channel with no event waiting", "在非阻塞的通道上调用 rdma_get_cm_event 或 ibv_get_cq_event，而没有事件在等"),
+		lessonCause("lost-wakeup", "ibv_get_cq_event finds no event although the CQ holds a completion: it arrived before ibv_req_notify_cq armed the CQ (poll, then arm); arm, then poll, then sleep", "CQ 里明明有完成，ibv_get_cq_event 却等不到事件：完成在 ibv_req_notify_cq 挂通知之前就到了（先 poll 后挂通知）；应先挂通知，再 poll，再睡"),
 	}},
 	{int(syscall.EADDRINUSE), text.Text{EN: "address already in use", ZH: "地址已被占用"}, []Cause{
 		cause("rdma_bind_addr on a port another rdma_cm listener holds (another server still runs)", "rdma_bind_addr 的端口已被另一个 rdma_cm 监听者占用（另一个 server 还在运行）"),

@@ -30,7 +30,9 @@ const cIncludes = `#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 `
 
 // cConstants are the seed's #defines, from the Go constants.

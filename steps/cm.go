@@ -175,8 +175,12 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 	if s.cfg.Src.IsValid() {
 		src = netip.AddrPortFrom(s.cfg.Src, 0)
 	}
-	call := resolveAddrCall(s.cfg.Src, s.cfg.Server)
-	if err := s.id.ResolveAddr(src, s.cfg.Server, ResolveTimeout); err != nil {
+	dst, note := s.cfg.Server, text.Text{}
+	if m := s.mistake(); m.Resolve != nil {
+		dst, note = m.Resolve(s.cfg.Provider, dst)
+	}
+	call := resolveAddrCall(s.cfg.Src, dst)
+	if err := s.id.ResolveAddr(src, dst, ResolveTimeout); err != nil {
 		return withC(Outcome{}, failed(call, err)), problem(err, text.Text{EN: "rdma_resolve_addr refused the address", ZH: "rdma_resolve_addr 不接受这个地址"},
 			text.Text{EN: "check the server address (and --src)", ZH: "检查 server 地址（以及 --src）"})
 	}
@@ -188,7 +192,7 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 	s.set(func() { s.dev = dev })
 	return withC(Outcome{
 		Results: []KV{result(resEvent, ev.Type.String()), result(resIdVerbs, devName(dev)), result(resPort, fmt.Sprint(s.id.PortNum())), result(resLocal, s.id.LocalAddr().String())},
-		Note:    text.Text{EN: "The id is now bound to the RDMA device that can reach the server; PD, CQ and QP are created on it.", ZH: "这个 id 现在绑定到了能到达 server 的 RDMA 设备上；PD、CQ、QP 都要建在它上面。"},
+		Note:    joinNotes(text.Text{EN: "The id is now bound to the RDMA device that can reach the server; PD, CQ and QP are created on it.", ZH: "这个 id 现在绑定到了能到达 server 的 RDMA 设备上；PD、CQ、QP 都要建在它上面。"}, note),
 	}, call.Returned("0"), getEvent(ev, verbs.EventAddrResolved, true), ackEvent()), nil
 }
 

@@ -18,8 +18,10 @@ type Config struct {
 	Notify Notify
 	// Track is how the QP is brought up (TrackCM, the zero value, or
 	// TrackManual).
-	Track    Track
-	Provider verbs.Provider
+	Track Track
+	// Completion is how this side waits for completions (--completion).
+	Completion Completion
+	Provider   verbs.Provider
 	// BackendWhy explains the backend choice on screen.
 	BackendWhy text.Text
 
@@ -161,6 +163,12 @@ func (c Config) validateTour() error {
 		if err := d.validate(c); err != nil {
 			return err
 		}
+	}
+	if c.Completion.String() == "" {
+		return configErrorf("unknown completion mode %d: use poll or event", int(c.Completion))
+	}
+	if c.Completion == CompletionEvent && c.Tour == TourUD {
+		return configErrorf("--completion event and --tour %s cannot be combined: the ud tour polls its CQ (completion channels are shown on the RC tours)", c.Tour)
 	}
 	if l := c.Lesson; l != nil && c.Tour != TourWrite && l.Tour != c.Tour {
 		return configErrorf("--tour %s and --lesson %s cannot be combined: that lesson runs on the %s tour (leave --tour out)", c.Tour, l.Name, l.Tour)

@@ -59,6 +59,10 @@ uint32_t remote_qpn, remote_qkey;
 int resent; /* the ud tour: how many times the client sent its message again */
 struct ibv_wc answer_wc; /* the ud tour: the server's answer's completion */
 int answered;
+struct rlimit memlock, old_memlock; /* the memlock lesson */
+struct ibv_comp_channel *channel; /* --completion event */
+struct ibv_cq *ev_cq;
+void *ev_ctx;
 `
 
 // withC returns o showing stmts: o.C keeps them for export-c, o.Call is

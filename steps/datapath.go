@@ -179,15 +179,15 @@ func (s *Session) pollStep(ctx context.Context, what string, wantOp verbs.WCOpco
 	ctx, cancel := s.boundPeerWait(ctx)
 	defer cancel()
 	call := pollOne(wantOp, what)
-	wc, err := verbs.PollOne(ctx, s.cq)
+	wc, events, err := s.waitOne(ctx)
 	if err != nil {
-		return withC(Outcome{}, call.Returned("0, again and again: no completion came")), fmt.Errorf("%s: %w", what, err)
+		return withC(Outcome{}, append(events, call.Returned("0, again and again: no completion came"))...), fmt.Errorf("%s: %w", what, err)
 	}
 	s.addCompletion(wc)
 	state := s.recordQPState()
 	out := withC(Outcome{
 		Results: []KV{result(resStatus, wc.Status.String()), {Name: resOpcode, Value: opcodeText(wc)}, result(resWrId, fmt.Sprint(wc.WRID)), result(resQPState, state)}},
-		call.Returned(wcText(wc)))
+		append(events, call.Returned(wcText(wc)))...)
 	if wc.Status != verbs.WCSuccess {
 		s.completionFate(wc)
 		return out, &CompletionError{What: what, WC: wc}
@@ -250,9 +250,10 @@ func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
 	poll := waitPollCall()
 	backoff := 50 * time.Microsecond
 	lastCM := time.Now()
+	var events []c.Stmt // --completion event: the event waits that ran
 	for {
 		if out, arrived, err := s.notifyArrived(wait, poll); arrived || err != nil {
-			return out, err
+			return prependC(out, events), err
 		}
 		if gone := s.peerGoneWhileWaiting(ctx, &lastCM); gone != nil {
 			// The peer's SEND or doorbell WRITE lands before its DREQ, but
@@ -264,6 +265,20 @@ func stepWaitNotify(ctx context.Context, s *Session) (Outcome, error) {
 				return out, err
 			}
 			return withC(Outcome{}, wait, poll.Returned("0, again and again")), gone
+		}
+		if s.cc != nil && s.cfg.Notify != NotifyDoorbell {
+			// Sleep for the CQ's event in slices, between which the CM
+			// channel is looked at; a slice that ends without an event
+			// is not shown.
+			slice, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+			more, err := s.awaitEvent(slice)
+			cancel()
+			if err == nil {
+				events = append(append(events, poll.Returned("0: empty, so wait for the event")), more...)
+			} else if slice.Err() == nil || ctx.Err() != nil {
+				return withC(Outcome{}, wait, poll.Returned("0, again and again")), fmt.Errorf("waiting for the client's notification: %w", err)
+			}
+			continue
 		}
 		select {
 		case <-ctx.Done():

@@ -143,6 +143,9 @@ func (s *Session) cqCall() (int, c.Stmt) {
 	y := youWas{}
 	cqe := int(s.editNum(IDCreateCQ, "cqe", "cqe", CQDepth, y))
 	y.replace("cqe", c.Dec(CQDepth, "CQ_DEPTH"))
+	if s.cc != nil { // --completion event: the CQ is made on the channel
+		return cqe, createCQOnChannelCall(cqe)
+	}
 	return cqe, createCQCall(cqe, y)
 }
 

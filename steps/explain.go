@@ -69,6 +69,10 @@ func unexpectedEvent(ev verbs.CMEvent, want verbs.CMEventType, cfg Config) error
 			return problem(err, text.Text{EN: "nothing at " + cfg.Server.Addr().String() + " answered address resolution (ARP/ND)", ZH: cfg.Server.Addr().String() + " 没有响应地址解析（ARP/ND）"},
 				text.Text{EN: "check that the server is up and the address is right (`ping` it)", ZH: "确认 server 已开机、地址正确（先 `ping` 一下）"})
 		}
+		if ev.Status == -int(syscall.ENODEV) { // cma.c addr_handler: no device's GID table has the source address
+			return problem(err, text.Text{EN: "no RDMA device has the address rdma_resolve_addr was given, or sits on the interface its route leaves by", ZH: "没有任何 RDMA 设备拥有 rdma_resolve_addr 收到的地址，也没有设备在通往它的路由所走的网口上"},
+				text.Text{EN: "run `rdmatour doctor`; with Soft-RoCE: `rdma link add rxe0 type rxe netdev <nic>` on that interface", ZH: "运行 `rdmatour doctor`；若用 Soft-RoCE：在那个网口上执行 `rdma link add rxe0 type rxe netdev <网卡>`"})
+		}
 		return problem(err, text.Text{EN: "no RDMA device serves a route to " + peer, ZH: "没有任何 RDMA 设备能到达 " + peer},
 			text.Text{EN: "run `rdmatour doctor`; with Soft-RoCE: `rdma link add rxe0 type rxe netdev <nic>`", ZH: "运行 `rdmatour doctor`；若用 Soft-RoCE：`rdma link add rxe0 type rxe netdev <网卡>`"})
 	case verbs.EventRouteError:

@@ -3,6 +3,7 @@ package steps
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"syscall"
 
@@ -78,6 +79,8 @@ type Lesson struct {
 	Name    string
 	Title   text.Text
 	Summary text.Text
+	// Topic is what `rdmatour lessons` lists it under (Lessons sets it).
+	Topic text.Text
 	// Notify is the notify mode the lesson needs.
 	Notify Notify
 	// Tour is the tour the lesson changes (the zero value: write).
@@ -113,23 +116,37 @@ const noMistake Role = -1
 // Lessons lists every lesson, in teaching order: the write tour's, then
 // the read and atomic tours'. A new lesson is one file and one line here.
 func Lessons() []Lesson {
-	return []Lesson{
-		lessonNoRecv(),
-		lessonBadRKey(),
-		lessonOutOfBounds(),
-		lessonNoRemoteWrite(),
-		lessonHtonlAddress(),
-		lessonPostBeforeConnect(),
-		lessonDoorbellOrdering(),
-		lessonNoRemoteRead(),
-		lessonReadDepthZero(),
-		lessonAtomicUnaligned(),
-		lessonNoRemoteAtomic(),
-		lessonLostWrite(),
-		lessonLostAck(),
-		lessonPeerVanished(),
-		lessonRetryZero(),
+	return slices.Concat(
+		inTopic(TopicReceive, lessonNoRecv()),
+		inTopic(TopicAccess, lessonBadRKey(), lessonOutOfBounds(), lessonNoRemoteWrite(), lessonHtonlAddress()),
+		inTopic(TopicOrdering, lessonPostBeforeConnect(), lessonDoorbellOrdering()),
+		inTopic(TopicCompletions, lessonLostWakeup()),
+		inTopic(TopicSetup, lessonNoSuchAddress(), lessonRemoteWriteWithoutLocal(), lessonMemlock()),
+		inTopic(TopicAccess, lessonNoRemoteRead()),
+		inTopic(TopicReadAtomic, lessonReadDepthZero(), lessonAtomicUnaligned()),
+		inTopic(TopicAccess, lessonNoRemoteAtomic()),
+		inTopic(TopicWire, lessonLostWrite(), lessonLostAck(), lessonPeerVanished(), lessonRetryZero()),
+	)
+}
+
+// The topics `rdmatour lessons` groups the lessons under, in the order
+// their first lesson comes.
+var (
+	TopicReceive     = text.Text{EN: "The receive queue", ZH: "接收队列"}
+	TopicAccess      = text.Text{EN: "Keys, addresses and access rights", ZH: "key、地址与访问权限"}
+	TopicOrdering    = text.Text{EN: "QP state and ordering", ZH: "QP 状态与顺序"}
+	TopicCompletions = text.Text{EN: "Completion channels", ZH: "完成通道"}
+	TopicSetup       = text.Text{EN: "Setup failures: before any connection", ZH: "建立阶段的失败：连接之前"}
+	TopicReadAtomic  = text.Text{EN: "READ and atomics", ZH: "READ 与原子操作"}
+	TopicWire        = text.Text{EN: "Lost packets and retries", ZH: "丢包与重传"}
+)
+
+// inTopic files lessons under topic.
+func inTopic(topic text.Text, lessons ...Lesson) []Lesson {
+	for i := range lessons {
+		lessons[i].Topic = topic
 	}
+	return lessons
 }
 
 // LessonByName finds a lesson.

@@ -1,7 +1,10 @@
 package steps
 
 import (
+	"net/netip"
+
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -24,6 +27,11 @@ type Mistake struct {
 	// AtomicOffset is added to the FETCH_AND_ADD's remote address
 	// (atomic-unaligned).
 	AtomicOffset uint64
+	// Resolve, when set, is the address rdma_resolve_addr is given in
+	// place of the server's (no-such-address), found among the host's
+	// addresses and the provider's devices. When none fits it gives the
+	// server's back, with a note saying why and what to do.
+	Resolve func(p verbs.Provider, server netip.AddrPort) (netip.AddrPort, text.Text)
 }
 
 // Target is a remote address and rkey, each with its C expression (the

@@ -33,6 +33,7 @@ type resources struct {
 	id       verbs.CMID
 	dev      verbs.Device
 	pd       verbs.PD
+	cc       verbs.CompChannel // --completion event: the CQ's channel
 	cq       verbs.CQ
 	qp       verbs.QP
 	manualQP bool // qp came from ibv_create_qp: teardown uses ibv_destroy_qp
@@ -72,8 +73,16 @@ func (r *resources) release(log *teardownLog) {
 		}
 	}
 	if r.cq != nil {
+		if n, ok := r.cq.(verbs.NotifyCQ); ok && n.Unacked() > 0 {
+			log.add(c.S(c.Call("ibv_ack_cq_events", c.C("cq"), c.Dec(int64(n.Unacked()), ""))))
+			n.AckEvents(n.Unacked())
+		}
 		log.free(destroyCall("ibv_destroy_cq", "cq"), r.cq.Destroy)
 		r.cq = nil
+	}
+	if r.cc != nil {
+		log.free(destroyCall("ibv_destroy_comp_channel", "channel"), r.cc.Destroy)
+		r.cc = nil
 	}
 	if r.pd != nil && !r.sharedPD {
 		log.free(destroyCall("ibv_dealloc_pd", "pd"), r.pd.Dealloc)
@@ -126,6 +135,8 @@ type tourState struct {
 	// fetchAdded: the FETCH_AND_ADD completed, so atomicOld is what it
 	// found (atomic-unaligned's post fails: the add never ran).
 	fetchAdded bool
+	// pinRestore puts back the RLIMIT_MEMLOCK the memlock lesson lowered.
+	pinRestore func() error
 }
 
 // release destroys the ud tour's address handle (before the QP and PD).
@@ -133,6 +144,10 @@ func (ts *tourState) release(log *teardownLog) {
 	if ts.ud.ah != nil {
 		log.free(destroyCall("ibv_destroy_ah", "ah"), ts.ud.ah.Destroy)
 		ts.ud.ah = nil
+	}
+	if ts.pinRestore != nil {
+		log.free(restoreMemlockCall(), ts.pinRestore)
+		ts.pinRestore = nil
 	}
 }
 
@@ -146,6 +161,7 @@ type lessonRun struct {
 	// RNR NAKs received when the SEND was posted (timelinefate.go).
 	sendRNRBase    uint64
 	sendRNRCounted bool
+	slept          bool // lost-wakeup: the bounded sleep ran out with no event
 }
 
 // hostHooks are what a host plugged in: the one-client server's gate or

@@ -28,7 +28,13 @@ func stepAllocPD(_ context.Context, s *Session) (Outcome, error) {
 
 func stepCreateCQ(_ context.Context, s *Session) (Outcome, error) {
 	cqe, call := s.cqCall()
-	cq, err := s.dev.CreateCQ(cqe)
+	var cq verbs.CQ
+	var err error
+	if s.cc != nil {
+		cq, err = s.cc.CreateCQ(cqe)
+	} else {
+		cq, err = s.dev.CreateCQ(cqe)
+	}
 	if err != nil {
 		return withC(Outcome{}, failed(call, err)), err
 	}

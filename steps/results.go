@@ -29,6 +29,9 @@ var (
 	resQPAfterIbvModifyQp     = text.Text{EN: "QP after ibv_modify_qp", ZH: "ibv_modify_qp 之后的 QP"}
 	resQPAfterRdmaDisconnect  = text.Text{EN: "QP after rdma_disconnect", ZH: "rdma_disconnect 之后的 QP"}
 	resQPState                = text.Text{EN: "QP state", ZH: "QP 状态"}
+	resChannelFD              = cname("channel->fd")
+	resRlimitMemlock          = cname("RLIMIT_MEMLOCK")
+	resCapIPCLock             = text.Text{EN: "this process has CAP_IPC_LOCK", ZH: "本进程有 CAP_IPC_LOCK"}
 	resREPQpNum               = text.Text{EN: "REP qp_num", ZH: "REP 里的 qp_num"}
 	resREQQpNum               = text.Text{EN: "REQ qp_num", ZH: "REQ 里的 qp_num"}
 	resRNRNAKSeenFirst        = text.Text{EN: "RNR NAK seen first", ZH: "先看到的 RNR NAK"}

@@ -90,3 +90,25 @@ func indexOf(tour []Step, id StepID) int {
 	}
 	return -1
 }
+
+// insertBefore puts st right before the step id.
+func (t *tourEdit) insertBefore(id StepID, st Step) {
+	i := t.find("insert before", id)
+	if i < 0 {
+		return
+	}
+	out := append([]Step(nil), t.tour[:i]...)
+	out = append(out, st)
+	t.tour = append(out, t.tour[i:]...)
+}
+
+// cutAfter drops every step after id but the tour's last (its
+// teardown): a lesson whose failure leaves nothing else to run.
+func (t *tourEdit) cutAfter(id StepID) {
+	i := t.find("cut after", id)
+	if i < 0 || i >= len(t.tour)-1 {
+		return
+	}
+	last := t.tour[len(t.tour)-1]
+	t.tour = append(t.tour[:i+1:i+1], last)
+}

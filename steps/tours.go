@@ -189,7 +189,7 @@ func baseTour(cfg Config) []Step {
 	if !ok {
 		return nil // Validate refused it
 	}
-	return d.build(cfg.Role, cfg.Notify, cfg.Track)
+	return withCompletion(cfg, d.build(cfg.Role, cfg.Notify, cfg.Track))
 }
 
 // AllStepIDs lists every step ID of every tour, track and lesson, once
@@ -209,7 +209,7 @@ func AllStepIDs() []StepID {
 		for _, d := range Tours() {
 			for _, role := range []Role{Server, Client} {
 				for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
-					add(d.build(role, n, tr.track))
+					add(withCompletion(Config{Role: role, Completion: CompletionEvent}, d.build(role, n, tr.track)))
 				}
 			}
 		}

@@ -38,11 +38,12 @@ type ResourceCount struct {
 	EventChannels, IDs, PDs, CQs, QPs, MRs int
 	AHs                                    int // address handles (UD)
 	SRQs                                   int // shared receive queues (srq.go)
+	CompChannels                           int // completion channels (ibv_create_comp_channel)
 }
 
 // Total sums all kinds.
 func (r ResourceCount) Total() int {
-	return r.EventChannels + r.IDs + r.PDs + r.CQs + r.QPs + r.MRs + r.AHs + r.SRQs
+	return r.EventChannels + r.IDs + r.PDs + r.CQs + r.QPs + r.MRs + r.AHs + r.SRQs + r.CompChannels
 }
 
 // PortSpace is enum rdma_port_space.

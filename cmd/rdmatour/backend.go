@@ -21,6 +21,9 @@ import (
 func chooseBackend(o options, target netip.Addr, pcap io.Writer) (verbs.Provider, text.Text, error) {
 	switch o.backend {
 	case backendSim:
+		if o.nic == sim.ProfileStrict {
+			return newSim(o, pcap), whySimStrict, nil
+		}
 		return newSim(o, pcap), whySim, nil
 	case backendRDMA:
 		// Exactly what was asked: rdma_cm itself judges the address.
@@ -52,7 +55,25 @@ func chooseBackend(o options, target netip.Addr, pcap io.Writer) (verbs.Provider
 var (
 	whySim  = text.Text{EN: "chosen with --backend sim", ZH: "由 --backend sim 指定"}
 	whyReal = text.Text{EN: "real verbs (libibverbs + librdmacm)", ZH: "真实 verbs（libibverbs + librdmacm）"}
+	// whySimStrict says what the strict profile changes from rxe, as the
+	// screen shows it (sim.Profile's doc).
+	whySimStrict = text.Text{EN: "chosen with --backend sim --nic strict: the strict profile, not rxe — lkey ≠ rkey (rxe: equal), max_inline_data as asked, at most 64 (rxe rounds up, 16 for none), max_qp_rd_atom 4 (rxe: 128), GID 0 RoCE v1 and GID 1 RoCE v2 (rxe here: RoCE v2 at 0)",
+		ZH: "由 --backend sim --nic strict 指定：严格配置，不是 rxe —— lkey ≠ rkey（rxe：相同），max_inline_data 按申请给、最多 64（rxe 向上取整，不申请也给 16），max_qp_rd_atom 为 4（rxe：128），GID 0 是 RoCE v1、GID 1 是 RoCE v2（这里的 rxe：RoCE v2 在 0）"}
 )
+
+// checkNIC refuses --nic strict where there is no simulated NIC of one
+// connection to give it to.
+func (o *options) checkNIC() error {
+	switch {
+	case o.nic != sim.ProfileStrict:
+		return nil
+	case o.backend != backendSim:
+		return usageText(text.Text{EN: "--nic strict is a profile of the simulated NIC: add --backend sim", ZH: "--nic strict 是模拟网卡的配置：请加上 --backend sim"})
+	case o.workshop:
+		return usageText(text.Text{EN: "--nic strict is for one connection (server, client, demo), not a --workshop room", ZH: "--nic strict 只用于单条连接（server、client、demo），不用于 --workshop 房间"})
+	}
+	return nil
+}
 
 // whyNoRealVerbs is a binary built without real verbs: err already says
 // "only the simulated NIC" and how to rebuild.
@@ -71,7 +92,7 @@ func whyNoRealRDMA(target netip.Addr, err error) text.Text {
 // where a person or a log sees them; the full-screen UI owns the terminal,
 // so there they are dropped.
 func newSim(o options, pcap io.Writer) *sim.Provider {
-	opts := sim.Options{Pcap: pcap}
+	opts := sim.Options{Pcap: pcap, Profile: o.nic}
 	if o.plain || !stdoutIsTerminal() {
 		opts.Warn = func(line string) { fmt.Fprintf(os.Stderr, "rdmatour: %s\n", line) }
 	}

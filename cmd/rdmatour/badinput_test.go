@@ -3,9 +3,12 @@ package main
 import (
 	"fmt"
 	"net"
+	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rdmatour/rdmatour/steps"
 )
 
 // cliCase is one careless command line: the exit status and the exact
@@ -76,7 +79,7 @@ func cliBadInput() []cliCase {
 		c("lessons --lang fr", usage("lessons", `invalid value "fr" for flag -lang: unknown language "fr": use en, zh or both`), "lessons", "--lang", "fr"),
 		c("--backend gpu", usage("demo", `invalid value "gpu" for flag -backend: unknown backend "gpu": use auto, rdma or sim`), "demo", "--backend", "gpu"),
 		c("--track auto", usage("demo", `invalid value "auto" for flag -track: unknown track "auto": use cm or manual`), "demo", "--track", "auto"),
-		c("--lesson nope", usage("demo", "invalid value \"nope\" for flag -lesson: unknown lesson \"nope\": `rdmatour lessons` lists them ([atomic-unaligned bad-rkey doorbell-ordering htonl-address lost-ack lost-write no-recv no-remote-atomic no-remote-read no-remote-write out-of-bounds peer-vanished post-before-connect read-depth-zero retry-zero])"), "demo", "--lesson", "nope"),
+		c("--lesson nope", usage("demo", "invalid value \"nope\" for flag -lesson: unknown lesson \"nope\": `rdmatour lessons` lists them (["+lessonNamesSorted()+"])"), "demo", "--lesson", "nope"),
 		c("--wire drop=0", usage("demo", `invalid value "drop=0" for flag -wire: --wire "drop=0": "0" is not a packet number (1, 2, …) (terms: drop=N[,M…] loss=P% seed=S dup=N delay=N:DURATION reorder=N, separated by spaces)`), "demo", "--wire", "drop=0"),
 		c("--wire flip=3", usage("client", `invalid value "flip=3" for flag -wire: --wire "flip=3": unknown fault "flip" (terms: drop=N[,M…] loss=P% seed=S dup=N delay=N:DURATION reorder=N, separated by spaces)`), "client", "127.0.0.1", "--wire", "flip=3"),
 		c("lesson on the manual track", "--track manual and --lesson bad-rkey cannot be combined: the lessons run on the rdma_cm track", "demo", "--lesson", "bad-rkey", "--track", "manual"),
@@ -174,4 +177,15 @@ func TestCLIBadInputTable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lessonNamesSorted is every lesson's name, sorted, as the unknown
+// lesson error lists them.
+func lessonNamesSorted() string {
+	var names []string
+	for _, l := range steps.Lessons() {
+		names = append(names, l.Name)
+	}
+	sort.Strings(names)
+	return strings.Join(names, " ")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rdmatour/rdmatour/doctor"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/text"
+	"github.com/rdmatour/rdmatour/verbs/sim"
 )
 
 // command is a subcommand of rdmatour.
@@ -36,6 +37,7 @@ type options struct {
 	cmd     command
 	lang    text.Lang
 	backend backend
+	nic     sim.Profile // --nic: the simulated NIC's profile
 	plain   bool
 	// plainWhy says why plain mode was chosen for the learner, who did
 	// not ask for it (TERM=dumb); empty when --plain asked.
@@ -52,9 +54,10 @@ type options struct {
 	notify  steps.Notify
 	tour    steps.TourKind // --tour (zero value: write)
 	track   steps.Track
-	lesson  *steps.Lesson // nil: the plain tour
-	edits   steps.Edits   // --edit, repeatable (edits.go)
-	editsOf string        // edits: the step whose fields to list ("" = which steps)
+	compl   steps.Completion // --completion
+	lesson  *steps.Lesson    // nil: the plain tour
+	edits   steps.Edits      // --edit, repeatable (edits.go)
+	editsOf string           // edits: the step whose fields to list ("" = which steps)
 	timeout duration
 	wait    duration // server: how long to wait for a client (0 = forever)
 	message string
@@ -259,6 +262,7 @@ func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.tour, steps.ParseTourKind), "tour", "which tour, `TOUR`: "+strings.Join(steps.TourNames(), " | ")+"; give it to both sides")
 	fs.Var(flagOf(&o.lang, text.ParseLang), "lang", "explanations in `LANG`: en | zh | both (LC_ALL, LC_MESSAGES or LANG picks the default)")
 	fs.Var(flagOf(&o.backend, parseBackend), "backend", "the verbs `BACKEND`: auto (real RDMA if a device serves the address, else the simulated NIC) | rdma | sim")
+	fs.Var(flagOf(&o.nic, sim.ParseProfile), "nic", "with --backend sim, the NIC it plays, `PROFILE`: rxe (as measured) | strict (lkey ≠ rkey, max_inline_data as asked up to 64, max_qp_rd_atom 4, RoCE v1 GID at index 0 and v2 at 1)")
 	fs.BoolVar(&o.plain, "plain", false, "plain text instead of the full-screen UI")
 	fs.BoolVar(&o.auto, "auto", false, "run every step without waiting for Enter (in the full-screen UI too: the steps run one after another, visibly)")
 	fs.BoolVar(&o.brief, "brief", false, "plain mode: leave out the explanation pages (C calls and results only)")
@@ -267,6 +271,7 @@ func (o *options) tourFlags(fs *flag.FlagSet) {
 	fs.Var(flagOf(&o.lesson, steps.ParseLesson), "lesson", "run a lesson: the tour with one deliberate mistake; `NAME` as \"rdmatour lessons\" lists them; give it to both sides")
 	fs.Var(flagOf(&o.track, steps.ParseTrack), "track", "how the QP is brought up, `TRACK`: cm (rdma_create_qp; librdmacm moves it) | manual (ibv_create_qp + ibv_modify_qp, one transition per step)")
 	fs.Var(flagOf(&o.wire, parseWireFaults), "wire", "simulated NIC: make the wire misbehave for this side's packets, `FAULTS` separated by spaces: drop=N[,M…] loss=P% seed=S dup=N delay=N:DURATION reorder=N (packets numbered from 1 as this side sends them; server:TERM or client:TERM picks a side in the demo)")
+	fs.Var(flagOf(&o.compl, steps.ParseCompletion), "completion", "how this side waits for completions, `MODE`: poll (spin on ibv_poll_cq) | event (a completion channel: ibv_req_notify_cq, ibv_get_cq_event, ibv_ack_cq_events); RC tours")
 	fs.StringVar(&o.pcap, "pcap", "", "write this side's RoCEv2 packets to `FILE` for Wireshark (simulated NIC: the frames it would send; real device: a capture, needs CAP_NET_RAW)")
 	fs.Var(flagOf(&o.rnr, parseRNRRetry), "rnr-retry", "rnr_retry_count for rdma_connect/rdma_accept, `N` in 0..7 (7 = retry forever)")
 	fs.Var(editList{&o.edits}, "edit", "change one argument of a call before it runs, `STEP.FIELD=VALUE` (repeatable; \"rdmatour edits STEP\" lists the fields), e.g. post-write.rkey=+1")
@@ -288,6 +293,9 @@ func (o *options) crossCheck(set map[string]bool) error {
 	if err := o.checkWorkshop(set); err != nil {
 		return err
 	}
+	if err := o.checkNIC(); err != nil {
+		return err
+	}
 	if o.lesson != nil {
 		if set["notify"] && o.notify != o.lesson.Notify {
 			return usageText(text.Text{EN: fmt.Sprintf("lesson %s needs --notify %s", o.lesson, o.lesson.Notify), ZH: fmt.Sprintf("课程 %s 需要 --notify %s", o.lesson, o.lesson.Notify)})
@@ -307,7 +315,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 
 // config is the steps.Config for role, without addresses or a backend.
 func (o *options) config(role steps.Role) steps.Config {
-	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, Name: o.name, MessageSize: int(o.msgSize),
+	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Completion: o.compl, Message: o.message, Name: o.name, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
 		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits, Wire: o.wire.of(role, o.cmd), MemlockLimit: doctor.MemlockLimit()}
 }

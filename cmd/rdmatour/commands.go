@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net"
 	"net/netip"
 	"os"
@@ -284,11 +285,35 @@ func stdoutIsTerminal() bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// listLessons prints every lesson with its one-line summary.
+// lessonsByTopic is the lessons grouped by topic, in the order each
+// topic first comes; it prints each topic's heading as its first lesson
+// is reached, through the returned sequence.
+func lessonsByTopic(out io.Writer, one text.Lang) iter.Seq[steps.Lesson] {
+	var topics []text.Text
+	groups := map[string][]steps.Lesson{}
+	for _, l := range steps.Lessons() {
+		if _, seen := groups[l.Topic.EN]; !seen {
+			topics = append(topics, l.Topic)
+		}
+		groups[l.Topic.EN] = append(groups[l.Topic.EN], l)
+	}
+	return func(yield func(steps.Lesson) bool) {
+		for _, topic := range topics {
+			fmt.Fprintf(out, "\n%s\n", topic.In(one))
+			for _, l := range groups[topic.EN] {
+				if !yield(l) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// listLessons prints every lesson, by topic, with its one-line summary.
 func listLessons(out io.Writer, lang text.Lang) {
 	one := lang.Primary()
 	fmt.Fprintln(out, text.Text{EN: "Lessons: the tour with one deliberate mistake; run both sides with --lesson NAME", ZH: "课程：故意犯一个错的完整教程；两端都加 --lesson NAME 运行"}.In(one))
-	for _, l := range steps.Lessons() {
+	for l := range lessonsByTopic(out, one) {
 		title := l.Title.In(one)
 		if l.Tour != steps.TourWrite {
 			title += text.Text{EN: " (the " + l.Tour.String() + " tour)", ZH: "（" + l.Tour.String() + " 教程）"}.In(one)

@@ -21,6 +21,7 @@ var lessonErrors = []struct {
 	{"htonl-address", nil, []string{`RDMA_WRITE completion: status "remote access error"`}},
 	{"post-before-connect", nil, []string{"ibv_post_send: invalid argument (errno 22 EINVAL)", "[server] RDMA-written buffer: "}},
 	{"doorbell-ordering", nil, []string{"learned of the write via doorbell"}},
+	{"lost-wakeup", nil, []string{"ibv_get_cq_event(channel, &ev_cq, &ev_ctx); /* = no event in 3s: asleep with a completion in the CQ", "[server] RDMA-written buffer: "}},
 }
 
 // runLessons runs every lesson as `rdmatour demo --lesson` with the given

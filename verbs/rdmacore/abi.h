@@ -34,8 +34,15 @@ struct ibv_cq;
 struct ibv_srq;
 struct ibv_ah;
 struct ibv_mw;
-struct ibv_comp_channel;
 struct _compat_ibv_port_attr;
+
+/* A completion channel: its fd is readable while an armed CQ's event
+ * waits (ibv_get_cq_event reads it). */
+struct ibv_comp_channel {
+	struct ibv_context *context;
+	int fd;
+	int refcnt;
+};
 
 union ibv_gid {
 	uint8_t raw[16];
@@ -544,7 +551,7 @@ struct ibv_context_ops {
 	void *dealloc_mw;
 	void *_compat_create_cq;
 	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
-	void *req_notify_cq;
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
 	void *_compat_cq_event;
 	void *_compat_resize_cq;
 	void *_compat_destroy_cq;

@@ -65,6 +65,7 @@ func port() uint16 {
 }
 
 type side struct {
+	cc   verbs.CompChannel // the CQ's completion channel, if it has one
 	ch   verbs.EventChannel
 	id   verbs.CMID
 	pd   verbs.PD
@@ -101,6 +102,8 @@ type opts struct {
 	// srvSRQ, if set, makes the SRQ the server's QP is created with
 	// (given the device and the QP's PD) and what frees it afterwards.
 	srvSRQ func(dev verbs.Device, qpPD verbs.PD) (verbs.SRQ, func(), error)
+	// cliCompChannel makes the client's CQ on a completion channel.
+	cliCompChannel bool
 }
 
 func defaults() opts {
@@ -160,7 +163,11 @@ func (s *side) build(t testing.TB, dataAccess verbs.Access, cqe int) {
 		t.Fatal("id has no device")
 	}
 	s.pd = must(dev.AllocPD())(t)
-	s.cq = must(dev.CreateCQ(cqDepth(cqe)))(t)
+	if s.cc != nil {
+		s.cq = must(s.cc.CreateCQ(cqDepth(cqe)))(t)
+	} else {
+		s.cq = must(dev.CreateCQ(cqDepth(cqe)))(t)
+	}
 	s.qp = must(s.id.CreateQP(s.pd, verbs.QPInitAttr{SendCQ: s.cq, RecvCQ: s.cq, Type: verbs.QPTRC,
 		Cap: verbs.QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 1, MaxRecvSGE: 1}}))(t)
 	s.data = must(s.pd.RegMR(4096, dataAccess))(t)
@@ -187,6 +194,9 @@ func (s *side) teardown(t testing.TB) {
 	}
 	if s.cq != nil {
 		check("ibv_destroy_cq", s.cq.Destroy())
+	}
+	if s.cc != nil {
+		check("ibv_destroy_comp_channel", s.cc.Destroy())
 	}
 	if s.pd != nil {
 		check("ibv_dealloc_pd", s.pd.Dealloc())
@@ -219,6 +229,9 @@ func connect(t testing.TB, p *Provider, addr netip.Addr, o opts) *pair {
 		t.Fatal(err)
 	}
 	event(t, pr.cli.ch, verbs.EventAddrResolved)
+	if o.cliCompChannel {
+		pr.cli.cc = must(pr.cli.id.Device().(verbs.CompChannelDevice).CreateCompChannel())(t)
+	}
 	pr.cli.build(t, verbs.AccessLocalWrite|verbs.AccessRemoteWrite|verbs.AccessRemoteRead, o.cliCQE)
 	if st := must(pr.cli.qp.Query())(t).State; st != verbs.QPSInit {
 		t.Fatalf("client QP after rdma_create_qp: %s, want INIT", st)

@@ -167,11 +167,12 @@ func (m *memRegion) Dereg() error {
 type compQueue struct {
 	p *Provider
 
-	mu    sync.RWMutex
-	pollM sync.Mutex // one poller at a time
-	cq    *C.struct_ibv_cq
-	cqe   int
-	users int // QPs using the CQ
+	mu     sync.RWMutex
+	pollM  sync.Mutex // one poller at a time
+	cq     *C.struct_ibv_cq
+	cqe    int
+	users  int       // QPs using the CQ
+	notify *cqNotify // its completion channel's part (nil: none)
 }
 
 var _ verbs.CQ = (*compQueue)(nil)
@@ -228,8 +229,13 @@ func (q *compQueue) Destroy() error {
 		return &verbs.Error{Func: "ibv_destroy_cq", Errno: syscall.EBUSY,
 			Detail: fmt.Sprintf("%d QP(s) still use this CQ", q.users)}
 	}
-	if rc := C.rt_destroy_cq(q.p.rt, q.cq); rc != 0 {
-		return rcErr("ibv_destroy_cq", rc, "")
+	if err := q.releaseNotify(func() error {
+		if rc := C.rt_destroy_cq(q.p.rt, q.cq); rc != 0 {
+			return rcErr("ibv_destroy_cq", rc, "")
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	q.cq = nil
 	q.p.count(func(c *verbs.ResourceCount) { c.CQs-- })

@@ -70,6 +70,10 @@ struct rt *rt_open(const char *verbs_lib, const char *cm_lib, char *err, size_t 
 	LOAD(rt->verbs_handle, destroy_srq, "ibv_destroy_srq", 0);
 	LOAD(rt->verbs_handle, get_async_event, "ibv_get_async_event", 0);
 	LOAD(rt->verbs_handle, ack_async_event, "ibv_ack_async_event", 0);
+	LOAD(rt->verbs_handle, create_comp_channel, "ibv_create_comp_channel", 1);
+	LOAD(rt->verbs_handle, destroy_comp_channel, "ibv_destroy_comp_channel", 1);
+	LOAD(rt->verbs_handle, get_cq_event, "ibv_get_cq_event", 1);
+	LOAD(rt->verbs_handle, ack_cq_events, "ibv_ack_cq_events", 1);
 
 	libname = cm_lib;
 	*which = 2;

@@ -50,6 +50,10 @@ struct rt {
 	int (*destroy_srq)(struct ibv_srq *srq);
 	int (*get_async_event)(struct ibv_context *ctx, struct ibv_async_event *ev);
 	void (*ack_async_event)(struct ibv_async_event *ev);
+	struct ibv_comp_channel *(*create_comp_channel)(struct ibv_context *ctx);
+	int (*destroy_comp_channel)(struct ibv_comp_channel *ch);
+	int (*get_cq_event)(struct ibv_comp_channel *ch, struct ibv_cq **cq, void **cq_context);
+	void (*ack_cq_events)(struct ibv_cq *cq, unsigned int nevents);
 
 	/* librdmacm */
 	struct rdma_event_channel *(*create_event_channel)(void);
@@ -199,6 +203,15 @@ static inline struct ibv_pd *rt_alloc_pd(struct rt *rt, struct ibv_context *c) {
 static inline int rt_dealloc_pd(struct rt *rt, struct ibv_pd *pd) { return rt->dealloc_pd(pd); }
 static inline struct ibv_cq *rt_create_cq(struct rt *rt, struct ibv_context *c, int cqe) { return rt->create_cq(c, cqe, NULL, NULL, 0); }
 static inline int rt_destroy_cq(struct rt *rt, struct ibv_cq *cq) { return rt->destroy_cq(cq); }
+/* Completion channels; ibv_req_notify_cq is a static inline call through
+ * the context's ops, like ibv_poll_cq. */
+static inline struct ibv_comp_channel *rt_create_comp_channel(struct rt *rt, struct ibv_context *c) { return rt->create_comp_channel(c); }
+static inline int rt_destroy_comp_channel(struct rt *rt, struct ibv_comp_channel *ch) { return rt->destroy_comp_channel(ch); }
+static inline int rt_comp_channel_fd(struct ibv_comp_channel *ch) { return ch->fd; }
+static inline struct ibv_cq *rt_create_cq_on(struct rt *rt, struct ibv_context *c, int cqe, struct ibv_comp_channel *ch) { return rt->create_cq(c, cqe, NULL, ch, 0); }
+static inline int rt_req_notify_cq(struct ibv_cq *cq, int solicited_only) { return cq->context->ops.req_notify_cq(cq, solicited_only); }
+static inline int rt_get_cq_event(struct rt *rt, struct ibv_comp_channel *ch, struct ibv_cq **cq) { void *ctx; return rt->get_cq_event(ch, cq, &ctx) ? -errno : 0; }
+static inline void rt_ack_cq_events(struct rt *rt, struct ibv_cq *cq, unsigned int n) { rt->ack_cq_events(cq, n); }
 static inline struct ibv_mr *rt_reg_mr(struct rt *rt, struct ibv_pd *pd, void *addr, size_t len, int access) { return rt->reg_mr(pd, addr, len, access); }
 static inline int rt_dereg_mr(struct rt *rt, struct ibv_mr *mr) { return rt->dereg_mr(mr); }
 static inline const char *rt_wc_status_str(struct rt *rt, int s) { return rt->wc_status_str((enum ibv_wc_status)s); }

@@ -35,6 +35,8 @@ func (id *cmID) ResolveAddr(src, dst netip.AddrPort, timeout time.Duration) erro
 		status = -int(syscall.EADDRNOTAVAIL)
 	case src.Addr().IsValid() && !isLocal(src.Addr()):
 		status = -int(syscall.EADDRNOTAVAIL)
+	case id.p.dev.onOtherNetdev(d):
+		status = -int(syscall.ENODEV)
 	}
 	if status != 0 {
 		id.ch.post(id.event(verbs.EventAddrError, status))
@@ -90,13 +92,13 @@ func (id *cmID) ResolveRoute(timeout time.Duration) error {
 // max_qp_init_rd_atom are EINVAL, except 0xff (RDMA_MAX_RESP_RES,
 // RDMA_MAX_INIT_DEPTH), which ucma_copy_conn_param_to_kern turns into
 // the device's maximum.
-func checkConnParam(fn string, p *verbs.ConnParam) error {
+func checkConnParam(fn string, p *verbs.ConnParam, most uint8) error {
 	for _, v := range []*uint8{&p.ResponderResources, &p.InitiatorDepth} {
 		switch {
 		case *v == 0xff:
-			*v = maxRdAtomic
-		case *v > maxRdAtomic:
-			return verbs.Errorf(fn, errEINVAL, "responder_resources %d / initiator_depth %d: the device allows %d", p.ResponderResources, p.InitiatorDepth, maxRdAtomic)
+			*v = most
+		case *v > most:
+			return verbs.Errorf(fn, errEINVAL, "responder_resources %d / initiator_depth %d: the device allows %d", p.ResponderResources, p.InitiatorDepth, most)
 		}
 	}
 	return nil
@@ -117,7 +119,7 @@ func (id *cmID) Connect(p verbs.ConnParam) error {
 	if len(p.PrivateData) > verbs.MaxConnectPrivateData {
 		return verbs.Errorf(fn, errEINVAL, "%d bytes of private data; at most %d fit in an IB CM REQ", len(p.PrivateData), verbs.MaxConnectPrivateData)
 	}
-	if err := checkConnParam(fn, &p); err != nil {
+	if err := checkConnParam(fn, &p, id.p.dev.limits().MaxQPRdAtom); err != nil {
 		return err
 	}
 	id.mu.Lock()

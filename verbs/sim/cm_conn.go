@@ -154,7 +154,7 @@ func (id *cmID) Accept(p verbs.ConnParam) error {
 	if len(p.PrivateData) > verbs.MaxAcceptPrivateData {
 		return verbs.Errorf(fn, errEINVAL, "%d bytes of private data; at most %d fit in an IB CM REP", len(p.PrivateData), verbs.MaxAcceptPrivateData)
 	}
-	if err := checkConnParam(fn, &p); err != nil {
+	if err := checkConnParam(fn, &p, id.p.dev.limits().MaxQPRdAtom); err != nil {
 		return err
 	}
 	id.mu.Lock()

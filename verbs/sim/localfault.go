@@ -49,7 +49,7 @@ func (q *qp) gatherLocal(w *sendWQE) {
 // copy: the key, PD and access are right, the range runs past the MR's
 // end. ok is false when nothing of it is usable.
 func (d *device) partialPrefix(key uint32, va, n uint64, p *pd, need verbs.Access) (memSeg, bool) {
-	m := d.lookupMR(key)
+	m := d.lookupMR(key, remoteAccess(need))
 	if m == nil || m.pd != p || m.access&need != need || va < m.addr {
 		return memSeg{}, false
 	}

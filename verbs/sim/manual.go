@@ -169,7 +169,7 @@ func (q *qp) Modify(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
 	if !ok {
 		return transitionError(cur, next, missing, extra)
 	}
-	if err := checkModifyValues(attr, mask); err != nil {
+	if err := checkModifyValues(attr, mask, q.dev.limits()); err != nil {
 		return err
 	}
 	q.apply(cur, next, attr, mask, c)
@@ -196,7 +196,7 @@ func transitionError(cur, next verbs.QPState, missing, extra verbs.QPAttrMask) e
 }
 
 // checkModifyValues checks the attribute values (rxe_qp_chk_attr and friends).
-func checkModifyValues(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
+func checkModifyValues(attr verbs.QPAttr, mask verbs.QPAttrMask, lim Limits) error {
 	const fn = "ibv_modify_qp"
 	if mask&verbs.QPAttrPort != 0 && attr.PortNum != 1 {
 		return verbs.Errorf(fn, errEINVAL, "port_num %d: sim0 has port 1 only", attr.PortNum)
@@ -211,8 +211,8 @@ func checkModifyValues(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
 		if !attr.AH.IsGlobal || !attr.AH.DGID.IsValid() {
 			return verbs.Errorf(fn, errEINVAL, "ah_attr without a GRH: RoCE needs is_global=1 and a dgid")
 		}
-		if attr.AH.SGIDIndex != 0 {
-			return verbs.Errorf(fn, errEINVAL, "sgid_index %d: sim0's GID table has index 0 only", attr.AH.SGIDIndex)
+		if err := checkSGIDIndex(fn, int(attr.AH.SGIDIndex), lim); err != nil {
+			return err
 		}
 	}
 	if mask&verbs.QPAttrDestQPN != 0 && attr.DestQPNum > 0xFFFFFF {
@@ -222,8 +222,8 @@ func checkModifyValues(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
 	// max_dest_rd_atomic, which rxe_qp_from_attr just rounds up to a power
 	// of two. Measured on 6.1: TestEditTableOnRealVerbs
 	// (modify-rtr.max_dest_rd_atomic=200 connects and the tour runs).
-	if mask&verbs.QPAttrMaxQPRdAtomic != 0 && attr.MaxRdAtomic > maxRdAtomic {
-		return verbs.Errorf(fn, errEINVAL, "max_rd_atomic %d exceeds sim0's %d", attr.MaxRdAtomic, maxRdAtomic)
+	if mask&verbs.QPAttrMaxQPRdAtomic != 0 && attr.MaxRdAtomic > lim.MaxQPRdAtom {
+		return verbs.Errorf(fn, errEINVAL, "max_rd_atomic %d exceeds sim0's %d", attr.MaxRdAtomic, lim.MaxQPRdAtom)
 	}
 	if (mask&verbs.QPAttrRetryCnt != 0 && attr.RetryCnt > 7) || (mask&verbs.QPAttrRNRRetry != 0 && attr.RNRRetry > 7) ||
 		(mask&verbs.QPAttrMinRNRTimer != 0 && attr.MinRNRTimer > 31) || (mask&verbs.QPAttrTimeout != 0 && attr.Timeout > 31) {

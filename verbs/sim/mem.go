@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"context"
 	"math/rand/v2"
 	"sync"
 	"syscall"
@@ -13,6 +12,7 @@ const (
 	errEINVAL = syscall.EINVAL
 	errEBUSY  = syscall.EBUSY
 	errENOMEM = syscall.ENOMEM
+	errEPERM  = syscall.EPERM
 )
 
 // pd is a protection domain.
@@ -64,7 +64,8 @@ type mr struct {
 	dev    *device
 	pd     *pd
 	addr   uint64
-	key    uint32
+	key    uint32 // the lkey
+	rkey   uint32 // the same as key, except in the strict profile
 	access verbs.Access
 
 	mu   sync.RWMutex
@@ -93,6 +94,10 @@ func (p *pd) RegMR(length int, access verbs.Access) (verbs.MR, error) {
 		p.mu.Unlock()
 		return nil, verbs.Errorf("ibv_reg_mr", errEINVAL, "PD %d is deallocated", p.handle)
 	}
+	if err := p.dev.p.charge(length); err != nil {
+		p.mu.Unlock()
+		return nil, err
+	}
 	p.refs++
 	p.mu.Unlock()
 
@@ -101,8 +106,13 @@ func (p *pd) RegMR(length int, access verbs.Access) (verbs.MR, error) {
 	d.mu.Lock()
 	idx := d.nextMR
 	d.nextMR++
-	// rxe: key = index << 8 | 8 random bits; lkey == rkey.
+	// rxe: key = index << 8 | 8 random bits; lkey == rkey. The strict
+	// profile's rkey has its own random bits and rkeyIndexBit set.
 	m.key = idx<<8 | uint32(rand.N(256))
+	m.rkey = m.key
+	if d.limits().SplitKeys {
+		m.rkey = (idx|rkeyIndexBit)<<8 | uint32(rand.N(256))
+	}
 	m.addr = d.nextVA
 	// Leave at least a guard page between MRs so "one past the end" never
 	// lands in a neighbour.
@@ -116,7 +126,7 @@ func (p *pd) RegMR(length int, access verbs.Access) (verbs.MR, error) {
 func (m *mr) Addr() uint64         { return m.addr }
 func (m *mr) Len() int             { return len(m.buf) }
 func (m *mr) LKey() uint32         { return m.key }
-func (m *mr) RKey() uint32         { return m.key }
+func (m *mr) RKey() uint32         { return m.rkey }
 func (m *mr) Access() verbs.Access { return m.access }
 
 // Read copies n bytes at off.
@@ -158,20 +168,38 @@ func (m *mr) Dereg() error {
 	m.dev.mu.Lock()
 	delete(m.dev.mrs, m.key>>8)
 	m.dev.mu.Unlock()
+	m.dev.p.uncharge(len(m.buf))
 	m.pd.ref(-1)
 	m.dev.p.count(func(r *verbs.ResourceCount) { r.MRs-- })
 	return nil
 }
 
-// lookupMR finds a live MR by l/rkey (index and the random low byte).
-func (d *device) lookupMR(key uint32) *mr {
+// rkeyIndexBit marks an rkey's index in the strict profile, where the
+// rkey is not the lkey: an lkey used as an rkey finds no MR.
+const rkeyIndexBit = 1 << 23
+
+// lookupMR finds a live MR by its lkey, or (remote) its rkey: the index
+// and the random low byte.
+func (d *device) lookupMR(key uint32, remote bool) *mr {
+	idx := key >> 8
+	if remote && d.limits().SplitKeys {
+		if idx&rkeyIndexBit == 0 {
+			return nil
+		}
+		idx &^= rkeyIndexBit
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	m := d.mrs[key>>8]
-	if m == nil || m.key != key {
+	m := d.mrs[idx]
+	if m == nil || (remote && m.rkey != key) || (!remote && m.key != key) {
 		return nil
 	}
 	return m
+}
+
+// remoteAccess says a check is for a peer's access (by rkey).
+func remoteAccess(need verbs.Access) bool {
+	return need&(verbs.AccessRemoteWrite|verbs.AccessRemoteRead|verbs.AccessRemoteAtomic) != 0
 }
 
 // memSeg is a checked range of an MR.
@@ -184,7 +212,7 @@ type memSeg struct {
 // checkRange resolves [va, va+n) under key for pd with the needed access.
 // It is the single gate between a peer's numbers and our memory.
 func (d *device) checkRange(key uint32, va uint64, n uint64, p *pd, need verbs.Access) (memSeg, bool) {
-	m := d.lookupMR(key)
+	m := d.lookupMR(key, remoteAccess(need))
 	if m == nil || m.pd != p || m.access&need != need {
 		return memSeg{}, false
 	}
@@ -203,7 +231,7 @@ func (d *device) checkRange(key uint32, va uint64, n uint64, p *pd, need verbs.A
 // it fails as one larger than the RECV. Measured: TestEditTableOnRealVerbs
 // (post-recv.length=4096 on a 128-byte MR).
 func (d *device) checkRecvRange(key uint32, va uint64, n uint64, p *pd) (memSeg, bool) {
-	m := d.lookupMR(key)
+	m := d.lookupMR(key, false)
 	if m == nil || m.pd != p || m.access&verbs.AccessLocalWrite == 0 {
 		return memSeg{}, false
 	}
@@ -264,106 +292,4 @@ func appendSegs(b []byte, segs []memSeg) []byte {
 		s.m.mu.RUnlock()
 	}
 	return b
-}
-
-// cq is a completion queue.
-type cq struct {
-	dev *device
-	cqe int
-
-	mu      sync.Mutex
-	entries []verbs.WC
-	refs    int // QPs attached
-	dead    bool
-	// ready holds a token when a completion arrived since the last Wait:
-	// the simulated completion channel (ibv_req_notify_cq + ibv_get_cq_event).
-	ready chan struct{}
-}
-
-// CreateCQ is ibv_create_cq. Like rxe, the CQ holds more than asked:
-// cq->cqe is rxe_queue_init's round-up (16 gives 31; measured on rxe:
-// TestRxeQueueCaps).
-func (d *device) CreateCQ(cqe int) (verbs.CQ, error) {
-	if cqe < 1 || cqe > 4096 {
-		return nil, verbs.Errorf("ibv_create_cq", errEINVAL, "cqe %d outside 1..4096", cqe)
-	}
-	d.p.count(func(r *verbs.ResourceCount) { r.CQs++ })
-	return &cq{dev: d, cqe: int(rxeQueueDepth(uint32(cqe))), ready: make(chan struct{}, 1)}, nil
-}
-
-// rxeQueueDepth is how many entries rxe gives a queue asked to hold n
-// (rxe_queue.c rxe_queue_init): a ring of the next power of two above n,
-// one slot kept empty, so 8 gives 15 and 16 gives 31.
-func rxeQueueDepth(n uint32) uint32 {
-	slots := uint32(1)
-	for slots < n+1 {
-		slots <<= 1
-	}
-	return slots - 1
-}
-
-func (c *cq) CQE() int { return c.cqe }
-
-// push adds a completion; false means the CQ was full (or destroyed) and
-// the completion is lost. The CQ itself carries on, as rxe's does
-// (rxe_cq.c rxe_cq_post returns -EBUSY and raises IBV_EVENT_CQ_ERR, which
-// the sim does not deliver); what happens to the QP is its caller's
-// choice (completeSend, completeRecv).
-func (c *cq) push(wc verbs.WC) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dead || len(c.entries) >= c.cqe {
-		return false
-	}
-	c.entries = append(c.entries, wc)
-	select {
-	case c.ready <- struct{}{}:
-	default:
-	}
-	return true
-}
-
-// Wait blocks until a completion may have arrived since the last Wait, or
-// ctx ends (verbs.CQWaiter). On a software NIC a busy-polling consumer
-// takes the CPU the "NIC" itself needs; waiting leaves it free.
-func (c *cq) Wait(ctx context.Context) error {
-	select {
-	case <-c.ready:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// Poll is ibv_poll_cq. A CQ that overflowed still polls what it holds,
-// as rxe's does (measured: TestRxeSendCQOverflow).
-func (c *cq) Poll(max int) ([]verbs.WC, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dead {
-		return nil, verbs.Errorf("ibv_poll_cq", errEINVAL, "CQ destroyed")
-	}
-	if max <= 0 || len(c.entries) == 0 {
-		return nil, nil
-	}
-	n := min(max, len(c.entries))
-	out := append([]verbs.WC(nil), c.entries[:n]...)
-	c.entries = append(c.entries[:0], c.entries[n:]...)
-	return out, nil
-}
-
-// Destroy is ibv_destroy_cq.
-func (c *cq) Destroy() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dead {
-		return verbs.Errorf("ibv_destroy_cq", errEINVAL, "CQ already destroyed")
-	}
-	if c.refs > 0 {
-		return verbs.Errorf("ibv_destroy_cq", errEBUSY, "%d QPs still use this CQ", c.refs)
-	}
-	c.dead = true
-	c.entries = nil
-	c.dev.p.count(func(r *verbs.ResourceCount) { r.CQs-- })
-	return nil
 }

@@ -180,7 +180,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	if s != nil { // rxe_qp_chk_cap skips the receive queue's caps: there is none
 		c.MaxRecvWR, c.MaxRecvSGE = max(c.MaxRecvWR, 1), max(c.MaxRecvSGE, 1)
 	}
-	if err := checkQPCaps(c, fn); err != nil {
+	if err := checkQPCaps(c, fn, d.limits().MaxInlineData); err != nil {
 		return nil, err
 	}
 	scq, ok1 := attr.SendCQ.(*cq)
@@ -208,7 +208,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 	p.ref(1)
 	s.use(1)
 	q := &qp{
-		dev: d, pd: p, scq: scq, rcq: rcq, cap: rxeCaps(c), sigAll: attr.SigAll, typ: attr.Type,
+		dev: d, pd: p, scq: scq, rcq: rcq, cap: d.limits().grantedCaps(c), sigAll: attr.SigAll, typ: attr.Type,
 		// librdmacm's rdma_create_qp moves the QP to INIT right away.
 		state:          verbs.QPSInit,
 		requesterState: requesterState{sqPSN: uint32(rand.N(1 << 24))},
@@ -231,15 +231,15 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 // checkQPCaps is rxe_qp_chk_cap (rxe_qp.c): each cap against the
 // device's max_qp_wr (0x4000 on older kernels, 1 << 20 since 5.13; the
 // sim keeps the smaller) and RXE_MAX_SGE, 32.
-func checkQPCaps(c verbs.QPCap, fn string) error {
+func checkQPCaps(c verbs.QPCap, fn string, maxInline uint32) error {
 	if c.MaxSendWR < 1 || c.MaxSendWR > maxQPWR || c.MaxRecvWR < 1 || c.MaxRecvWR > maxQPWR {
 		return verbs.Errorf(fn, errEINVAL, "max_send_wr %d / max_recv_wr %d outside 1..%d", c.MaxSendWR, c.MaxRecvWR, maxQPWR)
 	}
 	if c.MaxSendSGE < 1 || c.MaxSendSGE > maxSGE || c.MaxRecvSGE < 1 || c.MaxRecvSGE > maxSGE {
 		return verbs.Errorf(fn, errEINVAL, "max_send_sge %d / max_recv_sge %d outside 1..%d", c.MaxSendSGE, c.MaxRecvSGE, maxSGE)
 	}
-	if c.MaxInlineData > 256 {
-		return verbs.Errorf(fn, errEINVAL, "max_inline_data %d exceeds 256", c.MaxInlineData)
+	if c.MaxInlineData > maxInline {
+		return verbs.Errorf(fn, errEINVAL, "max_inline_data %d exceeds %d", c.MaxInlineData, maxInline)
 	}
 	return nil
 }

@@ -73,6 +73,12 @@ type Options struct {
 	// Pcap, if set, receives every packet and CM message as the RoCEv2
 	// frame a real NIC would send (see tap.go), in pcap format.
 	Pcap io.Writer
+	// CapIPCLock, when set, says whether the simulated process has
+	// CAP_IPC_LOCK (which lifts a limit set by LimitPinning); nil asks
+	// the real process (verbs.HasCapIPCLock).
+	CapIPCLock func() bool
+	// Profile is the NIC this one plays (profile.go): rxe by default.
+	Profile Profile
 }
 
 // Provider is one process's simulated NIC. It implements verbs.Provider.
@@ -91,6 +97,7 @@ type Provider struct {
 
 	mu   sync.Mutex
 	live verbs.ResourceCount
+	pins pinAccount // the pinned pages of its MRs (pin.go)
 }
 
 var _ verbs.Provider = (*Provider)(nil)
@@ -299,7 +306,7 @@ func (d *device) portAttr() verbs.PortAttr {
 		ActiveMTU:   activeMTU,
 		MaxMTU:      maxMTU,
 		LinkLayer:   "Ethernet",
-		GIDs:        []verbs.GIDEntry{{Index: 0, GID: d.gid, Type: "RoCE v2"}},
+		GIDs:        d.limits().gidTable(d.gid),
 		MaxMsgSize:  1 << 31,
 		ActiveSpeed: "simulated",
 	}
@@ -315,7 +322,7 @@ func (d *device) Info() verbs.DeviceInfo {
 		Ports:     []verbs.PortAttr{d.portAttr()},
 		// rxe0's values, measured in the guest: atomics are atomic among
 		// the device's own QPs (the CPU may interleave).
-		MaxQPRdAtom: maxRdAtomic, MaxQPInitRdAtom: maxRdAtomic, AtomicCap: verbs.AtomicHCA,
+		MaxQPRdAtom: int(d.limits().MaxQPRdAtom), MaxQPInitRdAtom: int(d.limits().MaxQPRdAtom), AtomicCap: verbs.AtomicHCA,
 	}
 }
 
@@ -327,9 +334,10 @@ func (d *device) QueryPort(port uint8) (verbs.PortAttr, error) {
 	return d.portAttr(), nil
 }
 
-// QueryGID is ibv_query_gid; only index 0 is populated.
+// QueryGID is ibv_query_gid; index 0 is populated (and 1, in the strict
+// profile).
 func (d *device) QueryGID(port uint8, index int) (netip.Addr, error) {
-	if port != 1 || index != 0 {
+	if port != 1 || index < 0 || index >= len(d.limits().gidTable(d.gid)) {
 		return netip.Addr{}, verbs.Errorf("ibv_query_gid", errEINVAL, "port %d index %d not populated", port, index)
 	}
 	return d.gid, nil
