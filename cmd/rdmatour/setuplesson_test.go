@@ -23,7 +23,7 @@ var setupLessons = []struct {
 	want         []string
 }{
 	{"no-such-address", false, true, []string{"htonl(0x0a630001 /* 10.99.0.1 */) }, 2000); /* = 0 */", "RDMA_CM_EVENT_ADDR_ERROR, status -19", "EXPECTED ERROR"}},
-	{"remote-write-without-local", false, false, []string{"IBV_ACCESS_REMOTE_WRITE /* you: was IBV_ACCESS_LOCAL_WRITE */); /* = NULL, errno = EINVAL */", "EXPECTED ERROR"}},
+	{"remote-write-without-local", false, false, []string{"IBV_ACCESS_REMOTE_WRITE /* lesson remote-write-without-local: was IBV_ACCESS_LOCAL_WRITE */); /* = NULL, errno = EINVAL */", "EXPECTED ERROR"}},
 	{"memlock", true, false, []string{"setrlimit(RLIMIT_MEMLOCK, &memlock); /* = 0 */", "this process has CAP_IPC_LOCK = false", "/* = NULL, errno = ENOMEM */", "EXPECTED ERROR", "setrlimit(RLIMIT_MEMLOCK, &old_memlock); /* = 0 */"}},
 }
 

@@ -100,12 +100,6 @@ type memRegion struct {
 
 var _ verbs.MR = (*memRegion)(nil)
 
-func (m *memRegion) Addr() uint64         { return m.addr }
-func (m *memRegion) Len() int             { return m.length }
-func (m *memRegion) LKey() uint32         { return m.lkey }
-func (m *memRegion) RKey() uint32         { return m.rkey }
-func (m *memRegion) Access() verbs.Access { return m.access }
-
 func (m *memRegion) bounds(fn string, off, n int) error {
 	if off < 0 || n < 0 || off > m.length || n > m.length-off {
 		return &verbs.Error{Func: fn, Errno: syscall.EFAULT,
