@@ -64,6 +64,10 @@ type Config struct {
 	// Recorder, when set, is told every finished step and the teardown
 	// (--record); see history.go.
 	Recorder Recorder
+	// Name, on a client, is what a workshop room calls this attendee
+	// (--name): with it the hello carries the attendee's vote, their
+	// prediction and their name (privdata/hellovote.go). "" sends none.
+	Name string
 }
 
 // MaxRNRRetry is the largest rnr_retry_count: a 3-bit field where 7

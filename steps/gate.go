@@ -32,6 +32,20 @@ func FullReason(max int) string { return fmt.Sprintf("server full: %d attendees"
 // attendee whose tour is not the room's.
 const TourMismatchReason = "this workshop runs --tour "
 
+// RoomPlanError is a REJ from a workshop room whose plan (tour and
+// lesson) is not what this client ran: the plan came with it
+// (privdata.RejectWithPlan), so the client can start again with it.
+type RoomPlanError struct {
+	Plan Hello
+	Err  error
+}
+
+func (e *RoomPlanError) Error() string {
+	return "the workshop runs " + e.Plan.Flags() + ": " + e.Err.Error()
+}
+
+func (e *RoomPlanError) Unwrap() error { return e.Err }
+
 // gate is the reader of a one-client server's event channel.
 type gate struct {
 	cancel context.CancelFunc
@@ -157,7 +171,11 @@ func RejectRequest(ev verbs.CMEvent, reason string) error {
 // rejectedBecause explains an rdma_reject from the server, with the
 // reason it put in the REJ's private data (escaped: it is the peer's).
 func rejectedBecause(err error, private []byte) error {
-	reason := privdata.PeerBytes(bytes.TrimRight(private, "\x00")).String()
+	words, rest := privdata.SplitReject(private)
+	reason := privdata.PeerBytes(bytes.TrimRight(words, "\x00")).String()
+	if plan, found, perr := ParseHello(rest); found && perr == nil {
+		err = &RoomPlanError{Plan: plan, Err: err}
+	}
 	what := text.Text{EN: "the server rejected the connection", ZH: "server 拒绝了连接"}
 	fix := text.Text{EN: "look at the server's screen for why", ZH: "看 server 端屏幕上的原因"}
 	if reason != "" {

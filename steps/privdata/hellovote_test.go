@@ -83,12 +83,13 @@ func TestHelloVoteAbsentOrBroken(t *testing.T) {
 func TestRejectWithPlan(t *testing.T) {
 	plan, _ := hello(0, "bad-rkey").Marshal()
 	p := append(privdata.RejectWithPlan("this workshop runs --lesson bad-rkey", plan, verbs.MaxRejectPrivateData), make([]byte, 20)...)
-	reason, got, found := privdata.SplitReject(p)
-	if string(reason) != "this workshop runs --lesson bad-rkey" || !found || got.Lesson != "bad-rkey" {
-		t.Errorf("split = %q %+v %v", reason, got, found)
+	reason, rest := privdata.SplitReject(p)
+	got, found, err := privdata.ParseHello(rest)
+	if string(reason) != "this workshop runs --lesson bad-rkey" || !found || err != nil || got.Lesson != "bad-rkey" {
+		t.Errorf("split = %q %+v %v %v", reason, got, found, err)
 	}
-	reason, _, found = privdata.SplitReject(append([]byte("server full"), make([]byte, 30)...))
-	if string(reason) != "server full" || found {
+	reason, rest = privdata.SplitReject(append([]byte("server full"), make([]byte, 30)...))
+	if _, found, _ = privdata.ParseHello(rest); string(reason) != "server full" || found {
 		t.Errorf("a plain reason: %q found=%v", reason, found)
 	}
 	if b := privdata.RejectWithPlan("0123456789", plan, 12); string(b) != "0123456789" {

@@ -26,13 +26,12 @@ func RejectWithPlan(reason string, plan []byte, room int) []byte {
 }
 
 // SplitReject reads a REJ's private data: the reason (up to the first
-// NUL, trailing zero padding gone) and the plan's hello after it, if any
-// (found false when there is none or it cannot be read).
-func SplitReject(p []byte) (reason []byte, plan Hello, found bool) {
+// NUL) and what follows it, where a room puts its plan's hello (read it
+// with ParseHello: zero padding is no hello).
+func SplitReject(p []byte) (reason, plan []byte) {
 	i := bytes.IndexByte(p, 0)
 	if i < 0 {
-		return p, Hello{}, false
+		return p, nil
 	}
-	h, ok, err := ParseHello(p[i+1:])
-	return p[:i], h, ok && err == nil
+	return p[:i], p[i+1:]
 }
