@@ -70,6 +70,10 @@ type Config struct {
 	// counter.go). An attendee whose hello names another tour is
 	// turned away with steps.TourMismatchReason.
 	Tour steps.TourKind
+	// Lesson is the room's lesson when it opens (nil: the plain tour);
+	// it must run on Tour. The instructor changes it between runs
+	// (Room.SetLesson, NextLesson; plan.go).
+	Lesson *steps.Lesson
 	// OnEvent, when set, is called (from the attendees' goroutines, one
 	// call at a time) for every event of every attendee.
 	OnEvent func(Event)
@@ -103,6 +107,7 @@ type Room struct {
 	baseline      int         // live objects with nobody in the room
 	recent        []*Attendee // the last KeptSessions to leave, oldest first (retire.go)
 	opened        time.Time
+	votes         roomVotes // the room's lesson and the votes on its question (votes.go)
 }
 
 // listener is one backend's event channel and listening id.
@@ -122,6 +127,9 @@ func Open(cfg Config) (*Room, error) {
 	if err := checkRoomTour(cfg.Tour); err != nil {
 		return nil, err
 	}
+	if l := cfg.Lesson; l != nil && l.Tour != cfg.Tour {
+		return nil, &steps.ConfigError{Reason: text.Same(fmt.Sprintf("--lesson %s runs on the %s tour, and the room runs --tour %s: give --tour %s, or one of %v", l.Name, l.Tour, cfg.Tour, l.Tour, LessonsOf(cfg.Tour)))}
+	}
 	if cfg.MaxAttendees <= 0 {
 		cfg.MaxAttendees = DefaultMaxAttendees
 	}
@@ -133,7 +141,7 @@ func Open(cfg Config) (*Room, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Room{cfg: cfg, ctx: ctx, cancel: cancel, byID: map[verbs.CMID]*Attendee{},
-		pds: map[verbs.Device]verbs.PD{}, counters: map[verbs.Device]*roomCounter{}}
+		pds: map[verbs.Device]verbs.PD{}, counters: map[verbs.Device]*roomCounter{}, votes: newRoomVotes(cfg.Lesson)}
 	for _, p := range cfg.Providers {
 		l, err := listenOn(p, cfg.Bind)
 		if err != nil {
@@ -233,23 +241,25 @@ func (r *Room) route(l *listener, ev verbs.CMEvent) {
 // admit starts serving a new attendee, or turns the request away.
 func (r *Room) admit(l *listener, ev verbs.CMEvent) {
 	r.mu.Lock()
-	reason := ""
+	reason, plan := "", false
 	switch {
 	case r.closed:
 		reason = "the workshop is over"
 	case len(r.byID) >= r.cfg.MaxAttendees && !r.reclaimSeat(ev):
 		reason = r.fullReason(ev)
 	default:
-		reason = r.tourMismatch(ev)
+		reason = r.planMismatch(ev)
+		plan = reason != ""
 	}
 	if reason != "" {
 		r.turned++
 		r.mu.Unlock()
-		r.turnAway(l, ev, reason)
+		r.turnAway(l, ev, reason, plan)
 		return
 	}
 	a := &Attendee{N: len(r.attendees) + 1, Backend: l.prov.Name(), arrived: time.Now(),
-		events: steps.NewEventQueue(), phase: PhaseConnecting, last: time.Now(), qpState: "-"}
+		events: steps.NewEventQueue(), phase: PhaseConnecting, last: time.Now(), qpState: "-",
+		vote: attendeeVote{lesson: r.votes.lesson, round: r.votes.round, seen: -1}}
 	if ev.ID != nil {
 		a.Addr = ev.ID.PeerAddr()
 	}
@@ -261,13 +271,18 @@ func (r *Room) admit(l *listener, ev verbs.CMEvent) {
 	go r.serve(l, a, ev)
 }
 
-// turnAway rejects a request the room cannot take and says so.
-func (r *Room) turnAway(l *listener, ev verbs.CMEvent, reason string) {
+// turnAway rejects a request the room cannot take and says so; withPlan
+// puts the room's plan in the REJ after the reason (plan.go).
+func (r *Room) turnAway(l *listener, ev verbs.CMEvent, reason string, withPlan bool) {
 	row := Row{Backend: l.prov.Name(), Phase: PhaseTurnedAway, Observed: "turned away: " + reason, Last: time.Now()}
 	if ev.ID != nil {
 		row.Addr = ev.ID.PeerAddr()
 	}
-	if err := steps.RejectRequest(ev, reason); err != nil {
+	reject := func() error { return steps.RejectRequest(ev, reason) }
+	if withPlan {
+		reject = func() error { return rejectWithPlan(ev, reason, r.Plan()) }
+	}
+	if err := reject(); err != nil {
 		row.Observed += " (" + err.Error() + ")"
 	}
 	r.emit(Event{Time: row.Last, Row: row, What: row.Observed})
