@@ -40,9 +40,8 @@ type RoomPlanError struct {
 	Err  error
 }
 
-func (e *RoomPlanError) Error() string {
-	return "the workshop runs " + e.Plan.Flags() + ": " + e.Err.Error()
-}
+// Error is the REJ's own error: the words the room gave are the Problem's.
+func (e *RoomPlanError) Error() string { return e.Err.Error() }
 
 func (e *RoomPlanError) Unwrap() error { return e.Err }
 

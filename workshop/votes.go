@@ -203,7 +203,7 @@ func (t Tally) Lines(lang text.Lang) []string {
 	out := []string{head, text.Text{EN: "   first       second      happened (the server's view of each QP)",
 		ZH: "   第一轮      第二轮      实际发生（server 看到的每个 QP）"}.In(lang)}
 	for i, c := range t.Choices {
-		out = append(out, fmt.Sprintf("%d  %-10s  %-10s  %-10s  %s", i+1, bar(t.First[i]), bar(t.Second[i]), bar(t.Seen[i]), c.In(lang)))
+		out = append(out, fmt.Sprintf("%d  %s  %s  %s  %s", i+1, bar(t.First[i]), bar(t.Second[i]), bar(t.Seen[i]), c.In(lang)))
 	}
 	if t.Unseen > 0 {
 		out = append(out, text.Text{EN: fmt.Sprintf("   %d runs the server's side could not judge", t.Unseen),
@@ -212,9 +212,15 @@ func (t Tally) Lines(lang text.Lang) []string {
 	return out
 }
 
-// bar is n as a short bar and the number: "███ 3" (at most 6 cells of bar).
+// barCells is how wide a tally's bar column is: up to 6 cells of bar,
+// a space and the count.
+const barCells = 10
+
+// bar is n as a short bar and the number, "███ 3", padded to barCells
+// cells (the bar's cells are one wide each, one rune each).
 func bar(n int) string {
-	return strings.Repeat("█", min(n, 6)) + " " + fmt.Sprint(n)
+	s := strings.Repeat("█", min(n, 6)) + " " + fmt.Sprint(n)
+	return s + strings.Repeat(" ", max(0, barCells-len([]rune(s))))
 }
 
 // Misconception is one pick that differed from what happened, counted

@@ -73,6 +73,14 @@ type workshopOptions struct {
 	idleLimit    duration
 	stuckAfter   duration
 	results      string // --results: the room's results as CSV, and JSON lines beside it
+
+	// The attendee's side (client): what a room calls them, their
+	// answer to the lesson's question (1-based; 0: ask), and whether
+	// they chose the tour or lesson themselves (else they follow the
+	// room's plan).
+	name      string
+	predict   int
+	choseTour bool
 }
 
 // usageError is a mistake on the command line: exit status 2. msg has
@@ -222,6 +230,7 @@ func (o *options) flagSet() *flag.FlagSet {
 	case cmdClient:
 		fs.StringVar(&o.src, "src", "", "local source `ADDR` (the seed's client_src_ip)")
 		o.messageFlags(fs)
+		attendeeFlags(fs, o)
 	case cmdDemo:
 		o.messageFlags(fs)
 		fs.StringVar(&o.bind, "bind", "", "the local `ADDR` both sides use (default 127.0.0.1; with real RDMA, an address on the RDMA device)")
@@ -282,6 +291,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 	if err := o.checkWorkshop(set); err != nil {
 		return err
 	}
+	o.choseTour = set["tour"] || set["lesson"]
 	if o.lesson != nil {
 		if set["notify"] && o.notify != o.lesson.Notify {
 			return usageText(text.Text{EN: fmt.Sprintf("lesson %s needs --notify %s", o.lesson, o.lesson.Notify), ZH: fmt.Sprintf("课程 %s 需要 --notify %s", o.lesson, o.lesson.Notify)})
@@ -303,5 +313,5 @@ func (o *options) crossCheck(set map[string]bool) error {
 func (o *options) config(role steps.Role) steps.Config {
 	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
-		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits}
+		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits, Name: o.attendeeName(role)}
 }

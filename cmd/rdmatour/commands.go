@@ -79,7 +79,16 @@ func runClient(ctx context.Context, o options, c console) error {
 			return err
 		}
 	}
-	return runTour(ctx, o, c, addr, cfg)
+	for follows := 0; ; follows++ {
+		err := runTour(ctx, o, c, addr, cfg)
+		plan, follow := roomPlanOf(o, err, follows)
+		if !follow {
+			return err
+		}
+		fmt.Fprintln(c.stdout, followLine(plan).In(o.lang))
+		o = o.followRoom(plan) // workshop_attendee.go
+		cfg.Lesson, cfg.Tour, cfg.Notify, cfg.Message = o.lesson, o.tour, o.notify, o.message
+	}
 }
 
 // runDemo runs both sides on this machine, in one terminal.
@@ -191,6 +200,9 @@ func newSessions(o options, cfgs []steps.Config, prov verbs.Provider, why text.T
 		rec.attach(&cfg)
 		s, err := steps.NewSession(cfg)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkPredict(o, s); err != nil {
 			return nil, err
 		}
 		if o.auto {
