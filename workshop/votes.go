@@ -219,7 +219,10 @@ const barCells = 10
 // bar is n as a short bar and the number, "███ 3", padded to barCells
 // cells (the bar's cells are one wide each, one rune each).
 func bar(n int) string {
-	s := strings.Repeat("█", min(n, 6)) + " " + fmt.Sprint(n)
+	s := fmt.Sprint(n)
+	if n > 0 {
+		s = strings.Repeat("█", min(n, 6)) + " " + s
+	}
 	return s + strings.Repeat(" ", max(0, barCells-len([]rune(s))))
 }
 
