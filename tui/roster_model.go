@@ -95,6 +95,8 @@ type workshopModel struct {
 	// spot shows the selected attendee's panes on the whole screen, for
 	// the projector (Enter; Esc goes back to the roster).
 	spot bool
+	// class is the room's plan and question (roster_class.go).
+	class class
 }
 
 // attendeeDetail is the selected attendee's session as the usual panes
@@ -156,6 +158,7 @@ func (m *workshopModel) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
+	case m.classKey(msg):
 	case msg.String() == "enter" && m.detail != nil:
 		m.spot = true
 	case msg.String() == "s":
@@ -210,6 +213,7 @@ func (m *workshopModel) saveResults() string {
 // refresh re-reads the roster and the selected attendee's snapshot.
 func (m *workshopModel) refresh() {
 	m.roster.setRows(m.src.Roster(), m.src.Counts(), m.now())
+	m.readClass()
 	m.detailN = -1 // re-read below
 	m.pickDetail()
 }
@@ -330,8 +334,7 @@ func (m *workshopModel) screen() string {
 	title := text.Text{EN: "Roster", ZH: "名单"}.Label(m.lang)
 	out = append(out, pane.Frame(st, title, r.lines(st, m.lang, m.w-4), m.w, rows+3, 0, true)...)
 	out = append(out, m.detailView(detailH)...)
-	help := text.Text{EN: "↑/↓ pgup/pgdn select  enter spotlight  o stuck first  s save results  l language  q end the workshop",
-		ZH: "↑/↓ pgup/pgdn 选择  enter 聚焦  o 卡住的排前面  s 保存结果  l 语言  q 结束 workshop"}.In(m.lang)
+	help := m.rosterHelp()
 	if m.status != "" {
 		help = m.status
 	}
@@ -343,11 +346,12 @@ func (m *workshopModel) screen() string {
 // the atomic room's shared counter on a line of its own.
 func (m *workshopModel) headLines() []string {
 	st := m.styles
-	head := st.Header.R("rdmatour workshop") + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
+	head := st.Header.R("rdmatour workshop") + m.planHead() + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
 	out := []string{termtext.Fit(head, m.w)}
 	if c := counterHeader(st, m.lang, m.roster.counts.Counters); c != "" {
 		out = append(out, termtext.Fit(c, m.w))
 	}
+	out = append(out, m.classLines()...)
 	// The selected row's message · observed, which its column cuts on a
 	// projector's 100 columns (Enter shows it whole).
 	if r := m.roster; r.sel < len(r.rows) {
