@@ -45,6 +45,15 @@ func (e *RoomPlanError) Error() string { return e.Err.Error() }
 
 func (e *RoomPlanError) Unwrap() error { return e.Err }
 
+// RoomPlan is the plan a workshop room turned this client away with, nil
+// when none did: a front end that shows the failure (the TUI) can start
+// the client again with it once the learner leaves the screen.
+func (s *Session) RoomPlan() *RoomPlanError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.roomPlan
+}
+
 // Lesson is the plan's lesson (nil: the plain tour, or a lesson this
 // build does not know).
 func (e *RoomPlanError) Lesson() *Lesson {

@@ -159,7 +159,7 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 	if err := rec.begin(prov, sessions); err != nil {
 		return err
 	}
-	err = present(ctx, o, c, sessions)
+	err = withRoomPlan(o, sessions, present(ctx, o, c, sessions))
 	recordProgress(c, o.lang, sessions)
 	return err
 }

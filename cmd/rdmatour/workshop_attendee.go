@@ -75,6 +75,21 @@ func roomPlanOf(o options, err error, follows int) (*steps.RoomPlanError, bool) 
 	return plan, true
 }
 
+// withRoomPlan is err, or, when the TUI ended (the learner left the
+// screen that showed the room's REJ) for a client that follows rooms,
+// the plan the room turned it away with: runClient then starts again
+// with it, as plain mode's failed step does at once.
+func withRoomPlan(o options, sessions []steps.Runner, err error) error {
+	var plan *steps.RoomPlanError
+	if o.choseTour || len(sessions) != 1 || errors.As(err, &plan) {
+		return err
+	}
+	if s, live := sessions[0].(*steps.Session); live && s.RoomPlan() != nil {
+		return s.RoomPlan()
+	}
+	return err
+}
+
 // followRoom is o running the room's plan.
 func (o options) followRoom(plan *steps.RoomPlanError) options {
 	if l := plan.Lesson(); l != nil {
