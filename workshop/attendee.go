@@ -271,7 +271,7 @@ func (r *Room) observe(a *Attendee, s *steps.Session) {
 	tour, _ := steps.TourOf(r.cfg.Tour)
 	what := observed(tour, p)
 	if done && p.Expected != "" {
-		what = expectedWords(p)
+		what = expectedWords(p, a.vote.lesson.String())
 	}
 	r.update(a, func() {
 		if qpn != 0 {
@@ -297,8 +297,14 @@ func (r *Room) observe(a *Attendee, s *steps.Session) {
 
 // expectedWords are a finished lesson run's last words: its error was the
 // lesson's, met as the lesson meant, so the attendee saw what it shows.
-func expectedWords(p steps.Progress) string {
-	what := "expected error ✓ (lesson " + p.PeerLesson + "): "
+// The lesson is the attendee's, or, for one that named none (the seed's
+// client), the room's that this side ran.
+func expectedWords(p steps.Progress, roomLesson string) string {
+	lesson := p.PeerLesson
+	if lesson == "" {
+		lesson = roomLesson
+	}
+	what := "expected error ✓ (lesson " + lesson + "): "
 	if p.Refusal != "" {
 		what += "this side answered their request with " + p.Refusal + "; "
 	}

@@ -206,8 +206,8 @@ func (t Tally) Lines(lang text.Lang) []string {
 		out = append(out, fmt.Sprintf("%d  %s  %s  %s  %s", i+1, bar(t.First[i]), bar(t.Second[i]), bar(t.Seen[i]), c.In(lang)))
 	}
 	if t.Unseen > 0 {
-		out = append(out, text.Text{EN: fmt.Sprintf("   %d runs the server's side could not judge", t.Unseen),
-			ZH: fmt.Sprintf("   %d 次运行 server 端无法判断", t.Unseen)}.In(lang))
+		out = append(out, text.Text{EN: fmt.Sprintf("   not judged: %d runs ended with no NAK on this side's wire and nothing landed (a real device this side cannot capture on)", t.Unseen),
+			ZH: fmt.Sprintf("   未判断：%d 次运行结束时本端线路上没有 NAK，也没有数据到达（本端无法抓包的真实设备）", t.Unseen)}.In(lang))
 	}
 	return out
 }
