@@ -109,9 +109,13 @@ func (r *Room) planMismatch(ev verbs.CMEvent) string {
 	return fmt.Sprintf("%s%s --lesson %s; you ran %s", steps.TourMismatchReason, plan.Tour, plan.Lesson.Name, h.Flags())
 }
 
-// rejectWithPlan turns ev away with reason and the room's plan after it.
-func rejectWithPlan(ev verbs.CMEvent, reason string, plan Plan) error {
-	b, err := plan.Hello().Marshal()
+// reject turns ev away with reason, and with the room's plan after it
+// when withPlan says.
+func (r *Room) reject(ev verbs.CMEvent, reason string, withPlan bool) error {
+	if !withPlan {
+		return steps.RejectRequest(ev, reason)
+	}
+	b, err := r.Plan().Hello().Marshal()
 	if err != nil {
 		return steps.RejectRequest(ev, reason)
 	}

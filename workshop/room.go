@@ -278,11 +278,7 @@ func (r *Room) turnAway(l *listener, ev verbs.CMEvent, reason string, withPlan b
 	if ev.ID != nil {
 		row.Addr = ev.ID.PeerAddr()
 	}
-	reject := func() error { return steps.RejectRequest(ev, reason) }
-	if withPlan {
-		reject = func() error { return rejectWithPlan(ev, reason, r.Plan()) }
-	}
-	if err := reject(); err != nil {
+	if err := r.reject(ev, reason, withPlan); err != nil {
 		row.Observed += " (" + err.Error() + ")"
 	}
 	r.emit(Event{Time: row.Last, Row: row, What: row.Observed})
