@@ -152,3 +152,20 @@ func choiceNumber(t *testing.T, choices []text.Text, prefix string) int {
 	t.Fatalf("no choice %s", prefix)
 	return 0
 }
+
+// An attendee's --name goes into the client's config (the hello), the
+// host's name when not given, never the server's; a --predict the
+// lesson has no choice for is refused before anything runs.
+func TestAttendeeFlags(t *testing.T) {
+	o, err := parseArgs([]string{"client", "10.0.0.1", "--name", "ana", "--predict", "2"}, func(string) string { return "" }, io.Discard)
+	if err != nil || o.predict != 2 || o.config(steps.Client).Name != "ana" || o.config(steps.Server).Name != "" || o.choseTour {
+		t.Fatalf("parsed %+v (%v)", o.workshopOptions, err)
+	}
+	if o, _ := parseArgs([]string{"client", "10.0.0.1", "--lesson", "bad-rkey"}, func(string) string { return "" }, io.Discard); !o.choseTour || o.config(steps.Client).Name == "" {
+		t.Errorf("--lesson: chose %v, name %q (want the host's)", o.choseTour, o.config(steps.Client).Name)
+	}
+	p := start(t, nil, "client", "127.0.0.1", freePort(t), "--backend", "sim", "--plain", "--lesson", "bad-rkey", "--predict", "9")
+	if code := p.wait(t, 30*time.Second); code != 2 || !strings.Contains(p.out.String(), "--predict 9: choice 9: pick 1 to 4") {
+		t.Errorf("--predict 9: exit %d:\n%s", code, p.out)
+	}
+}
