@@ -68,6 +68,11 @@ type Config struct {
 	// (--name): with it the hello carries the attendee's vote, their
 	// prediction and their name (privdata/hellovote.go). "" sends none.
 	Name string
+	// FollowsRoom, on a client with a Name, says in its hello that it
+	// will start again with a room's plan if the room turns it away with
+	// one (no --tour or --lesson was asked for): the room does not count
+	// it as turned away.
+	FollowsRoom bool
 }
 
 // MaxRNRRetry is the largest rnr_retry_count: a 3-bit field where 7

@@ -108,7 +108,7 @@ func (s *Session) myHello() []byte {
 	}
 	edits := s.announcedEdits()
 	withEdits := privdata.AppendHelloEdits(b, edits, s.helloRoom()-privdata.VoteSize(s.cfg.Name))
-	voted, err := privdata.AppendHelloVote(withEdits, len(withEdits) > len(b), privdata.HelloVote{Pick: s.pick(), Name: privdata.PeerBytes(s.cfg.Name)})
+	voted, err := privdata.AppendHelloVote(withEdits, len(withEdits) > len(b), privdata.HelloVote{Pick: s.pick(), Name: privdata.PeerBytes(s.cfg.Name), Follows: s.cfg.FollowsRoom})
 	if err != nil {
 		return withEdits
 	}

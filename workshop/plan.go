@@ -121,3 +121,28 @@ func (r *Room) reject(ev verbs.CMEvent, reason string, withPlan bool) error {
 	}
 	return steps.RejectPrivate(ev, privdata.RejectWithPlan(reason, b, verbs.MaxRejectPrivateData))
 }
+
+// follows says ev's hello says its client follows a room's plan.
+func follows(ev verbs.CMEvent) bool {
+	v, found, err := privdata.ParseHelloVote(ev.PrivateData)
+	return found && err == nil && v.Follows
+}
+
+// countsAsTurned is 1 for a request the room turns away, 0 for one it
+// only sent its plan to (withPlan, and the client follows rooms): that
+// client is back in a moment, on the plan, and the header's count of
+// those turned away stays the instructor's to act on.
+func countsAsTurned(ev verbs.CMEvent, withPlan bool) int {
+	if withPlan && follows(ev) {
+		return 0
+	}
+	return 1
+}
+
+// turnedWords start the event of a request the room turned away.
+func turnedWords(ev verbs.CMEvent, withPlan bool) string {
+	if withPlan && follows(ev) {
+		return "sent the room's plan (their client starts again with it): "
+	}
+	return "turned away: "
+}

@@ -252,7 +252,7 @@ func (r *Room) admit(l *listener, ev verbs.CMEvent) {
 		plan = reason != ""
 	}
 	if reason != "" {
-		r.turned++
+		r.turned += countsAsTurned(ev, plan)
 		r.mu.Unlock()
 		r.turnAway(l, ev, reason, plan)
 		return
@@ -274,7 +274,7 @@ func (r *Room) admit(l *listener, ev verbs.CMEvent) {
 // turnAway rejects a request the room cannot take and says so; withPlan
 // puts the room's plan in the REJ after the reason (plan.go).
 func (r *Room) turnAway(l *listener, ev verbs.CMEvent, reason string, withPlan bool) {
-	row := Row{Backend: l.prov.Name(), Phase: PhaseTurnedAway, Observed: "turned away: " + reason, Last: time.Now()}
+	row := Row{Backend: l.prov.Name(), Phase: PhaseTurnedAway, Observed: turnedWords(ev, withPlan) + reason, Last: time.Now()}
 	if ev.ID != nil {
 		row.Addr = ev.ID.PeerAddr()
 	}

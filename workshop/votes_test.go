@@ -36,8 +36,13 @@ func openLessonRoom(t testing.TB, lesson string) (*workshop.Room, netip.AddrPort
 // voter runs a client of lesson (nil: the plain tour) called name that
 // answers pick (1-based, 0: none) to the end, and returns its error.
 func voter(addr netip.AddrPort, lesson *steps.Lesson, name string, pick int) error {
+	return voterFollowing(addr, lesson, name, pick, false)
+}
+
+// voterFollowing is voter whose hello says whether it follows rooms.
+func voterFollowing(addr netip.AddrPort, lesson *steps.Lesson, name string, pick int, follows bool) error {
 	s, err := steps.NewSession(steps.Config{Role: steps.Client, Provider: sim.New(crowdNIC()), Server: addr,
-		Lesson: lesson, Name: name, Timeout: 20 * time.Second})
+		Lesson: lesson, Name: name, FollowsRoom: follows, Timeout: 20 * time.Second})
 	if err != nil {
 		return err
 	}
@@ -73,6 +78,10 @@ func TestLessonRoomHandsOutItsPlan(t *testing.T) {
 	}
 	if en := steps.ExplainIn(err, text.EN); !strings.Contains(en, "this workshop runs --tour write --lesson bad-rkey; you ran --tour write") {
 		t.Errorf("the client is told: %s", en)
+	}
+	// One that follows rooms is sent the plan, not counted turned away.
+	if err := voterFollowing(addr, nil, "cy", 0, true); !errors.As(err, &plan) || r.Counts().TurnedAway != 1 {
+		t.Errorf("a follower: %v, %d turned away (want the plan, and only the first counted)", err, r.Counts().TurnedAway)
 	}
 	if err := voter(addr, plan.Lesson(), "ann", 2); err != nil {
 		t.Fatalf("the room's lesson: %v", err)

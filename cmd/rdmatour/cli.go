@@ -313,5 +313,5 @@ func (o *options) crossCheck(set map[string]bool) error {
 func (o *options) config(role steps.Role) steps.Config {
 	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Message: o.message, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
-		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits, Name: o.attendeeName(role)}
+		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits, Name: o.attendeeName(role), FollowsRoom: !o.choseTour}
 }

@@ -60,9 +60,11 @@ func TestWorkshopClassVotes(t *testing.T) {
 	if code := srv.wait(t, 60*time.Second); code != 0 {
 		t.Fatalf("server exit %d:\n%s", code, srv.out)
 	}
-	want := fmt.Sprintf("%d× lesson bad-rkey: picked %s; happened %s", n-n/3, choices[success-1].EN, choices[access-1].EN)
-	if !strings.Contains(srv.out.String(), want) {
-		t.Errorf("the summary lacks %q:\n%s", want, srv.out)
+	for _, want := range []string{fmt.Sprintf("%d× lesson bad-rkey: picked %s; happened %s", n-n/3, choices[success-1].EN, choices[access-1].EN),
+		fmt.Sprintf("roster: %d done, 0 running, 0 stuck, 0 failed, 0 turned away", 2*n), "sent the room's plan (their client starts again with it)"} {
+		if !strings.Contains(srv.out.String(), want) {
+			t.Errorf("the server's output lacks %q:\n%s", want, srv.out)
+		}
 	}
 	checkClassResults(t, results, n, choices, first, access)
 }

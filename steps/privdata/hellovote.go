@@ -11,9 +11,11 @@ import (
 // the vote's place is known:
 //
 //	0  marker   u8  ('V')
-//	1  pick     u8  (the chosen answer, 1-based; 0 = no answer)
-//	2  len      u8  (length of the name)
-//	3  name     len bytes
+//	1  flags    u8  (bit 0: the sender follows a room's plan: it asked
+//	                for no tour or lesson of its own)
+//	2  pick     u8  (the chosen answer, 1-based; 0 = no answer)
+//	3  len      u8  (length of the name)
+//	4  name     len bytes
 //
 // A version-2 reader stops after the edits and never sees it; zero
 // padding after the edits reads as no vote.
@@ -24,11 +26,15 @@ type HelloVote struct {
 	// Pick is the 1-based answer; 0 for none.
 	Pick int
 	Name PeerBytes
+	// Follows says the sender will start again with a room's plan when
+	// the room turns it away with one (it chose no tour or lesson).
+	Follows bool
 }
 
 const (
 	voteMarker = 'V'
-	voteHeader = 3
+	voteHeader = 4
+	voteFollows = 1 << 0
 	// MaxVoteName is the longest name a vote carries; a longer one is
 	// cut (a REQ's private data has 56 bytes for everything).
 	MaxVoteName = 16
@@ -58,7 +64,11 @@ func AppendHelloVote(hello []byte, hasEdits bool, v HelloVote) ([]byte, error) {
 	if !hasEdits {
 		out = append(out, 0, 0)
 	}
-	out = append(out, voteMarker, byte(v.Pick), byte(len(name)))
+	var flags byte
+	if v.Follows {
+		flags |= voteFollows
+	}
+	out = append(out, voteMarker, flags, byte(v.Pick), byte(len(name)))
 	return append(out, name...), nil
 }
 
@@ -74,11 +84,11 @@ func ParseHelloVote(p []byte) (v HelloVote, found bool, err error) {
 	if err != nil || len(rest) == 0 || rest[0] != voteMarker {
 		return HelloVote{}, false, err
 	}
-	if len(rest) < voteHeader || len(rest) < voteHeader+int(rest[2]) {
-		return HelloVote{}, true, &HelloError{fmt.Sprintf("the vote's name of %d bytes runs past the private data", rest[2])}
+	if len(rest) < voteHeader || len(rest) < voteHeader+int(rest[3]) {
+		return HelloVote{}, true, &HelloError{fmt.Sprintf("the vote runs past the private data (%d bytes left)", len(rest))}
 	}
-	n := int(rest[2])
-	return HelloVote{Pick: int(rest[1]), Name: PeerBytes(append([]byte(nil), rest[voteHeader:voteHeader+n]...))}, true, nil
+	n := int(rest[3])
+	return HelloVote{Follows: rest[1]&voteFollows != 0, Pick: int(rest[2]), Name: PeerBytes(append([]byte(nil), rest[voteHeader:voteHeader+n]...))}, true, nil
 }
 
 // afterEdits is what follows the edits section at the start of rest

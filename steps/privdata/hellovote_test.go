@@ -19,6 +19,7 @@ func TestHelloVoteRoundTrip(t *testing.T) {
 		wantName     string
 	}{
 		{"pick and name", "bad-rkey", nil, privdata.HelloVote{Pick: 2, Name: privdata.PeerBytes("ann")}, "ann"},
+		{"follows the room", "", nil, privdata.HelloVote{Pick: 1, Name: privdata.PeerBytes("dee"), Follows: true}, "dee"},
 		{"no pick", "", nil, privdata.HelloVote{Name: privdata.PeerBytes("bo")}, "bo"},
 		{"long name cut", "post-before-connect", nil, privdata.HelloVote{Pick: 1, Name: privdata.PeerBytes("a-very-long-name-indeed")}, "a-very-long-name"},
 		{"after edits", "", []string{"cqe=1"}, privdata.HelloVote{Pick: 4, Name: privdata.PeerBytes("cy")}, "cy"},
@@ -40,7 +41,7 @@ func TestHelloVoteRoundTrip(t *testing.T) {
 			}
 			padded := append(b, make([]byte, verbs.MaxConnectPrivateData-len(b))...)
 			got, found, err := privdata.ParseHelloVote(padded)
-			if err != nil || !found || got.Pick != c.vote.Pick || string(got.Name) != c.wantName {
+			if err != nil || !found || got.Pick != c.vote.Pick || string(got.Name) != c.wantName || got.Follows != c.vote.Follows {
 				t.Fatalf("vote = %+v %v %v, want pick %d name %q", got, found, err, c.vote.Pick, c.wantName)
 			}
 			hh, _, err := privdata.ParseHello(padded)
