@@ -32,8 +32,8 @@ type HelloVote struct {
 }
 
 const (
-	voteMarker = 'V'
-	voteHeader = 4
+	voteMarker  = 'V'
+	voteHeader  = 4
 	voteFollows = 1 << 0
 	// MaxVoteName is the longest name a vote carries; a longer one is
 	// cut (a REQ's private data has 56 bytes for everything).
