@@ -194,3 +194,26 @@ func TestNextLessonWalksTheTour(t *testing.T) {
 		t.Errorf("a read lesson in a write room: %v", err)
 	}
 }
+
+// A server-side lesson goes wrong for every attendee: the room's side
+// registers without remote write, so each WRITE is refused and judged so.
+func TestServerSideLessonRoom(t *testing.T) {
+	r, addr := openLessonRoom(t, "no-remote-write")
+	l := r.Plan().Lesson
+	_, choices := l.AttendeeQuestion()
+	access := choiceIndex(t, choices, "IBV_WC_REM_ACCESS_ERR")
+	for i := range 3 {
+		if err := voter(addr, l, fmt.Sprintf("s%d", i), access+1); err != nil {
+			t.Fatalf("attendee %d: %v", i, err)
+		}
+	}
+	waitEmpty(t, r)
+	for _, row := range r.Roster() {
+		if row.Votes.Seen != access || row.Expected == "" {
+			t.Errorf("row %d: seen %d expected %q, want the lesson's remote access error", row.N, row.Votes.Seen, row.Expected)
+		}
+	}
+	if ms := workshop.Misconceptions(r.Roster()); len(ms) != 0 {
+		t.Errorf("right picks counted as misconceptions: %+v", ms)
+	}
+}
