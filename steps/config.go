@@ -34,8 +34,10 @@ type Config struct {
 	Src    netip.Addr
 	// Message is what the client RDMA-WRITEs ("" = DefaultMessage).
 	Message string
-	// Name is who the client is (--name), carried in its hello so that a
-	// workshop's roster says so (privdata/helloname.go); "" for none.
+	// Name, on a client, is what a workshop room calls this attendee
+	// (--name, or the host's name): with it the hello carries the
+	// attendee's vote, their prediction and their name
+	// (privdata/hellovote.go). "" sends none.
 	Name string
 	// MessageSize, when not 0, is how many bytes the WRITE carries: the
 	// message padded with spaces to MessageSize-1 characters, and its NUL
@@ -76,6 +78,11 @@ type Config struct {
 	// (RLIMIT_MEMLOCK; 0: unlimited or not known): a data MR edited
 	// longer than that is refused (reg-mr-data.length).
 	MemlockLimit uint64
+	// FollowsRoom, on a client with a Name, says in its hello that it
+	// will start again with a room's plan if the room turns it away with
+	// one (no --tour or --lesson was asked for): the room does not count
+	// it as turned away.
+	FollowsRoom bool
 }
 
 // MaxRNRRetry is the largest rnr_retry_count: a 3-bit field where 7

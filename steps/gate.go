@@ -32,6 +32,38 @@ func FullReason(max int) string { return fmt.Sprintf("server full: %d attendees"
 // attendee whose tour is not the room's.
 const TourMismatchReason = "this workshop runs --tour "
 
+// RoomPlanError is a REJ from a workshop room whose plan (tour and
+// lesson) is not what this client ran: the plan came with it
+// (privdata.RejectWithPlan), so the client can start again with it.
+type RoomPlanError struct {
+	Plan Hello
+	Err  error
+}
+
+// Error is the REJ's own error: the words the room gave are the Problem's.
+func (e *RoomPlanError) Error() string { return e.Err.Error() }
+
+func (e *RoomPlanError) Unwrap() error { return e.Err }
+
+// RoomPlan is the plan a workshop room turned this client away with, nil
+// when none did: a front end that shows the failure (the TUI) can start
+// the client again with it once the learner leaves the screen.
+func (s *Session) RoomPlan() *RoomPlanError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.roomPlan
+}
+
+// Lesson is the plan's lesson (nil: the plain tour, or a lesson this
+// build does not know).
+func (e *RoomPlanError) Lesson() *Lesson {
+	l, err := ParseLesson(e.Plan.Lesson)
+	if e.Plan.Lesson == "" || err != nil {
+		return nil
+	}
+	return l
+}
+
 // gate is the reader of a one-client server's event channel.
 type gate struct {
 	cancel context.CancelFunc
@@ -140,10 +172,15 @@ func (s *Session) OnTurnAway(f func(who, reason string)) {
 // RejectRequest answers a CONNECT_REQUEST with rdma_reject(reason) and
 // rdma_destroy_id.
 func RejectRequest(ev verbs.CMEvent, reason string) error {
+	return RejectPrivate(ev, []byte(reason))
+}
+
+// RejectPrivate is RejectRequest with the REJ's private data as given
+// (cut to what a REJ carries): a workshop room's reason and plan.
+func RejectPrivate(ev verbs.CMEvent, msg []byte) error {
 	if ev.ID == nil {
 		return nil
 	}
-	msg := []byte(reason)
 	if len(msg) > verbs.MaxRejectPrivateData {
 		msg = msg[:verbs.MaxRejectPrivateData]
 	}
@@ -157,7 +194,11 @@ func RejectRequest(ev verbs.CMEvent, reason string) error {
 // rejectedBecause explains an rdma_reject from the server, with the
 // reason it put in the REJ's private data (escaped: it is the peer's).
 func rejectedBecause(err error, private []byte) error {
-	reason := privdata.PeerBytes(bytes.TrimRight(private, "\x00")).String()
+	words, rest := privdata.SplitReject(private)
+	reason := privdata.PeerBytes(bytes.TrimRight(words, "\x00")).String()
+	if plan, found, perr := ParseHello(rest); found && perr == nil {
+		err = &RoomPlanError{Plan: plan, Err: err}
+	}
 	what := text.Text{EN: "the server rejected the connection", ZH: "server 拒绝了连接"}
 	fix := text.Text{EN: "look at the server's screen for why", ZH: "看 server 端屏幕上的原因"}
 	if reason != "" {
@@ -169,8 +210,8 @@ func rejectedBecause(err error, private []byte) error {
 		fix = text.Text{EN: "this server serves one client at a time: run again when the other client is done, or ask for a workshop server (`rdmatour server --workshop`)",
 			ZH: "这个 server 一次只服务一个 client：等另一个 client 结束后再运行，或请对方改用 workshop server（`rdmatour server --workshop`）"}
 	case strings.HasPrefix(reason, TourMismatchReason):
-		fix = text.Text{EN: "the workshop server runs one tour for every attendee: start the client again with the --tour the reason names (ask the instructor if unsure)",
-			ZH: "workshop server 为所有学员跑同一种教程：按拒绝原因里写的 --tour 重新启动 client（不确定就问讲师）"}
+		fix = text.Text{EN: "the workshop server runs one tour for every attendee: start the client again with the --tour (and --lesson) the reason names, or with neither to follow the room (ask the instructor if unsure)",
+			ZH: "workshop server 为所有学员跑同一种教程：按拒绝原因里写的 --tour（和 --lesson）重新启动 client，或者两个都不写、跟随房间（不确定就问讲师）"}
 	case strings.HasPrefix(reason, "server full"):
 		fix = text.Text{EN: "the workshop server has as many attendees as it takes: ask the instructor to raise --max-attendees, or try again when someone is done",
 			ZH: "workshop server 的名额已满：请讲师调大 --max-attendees，或等有人结束后再试"}

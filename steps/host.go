@@ -57,10 +57,11 @@ func NewHosted(cfg Config, h Host) (*Session, error) {
 		return nil, err
 	}
 	s.sharedCounter = h.Counter()
-	s.tour = attendeeTour(s.cfg.Tour)
+	s.tour = attendeeTour(s.tour)
 	if s.srq = sharedRecvOf(h); s.srq != nil {
 		s.tour = withoutSRQShared(s.tour)
 	}
+	s.SkipPrediction() // the attendee's screen asks; the room only collects the picks
 	s.outcomes = make([]*Outcome, len(s.tour))
 	s.states = make([]RunState, len(s.tour))
 	pd, shared := h.PD(), true
@@ -83,12 +84,12 @@ func NewHosted(cfg Config, h Host) (*Session, error) {
 	return s, nil
 }
 
-// attendeeTour is the server's side of kind after the connect request
-// (the room's listener got it), less what the room does once for all
-// (its PD and, in an atomic room, its shared counter): the steps one
-// attendee's connection needs.
-func attendeeTour(kind TourKind) []Step {
-	full := baseTour(Config{Role: Server, Notify: NotifySend, Tour: kind})
+// attendeeTour is the server's side of the room's tour (full: the
+// room's lesson, when it has one, applied) after the connect request (the
+// room's listener got it), less what the room does once for all (its PD
+// and, in an atomic room, its shared counter): the steps one attendee's
+// connection needs.
+func attendeeTour(full []Step) []Step {
 	var tour []Step
 	requested := false
 	for _, st := range full {
@@ -133,8 +134,14 @@ type Progress struct {
 	// the lesson (its own, or the peer's it adopted), in English; "" for
 	// none. The tour went on past it.
 	Expected string
-	// PeerName is the name the peer's hello carried, escaped ("" for none).
+	// PeerPick and PeerName are the peer's vote, from its hello (0 and
+	// "": none): its answer to the lesson's question, 1-based, and the
+	// name it goes by. PeerName is the peer's bytes, escaped.
+	PeerPick int
 	PeerName string
+	// RefusalStatus is the completion status the NAK in Refusal gives
+	// the peer's work request (WCSuccess when there is no such NAK).
+	RefusalStatus verbs.WCStatus
 }
 
 // Progress copies where the session stands. It writes nothing: what the
@@ -143,7 +150,8 @@ func (s *Session) Progress() Progress {
 	s.mu.Lock()
 	p := Progress{Done: s.next >= len(s.tour), Result: copyResult(s.result), PeerHungUp: s.peerDREQ,
 		Refusal: s.refusalLocked(), Atomics: s.atomicsLocked(),
-		Ran: s.next, Steps: len(s.tour), PeerLesson: s.peerTour.Lesson(), Expected: s.expectedLocked(), PeerName: s.peerTour.Name}
+		Ran: s.next, Steps: len(s.tour), PeerLesson: s.peerTour.Lesson(), Expected: s.expectedLocked(),
+		PeerPick: s.peerTour.Vote.Pick, PeerName: s.peerTour.Vote.Name.String(), RefusalStatus: s.refusalStatusLocked()}
 	if s.next > 0 {
 		p.Last = s.tour[s.next-1]
 	}
@@ -167,6 +175,27 @@ func (s *Session) expectedLocked() string {
 		}
 	}
 	return ""
+}
+
+// refusalStatusLocked is the status the NAK this side sent gives the
+// peer's work request (IB spec 9.7.5.2.8 and rxe_comp.c's NAK codes:
+// invalid request, remote access, remote operational error);
+// WCSuccess for none. Called with s.mu held.
+func (s *Session) refusalStatusLocked() verbs.WCStatus {
+	for _, p := range s.packets {
+		if !p.Outbound || p.AETH == nil || p.AETH.Syndrome&0xE0 != verbs.SyndromeNAKPSNSeqErr {
+			continue
+		}
+		switch p.AETH.Syndrome {
+		case verbs.SyndromeNAKInvReq:
+			return verbs.WCRemInvReqErr
+		case verbs.SyndromeNAKRemAccess:
+			return verbs.WCRemAccessErr
+		case verbs.SyndromeNAKRemOpErr:
+			return verbs.WCRemOpErr
+		}
+	}
+	return verbs.WCSuccess
 }
 
 // refusalLocked is the NAK this side sent, "" when its wire view has

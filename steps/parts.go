@@ -116,6 +116,9 @@ type connection struct {
 	// peerCommand starts the other side (PeerCommand), once this server
 	// listens; empty in the demo, where the client is on screen.
 	peerCommand text.Text
+	// roomPlan is the plan a workshop room turned this client away with
+	// (nil: none): RoomPlan.
+	roomPlan *RoomPlanError
 }
 
 // hangUp sends the DREQ on a connection still up. rdma_destroy_id would

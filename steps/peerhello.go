@@ -89,6 +89,9 @@ type PeerInfo struct {
 	// Name is the name the peer's hello carried (--name), escaped: bytes
 	// from the peer. "" for none.
 	Name string
+	// Vote is the peer's vote, when its hello carried one (a workshop
+	// attendee started with --name): its pick and name.
+	Vote privdata.HelloVote
 	// lesson is Hello.Lesson resolved, once, when the hello arrived (nil
 	// for none, or a name this build does not know).
 	lesson *Lesson
@@ -103,8 +106,27 @@ func (s *Session) myHello() []byte {
 	if err != nil {
 		return nil // TestHelloFitsEveryLesson: never for a real lesson
 	}
-	b = privdata.AppendHelloEdits(b, s.announcedEdits(), privdata.NameRoom(s.helloRoom(), s.cfg.Name))
-	return privdata.AppendHelloName(b, s.cfg.Name, s.helloRoom())
+	if s.cfg.Name == "" {
+		return privdata.AppendHelloEdits(b, s.announcedEdits(), s.helloRoom())
+	}
+	edits := s.announcedEdits()
+	withEdits := privdata.AppendHelloEdits(b, edits, s.helloRoom()-privdata.VoteSize(s.cfg.Name))
+	voted, err := privdata.AppendHelloVote(withEdits, len(withEdits) > len(b), privdata.HelloVote{Pick: s.pick(), Name: privdata.PeerBytes(s.cfg.Name), Follows: s.cfg.FollowsRoom})
+	if err != nil {
+		return withEdits
+	}
+	return voted
+}
+
+// pick is the learner's answer to the lesson's question, 1-based, as a
+// vote carries it (0: no question, or not answered).
+func (s *Session) pick() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pred == nil || s.predState.Picked < 0 {
+		return 0
+	}
+	return s.predState.Picked + 1
 }
 
 // tourKind is the tour this side runs (--tour; lessons run on write).
@@ -126,7 +148,9 @@ func (s *Session) learnPeerTour(p []byte) (KV, text.Text) {
 		pt.lesson, _ = ParseLesson(pt.Hello.Lesson) // unknown: the mismatch note says so
 	}
 	learnPeerEdits(p, &pt)
-	learnPeerName(p, &pt)
+	if v, found, verr := privdata.ParseHelloVote(p); found && verr == nil {
+		pt.Vote, pt.Name = v, v.Name.String()
+	}
 	s.set(func() { s.peerTour = pt })
 	kv := result(resPeerRuns, pt.Hello.Flags())
 	note := s.mismatchNote(pt)

@@ -216,6 +216,7 @@ func (s *Session) RunNext(ctx context.Context) (out Outcome, err error) {
 		s.failed = true
 		s.done = true
 		s.lastErr = out.Failure.EN
+		errors.As(err, &s.roomPlan) // a room's plan, for a front end that follows it
 		return out, fmt.Errorf("step %s: %w", st.ID, err)
 	}
 	s.states[idx] = Succeeded

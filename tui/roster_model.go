@@ -96,6 +96,8 @@ type workshopModel struct {
 	// the projector (Enter; Esc goes back to the roster).
 	spot bool
 	view rosterView // ?, Tab and z (roster_view.go)
+	// class is the room's plan and question (roster_class.go).
+	class class
 }
 
 // attendeeDetail is the selected attendee's session as the usual panes
@@ -160,6 +162,7 @@ func (m *workshopModel) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
+	case m.classKey(msg):
 	case msg.String() == "enter" && m.detail != nil:
 		m.spot = true
 	case msg.String() == "s":
@@ -214,6 +217,7 @@ func (m *workshopModel) saveResults() string {
 // refresh re-reads the roster and the selected attendee's snapshot.
 func (m *workshopModel) refresh() {
 	m.roster.setRows(m.src.Roster(), m.src.Counts(), m.now())
+	m.readClass()
 	m.detailN = -1 // re-read below
 	m.pickDetail()
 }
@@ -332,8 +336,7 @@ func (m *workshopModel) screen() string {
 		return strings.Join(termtext.Block(m.rosterHelp(), m.w, m.h), "\n")
 	}
 	st := m.styles
-	help := text.Text{EN: "↑/↓ select  enter spotlight  tab panes  z zoom  o stuck first  s save  ? help  q end the workshop",
-		ZH: "↑/↓ 选择  enter 聚焦  tab 切换面板  z 放大  o 卡住的排前面  s 保存  ? 帮助  q 结束 workshop"}.In(m.lang)
+	help := m.rosterFooter()
 	if m.status != "" {
 		help = m.status
 	}
@@ -359,12 +362,13 @@ func (m *workshopModel) screen() string {
 // the atomic room's shared counter on a line of its own.
 func (m *workshopModel) headLines() []string {
 	st := m.styles
-	head := st.Header.R("rdmatour workshop") + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
+	head := st.Header.R("rdmatour workshop") + m.planHead() + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
 	out := []string{termtext.Fit(head, m.w)}
 	if c := counterHeader(st, m.lang, m.roster.counts.Counters); c != "" {
 		out = append(out, termtext.Fit(c, m.w))
 	}
 	out = append(out, srqHeader(st, m.lang, m.roster.counts.SRQ, m.w)...)
+	out = append(out, m.classLines()...)
 	// The selected row's message · observed, which its column cuts on a
 	// projector's 100 columns (Enter shows it whole).
 	if r := m.roster; r.sel < len(r.rows) {

@@ -85,6 +85,18 @@ type Attendee struct {
 	handshake    context.Context
 	endHandshake context.CancelCauseFunc
 	reclaimed    bool // its seat went to a newcomer; guarded by the Room's mu
+
+	vote attendeeVote // the room's question, as this attendee met it (votes.go)
+}
+
+// attendeeVote is the room's question as one attendee run met it: the
+// room's lesson and round when it arrived, the pick and name its hello
+// carried, and which choice happened (-1: not yet, or not judged).
+type attendeeVote struct {
+	lesson     *steps.Lesson
+	round      int
+	name       string
+	pick, seen int
 }
 
 // Row is a copy of one attendee's row.
@@ -121,6 +133,9 @@ type Row struct {
 	// Stuck: still in the room, and nothing happened for longer than the
 	// room's StuckAfter (set by Room.Roster).
 	Stuck bool
+	// Votes are the room's question as this run met it (First and
+	// Second set by Room.Roster).
+	Votes Votes
 }
 
 // Row copies the attendee's state.
@@ -129,7 +144,8 @@ func (a *Attendee) Row() Row {
 	defer a.mu.Unlock()
 	row := Row{N: a.N, Addr: a.Addr, Backend: a.Backend, QPN: a.qpn, QPState: a.qpState,
 		Phase: a.phase, Observed: a.observed, Err: a.err, Last: a.last, Atomics: a.atomics,
-		Ran: a.ran, Steps: a.steps, Lesson: a.lesson, Expected: a.expected, Name: a.name, Arrived: a.arrived, Left: a.left}
+		Ran: a.ran, Steps: a.steps, Lesson: a.lesson, Expected: a.expected, Name: a.name, Arrived: a.arrived, Left: a.left,
+		Votes: Votes{Name: a.vote.name, Lesson: a.vote.lesson.String(), Pick: a.vote.pick, Seen: a.vote.seen}}
 	if a.result != nil {
 		row.Landed, row.Via, row.Message, row.Bytes = true, a.result.Via, a.result.Message, len(a.result.Message)
 	}
@@ -146,7 +162,7 @@ func (a *Attendee) Session() *steps.Session {
 // newAttendeeSession is a server steps.Session for the connection ev opened,
 // on a PD of its own (in the atomic room, the room's shared one), reading
 // its events from q.
-func (r *Room) newAttendeeSession(l *listener, ev verbs.CMEvent, q *steps.EventQueue) (*steps.Session, error) {
+func (r *Room) newAttendeeSession(l *listener, ev verbs.CMEvent, q *steps.EventQueue, lesson *steps.Lesson) (*steps.Session, error) {
 	dev := ev.ID.Device()
 	if dev == nil {
 		return nil, errors.New("the connect request's id has no device")
@@ -163,7 +179,7 @@ func (r *Room) newAttendeeSession(l *listener, ev verbs.CMEvent, q *steps.EventQ
 		return nil, err
 	}
 	return steps.NewHosted(steps.Config{Role: steps.Server, Provider: l.prov, BackendWhy: r.cfg.BackendWhy, Bind: r.cfg.Bind,
-		Timeout: r.cfg.IdleLimit, RNRRetry: r.cfg.RNRRetry, Tour: r.cfg.Tour}, h)
+		Timeout: r.cfg.IdleLimit, RNRRetry: r.cfg.RNRRetry, Tour: r.cfg.Tour, Lesson: lesson}, h)
 }
 
 // attendeeHost is the Room as one attendee's steps.Session sees it (Host).
@@ -202,13 +218,14 @@ func (h *attendeeHost) Owns(p verbs.Packet, ownQP uint32) bool {
 func (r *Room) serve(l *listener, a *Attendee, ev verbs.CMEvent) {
 	defer r.serving.Done()
 	defer r.leave(a, ev.ID)
-	s, err := r.newAttendeeSession(l, ev, a.events)
+	s, err := r.newAttendeeSession(l, ev, a.events, a.vote.lesson)
 	if err != nil {
 		steps.RejectRequest(ev, "the server could not set up this connection")
 		r.update(a, func() { a.phase, a.err, a.observed = PhaseFailed, err.Error(), "error: "+err.Error() }, "")
 		return
 	}
 	r.update(a, func() { a.session, a.observed = s, "connect request" }, "connect request")
+	r.takeVote(a, s.Progress())
 	defer r.retire(a, s)
 	// Until ESTABLISHED the attendee's steps run under the handshake's
 	// own bound (handshake.go), not the idle limit.
@@ -270,7 +287,7 @@ func (r *Room) observe(a *Attendee, s *steps.Session) {
 	tour, _ := steps.TourOf(r.cfg.Tour)
 	what := observed(tour, p)
 	if done && p.Expected != "" {
-		what = expectedWords(p)
+		what = expectedWords(p, a.vote.lesson.String())
 	}
 	r.update(a, func() {
 		if qpn != 0 {
@@ -296,8 +313,14 @@ func (r *Room) observe(a *Attendee, s *steps.Session) {
 
 // expectedWords are a finished lesson run's last words: its error was the
 // lesson's, met as the lesson meant, so the attendee saw what it shows.
-func expectedWords(p steps.Progress) string {
-	what := "expected error ✓ (lesson " + p.PeerLesson + "): "
+// The lesson is the attendee's, or, for one that named none (the seed's
+// client), the room's that this side ran.
+func expectedWords(p steps.Progress, roomLesson string) string {
+	lesson := p.PeerLesson
+	if lesson == "" {
+		lesson = roomLesson
+	}
+	what := "expected error ✓ (lesson " + lesson + "): "
 	if p.Refusal != "" {
 		what += "this side answered their request with " + p.Refusal + "; "
 	}

@@ -38,13 +38,20 @@ type Result struct {
 	Stuck     bool   `json:"stuck"`
 	QPN       uint32 `json:"qpn"`
 	LastEvent string `json:"last_event"`
-	// Name is the name the attendee's hello carried (--name), escaped.
-	Name string `json:"name"`
+	// Name is what the attendee's hello called them (escaped); First and
+	// Second their two predictions on the room's lesson, and Happened
+	// what really happened as the server saw their QP: the choices'
+	// words ("" for no vote, or what the server's side could not judge).
+	Name     string `json:"name"`
+	First    string `json:"first_prediction"`
+	Second   string `json:"second_prediction"`
+	Happened string `json:"happened"`
 }
 
 // resultHead is the CSV header, in Result's field order.
 var resultHead = []string{"n", "address", "backend", "tour", "lesson", "outcome", "observed", "message",
-	"steps_ran", "steps", "arrived", "left", "seconds", "error", "stuck", "qpn", "last_event", "name"}
+	"steps_ran", "steps", "arrived", "left", "seconds", "error", "stuck", "qpn", "last_event",
+	"name", "first_prediction", "second_prediction", "happened"}
 
 // Results are the roster's rows as results of a room running tour, at now
 // (an attendee still in the room has no Left, and Seconds so far).
@@ -64,12 +71,30 @@ func Results(rows []Row, tour steps.TourKind, now time.Time) []Result {
 		if r.Landed {
 			res.Message = r.Message.String()
 		}
+		res.Name, res.First, res.Second, res.Happened = voteWords(r.Votes)
 		if !r.Arrived.IsZero() {
 			res.Seconds = int64(end.Sub(r.Arrived) / time.Second)
 		}
 		out[i] = res
 	}
 	return out
+}
+
+// voteWords are a run's votes as the results say them: the name, the
+// first and second picks and what happened, in the choices' words.
+func voteWords(v Votes) (name, first, second, happened string) {
+	l, err := steps.LessonByName(v.Lesson)
+	if v.Lesson == "" || err != nil {
+		return v.Name, "", "", ""
+	}
+	_, choices := l.AttendeeQuestion()
+	word := func(i int) string {
+		if i < 0 || i >= len(choices) {
+			return ""
+		}
+		return choices[i].EN
+	}
+	return v.Name, word(v.First - 1), word(v.Second - 1), word(v.Seen)
 }
 
 func stamp(t time.Time) string {
@@ -88,7 +113,8 @@ func WriteCSV(w io.Writer, results []Result) error {
 	for _, r := range results {
 		rec := []string{strconv.Itoa(r.N), r.Address, r.Backend, r.Tour, r.Lesson, r.Outcome, r.Observed, r.Message,
 			strconv.Itoa(r.StepsRan), strconv.Itoa(r.Steps), r.Arrived, r.Left, strconv.FormatInt(r.Seconds, 10),
-			r.Error, strconv.FormatBool(r.Stuck), strconv.FormatUint(uint64(r.QPN), 10), r.LastEvent, r.Name}
+			r.Error, strconv.FormatBool(r.Stuck), strconv.FormatUint(uint64(r.QPN), 10), r.LastEvent,
+			r.Name, r.First, r.Second, r.Happened}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

@@ -31,6 +31,7 @@ func (r *Room) retire(a *Attendee, s *steps.Session) {
 		a.atomics = found
 		a.mu.Unlock()
 	}
+	a.judge(s.Progress()) // its last step, or fail, sampled the wire
 	a.mu.Lock()
 	a.left = time.Now()
 	a.mu.Unlock()

@@ -73,6 +73,10 @@ type Config struct {
 	// SRQ gives the room a shared receive queue per device (srq.go):
 	// every attendee's QP takes its RECVs from it, and they share its PD.
 	SRQ bool
+	// Lesson is the room's lesson when it opens (nil: the plain tour);
+	// it must run on Tour. The instructor changes it between runs
+	// (Room.SetLesson, NextLesson; plan.go).
+	Lesson *steps.Lesson
 	// OnEvent, when set, is called (from the attendees' goroutines, one
 	// call at a time) for every event of every attendee.
 	OnEvent func(Event)
@@ -108,6 +112,7 @@ type Room struct {
 	baseline      int         // live objects with nobody in the room
 	recent        []*Attendee // the last KeptSessions to leave, oldest first (retire.go)
 	opened        time.Time
+	votes         roomVotes // the room's lesson and the votes on its question (votes.go)
 }
 
 // listener is one backend's event channel and listening id.
@@ -130,6 +135,9 @@ func Open(cfg Config) (*Room, error) {
 	if err := checkRoomSRQ(cfg); err != nil {
 		return nil, err
 	}
+	if l := cfg.Lesson; l != nil && l.Tour != cfg.Tour {
+		return nil, &steps.ConfigError{Reason: text.Same(fmt.Sprintf("--lesson %s runs on the %s tour, and the room runs --tour %s: give --tour %s, or one of %v", l.Name, l.Tour, cfg.Tour, l.Tour, LessonsOf(cfg.Tour)))}
+	}
 	if cfg.MaxAttendees <= 0 {
 		cfg.MaxAttendees = DefaultMaxAttendees
 	}
@@ -141,7 +149,7 @@ func Open(cfg Config) (*Room, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Room{cfg: cfg, ctx: ctx, cancel: cancel, byID: map[verbs.CMID]*Attendee{},
-		pds: map[verbs.Device]verbs.PD{}, counters: map[verbs.Device]*roomCounter{}, srqs: map[verbs.Device]*roomSRQ{}}
+		pds: map[verbs.Device]verbs.PD{}, counters: map[verbs.Device]*roomCounter{}, srqs: map[verbs.Device]*roomSRQ{}, votes: newRoomVotes(cfg.Lesson)}
 	for _, p := range cfg.Providers {
 		l, err := listenOn(p, cfg.Bind)
 		if err != nil {
@@ -241,23 +249,25 @@ func (r *Room) route(l *listener, ev verbs.CMEvent) {
 // admit starts serving a new attendee, or turns the request away.
 func (r *Room) admit(l *listener, ev verbs.CMEvent) {
 	r.mu.Lock()
-	reason := ""
+	reason, plan := "", false
 	switch {
 	case r.closed:
 		reason = "the workshop is over"
 	case len(r.byID) >= r.cfg.MaxAttendees && !r.reclaimSeat(ev):
 		reason = r.fullReason(ev)
 	default:
-		reason = r.tourMismatch(ev)
+		reason = r.planMismatch(ev)
+		plan = reason != ""
 	}
 	if reason != "" {
-		r.turned++
+		r.turned += countsAsTurned(ev, plan)
 		r.mu.Unlock()
-		r.turnAway(l, ev, reason)
+		r.turnAway(l, ev, reason, plan)
 		return
 	}
 	a := &Attendee{N: len(r.attendees) + 1, Backend: l.prov.Name(), arrived: time.Now(),
-		events: steps.NewEventQueue(), phase: PhaseConnecting, last: time.Now(), qpState: "-"}
+		events: steps.NewEventQueue(), phase: PhaseConnecting, last: time.Now(), qpState: "-",
+		vote: attendeeVote{lesson: r.votes.lesson, round: r.votes.round, seen: -1}}
 	if ev.ID != nil {
 		a.Addr = ev.ID.PeerAddr()
 	}
@@ -269,13 +279,14 @@ func (r *Room) admit(l *listener, ev verbs.CMEvent) {
 	go r.serve(l, a, ev)
 }
 
-// turnAway rejects a request the room cannot take and says so.
-func (r *Room) turnAway(l *listener, ev verbs.CMEvent, reason string) {
-	row := Row{Backend: l.prov.Name(), Phase: PhaseTurnedAway, Observed: "turned away: " + reason, Last: time.Now()}
+// turnAway rejects a request the room cannot take and says so; withPlan
+// puts the room's plan in the REJ after the reason (plan.go).
+func (r *Room) turnAway(l *listener, ev verbs.CMEvent, reason string, withPlan bool) {
+	row := Row{Backend: l.prov.Name(), Phase: PhaseTurnedAway, Observed: turnedWords(ev, withPlan) + reason, Last: time.Now()}
 	if ev.ID != nil {
 		row.Addr = ev.ID.PeerAddr()
 	}
-	if err := steps.RejectRequest(ev, reason); err != nil {
+	if err := r.reject(ev, reason, withPlan); err != nil {
 		row.Observed += " (" + err.Error() + ")"
 	}
 	r.emit(Event{Time: row.Last, Row: row, What: row.Observed})

@@ -24,6 +24,9 @@ func (r *Room) Roster() []Row {
 	now := time.Now()
 	for i, a := range as {
 		rows[i] = a.Row()
+		r.mu.Lock()
+		rows[i].Votes.First, rows[i].Votes.Second = r.votes.of(rows[i].Votes.Lesson, rows[i].Votes.Name)
+		r.mu.Unlock()
 		rows[i].Stuck = rows[i].Phase.InRoom() && now.Sub(rows[i].Last) > r.stuckAfter()
 		if s := a.Session(); s != nil && shared && rows[i].Phase.InRoom() {
 			s.Sample(time.Now()) // the atomics that came in since its last step

@@ -61,7 +61,6 @@ type options struct {
 	timeout duration
 	wait    duration // server: how long to wait for a client (0 = forever)
 	message string
-	name    string     // client: --name, carried in the hello for a workshop's roster
 	msgSize byteCount  // client and demo: --message-size (0 = the message as it is)
 	rnr     rnrRetry   // rnr_retry_count for connect/accept
 	pcap    string     // write the connection's RoCEv2 frames to this file
@@ -80,6 +79,14 @@ type workshopOptions struct {
 	stuckAfter   duration
 	results      string // --results: the room's results as CSV, and JSON lines beside it
 	srq          bool   // --srq: one shared receive queue per device for the room
+
+	// The attendee's side (client): what a room calls them, their
+	// answer to the lesson's question (1-based; 0: ask), and whether
+	// they chose the tour or lesson themselves (else they follow the
+	// room's plan).
+	name      string
+	predict   int
+	choseTour bool
 }
 
 // usageError is a mistake on the command line: exit status 2. msg has
@@ -228,8 +235,8 @@ func (o *options) flagSet() *flag.FlagSet {
 		workshopFlags(fs, o)
 	case cmdClient:
 		fs.StringVar(&o.src, "src", "", "local source `ADDR` (the seed's client_src_ip)")
-		fs.StringVar(&o.name, "name", "", "your `NAME` on a workshop's roster (it travels in the hello; at most 24 bytes)")
 		o.messageFlags(fs)
+		attendeeFlags(fs, o)
 	case cmdDemo:
 		o.messageFlags(fs)
 		fs.StringVar(&o.bind, "bind", "", "the local `ADDR` both sides use (default 127.0.0.1; with real RDMA, an address on the RDMA device)")
@@ -296,6 +303,7 @@ func (o *options) crossCheck(set map[string]bool) error {
 	if err := o.checkNIC(); err != nil {
 		return err
 	}
+	o.choseTour = set["tour"] || set["lesson"]
 	if o.lesson != nil {
 		if set["notify"] && o.notify != o.lesson.Notify {
 			return usageText(text.Text{EN: fmt.Sprintf("lesson %s needs --notify %s", o.lesson, o.lesson.Notify), ZH: fmt.Sprintf("课程 %s 需要 --notify %s", o.lesson, o.lesson.Notify)})
@@ -315,7 +323,8 @@ func (o *options) crossCheck(set map[string]bool) error {
 
 // config is the steps.Config for role, without addresses or a backend.
 func (o *options) config(role steps.Role) steps.Config {
-	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Completion: o.compl, Message: o.message, Name: o.name, MessageSize: int(o.msgSize),
+	return steps.Config{Role: role, Notify: o.notify, Track: o.track, Completion: o.compl, Message: o.message, MessageSize: int(o.msgSize),
 		Timeout: time.Duration(o.timeout), AcceptTimeout: time.Duration(o.wait),
-		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits, Wire: o.wire.of(role, o.cmd), MemlockLimit: doctor.MemlockLimit()}
+		Lesson: o.lesson, RNRRetry: uint8(o.rnr), Tour: o.tour, Edits: o.edits, Wire: o.wire.of(role, o.cmd), MemlockLimit: doctor.MemlockLimit(),
+		Name: o.attendeeName(role), FollowsRoom: !o.choseTour}
 }

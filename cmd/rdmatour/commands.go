@@ -80,7 +80,16 @@ func runClient(ctx context.Context, o options, c console) error {
 			return err
 		}
 	}
-	return runTour(ctx, o, c, addr, cfg)
+	for follows := 0; ; follows++ {
+		err := runTour(ctx, o, c, addr, cfg)
+		plan, follow := roomPlanOf(o, err, follows)
+		if !follow {
+			return err
+		}
+		fmt.Fprintln(c.stdout, followLine(plan).In(o.lang))
+		o = o.followRoom(plan) // workshop_attendee.go
+		cfg.Lesson, cfg.Tour, cfg.Notify, cfg.Message = o.lesson, o.tour, o.notify, o.message
+	}
 }
 
 // runDemo runs both sides on this machine, in one terminal.
@@ -151,7 +160,7 @@ func runTour(ctx context.Context, o options, c console, target netip.Addr, cfgs 
 	if err := rec.begin(prov, sessions); err != nil {
 		return err
 	}
-	err = present(ctx, o, c, sessions)
+	err = withRoomPlan(o, sessions, present(ctx, o, c, sessions))
 	recordProgress(c, o.lang, sessions)
 	return err
 }
@@ -192,6 +201,9 @@ func newSessions(o options, cfgs []steps.Config, prov verbs.Provider, why text.T
 		rec.attach(&cfg)
 		s, err := steps.NewSession(cfg)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkPredict(o, s); err != nil {
 			return nil, err
 		}
 		if o.auto {

@@ -51,10 +51,15 @@ func (o *options) checkWorkshop(set map[string]bool) error {
 		return usagef("--idle-limit %v: must be positive (e.g. 15m)", o.idleLimit)
 	case o.stuckAfter <= 0:
 		return usagef("--stuck-after %v: must be positive (e.g. 2m)", o.stuckAfter)
-	case o.lesson != nil || set["track"] || set["notify"] || set["pcap"] || set["pause-at"] || set["wait-client"]:
-		return usagef("--workshop serves each attendee's tour as it comes: --lesson, --track, --notify, --pcap, --pause-at and --wait-client are the attendees' choice, not the server's")
+	case o.lesson != nil && set["tour"] && o.tour != o.lesson.Tour:
+		return usagef("--lesson %s runs on the %s tour: give --tour %s, or leave --tour out (the lessons of --tour %s are %v)", o.lesson, o.lesson.Tour, o.lesson.Tour, o.tour, workshop.LessonsOf(o.tour))
+	case set["track"] || set["notify"] || set["pcap"] || set["pause-at"] || set["wait-client"]:
+		return usagef("--workshop serves each attendee's tour as it comes: --track, --notify, --pcap, --pause-at and --wait-client are the attendees' choice, not the server's")
 	case set["timeout"]:
 		return usagef("--workshop waits on each attendee for --idle-limit, not --timeout")
+	}
+	if o.lesson != nil {
+		o.tour = o.lesson.Tour // the room runs the lesson's tour
 	}
 	if tour, ok := steps.TourOf(o.tour); ok && tour.Workshop() != nil {
 		return usagef("--workshop --tour %s is not supported: a workshop room serves RC connections, and the ud tour's datagrams use another port space (RDMA_PS_UDP); run the ud tour as one server and one client, or give the room --tour write, read or atomic", o.tour)
@@ -124,7 +129,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 			return err
 		}
 	} else {
-		instructorCommands(ctx, c.stdin, out, &mu, save)
+		instructorCommands(ctx, c.stdin, out, &mu, room, saveTo(room, o, save))
 	}
 	return endRoom(out, room, &mu, results != nil, save)
 }
@@ -154,7 +159,7 @@ func openRoom(o options, onEvent func(workshop.Event)) (*workshop.Room, workshop
 	}
 	cfg := workshop.Config{Providers: provs, BackendWhy: why,
 		Bind: netip.AddrPortFrom(addr, uint16(o.port)), MaxAttendees: o.maxAttendees,
-		IdleLimit: time.Duration(o.idleLimit), StuckAfter: time.Duration(o.stuckAfter), RNRRetry: uint8(o.rnr), OnEvent: onEvent, Tour: o.tour, SRQ: o.srq}
+		IdleLimit: time.Duration(o.idleLimit), StuckAfter: time.Duration(o.stuckAfter), RNRRetry: uint8(o.rnr), OnEvent: onEvent, Tour: o.tour, SRQ: o.srq, Lesson: o.lesson}
 	room, err := workshop.Open(cfg)
 	if err != nil && o.backend == backendAuto && len(provs) == 2 {
 		cfg.Providers = provs[1:]
@@ -167,8 +172,8 @@ func openRoom(o options, onEvent func(workshop.Event)) (*workshop.Room, workshop
 
 // announceRoom prints where the room listens and what it runs.
 func announceRoom(out io.Writer, o options, room *workshop.Room, why text.Text) {
-	fmt.Fprintf(out, "[workshop] listening on %s (%s); --tour %s for every attendee; at most %d attendees, idle limit %v, %v for a handshake; Ctrl-C ends the workshop\n",
-		strings.Join(room.Addrs(), " and "), why.EN, o.tour, o.maxAttendees, time.Duration(o.idleLimit), workshop.DefaultHandshakeTimeout)
+	fmt.Fprintf(out, "[workshop] listening on %s (%s); %s for every attendee; at most %d attendees, idle limit %v, %v for a handshake; Ctrl-C ends the workshop\n",
+		strings.Join(room.Addrs(), " and "), why.EN, planWords(room.Plan()), o.maxAttendees, time.Duration(o.idleLimit), workshop.DefaultHandshakeTimeout)
 	for _, join := range room.JoinCommands() {
 		fmt.Fprintf(out, "[workshop] attendees join with: %s\n", join.EN)
 	}
@@ -187,7 +192,14 @@ func endRoom(out io.Writer, room *workshop.Room, mu *sync.Mutex, saving bool, sa
 	defer mu.Unlock()
 	fmt.Fprintf(out, "[workshop] ended after %v (teardown %v); live objects left = %d\n",
 		ended.Sub(room.Opened()).Round(time.Second), time.Since(ended).Round(time.Millisecond), room.Live())
-	writeRoster(out, room.Roster(), room.Counts(), time.Now())
+	rows := room.Roster()
+	writeRoster(out, rows, room.Counts(), time.Now())
+	tally := room.Tally()
+	tally.Revealed = true // the summary shows the answers
+	if lines := tally.Lines(text.EN); lines != nil {
+		fmt.Fprintln(out, strings.Join(lines, "\n"))
+	}
+	writeMisconceptions(out, workshop.Misconceptions(rows))
 	var serr error
 	if saving {
 		var where string

@@ -55,7 +55,9 @@ func workshopAtomicProcesses(t *testing.T, host string, srvArgs []string, args .
 	}
 	srv.waitFor(t, "connected", 10*time.Second)
 
-	wrong := start(t, nil, append([]string{"client", host, port, "--plain", "--auto", "--brief", "--timeout", "60s"}, args...)...)
+	// One who asked for the write tour is told what the room runs (one who
+	// asked for nothing would follow it: TestWorkshopClassVotes).
+	wrong := start(t, nil, append([]string{"client", host, port, "--plain", "--auto", "--brief", "--timeout", "60s", "--tour", "write"}, args...)...)
 	if code := wrong.wait(t, 60*time.Second); code != 1 || !strings.Contains(wrong.out.String(), "this workshop runs --tour atomic, you ran --tour write") {
 		t.Errorf("a write client in an atomic room: exit %d:\n%s", code, wrong.out)
 	}

@@ -7,6 +7,10 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/rdmatour/rdmatour/steps"
+	"github.com/rdmatour/rdmatour/text"
+	"github.com/rdmatour/rdmatour/workshop"
 )
 
 // The workshop in plain mode (--plain, or no terminal) takes the
@@ -24,8 +28,8 @@ type instructorCommand struct {
 
 // instructorCommands reads commands from in until quit, end of ctx, or
 // forever after in ends, printing each answer to out under mu.
-func instructorCommands(ctx context.Context, in io.Reader, out io.Writer, mu *sync.Mutex, save func() (string, error)) {
-	cmds := workshopCommands(save)
+func instructorCommands(ctx context.Context, in io.Reader, out io.Writer, mu *sync.Mutex, room *workshop.Room, save func(path string) (string, error)) {
+	cmds := workshopCommands(room, save)
 	lines := make(chan string)
 	go func() { // ends with the process when in never ends
 		sc := bufio.NewScanner(in)
@@ -56,11 +60,23 @@ func instructorCommands(ctx context.Context, in io.Reader, out io.Writer, mu *sy
 }
 
 // workshopCommands are the plain room's commands, in the order help
-// lists them.
-func workshopCommands(save func() (string, error)) []instructorCommand {
+// lists them. save writes the results to path ("": where --results
+// says).
+func workshopCommands(room *workshop.Room, save func(path string) (string, error)) []instructorCommand {
 	return []instructorCommand{
-		{name: "results", help: "save the room's results now (--results FILE)", run: func([]string) (string, bool) {
-			where, err := save()
+		{name: "lesson", help: "lesson NAME: the room runs lesson NAME from the next run on (lesson none: the plain tour; lesson next: the tour's next lesson)", run: func(args []string) (string, bool) {
+			return setLessonLine(room, args), false
+		}},
+		{name: "reveal", help: "show the room's answers to the lesson's question, next to what happened", run: func([]string) (string, bool) {
+			room.Reveal()
+			return tallyLines(room.Tally(), "reveal"), false
+		}},
+		{name: "revote", help: "ask again: each attendee's next run is their second vote, hidden until reveal", run: func([]string) (string, bool) {
+			room.Revote()
+			return tallyLines(room.Tally(), "revote: round 2"), false
+		}},
+		{name: "results", help: "results [FILE]: save the room's results now (to FILE, or where --results says)", run: func(args []string) (string, bool) {
+			where, err := save(strings.Join(args, " "))
 			if err != nil {
 				return "results: " + err.Error(), false
 			}
@@ -70,6 +86,38 @@ func workshopCommands(save func() (string, error)) []instructorCommand {
 			return "quit: ending the workshop", true
 		}},
 	}
+}
+
+// setLessonLine runs `lesson NAME` and says what the room runs now.
+func setLessonLine(room *workshop.Room, args []string) string {
+	if len(args) != 1 {
+		return fmt.Sprintf("lesson: give one name: none, next, or one of %v", workshop.LessonsOf(room.Plan().Tour))
+	}
+	switch args[0] {
+	case "next":
+		room.NextLesson()
+	case "none":
+		room.SetLesson(nil)
+	default:
+		l, err := steps.ParseLesson(args[0])
+		if err == nil {
+			err = room.SetLesson(l)
+		}
+		if err != nil {
+			return "lesson: " + err.Error()
+		}
+	}
+	return "the room runs " + planWords(room.Plan()) + " from the next run on; attendees start `rdmatour client` again to follow it"
+}
+
+// tallyLines are the question's tally as the plain room prints it, one
+// "[workshop] " line each, after what happened.
+func tallyLines(t workshop.Tally, what string) string {
+	lines := t.Lines(text.EN)
+	if lines == nil {
+		return what + ": the room's lesson asks no question (lesson NAME picks one)"
+	}
+	return what + "\n[workshop] " + strings.Join(lines, "\n[workshop] ")
 }
 
 // runInstructorLine runs one line: a command, help, or an error naming

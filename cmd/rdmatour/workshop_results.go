@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,4 +88,32 @@ func replaceFile(path string, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// saveTo is the plain room's `results [FILE]`: to FILE (checked as
+// --results is), or where --results says when no FILE is given.
+func saveTo(room *workshop.Room, o options, save func() (string, error)) func(path string) (string, error) {
+	return func(path string) (string, error) {
+		if path == "" {
+			return save()
+		}
+		r, err := newResultsFiles(path)
+		if err != nil {
+			return "", err
+		}
+		return r.save(room, o.tour)
+	}
+}
+
+// writeMisconceptions prints the picks that differed from what really
+// happened, most common first: what the instructor takes to the next
+// class.
+func writeMisconceptions(w io.Writer, ms []workshop.Misconception) {
+	if len(ms) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "misconceptions (picks that differed from what happened, judged from each attendee's QP):")
+	for _, m := range ms {
+		fmt.Fprintf(w, "  %3d× lesson %s: picked %s; happened %s\n", m.Count, m.Lesson, m.Picked.EN, m.Happened.EN)
+	}
 }

@@ -28,7 +28,7 @@ func TestWorkshopPlainCommands(t *testing.T) {
 	}
 	srv.waitFor(t, "expected error ✓ (lesson bad-rkey)", 30*time.Second)
 	io.WriteString(srv.stdin, "frobnicate\x1b[2J\n")
-	srv.waitFor(t, "is not a command; the commands are results, quit", 10*time.Second)
+	srv.waitFor(t, "is not a command; the commands are lesson, reveal, revote, results, quit", 10*time.Second)
 	io.WriteString(srv.stdin, "results\n")
 	srv.waitFor(t, "2 attendees' results in "+results, 10*time.Second)
 	io.WriteString(srv.stdin, "quit\n")

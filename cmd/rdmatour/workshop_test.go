@@ -113,7 +113,10 @@ func TestWorkshopFlags(t *testing.T) {
 		{[]string{"server", "--idle-limit", "1m"}, "go with --workshop"},
 		{[]string{"server", "--workshop", "--max-attendees", "0"}, "give at least 1"},
 		{[]string{"server", "--workshop", "--idle-limit", "0s"}, "must be positive"},
-		{[]string{"server", "--workshop", "--lesson", "bad-rkey"}, "the attendees' choice"},
+		{[]string{"server", "--workshop", "--lesson", "bad-rkey"}, ""}, // the room's plan
+		{[]string{"server", "--workshop", "--lesson", "no-remote-read"}, ""},
+		{[]string{"server", "--workshop", "--tour", "atomic", "--lesson", "bad-rkey"}, "--lesson bad-rkey runs on the write tour"},
+		{[]string{"server", "--workshop", "--track", "manual"}, "the attendees' choice"},
 		{[]string{"server", "--workshop", "--notify", "imm"}, "the attendees' choice"},
 		{[]string{"server", "--workshop", "--timeout", "5s"}, "--idle-limit, not --timeout"},
 		{[]string{"client", "10.0.0.1", "--workshop"}, "not defined"},
