@@ -327,11 +327,31 @@ func (s *Session) checkPeerGoneWithin(ctx context.Context, d time.Duration) erro
 // who presses Enter first still hangs up first, a second later.
 const serverHangupGrace = time.Second
 
+// ServerHangupWaitMS is the exported server's wait_for_hangup bound, in
+// milliseconds: the same second rdmatour's own server gives the client.
+const ServerHangupWaitMS = int(serverHangupGrace / time.Millisecond)
+
 func (s *Session) hangupGrace() time.Duration {
 	if s.cfg.Role == Server {
 		return serverHangupGrace
 	}
 	return time.Millisecond
+}
+
+// hangupWait is the exported server's wait for the client's DREQ before
+// its own rdma_disconnect. A server that hangs up as soon as the SEND's
+// RECV completion is polled may move its QP to ERR between rxe posting
+// that completion and sending the SEND's ACK; rxe then never sends the
+// ACK (rxe_resp.c do_complete returns to RESPST_CHK_RESOURCE on a QP in
+// ERR), and the client's SEND ends in transport retry counter exceeded.
+// The client disconnects only once its SEND is acknowledged, so waiting
+// for its DREQ first closes that window. The screen shows what this run
+// did instead (ScreenOnly get_event above); the program cannot know.
+func (s *Session) hangupWait(takenEarlier bool) []c.Stmt {
+	if s.cfg.Role != Server || takenEarlier {
+		return nil
+	}
+	return []c.Stmt{c.S(c.Call("wait_for_hangup", c.C("ec"), c.C("HANGUP_WAIT_MS"))).Only(c.ExportOnly)}
 }
 
 func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
@@ -365,13 +385,13 @@ func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
 			Results: []KV{result(resEvent, verbs.EventDisconnected.String()), result(resQPState, state)},
 			Note: text.Text{EN: "The peer disconnected first; rdma_disconnect here answers its DREQ so it need not wait for a timeout.",
 				ZH: "对端先断开了；这里调用 rdma_disconnect 是为了回应它的 DREQ（发 DREP），免得对端一直等到超时。"}},
-			append(calls, call.Returned("0: answers with a DREP"))...), nil
+			append(append(s.hangupWait(takenEarlier), calls...), call.Returned("0: answers with a DREP"))...), nil
 	}
 	s.sent("DREQ", "")
 	return withC(Outcome{Results: []KV{result(resQPState, state)},
 		Note: text.Text{EN: "rdma_disconnect moved the QP to ERR (anything still queued is flushed) and sent a DREQ. RDMA_CM_EVENT_DISCONNECTED comes when the peer answers with its own rdma_disconnect.",
 			ZH: "rdma_disconnect 把 QP 置为 ERR（队列里剩下的 WR 都会被 flush），并发出 DREQ。等对端也调用 rdma_disconnect 应答之后，才会收到 RDMA_CM_EVENT_DISCONNECTED。"}},
-		call.Returned("0: sends a DREQ")), nil
+		append(s.hangupWait(takenEarlier), call.Returned("0: sends a DREQ"))...), nil
 }
 
 func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {
