@@ -2,6 +2,7 @@ package exercise_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -112,7 +113,7 @@ func TestRKeyVerdict(t *testing.T) {
 	}
 	want := "the server's NIC answered your RDMA_WRITE_ONLY with NAK remote access error: the rkey 0x"
 	if v.Pass || sent == 0 || sent == info.RKey || !strings.Contains(en, want) ||
-		!strings.Contains(en, strings.ToLower(strings.TrimPrefix(hex(sent), "0x"))+" you sent is not the server's rkey "+hex(info.RKey)+", which came in remote_info") {
+		!strings.Contains(en, "rkey "+hex(sent)+" you sent is not the server's rkey "+hex(info.RKey)+", which came in remote_info") {
 		t.Errorf("verdict (sent rkey %s, server's %s):\n%s", hex(sent), hex(info.RKey), en)
 	}
 	if !strings.Contains(zh, "NAK remote access error") || !strings.Contains(zh, "不是 server 的 rkey "+hex(info.RKey)) {
@@ -120,16 +121,4 @@ func TestRKeyVerdict(t *testing.T) {
 	}
 }
 
-func hex(v uint32) string { return "0x" + strings.ToLower(strings.TrimLeft(strings.ToUpper(fmtHex(v)), "")) }
-
-func fmtHex(v uint32) string {
-	const digits = "0123456789abcdef"
-	if v == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; v > 0; v >>= 4 {
-		b = append([]byte{digits[v&15]}, b...)
-	}
-	return string(b)
-}
+func hex(v uint32) string { return fmt.Sprintf("0x%x", v) }
