@@ -27,7 +27,7 @@ func (r exerciseRun) runAgainstPeer(ctx context.Context, bin string, prov verbs.
 	ev := exercise.Evidence{Limit: limit}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	port := checkPort()
+	port := r.checkPort()
 	peer, err := steps.NewSession(r.peerConfig(prov, addr, port, limit))
 	if err != nil {
 		return ev, err
