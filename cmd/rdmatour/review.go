@@ -30,7 +30,9 @@ func runReview(ctx context.Context, args []string, c console) int {
 		fmt.Fprint(c.stdout, reviewUsage)
 		return 0
 	}
-	if slices.ContainsFunc(args, func(a string) bool { return a == "--lesson" || a == "-lesson" || strings.HasPrefix(a, "--lesson=") || strings.HasPrefix(a, "-lesson=") }) {
+	if slices.ContainsFunc(args, func(a string) bool {
+		return a == "--lesson" || a == "-lesson" || strings.HasPrefix(a, "--lesson=") || strings.HasPrefix(a, "-lesson=")
+	}) {
 		fmt.Fprintln(c.stderr, "rdmatour review: review picks the lessons itself; to run one of your choice: rdmatour demo --lesson NAME")
 		return 2
 	}
