@@ -25,11 +25,11 @@ func wireEvidence(e Exercise, p steps.Snapshot) []text.Text {
 	}
 	if n := countPackets(p.Packets, isRNRNAK); n > 0 {
 		out = append(out, text.Text{EN: fmt.Sprintf("on the wire: %d RNR NAKs (a SEND arrived where no RECV was posted; the sender tried again after each)", n),
-			ZH: fmt.Sprintf("线路上：%d 个 RNR NAK（SEND 到达时对端没有 post 过 RECV；发送方每次都会重试）", n)})
+			ZH: fmt.Sprintf("线上：%d 个 RNR NAK（SEND 到达时对端没有 post 过 RECV；发送端每次都会重试）", n)})
 	}
 	if n := retransmissions(p.Packets); n > 0 {
 		out = append(out, text.Text{EN: fmt.Sprintf("on the wire: %d packets sent again with a PSN already sent (no ACK came in time)", n),
-			ZH: fmt.Sprintf("线路上：%d 个包用已经发过的 PSN 重发了（没有及时等到 ACK）", n)})
+			ZH: fmt.Sprintf("线上：%d 个包用已经发过的 PSN 重发了（没有及时等到 ACK）", n)})
 	}
 	return out
 }
@@ -45,7 +45,7 @@ func nakEvidence(e Exercise, p steps.Snapshot) (text.Text, bool) {
 	name := verbs.SyndromeName(nak.AETH.Syndrome)
 	req, found := requestFor(p.Packets[:i], nak)
 	if !found {
-		return text.Text{EN: "on the wire: a " + name, ZH: "线路上：一个 " + name}, true
+		return text.Text{EN: "on the wire: a " + name, ZH: "线上：一个 " + name}, true
 	}
 	w := whoAnswered(e, nak)
 	op := verbs.OpcodeName(req.Opcode)
