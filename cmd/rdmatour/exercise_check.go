@@ -58,10 +58,16 @@ func (r exerciseRun) check(ctx context.Context) int {
 	if b, err := os.ReadFile(src); err == nil {
 		ev.Source = string(b)
 	}
-	if p, err := r.programs(ctx); err == nil {
-		ev.Solution = p.Solution
-	}
 	v := r.ex.Judge(ev)
+	if _, _, still := r.ex.WhereToLook(ev.Source); !v.Pass && !still {
+		// Where the program departs from the solution: only worth the
+		// tour's run on the simulated NIC that writes it when the
+		// exercise's own change is gone.
+		if p, err := r.programs(ctx); err == nil {
+			ev.Solution = p.Solution
+			v = r.ex.Judge(ev)
+		}
+	}
 	r.say(r.c.stdout, v.Says)
 	for _, line := range v.Evidence {
 		r.say(r.c.stdout, text.Text{EN: "  · " + line.EN, ZH: "  · " + line.In(text.ZH)})
