@@ -92,7 +92,11 @@ func changedPart(line string, ref []string) string {
 		}
 		at = max(at, n)
 	}
-	start := max(strings.LastIndexAny(line[:at], ",{(")+1, 0)
+	start := max(strings.LastIndex(line[:at], ", "), strings.LastIndex(line[:at], "{ "))
+	if start < 0 {
+		start = strings.LastIndexAny(line[:at], "(")
+	}
+	start++
 	end := len(line)
 	if i := strings.IndexAny(line[at:], ",}"); i >= 0 {
 		end = at + i

@@ -46,7 +46,7 @@ var wrongFixes = map[string][]WrongFix{
 	"fill-sge": {
 		{Name: "no-lkey", What: text.Text{EN: "address and length filled, the lkey left 0", ZH: "填了地址和长度，lkey 还是 0"},
 			Edits: []Edit{{"struct ibv_sge sge = { 0 };", "struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = strlen(buf) + 1 };"}},
-			Real:  "local protection error"},
+			Real:  "local QP operation error"},
 		{Name: "one-byte-late", What: text.Text{EN: "the address one byte past the message's start", ZH: "地址比消息开头晚了一个字节"},
 			Edits: []Edit{{"struct ibv_sge sge = { 0 };", "struct ibv_sge sge = { .addr = (uintptr_t)buf + 1, .length = strlen(buf) + 1, .lkey = mr->lkey };"}},
 			Real:  "not the message your program put in buf"},
@@ -57,7 +57,7 @@ var wrongFixes = map[string][]WrongFix{
 			Real:  "killed at the"},
 		{Name: "remote-key-as-lkey", What: text.Text{EN: "the server's rkey given as the local lkey", ZH: "把 server 的 rkey 当成了本地的 lkey"},
 			Edits: []Edit{{postTheWriteTODO, replaceIn(writePost, ".lkey = mr->lkey", ".lkey = rkey")}},
-			Real:  "local protection error"},
+			Real:  "local QP operation error"},
 	},
 	"poll-the-cq": {
 		{Name: "wrong-opcode", What: text.Text{EN: "polled, but for a SEND's completion", ZH: "poll 了，却在等一个 SEND 的完成"},
@@ -78,10 +78,10 @@ var wrongFixes = map[string][]WrongFix{
 	"no-recv": {
 		{Name: "recv-too-short", What: text.Text{EN: "a RECV posted, 4 bytes long: the SEND does not fit", ZH: "post 了 RECV，但只有 4 字节：SEND 放不下"},
 			Edits: []Edit{{acceptComment, replaceIn(recvBeforeAcc, ".length = 128", ".length = 4") + acceptComment}},
-			Sim:   []string{"server:post-recv.length=4"}, Real: "local length error", OnSim: "answered rdmatour's SEND_ONLY with NAK"},
+			Sim:   []string{"server:post-recv.length=4"}, Real: "recv done message failed: status=local QP operation error", OnSim: "answered rdmatour's SEND_ONLY with NAK"},
 		{Name: "recv-wrong-lkey", What: text.Text{EN: "a RECV posted with the data buffer's lkey", ZH: "post 的 RECV 用的是数据 buffer 的 lkey"},
 			Edits: []Edit{{acceptComment, replaceIn(recvBeforeAcc, ".lkey = recv_mr->lkey", ".lkey = mr->lkey") + acceptComment}},
-			Real:  "local protection error"},
+			Real:  ".lkey = mr->lkey"},
 	},
 	"htonl-address": {
 		{Name: "no-byte-order", What: text.Text{EN: "the address sent in the host's byte order", ZH: "地址按主机字节序发了出去"},
@@ -119,9 +119,9 @@ var wrongFixes = map[string][]WrongFix{
 		{Name: "empty-attr", What: text.Text{EN: "an address handle made from an empty ibv_ah_attr", ZH: "用一个空的 ibv_ah_attr 创建地址句柄"},
 			Edits: []Edit{{udAHTODO, "    if (!(ah = ibv_create_ah(pd, &(struct ibv_ah_attr){ .port_num = 1 }))) die(\"ibv_create_ah\");\n"}},
 			Real:  "ibv_create_ah"},
-		{Name: "wrong-port", What: text.Text{EN: "the resolved ibv_ah_attr, on port 2 (the device has one)", ZH: "用了解析出来的 ibv_ah_attr，却放在 2 号端口（设备只有一个）"},
+		{Name: "wrong-port", What: text.Text{EN: "the resolved ibv_ah_attr, on port 2 (the device has one): the SEND goes nowhere and the answer never comes", ZH: "用了解析出来的 ibv_ah_attr，却放在 2 号端口（设备只有一个）：SEND 发不到对端，回答永远不来"},
 			Edits: []Edit{{udAHTODO, "    ah_attr.port_num = 2;\n" + udCreateAH}},
-			Real:  "ibv_create_ah"},
+			Real:  "killed at the"},
 	},
 }
 
