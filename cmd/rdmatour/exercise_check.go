@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rdmatour/rdmatour/doctor"
+	"github.com/rdmatour/rdmatour/exercise"
 	"github.com/rdmatour/rdmatour/progress"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/steps/privdata"
@@ -55,19 +56,7 @@ func (r exerciseRun) check(ctx context.Context) int {
 		return 1
 	}
 	ev.Counters, ev.CountersOf = counterDelta(before, readHWCounters(dev.name)), dev.name+", port 1: both programs"
-	if b, err := os.ReadFile(src); err == nil {
-		ev.Source = string(b)
-	}
-	v := r.ex.Judge(ev)
-	if _, _, still := r.ex.WhereToLook(ev.Source); !v.Pass && !still {
-		// Where the program departs from the solution: only worth the
-		// tour's run on the simulated NIC that writes it when the
-		// exercise's own change is gone.
-		if p, err := r.programs(ctx); err == nil {
-			ev.Solution = p.Solution
-			v = r.ex.Judge(ev)
-		}
-	}
+	v := r.judge(ctx, ev, src)
 	r.say(r.c.stdout, v.Says)
 	for _, line := range v.Evidence {
 		r.say(r.c.stdout, text.Text{EN: "  · " + line.EN, ZH: "  · " + line.In(text.ZH)})
@@ -82,6 +71,24 @@ func (r exerciseRun) check(ctx context.Context) int {
 		f.SetExercise(r.ex.Name, st)
 	})
 	return 0
+}
+
+// judge gives the run's verdict, with the learner's source to point into.
+func (r exerciseRun) judge(ctx context.Context, ev exercise.Evidence, src string) exercise.Verdict {
+	if b, err := os.ReadFile(src); err == nil {
+		ev.Source = string(b)
+	}
+	v := r.ex.Judge(ev)
+	if _, _, still := r.ex.WhereToLook(ev.Source); !v.Pass && !still {
+		// Where the program departs from the solution: only worth the
+		// tour's run on the simulated NIC that writes it when the
+		// exercise's own change is gone.
+		if p, err := r.programs(ctx); err == nil {
+			ev.Solution = p.Solution
+			v = r.ex.Judge(ev)
+		}
+	}
+	return v
 }
 
 // build compiles src as every exercise test does; failed means it said
