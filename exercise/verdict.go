@@ -28,8 +28,8 @@ type Evidence struct {
 	// reference solution, to point at where the two differ.
 	Source, Solution string
 	// Counters is how much each of the device's hw_counters moved during
-	// the run (nil: not read); CountersOf names what they count ("rxe0,
-	// port 1: both programs").
+	// the run (nil: not read); CountersOf names what they count ("rxe0
+	// port 1": a port's counters count every QP on it).
 	Counters   map[string]uint64
 	CountersOf string
 }

@@ -175,9 +175,8 @@ func counterEvidence(ev Evidence) []text.Text {
 	if len(en) == 0 {
 		return nil
 	}
-	where := ev.CountersOf
-	return []text.Text{{EN: "the device's counters (" + where + ") during the run: " + strings.Join(en, "; "),
-		ZH: "运行期间设备计数器（" + where + "）的变化：" + strings.Join(zh, "；")}}
+	return []text.Text{{EN: "the device's counters (" + ev.CountersOf + ", every QP on it, yours and rdmatour's included) during the run: " + strings.Join(en, "; "),
+		ZH: "运行期间设备计数器（" + ev.CountersOf + "，设备上所有 QP 的总和，包括你的和 rdmatour 的）的变化：" + strings.Join(zh, "；")}}
 }
 
 // remoteInfoEvidence is remote_info as rdmatour's client decoded it: what

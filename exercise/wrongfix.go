@@ -119,9 +119,9 @@ var wrongFixes = map[string][]WrongFix{
 		{Name: "empty-attr", What: text.Text{EN: "an address handle made from an empty ibv_ah_attr", ZH: "用一个空的 ibv_ah_attr 创建地址句柄"},
 			Edits: []Edit{{udAHTODO, "    if (!(ah = ibv_create_ah(pd, &(struct ibv_ah_attr){ .port_num = 1 }))) die(\"ibv_create_ah\");\n"}},
 			Real:  "ibv_create_ah"},
-		{Name: "wrong-port", What: text.Text{EN: "the resolved ibv_ah_attr, on port 2 (the device has one): the SEND goes nowhere and the answer never comes", ZH: "用了解析出来的 ibv_ah_attr，却放在 2 号端口（设备只有一个）：SEND 发不到对端，回答永远不来"},
+		{Name: "wrong-port", What: text.Text{EN: "the resolved ibv_ah_attr, on port 2 (the device has one)", ZH: "用了解析出来的 ibv_ah_attr，却放在 2 号端口（设备只有一个）"},
 			Edits: []Edit{{udAHTODO, "    ah_attr.port_num = 2;\n" + udCreateAH}},
-			Real:  "killed at the"},
+			Real:  "ibv_create_ah: Invalid argument"},
 	},
 }
 

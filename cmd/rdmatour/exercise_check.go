@@ -55,7 +55,7 @@ func (r exerciseRun) check(ctx context.Context) int {
 		fmt.Fprintf(r.c.stderr, "rdmatour exercise: running the check: %s\n", steps.ExplainIn(err, r.lang.Primary()))
 		return 1
 	}
-	ev.Counters, ev.CountersOf = counterDelta(before, readHWCounters(dev.name)), dev.name+", port 1: both programs"
+	ev.Counters, ev.CountersOf = counterDelta(before, readHWCounters(dev.name)), dev.name+" port 1"
 	v := r.judge(ctx, ev, src)
 	r.say(r.c.stdout, v.Says)
 	for _, line := range v.Evidence {
