@@ -112,7 +112,13 @@ func TestProgramsCompile(t *testing.T) {
 		if e.Kind == exercise.FillIn && !strings.Contains(p.Learner, "die_msg(\"TODO: ") {
 			t.Errorf("%s: a fill-in without a runtime TODO", e.Name)
 		}
-		for name, src := range map[string]string{e.Name: p.Learner, e.Name + ".solution": p.Solution} {
+		variants, err := e.Variants(p)
+		if err != nil {
+			t.Errorf("%s: %v", e.Name, err)
+			continue
+		}
+		for _, v := range variants {
+			name, src := e.Name+"."+v.Name, v.Source
 			file := filepath.Join(dir, name+".c")
 			if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 				t.Fatal(err)

@@ -24,8 +24,14 @@ type Evidence struct {
 	LastLine string
 	// Peer is rdmatour's side at the end of the run.
 	Peer steps.Snapshot
-	// Source is the learner's program as it was checked.
-	Source string
+	// Source is the learner's program as it was checked; Solution is the
+	// reference solution, to point at where the two differ.
+	Source, Solution string
+	// Counters is how much each of the device's hw_counters moved during
+	// the run (nil: not read); CountersOf names what they count ("rxe0
+	// port 1": a port's counters count every QP on it).
+	Counters   map[string]uint64
+	CountersOf string
 }
 
 // Verdict is check's judgement: pass or fail, a sentence, and the
@@ -40,8 +46,11 @@ type Verdict struct {
 // program exited 0, rdmatour's side finished its tour without an error,
 // and (where rdmatour is the server) the message landed in its buffer.
 func (e Exercise) Judge(ev Evidence) Verdict {
-	v := Verdict{Evidence: append(programEvidence(ev), peerEvidence(e, ev.Peer)...)}
-	landed := e.Role == steps.Server || ev.Peer.Tour != steps.TourWrite || messageLanded(ev.Peer)
+	v := Verdict{Evidence: append(programEvidence(ev), peerEvidence(e, ev)...)}
+	v.Evidence = append(v.Evidence, wireEvidence(e, ev.Peer)...)
+	v.Evidence = append(v.Evidence, counterEvidence(ev)...)
+	v.Evidence = append(v.Evidence, remoteInfoEvidence(e, ev.Peer)...)
+	landed := e.Role == steps.Server || ev.Peer.Tour != steps.TourWrite || messageLanded(ev.Peer, ev.Source)
 	v.Pass = !ev.TimedOut && ev.ExitCode == 0 && ev.Peer.Done && !ev.Peer.Failed && landed
 	switch {
 	case v.Pass:
@@ -54,7 +63,7 @@ func (e Exercise) Judge(ev Evidence) Verdict {
 		v.Says = text.Text{EN: "fail: the evidence below says where it went wrong", ZH: "未通过：下面的证据说明了哪里出了错"}
 	}
 	if !v.Pass {
-		v.Evidence = append(v.Evidence, e.whereEvidence(ev.Source)...)
+		v.Evidence = append(v.Evidence, e.whereEvidence(ev.Source, ev.Solution)...)
 	}
 	return v
 }
@@ -77,7 +86,8 @@ func programEvidence(ev Evidence) []text.Text {
 
 // peerEvidence is what rdmatour's side saw: the step it ended in and
 // how, and its buffer.
-func peerEvidence(e Exercise, p steps.Snapshot) []text.Text {
+func peerEvidence(e Exercise, ev Evidence) []text.Text {
+	p := ev.Peer
 	side := text.Text{EN: "rdmatour's " + p.Role.String(), ZH: "rdmatour 的 " + p.Role.String()}
 	var out []text.Text
 	switch {
@@ -93,7 +103,7 @@ func peerEvidence(e Exercise, p steps.Snapshot) []text.Text {
 			ZH: fmt.Sprintf("%s：停在步骤 %s（%s），%d/%d 步已完成", side.ZH, st.ID, st.Title.In(text.ZH), p.Next, len(p.Steps))})
 	}
 	if p.Role == steps.Server && p.Tour == steps.TourWrite {
-		out = append(out, bufferEvidence(p))
+		out = append(out, bufferEvidence(p, ev.Source)...)
 	}
 	return out
 }
@@ -118,14 +128,51 @@ func failure(st steps.StepStatus, p steps.Snapshot) text.Text {
 	return text.Same(p.Err)
 }
 
-// messageLanded says whether the server's buffer holds a message: the
-// WRITE put bytes there.
-func messageLanded(p steps.Snapshot) bool {
-	return p.Result != nil && len(p.Result.Message) > 0
+// messageLanded says whether the server's buffer holds the message: the
+// WRITE put bytes there, and they are what the learner's program put in
+// buf (when its source says).
+func messageLanded(p steps.Snapshot, src string) bool {
+	if p.Result == nil || len(p.Result.Message) == 0 {
+		return false
+	}
+	want, known := sentMessage(src)
+	return !known || landedText(p.Result.Message) == want
 }
 
-// bufferEvidence is the server's buffer: what landed, escaped.
-func bufferEvidence(p steps.Snapshot) text.Text {
+// sentMessage is the message the exported client puts in buf before its
+// WRITE, read from its source.
+func sentMessage(src string) (string, bool) {
+	m := messageLine.FindStringSubmatch(src)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+var messageLine = regexp.MustCompile(`snprintf\(buf, BUF_SIZE, "%s", "([^"\\]*)"\);`)
+
+// landedText is the buffer up to its first NUL.
+func landedText(b []byte) string {
+	if n := strings.IndexByte(string(b), 0); n >= 0 {
+		return string(b[:n])
+	}
+	return string(b)
+}
+
+// bufferEvidence is the server's buffer: what landed, escaped, and
+// whether it is the message the learner's program sent.
+func bufferEvidence(p steps.Snapshot, src string) []text.Text {
+	out := []text.Text{bufferContents(p)}
+	want, known := sentMessage(src)
+	if known && p.Result != nil && len(p.Result.Message) > 0 && landedText(p.Result.Message) != want {
+		shown := privdata.PeerBytes(want).String()
+		out = append(out, text.Text{EN: fmt.Sprintf("that is not the message your program put in buf (\"%s\", %d bytes with its NUL)", shown, len(want)+1),
+			ZH: fmt.Sprintf("这不是你的程序放进 buf 的消息（\"%s\"，连同 NUL 共 %d 字节）", shown, len(want)+1)})
+	}
+	return out
+}
+
+func bufferContents(p steps.Snapshot) text.Text {
 	data := p.Data.Bytes
 	if p.Result != nil { // the buffer as the tour ended, before teardown freed it
 		data = p.Result.Message
@@ -180,12 +227,23 @@ func firstNewLine(ed Edit) string {
 	return ""
 }
 
-// whereEvidence is the line to look at, when the change is still there.
-func (e Exercise) whereEvidence(src string) []text.Text {
+// whereEvidence is the line to look at: the exercise's change where it
+// is still there, else the first line where the program differs from
+// the reference solution.
+func (e Exercise) whereEvidence(src, solution string) []text.Text {
 	line, step, ok := e.WhereToLook(src)
+	if ok {
+		return []text.Text{{EN: fmt.Sprintf("where to look: %s line %d, in step %s", e.FileName(), line, step),
+			ZH: fmt.Sprintf("从这里看起：%s 第 %d 行，步骤 %s", e.FileName(), line, step)}}
+	}
+	d, ok := firstDifference(src, solution)
 	if !ok {
 		return nil
 	}
-	return []text.Text{{EN: fmt.Sprintf("where to look: %s line %d, in step %s", e.FileName(), line, step),
-		ZH: fmt.Sprintf("从这里看起：%s 第 %d 行，步骤 %s", e.FileName(), line, step)}}
+	if d.missing {
+		return []text.Text{{EN: fmt.Sprintf("where to look: step %s of %s lacks a statement a working program has there", d.step, e.FileName()),
+			ZH: fmt.Sprintf("从这里看起：%s 的步骤 %s 少了一条能用的程序在那里有的语句", e.FileName(), d.step)}}
+	}
+	return []text.Text{{EN: fmt.Sprintf("where to look: %s line %d, in step %s, differs from a working program at: %s", e.FileName(), d.line, d.step, d.fragment),
+		ZH: fmt.Sprintf("从这里看起：%s 第 %d 行，步骤 %s，和能用的程序不同的地方：%s", e.FileName(), d.line, d.step, d.fragment)}}
 }

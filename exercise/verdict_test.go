@@ -102,3 +102,27 @@ func TestWhereToLook(t *testing.T) {
 		t.Errorf("bad-rkey's verdict points at %q", last)
 	}
 }
+
+// TestCounterEvidence: the counters that moved are named with what they
+// mean, in both languages; none moved, no line.
+func TestCounterEvidence(t *testing.T) {
+	e, _ := exercise.Find("no-recv")
+	ev := exercise.Evidence{ExitCode: -1, TimedOut: true, Limit: time.Second, CountersOf: "rxe0 port 1",
+		Counters: map[string]uint64{"rcvd_rnr_err": 7, "send_rnr_err": 7, "sent_pkts": 40}}
+	en, zh := "", ""
+	for _, l := range e.Judge(ev).Evidence {
+		en, zh = en+l.EN+"\n", zh+l.ZH+"\n"
+	}
+	if !strings.Contains(en, "the device's counters (rxe0 port 1, every QP on it") || !strings.Contains(en, "rcvd_rnr_err +7 (RNR NAKs received") || strings.Contains(en, "sent_pkts") {
+		t.Errorf("counters in the verdict:\n%s", en)
+	}
+	if !strings.Contains(zh, "设备计数器（rxe0 port 1") || !strings.Contains(zh, "send_rnr_err +7") {
+		t.Errorf("counters in the Chinese verdict:\n%s", zh)
+	}
+	ev.Counters = map[string]uint64{"sent_pkts": 3}
+	for _, l := range e.Judge(ev).Evidence {
+		if strings.Contains(l.EN, "counters") {
+			t.Errorf("a counter line with no counter that matters: %s", l.EN)
+		}
+	}
+}

@@ -25,6 +25,7 @@ const cIncludes = `#define _GNU_SOURCE
 #include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <rdma/rdma_cma.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,8 +38,8 @@ const cIncludes = `#define _GNU_SOURCE
 
 // cConstants are the seed's #defines, from the Go constants.
 func cConstants() string {
-	return fmt.Sprintf("#define BUF_SIZE %d\n#define CQ_DEPTH %d\n#define TIMEOUT_MS %d\n#define DOORBELL_VALUE %d\n#define UD_RESEND_MS %d\n",
-		steps.BufSize, steps.CQDepth, steps.ResolveTimeout.Milliseconds(), steps.DoorbellValue, steps.UDResendEvery.Milliseconds())
+	return fmt.Sprintf("#define BUF_SIZE %d\n#define CQ_DEPTH %d\n#define TIMEOUT_MS %d\n#define DOORBELL_VALUE %d\n#define UD_RESEND_MS %d\n#define HANGUP_WAIT_MS %d\n",
+		steps.BufSize, steps.CQDepth, steps.ResolveTimeout.Milliseconds(), steps.DoorbellValue, steps.UDResendEvery.Milliseconds(), steps.ServerHangupWaitMS)
 }
 
 // cHelpers are the functions the symbolic statements call: what the
@@ -79,6 +80,23 @@ void get_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev, enum rd
         fprintf(stderr, "got %s (status %d), expected %s\n",
                 rdma_event_str((*ev)->event), (*ev)->status, rdma_event_str(want));
         exit(1);
+    }
+}
+
+/* The server hangs up second. Its RECV completion can come before its
+ * NIC has sent the SEND's ACK, and rdma_disconnect moves the QP to ERR: on
+ * rxe the ACK is then never sent and the client's SEND fails with
+ * "transport retry counter exceeded". The client hangs up once its SEND
+ * is acknowledged, so this waits up to ms for that DISCONNECTED event;
+ * rdma_disconnect then answers it. */
+void wait_for_hangup(struct rdma_event_channel *ch, int ms)
+{
+    struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+    struct rdma_cm_event *ev;
+    if (poll(&p, 1, ms) == 1 && !rdma_get_cm_event(ch, &ev)) {
+        if (ev->event != RDMA_CM_EVENT_DISCONNECTED)
+            fprintf(stderr, "while waiting for the client to hang up: got %s\n", rdma_event_str(ev->event));
+        rdma_ack_cm_event(ev);
     }
 }
 

@@ -127,3 +127,31 @@ func TestExportedProgramsBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestServerHangsUpSecond: every exported server that hangs up itself
+// waits for the client's DREQ first (wait_for_hangup), so its QP cannot
+// go to ERR between the last RECV completion and rxe's ACK of that SEND;
+// no client waits (it hangs up first, once its SEND is acknowledged).
+func TestServerHangsUpSecond(t *testing.T) {
+	const wait = "    wait_for_hangup(ec, HANGUP_WAIT_MS);\n    rdma_disconnect(id);"
+	for _, tc := range []struct {
+		name string
+		o    export.Options
+		want bool
+	}{
+		{"write server", export.Options{Role: steps.Server}, true},
+		{"write server, manual track", export.Options{Role: steps.Server, Track: steps.TrackManual}, true},
+		{"write server, doorbell", export.Options{Role: steps.Server, Notify: steps.NotifyDoorbell}, true},
+		{"write client", export.Options{Role: steps.Client}, false},
+		// The read server's wait already took the client's DISCONNECTED.
+		{"read server", export.Options{Role: steps.Server, Tour: steps.TourRead}, false},
+	} {
+		prog, err := export.Program(context.Background(), tc.o, sim.New(sim.Options{}), sim.New(sim.Options{}))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := strings.Contains(prog, wait); got != tc.want {
+			t.Errorf("%s: waits for the client's hangup before rdma_disconnect = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -18,6 +18,8 @@ package progress
 import (
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 )
 
 // Version is the file format this rdmatour writes and reads.
@@ -45,10 +47,14 @@ type ExerciseState struct {
 	Passed       bool `json:"passed,omitempty"`
 }
 
-// Tally is how many predictions were right and wrong.
+// Tally is how many predictions were right and wrong, and the last one:
+// when it was made and whether it was wrong (rdmatour review picks by
+// these; a file from before they were kept has them zero).
 type Tally struct {
-	Right int `json:"right,omitempty"`
-	Wrong int `json:"wrong,omitempty"`
+	Right     int       `json:"right,omitempty"`
+	Wrong     int       `json:"wrong,omitempty"`
+	Last      time.Time `json:"last,omitzero"`
+	LastWrong bool      `json:"last_wrong,omitempty"`
 }
 
 // Exercise returns the state of exercise name (the zero state if none).
@@ -74,8 +80,9 @@ func (f *File) CompleteLesson(name string) { f.Lessons = addOnce(f.Lessons, name
 // CompleteTour records tour name as completed.
 func (f *File) CompleteTour(name string) { f.Tours = addOnce(f.Tours, name) }
 
-// Predicted records one prediction in lesson name, right or wrong.
-func (f *File) Predicted(lesson string, right bool) {
+// Predicted records one prediction in lesson name, right or wrong, made
+// at the time given.
+func (f *File) Predicted(lesson string, right bool, at time.Time) {
 	if f.Predictions == nil {
 		f.Predictions = map[string]Tally{}
 	}
@@ -85,7 +92,32 @@ func (f *File) Predicted(lesson string, right bool) {
 	} else {
 		t.Wrong++
 	}
+	t.Last, t.LastWrong = at.UTC().Truncate(time.Second), !right
 	f.Predictions[lesson] = t
+}
+
+// ReviewPicks are up to n lessons whose predictions are worth making
+// again: those whose last prediction was wrong first, then the ones not
+// predicted for longest; oldest first within each, then by name.
+func (f File) ReviewPicks(n int) []string {
+	names := make([]string, 0, len(f.Predictions))
+	for name := range f.Predictions {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		ta, tb := f.Predictions[a], f.Predictions[b]
+		if ta.LastWrong != tb.LastWrong {
+			if ta.LastWrong {
+				return -1
+			}
+			return 1
+		}
+		if c := ta.Last.Compare(tb.Last); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return names[:min(n, len(names))]
 }
 
 func addOnce(names []string, name string) []string {

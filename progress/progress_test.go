@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rdmatour/rdmatour/progress"
 )
@@ -22,8 +23,8 @@ func TestRoundTrip(t *testing.T) {
 		f.CompleteLesson("no-recv")
 		f.CompleteLesson("no-recv")
 		f.CompleteTour("write")
-		f.Predicted("bad-rkey", false)
-		f.Predicted("bad-rkey", true)
+		f.Predicted("bad-rkey", false, time.Unix(1000, 0))
+		f.Predicted("bad-rkey", true, time.Unix(2000, 0))
 	})
 	if err != nil || aside != nil {
 		t.Fatalf("Update: %v, %v", aside, err)
@@ -36,7 +37,7 @@ func TestRoundTrip(t *testing.T) {
 		Exercises:   map[string]progress.ExerciseState{"bad-rkey": {Started: true, Hints: 2, Passed: true}},
 		Lessons:     []string{"no-recv"},
 		Tours:       []string{"write"},
-		Predictions: map[string]progress.Tally{"bad-rkey": {Right: 1, Wrong: 1}}}
+		Predictions: map[string]progress.Tally{"bad-rkey": {Right: 1, Wrong: 1, Last: time.Unix(2000, 0).UTC()}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip:\n got  %+v\n want %+v", got, want)
 	}
@@ -87,7 +88,7 @@ func TestConcurrentWriters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := s.Update(func(f *progress.File) { f.Predicted("bad-rkey", i%2 == 0) }); err != nil {
+			if _, err := s.Update(func(f *progress.File) { f.Predicted("bad-rkey", i%2 == 0, time.Now()) }); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -162,8 +163,36 @@ func TestWriterProcess(t *testing.T) {
 	}
 	n, _ := strconv.Atoi(os.Getenv("PROGRESS_WRITES"))
 	for range n {
-		if _, err := (progress.Store{Dir: dir}).Update(func(f *progress.File) { f.Predicted("no-recv", true) }); err != nil {
+		if _, err := (progress.Store{Dir: dir}).Update(func(f *progress.File) { f.Predicted("no-recv", true, time.Now()) }); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestReviewPicks: the lessons whose last prediction was wrong come
+// first, oldest first; then those predicted longest ago; at most n.
+func TestReviewPicks(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 11, d, 12, 0, 0, 0, time.UTC) }
+	var f progress.File
+	f.Predicted("no-recv", true, day(1))        // right, oldest
+	f.Predicted("bad-rkey", false, day(5))      // wrong, recent
+	f.Predicted("htonl-address", false, day(3)) // wrong, older
+	f.Predicted("post-before-connect", true, day(2))
+	f.Predicted("htonl-address", true, day(4)) // now right: no longer wrong
+	for _, tt := range []struct {
+		n    int
+		want []string
+	}{
+		{2, []string{"bad-rkey", "no-recv"}},
+		{4, []string{"bad-rkey", "no-recv", "post-before-connect", "htonl-address"}},
+		{9, []string{"bad-rkey", "no-recv", "post-before-connect", "htonl-address"}},
+		{0, []string{}},
+	} {
+		if got := f.ReviewPicks(tt.n); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ReviewPicks(%d) = %v, want %v", tt.n, got, tt.want)
+		}
+	}
+	if got := (progress.File{}).ReviewPicks(2); len(got) != 0 {
+		t.Errorf("no predictions: %v", got)
 	}
 }

@@ -294,23 +294,6 @@ func (s *Session) checkPeerGoneWithin(ctx context.Context, d time.Duration) erro
 	return nil
 }
 
-// serverHangupGrace is how long the server's disconnect gives the
-// client's DREQ to arrive. The tour's plan has the client hang up first;
-// two sides that hang up within a round trip of each other collide (a
-// DREQ each way, then a DREP each way), and which of the two exchanges a
-// run shows would depend on scheduling: in 10 --auto runs of the write
-// tour on the sim, 2 collided (11 packets in the capture instead of 9).
-// Waiting a second makes it the plan's every time; a person at the server
-// who presses Enter first still hangs up first, a second later.
-const serverHangupGrace = time.Second
-
-func (s *Session) hangupGrace() time.Duration {
-	if s.cfg.Role == Server {
-		return serverHangupGrace
-	}
-	return time.Millisecond
-}
-
 func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
 	// An earlier step (the read and atomic servers' wait) may have taken
 	// and shown the DISCONNECTED event already: showing it again would
@@ -342,13 +325,13 @@ func stepDisconnect(ctx context.Context, s *Session) (Outcome, error) {
 			Results: []KV{result(resEvent, verbs.EventDisconnected.String()), result(resQPState, state)},
 			Note: text.Text{EN: "The peer disconnected first; rdma_disconnect here answers its DREQ so it need not wait for a timeout.",
 				ZH: "对端先断开了；这里调用 rdma_disconnect 是为了回应它的 DREQ（发 DREP），免得对端一直等到超时。"}},
-			append(calls, call.Returned("0: answers with a DREP"))...), nil
+			append(append(s.hangupWait(takenEarlier), calls...), call.Returned("0: answers with a DREP"))...), nil
 	}
 	s.sent("DREQ", "")
 	return withC(Outcome{Results: []KV{result(resQPState, state)},
 		Note: text.Text{EN: "rdma_disconnect moved the QP to ERR (anything still queued is flushed) and sent a DREQ. RDMA_CM_EVENT_DISCONNECTED comes when the peer answers with its own rdma_disconnect.",
 			ZH: "rdma_disconnect 把 QP 置为 ERR（队列里剩下的 WR 都会被 flush），并发出 DREQ。等对端也调用 rdma_disconnect 应答之后，才会收到 RDMA_CM_EVENT_DISCONNECTED。"}},
-		call.Returned("0: sends a DREQ")), nil
+		append(s.hangupWait(takenEarlier), call.Returned("0: sends a DREQ"))...), nil
 }
 
 func stepTeardown(ctx context.Context, s *Session) (Outcome, error) {

@@ -139,6 +139,7 @@ Usage:
   rdmatour export-c server|client [flags]            write the tour as one C program
   rdmatour exercise [COMMAND NAME] [flags]           C programs to fix or fill in, checked on RDMA
   rdmatour progress                                  your tours, lessons and exercises: done, next
+  rdmatour review                                    two predictions you got wrong (or made longest ago), asked again
   rdmatour replay FILE [FILE2] [flags]               replay a --record file (no device, no peer)
   rdmatour pcap FILE [--tour TOUR] [--lang L]        read a RoCEv2 capture (tcpdump, --pcap) packet by packet
   rdmatour explain CODE [--lang L]                   what an errno, wc.status, CM event/status or NAK means

@@ -36,6 +36,7 @@ type exerciseRun struct {
 	ex    exercise.Exercise
 	dir   string
 	limit duration // check: how long the program may run
+	port  int      // check: the rdma_cm port (0: one from the process id)
 }
 
 // runExercise is `rdmatour exercise`: it returns the exit status.
@@ -83,9 +84,13 @@ func parseExerciseArgs(args []string, c console) (exerciseRun, error) {
 	fs.StringVar(&r.dir, "dir", "", "the `DIR` the exercise's files are in (default: a directory named after the exercise)")
 	fs.Var(flagOf(&r.lang, text.ParseLang), "lang", "`LANG`: en | zh | both (the locale picks the default)")
 	fs.Var(flagOf(&r.limit, parseDuration), "time-limit", "check: how long the program may run before it is stopped (`DURATION`)")
+	fs.IntVar(&r.port, "port", 0, "check: the rdma_cm `PORT` the program and rdmatour meet on (default: one picked from rdmatour's process id)")
 	positional, err := parseInterleaved(fs, args)
 	if err != nil {
 		return r, err
+	}
+	if r.port < 0 || r.port > 65535 {
+		return r, usagef("--port %d is not a port: give one from 1 to 65535, or leave it out", r.port)
 	}
 	if len(positional) == 0 {
 		positional = []string{"list"}

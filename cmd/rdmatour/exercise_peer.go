@@ -16,7 +16,13 @@ import (
 
 // peerGrace is how long rdmatour's side may take to finish once the
 // learner's program has ended (its last completions, the disconnect).
-const peerGrace = 10 * time.Second
+// After a program that failed, the side has only to see it gone (its
+// DREQ, a flushed completion), or it waits for what will never come: a
+// shorter grace keeps a failing check quick.
+const (
+	peerGrace       = 10 * time.Second
+	peerGraceFailed = 3 * time.Second
+)
 
 // runAgainstPeer runs the learner's program bin against rdmatour's side
 // of the tour at addr, in this process, within the time limit. A program
@@ -27,7 +33,7 @@ func (r exerciseRun) runAgainstPeer(ctx context.Context, bin string, prov verbs.
 	ev := exercise.Evidence{Limit: limit}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	port := checkPort()
+	port := r.checkPort()
 	peer, err := steps.NewSession(r.peerConfig(prov, addr, port, limit))
 	if err != nil {
 		return ev, err
@@ -63,9 +69,13 @@ func (r exerciseRun) runAgainstPeer(ctx context.Context, bin string, prov verbs.
 		killGroup(cmd)
 		<-ended
 	}
+	grace := peerGrace
+	if ev.TimedOut || cmd.ProcessState.ExitCode() != 0 {
+		grace = peerGraceFailed
+	}
 	select {
 	case <-peerDone:
-	case <-time.After(peerGrace):
+	case <-time.After(grace):
 		cancel()
 		<-peerDone
 	}

@@ -162,7 +162,7 @@ func TestCountRun(t *testing.T) {
 		{"skipped", steps.Snapshot{Lesson: "bad-rkey", Prediction: &steps.PredictionState{Picked: -1, Skipped: true, Revealed: true}}, "", "", 0, 0},
 	} {
 		var f progress.File
-		countRun(&f, tt.snap)
+		countRun(&f, tt.snap, time.Now())
 		tally := f.Predictions["bad-rkey"]
 		if f.TourDone(tt.tour) != (tt.tour != "") || f.LessonDone(tt.lesson) != (tt.lesson != "") || tally.Right != tt.right || tally.Wrong != tt.wrong {
 			t.Errorf("%s: %+v", tt.name, f)

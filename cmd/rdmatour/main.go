@@ -43,10 +43,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && args[0] == "export-c" {
 		return runExportC(ctx, args[1:], stdout, stderr)
 	}
-	if len(args) > 0 && (args[0] == "exercise" || args[0] == "progress") { // their own flags
+	if len(args) > 0 && (args[0] == "exercise" || args[0] == "progress" || args[0] == "review") { // their own flags
 		c := console{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
-		if args[0] == "progress" {
+		switch args[0] {
+		case "progress":
 			return runProgress(args[1:], c)
+		case "review":
+			return runReview(ctx, args[1:], c)
 		}
 		return runExercise(ctx, args[1:], c)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/rdmatour/rdmatour/progress"
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/text"
@@ -27,17 +29,18 @@ func recordProgress(c console, lang text.Lang, sessions []steps.Runner) {
 		return
 	}
 	r := exerciseRun{c: c, lang: lang, store: progress.Store{Dir: dir}}
+	now := time.Now()
 	r.update(func(f *progress.File) {
 		for _, snap := range snaps {
-			countRun(f, snap)
+			countRun(f, snap, now)
 		}
 	})
 }
 
-// countRun records one side's run.
-func countRun(f *progress.File, snap steps.Snapshot) {
+// countRun records one side's run, ended at the time given.
+func countRun(f *progress.File, snap steps.Snapshot, at time.Time) {
 	if p := snap.Prediction; p != nil && p.Revealed && !p.Skipped && p.Picked >= 0 {
-		f.Predicted(snap.Lesson, p.Right())
+		f.Predicted(snap.Lesson, p.Right(), at)
 	}
 	if !snap.Done || (snap.Failed && !endedAsLessonExpects(snap)) {
 		return
