@@ -135,7 +135,7 @@ func (c Config) Validate() error {
 	if err := c.checkMessageSize(); err != nil {
 		return err
 	}
-	if err := checkName(c.Name); err != nil {
+	if err := CheckName(c.Name); err != nil {
 		return err
 	}
 	if c.Timeout < 0 {

@@ -103,3 +103,8 @@ func expectAddrError(statuses ...syscall.Errno) *Expect {
 		return false
 	}}
 }
+
+// BeforeConnection says the lesson's mistake stops the client before it
+// ever connects (TopicSetup): a workshop room cannot run it as its plan,
+// since no attendee would reach the room.
+func (l Lesson) BeforeConnection() bool { return l.Topic == TopicSetup }

@@ -14,9 +14,9 @@ import (
 // address and port. The server shows it only escaped: it is the peer's
 // bytes, whatever this side's checks were.
 
-// checkName refuses a --name the hello cannot carry or a screen would
+// CheckName refuses a --name the hello cannot carry or a screen would
 // show as escapes: too long, not UTF-8, or with control characters.
-func checkName(name string) error {
+func CheckName(name string) error {
 	if len(name) > privdata.MaxVoteName {
 		return configError(text.Text{EN: fmt.Sprintf("--name is %d bytes; at most %d fit in the hello (a short name or nickname, e.g. --name ada)", len(name), privdata.MaxVoteName),
 			ZH: fmt.Sprintf("--name 有 %d 字节；hello 里最多放 %d 字节（用短名字或昵称，例如 --name ada）", len(name), privdata.MaxVoteName)})

@@ -358,25 +358,6 @@ func (m *workshopModel) screen() string {
 	return strings.Join(termtext.Block(out, m.w, m.h), "\n")
 }
 
-// headLines are the screen's header: the addresses and the counts, then
-// the atomic room's shared counter on a line of its own.
-func (m *workshopModel) headLines() []string {
-	st := m.styles
-	head := st.Header.R("rdmatour workshop") + m.planHead() + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
-	out := []string{termtext.Fit(head, m.w)}
-	if c := counterHeader(st, m.lang, m.roster.counts.Counters); c != "" {
-		out = append(out, termtext.Fit(c, m.w))
-	}
-	out = append(out, srqHeader(st, m.lang, m.roster.counts.SRQ, m.w)...)
-	out = append(out, m.classLines()...)
-	// The selected row's message · observed, which its column cuts on a
-	// projector's 100 columns (Enter shows it whole).
-	if r := m.roster; r.sel < len(r.rows) {
-		out = append(out, st.Dim.R(termtext.Fit(fmt.Sprintf("▸ #%d %s", r.rows[r.sel].N, termtext.Safe(r.rows[r.sel].What())), m.w)))
-	}
-	return out
-}
-
 // detailView is the selected attendee's live state, timeline and wire,
 // side by side, h rows high.
 func (m *workshopModel) detailView(h int) []string {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -143,6 +144,25 @@ func srqHeader(st pane.Styles, lang text.Lang, ls []workshop.SRQLevel, w int) []
 	}
 	for _, l := range warn {
 		out = append(out, st.Dim.R(termtext.Fit(l, w)))
+	}
+	return out
+}
+
+// headLines are the screen's header: the addresses and the counts, then
+// the atomic room's shared counter on a line of its own.
+func (m *workshopModel) headLines() []string {
+	st := m.styles
+	head := st.Header.R("rdmatour workshop") + m.planHead() + "  " + termtext.Safe(strings.Join(m.addrs, " · ")) + "  " + m.roster.header(st, m.lang)
+	out := []string{termtext.Fit(head, m.w)}
+	if c := counterHeader(st, m.lang, m.roster.counts.Counters); c != "" {
+		out = append(out, termtext.Fit(c, m.w))
+	}
+	out = append(out, srqHeader(st, m.lang, m.roster.counts.SRQ, m.w)...)
+	out = append(out, m.classLines()...)
+	// The selected row's message · observed, which its column cuts on a
+	// projector's 100 columns (Enter shows it whole).
+	if r := m.roster; r.sel < len(r.rows) {
+		out = append(out, st.Dim.R(termtext.Fit(fmt.Sprintf("▸ #%d %s", r.rows[r.sel].N, termtext.Safe(r.rows[r.sel].What())), m.w)))
 	}
 	return out
 }

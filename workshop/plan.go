@@ -5,6 +5,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps"
 	"github.com/rdmatour/rdmatour/steps/privdata"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
@@ -44,8 +45,8 @@ func (r *Room) Plan() Plan {
 // started. The lesson must be one of the room's tour: the error says
 // which lessons are.
 func (r *Room) SetLesson(l *steps.Lesson) error {
-	if l != nil && l.Tour != r.cfg.Tour {
-		return fmt.Errorf("lesson %s runs on the %s tour and this room runs --tour %s: its lessons are %v", l.Name, l.Tour, r.cfg.Tour, LessonsOf(r.cfg.Tour))
+	if err := checkRoomLesson(l, r.cfg.Tour); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	r.votes.setLesson(l)
@@ -81,7 +82,7 @@ func (r *Room) NextLesson() Plan {
 func LessonsOf(tour steps.TourKind) []string {
 	var out []string
 	for _, l := range steps.Lessons() {
-		if l.Tour == tour {
+		if l.Tour == tour && !l.BeforeConnection() {
 			out = append(out, l.Name)
 		}
 	}
@@ -145,4 +146,19 @@ func turnedWords(ev verbs.CMEvent, withPlan bool) string {
 		return "sent the room's plan (their client starts again with it): "
 	}
 	return "turned away: "
+}
+
+// checkRoomLesson refuses a plan the room cannot run: a lesson of another
+// tour, or one whose mistake stops the client before it connects.
+func checkRoomLesson(l *steps.Lesson, tour steps.TourKind) error {
+	switch {
+	case l == nil:
+		return nil
+	case l.BeforeConnection():
+		return &steps.ConfigError{Reason: text.Text{EN: fmt.Sprintf("--lesson %s fails on the attendee's own machine before it connects, so no attendee would reach the room: run it without --workshop; the room's lessons are %v", l.Name, LessonsOf(tour)),
+			ZH: fmt.Sprintf("--lesson %s 在学员自己的机器上、连接之前就失败了，没有学员能进教室：不加 --workshop 运行它；教室能用的课程是 %v", l.Name, LessonsOf(tour))}}
+	case l.Tour != tour:
+		return &steps.ConfigError{Reason: text.Same(fmt.Sprintf("--lesson %s runs on the %s tour, and the room runs --tour %s: give --tour %s, or one of %v", l.Name, l.Tour, tour, l.Tour, LessonsOf(tour)))}
+	}
+	return nil
 }

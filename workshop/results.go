@@ -71,7 +71,11 @@ func Results(rows []Row, tour steps.TourKind, now time.Time) []Result {
 		if r.Landed {
 			res.Message = r.Message.String()
 		}
-		res.Name, res.First, res.Second, res.Happened = voteWords(r.Votes)
+		var voter string
+		voter, res.First, res.Second, res.Happened = voteWords(r.Votes)
+		if res.Name == "" { // the hello's name; a vote's is the same one
+			res.Name = voter
+		}
 		if !r.Arrived.IsZero() {
 			res.Seconds = int64(end.Sub(r.Arrived) / time.Second)
 		}

@@ -135,8 +135,8 @@ func Open(cfg Config) (*Room, error) {
 	if err := checkRoomSRQ(cfg); err != nil {
 		return nil, err
 	}
-	if l := cfg.Lesson; l != nil && l.Tour != cfg.Tour {
-		return nil, &steps.ConfigError{Reason: text.Same(fmt.Sprintf("--lesson %s runs on the %s tour, and the room runs --tour %s: give --tour %s, or one of %v", l.Name, l.Tour, cfg.Tour, l.Tour, LessonsOf(cfg.Tour)))}
+	if err := checkRoomLesson(cfg.Lesson, cfg.Tour); err != nil {
+		return nil, err
 	}
 	if cfg.MaxAttendees <= 0 {
 		cfg.MaxAttendees = DefaultMaxAttendees

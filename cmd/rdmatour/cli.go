@@ -305,6 +305,9 @@ func (o *options) crossCheck(set map[string]bool) error {
 		return err
 	}
 	o.choseTour = set["tour"] || set["lesson"]
+	if err := steps.CheckName(o.name); err != nil {
+		return configUsage(err)
+	}
 	if o.lesson != nil {
 		if set["notify"] && o.notify != o.lesson.Notify {
 			return usageText(text.Text{EN: fmt.Sprintf("lesson %s needs --notify %s", o.lesson, o.lesson.Notify), ZH: fmt.Sprintf("课程 %s 需要 --notify %s", o.lesson, o.lesson.Notify)})
