@@ -40,7 +40,7 @@ func FuzzReadFrame(f *testing.F) {
 				}
 				return
 			}
-			if kind != kindCM && kind != kindPacket && kind != kindDatagram || len(body) > maxFrameBody {
+			if kind != kindCM && kind != kindPacket && kind != kindDatagram && kind != kindImpaired || len(body) > maxFrameBody {
 				t.Fatalf("kind %d len %d", kind, len(body))
 			}
 		}
