@@ -148,9 +148,7 @@ func (s *Session) learnPeerTour(p []byte) (KV, text.Text) {
 		pt.lesson, _ = ParseLesson(pt.Hello.Lesson) // unknown: the mismatch note says so
 	}
 	learnPeerEdits(p, &pt)
-	if v, found, verr := privdata.ParseHelloVote(p); found && verr == nil {
-		pt.Vote, pt.Name = v, v.Name.String()
-	}
+	learnPeerVote(p, &pt)
 	s.set(func() { s.peerTour = pt })
 	kv := result(resPeerRuns, pt.Hello.Flags())
 	note := s.mismatchNote(pt)

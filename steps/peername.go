@@ -30,14 +30,15 @@ func CheckName(name string) error {
 	return nil
 }
 
-// learnPeerName records the name in the peer's hello, escaped.
-func learnPeerName(p []byte, pt *PeerInfo) {
-	name, err := privdata.ParseHelloName(p)
-	if err != nil {
-		if pt.Bad == "" {
-			pt.Bad = err.Error()
-		}
-		return
+// learnPeerVote records the vote in the peer's hello (a workshop
+// attendee's pick and name), the name escaped: bytes from the peer. A
+// vote that cannot be read is said in Bad, as a bad hello is.
+func learnPeerVote(p []byte, pt *PeerInfo) {
+	v, found, err := privdata.ParseHelloVote(p)
+	switch {
+	case err != nil && pt.Bad == "":
+		pt.Bad = err.Error()
+	case found && err == nil:
+		pt.Vote, pt.Name = v, v.Name.String()
 	}
-	pt.Name = name.String()
 }

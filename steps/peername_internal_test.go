@@ -13,9 +13,12 @@ func TestPeerNameEscaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := privdata.AppendHelloName(h, "\x1b]0;pwned\x07ok", 56)
+	p, err := privdata.AppendHelloVote(h, false, privdata.HelloVote{Pick: 1, Name: privdata.PeerBytes("\x1b]0;pwned\x07ok")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var pt PeerInfo
-	learnPeerName(append(p, make([]byte, 56-len(p))...), &pt)
+	learnPeerVote(append(p, make([]byte, 56-len(p))...), &pt)
 	if want := `\e]0;pwned\aok`; pt.Name != want {
 		t.Errorf("name %q, want %q", pt.Name, want)
 	}
