@@ -51,7 +51,7 @@ var workshopKeys = []workshopKey{
 	{"enter", text.Text{EN: "spotlight: the selected attendee's panes on the whole screen, for the projector (esc back)", ZH: "聚焦：选中学员的面板占满屏幕，投影用（esc 返回）"}},
 	{"tab/shift+tab", text.Text{EN: "move the bright border: roster, live state, timeline, wire", ZH: "移动高亮边框：名单、实时状态、时序、线上报文"}},
 	{"z", text.Text{EN: "zoom the focused pane to the whole screen (z or esc back)", ZH: "把当前面板放大到整个屏幕（z 或 esc 返回）"}},
-	{"n", text.Text{EN: "a room with a lesson: the tour's next lesson for the runs that start now (the plain tour after the last)", ZH: "有课程的房间：之后开始的运行换成本 tour 的下一课（最后一课之后回到普通 tour）"}},
+	{"n", text.Text{EN: "a room with a lesson: the tour's next lesson for the runs that start now (the plain tour after the last)", ZH: "有课程的教室：之后开始的运行换成本教程的下一课（最后一课之后回到普通教程）"}},
 	{"r", text.Text{EN: "reveal the room's predictions: a bar per choice, next to what really happened", ZH: "揭晓全班的预测：每个选项一条柱，旁边是实际发生的结果"}},
 	{"v", text.Text{EN: "revote: each attendee's next run asks the question again (second votes)", ZH: "重新投票：每个学员下一次运行会再问一次（第二轮投票）"}},
 	{"o", text.Text{EN: "stuck and failed attendees first", ZH: "卡住和失败的学员排前面"}},
