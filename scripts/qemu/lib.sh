@@ -36,18 +36,3 @@ guest_result() {
     fi
     return "$(cat "$dir/rc")"
 }
-
-# qemu_accel: the accelerator flags. KVM where /dev/kvm opens (a machine
-# with nested virtualisation: the guest stage measured under TCG took
-# 19 minutes of CI's 37), else TCG. QEMU tries each -accel in turn, so a
-# /dev/kvm that opens but cannot run a VM still falls back to TCG; -cpu max
-# is the host's CPU under KVM and every emulated feature under TCG.
-# RDMATOUR_QEMU_ACCEL=tcg forces TCG (to measure, or to reproduce a
-# timing seen only there).
-qemu_accel() {
-    if [[ ${RDMATOUR_QEMU_ACCEL:-} != tcg && -r /dev/kvm && -w /dev/kvm ]]; then
-        printf '%s\n' -accel kvm -accel tcg,thread=multi -cpu max
-    else
-        printf '%s\n' -accel tcg,thread=multi -cpu max
-    fi
-}

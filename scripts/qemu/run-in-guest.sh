@@ -56,7 +56,6 @@ write_job "$job" "$@"
 log=$job/console.log
 kver=$(cat "$CACHE/kernel-version" 2>/dev/null || echo '?')
 mem=${RDMATOUR_QEMU_MEM:-1536}
-mapfile -t accel < <(qemu_accel)
 start=$SECONDS
 set +e
 # Exit 124 from timeout = guest killed. stdin is /dev/null so QEMU's stdio
@@ -64,7 +63,7 @@ set +e
 timeout --foreground -k 10 "$timeout" \
 qemu-system-x86_64 \
     -nodefaults -no-user-config -display none -no-reboot \
-    "${accel[@]}" -smp 2 -m "$mem" \
+    -accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
     -kernel "$CACHE/vmlinuz" -initrd "$CACHE/initrd.img" \
     -append "console=ttyS0 panic=-1 mitigations=off rdmatour.job=$job" \
     -serial "file:$log" \

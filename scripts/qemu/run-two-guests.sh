@@ -33,7 +33,6 @@ flock 9
 # A free TCP port on loopback for the wire between the guests.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 kver=$(cat "$CACHE/kernel-version" 2>/dev/null || echo '?')
-mapfile -t accel < <(qemu_accel)
 
 boot() { # boot NAME IP PEER MAC NETDEV: starts one guest in the background
     local name=$1 ip=$2 peer=$3 mac=$4 netdev=$5 dir
@@ -43,7 +42,7 @@ boot() { # boot NAME IP PEER MAC NETDEV: starts one guest in the background
     timeout --foreground -k 10 "$timeout" \
     qemu-system-x86_64 \
         -nodefaults -no-user-config -display none -no-reboot \
-        "${accel[@]}" -smp 1 -m "${RDMATOUR_QEMU_MEM:-1024}" \
+        -accel tcg,thread=multi -cpu max -smp 1 -m "${RDMATOUR_QEMU_MEM:-1024}" \
         -kernel "$CACHE/vmlinuz" -initrd "$CACHE/initrd.img" \
         -append "console=ttyS0 panic=-1 mitigations=off rdmatour.job=$dir rdmatour.ip=$ip/24" \
         -serial "file:$dir/console.log" -serial "file:$dir/out.log" \
