@@ -204,16 +204,6 @@ func (s *Session) pollStep(ctx context.Context, what string, wantOp verbs.WCOpco
 	return out, nil
 }
 
-// CompletionError is a work completion with a status other than success.
-type CompletionError struct {
-	What string
-	WC   verbs.WC
-}
-
-func (e *CompletionError) Error() string {
-	return fmt.Sprintf("%s failed: status=%s", e.What, e.WC.Status)
-}
-
 func stepPollWrite(ctx context.Context, s *Session) (Outcome, error) {
 	want := verbs.WCRDMAWrite
 	s.mu.Lock()

@@ -211,7 +211,7 @@ func rejectedBecause(err error, private []byte) error {
 			ZH: "这个 server 一次只服务一个 client：等另一个 client 结束后再运行，或请对方改用 workshop server（`rdmatour server --workshop`）"}
 	case strings.HasPrefix(reason, TourMismatchReason):
 		fix = text.Text{EN: "the workshop server runs one tour for every attendee: start the client again with the --tour (and --lesson) the reason names, or with neither to follow the room (ask the instructor if unsure)",
-			ZH: "workshop server 为所有学员跑同一种教程：按拒绝原因里写的 --tour（和 --lesson）重新启动 client，或者两个都不写、跟随房间（不确定就问讲师）"}
+			ZH: "workshop server 为所有学员跑同一种教程：按拒绝原因里写的 --tour（和 --lesson）重新启动 client，或者两个都不写、跟随教室（不确定就问讲师）"}
 	case strings.HasPrefix(reason, "server full"):
 		fix = text.Text{EN: "the workshop server has as many attendees as it takes: ask the instructor to raise --max-attendees, or try again when someone is done",
 			ZH: "workshop server 的名额已满：请讲师调大 --max-attendees，或等有人结束后再试"}

@@ -103,7 +103,7 @@ func attendeeTour(full []Step) []Step {
 
 // sharedCounterNote is what an attendee's accept adds in an atomic room.
 var sharedCounterNote = text.Text{EN: "This is a workshop room: the addr and rkey in remote_info are the room's one shared counter, not a buffer of this connection's own. Every attendee's atomics land on the same 8 bytes.",
-	ZH: "这是 workshop 房间：remote_info 里的 addr 和 rkey 指向房间里唯一一个共享计数器，而不是这条连接自己的 buffer。所有学员的原子操作都落在同样这 8 个字节上。"}
+	ZH: "这是 workshop 教室：remote_info 里的 addr 和 rkey 指向教室里唯一一个共享计数器，而不是这条连接自己的 buffer。所有学员的原子操作都落在同样这 8 个字节上。"}
 
 // Progress is where a hosted Session stands, as a roster shows it.
 type Progress struct {
@@ -131,9 +131,9 @@ type Progress struct {
 	// tour, no hello yet, or none sent).
 	PeerLesson string
 	// Expected is the first error this side met that was the point of
-	// the lesson (its own, or the peer's it adopted), in English; "" for
-	// none. The tour went on past it.
-	Expected string
+	// the lesson (its own, or the peer's it adopted); empty for none.
+	// The tour went on past it.
+	Expected text.Text
 	// PeerPick and PeerName are the peer's vote, from its hello (0 and
 	// "": none): its answer to the lesson's question, 1-based, and the
 	// name it goes by. PeerName is the peer's bytes, escaped.
@@ -168,13 +168,13 @@ func (s *Session) Progress() Progress {
 
 // expectedLocked is the first expected failure's explanation ("" for
 // none). Called with s.mu held.
-func (s *Session) expectedLocked() string {
+func (s *Session) expectedLocked() text.Text {
 	for _, o := range s.outcomes {
 		if o != nil && o.Expected {
-			return o.Failure.EN
+			return o.Failure
 		}
 	}
-	return ""
+	return text.Text{}
 }
 
 // refusalStatusLocked is the status the NAK this side sent gives the

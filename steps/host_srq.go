@@ -70,4 +70,4 @@ func (s *Session) readNotice(wrID uint64) ([]byte, error) {
 
 // srqNote is what an attendee's create-qp says in a room with an SRQ.
 var srqNote = text.Text{EN: "This is a workshop room with a shared receive queue: init_attr.srq is the room's SRQ, so this QP has no receive queue of its own. The room posted the RECVs once, with ibv_post_srq_recv, for every attendee; a SEND takes whichever RECV is at the SRQ's head.",
-	ZH: "这是带共享接收队列（SRQ）的 workshop 房间：init_attr.srq 是房间的 SRQ，所以这个 QP 没有自己的接收队列。房间用 ibv_post_srq_recv 一次性为所有学员 post 了 RECV；哪个 SEND 先到，就用 SRQ 队头的那个 RECV。"}
+	ZH: "这是带共享接收队列（SRQ）的 workshop 教室：init_attr.srq 是教室的 SRQ，所以这个 QP 没有自己的接收队列。教室用 ibv_post_srq_recv 一次性为所有学员 post 了 RECV；哪个 SEND 先到，就用 SRQ 队头的那个 RECV。"}

@@ -97,10 +97,10 @@ func atomicSummary(ops peerOps, seen, shared bool, v uint64) text.Text {
 	if shared {
 		if !seen {
 			return text.Text{EN: fmt.Sprintf("The room's shared counter (it started at %d) is %d as this attendee leaves: the attendees' atomics ran in this server's NIC, its CPU took no part.", CounterStart, v),
-				ZH: fmt.Sprintf("这位学员离开时，房间的共享计数器（初值 %d）是 %d：学员们的原子操作在本端网卡里完成，CPU 没有参与。", CounterStart, v)}
+				ZH: fmt.Sprintf("这位学员离开时，教室的共享计数器（初值 %d）是 %d：学员们的原子操作在本端网卡里完成，CPU 没有参与。", CounterStart, v)}
 		}
 		return text.Text{EN: fmt.Sprintf("This server's NIC answered %d atomic(s) of this attendee; the room's shared counter (it started at %d) is %d as they leave, the CPU took no part.", ops.atomics, CounterStart, v),
-			ZH: fmt.Sprintf("本端网卡应答了这位学员的 %d 个原子操作；学员离开时，房间的共享计数器（初值 %d）是 %d，CPU 没有参与。", ops.atomics, CounterStart, v)}
+			ZH: fmt.Sprintf("本端网卡应答了这位学员的 %d 个原子操作；学员离开时，教室的共享计数器（初值 %d）是 %d，CPU 没有参与。", ops.atomics, CounterStart, v)}
 	}
 	switch {
 	case v == CounterStart && (!seen || ops.atomics == 0):

@@ -120,7 +120,7 @@ func classify(err error) *Problem {
 		errors.As(err, &ce)
 		return &Problem{Err: err, quiet: true,
 			What: text.Text{EN: fmt.Sprintf("%s: status %q (wr_id %d)", ce.What, ce.WC.Status.String(), ce.WC.WRID),
-				ZH: fmt.Sprintf("%s：状态 %q（wr_id %d）", ce.What, ce.WC.Status.String(), ce.WC.WRID)},
+				ZH: fmt.Sprintf("%s：状态 %q（wr_id %d）", ce.WhatIn(text.ZH), ce.WC.Status.String(), ce.WC.WRID)},
 			Fix: statusFix(ce.WC.Status)}
 	case (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOMEM)) && verbs.FuncOf(err) == "ibv_reg_mr":
 		return &Problem{Err: err,

@@ -140,7 +140,7 @@ func stepRegData(_ context.Context, s *Session) (Outcome, error) {
 
 // sharedPDBufferNote is reg-mr-data's note in an atomic room.
 var sharedPDBufferNote = text.Text{EN: "This is an atomic workshop room: this connection's QP lives in the room's shared PD, next to the shared counter, so this buffer gets LOCAL_WRITE only. The counter is the one MR in that PD a peer can reach.",
-	ZH: "这是原子操作的 workshop 房间：这条连接的 QP 放在房间共享的 PD 里，和共享计数器在一起，所以这块 buffer 只给 LOCAL_WRITE。那个 PD 里对端能碰到的 MR 只有计数器。"}
+	ZH: "这是原子操作的 workshop 教室：这条连接的 QP 放在教室共享的 PD 里，和共享计数器在一起，所以这块 buffer 只给 LOCAL_WRITE。那个 PD 里对端能碰到的 MR 只有计数器。"}
 
 func stepRegDoorbell(_ context.Context, s *Session) (Outcome, error) {
 	tour, _ := TourOf(s.cfg.Tour)

@@ -182,7 +182,7 @@ func stepPollFetchAdd(ctx context.Context, s *Session) (Outcome, error) {
 // counter first.
 func othersAddedNote(old uint64) text.Text {
 	return text.Text{EN: fmt.Sprintf("The counter was %d, not the %d the server started it at: someone else changed it before this add. In a workshop room every attendee's atomics hit the same counter, so this old value is yours alone, and the counter may move again before your next step.", old, CounterStart),
-		ZH: fmt.Sprintf("计数器是 %d，而不是 server 设的初值 %d：在这次加之前已经有人改过它。在 workshop 房间里所有学员的原子操作都打在同一个计数器上，所以这个原值只属于你这一次，而且在你下一步之前计数器还可能再变。", old, CounterStart)}
+		ZH: fmt.Sprintf("计数器是 %d，而不是 server 设的初值 %d：在这次加之前已经有人改过它。在 workshop 教室里所有学员的原子操作都打在同一个计数器上，所以这个原值只属于你这一次，而且在你下一步之前计数器还可能再变。", old, CounterStart)}
 }
 
 func stepPostCmpSwap(_ context.Context, s *Session) (Outcome, error) {
@@ -222,7 +222,7 @@ func stepPollCmpSwap(ctx context.Context, s *Session) (Outcome, error) {
 		out.Note = joinNotes(out.Note, notAddedNote(expect, old))
 	case !swapped:
 		out.Note = joinNotes(out.Note, text.Text{EN: fmt.Sprintf("Here it did not hold: between your FETCH_AND_ADD and this CMP_AND_SWP the counter went from %d to %d. Nobody on this side touched it, so another client did (in a workshop room, another attendee's add or swap). That is not an error: the completion is IBV_WC_SUCCESS and the old value tells you what happened.", expect, old),
-			ZH: fmt.Sprintf("这次不成立：在你的 FETCH_AND_ADD 和这次 CMP_AND_SWP 之间，计数器从 %d 变成了 %d。本端没人碰过它，所以是别的 client 改的（在 workshop 房间里，就是别的学员的加法或替换）。这不是错误：完成状态是 IBV_WC_SUCCESS，原值告诉你发生了什么。", expect, old)})
+			ZH: fmt.Sprintf("这次不成立：在你的 FETCH_AND_ADD 和这次 CMP_AND_SWP 之间，计数器从 %d 变成了 %d。本端没人碰过它，所以是别的 client 改的（在 workshop 教室里，就是别的学员的加法或替换）。这不是错误：完成状态是 IBV_WC_SUCCESS，原值告诉你发生了什么。", expect, old)})
 	}
 	return out, nil
 }

@@ -114,5 +114,5 @@ func udTourDef() TourDef {
 		build:    func(role Role, _ Notify, _ Track) []Step { return udTour(role) },
 		validate: validateUD,
 		noWorkshop: text.Text{EN: "--workshop --tour ud is not supported: a workshop room serves RC connections (RDMA_PS_TCP) and the ud tour's datagrams use RDMA_PS_UDP; run the ud tour as one server and one client, or choose --tour write, read or atomic for the room",
-			ZH: "不支持 --workshop --tour ud：workshop 房间服务的是 RC 连接（RDMA_PS_TCP），而 ud 教程的数据报走 RDMA_PS_UDP；ud 教程请用一个 server 对一个 client 来跑，或者给房间选 --tour write、read 或 atomic"}}
+			ZH: "不支持 --workshop --tour ud：workshop 教室服务的是 RC 连接（RDMA_PS_TCP），而 ud 教程的数据报走 RDMA_PS_UDP；ud 教程请用一个 server 对一个 client 来跑，或者给教室选 --tour write、read 或 atomic"}}
 }

@@ -52,7 +52,7 @@ func (m *workshopModel) classKey(msg tea.KeyPressMsg) bool {
 	case "n":
 		p := c.NextLesson()
 		m.status = text.Text{EN: "the room runs " + planFlags(p) + " from the next run on: attendees start `rdmatour client` again to follow it",
-			ZH: "从下一次运行起房间跑 " + planFlags(p) + "：学员重新运行 `rdmatour client` 即可跟上"}.In(m.lang)
+			ZH: "从下一次运行起教室跑 " + planFlags(p) + "：学员重新运行 `rdmatour client` 即可跟上"}.In(m.lang)
 	case "r":
 		c.Reveal()
 		m.status = text.Text{EN: "revealed: the room's picks next to what happened on each QP", ZH: "已揭晓：全班的选择与每个 QP 上实际发生的并列"}.In(m.lang)

@@ -195,7 +195,7 @@ func (m *workshopModel) quit() tea.Cmd {
 	if n := m.roster.counts.Connected; n > 0 {
 		m.confirming = true
 		m.status = text.Text{EN: fmt.Sprintf("%d attendees are still in the room: q again ends the workshop and their tours; any other key goes back", n),
-			ZH: fmt.Sprintf("房间里还有 %d 位学员：再按 q 结束 workshop 和他们的教程；按其他键返回", n)}.In(m.lang)
+			ZH: fmt.Sprintf("教室里还有 %d 位学员：再按 q 结束 workshop 和他们的教程；按其他键返回", n)}.In(m.lang)
 		return nil
 	}
 	return tea.Quit
@@ -369,7 +369,7 @@ func (m *workshopModel) detailView(h int) []string {
 		say := text.Text{EN: "select an attendee to see their side of the connection", ZH: "选中一位学员，查看这条连接在 server 端的状态"}.In(m.lang)
 		if r := m.roster; r.sel < len(r.rows) && !r.rows[r.sel].Phase.InRoom() {
 			say = text.Text{EN: fmt.Sprintf("#%d has left: the room keeps the side of the connection of the last %d attendees to leave, and everyone's row", m.detailN, workshop.KeptSessions),
-				ZH: fmt.Sprintf("#%d 已离开：房间只保留最近离开的 %d 位学员在 server 端的连接状态，名单里的行则每人都保留", m.detailN, workshop.KeptSessions)}.In(m.lang)
+				ZH: fmt.Sprintf("#%d 已离开：教室只保留最近离开的 %d 位学员在 server 端的连接状态，名单里的行则每人都保留", m.detailN, workshop.KeptSessions)}.In(m.lang)
 		}
 		return pane.Frame(st, text.Text{EN: "Attendee", ZH: "学员"}.Label(m.lang), []string{st.Dim.R(say)}, m.w, h, 0, false)
 	}

@@ -48,7 +48,7 @@ func (m *workshopModel) spotlight() []string {
 		termtext.Safe(spotWho(row)), row.Backend, text.Text{EN: "step", ZH: "步骤"}.In(m.lang),
 		workshop.StepBar(row.Ran, row.Steps), row.PhaseCell(m.lang))
 	// The row's whole message · observed, which the roster cuts.
-	what := termtext.WrapAll([]string{termtext.Safe(row.What())}, m.w, "  ")
+	what := termtext.WrapAll([]string{termtext.Safe(row.What(m.lang))}, m.w, "  ")
 	what = what[:min(len(what), 2)]
 	body := max(m.h-2-len(what), 0)
 	top, bottom := body/2, body-body/2

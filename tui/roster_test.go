@@ -23,7 +23,7 @@ func newFakeRoom(n int, at time.Time) *fakeRoom {
 	phases := []workshop.Phase{workshop.PhaseConnected, workshop.PhaseLanded, workshop.PhaseFinished, workshop.PhaseFailed}
 	for i := 1; i <= n; i++ {
 		row := workshop.Row{N: i, Addr: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}), uint16(40000+i)),
-			Backend: "sim", QPN: uint32(0x100 + i), QPState: "IBV_QPS_RTS", Phase: phases[i%4], Observed: "connected",
+			Backend: "sim", QPN: uint32(0x100 + i), QPState: "IBV_QPS_RTS", Phase: phases[i%4], Observed: text.Same("connected"),
 			Last: at.Add(-time.Duration(i) * time.Second)}
 		if row.Phase == workshop.PhaseLanded || row.Phase == workshop.PhaseFinished {
 			row.Landed, row.Message = true, privdata.PeerBytes(fmt.Sprintf("hello %d \x1b[31m", i))

@@ -58,7 +58,7 @@ var workshopKeys = []workshopKey{
 	{"s", text.Text{EN: "save the results (--results FILE: CSV and JSON lines)", ZH: "保存结果（--results FILE：CSV 和 JSON lines）"}},
 	{"l", text.Text{EN: "language EN/中文/both", ZH: "语言 EN/中文/双语"}},
 	{"?", text.Text{EN: "this help (any key closes it)", ZH: "本帮助（按任意键关闭）"}},
-	{"q", text.Text{EN: "end the workshop (asks first while attendees are in the room)", ZH: "结束 workshop（房间里还有学员时先确认）"}},
+	{"q", text.Text{EN: "end the workshop (asks first while attendees are in the room)", ZH: "结束 workshop（教室里还有学员时先确认）"}},
 }
 
 // viewKey handles the keys that change how the screen is shown; false
@@ -162,7 +162,7 @@ func (m *workshopModel) headLines() []string {
 	// The selected row's message · observed, which its column cuts on a
 	// projector's 100 columns (Enter shows it whole).
 	if r := m.roster; r.sel < len(r.rows) {
-		out = append(out, st.Dim.R(termtext.Fit(fmt.Sprintf("▸ #%d %s", r.rows[r.sel].N, termtext.Safe(r.rows[r.sel].What())), m.w)))
+		out = append(out, st.Dim.R(termtext.Fit(fmt.Sprintf("▸ #%d %s", r.rows[r.sel].N, termtext.Safe(r.rows[r.sel].What(m.lang))), m.w)))
 	}
 	return out
 }

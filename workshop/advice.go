@@ -18,7 +18,7 @@ import (
 // roomFix is what the roster advises for one attendee's failure.
 func roomFix() text.Text {
 	return text.Text{EN: "the attendee starts their client again; the room goes on serving everyone else",
-		ZH: "请这位学员重新启动自己的 client；workshop 房间照常服务其他人"}
+		ZH: "请这位学员重新启动自己的 client；workshop 教室照常服务其他人"}
 }
 
 // attendeeFailure is err explained for the roster in lang: what the

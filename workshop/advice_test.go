@@ -32,19 +32,19 @@ func TestRosterAdviceFitsAWorkshop(t *testing.T) {
 		t.Fatalf("roster %+v: want 3 attendees", rows)
 	}
 	for _, row := range rows {
-		low := strings.ToLower(row.Observed)
+		low := strings.ToLower(row.Observed.EN)
 		if row.Phase != workshop.PhaseFailed && row.Phase != workshop.PhaseDropped {
-			t.Errorf("#%d %s: %s; want failed or dropped", row.N, row.Phase, row.Observed)
+			t.Errorf("#%d %s: %s; want failed or dropped", row.N, row.Phase, row.Observed.EN)
 		}
-		if !strings.Contains(row.Observed, "starts their client again; the room goes on") ||
+		if !strings.Contains(row.Observed.EN, "starts their client again; the room goes on") ||
 			strings.Contains(low, "server again") || strings.Contains(low, "both sides again") {
-			t.Errorf("#%d advises %q; want the room's advice only", row.N, row.Observed)
+			t.Errorf("#%d advises %q; want the room's advice only", row.N, row.Observed.EN)
 		}
 	}
-	if !strings.Contains(rows[0].Observed, "went away during the handshake") {
-		t.Errorf("#1 %q: want what happened kept", rows[0].Observed)
+	if !strings.Contains(rows[0].Observed.EN, "went away during the handshake") {
+		t.Errorf("#1 %q: want what happened kept", rows[0].Observed.EN)
 	}
-	if !strings.Contains(rows[2].Observed, "idle limit") {
-		t.Errorf("#3 %q: want the idle limit named", rows[2].Observed)
+	if !strings.Contains(rows[2].Observed.EN, "idle limit") {
+		t.Errorf("#3 %q: want the idle limit named", rows[2].Observed.EN)
 	}
 }

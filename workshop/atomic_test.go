@@ -158,8 +158,8 @@ func checkAtomicRoster(t *testing.T, r *workshop.Room, outs []atomicOutcome) {
 		if i := strings.LastIndex(seen, " ("); i > 0 {
 			seen = seen[:i] // "(swapped)" / "(no swap)"
 		}
-		if !want[seen] || row.Phase != workshop.PhaseFinished || !strings.Contains(row.Observed, "finished") {
-			t.Errorf("row #%d: atomics %q, phase %v, observed %q; want one of the clients' own", row.N, row.Atomics, row.Phase, row.Observed)
+		if !want[seen] || row.Phase != workshop.PhaseFinished || !strings.Contains(row.Observed.EN, "finished") {
+			t.Errorf("row #%d: atomics %q, phase %v, observed %q; want one of the clients' own", row.N, row.Atomics, row.Phase, row.Observed.EN)
 		}
 		delete(want, seen)
 	}

@@ -65,7 +65,7 @@ type Attendee struct {
 	mu       sync.Mutex
 	session  *steps.Session
 	phase    Phase
-	observed string // what the server saw last, in a few words
+	observed text.Text // what the server saw last, in a few words
 	qpn      uint32
 	qpState  string
 	result   *steps.Result
@@ -76,7 +76,7 @@ type Attendee struct {
 	steps    int
 	lesson   string    // the lesson its hello named
 	name     string    // the name its hello carried (--name), escaped
-	expected string    // the lesson's error, met as the lesson meant
+	expected text.Text // the lesson's error, met as the lesson meant
 	left     time.Time // when it left the room (zero: still in it)
 
 	// Its handshake, until ESTABLISHED (handshake.go): the context its
@@ -107,7 +107,7 @@ type Row struct {
 	QPN      uint32
 	QPState  string
 	Phase    Phase
-	Observed string
+	Observed text.Text
 	// Via and Message are set once the data landed.
 	Landed  bool
 	Via     steps.Notify
@@ -123,7 +123,8 @@ type Row struct {
 	// Lesson is the lesson the attendee's hello named ("" for the tour);
 	// Expected the lesson's error this side met, as the lesson meant
 	// (the run is a success: the attendee saw what the lesson shows).
-	Lesson, Expected string
+	Lesson   string
+	Expected text.Text
 	// Arrived is its connect request's time; Left when it left the room
 	// (zero while it is in it).
 	Arrived, Left time.Time
@@ -221,10 +222,11 @@ func (r *Room) serve(l *listener, a *Attendee, ev verbs.CMEvent) {
 	s, err := r.newAttendeeSession(l, ev, a.events, a.vote.lesson)
 	if err != nil {
 		steps.RejectRequest(ev, "the server could not set up this connection")
-		r.update(a, func() { a.phase, a.err, a.observed = PhaseFailed, err.Error(), "error: "+err.Error() }, "")
+		r.update(a, func() { a.phase, a.err, a.observed = PhaseFailed, err.Error(), errorWords(err) }, text.Text{})
 		return
 	}
-	r.update(a, func() { a.session, a.observed = s, "connect request" }, "connect request")
+	request := text.Text{EN: "connect request", ZH: "收到连接请求"}
+	r.update(a, func() { a.session, a.observed = s, request }, request)
 	r.takeVote(a, s.Progress())
 	defer r.retire(a, s)
 	// Until ESTABLISHED the attendee's steps run under the handshake's
@@ -264,19 +266,16 @@ func (r *Room) fail(a *Attendee, s *steps.Session, runErr error, cut error) {
 		a.qpState = "-"
 		switch {
 		case cut != nil:
-			a.phase, a.observed = PhaseDropped, withAdvice("dropped: "+cut.Error(), "en")
+			a.phase, a.observed = PhaseDropped, droppedWords(cut)
 		case errors.Is(runErr, context.Canceled):
-			a.phase, a.observed = PhaseDropped, "the workshop ended"
+			a.phase, a.observed = PhaseDropped, text.Text{EN: "the workshop ended", ZH: "workshop 结束了"}
 		case errors.Is(runErr, context.DeadlineExceeded):
-			a.phase, a.observed = PhaseDropped, withAdvice(fmt.Sprintf("dropped: no event for %v (idle limit)", r.cfg.IdleLimit), "en")
+			a.phase, a.observed = PhaseDropped, droppedWords(fmt.Errorf("no event for %v (idle limit)", r.cfg.IdleLimit))
 		default:
 			a.phase, a.err = PhaseFailed, attendeeFailure(runErr, text.EN)
-			a.observed = "error: " + a.err
-			if nak != "" {
-				a.observed = "error: this side answered their request with " + nak + "; " + a.err
-			}
+			a.observed = failedWords(runErr, nak)
 		}
-	}, "")
+	}, text.Text{})
 }
 
 // observe records what the step that just ran showed of the attendee.
@@ -286,7 +285,7 @@ func (r *Room) observe(a *Attendee, s *steps.Session) {
 	state, qpn := p.QPState, p.QPNum
 	tour, _ := steps.TourOf(r.cfg.Tour)
 	what := observed(tour, p)
-	if done && p.Expected != "" {
+	if done && p.Expected.EN != "" {
 		what = expectedWords(p, a.vote.lesson.String())
 	}
 	r.update(a, func() {
@@ -304,72 +303,26 @@ func (r *Room) observe(a *Attendee, s *steps.Session) {
 		case last.Reaches(steps.MilestoneConnected):
 			a.phase = PhaseConnected
 		}
-		if what != "" {
+		if what.EN != "" {
 			a.observed = what
 		}
 		a.ran, a.steps, a.lesson, a.expected, a.name = p.Ran, p.Steps, p.PeerLesson, p.Expected, p.PeerName
 	}, what)
 }
 
-// expectedWords are a finished lesson run's last words: its error was the
-// lesson's, met as the lesson meant, so the attendee saw what it shows.
-// The lesson is the attendee's, or, for one that named none (the seed's
-// client), the room's that this side ran.
-func expectedWords(p steps.Progress, roomLesson string) string {
-	lesson := p.PeerLesson
-	if lesson == "" {
-		lesson = roomLesson
-	}
-	what := "expected error ✓ (lesson " + lesson + "): "
-	if p.Refusal != "" {
-		what += "this side answered their request with " + p.Refusal + "; "
-	}
-	return what + p.Expected
-}
-
-// observed says in words what the attendee's last step reached ("" for
-// a step the roster does not report), from its milestones: the room
-// never asks which step it was.
-func observed(tour steps.TourDef, p steps.Progress) string {
-	last, res := p.Last, p.Result
-	switch {
-	case last.Reaches(steps.MilestoneConnected):
-		return "connected"
-	case last.Reaches(steps.MilestoneLanded|steps.MilestoneNotified) && (tour.Notifies || tour.SharedCounter) && res == nil:
-		return "" // no result: nothing landed to report
-	case last.Reaches(steps.MilestoneNotified):
-		return fmt.Sprintf("%d B landed, notified by %s: %s", len(res.Message), res.Via, res.Message)
-	case last.Reaches(steps.MilestoneLanded) && tour.SharedCounter:
-		seen := p.Atomics
-		if seen == "" { // a real device this process cannot capture on (loopback, no CAP_NET_RAW)
-			seen = "this side's wire shows no packets, so not what they found"
-		}
-		return "atomics done: " + seen + "; room's " + res.Message.String()
-	case last.Reaches(steps.MilestoneLanded):
-		return "READ the message and hung up"
-	case last.Reaches(steps.MilestoneDisconnected) && p.PeerHungUp:
-		return "disconnected (the attendee hung up)"
-	case last.Reaches(steps.MilestoneDisconnected):
-		return "disconnected (the server hung up)"
-	case last.Reaches(steps.MilestoneDone):
-		return "finished: everything freed"
-	}
-	return ""
-}
-
 // update changes the attendee under its lock and stamps the time; when
 // what is said or the phase changed, OnEvent hears of it (what, or the
 // attendee's latest observation).
-func (r *Room) update(a *Attendee, f func(), what string) {
+func (r *Room) update(a *Attendee, f func(), what text.Text) {
 	a.mu.Lock()
 	before := a.phase
 	f()
 	a.last = time.Now()
-	if what == "" && a.phase != before {
+	if what.EN == "" && a.phase != before {
 		what = a.observed
 	}
 	a.mu.Unlock()
-	if what != "" {
+	if what.EN != "" {
 		r.emit(Event{Time: time.Now(), Row: a.Row(), What: what})
 	}
 }

@@ -47,7 +47,7 @@ func Columns() []Column {
 		{Head: text.Text{EN: "state", ZH: "状态"}, Width: 10, Cell: func(r Row, _ time.Time, lang text.Lang) string { return r.PhaseCell(lang) }},
 		{Head: text.Text{EN: "step", ZH: "步骤"}, Width: 10, Cell: func(r Row, _ time.Time, _ text.Lang) string { return StepBar(r.Ran, r.Steps) }},
 		{Head: text.Text{EN: "last", ZH: "最近"}, Width: 6, Right: true, Cell: func(r Row, now time.Time, _ text.Lang) string { return Ago(now.Sub(r.Last)) }},
-		{Head: text.Text{EN: "message · observed", ZH: "消息 · 观察到的"}, Cell: func(r Row, _ time.Time, _ text.Lang) string { return r.What() }},
+		{Head: text.Text{EN: "message · observed", ZH: "消息 · 观察到的"}, Cell: func(r Row, _ time.Time, lang text.Lang) string { return r.What(lang) }},
 	}
 }
 
@@ -79,7 +79,7 @@ func (r Row) PhaseCell(lang text.Lang) string {
 	if r.Stuck {
 		return text.Text{EN: "stuck", ZH: "卡住"}.In(lang)
 	}
-	if r.Phase == PhaseFinished && r.Expected != "" {
+	if r.Phase == PhaseFinished && r.Expected.EN != "" {
 		return text.Text{EN: "expected ✓", ZH: "预期错误 ✓"}.In(lang)
 	}
 	return r.Phase.In(lang)
@@ -92,15 +92,15 @@ func qpnCell(qpn uint32) string {
 	return fmt.Sprintf("0x%x", qpn)
 }
 
-// What is the row's message · observed cell: the message first (it is
+// What is the row's message · observed cell in lang: the message first (it is
 // what the room is about), then what the attendee's atomics found, then
 // what the server observed, each said once.
-func (r Row) What() string {
-	what := r.Observed
-	if r.Atomics != "" && !strings.Contains(r.Observed, r.Atomics) {
+func (r Row) What(lang text.Lang) string {
+	what := r.Observed.In(lang)
+	if r.Atomics != "" && !strings.Contains(r.Observed.EN, r.Atomics) {
 		what = r.Atomics + " · " + what
 	}
-	if r.Landed && !strings.Contains(r.Observed, "landed") {
+	if r.Landed && !strings.Contains(r.Observed.EN, "landed") {
 		what = `"` + preview(r.Message.String(), messagePreview) + `" · ` + what
 	}
 	return what

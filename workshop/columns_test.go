@@ -16,7 +16,7 @@ import (
 func TestRosterCells(t *testing.T) {
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	row := workshop.Row{N: 7, Addr: netip.MustParseAddrPort("10.0.0.7:40007"), Backend: "sim", QPN: 0x1a2b,
-		QPState: "IBV_QPS_RTS", Phase: workshop.PhaseLanded, Observed: "connected", Landed: true,
+		QPState: "IBV_QPS_RTS", Phase: workshop.PhaseLanded, Observed: text.Same("connected"), Landed: true,
 		Message: privdata.PeerBytes(strings.Repeat("x", 100)), Last: now.Add(-90 * time.Second)}
 	cols := workshop.Columns()
 	got := workshop.Cells(cols, row, now, text.EN)

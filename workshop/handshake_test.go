@@ -41,8 +41,8 @@ func TestHalfOpenHandshakeTimesOut(t *testing.T) {
 		t.Errorf("the half-open seats were held %v: the idle limit, not the handshake's timeout", took)
 	}
 	for _, row := range r.Roster()[:2] {
-		if row.Phase != workshop.PhaseDropped || !strings.Contains(row.Observed, "no RTU within 400ms of the connect request") {
-			t.Errorf("#%d %s: %q; want dropped for the handshake's timeout", row.N, row.Phase, row.Observed)
+		if row.Phase != workshop.PhaseDropped || !strings.Contains(row.Observed.EN, "no RTU within 400ms of the connect request") {
+			t.Errorf("#%d %s: %q; want dropped for the handshake's timeout", row.N, row.Phase, row.Observed.EN)
 		}
 	}
 	if err := runClient(context.Background(), addr, steps.NotifySend, "next", "", ""); err != nil {

@@ -141,11 +141,12 @@ func countsAsTurned(ev verbs.CMEvent, withPlan bool) int {
 }
 
 // turnedWords start the event of a request the room turned away.
-func turnedWords(ev verbs.CMEvent, withPlan bool) string {
+func turnedWords(ev verbs.CMEvent, withPlan bool, reason string) text.Text {
 	if withPlan && follows(ev) {
-		return "sent the room's plan (their client starts again with it): "
+		return text.Text{EN: "sent the room's plan (their client starts again with it): " + reason,
+			ZH: "已把教室的安排发给对方（他们的 client 会按它重新开始）：" + reason}
 	}
-	return "turned away: "
+	return text.Text{EN: "turned away: " + reason, ZH: "已拒绝：" + reason}
 }
 
 // checkRoomLesson refuses a plan the room cannot run: a lesson of another

@@ -3,6 +3,7 @@ package workshop
 import (
 	"encoding/csv"
 	"encoding/json"
+	"github.com/rdmatour/rdmatour/text"
 	"io"
 	"strconv"
 	"time"
@@ -63,9 +64,9 @@ func Results(rows []Row, tour steps.TourKind, now time.Time) []Result {
 			end = now
 		}
 		res := Result{N: r.N, Address: r.Addr.String(), Backend: r.Backend, Tour: tour.String(), Lesson: r.Lesson,
-			Outcome: r.Phase.String(), Observed: r.What(), StepsRan: r.Ran, Steps: r.Steps,
+			Outcome: r.Phase.String(), Observed: r.What(text.EN), StepsRan: r.Ran, Steps: r.Steps,
 			Arrived: stamp(r.Arrived), Left: stamp(r.Left), Error: r.Err, Stuck: r.Stuck, QPN: r.QPN, LastEvent: stamp(r.Last), Name: r.Name}
-		if r.Phase == PhaseFinished && r.Expected != "" {
+		if r.Phase == PhaseFinished && r.Expected.EN != "" {
 			res.Outcome = "expected error"
 		}
 		if r.Landed {

@@ -136,7 +136,7 @@ func BenchmarkResults200(b *testing.B) {
 	now := time.Now()
 	for i := range rows {
 		rows[i] = workshop.Row{N: i + 1, Addr: netip.MustParseAddrPort("10.0.0.1:4000"), Backend: "sim", Phase: workshop.PhaseFinished,
-			Observed: "finished: everything freed", Ran: 11, Steps: 11, Arrived: now.Add(-time.Minute), Left: now, Last: now}
+			Observed: text.Same("finished: everything freed"), Ran: 11, Steps: 11, Arrived: now.Add(-time.Minute), Left: now, Last: now}
 	}
 	for b.Loop() {
 		res := workshop.Results(rows, steps.TourWrite, now)

@@ -85,8 +85,8 @@ type Config struct {
 // Event is one thing the server observed of one attendee.
 type Event struct {
 	Time time.Time
-	Row  Row    // the attendee as it stands after the event
-	What string // "connected", "turned away: server full: 50 attendees", ...
+	Row  Row       // the attendee as it stands after the event
+	What text.Text // "connected", "turned away: server full: 50 attendees", ...
 }
 
 // Room is a running workshop server.
@@ -282,12 +282,13 @@ func (r *Room) admit(l *listener, ev verbs.CMEvent) {
 // turnAway rejects a request the room cannot take and says so; withPlan
 // puts the room's plan in the REJ after the reason (plan.go).
 func (r *Room) turnAway(l *listener, ev verbs.CMEvent, reason string, withPlan bool) {
-	row := Row{Backend: l.prov.Name(), Phase: PhaseTurnedAway, Observed: turnedWords(ev, withPlan) + reason, Last: time.Now()}
+	row := Row{Backend: l.prov.Name(), Phase: PhaseTurnedAway, Observed: turnedWords(ev, withPlan, reason), Last: time.Now()}
 	if ev.ID != nil {
 		row.Addr = ev.ID.PeerAddr()
 	}
 	if err := r.reject(ev, reason, withPlan); err != nil {
-		row.Observed += " (" + err.Error() + ")"
+		row.Observed.EN += " (" + err.Error() + ")"
+		row.Observed.ZH += "（" + err.Error() + "）"
 	}
 	r.emit(Event{Time: row.Last, Row: row, What: row.Observed})
 }

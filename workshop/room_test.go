@@ -155,10 +155,15 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 		}
 	}
 	for _, row := range r.Roster() {
-		if strings.Contains(row.Observed, "answered their request with NAK remote access error") {
+		if strings.Contains(row.Observed.EN, "answered their request with NAK remote access error") {
 			refused++
-			if row.Lesson != "bad-rkey" || row.Expected == "" || row.PhaseCell(text.EN) != "expected ✓" {
+			if row.Lesson != "bad-rkey" || row.Expected.EN == "" || row.PhaseCell(text.EN) != "expected ✓" {
 				t.Errorf("the bad-rkey attendee's row is not its lesson's expected error: %+v", row)
+			}
+			// The Chinese roster says it in Chinese, the lesson's error included.
+			if zh := row.What(text.ZH); !strings.Contains(zh, "预期错误 ✓（课程 bad-rkey）：本端用 NAK remote access error 回答了他们的请求；") ||
+				strings.Contains(zh, "expected error") || row.Expected.ZH == "" || !strings.Contains(zh, row.Expected.ZH) {
+				t.Errorf("the bad-rkey attendee's row in Chinese: %q", zh)
 			}
 		}
 	}
@@ -168,7 +173,7 @@ func TestRoomServesEveryoneAtOnce(t *testing.T) {
 	c := r.Counts()
 	for _, row := range r.Roster() {
 		if row.Phase != workshop.PhaseFinished || row.Message.String() == "bad key" {
-			t.Logf("#%d %s %s: %s", row.N, row.Addr, row.Phase, row.Observed)
+			t.Logf("#%d %s %s: %s", row.N, row.Addr, row.Phase, row.Observed.EN)
 		}
 	}
 	if c.Finished < n+1 || c.Failed < 1 { // the bad-rkey lesson finished (its error was the point); the one that vanished mid-tour failed
@@ -251,7 +256,7 @@ func TestRoomDropsIdleAttendee(t *testing.T) {
 	defer s.Close()
 	waitEmpty(t, r) // stalls at post-write; the server drops it
 	rows := r.Roster()
-	if len(rows) != 1 || rows[0].Phase != workshop.PhaseDropped || !strings.Contains(rows[0].Observed, "idle limit") {
+	if len(rows) != 1 || rows[0].Phase != workshop.PhaseDropped || !strings.Contains(rows[0].Observed.EN, "idle limit") {
 		t.Fatalf("roster %+v: want one attendee dropped for the idle limit", rows)
 	}
 	if live, base := r.Live(), r.Baseline(); live != base {
@@ -301,7 +306,7 @@ func TestRoomCloseWithAttendeesConnected(t *testing.T) {
 	}
 	ended := 0
 	for _, row := range r.Roster() {
-		if row.Phase == workshop.PhaseDropped && row.Observed == "the workshop ended" {
+		if row.Phase == workshop.PhaseDropped && row.Observed.EN == "the workshop ended" {
 			ended++
 		}
 	}

@@ -48,7 +48,7 @@ func TestSRQRoom(t *testing.T) {
 	}
 	for _, row := range r.Roster() {
 		if row.Phase != workshop.PhaseFinished || !row.Landed || !strings.HasPrefix(row.Message.String(), "srq attendee ") {
-			t.Errorf("#%d: %v %q %q", row.N, row.Phase, row.Message, row.Observed)
+			t.Errorf("#%d: %v %q %q", row.N, row.Phase, row.Message, row.Observed.EN)
 		}
 	}
 	levels := r.SRQLevels()

@@ -98,7 +98,8 @@ func (r *Room) takeVote(a *Attendee, p steps.Progress) {
 	}
 	r.mu.Unlock()
 	r.update(a, func() { a.vote.name, a.vote.pick = name, p.PeerPick },
-		fmt.Sprintf("answered the question (round %d: %d answered)", a.vote.round, answered))
+		text.Text{EN: fmt.Sprintf("answered the question (round %d: %d answered)", a.vote.round, answered),
+			ZH: fmt.Sprintf("回答了问题（第 %d 轮：已有 %d 人回答）", a.vote.round, answered)})
 }
 
 // judge records which choice what the server saw of the attendee makes

@@ -70,7 +70,7 @@ func (o *options) checkNIC() error {
 	case o.backend != backendSim:
 		return usageText(text.Text{EN: "--nic strict is a profile of the simulated NIC: add --backend sim", ZH: "--nic strict 是模拟网卡的配置：请加上 --backend sim"})
 	case o.workshop:
-		return usageText(text.Text{EN: "--nic strict is for one connection (server, client, demo), not a --workshop room", ZH: "--nic strict 只用于单条连接（server、client、demo），不用于 --workshop 房间"})
+		return usageText(text.Text{EN: "--nic strict is for one connection (server, client, demo), not a --workshop room", ZH: "--nic strict 只用于单条连接（server、client、demo），不用于 --workshop 教室"})
 	}
 	return nil
 }

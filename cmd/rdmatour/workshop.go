@@ -102,7 +102,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 	onEvent := func(ev workshop.Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintln(out, eventLine(ev))
+		fmt.Fprintln(out, eventLine(ev, o.lang))
 	}
 	if screen {
 		onEvent = nil // the roster shows them
@@ -216,9 +216,9 @@ func endRoom(out io.Writer, room *workshop.Room, mu *sync.Mutex, saving bool, sa
 	return nil
 }
 
-// eventLine is one attendee event, one line (the message is escaped:
-// workshop.Row.Message is PeerBytes).
-func eventLine(ev workshop.Event) string {
+// eventLine is one attendee event, one line in lang (the message is
+// escaped: workshop.Row.Message is PeerBytes).
+func eventLine(ev workshop.Event, lang text.Lang) string {
 	who := "-"
 	if ev.Row.N > 0 {
 		who = fmt.Sprintf("#%d", ev.Row.N)
@@ -226,7 +226,7 @@ func eventLine(ev workshop.Event) string {
 	if ev.Row.Name != "" { // escaped already: the attendee's bytes
 		who += " " + ev.Row.Name
 	}
-	return fmt.Sprintf("[workshop] %s %-4s %-21s %-5s %s", ev.Time.Format("15:04:05"), who, ev.Row.Addr, ev.Row.Backend, ev.What)
+	return fmt.Sprintf("[workshop] %s %-4s %-21s %-5s %s", ev.Time.Format("15:04:05"), who, ev.Row.Addr, ev.Row.Backend, ev.What.In(lang))
 }
 
 // writeRoster prints the roster as a table: the columns of the workshop

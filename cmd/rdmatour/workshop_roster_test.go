@@ -9,6 +9,7 @@ import (
 
 	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/termtext"
+	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/workshop"
 )
 
@@ -20,12 +21,12 @@ func TestPrintedRosterCutsLongMessages(t *testing.T) {
 	long := strings.Repeat("A", 1800)
 	rows := []workshop.Row{
 		{N: 1, Addr: netip.MustParseAddrPort("10.0.0.1:40001"), Backend: "sim", QPN: 0x101, QPState: "IBV_QPS_RTS",
-			Phase: workshop.PhaseFinished, Observed: "1800 B landed, notified by SEND: " + long, Landed: true,
+			Phase: workshop.PhaseFinished, Observed: text.Same("1800 B landed, notified by SEND: " + long), Landed: true,
 			Message: privdata.PeerBytes(long), Last: now},
 		{N: 2, Addr: netip.MustParseAddrPort("10.0.0.2:40002"), Backend: "sim", Phase: workshop.PhaseFailed,
-			Observed: "error: " + long, Last: now},
+			Observed: text.Same("error: " + long), Last: now},
 		{N: 3, Addr: netip.MustParseAddrPort("10.0.0.3:40003"), Backend: "sim", Phase: workshop.PhaseLanded,
-			Observed: "connected", Landed: true, Message: privdata.PeerBytes("short \x1b[2J"), Last: now},
+			Observed: text.Same("connected"), Landed: true, Message: privdata.PeerBytes("short \x1b[2J"), Last: now},
 	}
 	var out bytes.Buffer
 	writeRoster(&out, rows, workshop.Counts{Finished: 1, Failed: 1, Connected: 1}, now)
