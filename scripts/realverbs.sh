@@ -70,6 +70,9 @@ export TMUX_TMPDIR=/run   # tmux's socket cannot live on the 9p-shared /tmp
 export RDMATOUR_BIN=$out/rdmatour RDMATOUR_SEED_BIN=$out/rdma-write-demo
 export RDMATOUR_EXPORT_DIR=$out
 export RDMATOUR_EXERCISE_BUILT=$out/exercises RDMATOUR_EXERCISES=$RDMATOUR_EXERCISES
+# Each lesson runs on rxe once, as one demo process or as two processes,
+# in turns down the table (realLessonShare): both ways, half the time.
+export RDMATOUR_REAL_LESSONS=split
 # Full output goes to files; the summary to the console, the details of
 # any failure after it.
 run() {

@@ -45,16 +45,16 @@ func runPair(t *testing.T, host, bind string, srvExtra, cliExtra []string, backe
 // Every lesson as two --auto processes: the no-recv lesson used to miss
 // its RNR here, because nothing held the server's late RECV back.
 func TestLessonsAsTwoProcesses(t *testing.T) {
-	runLessonPairs(t, "127.0.0.1", "", "--backend", "sim")
+	runLessonPairs(t, lessonErrors, "127.0.0.1", "", "--backend", "sim")
 }
 
 func TestRealLessonsAsTwoProcesses(t *testing.T) {
 	addr := realAddr(t)
-	runLessonPairs(t, addr, addr, "--backend", "rdma")
+	runLessonPairs(t, realLessonShare(1), addr, addr, "--backend", "rdma")
 }
 
-func runLessonPairs(t *testing.T, host, bind string, backend ...string) {
-	for _, tt := range lessonErrors {
+func runLessonPairs(t *testing.T, lessons []lessonError, host, bind string, backend ...string) {
+	for _, tt := range lessons {
 		t.Run(tt.lesson+strings.Join(tt.extra, ""), func(t *testing.T) {
 			args := append([]string{"--lesson", tt.lesson}, tt.extra...)
 			o := runPair(t, host, bind, args, args, backend...)
