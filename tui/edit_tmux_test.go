@@ -3,8 +3,6 @@ package tui
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,18 +15,7 @@ import (
 // depth in range applied shows as the learner's edit; the step then runs
 // with it and its C says what the tour would have used.
 func TestEditFormInRealTerminal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs it in tmux")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: skipping the real-terminal test")
-	}
-	bin := filepath.Join(t.TempDir(), "rdmatour")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/rdmatour").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("rdmatour-edit-%d", os.Getpid())}
-	t.Cleanup(func() { s.cmd("kill-server") })
+	bin, s := newTmux(t, fmt.Sprintf("rdmatour-edit-%d", os.Getpid()))
 	cmdline := fmt.Sprintf("%s demo --backend sim --lang en --port %d; echo \"EXIT=$?\"; exec sleep 600", bin, freePort(t))
 	s.must("new-session", "-d", "-s", "rt", "-x", "80", "-y", "24", "-e", "LANG=C.UTF-8", "-e", "NO_COLOR=", cmdline)
 	sc, ok := s.waitFor(10*time.Second, func(sc string) bool { _, _, ok := progress(sc); return ok })

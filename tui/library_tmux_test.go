@@ -3,8 +3,6 @@ package tui
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,18 +12,7 @@ import (
 // sim` in a w×h tmux pane in lang, waiting for its first screen.
 func startDemoInTmux(t *testing.T, lang string, w, h int) *tmuxSession {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary and runs it in tmux")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: skipping the real-terminal test")
-	}
-	bin := filepath.Join(t.TempDir(), "rdmatour")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/rdmatour").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("rdmatour-lib-%s-%d", lang, os.Getpid())}
-	t.Cleanup(func() { s.cmd("kill-server") })
+	bin, s := newTmux(t, fmt.Sprintf("rdmatour-lib-%s-%d", lang, os.Getpid()))
 	cmdline := fmt.Sprintf("%s demo --backend sim --lang %s --port %d; echo \"EXIT=$?\"; exec sleep 600", bin, lang, freePort(t))
 	s.must("new-session", "-d", "-s", "rt", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-e", "LANG=C.UTF-8", "-e", "NO_COLOR=", cmdline)
 	if sc, ok := s.waitFor(10*time.Second, func(sc string) bool { _, _, ok := progress(sc); return ok }); !ok {

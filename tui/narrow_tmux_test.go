@@ -32,6 +32,16 @@ func buildForTmux(t *testing.T) string {
 	return bin
 }
 
+// newTmux builds the binary (or skips) and starts a tmux server on its
+// own socket, killed when the test ends.
+func newTmux(t *testing.T, socket string) (bin string, s *tmuxSession) {
+	t.Helper()
+	bin = buildForTmux(t)
+	s = &tmuxSession{t: t, socket: socket}
+	t.Cleanup(func() { s.cmd("kill-server") })
+	return bin, s
+}
+
 // tmuxPane is one window of a tmux server: its own target.
 type tmuxPane struct {
 	s      *tmuxSession
@@ -81,9 +91,7 @@ func flatScreen(sc string) string { return strings.Join(strings.Fields(sc), " ")
 // and the WRITE's long call is reached by shift+tab and scrolled by ↓; in Chinese at the end the whole end banner is on screen,
 // "按 q 退出" included.
 func TestNarrowDemoInTmux(t *testing.T) {
-	bin := buildForTmux(t)
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("rdmatour-narrow-%d", os.Getpid())}
-	t.Cleanup(func() { s.cmd("kill-server") })
+	bin, s := newTmux(t, fmt.Sprintf("rdmatour-narrow-%d", os.Getpid()))
 	cmdline := fmt.Sprintf("%s demo --backend sim --lang en --port %d; echo \"EXIT=$?\"; exec sleep 600", bin, freePort(t))
 	s.must("new-session", "-d", "-s", "rt", "-x", "80", "-y", "24", "-e", "LANG=C.UTF-8", "-e", "NO_COLOR=1", cmdline)
 	p := tmuxPane{s, "rt"}
@@ -167,9 +175,7 @@ var twoDigitProgress = regexp.MustCompile(`\s1\d/18\s*$`)
 // before a two-digit progress; both end with the whole "Tour complete"
 // banner.
 func TestTwoTerminalsInTmux(t *testing.T) {
-	bin := buildForTmux(t)
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("rdmatour-two-%d", os.Getpid())}
-	t.Cleanup(func() { s.cmd("kill-server") })
+	bin, s := newTmux(t, fmt.Sprintf("rdmatour-two-%d", os.Getpid()))
 	port := freePort(t)
 	srvCmd := fmt.Sprintf("%s server --backend sim --lang en --port %d; echo \"EXIT=$?\"; exec sleep 600", bin, port)
 	cliCmd := fmt.Sprintf("%s client 127.0.0.1 --port %d --backend sim --lang en; echo \"EXIT=$?\"; exec sleep 600", bin, port)

@@ -3,8 +3,6 @@ package tui
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,18 +13,7 @@ import (
 // and, at once, the server's buffer with the bytes highlighted; they stay
 // highlighted while the presenter zooms in and out, until the next step.
 func TestPresenterInTmux(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs it in tmux")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	bin := filepath.Join(t.TempDir(), "rdmatour")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/rdmatour").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("rdmatour-presenter-%d", os.Getpid())}
-	t.Cleanup(func() { s.cmd("kill-server") })
+	bin, s := newTmux(t, fmt.Sprintf("rdmatour-presenter-%d", os.Getpid()))
 	cmdline := fmt.Sprintf("%s demo --backend sim --lang en --port %d; echo \"EXIT=$?\"; exec sleep 600", bin, freePort(t))
 	s.must("new-session", "-d", "-s", "rt", "-x", "100", "-y", "30", "-e", "LANG=C.UTF-8", cmdline)
 	sc, ok := s.waitFor(10*time.Second, func(sc string) bool { _, _, ok := progress(sc); return ok })

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,18 +85,7 @@ func TestHistoryOnAClientAlone(t *testing.T) {
 // device and no peer needed): Enter through the steps, [ to look back,
 // the marker on the captured screen, Esc back to now, q exits 0.
 func TestHistoryInRealTerminal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs it in tmux")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: skipping the real-terminal test")
-	}
-	bin := filepath.Join(t.TempDir(), "rdmatour")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/rdmatour").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("rdmatour-hist-%d", os.Getpid())}
-	t.Cleanup(func() { s.cmd("kill-server") })
+	bin, s := newTmux(t, fmt.Sprintf("rdmatour-hist-%d", os.Getpid()))
 	file, _ := filepath.Abs("../testdata/replay/rxe-send-client.jsonl")
 	cmdline := fmt.Sprintf("%s replay %s --lang en; echo \"EXIT=$?\"; exec sleep 600", bin, file)
 	s.must("new-session", "-d", "-s", "rt", "-x", "120", "-y", "40", "-e", "LANG=C.UTF-8", "-e", "NO_COLOR=", cmdline)

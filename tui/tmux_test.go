@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -98,21 +97,7 @@ func checkFits(t *testing.T, name, screen string, w, h int) {
 // tour by Enter, the Result on screen, Chinese after l, a resize to
 // 80×24, and q restoring the terminal with exit status 0.
 func TestRealTerminal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs it in tmux")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: skipping the real-terminal test")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "rdmatour")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/rdmatour")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("rdmatour-test-%d", os.Getpid())}
-	t.Cleanup(func() { s.cmd("kill-server") })
+	bin, s := newTmux(t, fmt.Sprintf("rdmatour-test-%d", os.Getpid()))
 	port := freePort(t)
 	// The shell prints the exit status and stays, so that after q the
 	// pane shows what the terminal was left like.

@@ -37,9 +37,7 @@ func runToEnd(t *testing.T, p tmuxPane, pick string, end func(string) bool) stri
 }
 
 func TestWordsInTmux(t *testing.T) {
-	bin := buildForTmux(t)
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("rdmatour-words-%d", os.Getpid())}
-	t.Cleanup(func() { s.cmd("kill-server") })
+	bin, s := newTmux(t, fmt.Sprintf("rdmatour-words-%d", os.Getpid()))
 	start := func(name string, w, h int, args string) tmuxPane {
 		cmd := fmt.Sprintf("%s %s; echo \"EXIT=$?\"; exec sleep 600", bin, args)
 		s.must("new-session", "-d", "-s", name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-e", "LANG=C.UTF-8", "-e", "NO_COLOR=1", cmd)

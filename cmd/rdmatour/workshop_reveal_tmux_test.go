@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -13,17 +12,9 @@ import (
 // whose answers come in as the second round; n moves the room to the
 // next lesson.
 func TestWorkshopRevealInTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("needs tmux")
-	}
+	tmux := newTermPair(t).tmux // a tmux server of its own (humanpace_test.go)
 	port := freePort(t)
-	sock := "rdmatour-rv-" + port
-	tmux := func(args ...string) string {
-		out, _ := exec.Command("tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
-		return string(out)
-	}
 	tmux("new-session", "-d", "-x", "100", "-y", "30", binPath+" server "+port+" --workshop --backend sim --lesson bad-rkey; echo EXIT=$?; sleep 60")
-	t.Cleanup(func() { tmux("kill-server") })
 	waitScreen := func(want string) string {
 		t.Helper()
 		deadline := time.Now().Add(60 * time.Second)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/rdmatour/rdmatour/steps/privdata"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,18 +15,10 @@ import (
 // selecting one shows its side of the connection; q ends the workshop
 // with everything released and the roster printed as a table.
 func TestWorkshopScreenInTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("needs tmux")
-	}
+	tmux := newTermPair(t).tmux // a tmux server of its own (humanpace_test.go)
 	port := freePort(t)
-	sock := "rdmatour-ws-" + port
-	tmux := func(args ...string) string {
-		out, _ := exec.Command("tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
-		return string(out)
-	}
 	results := filepath.Join(t.TempDir(), "room.csv")
 	tmux("new-session", "-d", "-x", "120", "-y", "40", binPath+" server "+port+" --workshop --backend sim --results "+results+"; echo EXIT=$?; sleep 60")
-	t.Cleanup(func() { tmux("kill-server") })
 	waitScreen := func(want string) string {
 		t.Helper()
 		deadline := time.Now().Add(30 * time.Second)
