@@ -117,19 +117,28 @@ func TestHeaderPromisingMoreStepsIsCutOff(t *testing.T) {
 }
 
 // TestWholeFileIsBounded (R6): lines each under the line limit still
-// may not add up to more than the file limit.
+// may not add up to more than the file limit. The bounds here are small
+// (64 KiB lines, 256 KiB files): the check is the one maxLine and
+// maxFile make, and 32 MiB of JSON took 33 s to write and read under
+// the race detector.
 func TestWholeFileIsBounded(t *testing.T) {
+	const lineLimit, fileLimit = 64 << 10, 256 << 10
 	ok := serverLines(t)
-	pad := strings.Repeat("x", maxLine/2)
+	pad := strings.Repeat("x", lineLimit/2)
 	lines := []string{ok[0]}
-	for i := 1; i < len(ok)-1; i++ {
+	// Enough padded lines to pass the file limit.
+	for i := 1; i < len(ok)-1 && len(lines) <= fileLimit/len(pad)+1; i++ {
 		padded := edit(t, ok, i, func(m map[string]any) {
 			m["outcome"].(map[string]any)["Note"] = map[string]any{"EN": pad}
 		})
 		lines = append(lines, padded[i])
 	}
-	_, err := Decode(strings.NewReader(join(append(lines, ok[len(ok)-1]))), "bloat.rec")
-	if err == nil || !strings.Contains(err.Error(), "longer than 32 MiB") {
-		t.Fatalf("a %d-line file of %d MiB lines: %v", len(lines), maxLine/2>>20, err)
+	file := join(append(lines, ok[len(lines):]...)) // the rest as recorded
+	if _, err := decodeWithin(strings.NewReader(file), "bloat.rec", lineLimit, 1<<20); err != nil {
+		t.Fatalf("the same file under a 1 MiB bound: %v", err)
+	}
+	_, err := decodeWithin(strings.NewReader(file), "bloat.rec", lineLimit, fileLimit)
+	if err == nil || !strings.Contains(err.Error(), "longer than 256 KiB") {
+		t.Fatalf("a %d-line file of %d KiB lines: %v", len(lines), len(pad)>>10, err)
 	}
 }

@@ -50,7 +50,13 @@ func ReadFile(path string) (*Recording, error) {
 // Decode reads a recording; name labels errors. It checks that every side
 // replays on this rdmatour's tour (NewPlayer) before returning.
 func Decode(r io.Reader, name string) (*Recording, error) {
-	d := &decoder{name: name, in: bufio.NewReader(r)}
+	return decodeWithin(r, name, maxLine, maxFile)
+}
+
+// decodeWithin is Decode with the line and file bounds given (the tests
+// check the bounds with small ones: 32 MiB of JSON is slow to make).
+func decodeWithin(r io.Reader, name string, lineLimit, fileLimit int) (*Recording, error) {
+	d := &decoder{name: name, in: bufio.NewReader(r), lineLimit: lineLimit, fileLimit: fileLimit}
 	if err := d.header(); err != nil {
 		return nil, err
 	}
@@ -73,6 +79,8 @@ func Decode(r io.Reader, name string) (*Recording, error) {
 type decoder struct {
 	name  string
 	in    *bufio.Reader
+	// lineLimit and fileLimit are maxLine and maxFile, but in tests.
+	lineLimit, fileLimit int
 	line  int
 	read  int // bytes read so far
 	head  Header
@@ -101,13 +109,13 @@ func (d *decoder) next() ([]byte, error) {
 	for {
 		chunk, err := d.in.ReadSlice('\n')
 		buf = append(buf, chunk...)
-		if d.read += len(chunk); d.read > maxFile {
+		if d.read += len(chunk); d.read > d.fileLimit {
 			d.line++
-			return nil, d.fail("the file is longer than %d MiB (a recording is well under 1 MiB): this is not an rdmatour recording", maxFile>>20)
+			return nil, d.fail("the file is longer than %s (a recording is well under 1 MiB): this is not an rdmatour recording", size(d.fileLimit))
 		}
-		if len(buf) > maxLine {
+		if len(buf) > d.lineLimit {
 			d.line++
-			return nil, d.fail("the line is longer than %d MiB: this is not an rdmatour recording", maxLine>>20)
+			return nil, d.fail("the line is longer than %s: this is not an rdmatour recording", size(d.lineLimit))
 		}
 		switch {
 		case err == nil:
@@ -219,4 +227,12 @@ func sideConfig(sh SideHeader) (steps.Config, error) {
 		}
 	}
 	return cfg, cfg.Validate()
+}
+
+// size is n bytes in MiB, or KiB below one MiB.
+func size(n int) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
 }

@@ -15,6 +15,7 @@ import (
 // depth in range applied shows as the learner's edit; the step then runs
 // with it and its C says what the tour would have used.
 func TestEditFormInRealTerminal(t *testing.T) {
+	t.Parallel() // waits on the screen, mostly: the tmux tests overlap
 	bin, s := newTmux(t, fmt.Sprintf("rdmatour-edit-%d", os.Getpid()))
 	cmdline := fmt.Sprintf("%s demo --backend sim --lang en --port %d; echo \"EXIT=$?\"; exec sleep 600", bin, freePort(t))
 	s.must("new-session", "-d", "-s", "rt", "-x", "80", "-y", "24", "-e", "LANG=C.UTF-8", "-e", "NO_COLOR=", cmdline)

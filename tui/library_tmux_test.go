@@ -43,6 +43,7 @@ func (s *tmuxSession) expect(what, want string, keys ...string) string {
 // and Chinese: the index, a search, Enter on a page, Tab and Enter on a
 // link, Esc back to the page, to the index, and to the tour.
 func TestPageIndexInTmux(t *testing.T) {
+	t.Parallel() // waits on the screen, mostly: the tmux tests overlap
 	cases := []struct {
 		lang, index, query, title, link, tour string
 	}{
@@ -81,6 +82,7 @@ func TestPageIndexInTmux(t *testing.T) {
 // TestLessonFromTheIndexInTmux: in the demo, L, a lesson, Enter and r
 // start both sides again with that lesson.
 func TestLessonFromTheIndexInTmux(t *testing.T) {
+	t.Parallel() // waits on the screen, mostly: the tmux tests overlap
 	s := startDemoInTmux(t, "en", 100, 30)
 	s.expect("L", "Lessons (r on a lesson's page runs it)", "L")
 	s.expect("choose", "SEND with no posted RECV", "text:no-recv", "Enter")

@@ -32,12 +32,15 @@ func buildForTmux(t *testing.T) string {
 	return bin
 }
 
-// newTmux builds the binary (or skips) and starts a tmux server on its
-// own socket, killed when the test ends.
+// newTmux builds the binary (or skips) and starts a tmux server on a
+// socket of this test's own, killed when the test ends. Its panes get a
+// HOME of their own: the tmux tests run in parallel (they mostly wait
+// for the screen), and a learner's progress file must not be shared.
 func newTmux(t *testing.T, socket string) (bin string, s *tmuxSession) {
 	t.Helper()
 	bin = buildForTmux(t)
-	s = &tmuxSession{t: t, socket: socket}
+	name := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+	s = &tmuxSession{t: t, socket: socket + "-" + name, home: t.TempDir()}
 	t.Cleanup(func() { s.cmd("kill-server") })
 	return bin, s
 }
@@ -68,7 +71,9 @@ func (p tmuxPane) waitFor(d time.Duration, ok func(string) bool) (string, bool) 
 // Enter waits for the step before it to finish).
 func (p tmuxPane) stepTo(t *testing.T, done int) string {
 	t.Helper()
-	sc := p.screen()
+	// A key sent before the program reads its terminal is lost (and cost
+	// a 10 s wait below): first wait for the step counter to be drawn.
+	sc, _ := p.waitFor(10*time.Second, func(sc string) bool { _, _, ok := progress(sc); return ok })
 	for i := 0; ; i++ {
 		d, _, ok := progress(sc)
 		if ok && d >= done {
@@ -91,6 +96,7 @@ func flatScreen(sc string) string { return strings.Join(strings.Fields(sc), " ")
 // and the WRITE's long call is reached by shift+tab and scrolled by ↓; in Chinese at the end the whole end banner is on screen,
 // "按 q 退出" included.
 func TestNarrowDemoInTmux(t *testing.T) {
+	t.Parallel() // waits on the screen, mostly: the tmux tests overlap
 	bin, s := newTmux(t, fmt.Sprintf("rdmatour-narrow-%d", os.Getpid()))
 	cmdline := fmt.Sprintf("%s demo --backend sim --lang en --port %d; echo \"EXIT=$?\"; exec sleep 600", bin, freePort(t))
 	s.must("new-session", "-d", "-s", "rt", "-x", "80", "-y", "24", "-e", "LANG=C.UTF-8", "-e", "NO_COLOR=1", cmdline)
@@ -175,6 +181,7 @@ var twoDigitProgress = regexp.MustCompile(`\s1\d/18\s*$`)
 // before a two-digit progress; both end with the whole "Tour complete"
 // banner.
 func TestTwoTerminalsInTmux(t *testing.T) {
+	t.Parallel() // waits on the screen, mostly: the tmux tests overlap
 	bin, s := newTmux(t, fmt.Sprintf("rdmatour-two-%d", os.Getpid()))
 	port := freePort(t)
 	srvCmd := fmt.Sprintf("%s server --backend sim --lang en --port %d; echo \"EXIT=$?\"; exec sleep 600", bin, port)

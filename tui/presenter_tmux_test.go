@@ -13,6 +13,7 @@ import (
 // and, at once, the server's buffer with the bytes highlighted; they stay
 // highlighted while the presenter zooms in and out, until the next step.
 func TestPresenterInTmux(t *testing.T) {
+	t.Parallel() // waits on the screen, mostly: the tmux tests overlap
 	bin, s := newTmux(t, fmt.Sprintf("rdmatour-presenter-%d", os.Getpid()))
 	cmdline := fmt.Sprintf("%s demo --backend sim --lang en --port %d; echo \"EXIT=$?\"; exec sleep 600", bin, freePort(t))
 	s.must("new-session", "-d", "-s", "rt", "-x", "100", "-y", "30", "-e", "LANG=C.UTF-8", cmdline)

@@ -85,6 +85,7 @@ func TestHistoryOnAClientAlone(t *testing.T) {
 // device and no peer needed): Enter through the steps, [ to look back,
 // the marker on the captured screen, Esc back to now, q exits 0.
 func TestHistoryInRealTerminal(t *testing.T) {
+	t.Parallel() // waits on the screen, mostly: the tmux tests overlap
 	bin, s := newTmux(t, fmt.Sprintf("rdmatour-hist-%d", os.Getpid()))
 	file, _ := filepath.Abs("../testdata/replay/rxe-send-client.jsonl")
 	cmdline := fmt.Sprintf("%s replay %s --lang en; echo \"EXIT=$?\"; exec sleep 600", bin, file)

@@ -18,11 +18,16 @@ import (
 type tmuxSession struct {
 	t      *testing.T
 	socket string
+	home   string // HOME for the server and its panes ("": this process's)
 }
 
 func (s *tmuxSession) cmd(args ...string) (string, error) {
 	all := append([]string{"-L", s.socket, "-u", "-f", "/dev/null"}, args...)
-	out, err := exec.Command("tmux", all...).CombinedOutput()
+	cmd := exec.Command("tmux", all...)
+	if s.home != "" { // the server, started by the first command, passes it on
+		cmd.Env = append(os.Environ(), "HOME="+s.home)
+	}
+	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
 
@@ -97,6 +102,7 @@ func checkFits(t *testing.T, name, screen string, w, h int) {
 // tour by Enter, the Result on screen, Chinese after l, a resize to
 // 80×24, and q restoring the terminal with exit status 0.
 func TestRealTerminal(t *testing.T) {
+	t.Parallel() // waits on the screen, mostly: the tmux tests overlap
 	bin, s := newTmux(t, fmt.Sprintf("rdmatour-test-%d", os.Getpid()))
 	port := freePort(t)
 	// The shell prints the exit status and stays, so that after q the

@@ -37,6 +37,7 @@ func runToEnd(t *testing.T, p tmuxPane, pick string, end func(string) bool) stri
 }
 
 func TestWordsInTmux(t *testing.T) {
+	t.Parallel() // waits on the screen, mostly: the tmux tests overlap
 	bin, s := newTmux(t, fmt.Sprintf("rdmatour-words-%d", os.Getpid()))
 	start := func(name string, w, h int, args string) tmuxPane {
 		cmd := fmt.Sprintf("%s %s; echo \"EXIT=$?\"; exec sleep 600", bin, args)
