@@ -77,14 +77,14 @@ func decodeWithin(r io.Reader, name string, lineLimit, fileLimit int) (*Recordin
 
 // decoder holds what has been read so far.
 type decoder struct {
-	name  string
-	in    *bufio.Reader
+	name string
+	in   *bufio.Reader
 	// lineLimit and fileLimit are maxLine and maxFile, but in tests.
 	lineLimit, fileLimit int
-	line  int
-	read  int // bytes read so far
-	head  Header
-	sides []*sideReader
+	line                 int
+	read                 int // bytes read so far
+	head                 Header
+	sides                []*sideReader
 }
 
 // sideReader is one side being decoded.
