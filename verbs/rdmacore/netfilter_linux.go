@@ -64,9 +64,13 @@ func runNft(nft, commands string) error {
 	return nil
 }
 
-// local reports whether addr is one of this host's addresses.
+// local reports whether addr is one of this host's addresses. An address
+// not known (rdma_cm's request id may not have it yet) is not refused.
 func local(addr netip.Addr) bool {
 	addr = addr.Unmap()
+	if !addr.IsValid() {
+		return false
+	}
 	if addr.IsLoopback() || addr.IsUnspecified() {
 		return true
 	}
