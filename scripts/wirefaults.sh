@@ -46,7 +46,7 @@ while read -r name; do
 	wait \$srv; echo "\$? " > $out/\$name.server.rc
 	bash $out/counters.sh $out/\$name server after
 	sleep 1; kill -INT \$dump; wait \$dump
-	echo "server \$name exited \$(cat $out/\$name.server.rc)after \$(echo "\$(date +%s.%N) - \$start" | bc) s; tables left: \$(nft list tables | wc -l)"
+	echo "server \$name exited \$(cat $out/\$name.server.rc)after \$(awk "BEGIN { printf \"%.1f\", \$(date +%s.%N) - \$start }") s; tables left: \$(nft list tables | wc -l)"
 done < $out/cases
 SCRIPT
 
