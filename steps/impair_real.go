@@ -38,9 +38,9 @@ func (s *Session) dropArriving(qp verbs.QP, out *Outcome) error {
 			return s.noRealDrop(peer, err)
 		}
 		s.set(func() { s.wireRemove = remove })
-		table := fmt.Sprintf("rdmatour_qp_%06x", qp.Num())
-		addNote(out, text.Text{EN: "This host now drops the peer's packets to QP 0x" + fmt.Sprintf("%x", qp.Num()) + " as they arrive: " + peer.String() + " (numbered from 1 as the peer sends them, retransmissions included), with an nftables rule on netfilter's input hook (table ip " + table + "), removed at teardown.",
-			ZH: "本机现在会在对端发往 QP 0x" + fmt.Sprintf("%x", qp.Num()) + " 的包到达时把它们丢掉：" + peer.String() + "（按对端发出的顺序从 1 编号，重传也算），用的是 netfilter input 钩子上的一条 nftables 规则（table ip " + table + "），拆除时删掉。"})
+		qpn := fmt.Sprintf("0x%x", qp.Num())
+		addNote(out, text.Text{EN: "This host now drops the peer's packets to QP " + qpn + " as they arrive: " + peer.String() + " (numbered from 1 as the peer sends them, retransmissions included), with an nftables rule on netfilter's input hook (`nft list ruleset` shows it), removed at teardown.",
+			ZH: "本机现在会在对端发往 QP " + qpn + " 的包到达时把它们丢掉：" + peer.String() + "（按对端发出的顺序从 1 编号，重传也算），用的是 netfilter input 钩子上的一条 nftables 规则（`nft list ruleset` 可以看到），拆除时删掉。"})
 	}
 	if !own.IsZero() {
 		addNote(out, text.Text{EN: "This side's packets meet " + own.String() + ": the peer's host drops them as they arrive there.",
