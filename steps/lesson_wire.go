@@ -7,8 +7,11 @@ import (
 
 // The wire's lessons: nothing is wrong in the code; the wire loses
 // packets on purpose (Lesson.wire, impair.go) and RC recovers, or gives
-// up. On the simulated NIC only: its recovery follows rxe's requester,
-// responder and completer (verbs/sim TestFaultTable).
+// up. On the simulated NIC the sender's wire loses them, and its recovery
+// follows rxe's requester, responder and completer (verbs/sim
+// TestFaultTable); on Soft-RoCE the receiving host drops them with
+// nftables (impair_real.go), and the packets on the wire are the
+// simulated NIC's (TestSimWireFaultsMatchRxe, scripts/wirefaults.sh).
 
 // retryCount is the client's conn_param.retry_count edit: the tour's own
 // is 0, with which one loss is fatal (retry-zero).

@@ -49,13 +49,18 @@ func runPair(t *testing.T, cfg Config) map[Role]*Session {
 	return sides
 }
 
+// quickTimeouts is a simulated NIC whose QPs time out after 67 ms, not
+// rxe's 2.15 s: for the tests that run every lesson to read what the
+// steps say, not how long a lost packet takes.
+func quickTimeouts() sim.Options { return sim.Options{ACKTimeout: 14} }
+
 // forEachStepRun runs every pair case on simulated NICs and calls f
 // with each step of both sides and its outcome (nil if it did not run);
 // from names the case, side and step.
 func forEachStepRun(t *testing.T, f func(from string, st Step, out *Outcome)) {
 	t.Helper()
 	for _, tc := range pairCases() {
-		sides, err := RunPair(context.Background(), tc.cfg, sim.New(sim.Options{}), sim.New(sim.Options{}))
+		sides, err := RunPair(context.Background(), tc.cfg, sim.New(quickTimeouts()), sim.New(quickTimeouts()))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

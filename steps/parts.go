@@ -140,6 +140,9 @@ type tourState struct {
 	fetchAdded bool
 	// pinRestore puts back the RLIMIT_MEMLOCK the memlock lesson lowered.
 	pinRestore func() error
+	// wireRemove takes away the rule that drops the peer's packets on a
+	// real NIC (impair_real.go). No C: the tour's program has no rule.
+	wireRemove func() error
 }
 
 // release destroys the ud tour's address handle (before the QP and PD).
@@ -151,6 +154,12 @@ func (ts *tourState) release(log *teardownLog) {
 	if ts.pinRestore != nil {
 		log.free(restoreMemlockCall(), ts.pinRestore)
 		ts.pinRestore = nil
+	}
+	if ts.wireRemove != nil {
+		if err := ts.wireRemove(); err != nil && log.err == nil {
+			log.err = err
+		}
+		ts.wireRemove = nil
 	}
 }
 

@@ -63,7 +63,7 @@ func resultsOf(t *testing.T, tour TourKind, n Notify, track Track, lesson string
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	nic := sim.New(sim.Options{})
+	nic := sim.New(quickTimeouts())
 	srv, err := NewSession(Config{Role: Server, Tour: tour, Notify: n, Track: track, Lesson: lessonNamed(lesson), Provider: nic,
 		Bind: netip.MustParseAddrPort("127.0.0.1:0"), Timeout: 10 * time.Second})
 	if err != nil {

@@ -3,6 +3,7 @@ package verbs
 import (
 	"fmt"
 	"math"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,4 +166,15 @@ func parseDelay(val string) (WireDelay, error) {
 // now on, numbering them from 1.
 type WireImpairer interface {
 	ImpairWire(f WireFaults) error
+}
+
+// ArrivalDropper is a provider that can lose the packets arriving at one
+// of its QPs, where a real NIC cannot impair its own wire (rdmacore: an
+// nftables rule on this host's input hook, so it needs root and nft).
+// f numbers the packets as the peer's QP sends them, from 1, as
+// WireImpairer does on the sending side; peer is the peer's address, so
+// that a peer on this very host, whose packets never cross netfilter,
+// is refused. remove takes the rule away (the tour's teardown).
+type ArrivalDropper interface {
+	DropArriving(qpn uint32, peer netip.Addr, f WireFaults) (remove func() error, err error)
 }

@@ -16,7 +16,13 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${RDMATOUR_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmatour/qemu}
 # Modules the guest needs; their dependencies come from modules.dep.
-MODULES=(virtio_pci virtio_net 9pnet_virtio 9p rdma_rxe rdma_ucm ib_uverbs crc32_generic)
+# nf_tables and nft_numgen: scripts/wirefaults.sh and the wire lessons on
+# rxe lose the Nth packet arriving at a QP with an nftables rule (its
+# payload match and counter are nf_tables' own; numgen counts packets).
+# crc32c_generic first: nf_tables needs libcrc32c, whose init asks the
+# crypto API for crc32c, and busybox's insmod cannot load it on demand.
+MODULES=(virtio_pci virtio_net 9pnet_virtio 9p rdma_rxe rdma_ucm ib_uverbs crc32_generic
+         crc32c_generic nf_tables nft_numgen)
 
 force=0
 [[ ${1:-} == --force ]] && force=1

@@ -14,7 +14,8 @@ PKGS=(qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core
       ibverbs-providers ibverbs-utils rdmacm-utils perftest tmux util-linux
       libibverbs-dev librdmacm-dev
       gcc libc6-dev    # build-seed.sh and the probes compile C on the host
-      tcpdump tshark)  # twohosts.sh captures the wire and checks it dissects
+      tcpdump tshark   # twohosts.sh captures the wire and checks it dissects
+      nftables)        # the wire lessons on rxe drop packets with nft (wirefaults.sh)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -45,9 +45,10 @@ func peerGID(a netip.Addr) netip.Addr {
 //     CONNECT_RESPONSE on: INIT, RTR and RTS.
 //
 // path_mtu is sim0's active MTU, 1024, as rxe's on a 1500-byte netdev.
-// Deliberate differences from rxe: min_rnr_timer is the simulated NIC's
-// Options.MinRNRTimer (the kernel says 0, i.e. 655.36 ms) and timeout is 14
-// (rdma_cm on rxe says 19), the values sim0's rdma_create_qp QPs use.
+// timeout is rdma_cm's on rxe, 19 (Options.ACKTimeout, rxeACKTimeout).
+// A deliberate difference from rxe: min_rnr_timer is the simulated NIC's
+// Options.MinRNRTimer (the kernel says 0, i.e. 655.36 ms), the value
+// sim0's rdma_create_qp QPs use.
 func (id *cmID) InitQPAttr(state verbs.QPState) (verbs.QPAttr, verbs.QPAttrMask, error) {
 	const fn = "rdma_init_qp_attr"
 	id.mu.Lock()
@@ -127,11 +128,11 @@ func (id *cmID) rtrAttrLocked() (verbs.QPAttr, verbs.QPAttrMask) {
 		verbs.QPAttrRQPSN | verbs.QPAttrMaxDestRdAtomic | verbs.QPAttrMinRNRTimer
 }
 
-// rtsAttrLocked is the RTR->RTS attributes: this side's PSN and the
-// retry counts the REQ/REP agreed. id.mu is held.
+// rtsAttrLocked is the RTR->RTS attributes: this side's PSN, the ACK
+// timeout and the retry counts the REQ/REP agreed. id.mu is held.
 func (id *cmID) rtsAttrLocked() (verbs.QPAttr, verbs.QPAttrMask) {
 	a := verbs.QPAttr{
-		State: verbs.QPSRTS, SQPSN: id.myPSN(), Timeout: 14, RetryCnt: min(id.retryCnt, 7),
+		State: verbs.QPSRTS, SQPSN: id.myPSN(), Timeout: id.p.opts.ACKTimeout, RetryCnt: min(id.retryCnt, 7),
 		RNRRetry: min(id.rnrRetry, 7), MaxRdAtomic: id.initDepth,
 	}
 	return a, verbs.QPAttrState | verbs.QPAttrSQPSN | verbs.QPAttrTimeout | verbs.QPAttrRetryCnt |

@@ -101,6 +101,9 @@ func (s *side) regMR(t testing.TB, n int, acc verbs.Access) verbs.MR {
 	return mr
 }
 
+// testACKTimeout is the timeout code connectPair's QPs get (67 ms).
+const testACKTimeout = 14
+
 // connectPair builds a connected server/client pair on two providers.
 func connectPair(t testing.TB, cfg pairCfg) (srv, cli *side) {
 	t.Helper()
@@ -116,6 +119,11 @@ func connectPair(t testing.TB, cfg pairCfg) (srv, cli *side) {
 		for _, p := range []*verbs.ConnParam{&cfg.connect, &cfg.accept} {
 			p.ResponderResources, p.InitiatorDepth = max(p.ResponderResources, 1), max(p.InitiatorDepth, 1)
 		}
+	}
+	// The tests are about what a timeout does, not how long rxe's 2.15 s
+	// takes: unless a test asks, rdma_cm's QPs here get timeout 14 (67 ms).
+	if cfg.opts.ACKTimeout == 0 {
+		cfg.opts.ACKTimeout = testACKTimeout
 	}
 	srvOpts := cfg.opts
 	srvOpts.Pcap = cfg.serverPcap

@@ -212,7 +212,7 @@ func newQP(d *device, p *pd, attr verbs.QPInitAttr, fn string, manual bool) (*qp
 		// librdmacm's rdma_create_qp moves the QP to INIT right away.
 		state:          verbs.QPSInit,
 		requesterState: requesterState{sqPSN: uint32(rand.N(1 << 24))},
-		qpAttrs:        qpAttrs{minRNR: d.p.opts.MinRNRTimer, port: 1, pmtu: activeMTU, timeout: 14}, // access: see cmID.CreateQP
+		qpAttrs:        qpAttrs{minRNR: d.p.opts.MinRNRTimer, port: 1, pmtu: activeMTU, timeout: d.p.opts.ACKTimeout}, // access: see cmID.CreateQP
 	}
 	if manual {
 		// ibv_create_qp: RESET, nothing set yet (rxe reports path_mtu 256).

@@ -85,8 +85,9 @@ func (q *qp) errorOut(w *sendWQE, status verbs.WCStatus) {
 			break
 		}
 	}
-	if status != verbs.WCSuccess {
-		q.count(cntSendErr)
-	}
+	// No send_err: rxe counts it only when handing a packet to the
+	// network fails (rxe_net.c rxe_xmit_packet), never for a WR that
+	// completes in error; between two guests a WRITE that ran out of
+	// retries moved completer_retry_err and retry_exceeded_err only.
 	q.moveToErr()
 }

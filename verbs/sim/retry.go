@@ -11,7 +11,7 @@ import (
 //
 // Over TCP nothing is lost, so while the peer's QP answers, every packet
 // that asks for an ACK gets one, and a timer could only fire spuriously
-// (a loaded machine delays an ACK past 67 ms easily). The timer therefore
+// (a loaded machine can delay an ACK past a short timeout). The timer therefore
 // runs only once packets may go missing: this side or the peer impairs
 // the wire (--wire, faults.go), the peer's DREQ arrived (rdma_disconnect
 // moved its QP to ERR, and an RNIC drops requests to a QP in ERR or to one
@@ -51,6 +51,16 @@ func (q *qp) watchAcks() {
 	q.ackWatch = true
 	q.armAckTimer()
 }
+
+// rxeACKTimeout is the timeout code rdma_cm gives an RC QP on rxe under
+// Linux 6.1: the REQ's Local ACK Timeout is 19 and the requester resends
+// a lost WRITE every 2.23–2.31 s (scripts/wirefaults.sh between two
+// guests under TCG, 2026-12-02; 4.096 µs × 2^19 = 2.15 s, plus a jiffy
+// or two). rdma_cm's RoCE path has a packet life time of 18
+// (cma.c CMA_IBOE_PACKET_LIFETIME) and cm_ack_timeout(15, 18) is 19,
+// 15 being rxe's local_ca_ack_delay (cm.c cm_rep_handler). Newer kernels
+// give 17 (0.54 s).
+const rxeACKTimeout = 19
 
 // rxeJiffy is the floor rxe puts under the local ACK timeout: it keeps
 // the timeout in jiffies and makes a 0 one jiffy (rxe_qp.c

@@ -58,6 +58,11 @@ type Options struct {
 	// the IBA value 0 (655.36 ms) is not selectable because it would make
 	// every RNR demo crawl.
 	MinRNRTimer uint8
+	// ACKTimeout is the timeout code rdma_cm gives an RC QP at RTS: its
+	// local ACK timeout is 4.096 µs × 2^ACKTimeout. 0 means rxe's 19
+	// (rxeACKTimeout); a test about retry logic rather than its pace may
+	// ask for a shorter one.
+	ACKTimeout uint8
 	// TraceWindow is how many packets the device remembers for the wire
 	// pane (default 512).
 	TraceWindow int
@@ -115,6 +120,9 @@ func New(opts Options) *Provider {
 	}
 	if opts.MinRNRTimer == 0 || opts.MinRNRTimer > 31 {
 		opts.MinRNRTimer = 12
+	}
+	if opts.ACKTimeout == 0 || opts.ACKTimeout > 31 {
+		opts.ACKTimeout = rxeACKTimeout
 	}
 	if opts.TraceWindow <= 0 {
 		opts.TraceWindow = 512

@@ -18,7 +18,7 @@ const (
 	cntDuplicateRequest
 	cntOutOfSeqRequest
 	cntCompleterRetryErr
-	cntSendErr
+	cntSendErr // never moves: the simulated wire cannot fail to send (qp_complete.go errorOut)
 	numCounters
 )
 

@@ -281,7 +281,7 @@ func (t *tap) cmMessage(m *cmMsg, outbound bool) wire.CMMessage {
 			RetryCount: m.RetryCount, PKey: 0xffff, PathMTU: uint8(verbs.MTUEnum(activeMTU)), RNRRetryCount: m.RNRRetryCount,
 			MaxCMRetries: 15, EndToEndFlowControl: m.FlowControl != 0,
 			PrimaryLocalGID: wire.GIDFromAddr(ipv4Of(src.Addr())), PrimaryRemoteGID: wire.GIDFromAddr(ipv4Of(dst.Addr())),
-			PrimaryHopLimit: 64, PrimaryLocalACKTimeout: 14,
+			PrimaryHopLimit: 64, PrimaryLocalACKTimeout: rxeACKTimeout, // as rdma_cm on rxe sends it (wire/testdata)
 			PrivateData: wire.REQPrivateData(netip.AddrPortFrom(ipv4Of(src.Addr()), src.Port()), ipv4Of(dst.Addr()), m.PrivateData)}
 		return r
 	case cmREP:
