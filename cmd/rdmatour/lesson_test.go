@@ -21,6 +21,8 @@ var lessonErrors = []struct {
 	{"htonl-address", nil, []string{`RDMA_WRITE completion: status "remote access error"`}},
 	{"post-before-connect", nil, []string{"ibv_post_send: invalid argument (errno 22 EINVAL)", "[server] RDMA-written buffer: "}},
 	{"doorbell-ordering", nil, []string{"learned of the write via doorbell"}},
+	{"never-signalled", nil, []string{"/* = 0, each of 15 times: batch 2, wr_id 1100..1114 */", "returned = 30 posts into 15 slots", "[server] RDMA-written buffer: hello from rdmatour"}},
+	{"inline-too-big", nil, []string{"ibv_post_send: invalid argument (errno 22 EINVAL)", "[server] learned of the write via send"}},
 	{"lost-wakeup", nil, []string{"ibv_get_cq_event(channel, &ev_cq, &ev_ctx); /* = no event in 3s: asleep with a completion in the CQ", "[server] RDMA-written buffer: "}},
 }
 

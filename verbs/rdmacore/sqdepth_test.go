@@ -43,10 +43,16 @@ func TestRxeSendQueueNeverSignalled(t *testing.T) {
 	start := time.Now()
 	n, errno := postUntilFull(pr, 0, 8*slots)
 	t.Logf("FACT back to back, unsignalled, never polled: %d of %d posted before %v (%v)", n, 8*slots, errno, time.Since(start))
-	time.Sleep(200 * time.Millisecond)
-	n2, errno2 := postUntilFull(pr, 1000, 8*slots)
-	t.Logf("FACT after 200 ms, no poll: %d more posted before %v", n2, errno2)
-	time.Sleep(200 * time.Millisecond)
+	// Over a wire the ACKs take longer than the posts: the assertion is on
+	// batches of a full queue, each after a pause (the sim's twin waits
+	// for the queue to drain).
+	for batch := range 4 {
+		time.Sleep(50 * time.Millisecond)
+		if n, errno := postUntilFull(pr, uint64(1000*(batch+1)), slots); n != slots {
+			t.Errorf("batch %d, no poll: %d of %d posted, then %v", batch, n, slots, errno)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
 	wcs := pollFor(pr.cli.cq, 100*time.Millisecond)
 	t.Logf("FACT completions of the unsignalled WRITEs: %d", len(wcs))
 	if len(wcs) != 0 {
@@ -55,6 +61,9 @@ func TestRxeSendQueueNeverSignalled(t *testing.T) {
 	pr.cli.post(t, writeWR(pr, 9999, verbs.SendSignaled))
 	wc := waitWC(t, pr.cli.cq)
 	t.Logf("FACT then one signalled WRITE: %+v (%s)", wc, wc.Status)
+	if slots != 7 || wc.WRID != 9999 || wc.Status != verbs.WCSuccess {
+		t.Errorf("%d slots, last WRITE %+v; want 7 and success", slots, wc)
+	}
 }
 
 // A WR the responder cannot finish keeps every WR behind it in the queue:
@@ -81,6 +90,9 @@ func TestRxeSendQueueFullBehindRNR(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	n3, errno3 := postUntilFull(pr, 200, 4*slots)
 	t.Logf("FACT then, still unpolled: %d more, then %v", n3, errno3)
+	if n != slots-1 || errno != syscall.ENOMEM || n2 != 0 || errno2 != syscall.ENOMEM || wc.Status != verbs.WCSuccess || n3 < slots {
+		t.Errorf("want %d WRITEs then ENOMEM, still ENOMEM later, the SEND's success, then a free queue", slots-1)
+	}
 }
 
 func TestRxeInlineLimits(t *testing.T) {
@@ -91,19 +103,27 @@ func TestRxeInlineLimits(t *testing.T) {
 	dev := pr.cli.id.Device()
 	cq := must(dev.CreateCQ(16))(t)
 	defer func() { noErr(t, cq.Destroy()) }()
-	for _, in := range []uint32{0, 1, 16, 17, 64, 100, 256, 400, 401, 512, 1024, 4096} {
+	for _, in := range []uint32{0, 1, 16, 17, 64, 100, 256, 400, 401, 512, 513, 1024, 4096} {
 		qp, err := dev.CreateQP(pr.cli.pd, verbs.QPInitAttr{SendCQ: cq, RecvCQ: cq, Type: verbs.QPTRC,
 			Cap: verbs.QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1, MaxInlineData: in}})
 		if err != nil {
 			t.Logf("FACT ibv_create_qp max_inline_data %d: %v", in, err)
+			if in <= 512 || errnoOf(err) != syscall.EINVAL {
+				t.Errorf("max_inline_data %d refused (%v); want EINVAL above 512 only", in, err)
+			}
 			continue
 		}
-		t.Logf("FACT ibv_create_qp max_inline_data %d: granted %+v", in, must(qp.Query())(t).Cap)
+		granted := must(qp.Query())(t).Cap
+		t.Logf("FACT ibv_create_qp max_inline_data %d: granted %+v", in, granted)
+		if want := max(in, 16); in > 512 || granted.MaxInlineData != want || granted.MaxSendSGE != want/16 {
+			t.Errorf("max_inline_data %d granted %+v; want %d inline, %d SGEs", in, granted, want, want/16)
+		}
 		noErr(t, qp.Destroy())
 	}
 	got := must(pr.cli.qp.Query())(t).Cap.MaxInlineData
 	t.Logf("FACT rdma_create_qp max_inline_data 64: granted %d", got)
-	noErr(t, pr.cli.data.Write(0, []byte("inline-payload-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+-*/")))
+	msg := []byte("inline-payload-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+-*/")
+	noErr(t, pr.cli.data.Write(0, msg))
 	for _, c := range []struct {
 		name  string
 		n     uint32
@@ -120,12 +140,19 @@ func TestRxeInlineLimits(t *testing.T) {
 			SGList:     []verbs.SGE{{Addr: pr.cli.data.Addr(), Length: c.n, LKey: c.lkey}},
 			RemoteAddr: pr.srv.data.Addr(), RKey: pr.srv.data.RKey()}
 		if err := pr.cli.qp.PostSend(wr); err != nil {
-			t.Logf("FACT %s (%d bytes): ibv_post_send %v (%v)", c.name, c.n, errnoOf(err), err)
+			st := must(pr.cli.qp.Query())(t).State
+			t.Logf("FACT %s (%d bytes): ibv_post_send %v (%v); QP %s", c.name, c.n, errnoOf(err), err, st)
+			if c.flags == 0 || c.n <= got || errnoOf(err) != syscall.EINVAL || st != verbs.QPSRTS {
+				t.Errorf("%s: %v, QP %s; want EINVAL over the limit only, the QP still RTS", c.name, err, st)
+			}
 			continue
 		}
 		wc := waitWC(t, pr.cli.cq)
 		landed := must(pr.srv.data.Read(0, int(c.n)))(t)
 		t.Logf("FACT %s (%d bytes): %s; landed %q; QP %s", c.name, c.n, wc.Status, landed, must(pr.cli.qp.Query())(t).State)
+		if c.flags != 0 && (wc.Status != verbs.WCSuccess || string(landed) != string(msg[:c.n])) {
+			t.Errorf("%s: %s, landed %q; want success and the bytes", c.name, wc.Status, landed)
+		}
 		if wc.Status != verbs.WCSuccess {
 			break
 		}
