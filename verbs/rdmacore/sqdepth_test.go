@@ -158,3 +158,45 @@ func TestRxeInlineLimits(t *testing.T) {
 		}
 	}
 }
+
+// Which status a bad local SGE gets on rxe: a key that finds no MR (or
+// the wrong PD, or too little access) against a good key whose range is
+// wrong. Measured only (FACT lines): the simulated NIC reports local
+// protection error for all of them today (verbs/sim TestLocalErrors).
+func TestRxeLocalSGEErrors(t *testing.T) {
+	p := open(t)
+	for _, c := range []struct {
+		name string
+		wr   func(pr *pair) verbs.SendWR
+	}{
+		{"WRITE, lkey 0", func(pr *pair) verbs.SendWR {
+			w := writeWR(pr, 1, verbs.SendSignaled)
+			w.SGList[0].LKey = 0
+			return w
+		}},
+		{"WRITE, lkey+1", func(pr *pair) verbs.SendWR {
+			w := writeWR(pr, 1, verbs.SendSignaled)
+			w.SGList[0].LKey++
+			return w
+		}},
+		{"WRITE, SGE past the MR's end", func(pr *pair) verbs.SendWR {
+			w := writeWR(pr, 1, verbs.SendSignaled)
+			w.SGList[0].Addr += 4090
+			return w
+		}},
+		{"READ into an MR without LOCAL_WRITE", func(pr *pair) verbs.SendWR {
+			ro := must(pr.cli.pd.RegMR(64, 0))(t)
+			t.Cleanup(func() { _ = ro.Dereg() })
+			return verbs.SendWR{WRID: 1, Opcode: verbs.WRRDMARead, Flags: verbs.SendSignaled,
+				SGList:     []verbs.SGE{{Addr: ro.Addr(), Length: 8, LKey: ro.LKey()}},
+				RemoteAddr: pr.srv.data.Addr(), RKey: pr.srv.data.RKey()}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pr := connect(t, p, rdmaAddr(t, p), defaults())
+			pr.cli.post(t, c.wr(pr))
+			wc := waitWC(t, pr.cli.cq)
+			t.Logf("FACT %s: %s (vendor_err 0x%x); QP %s", c.name, wc.Status, wc.VendorErr, must(pr.cli.qp.Query())(t).State)
+		})
+	}
+}
