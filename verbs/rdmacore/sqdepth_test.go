@@ -159,44 +159,50 @@ func TestRxeInlineLimits(t *testing.T) {
 	}
 }
 
-// Which status a bad local SGE gets on rxe: a key that finds no MR (or
-// the wrong PD, or too little access) against a good key whose range is
-// wrong. Measured only (FACT lines): the simulated NIC reports local
-// protection error for all of them today (verbs/sim TestLocalErrors).
+// Which status a bad local SGE gets on rxe: a key that finds no MR is
+// local QP operation error (rxe_mr.c copy_data: lookup_mr fails, -EINVAL,
+// which rxe_req.c turns into IB_WC_LOC_QP_OP_ERR), a good key with a bad
+// range or too little access local protection error (-EFAULT). Measured:
+// lkey 0 and lkey+1 the first, past the end and a READ into an MR
+// without LOCAL_WRITE the second. Twin: verbs/sim TestLocalErrors.
 func TestRxeLocalSGEErrors(t *testing.T) {
 	p := open(t)
 	for _, c := range []struct {
 		name string
-		wr   func(pr *pair) verbs.SendWR
+		wr   func(t *testing.T, pr *pair) verbs.SendWR
+		want verbs.WCStatus
 	}{
-		{"WRITE, lkey 0", func(pr *pair) verbs.SendWR {
+		{"WRITE, lkey 0", func(_ *testing.T, pr *pair) verbs.SendWR {
 			w := writeWR(pr, 1, verbs.SendSignaled)
 			w.SGList[0].LKey = 0
 			return w
-		}},
-		{"WRITE, lkey+1", func(pr *pair) verbs.SendWR {
+		}, verbs.WCLocQPOpErr},
+		{"WRITE, lkey+1", func(_ *testing.T, pr *pair) verbs.SendWR {
 			w := writeWR(pr, 1, verbs.SendSignaled)
 			w.SGList[0].LKey++
 			return w
-		}},
-		{"WRITE, SGE past the MR's end", func(pr *pair) verbs.SendWR {
+		}, verbs.WCLocQPOpErr},
+		{"WRITE, SGE past the MR's end", func(_ *testing.T, pr *pair) verbs.SendWR {
 			w := writeWR(pr, 1, verbs.SendSignaled)
 			w.SGList[0].Addr += 4090
 			return w
-		}},
-		{"READ into an MR without LOCAL_WRITE", func(pr *pair) verbs.SendWR {
+		}, verbs.WCLocProtErr},
+		{"READ into an MR without LOCAL_WRITE", func(t *testing.T, pr *pair) verbs.SendWR {
 			ro := must(pr.cli.pd.RegMR(64, 0))(t)
 			t.Cleanup(func() { _ = ro.Dereg() })
 			return verbs.SendWR{WRID: 1, Opcode: verbs.WRRDMARead, Flags: verbs.SendSignaled,
 				SGList:     []verbs.SGE{{Addr: ro.Addr(), Length: 8, LKey: ro.LKey()}},
 				RemoteAddr: pr.srv.data.Addr(), RKey: pr.srv.data.RKey()}
-		}},
+		}, verbs.WCLocProtErr},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pr := connect(t, p, rdmaAddr(t, p), defaults())
-			pr.cli.post(t, c.wr(pr))
+			pr.cli.post(t, c.wr(t, pr))
 			wc := waitWC(t, pr.cli.cq)
 			t.Logf("FACT %s: %s (vendor_err 0x%x); QP %s", c.name, wc.Status, wc.VendorErr, must(pr.cli.qp.Query())(t).State)
+			if wc.Status != c.want {
+				t.Errorf("%s: %s, want %s", c.name, wc.Status, c.want)
+			}
 		})
 	}
 }
