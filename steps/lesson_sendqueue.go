@@ -145,15 +145,49 @@ func lessonInlineTooBig() Lesson {
 		preset:  []string{"client:post-write.send_flags=+INLINE"}, edit: editInlineTooBig, predict: predictInlineTooBig}
 }
 
-// editInlineTooBig: the refused WRITE leaves nothing to poll; the SEND
-// that notifies the server still goes (the QP is in RTS).
+// editInlineTooBig: a refused WRITE leaves nothing to poll, and the SEND
+// that notifies the server still goes (the QP is in RTS). With room
+// granted (--edit client:create-qp.max_inline_data=64) the WRITE goes
+// inline and its completion is polled as in the tour.
 func editInlineTooBig(cfg Config, t *tourEdit) {
-	if cfg.Role == Server {
-		t.edit(IDWaitNotify, func(st *Step) { st.After = []StepID{IDPollNotify} })
+	if cfg.Role != Client {
 		return
 	}
-	t.edit(IDPostWrite, func(st *Step) { st.Expect = expectErrno("ibv_post_send", syscall.EINVAL) })
-	t.remove(IDPollWrite)
+	t.edit(IDPostWrite, func(st *Step) {
+		st.Expect = expectErrno("ibv_post_send", syscall.EINVAL)
+		st.run = func(ctx context.Context, s *Session) (Outcome, error) {
+			out, err := stepPostWrite(ctx, s)
+			s.set(func() { s.lessonRun.writeRefused = err != nil })
+			return out, err
+		}
+	})
+	t.edit(IDPollWrite, func(st *Step) {
+		st.Title = text.Text{EN: "Poll the WRITE's completion, if it was queued", ZH: "轮询 WRITE 的完成（如果它入队了）"}
+		st.run = stepPollWriteIfQueued
+	})
+}
+
+// stepPollWriteIfQueued polls the WRITE's completion unless ibv_post_send
+// refused the WRITE: a refused WR was never queued and never completes.
+func stepPollWriteIfQueued(ctx context.Context, s *Session) (Outcome, error) {
+	s.mu.Lock()
+	refused := s.lessonRun.writeRefused
+	s.mu.Unlock()
+	if !refused {
+		return stepPollWrite(ctx, s)
+	}
+	// One poll, to show it: empty now and for good.
+	poll := pollOne(verbs.WCRDMAWrite, "RDMA_WRITE completion")
+	wcs, err := s.cq.Poll(1)
+	if err == nil && len(wcs) > 0 {
+		err = fmt.Errorf("inline-too-big: a completion (wr_id %d) although the WRITE was refused", wcs[0].WRID)
+	}
+	if err != nil {
+		return withC(Outcome{}, poll.Returned(errnoText(err))), err
+	}
+	return withC(Outcome{Note: text.Text{EN: "Nothing to poll: ibv_post_send refused the WRITE, so it was never queued and no completion will ever report it. The QP is still in RTS; the notification SEND goes next.",
+		ZH: "没有可 poll 的：ibv_post_send 拒绝了这个 WRITE，它从未入队，也永远不会有完成报告它。QP 仍在 RTS；接下来照常 SEND 通知。"}},
+		poll.Returned("0: empty, and it stays so: the WRITE was never queued")), nil
 }
 
 func predictInlineTooBig(cfg Config) *Prediction {
