@@ -15,7 +15,7 @@ var errnos = []entry{
 		cause("ibv_reg_mr with a locked-memory limit of 0 (ulimit -l 0) and no CAP_IPC_LOCK", "锁定内存上限为 0（ulimit -l 0）又没有 CAP_IPC_LOCK 时调用 ibv_reg_mr"),
 	}},
 	{int(syscall.ENOMEM), text.Text{EN: "out of memory, or a queue is full", ZH: "内存不足，或队列已满"}, []Cause{
-		cause("ibv_post_send or ibv_post_recv with the queue full: more WRs outstanding than max_send_wr or max_recv_wr (poll the CQ to free them)", "ibv_post_send 或 ibv_post_recv 时队列已满：未完成的工作请求多于 max_send_wr 或 max_recv_wr（poll CQ 释放它们）"),
+		lessonCause("never-signalled", "ibv_post_send or ibv_post_recv with the queue full: max_send_wr or max_recv_wr WRs not yet retired. On most NICs a send slot frees only when a completion of its WR or a later one is polled, so sends that are never signalled fill the queue for good (rxe frees a slot once its WR is acknowledged); signal one WR in every max_send_wr and poll it", "ibv_post_send 或 ibv_post_recv 时队列已满：有 max_send_wr 或 max_recv_wr 个工作请求还没退役。多数网卡上，只有 poll 到这个 WR 或更晚的 WR 的完成，发送槽位才空出来，所以从不 signal 的发送会把队列永远塞满（rxe 在 WR 被确认时就释放槽位）；每 max_send_wr 个 WR 里 signal 一个，并 poll 它"),
 		lessonCause("memlock", "ibv_reg_mr beyond the locked-memory limit (ulimit -l) in a process without CAP_IPC_LOCK", "没有 CAP_IPC_LOCK 的进程里，ibv_reg_mr 超出了锁定内存的上限（ulimit -l）"),
 		cause("ibv_create_qp or ibv_create_cq asking for more than the device or the kernel can give", "ibv_create_qp 或 ibv_create_cq 要的超过了设备或内核能给的"),
 	}},
@@ -30,6 +30,7 @@ var errnos = []entry{
 	}},
 	{int(syscall.EINVAL), text.Text{EN: "invalid argument", ZH: "参数无效"}, []Cause{
 		lessonCause("post-before-connect", "ibv_post_send on a QP not yet in RTS", "对还没进入 RTS 的 QP 调用 ibv_post_send"),
+		lessonCause("inline-too-big", "ibv_post_send with IBV_SEND_INLINE on more bytes than the QP's granted cap.max_inline_data (read it back after ibv_create_qp); asking ibv_create_qp for more inline data than the device has (rxe: 512) is EINVAL too", "ibv_post_send 带 IBV_SEND_INLINE，字节数却超过 QP 实际得到的 cap.max_inline_data（ibv_create_qp 之后读回来）；向 ibv_create_qp 要的内联额度超过设备的上限（rxe：512）也是 EINVAL"),
 		lessonCause("atomic-unaligned", "an atomic whose remote address is not 8-byte aligned", "原子操作的远端地址没有按 8 字节对齐"),
 		lessonCause("remote-write-without-local", "ibv_reg_mr with IBV_ACCESS_REMOTE_WRITE or REMOTE_ATOMIC but no IBV_ACCESS_LOCAL_WRITE", "ibv_reg_mr 给了 IBV_ACCESS_REMOTE_WRITE 或 REMOTE_ATOMIC，却没有 IBV_ACCESS_LOCAL_WRITE"),
 		cause("more SGEs than max_send_sge, an opcode the QP type does not support, or ibv_modify_qp with the wrong attribute mask for the transition", "SGE 多于 max_send_sge、QP 类型不支持的 opcode，或 ibv_modify_qp 的属性掩码与状态转换不符"),

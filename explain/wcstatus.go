@@ -13,6 +13,7 @@ var wcStatuses = []entry{
 	}},
 	{2, text.Text{EN: "local QP operation error: the WR does not suit the QP", ZH: "本端 QP 操作错误：工作请求与 QP 不相符"}, []Cause{
 		cause("an inline WR longer than max_inline_data, or a WR the QP's type cannot carry", "内联数据超过 max_inline_data，或 QP 类型不支持的工作请求"),
+		cause("on rxe: a local SGE whose lkey no MR has (lkey 0, a stale or mistyped lkey), where most hardware says local protection error", "在 rxe 上：本地 SGE 的 lkey 没有任何 MR 对应（lkey 0、过期或写错的 lkey），多数硬件对此报 local protection error"),
 	}},
 	{4, text.Text{EN: "local protection error: an SGE does not lie inside a local MR this QP may use", ZH: "本端保护错误：某个 SGE 不在这个 QP 可用的本地 MR 里"}, []Cause{
 		cause("a wrong lkey, an address outside the MR, or an MR from another PD", "lkey 错了、地址超出 MR，或 MR 属于另一个 PD"),

@@ -212,9 +212,12 @@ func qpInitAttrC(a verbs.QPInitAttr, y youWas) c.Expr {
 	if a.SRQ != nil { // a workshop room's shared receive queue (host_srq.go)
 		fs = append(fs, c.F("srq", c.C("srq")))
 	}
-	fs = append(fs, c.F("qp_type", c.C("IBV_QPT_RC")),
-		c.F("cap", c.Init(capF("max_send_wr", a.Cap.MaxSendWR), capF("max_recv_wr", a.Cap.MaxRecvWR),
-			capF("max_send_sge", a.Cap.MaxSendSGE), capF("max_recv_sge", a.Cap.MaxRecvSGE))))
+	caps := []c.Field{capF("max_send_wr", a.Cap.MaxSendWR), capF("max_recv_wr", a.Cap.MaxRecvWR),
+		capF("max_send_sge", a.Cap.MaxSendSGE), capF("max_recv_sge", a.Cap.MaxRecvSGE)}
+	if _, edited := y["max_inline_data"]; edited || a.Cap.MaxInlineData != 0 { // the seed leaves it 0
+		caps = append(caps, capF("max_inline_data", a.Cap.MaxInlineData))
+	}
+	fs = append(fs, c.F("qp_type", c.C("IBV_QPT_RC")), c.F("cap", c.Init(caps...)))
 	return c.Ref(c.Named("init_attr", c.Compound("struct ibv_qp_init_attr", fs...)))
 }
 

@@ -126,7 +126,8 @@ func (s *Session) editedQPInitAttr(step StepID) (verbs.QPInitAttr, youWas) {
 	for _, f := range []struct {
 		name string
 		v    *uint32
-	}{{"max_send_wr", &a.Cap.MaxSendWR}, {"max_recv_wr", &a.Cap.MaxRecvWR}, {"max_send_sge", &a.Cap.MaxSendSGE}, {"max_recv_sge", &a.Cap.MaxRecvSGE}} {
+	}{{"max_send_wr", &a.Cap.MaxSendWR}, {"max_recv_wr", &a.Cap.MaxRecvWR}, {"max_send_sge", &a.Cap.MaxSendSGE}, {"max_recv_sge", &a.Cap.MaxRecvSGE},
+		{"max_inline_data", &a.Cap.MaxInlineData}} {
 		*f.v = uint32(s.editNum(step, f.name, f.name, int64(*f.v), y))
 	}
 	return a, y

@@ -19,6 +19,9 @@ const (
 	MaxEditQPWR = 1 << 16
 	// MaxEditSGE bounds the scatter/gather entries per WR.
 	MaxEditSGE = 64
+	// MaxEditInline bounds max_inline_data: past rxe's 512 (EINVAL), and
+	// past what any NIC offers.
+	MaxEditInline = 4096
 	// MaxEditMRLen bounds the data MR's length: 16 MiB pinned is already
 	// 4096 times what the tour writes. The process's RLIMIT_MEMLOCK may
 	// bound it lower (Config.MemlockLimit).
@@ -90,6 +93,10 @@ func qpCapFields(step StepID) []EditField {
 		wr("max_recv_wr", 8, "How many receive WRs may be posted and waiting at once.", "同时最多能 post 多少个等待中的接收 WR。"),
 		sge("max_send_sge", "How many scatter/gather entries one send WR may have.", "一个发送 WR 最多能有多少个 scatter/gather 条目。"),
 		sge("max_recv_sge", "How many scatter/gather entries one receive WR may have.", "一个接收 WR 最多能有多少个 scatter/gather 条目。"),
+		{Step: step, Name: "max_inline_data", CName: "cap.max_inline_data", Kind: EditInt, Min: 0, Max: MaxEditInline,
+			Explain: text.Text{EN: "How many bytes one send WR may carry inline (IBV_SEND_INLINE: copied into the WR, no lkey). The NIC may grant more than asked; ibv_create_qp says how many in cap.max_inline_data. rxe grants at least 16 and refuses more than 512.",
+				ZH: "一个发送 WR 最多能内联携带多少字节（IBV_SEND_INLINE：数据拷进 WR，不用 lkey）。网卡给的可能比要的多，ibv_create_qp 把实际值写回 cap.max_inline_data。rxe 至少给 16，超过 512 就拒绝。"},
+			fallback: func(*Session) string { return "0" }},
 	}
 }
 

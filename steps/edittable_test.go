@@ -50,6 +50,11 @@ func editTable() []editCase {
 		{"create-qp.max_send_sge=65", 0, "refused", ""},
 		{"create-qp.max_recv_sge=2", 0, "ok", ""},
 		{"create-qp.max_recv_sge=33", 0, "client/create-qp errno EINVAL", ""},
+		// rxe grants at least 16 bytes inline, and up to 512 (RXE_MAX_INLINE_DATA).
+		{"create-qp.max_inline_data=64", 0, "ok", ""},
+		{"create-qp.max_inline_data=1024", 0, "client/create-qp errno EINVAL", ""},
+		{"create-qp.max_inline_data=4097", 0, "refused", ""},
+		{"create-qp-manual.max_inline_data=513", m, "client/create-qp-manual errno EINVAL", ""},
 		{"create-qp-manual.max_send_wr=1", m, "ok", ""},
 		{"create-qp-manual.max_send_sge=33", m, "client/create-qp-manual errno EINVAL", ""},
 		{"server:reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE", 0, "client/poll-write wc remote access error", ""},

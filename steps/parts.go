@@ -174,6 +174,9 @@ type lessonRun struct {
 	sendRNRBase    uint64
 	sendRNRCounted bool
 	slept          bool // lost-wakeup: the bounded sleep ran out with no event
+	// writeRefused: inline-too-big's WRITE was refused by ibv_post_send,
+	// so there is no completion to poll for it.
+	writeRefused bool
 }
 
 // hostHooks are what a host plugged in: the one-client server's gate or

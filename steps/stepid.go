@@ -42,6 +42,7 @@ const (
 	IDPostRecv           StepID = "post-recv"
 	IDPostRecvLate       StepID = "post-recv-late"
 	IDPostSend           StepID = "post-send"
+	IDPostUnsignalled    StepID = "post-unsignalled"
 	IDPostWrite          StepID = "post-write"
 	IDPostWriteEarly     StepID = "post-write-early"
 	IDPostWriteImm       StepID = "post-write-imm"

@@ -202,7 +202,8 @@ func TestLessonPageAtStart(t *testing.T) {
 	m.scr.showHelp = false
 	// In the plain tour, L lists the lessons (footer: "L lessons").
 	r := newRig(t, steps.NotifySend)
-	p := newTestModel(t, []steps.Runner{r.srv}, text.EN, 120, 40)
+	// Tall enough for the whole list of lessons under the tour's steps.
+	p := newTestModel(t, []steps.Runner{r.srv}, text.EN, 120, 48)
 	if plain := ansi.Strip(p.render()); !strings.Contains(plain, "L lessons") || strings.Contains(plain, "lesson page") {
 		t.Errorf("footer without \"L lessons\":\n%s", plain)
 	}

@@ -55,6 +55,9 @@ func TestRealLessonsAsTwoProcesses(t *testing.T) {
 
 func runLessonPairs(t *testing.T, lessons []lessonError, host, bind string, backend ...string) {
 	for _, tt := range lessons {
+		if tt.oneProcessOnly() {
+			continue // an edit names one side's step: the demo runs it (lesson_test.go)
+		}
 		t.Run(tt.lesson+strings.Join(tt.extra, ""), func(t *testing.T) {
 			args := append([]string{"--lesson", tt.lesson}, tt.extra...)
 			o := runPair(t, host, bind, args, args, backend...)

@@ -73,6 +73,8 @@ type side struct {
 	qp   verbs.QP
 	data verbs.MR // 4096 bytes, access as configured
 	msg  verbs.MR // 128 bytes, local only
+	// cap is the QP's ibv_qp_cap (zero: the tests' usual 32/32 WRs, 1 SGE).
+	cap verbs.QPCap
 	// afterQP frees what opts.srvSRQ made, once the QP that used it is
 	// gone and before this side's MRs and PD (its buffers may be there).
 	afterQP func()
@@ -99,6 +101,8 @@ type opts struct {
 	cliInitDepth, srvRespRes uint8
 	// cliCQE and srvCQE size each side's one CQ (0: 64).
 	cliCQE, srvCQE int
+	// cliCap is the client QP's ibv_qp_cap (zero: 32/32 WRs, 1 SGE).
+	cliCap verbs.QPCap
 	// srvSRQ, if set, makes the SRQ the server's QP is created with
 	// (given the device and the QP's PD) and what frees it afterwards.
 	srvSRQ func(dev verbs.Device, qpPD verbs.PD) (verbs.SRQ, func(), error)
@@ -168,8 +172,11 @@ func (s *side) build(t testing.TB, dataAccess verbs.Access, cqe int) {
 	} else {
 		s.cq = must(dev.CreateCQ(cqDepth(cqe)))(t)
 	}
-	s.qp = must(s.id.CreateQP(s.pd, verbs.QPInitAttr{SendCQ: s.cq, RecvCQ: s.cq, Type: verbs.QPTRC,
-		Cap: verbs.QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 1, MaxRecvSGE: 1}}))(t)
+	c := s.cap
+	if c == (verbs.QPCap{}) {
+		c = verbs.QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 1, MaxRecvSGE: 1}
+	}
+	s.qp = must(s.id.CreateQP(s.pd, verbs.QPInitAttr{SendCQ: s.cq, RecvCQ: s.cq, Type: verbs.QPTRC, Cap: c}))(t)
 	s.data = must(s.pd.RegMR(4096, dataAccess))(t)
 	s.msg = must(s.pd.RegMR(128, verbs.AccessLocalWrite))(t)
 }
@@ -232,6 +239,7 @@ func connect(t testing.TB, p *Provider, addr netip.Addr, o opts) *pair {
 	if o.cliCompChannel {
 		pr.cli.cc = must(pr.cli.id.Device().(verbs.CompChannelDevice).CreateCompChannel())(t)
 	}
+	pr.cli.cap = o.cliCap
 	pr.cli.build(t, verbs.AccessLocalWrite|verbs.AccessRemoteWrite|verbs.AccessRemoteRead, o.cliCQE)
 	if st := must(pr.cli.qp.Query())(t).State; st != verbs.QPSInit {
 		t.Fatalf("client QP after rdma_create_qp: %s, want INIT", st)

@@ -38,6 +38,14 @@ func (q *qp) gatherLocal(w *sendWQE) {
 				w.segs, w.length = append(w.segs, pre), w.length+pre.n
 			}
 			w.failed = verbs.WCLocProtErr
+			if q.dev.lookupMR(s.LKey, false) == nil {
+				// No MR has this lkey: rxe's copy_data gets NULL from
+				// lookup_mr and returns -EINVAL, which the requester
+				// reports as IB_WC_LOC_QP_OP_ERR; a range or access
+				// failure is -EFAULT, IB_WC_LOC_PROT_ERR (rxe_req.c
+				// rxe_requester). Measured: TestRxeLocalSGEErrors.
+				w.failed = verbs.WCLocQPOpErr
+			}
 			return
 		}
 		w.segs = append(w.segs, seg)

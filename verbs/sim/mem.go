@@ -10,6 +10,7 @@ import (
 
 const (
 	errEINVAL = syscall.EINVAL
+	errEFAULT = syscall.EFAULT
 	errEBUSY  = syscall.EBUSY
 	errENOMEM = syscall.ENOMEM
 	errEPERM  = syscall.EPERM

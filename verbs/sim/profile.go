@@ -67,7 +67,7 @@ func (p Profile) Limits() Limits {
 	if p == ProfileStrict {
 		return Limits{SplitKeys: true, MaxInlineData: 64, ExactInline: true, MaxQPRdAtom: 4, RoCEv2Index: 1}
 	}
-	return Limits{MaxInlineData: 256, MaxQPRdAtom: maxRdAtomic}
+	return Limits{MaxInlineData: rxeMaxInlineData, MaxQPRdAtom: maxRdAtomic}
 }
 
 // gidTable is the port's GID table for gid under p.

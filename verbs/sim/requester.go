@@ -62,8 +62,15 @@ func (q *qp) post(wr verbs.SendWR) error {
 	}
 	w := &sendWQE{wr: wr, signaled: q.sigAll || wr.Flags&verbs.SendSignaled != 0}
 	// The local SGE check happens when the NIC executes the WR; here that
-	// is now, and a failure completes when the WR reaches the head.
-	q.gatherLocal(w)
+	// is now, and a failure completes when the WR reaches the head. Inline
+	// data was copied by the CPU instead, keys unread (inline.go).
+	if wr.Flags&verbs.SendInline != 0 && !wr.Opcode.ReadsRemote() {
+		if err := q.gatherInline(fn, w); err != nil {
+			return err
+		}
+	} else {
+		q.gatherLocal(w)
+	}
 	q.deferLocalFault(w, sgeBytes(wr.SGList))
 	if w.failed == verbs.WCSuccess && w.length > 1<<31 {
 		w.failed = verbs.WCLocLenErr

@@ -297,7 +297,7 @@ func TestRNR(t *testing.T) {
 }
 
 func TestLocalErrors(t *testing.T) {
-	t.Run("local protection error", func(t *testing.T) {
+	t.Run("lkey of no MR", func(t *testing.T) {
 		srv, cli := connectPair(t, pairCfg{})
 		remote := srv.regMR(t, 4096, rwAccess)
 		local := cli.regMR(t, 4096, 0) // no LOCAL_WRITE: fine for WRITE, not for READ
@@ -306,9 +306,11 @@ func TestLocalErrors(t *testing.T) {
 		}
 		must(t, cli.qp.PostSend(cases[0]))
 		wc := pollN(t, cli.cq, 1)[0]
-		wantStatus(t, wc, 1, verbs.WCLocProtErr)
-		if wc.Status.String() != "local protection error" || qpState(t, cli.qp) != verbs.QPSErr {
-			t.Fatal("want local protection error and ERR")
+		// An lkey no MR has: local QP operation error on rxe, not local
+		// protection error (TestRxeLocalSGEErrors).
+		wantStatus(t, wc, 1, verbs.WCLocQPOpErr)
+		if wc.Status.String() != "local QP operation error" || qpState(t, cli.qp) != verbs.QPSErr {
+			t.Fatal("want local QP operation error and ERR")
 		}
 	})
 	for _, tc := range []struct {
