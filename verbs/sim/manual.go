@@ -169,7 +169,7 @@ func (q *qp) Modify(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
 	if !ok {
 		return transitionError(cur, next, missing, extra)
 	}
-	if err := checkModifyValues(attr, mask, q.dev.limits()); err != nil {
+	if err := checkModifyValues(attr, mask, q.dev.limits(), q.dev.portAttr().GIDs); err != nil {
 		return err
 	}
 	q.apply(cur, next, attr, mask, c)
@@ -196,7 +196,7 @@ func transitionError(cur, next verbs.QPState, missing, extra verbs.QPAttrMask) e
 }
 
 // checkModifyValues checks the attribute values (rxe_qp_chk_attr and friends).
-func checkModifyValues(attr verbs.QPAttr, mask verbs.QPAttrMask, lim Limits) error {
+func checkModifyValues(attr verbs.QPAttr, mask verbs.QPAttrMask, lim Limits, table []verbs.GIDEntry) error {
 	const fn = "ibv_modify_qp"
 	if mask&verbs.QPAttrPort != 0 && attr.PortNum != 1 {
 		return verbs.Errorf(fn, errEINVAL, "port_num %d: sim0 has port 1 only", attr.PortNum)
@@ -208,10 +208,12 @@ func checkModifyValues(attr verbs.QPAttr, mask verbs.QPAttrMask, lim Limits) err
 		return verbs.Errorf(fn, errEINVAL, "path_mtu %d bytes: must be an IB MTU no larger than the port's max_mtu %d", attr.PathMTU, maxMTU)
 	}
 	if mask&verbs.QPAttrAV != 0 {
+		// rdma_check_ah_attr (core/verbs.c): a RoCE address vector
+		// must carry a GRH. Measured on rxe: TestAddressingFacts.
 		if !attr.AH.IsGlobal || !attr.AH.DGID.IsValid() {
-			return verbs.Errorf(fn, errEINVAL, "ah_attr without a GRH: RoCE needs is_global=1 and a dgid")
+			return verbs.Errorf(fn, errEINVAL, "ah_attr without a GRH (is_global=0): RoCE addresses every packet by GID, so it needs is_global=1 and a dgid")
 		}
-		if err := checkSGIDIndex(fn, int(attr.AH.SGIDIndex), lim); err != nil {
+		if err := checkSGIDIndex(fn, attr.AH, table); err != nil {
 			return err
 		}
 	}
