@@ -68,6 +68,7 @@ func modifyFields() []EditField {
 	out = append(out, EditField{Step: IDModifyRTR, Name: "path_mtu", CName: "attr.path_mtu", Kind: EditEnum, Choices: mtuChoices(),
 		Explain:  text.Text{EN: "The largest payload one packet carries on this connection; both sides must agree.", ZH: "这条连接上一个报文最多带多少载荷；两端必须一致。"},
 		fallback: fromInitQPAttr})
+	out = append(out, addressingFields()...)
 	for _, step := range []StepID{IDModifyRTR, IDModifyRTS} {
 		for _, f := range qpAttrFields[step] {
 			out = append(out, EditField{Step: step, Name: f.name, CName: "attr." + f.name, Kind: EditInt, Min: 0, Max: f.max,
@@ -102,6 +103,7 @@ func (s *Session) editQPAttr(step StepID, a *verbs.QPAttr, m *verbs.QPAttrMask) 
 			*v = uint32(e.Value.Num)
 		}
 	}
+	s.editAddressing(step, a, y)
 	*m = verbs.QPAttrMask(s.editFlags(step, "mask", "mask", uint64(*m), fmt.Sprint(m.String()), y))
 	return y
 }

@@ -21,6 +21,9 @@ var lessonErrors = []struct {
 	{"htonl-address", nil, []string{`RDMA_WRITE completion: status "remote access error"`}},
 	{"post-before-connect", nil, []string{"ibv_post_send: invalid argument (errno 22 EINVAL)", "[server] RDMA-written buffer: "}},
 	{"doorbell-ordering", nil, []string{"learned of the write via doorbell"}},
+	{"wrong-gid-index", nil, []string{"sgid_index 0 is fe80::", "[server] RDMA-written buffer: "}},
+	{"rtr-mask", nil, []string{"INIT → RTR requires IBV_QP_AV in the mask", "[server] RDMA-written buffer: "}},
+	{"path-mtu-mismatch", nil, []string{`RDMA_WRITE completion: status "remote invalid request error"`, `SEND completion: status "Work Request Flushed Error"`}},
 	{"lost-wakeup", nil, []string{"ibv_get_cq_event(channel, &ev_cq, &ev_ctx); /* = no event in 3s: asleep with a completion in the CQ", "[server] RDMA-written buffer: "}},
 }
 

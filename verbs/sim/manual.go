@@ -107,26 +107,6 @@ func (d *device) boundTo(c *conn) []*qp {
 	return out
 }
 
-// transition is one row of the IBA's QP state table for RC
-// (ib_modify_qp_is_ok's qp_state_table): the attributes a transition
-// needs and those it may also carry.
-type transition struct{ req, opt verbs.QPAttrMask }
-
-var rcTransitions = map[[2]verbs.QPState]transition{
-	{verbs.QPSReset, verbs.QPSReset}: {},
-	{verbs.QPSReset, verbs.QPSInit}:  {req: verbs.QPAttrPKeyIndex | verbs.QPAttrPort | verbs.QPAttrAccessFlags},
-	{verbs.QPSInit, verbs.QPSInit}:   {opt: verbs.QPAttrPKeyIndex | verbs.QPAttrPort | verbs.QPAttrAccessFlags},
-	{verbs.QPSInit, verbs.QPSRTR}: {
-		req: verbs.QPAttrAV | verbs.QPAttrPathMTU | verbs.QPAttrDestQPN | verbs.QPAttrRQPSN | verbs.QPAttrMaxDestRdAtomic | verbs.QPAttrMinRNRTimer,
-		opt: verbs.QPAttrAltPath | verbs.QPAttrAccessFlags | verbs.QPAttrPKeyIndex,
-	},
-	{verbs.QPSRTR, verbs.QPSRTS}: {
-		req: verbs.QPAttrSQPSN | verbs.QPAttrTimeout | verbs.QPAttrRetryCnt | verbs.QPAttrRNRRetry | verbs.QPAttrMaxQPRdAtomic,
-		opt: verbs.QPAttrCurState | verbs.QPAttrAltPath | verbs.QPAttrAccessFlags | verbs.QPAttrMinRNRTimer | verbs.QPAttrPathMigState,
-	},
-	{verbs.QPSRTS, verbs.QPSRTS}: {opt: verbs.QPAttrCurState | verbs.QPAttrAccessFlags | verbs.QPAttrAltPath | verbs.QPAttrPathMigState | verbs.QPAttrMinRNRTimer},
-}
-
 // legalTransition reports whether mask is a legal RC ibv_modify_qp from cur (the
 // state transition table; any state may go to RESET or ERR with
 // IBV_QP_STATE alone). It says which bits are missing or not allowed.
@@ -135,16 +115,13 @@ func legalTransition(cur verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttrMask
 	if mask&verbs.QPAttrState != 0 {
 		next = attr.State
 	}
-	var t transition // any -> RESET and any -> ERR take IBV_QP_STATE alone
-	if next != verbs.QPSReset && next != verbs.QPSErr {
-		var found bool
-		if t, found = rcTransitions[[2]verbs.QPState{cur, next}]; !found {
-			return next, 0, 0, false
-		}
+	req, opt, found := verbs.RCTransition(cur, next)
+	if !found {
+		return next, 0, 0, false
 	}
 	body := mask &^ verbs.QPAttrState
-	missing = t.req &^ body
-	extra = body &^ (t.req | t.opt)
+	missing = req &^ body
+	extra = body &^ (req | opt)
 	return next, missing, extra, missing == 0 && extra == 0
 }
 
