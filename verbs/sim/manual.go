@@ -225,6 +225,7 @@ func (q *qp) apply(cur, next verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttr
 		q.early = nil
 		q.conn, q.destQPN, q.rqPSN, q.sqPSN = nil, 0, 0, 0
 		q.state = verbs.QPSReset
+		q.ackWatch, q.reconnected = false, cur != verbs.QPSReset
 		return
 	case verbs.QPSErr:
 		q.moveToErr()
@@ -254,6 +255,14 @@ func (q *qp) apply(cur, next verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttr
 		q.retriesLeft = int(q.retryCnt)
 	}
 	q.state = next
+	if next == verbs.QPSRTS && cur == verbs.QPSRTR && q.reconnected {
+		// Measured on rxe (TestRecoveryFacts): a requester brought back
+		// while its peer stays in ERR, or with an sq_psn the peer does
+		// not expect, ends in transport retry counter exceeded. Nothing
+		// on the simulated wire is lost, so only the timer can say it.
+		q.retriesLeft = int(q.retryCnt)
+		q.watchAcks()
+	}
 	if next == verbs.QPSRTS {
 		q.pump()
 	}
