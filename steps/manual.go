@@ -170,14 +170,15 @@ func (s *Session) modifyQPAt(id StepID, st verbs.QPState) (Outcome, error) {
 	if st == verbs.QPSRTR && known {
 		port = addressKVs(pa, attr)
 	}
+	pre := append([]c.Stmt{set, get}, editedAttrC(attr, mask, y)...) // the program's own edits
 	if err := s.qp.Modify(attr, mask); err != nil {
-		return withC(Outcome{Results: append(attrKVs(attr, mask), port...)}, set, get, postFailed(call, err)),
+		return withC(Outcome{Results: append(attrKVs(attr, mask), port...)}, append(pre, postFailed(call, err))...),
 			modifyRefused(err, prevState[st], st, attr, mask, pa, known)
 	}
 	after := s.recordQPState()
 	res := append([]KV{result(resTransition, before+" → "+after), result(resMask, mask.String())}, attrKVs(attr, mask)...)
 	res = append(res, port...)
-	return withC(Outcome{Results: res, Note: modifyNotes[st]}, set, get, call.Returned("0")), nil
+	return withC(Outcome{Results: res, Note: modifyNotes[st]}, append(pre, call.Returned("0"))...), nil
 }
 
 func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
