@@ -33,8 +33,13 @@ var errnos = []entry{
 		lessonCause("inline-too-big", "ibv_post_send with IBV_SEND_INLINE on more bytes than the QP's granted cap.max_inline_data (read it back after ibv_create_qp); asking ibv_create_qp for more inline data than the device has (rxe: 512) is EINVAL too", "ibv_post_send 带 IBV_SEND_INLINE，字节数却超过 QP 实际得到的 cap.max_inline_data（ibv_create_qp 之后读回来）；向 ibv_create_qp 要的内联额度超过设备的上限（rxe：512）也是 EINVAL"),
 		lessonCause("atomic-unaligned", "an atomic whose remote address is not 8-byte aligned", "原子操作的远端地址没有按 8 字节对齐"),
 		lessonCause("remote-write-without-local", "ibv_reg_mr with IBV_ACCESS_REMOTE_WRITE or REMOTE_ATOMIC but no IBV_ACCESS_LOCAL_WRITE", "ibv_reg_mr 给了 IBV_ACCESS_REMOTE_WRITE 或 REMOTE_ATOMIC，却没有 IBV_ACCESS_LOCAL_WRITE"),
-		cause("more SGEs than max_send_sge, an opcode the QP type does not support, or ibv_modify_qp with the wrong attribute mask for the transition", "SGE 多于 max_send_sge、QP 类型不支持的 opcode，或 ibv_modify_qp 的属性掩码与状态转换不符"),
+		cause("more SGEs than max_send_sge, or an opcode the QP type does not support", "SGE 多于 max_send_sge，或 QP 类型不支持的 opcode"),
+		lessonCause("rtr-mask", "ibv_modify_qp with a mask that lacks an attribute the transition requires (IBV_QP_AV at RTR) or carries one it does not take: the kernel does not say which", "ibv_modify_qp 的掩码缺了这次状态转换要求的属性（例如 RTR 的 IBV_QP_AV），或带了它不接受的属性：内核不说是哪一个"),
+		lessonCause("wrong-gid-index", "ibv_modify_qp to RTR with an sgid_index whose GID cannot reach the peer's dgid (the IPv6 link-local GID toward an IPv4 peer), or with is_global = 0 on RoCE", "推 RTR 时 ibv_modify_qp 用的 sgid_index 对应的 GID 到不了对端的 dgid（IPv6 链路本地 GID 对 IPv4 对端），或者在 RoCE 上 is_global = 0"),
 		cause("rdma_connect before the route is resolved, or with more than 56 bytes of private data", "路由还没解析就 rdma_connect，或私有数据超过 56 字节"),
+	}},
+	{int(syscall.ENODATA), text.Text{EN: "no data available", ZH: "没有数据"}, []Cause{
+		cause("ibv_modify_qp with an sgid_index at which the port's GID table has no entry (rdma_get_gid_attr); ibv_query_gid reads such a slot as ::", "ibv_modify_qp 的 sgid_index 在端口的 GID 表里没有条目（rdma_get_gid_attr）；ibv_query_gid 把这样的位置读成 ::"),
 	}},
 	{int(syscall.EAGAIN), text.Text{EN: "try again: nothing is ready yet", ZH: "稍后再试：还没有东西就绪"}, []Cause{
 		cause("rdma_get_cm_event or ibv_get_cq_event on a non-blocking channel with no event waiting", "在非阻塞的通道上调用 rdma_get_cm_event 或 ibv_get_cq_event，而没有事件在等"),

@@ -28,6 +28,7 @@ var wcStatuses = []entry{
 	{9, text.Text{EN: "remote invalid request error: the responder refused the request as invalid (NAK invalid request)", ZH: "远端无效请求错误：响应端认为请求无效而拒绝（NAK invalid request）"}, []Cause{
 		lessonCause("read-depth-zero", "a READ or atomic to a QP that allows none: the connection gave it no responder resources (initiator_depth 0 on the requester's side)", "对一个不允许 READ 或原子操作的 QP 发起它们：连接时没有给它响应端资源（请求端一侧 initiator_depth 为 0）"),
 		cause("a SEND longer than the RECV the responder posted", "SEND 比响应端投递的 RECV 长"),
+		lessonCause("path-mtu-mismatch", "the two QPs were given different path_mtu and the message is longer than the smaller: the responder's packets are not the length its own path MTU expects", "两个 QP 的 path_mtu 不一样，消息又比较小的那个长：响应端收到的报文长度不是它自己的路径 MTU 所期待的"),
 	}},
 	{10, text.Text{EN: "remote access error: the responder's MR does not allow this access (NAK remote access error)", ZH: "远端访问错误：响应端的 MR 不允许这次访问（NAK remote access error）"}, []Cause{
 		lessonCause("bad-rkey", "the rkey is not the peer's (a local lkey, a stale or byte-swapped rkey)", "rkey 不是对端的（用了本地的 lkey、过期的或字节序错的 rkey）"),

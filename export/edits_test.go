@@ -20,16 +20,21 @@ func TestExportWithEditsCompiles(t *testing.T) {
 		role  steps.Role
 		edits []string
 		want  []string
+		track steps.Track
 	}{
-		{steps.Client, []string{"post-write.rkey=+1"}, []string{".rkey = rkey + 1 /* you: was rkey */"}},
-		{steps.Client, []string{"post-write.remote_addr=-8", "post-write.length=16"}, []string{"remote_addr - 8 /* you: was remote_addr */", ".length = 16 /* you: was strlen(buf) + 1 */"}},
-		{steps.Client, []string{"create-qp.max_send_sge=2", "post-write.num_sge=2", "post-write.opcode=IBV_WR_RDMA_WRITE_WITH_IMM"}, []string{"(struct ibv_sge[]){", "IBV_WR_RDMA_WRITE_WITH_IMM /* you: was IBV_WR_RDMA_WRITE */"}},
-		{steps.Client, []string{"connect.rnr_retry_count=7", "connect.retry_count=3", "create-cq.cqe=4"}, []string{".retry_count = 3 /* you: was 0 */", "4 /* you: was CQ_DEPTH */"}},
-		{steps.Server, []string{"reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE"}, []string{"IBV_ACCESS_LOCAL_WRITE /* you: was IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE */"}},
-		{steps.Server, []string{"post-recv.length=8", "accept.responder_resources=0"}, []string{".length = 8 /* you: was 128 */", ".responder_resources = 0 /* you: was 1 */"}},
-		{steps.Server, []string{"post-recv.run=skip"}, []string{"rdma_accept("}},
-		{steps.Server, []string{"reg-mr-data.length=16"}, []string{"posix_memalign((void **)&buf, 4096, 4096)", "ibv_reg_mr(pd, buf, 16 /* you: was BUF_SIZE */, "}},
-		{steps.Client, []string{"reg-mr-data.length=8192"}, []string{"posix_memalign((void **)&buf, 4096, 8192)", "ibv_reg_mr(pd, buf, 8192 /* you: was BUF_SIZE */, "}},
+		{steps.Client, []string{"post-write.rkey=+1"}, []string{".rkey = rkey + 1 /* you: was rkey */"}, 0},
+		{steps.Client, []string{"post-write.remote_addr=-8", "post-write.length=16"}, []string{"remote_addr - 8 /* you: was remote_addr */", ".length = 16 /* you: was strlen(buf) + 1 */"}, 0},
+		{steps.Client, []string{"create-qp.max_send_sge=2", "post-write.num_sge=2", "post-write.opcode=IBV_WR_RDMA_WRITE_WITH_IMM"}, []string{"(struct ibv_sge[]){", "IBV_WR_RDMA_WRITE_WITH_IMM /* you: was IBV_WR_RDMA_WRITE */"}, 0},
+		{steps.Client, []string{"connect.rnr_retry_count=7", "connect.retry_count=3", "create-cq.cqe=4"}, []string{".retry_count = 3 /* you: was 0 */", "4 /* you: was CQ_DEPTH */"}, 0},
+		{steps.Server, []string{"reg-mr-data.access=IBV_ACCESS_LOCAL_WRITE"}, []string{"IBV_ACCESS_LOCAL_WRITE /* you: was IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE */"}, 0},
+		{steps.Server, []string{"post-recv.length=8", "accept.responder_resources=0"}, []string{".length = 8 /* you: was 128 */", ".responder_resources = 0 /* you: was 1 */"}, 0},
+		{steps.Server, []string{"post-recv.run=skip"}, []string{"rdma_accept("}, 0},
+		{steps.Server, []string{"reg-mr-data.length=16"}, []string{"posix_memalign((void **)&buf, 4096, 4096)", "ibv_reg_mr(pd, buf, 16 /* you: was BUF_SIZE */, "}, 0},
+		{steps.Client, []string{"reg-mr-data.length=8192"}, []string{"posix_memalign((void **)&buf, 4096, 8192)", "ibv_reg_mr(pd, buf, 8192 /* you: was BUF_SIZE */, "}, 0},
+		// The manual track's attr and mask edits: the program passes &attr
+		// and mask, so it assigns the edited fields before ibv_modify_qp.
+		{steps.Client, []string{"client:modify-rtr.sgid_index=0"}, []string{"attr.ah_attr.grh.sgid_index = 0 /* you: was 1 */;"}, steps.TrackManual},
+		{steps.Client, []string{"modify-rts.timeout=3", "modify-rtr.path_mtu=IBV_MTU_512"}, []string{"attr.timeout = 3 /* you: was ", "attr.path_mtu = IBV_MTU_512 /* you: was IBV_MTU_1024 */;"}, steps.TrackManual},
 	} {
 		name := tc.role.String() + "/" + strings.Join(tc.edits, ",")
 		t.Run(name, func(t *testing.T) {
@@ -37,7 +42,7 @@ func TestExportWithEditsCompiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			prog, err := export.Program(context.Background(), export.Options{Role: tc.role, Edits: edits}, sim.New(sim.Options{}), sim.New(sim.Options{}))
+			prog, err := export.Program(context.Background(), export.Options{Role: tc.role, Edits: edits, Track: tc.track}, sim.New(sim.Options{}), sim.New(sim.Options{}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -150,8 +150,8 @@ func (c Config) Validate() error {
 	if err := c.validateTour(); err != nil {
 		return err
 	}
-	if c.Lesson != nil && c.Track == TrackManual {
-		return configError(text.Text{EN: fmt.Sprintf("--track manual and --lesson %s cannot be combined: the lessons run on the rdma_cm track", c.Lesson.Name), ZH: fmt.Sprintf("--track manual 不能和 --lesson %s 一起用：课程都在 rdma_cm 路线上运行", c.Lesson.Name)})
+	if c.Lesson != nil && c.Track == TrackManual && c.Lesson.Track != TrackManual {
+		return configError(text.Text{EN: fmt.Sprintf("--track manual and --lesson %s cannot be combined: that lesson runs on the rdma_cm track (leave --track out)", c.Lesson.Name), ZH: fmt.Sprintf("--track manual 不能和 --lesson %s 一起用：这一课在 rdma_cm 路线上运行（去掉 --track）", c.Lesson.Name)})
 	}
 	return nil
 }

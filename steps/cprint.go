@@ -281,7 +281,8 @@ func readRemoteInfo(r privdata.RemoteInfo, privateLen int) []c.Stmt {
 }
 
 // ahAttrC is struct ibv_ah_attr as a brace initialiser.
-func ahAttrC(a verbs.AHAttr) c.Expr {
+// y marks the fields the learner edited (is_global, sgid_index).
+func ahAttrC(a verbs.AHAttr, y youWas) c.Expr {
 	dgid := a.DGID
 	if !dgid.IsValid() {
 		dgid = netip.IPv6Unspecified()
@@ -295,9 +296,9 @@ func ahAttrC(a verbs.AHAttr) c.Expr {
 	if a.IsGlobal {
 		g = 1
 	}
-	return c.Init(c.F("is_global", c.Dec(int64(g), "")),
+	return c.Init(c.F("is_global", y.on("is_global", c.Dec(int64(g), ""))),
 		c.F("grh", c.Init(c.F("dgid", c.C("{ .raw = { "+strings.Join(bs, ", ")+" } } /* "+dgid.String()+" */")),
-			c.F("flow_label", c.Dec(int64(a.FlowLabel), "")), c.F("sgid_index", c.Dec(int64(a.SGIDIndex), "")),
+			c.F("flow_label", c.Dec(int64(a.FlowLabel), "")), c.F("sgid_index", y.on("sgid_index", c.Dec(int64(a.SGIDIndex), ""))),
 			c.F("hop_limit", c.Dec(int64(a.HopLimit), "")), c.F("traffic_class", c.Dec(int64(a.TrafficClass), "")))),
 		c.F("dlid", c.Dec(int64(a.DLID), "")), c.F("sl", c.Dec(int64(a.SL), "")),
 		c.F("src_path_bits", c.Dec(int64(a.SrcPathBits), "")), c.F("static_rate", c.Dec(int64(a.StaticRate), "")),
@@ -318,7 +319,7 @@ func qpAttrC(a verbs.QPAttr, m verbs.QPAttrMask, y youWas) c.Expr {
 	add(verbs.QPAttrAccessFlags, "qp_access_flags", c.C(a.AccessFlags.String()))
 	add(verbs.QPAttrPKeyIndex, "pkey_index", dec(uint64(a.PKeyIndex)))
 	add(verbs.QPAttrPort, "port_num", dec(uint64(a.PortNum)))
-	add(verbs.QPAttrAV, "ah_attr", ahAttrC(a.AH))
+	add(verbs.QPAttrAV, "ah_attr", ahAttrC(a.AH, y))
 	add(verbs.QPAttrPathMTU, "path_mtu", c.C(verbs.MTUName(a.PathMTU)))
 	add(verbs.QPAttrTimeout, "timeout", dec(uint64(a.Timeout)))
 	add(verbs.QPAttrRetryCnt, "retry_cnt", dec(uint64(a.RetryCnt)))

@@ -68,6 +68,7 @@ func modifyFields() []EditField {
 	out = append(out, EditField{Step: IDModifyRTR, Name: "path_mtu", CName: "attr.path_mtu", Kind: EditEnum, Choices: mtuChoices(),
 		Explain:  text.Text{EN: "The largest payload one packet carries on this connection; both sides must agree.", ZH: "这条连接上一个报文最多带多少载荷；两端必须一致。"},
 		fallback: fromInitQPAttr})
+	out = append(out, addressingFields()...)
 	for _, step := range []StepID{IDModifyRTR, IDModifyRTS} {
 		for _, f := range qpAttrFields[step] {
 			out = append(out, EditField{Step: step, Name: f.name, CName: "attr." + f.name, Kind: EditInt, Min: 0, Max: f.max,
@@ -102,6 +103,43 @@ func (s *Session) editQPAttr(step StepID, a *verbs.QPAttr, m *verbs.QPAttrMask) 
 			*v = uint32(e.Value.Num)
 		}
 	}
+	s.editAddressing(step, a, y)
 	*m = verbs.QPAttrMask(s.editFlags(step, "mask", "mask", uint64(*m), fmt.Sprint(m.String()), y))
 	return y
+}
+
+// editedAttrC are the assignments that give the exported program's attr
+// and mask the edited values: the program passes &attr and mask as
+// rdma_init_qp_attr filled them in, while the screen shows the edited
+// values inside the call itself.
+func editedAttrC(a verbs.QPAttr, m verbs.QPAttrMask, y youWas) []c.Stmt {
+	dec := func(v uint64) c.Expr { return c.Dec(int64(v), "") }
+	global := uint64(0)
+	if a.AH.IsGlobal {
+		global = 1
+	}
+	var out []c.Stmt
+	for _, f := range []struct {
+		name, lvalue string
+		v            c.Expr
+	}{
+		{"qp_access_flags", "attr.qp_access_flags", c.C(a.AccessFlags.String())},
+		{"path_mtu", "attr.path_mtu", c.C(verbs.MTUName(a.PathMTU))},
+		{"sgid_index", "attr.ah_attr.grh.sgid_index", dec(uint64(a.AH.SGIDIndex))},
+		{"is_global", "attr.ah_attr.is_global", dec(global)},
+		{"min_rnr_timer", "attr.min_rnr_timer", dec(uint64(a.MinRNRTimer))},
+		{"max_dest_rd_atomic", "attr.max_dest_rd_atomic", dec(uint64(a.MaxDestRdAtom))},
+		{"rq_psn", "attr.rq_psn", c.Hex(uint64(a.RQPSN), "")},
+		{"timeout", "attr.timeout", dec(uint64(a.Timeout))},
+		{"retry_cnt", "attr.retry_cnt", dec(uint64(a.RetryCnt))},
+		{"rnr_retry", "attr.rnr_retry", dec(uint64(a.RNRRetry))},
+		{"max_rd_atomic", "attr.max_rd_atomic", dec(uint64(a.MaxRdAtomic))},
+		{"sq_psn", "attr.sq_psn", c.Hex(uint64(a.SQPSN), "")},
+		{"mask", "mask", c.C(m.String())},
+	} {
+		if _, ok := y[f.name]; ok {
+			out = append(out, c.S(c.Assign(f.lvalue, y.on(f.name, f.v))).Only(c.ExportOnly))
+		}
+	}
+	return out
 }

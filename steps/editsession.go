@@ -186,7 +186,7 @@ func CheckEdits(cfg Config, es Edits, sides ...Role) error {
 		c := cfg
 		c.Role, c.Edits = r, nil // the tour before any skip
 		if l := c.Lesson; l != nil {
-			c.Notify, c.Tour = l.Notify, l.Tour
+			c.Notify, c.Tour, c.Track = l.Notify, l.Tour, l.Track
 		}
 		tour, err := tourFor(c)
 		if err != nil {

@@ -98,6 +98,14 @@ func editTable() []editCase {
 		{"modify-rtr.max_dest_rd_atomic=256", m, "refused", ""},
 		{"client:modify-rtr.rq_psn=0", m, "ok", ""},
 		{"modify-rtr.mask=-IBV_QP_AV", m, "server/modify-rtr errno EINVAL", ""},
+		// Addressing (TestAddressingFacts): index 0 is rxe's IPv6
+		// link-local GID, unreachable from an IPv4 dgid; 5 is empty.
+		{"client:modify-rtr.sgid_index=0", m, "client/modify-rtr errno EINVAL", ""},
+		{"client:modify-rtr.sgid_index=5", m, "client/modify-rtr errno ENODATA", ""},
+		{"modify-rtr.sgid_index=256", m, "refused", ""},
+		{"client:modify-rtr.is_global=0", m, "client/modify-rtr errno EINVAL", ""},
+		{"modify-rtr.is_global=2", m, "refused", ""},
+		{"client:modify-rtr.path_mtu=IBV_MTU_4096", m, "ok", ""},
 		{"modify-rts.timeout=0", m, "ok", ""},
 		{"modify-rts.retry_cnt=8", m, "refused", ""},
 		{"modify-rts.rnr_retry=7", m, "ok", ""},

@@ -85,6 +85,9 @@ type Lesson struct {
 	Notify Notify
 	// Tour is the tour the lesson changes (the zero value: write).
 	Tour TourKind
+	// Track is the QP track the lesson runs on (the zero value: the
+	// rdma_cm one); a manual-track lesson edits the ibv_modify_qp steps.
+	Track Track
 	// edit changes one side's tour: which steps run and what they expect.
 	// Nil for a lesson that changes no step.
 	edit func(cfg Config, t *tourEdit)
@@ -127,6 +130,7 @@ func Lessons() []Lesson {
 		inTopic(TopicReadAtomic, lessonReadDepthZero(), lessonAtomicUnaligned()),
 		inTopic(TopicAccess, lessonNoRemoteAtomic()),
 		inTopic(TopicWire, lessonLostWrite(), lessonLostAck(), lessonPeerVanished(), lessonRetryZero()),
+		inTopic(TopicAddressing, lessonWrongGIDIndex(), lessonRTRMask(), lessonPathMTU()),
 	)
 }
 
@@ -140,6 +144,7 @@ var (
 	TopicSetup       = text.Text{EN: "Setup failures: before any connection", ZH: "建立阶段的失败：连接之前"}
 	TopicReadAtomic  = text.Text{EN: "READ and atomics", ZH: "READ 与原子操作"}
 	TopicWire        = text.Text{EN: "Lost packets and retries", ZH: "丢包与重传"}
+	TopicAddressing  = text.Text{EN: "Addressing and ibv_modify_qp (manual track)", ZH: "寻址与 ibv_modify_qp（manual 路线）"}
 )
 
 // inTopic files lessons under topic.

@@ -90,7 +90,7 @@ func TestEveryLessonAsksAndHasPages(t *testing.T) {
 		asked := false
 		for _, role := range []Role{Server, Client} {
 			for _, rnr := range []uint8{0, MaxRNRRetry} {
-				cfg := Config{Role: role, Tour: l.Tour, Notify: l.Notify, RNRRetry: rnr, Lesson: &l}
+				cfg := Config{Role: role, Tour: l.Tour, Notify: l.Notify, Track: l.Track, RNRRetry: rnr, Lesson: &l}
 				p := l.prediction(cfg)
 				if p == nil {
 					continue

@@ -53,6 +53,13 @@ func TestLessonsOnSimulatedNIC(t *testing.T) {
 			"client/poll-write":  "transport retry counter exceeded",
 			"client/poll-notify": "Work Request Flushed Error",
 			"server/wait-notify": "RDMA_CM_EVENT_DISCONNECTED"}, false, false},
+		// The manual track's addressing lessons (TestAddressingFacts on rxe).
+		{"wrong-gid-index", 0, map[string]string{"client/modify-rtr": "sgid_index 0 is fe80::"}, true, false},
+		{"rtr-mask", 0, map[string]string{"client/modify-rtr": "INIT → RTR requires IBV_QP_AV in the mask"}, true, false},
+		{"path-mtu-mismatch", 0, map[string]string{
+			"client/poll-write":  "remote invalid request error",
+			"client/poll-notify": "Work Request Flushed Error",
+			"server/wait-notify": "Work Request Flushed Error"}, false, false},
 	}
 	for _, tt := range tests {
 		name := tt.lesson

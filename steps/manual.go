@@ -141,17 +141,23 @@ func attrName(field string) text.Text {
 var modifyNotes = map[verbs.QPState]text.Text{
 	verbs.QPSInit: {EN: "INIT: the QP knows its port, P_Key index and what the peer may do to it (qp_access_flags). RECVs may be posted now; sends not yet.",
 		ZH: "INIT：QP 知道了自己的端口、P_Key 索引，以及对端可以对它做什么（qp_access_flags）。现在可以 post RECV，还不能发送。"},
-	verbs.QPSRTR: {EN: "RTR: the QP knows where its peer is (ah_attr, dest_qp_num) and which PSN to expect first (rq_psn). It accepts packets; it still sends nothing.",
-		ZH: "RTR：QP 知道了对端在哪里（ah_attr、dest_qp_num），以及第一个要收的 PSN（rq_psn）。它开始接收报文，但仍不发送。"},
+	verbs.QPSRTR: {EN: "RTR: the QP knows where its peer is (ah_attr, dest_qp_num) and which PSN to expect first (rq_psn). It accepts packets; it still sends nothing. The port's GID table is listed: sgid_index picks this side's source GID from it, and path_mtu must be the peer's too.",
+		ZH: "RTR：QP 知道了对端在哪里（ah_attr、dest_qp_num），以及第一个要收的 PSN（rq_psn）。它开始接收报文，但仍不发送。结果里列出了端口的 GID 表：sgid_index 从中选出本端的源 GID；path_mtu 必须和对端的一样。"},
 	verbs.QPSRTS: {EN: "RTS: the send queue is live: its first PSN (sq_psn) is the one the peer expects, and retries and timeouts are set.",
 		ZH: "RTS：发送队列开通：第一个 PSN（sq_psn）正是对端期待的那个，重传次数和超时也已设好。"},
 }
 
-// modifyQP is rdma_init_qp_attr(state) + ibv_modify_qp, showing both.
+// modifyQP is rdma_init_qp_attr(state) + ibv_modify_qp, showing both,
+// with the edits of the track's step to st.
 func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
+	return s.modifyQPAt(modifyStepID(st), st)
+}
+
+// modifyQPAt is modifyQP with the edits of step id.
+func (s *Session) modifyQPAt(id StepID, st verbs.QPState) (Outcome, error) {
 	before := s.recordQPState()
 	attr, mask, err := s.id.InitQPAttr(st)
-	y := s.editQPAttr(modifyStepID(st), &attr, &mask)
+	y := s.editQPAttr(id, &attr, &mask)
 	set, get, call := modifyCalls(st, attr, mask, y)
 	if err != nil {
 		return withC(Outcome{}, set, failed(get, err)), problem(err,
@@ -159,12 +165,20 @@ func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
 			text.Text{EN: "RTR needs the peer's QPN and RTS the peer's starting PSN (our sq_psn), both from the peer's CM message: on the client they come with CONNECT_RESPONSE, on the server with CONNECT_REQUEST", ZH: "RTR 需要对端的 QPN，RTS 需要对端的起始 PSN（我们的 sq_psn），两者都来自对端的 CM 消息：client 要等 CONNECT_RESPONSE，server 在 CONNECT_REQUEST 时就有了"})
 	}
 	get = get.Returned("0: mask = " + mask.String())
+	var port []KV // RTR: the port's MTU and GID table beside the address vector
+	pa, known := s.portView()
+	if st == verbs.QPSRTR && known {
+		port = addressKVs(pa, attr)
+	}
+	pre := append([]c.Stmt{set, get}, editedAttrC(attr, mask, y)...) // the program's own edits
 	if err := s.qp.Modify(attr, mask); err != nil {
-		return withC(Outcome{Results: attrKVs(attr, mask)}, set, get, postFailed(call, err)), err
+		return withC(Outcome{Results: append(attrKVs(attr, mask), port...)}, append(pre, postFailed(call, err))...),
+			modifyRefused(err, prevState[st], st, attr, mask, pa, known)
 	}
 	after := s.recordQPState()
 	res := append([]KV{result(resTransition, before+" → "+after), result(resMask, mask.String())}, attrKVs(attr, mask)...)
-	return withC(Outcome{Results: res, Note: modifyNotes[st]}, set, get, call.Returned("0")), nil
+	res = append(res, port...)
+	return withC(Outcome{Results: res, Note: modifyNotes[st]}, append(pre, call.Returned("0"))...), nil
 }
 
 func stepAcceptManual(_ context.Context, s *Session) (Outcome, error) {
@@ -256,6 +270,9 @@ func stepDisconnectManual(ctx context.Context, s *Session) (Outcome, error) {
 		ZH: "rdma_disconnect 发出了 DREQ，但没动我们的 QP（仍是 " + before + "）：它不是 id->qp。我们自己把它置为 ERR，队列里剩下的 WR 都会被 flush。"}
 	return out, nil
 }
+
+// prevState is the state the manual track's step to a state starts in.
+var prevState = map[verbs.QPState]verbs.QPState{verbs.QPSInit: verbs.QPSReset, verbs.QPSRTR: verbs.QPSInit, verbs.QPSRTS: verbs.QPSRTR}
 
 // modifyStepID is the manual track's step that moves the QP to st.
 func modifyStepID(st verbs.QPState) StepID {

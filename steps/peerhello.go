@@ -324,7 +324,7 @@ func (s *Session) peerExpectations(l *Lesson) map[StepID]*Expect {
 		return nil
 	}
 	cfg := s.cfg
-	cfg.Lesson, cfg.Notify, cfg.Tour = l, l.Notify, l.Tour
+	cfg.Lesson, cfg.Notify, cfg.Tour, cfg.Track = l, l.Notify, l.Tour, l.Track
 	tour, err := l.apply(cfg, baseTour(cfg))
 	if err != nil {
 		return nil // TestEveryLessonOnEveryTour: never for a lesson's own tour

@@ -83,6 +83,7 @@ var (
 	resTarget                 = text.Text{EN: "target", ZH: "目标"}
 	resTo                     = text.Text{EN: "to", ZH: "目标"}
 	resTransition             = text.Text{EN: "transition", ZH: "状态转换"}
+	resPortActiveMTU          = text.Text{EN: "port 1 active_mtu", ZH: "端口 1 的 active_mtu"}
 )
 
 // Result names that are C's own.

@@ -57,5 +57,5 @@ func (l Lesson) AnswerSeen(p Progress) int {
 // clientConfig is the attendee's side of the lesson, as a client started
 // with --lesson runs it.
 func (l Lesson) clientConfig() Config {
-	return Config{Role: Client, Tour: l.Tour, Notify: l.Notify, Lesson: &l}
+	return Config{Role: Client, Tour: l.Tour, Notify: l.Notify, Track: l.Track, Lesson: &l}
 }

@@ -85,7 +85,7 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	cfg = cfg.withDefaults()
 	if l := cfg.Lesson; l != nil {
-		cfg.Notify, cfg.Tour = l.Notify, l.Tour
+		cfg.Notify, cfg.Tour, cfg.Track = l.Notify, l.Tour, l.Track
 	}
 	tour, err := tourFor(cfg)
 	if err != nil {

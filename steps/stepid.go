@@ -28,6 +28,7 @@ const (
 	IDModifyInit         StepID = "modify-init"
 	IDModifyRTR          StepID = "modify-rtr"
 	IDModifyRTS          StepID = "modify-rts"
+	IDModifyRTRAgain     StepID = "modify-rtr-again"
 	IDLimitMemlock       StepID = "limit-memlock"
 	IDListen             StepID = "listen"
 	IDPollCmpSwap        StepID = "poll-cmp-swap"

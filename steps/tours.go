@@ -217,7 +217,7 @@ func AllStepIDs() []StepID {
 	for _, l := range Lessons() {
 		for _, role := range []Role{Server, Client} {
 			for _, rnr := range []uint8{0, MaxRNRRetry} {
-				cfg := Config{Role: role, Notify: l.Notify, Tour: l.Tour, RNRRetry: rnr}
+				cfg := Config{Role: role, Notify: l.Notify, Tour: l.Tour, Track: l.Track, RNRRetry: rnr}
 				tour, _ := l.apply(cfg, baseTour(cfg)) // TestEveryLessonOnEveryTour checks the error
 				add(tour)
 			}

@@ -76,6 +76,36 @@ func (m QPAttrMask) String() string {
 	return out
 }
 
+// rcTransitions is the IBA's QP state table for RC, as the kernel's
+// ib_modify_qp_is_ok (core/verbs.c, qp_state_table) has it: the
+// attributes a transition requires and those it may also carry.
+var rcTransitions = map[[2]QPState][2]QPAttrMask{
+	{QPSReset, QPSReset}: {},
+	{QPSReset, QPSInit}:  {QPAttrPKeyIndex | QPAttrPort | QPAttrAccessFlags, 0},
+	{QPSInit, QPSInit}:   {0, QPAttrPKeyIndex | QPAttrPort | QPAttrAccessFlags},
+	{QPSInit, QPSRTR}: {
+		QPAttrAV | QPAttrPathMTU | QPAttrDestQPN | QPAttrRQPSN | QPAttrMaxDestRdAtomic | QPAttrMinRNRTimer,
+		QPAttrAltPath | QPAttrAccessFlags | QPAttrPKeyIndex,
+	},
+	{QPSRTR, QPSRTS}: {
+		QPAttrSQPSN | QPAttrTimeout | QPAttrRetryCnt | QPAttrRNRRetry | QPAttrMaxQPRdAtomic,
+		QPAttrCurState | QPAttrAltPath | QPAttrAccessFlags | QPAttrMinRNRTimer | QPAttrPathMigState,
+	},
+	{QPSRTS, QPSRTS}: {0, QPAttrCurState | QPAttrAccessFlags | QPAttrAltPath | QPAttrPathMigState | QPAttrMinRNRTimer},
+}
+
+// RCTransition is what ibv_modify_qp of an RC QP from cur to next
+// requires besides IBV_QP_STATE (req) and what it may also take (opt);
+// ok is false for a transition the table lacks. Any state goes to RESET
+// or ERR with IBV_QP_STATE alone.
+func RCTransition(cur, next QPState) (req, opt QPAttrMask, ok bool) {
+	if next == QPSReset || next == QPSErr {
+		return 0, 0, true
+	}
+	t, ok := rcTransitions[[2]QPState{cur, next}]
+	return t[0], t[1], ok
+}
+
 // MTUEnum is enum ibv_mtu for a path MTU in bytes (IBV_MTU_256 = 1 ...
 // IBV_MTU_4096 = 5); 0 for a size that is not an IB MTU.
 func MTUEnum(bytes int) int {

@@ -82,7 +82,7 @@ func (r *Room) NextLesson() Plan {
 func LessonsOf(tour steps.TourKind) []string {
 	var out []string
 	for _, l := range steps.Lessons() {
-		if l.Tour == tour && !l.BeforeConnection() {
+		if l.Tour == tour && !l.BeforeConnection() && l.Track == steps.TrackCM {
 			out = append(out, l.Name)
 		}
 	}
@@ -158,6 +158,9 @@ func checkRoomLesson(l *steps.Lesson, tour steps.TourKind) error {
 	case l.BeforeConnection():
 		return &steps.ConfigError{Reason: text.Text{EN: fmt.Sprintf("--lesson %s fails on the attendee's own machine before it connects, so no attendee would reach the room: run it without --workshop; the room's lessons are %v", l.Name, LessonsOf(tour)),
 			ZH: fmt.Sprintf("--lesson %s 在学员自己的机器上、连接之前就失败了，没有学员能进教室：不加 --workshop 运行它；教室能用的课程是 %v", l.Name, LessonsOf(tour))}}
+	case l.Track != steps.TrackCM:
+		return &steps.ConfigError{Reason: text.Text{EN: fmt.Sprintf("--lesson %s runs on the manual QP track, and a room's server runs the rdma_cm track: run it without --workshop; the room's lessons are %v", l.Name, LessonsOf(tour)),
+			ZH: fmt.Sprintf("--lesson %s 在 manual QP 路线上运行，而教室的 server 走 rdma_cm 路线：不加 --workshop 运行它；教室能用的课程是 %v", l.Name, LessonsOf(tour))}}
 	case l.Tour != tour:
 		return &steps.ConfigError{Reason: text.Same(fmt.Sprintf("--lesson %s runs on the %s tour, and the room runs --tour %s: give --tour %s, or one of %v", l.Name, l.Tour, tour, l.Tour, LessonsOf(tour)))}
 	}

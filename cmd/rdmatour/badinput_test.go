@@ -82,7 +82,7 @@ func cliBadInput() []cliCase {
 		c("--lesson nope", usage("demo", "invalid value \"nope\" for flag -lesson: unknown lesson \"nope\": `rdmatour lessons` lists them (["+lessonNamesSorted()+"])"), "demo", "--lesson", "nope"),
 		c("--wire drop=0", usage("demo", `invalid value "drop=0" for flag -wire: --wire "drop=0": "0" is not a packet number (1, 2, …) (terms: drop=N[,M…] loss=P% seed=S dup=N delay=N:DURATION reorder=N, separated by spaces)`), "demo", "--wire", "drop=0"),
 		c("--wire flip=3", usage("client", `invalid value "flip=3" for flag -wire: --wire "flip=3": unknown fault "flip" (terms: drop=N[,M…] loss=P% seed=S dup=N delay=N:DURATION reorder=N, separated by spaces)`), "client", "127.0.0.1", "--wire", "flip=3"),
-		c("lesson on the manual track", "--track manual and --lesson bad-rkey cannot be combined: the lessons run on the rdma_cm track", "demo", "--lesson", "bad-rkey", "--track", "manual"),
+		c("lesson on the manual track", "--track manual and --lesson bad-rkey cannot be combined: that lesson runs on the rdma_cm track (leave --track out)", "demo", "--lesson", "bad-rkey", "--track", "manual"),
 		c("lesson with the wrong --notify", "lesson doorbell-ordering needs --notify doorbell", "demo", "--lesson", "doorbell-ordering", "--notify", "send"),
 		c("lesson with the wrong seed notify", "lesson no-recv needs --notify send", "client", "127.0.0.1", "7471", "doorbell", "--lesson", "no-recv"),
 		c("--rnr-retry 8", usage("demo", `invalid value "8" for flag -rnr-retry: "8" is out of range: 0..7 (7 = retry forever)`), "demo", "--rnr-retry", "8"),

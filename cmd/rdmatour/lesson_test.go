@@ -23,6 +23,9 @@ var lessonErrors = []lessonError{
 	{"inline-too-big", nil, []string{"ibv_post_send: invalid argument (errno 22 EINVAL)", "Nothing to poll: ibv_post_send refused the WRITE", "[server] learned of the write via send"}},
 	// The lesson's fix: room for the message, and it goes inline.
 	{"inline-too-big", []string{"--edit", "client:create-qp.max_inline_data=64"}, []string{"IBV_SEND_SIGNALED | IBV_SEND_INLINE", "[server] RDMA-written buffer: hello from rdmatour"}},
+	{"wrong-gid-index", nil, []string{"sgid_index 0 is fe80::", "[server] RDMA-written buffer: "}},
+	{"rtr-mask", nil, []string{"INIT → RTR requires IBV_QP_AV in the mask", "[server] RDMA-written buffer: "}},
+	{"path-mtu-mismatch", nil, []string{`RDMA_WRITE completion: status "remote invalid request error"`, `SEND completion: status "Work Request Flushed Error"`}},
 	{"lost-wakeup", nil, []string{"ibv_get_cq_event(channel, &ev_cq, &ev_ctx); /* = no event in 3s: asleep with a completion in the CQ", "[server] RDMA-written buffer: "}},
 }
 

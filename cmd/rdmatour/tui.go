@@ -28,11 +28,11 @@ func tuiOutcome(err error) error {
 }
 
 // withLesson is o for running lesson l in place of what ran: the
-// lesson's tour and notify mode; the rdma_cm track, which every lesson
-// runs on; --message only where that tour sends it. The files of
-// --record and --pcap hold the run before: the lesson's run writes none.
+// lesson's tour, notify mode and track; --message only where that tour
+// sends it. The files of --record and --pcap hold the run before: the
+// lesson's run writes none.
 func (o options) withLesson(l *steps.Lesson) options {
-	o.lesson, o.notify, o.tour, o.track = l, l.Notify, l.Tour, steps.TrackCM
+	o.lesson, o.notify, o.tour, o.track = l, l.Notify, l.Tour, l.Track
 	o.record, o.pcap = "", ""
 	if messageSent(o.message != "", o.tour, l) != nil {
 		o.message = ""

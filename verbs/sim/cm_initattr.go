@@ -118,7 +118,7 @@ func (id *cmID) rtrAttrLocked() (verbs.QPAttr, verbs.QPAttrMask) {
 		State: verbs.QPSRTR, PathMTU: activeMTU, DestQPNum: id.peerQPN, RQPSN: id.peerPSN,
 		MaxDestRdAtom: id.respRes, MinRNRTimer: id.p.opts.MinRNRTimer,
 		AH: verbs.AHAttr{
-			IsGlobal: true, DGID: peerGID(id.peer.Addr()), SGIDIndex: uint8(id.p.dev.limits().RoCEv2Index), HopLimit: hopLimit, PortNum: 1,
+			IsGlobal: true, DGID: peerGID(id.peer.Addr()), SGIDIndex: gidIndexInUse, HopLimit: hopLimit, PortNum: 1,
 			// rdma_cm derives the RoCE v2 flow label from the
 			// connection's ports; sim0 does the same, differently.
 			FlowLabel: (uint32(id.local.Port())<<4 ^ uint32(id.peer.Port())) & 0xFFFFF,

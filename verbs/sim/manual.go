@@ -107,26 +107,6 @@ func (d *device) boundTo(c *conn) []*qp {
 	return out
 }
 
-// transition is one row of the IBA's QP state table for RC
-// (ib_modify_qp_is_ok's qp_state_table): the attributes a transition
-// needs and those it may also carry.
-type transition struct{ req, opt verbs.QPAttrMask }
-
-var rcTransitions = map[[2]verbs.QPState]transition{
-	{verbs.QPSReset, verbs.QPSReset}: {},
-	{verbs.QPSReset, verbs.QPSInit}:  {req: verbs.QPAttrPKeyIndex | verbs.QPAttrPort | verbs.QPAttrAccessFlags},
-	{verbs.QPSInit, verbs.QPSInit}:   {opt: verbs.QPAttrPKeyIndex | verbs.QPAttrPort | verbs.QPAttrAccessFlags},
-	{verbs.QPSInit, verbs.QPSRTR}: {
-		req: verbs.QPAttrAV | verbs.QPAttrPathMTU | verbs.QPAttrDestQPN | verbs.QPAttrRQPSN | verbs.QPAttrMaxDestRdAtomic | verbs.QPAttrMinRNRTimer,
-		opt: verbs.QPAttrAltPath | verbs.QPAttrAccessFlags | verbs.QPAttrPKeyIndex,
-	},
-	{verbs.QPSRTR, verbs.QPSRTS}: {
-		req: verbs.QPAttrSQPSN | verbs.QPAttrTimeout | verbs.QPAttrRetryCnt | verbs.QPAttrRNRRetry | verbs.QPAttrMaxQPRdAtomic,
-		opt: verbs.QPAttrCurState | verbs.QPAttrAltPath | verbs.QPAttrAccessFlags | verbs.QPAttrMinRNRTimer | verbs.QPAttrPathMigState,
-	},
-	{verbs.QPSRTS, verbs.QPSRTS}: {opt: verbs.QPAttrCurState | verbs.QPAttrAccessFlags | verbs.QPAttrAltPath | verbs.QPAttrPathMigState | verbs.QPAttrMinRNRTimer},
-}
-
 // legalTransition reports whether mask is a legal RC ibv_modify_qp from cur (the
 // state transition table; any state may go to RESET or ERR with
 // IBV_QP_STATE alone). It says which bits are missing or not allowed.
@@ -135,16 +115,13 @@ func legalTransition(cur verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttrMask
 	if mask&verbs.QPAttrState != 0 {
 		next = attr.State
 	}
-	var t transition // any -> RESET and any -> ERR take IBV_QP_STATE alone
-	if next != verbs.QPSReset && next != verbs.QPSErr {
-		var found bool
-		if t, found = rcTransitions[[2]verbs.QPState{cur, next}]; !found {
-			return next, 0, 0, false
-		}
+	req, opt, found := verbs.RCTransition(cur, next)
+	if !found {
+		return next, 0, 0, false
 	}
 	body := mask &^ verbs.QPAttrState
-	missing = t.req &^ body
-	extra = body &^ (t.req | t.opt)
+	missing = req &^ body
+	extra = body &^ (req | opt)
 	return next, missing, extra, missing == 0 && extra == 0
 }
 
@@ -169,7 +146,7 @@ func (q *qp) Modify(attr verbs.QPAttr, mask verbs.QPAttrMask) error {
 	if !ok {
 		return transitionError(cur, next, missing, extra)
 	}
-	if err := checkModifyValues(attr, mask, q.dev.limits()); err != nil {
+	if err := checkModifyValues(attr, mask, q.dev.limits(), q.dev.portAttr().GIDs); err != nil {
 		return err
 	}
 	q.apply(cur, next, attr, mask, c)
@@ -196,7 +173,7 @@ func transitionError(cur, next verbs.QPState, missing, extra verbs.QPAttrMask) e
 }
 
 // checkModifyValues checks the attribute values (rxe_qp_chk_attr and friends).
-func checkModifyValues(attr verbs.QPAttr, mask verbs.QPAttrMask, lim Limits) error {
+func checkModifyValues(attr verbs.QPAttr, mask verbs.QPAttrMask, lim Limits, table []verbs.GIDEntry) error {
 	const fn = "ibv_modify_qp"
 	if mask&verbs.QPAttrPort != 0 && attr.PortNum != 1 {
 		return verbs.Errorf(fn, errEINVAL, "port_num %d: sim0 has port 1 only", attr.PortNum)
@@ -208,10 +185,12 @@ func checkModifyValues(attr verbs.QPAttr, mask verbs.QPAttrMask, lim Limits) err
 		return verbs.Errorf(fn, errEINVAL, "path_mtu %d bytes: must be an IB MTU no larger than the port's max_mtu %d", attr.PathMTU, maxMTU)
 	}
 	if mask&verbs.QPAttrAV != 0 {
+		// rdma_check_ah_attr (core/verbs.c): a RoCE address vector
+		// must carry a GRH. Measured on rxe: TestAddressingFacts.
 		if !attr.AH.IsGlobal || !attr.AH.DGID.IsValid() {
-			return verbs.Errorf(fn, errEINVAL, "ah_attr without a GRH: RoCE needs is_global=1 and a dgid")
+			return verbs.Errorf(fn, errEINVAL, "ah_attr without a GRH (is_global=0): RoCE addresses every packet by GID, so it needs is_global=1 and a dgid")
 		}
-		if err := checkSGIDIndex(fn, int(attr.AH.SGIDIndex), lim); err != nil {
+		if err := checkSGIDIndex(fn, attr.AH, table); err != nil {
 			return err
 		}
 	}
@@ -246,6 +225,7 @@ func (q *qp) apply(cur, next verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttr
 		q.early = nil
 		q.conn, q.destQPN, q.rqPSN, q.sqPSN = nil, 0, 0, 0
 		q.state = verbs.QPSReset
+		q.ackWatch, q.reconnected = false, cur != verbs.QPSReset
 		return
 	case verbs.QPSErr:
 		q.moveToErr()
@@ -275,6 +255,14 @@ func (q *qp) apply(cur, next verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttr
 		q.retriesLeft = int(q.retryCnt)
 	}
 	q.state = next
+	if next == verbs.QPSRTS && cur == verbs.QPSRTR && q.reconnected {
+		// Measured on rxe (TestRecoveryFacts): a requester brought back
+		// while its peer stays in ERR, or with an sq_psn the peer does
+		// not expect, ends in transport retry counter exceeded. Nothing
+		// on the simulated wire is lost, so only the timer can say it.
+		q.retriesLeft = int(q.retryCnt)
+		q.watchAcks()
+	}
 	if next == verbs.QPSRTS {
 		q.pump()
 	}

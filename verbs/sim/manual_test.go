@@ -15,7 +15,7 @@ import (
 // fullAttr has a valid value for every attribute a transition may need.
 var fullAttr = verbs.QPAttr{
 	PKeyIndex: 0, PortNum: 1, AccessFlags: verbs.AccessRemoteWrite,
-	AH:      verbs.AHAttr{IsGlobal: true, DGID: netip.MustParseAddr("::ffff:127.0.0.1"), HopLimit: 64, PortNum: 1},
+	AH:      verbs.AHAttr{IsGlobal: true, DGID: netip.MustParseAddr("::ffff:127.0.0.1"), SGIDIndex: gidIndexInUse, HopLimit: 64, PortNum: 1},
 	PathMTU: 1024, DestQPNum: 0x22, RQPSN: 1, MaxDestRdAtom: 1, MinRNRTimer: 12,
 	SQPSN: 5, Timeout: 14, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 1,
 }
@@ -168,7 +168,7 @@ func TestModifyQPAttributeValues(t *testing.T) {
 		{"port 2", verbs.QPSReset, func(a *verbs.QPAttr) { a.PortNum = 2 }},
 		{"pkey_index 1", verbs.QPSReset, func(a *verbs.QPAttr) { a.PKeyIndex = 1 }},
 		{"no GRH", verbs.QPSInit, func(a *verbs.QPAttr) { a.AH.IsGlobal = false }},
-		{"sgid_index 1", verbs.QPSInit, func(a *verbs.QPAttr) { a.AH.SGIDIndex = 1 }},
+		{"sgid_index 0 (link-local toward IPv4)", verbs.QPSInit, func(a *verbs.QPAttr) { a.AH.SGIDIndex = 0 }},
 		{"path_mtu 1500", verbs.QPSInit, func(a *verbs.QPAttr) { a.PathMTU = 1500 }},
 		{"dest_qp_num 25 bits", verbs.QPSInit, func(a *verbs.QPAttr) { a.DestQPNum = 1 << 24 }},
 		{"retry_cnt 8", verbs.QPSRTR, func(a *verbs.QPAttr) { a.RetryCnt = 8 }},

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"net/netip"
+	"syscall"
 
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -56,26 +57,31 @@ type Limits struct {
 	ExactInline   bool
 	// MaxQPRdAtom is max_qp_rd_atom and max_qp_init_rd_atom.
 	MaxQPRdAtom uint8
-	// RoCEv2Index is the GID index of the RoCE v2 entry, the one rdma_cm
-	// uses and the only one the simulated wire can carry; a RoCE v1
-	// entry sits at index 0 when it is 1.
-	RoCEv2Index int
+	// RoCEv1: the GID table's index 0 is a RoCE v1 entry for the
+	// IPv4 address (rxe's is the IPv6 link-local GID). Index 1 is the
+	// IPv4 RoCE v2 GID in both: the one rdma_cm uses.
+	RoCEv1 bool
 }
 
 // Limits is p's numbers.
 func (p Profile) Limits() Limits {
 	if p == ProfileStrict {
-		return Limits{SplitKeys: true, MaxInlineData: 64, ExactInline: true, MaxQPRdAtom: 4, RoCEv2Index: 1}
+		return Limits{SplitKeys: true, MaxInlineData: 64, ExactInline: true, MaxQPRdAtom: 4, RoCEv1: true}
 	}
 	return Limits{MaxInlineData: rxeMaxInlineData, MaxQPRdAtom: maxRdAtomic}
 }
 
-// gidTable is the port's GID table for gid under p.
-func (l Limits) gidTable(gid netip.Addr) []verbs.GIDEntry {
-	if l.RoCEv2Index == 0 {
-		return []verbs.GIDEntry{{Index: 0, GID: gid, Type: "RoCE v2"}}
+// gidTable is the port's GID table for gid under p. rxe's, measured
+// (TestAddressingFacts, 6.1): RoCE v2 entries only (rxe's port speaks
+// RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP alone, so the GID cache adds no v1
+// ones), the IPv6 link-local GID at index 0 and the IPv4-mapped GID at
+// index 1. The strict profile's: a RoCE v1 and a RoCE v2 entry for the
+// IPv4 address, as a kernel fills it for a NIC that speaks both.
+func (l Limits) gidTable(gid, linkLocal netip.Addr) []verbs.GIDEntry {
+	if l.RoCEv1 {
+		return []verbs.GIDEntry{{Index: 0, GID: gid, Type: "RoCE v1"}, {Index: 1, GID: gid, Type: "RoCE v2"}}
 	}
-	return []verbs.GIDEntry{{Index: 0, GID: gid, Type: "RoCE v1"}, {Index: 1, GID: gid, Type: "RoCE v2"}}
+	return []verbs.GIDEntry{{Index: 0, GID: linkLocal, Type: "RoCE v2"}, {Index: 1, GID: gid, Type: "RoCE v2"}}
 }
 
 // limits is this NIC's profile's numbers.
@@ -92,15 +98,30 @@ func (l Limits) grantedCaps(c verbs.QPCap) verbs.QPCap {
 	return got
 }
 
-// checkSGIDIndex refuses an address vector's sgid_index that the GID
-// table lacks, or its RoCE v1 entry: the simulated wire carries RoCE v2
-// frames only.
-func checkSGIDIndex(fn string, index int, l Limits) error {
-	switch {
-	case index == l.RoCEv2Index:
-		return nil
-	case index < l.RoCEv2Index:
-		return verbs.Errorf(fn, errEINVAL, "sgid_index %d is sim0's RoCE v1 GID: its wire carries RoCE v2 only (index %d)", index, l.RoCEv2Index)
+// gidIndexInUse is the GID index rdma_cm puts in the address vector:
+// the IPv4 RoCE v2 entry, index 1 in both profiles.
+const gidIndexInUse = 1
+
+// checkSGIDIndex refuses an address vector's sgid_index as rxe does
+// (measured: TestAddressingFacts on 6.1):
+//   - an index with no GID: ENODATA, from rdma_get_gid_attr (core/cache.c),
+//     which ib_modify_qp's rdma_fill_sgid_attr calls before the driver;
+//   - the IPv6 link-local GID toward an IPv4-mapped dgid: EINVAL, the
+//     route between the two cannot be resolved (ib_resolve_eth_dmac);
+//   - a RoCE v1 GID (strict profile): EINVAL, as rxe_av_chk_attr refuses
+//     a GID whose network type is not IPv4 or IPv6; the simulated wire
+//     carries RoCE v2 frames only.
+func checkSGIDIndex(fn string, ah verbs.AHAttr, table []verbs.GIDEntry) error {
+	index := int(ah.SGIDIndex)
+	if index >= len(table) {
+		return verbs.Errorf(fn, syscall.ENODATA, "sgid_index %d: sim0's GID table has no entry there (it ends at index %d)", index, len(table)-1)
 	}
-	return verbs.Errorf(fn, errEINVAL, "sgid_index %d: sim0's GID table ends at index %d", index, l.RoCEv2Index)
+	g := table[index]
+	switch {
+	case g.Type == "RoCE v1":
+		return verbs.Errorf(fn, errEINVAL, "sgid_index %d is a RoCE v1 GID: sim0's wire carries RoCE v2 only (index %d)", index, gidIndexInUse)
+	case g.GID.Is4In6() != ah.DGID.Is4In6():
+		return verbs.Errorf(fn, errEINVAL, "sgid_index %d is %s, dgid is %s: no route between an IPv6 and an IPv4 address", index, g.GID, ah.DGID)
+	}
+	return nil
 }

@@ -92,7 +92,7 @@ func TestStrictProfileDevice(t *testing.T) {
 		gids    []string
 		sgid    uint8
 	}{
-		{ProfileRxe, 128, []string{"RoCE v2"}, 0},
+		{ProfileRxe, 128, []string{"RoCE v2", "RoCE v2"}, 1},
 		{ProfileStrict, 4, []string{"RoCE v1", "RoCE v2"}, 1},
 	} {
 		t.Run(tt.profile.String(), func(t *testing.T) {

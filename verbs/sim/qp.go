@@ -132,6 +132,10 @@ type ackRetry struct {
 	ackWatch    bool
 	ackTimer    *time.Timer
 	retriesLeft int
+	// reconnected: the QP went through RESET after it was first
+	// connected, so its peer's QP may be in ERR (silent) or expect other
+	// PSNs: the ACK timer runs from its next RTS on (retry.go).
+	reconnected bool
 	// startedRetry: a retry went out and no ACK has completed anything
 	// since (rxe's comp.started_retry): a NAK then starts no other.
 	startedRetry bool

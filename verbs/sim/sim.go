@@ -307,6 +307,16 @@ func hostIPv4() (netip.Addr, string) {
 	return netip.AddrFrom4([4]byte{127, 0, 0, 1}), "lo"
 }
 
+// linkLocal is sim0's IPv6 link-local GID: fe80:: and the node GUID, as
+// rxe's is fe80:: and the EUI-64 its GUID is made of.
+func (d *device) linkLocal() netip.Addr {
+	a, err := netip.ParseAddr("fe80::" + d.guid)
+	if err != nil {
+		return netip.MustParseAddr("fe80::1")
+	}
+	return a
+}
+
 func (d *device) portAttr() verbs.PortAttr {
 	return verbs.PortAttr{
 		Num:         1,
@@ -314,7 +324,7 @@ func (d *device) portAttr() verbs.PortAttr {
 		ActiveMTU:   activeMTU,
 		MaxMTU:      maxMTU,
 		LinkLayer:   "Ethernet",
-		GIDs:        d.limits().gidTable(d.gid),
+		GIDs:        d.limits().gidTable(d.gid, d.linkLocal()),
 		MaxMsgSize:  1 << 31,
 		ActiveSpeed: "simulated",
 	}
@@ -342,13 +352,21 @@ func (d *device) QueryPort(port uint8) (verbs.PortAttr, error) {
 	return d.portAttr(), nil
 }
 
-// QueryGID is ibv_query_gid; index 0 is populated (and 1, in the strict
-// profile).
+// gidTblLen is rxe's gid_tbl_len (RXE_PORT_GID_TBL_LEN).
+const gidTblLen = 1024
+
+// QueryGID is ibv_query_gid. As on rxe (measured: TestAddressingFacts),
+// an index inside the table with no GID reads as ::, not as an error.
 func (d *device) QueryGID(port uint8, index int) (netip.Addr, error) {
-	if port != 1 || index < 0 || index >= len(d.limits().gidTable(d.gid)) {
-		return netip.Addr{}, verbs.Errorf("ibv_query_gid", errEINVAL, "port %d index %d not populated", port, index)
+	if port != 1 || index < 0 || index >= gidTblLen {
+		return netip.Addr{}, verbs.Errorf("ibv_query_gid", errEINVAL, "port %d index %d: sim0 has port 1, GID indexes 0..%d", port, index, gidTblLen-1)
 	}
-	return d.gid, nil
+	for _, g := range d.portAttr().GIDs {
+		if g.Index == index {
+			return g.GID, nil
+		}
+	}
+	return netip.IPv6Unspecified(), nil
 }
 
 func (d *device) allocQPN(q *qp) uint32 {

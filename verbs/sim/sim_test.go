@@ -690,7 +690,7 @@ func TestObjects(t *testing.T) {
 	if port.State != verbs.PortActive || port.ActiveMTU != 1024 || port.MaxMTU != 4096 || port.LinkLayer != "Ethernet" {
 		t.Fatalf("%+v", port)
 	}
-	gid, err := dev.QueryGID(1, 0)
+	gid, err := dev.QueryGID(1, gidIndexInUse)
 	must(t, err)
 	if !gid.Is4In6() {
 		t.Fatalf("gid %s", gid)
