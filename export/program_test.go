@@ -75,7 +75,7 @@ func stepSnippets(t *testing.T) []snippet {
 	t.Helper()
 	var snippets []snippet
 	for _, tc := range exportCases() {
-		sides, err := steps.RunPair(context.Background(), tc.o.Config(), sim.New(sim.Options{}), sim.New(sim.Options{}))
+		sides, err := steps.RunPair(context.Background(), tc.o.Config(), compileSim(), compileSim())
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -109,6 +109,12 @@ func TestPrintedCCompiles(t *testing.T) {
 	t.Logf("%d snippets compiled", len(snippets))
 }
 
+// compileSim is a simulated NIC for the tests that only compile what it
+// ran: its ACK timeout is 67 ms (code 14), not rxe's 2.15 s, so that the
+// wire lessons' retries (peer-vanished: four of them) take a moment, not
+// 9 s a side. The C may show another attr.timeout; gcc does not mind.
+func compileSim() *sim.Provider { return sim.New(sim.Options{ACKTimeout: 14}) }
+
 // TestExportedProgramsBuild builds (compiles and links) the program
 // export-c writes for every tour, lesson and track, both sides.
 func TestExportedProgramsBuild(t *testing.T) {
@@ -118,7 +124,7 @@ func TestExportedProgramsBuild(t *testing.T) {
 			t.Run(tc.name+"/"+role.String(), func(t *testing.T) {
 				o := tc.o
 				o.Role = role
-				prog, err := export.Program(context.Background(), o, sim.New(sim.Options{}), sim.New(sim.Options{}))
+				prog, err := export.Program(context.Background(), o, compileSim(), compileSim())
 				if err != nil {
 					t.Fatal(err)
 				}
