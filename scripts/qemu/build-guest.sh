@@ -17,10 +17,11 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${RDMATOUR_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmatour/qemu}
 # Modules the guest needs; their dependencies come from modules.dep.
 MODULES=(virtio_pci virtio_net 9pnet_virtio 9p rdma_rxe rdma_ucm ib_uverbs crc32_generic)
+MODULES+=(crc32c_generic siw)   # Soft-iWARP (its MPA CRC: crc32c); siw built by build-siw.sh where the kernel lacks it
 
 force=0
 [[ ${1:-} == --force ]] && force=1
-stamp="$(sha256sum < "$HERE/guest-init.sh" | cut -c1-16) ${MODULES[*]}"
+stamp="$(cat "$HERE/guest-init.sh" "$HERE/build-siw.sh" | sha256sum | cut -c1-16) ${MODULES[*]}"
 if [[ $force -eq 0 && -s $CACHE/vmlinuz && -s $CACHE/initrd.img &&
       "$(cat "$CACHE/stamp" 2>/dev/null)" == "$stamp" ]]; then
     exit 0
@@ -62,6 +63,8 @@ dpkg-deb -x "$deb" "$work/k"
 
 kver=$(ls "$work/k/lib/modules" | head -n1)
 mdir=$work/k/lib/modules/$kver
+# siw before depmod, so modules.dep lists it with its dependencies.
+[[ " ${MODULES[*]} " == *" siw "* ]] && "$HERE/build-siw.sh" "$deb" "$mdir" "$CACHE"
 # The package ships no modules.dep (its postinst runs depmod): make one.
 depmod -b "$work/k" "$kver"
 vmlinuz=$work/k/boot/vmlinuz-$kver
