@@ -88,7 +88,7 @@ func (p *Provider) deviceInfo(ctx *C.struct_ibv_context, name string) (verbs.Dev
 	case C.IBV_TRANSPORT_IB:
 		info.Transport = "InfiniBand"
 	case C.IBV_TRANSPORT_IWARP:
-		info.Transport = "iWARP"
+		info.Transport = verbs.TransportIWARP
 	case C.IBV_TRANSPORT_USNIC, C.IBV_TRANSPORT_USNIC_UDP:
 		info.Transport = "usNIC"
 	case C.IBV_TRANSPORT_UNSPECIFIED:
