@@ -124,6 +124,11 @@ func (p *Provider) deviceInfo(ctx *C.struct_ibv_context, name string) (verbs.Dev
 			netdevs[e.Name()] = true
 		}
 	}
+	if len(netdevs) == 0 && info.IsIWARP() && len(info.Ports) > 0 && len(info.Ports[0].GIDs) > 0 {
+		if nd := netdevByMAC(filepath.Join(filepath.Dir(p.sysfs), "net"), info.Ports[0].GIDs[0].GID); nd != "" {
+			netdevs[nd] = true
+		}
+	}
 	for nd := range netdevs {
 		info.Netdevs = append(info.Netdevs, nd)
 	}
