@@ -54,7 +54,7 @@ func (s *Session) cmPort() uint16 {
 // iwarpReadSinkNote says why the read tour's client buffer gets
 // REMOTE_WRITE on iWARP.
 var iwarpReadSinkNote = text.Text{EN: "On iWARP the READ's sink gets IBV_ACCESS_REMOTE_WRITE too: the READ response is a tagged DDP message placed into the requester's buffer through the sink's STag (RFC 5040), so iWARP hardware checks remote write rights on it. siw itself checks only LOCAL_WRITE (measured), but a portable program does not rely on that.",
-	ZH: "在 iWARP 上，READ 的接收缓冲区还要加上 IBV_ACCESS_REMOTE_WRITE：READ 响应是一条带标签的 DDP 消息，通过这块缓冲区的 STag 放进请求方的内存（RFC 5040），所以 iWARP 硬件要检查它的远程写权限。siw 本身只检查 LOCAL_WRITE（实测），但可移植的程序不依赖这一点。"}
+	ZH: "在 iWARP 上，READ 的接收 buffer 还要加上 IBV_ACCESS_REMOTE_WRITE：READ 响应是一条带标签的 DDP 消息，通过这块 buffer 的 STag 放进请求端的内存（RFC 5040），所以 iWARP 硬件要检查它的远程写权限。siw 本身只检查 LOCAL_WRITE（实测），但可移植的程序不依赖这一点。"}
 
 // iwarpSinkAccess is what the client's data buffer adds on iWARP in a
 // tour whose READ lands in it.

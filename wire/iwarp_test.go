@@ -44,7 +44,7 @@ func mpaFrame(key []byte, rev byte, priv []byte) []byte {
 }
 
 func TestDecodeIWARPStream(t *testing.T) {
-	readReq := binary.BigEndian.AppendUint32(nil, 0x1234)  // sink STag
+	readReq := binary.BigEndian.AppendUint32(nil, 0x1234)    // sink STag
 	readReq = binary.BigEndian.AppendUint64(readReq, 0x7f00) // sink TO
 	readReq = binary.BigEndian.AppendUint32(readReq, 1024)   // size
 	readReq = binary.BigEndian.AppendUint32(readReq, 0x5678) // source STag
