@@ -163,3 +163,37 @@ func TestSiwReadSinkWithoutRemoteWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestSiwBadRKeyWrite: a WRITE to a wrong rkey. On IB and RoCE the
+// responder NAKs it and the requester's completion is
+// IBV_WC_REM_ACCESS_ERR (TestBadRKey); on siw the requester's WRITE
+// completes as soon as TCP has the bytes, so it reads success (measured),
+// and the responder's answer is a TERMINATE that ends the connection.
+func TestSiwBadRKeyWrite(t *testing.T) {
+	pr := siwPair(t, defaults())
+	cli, srv := &pr.cli, &pr.srv
+	cli.post(t, verbs.SendWR{WRID: 1, Opcode: verbs.WRRDMAWrite, Flags: verbs.SendSignaled,
+		SGList:     []verbs.SGE{{Addr: cli.data.Addr(), Length: 64, LKey: cli.data.LKey()}},
+		RemoteAddr: srv.data.Addr(), RKey: srv.data.RKey() ^ 0x5a5a00})
+	wc := waitWC(t, cli.cq)
+	t.Logf("FACT WRITE to a wrong rkey: requester wc %s (%s)", wc.Status, wc.Status.CName())
+	if wc.Status != verbs.WCSuccess {
+		t.Errorf("requester wc %s, measured success", wc.Status)
+	}
+	time.Sleep(300 * time.Millisecond) // the TERMINATE crosses
+	// The next WRITE: ibv_post_send took it, and no completion came in 20 s
+	// (measured; waitWC's timeout), so poll a while instead of waiting.
+	err := cli.qp.PostSend(verbs.SendWR{WRID: 2, Opcode: verbs.WRRDMAWrite, Flags: verbs.SendSignaled,
+		SGList:     []verbs.SGE{{Addr: cli.data.Addr(), Length: 64, LKey: cli.data.LKey()}},
+		RemoteAddr: srv.data.Addr(), RKey: srv.data.RKey()})
+	var wcs []verbs.WC
+	for deadline := time.Now().Add(5 * time.Second); err == nil && len(wcs) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		wcs, _ = cli.cq.Poll(4)
+	}
+	t.Logf("FACT the next WRITE: post %s, completions within 5 s: %+v", errnoIs(err), wcs)
+	if wcs, err := srv.cq.Poll(4); err == nil {
+		for _, w := range wcs {
+			t.Logf("FACT server completion: %s (%s) wr_id %d", w.Status, w.Status.CName(), w.WRID)
+		}
+	}
+}
