@@ -167,8 +167,11 @@ func TestSiwReadSinkWithoutRemoteWrite(t *testing.T) {
 // TestSiwBadRKeyWrite: a WRITE to a wrong rkey. On IB and RoCE the
 // responder NAKs it and the requester's completion is
 // IBV_WC_REM_ACCESS_ERR (TestBadRKey); on siw the requester's WRITE
-// completes as soon as TCP has the bytes, so it reads success (measured),
-// and the responder's answer is a TERMINATE that ends the connection.
+// completes as soon as TCP has the bytes, so it reads success; the
+// responder answers the bad STag with a TERMINATE (siw_qp_rx.c
+// siw_write_check_ntoh, siw_init_terminate), its QP goes to error and its
+// posted RECV is flushed, and the requester's next WRITE is taken by
+// ibv_post_send but does not complete (measured, 5 s).
 func TestSiwBadRKeyWrite(t *testing.T) {
 	pr := siwPair(t, defaults())
 	cli, srv := &pr.cli, &pr.srv
@@ -191,9 +194,15 @@ func TestSiwBadRKeyWrite(t *testing.T) {
 		wcs, _ = cli.cq.Poll(4)
 	}
 	t.Logf("FACT the next WRITE: post %s, completions within 5 s: %+v", errnoIs(err), wcs)
-	if wcs, err := srv.cq.Poll(4); err == nil {
-		for _, w := range wcs {
-			t.Logf("FACT server completion: %s (%s) wr_id %d", w.Status, w.Status.CName(), w.WRID)
-		}
+	if err != nil || len(wcs) != 0 {
+		t.Errorf("next WRITE: post %v, completions %+v; measured: posted, none in 5 s", err, wcs)
+	}
+	flushed := false
+	for _, w := range must(srv.cq.Poll(4))(t) {
+		t.Logf("FACT server completion: %s (%s) wr_id %d", w.Status, w.Status.CName(), w.WRID)
+		flushed = flushed || (w.Status == verbs.WCWRFlushErr && w.WRID == 100)
+	}
+	if !flushed {
+		t.Error("the server's RECV was not flushed; measured: IBV_WC_WR_FLUSH_ERR (its QP went to error)")
 	}
 }
