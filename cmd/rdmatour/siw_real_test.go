@@ -15,6 +15,8 @@ import (
 //	go build -o /tmp/rdmatour ./cmd/rdmatour && go test -c -o /tmp/main.test ./cmd/rdmatour
 //	RDMATOUR_GUEST_SIW=only scripts/qemu/run-in-guest.sh -- env RDMATOUR_BIN=/tmp/rdmatour \
 //	    RDMATOUR_SIW_ADDR=10.0.2.15 /tmp/main.test -test.run TestRealSiwTours -test.v
+//
+// Measured: 23 s in the guest (TCG), boot not included.
 func TestRealSiwTours(t *testing.T) {
 	addr := os.Getenv("RDMATOUR_SIW_ADDR")
 	if addr == "" {
@@ -22,7 +24,8 @@ func TestRealSiwTours(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name    string
-		cli     []string // client flags; the server runs only when refused is empty
+		tour    []string // flags for both sides
+		cli     []string // the client's own flags; the server runs only when refused is empty
 		want    []string // in either side's output
 		refused string   // the client stops with this before connecting
 	}{
@@ -30,18 +33,18 @@ func TestRealSiwTours(t *testing.T) {
 			want: []string{"learned of the write via send", "siw0 is iWARP, not RoCE", "live objects left = 0"}},
 		{name: "write-doorbell", cli: []string{"--notify", "doorbell", "--message", "over siw"},
 			want: []string{"learned of the write via doorbell", "siw0 is iWARP, not RoCE"}},
-		{name: "read", cli: []string{"--tour", "read"},
+		{name: "read", tour: []string{"--tour", "read"},
 			want: []string{"On iWARP the READ's sink gets IBV_ACCESS_REMOTE_WRITE too", "its RDMA READ fetched it", "live objects left = 0"}},
 		{name: "write-imm", cli: []string{"--notify", "imm"}, refused: "--notify imm cannot run on siw0"},
-		{name: "atomic", cli: []string{"--tour", "atomic"}, refused: "--tour atomic cannot run on siw0, an iWARP device"},
-		{name: "ud", cli: []string{"--tour", "ud"}, refused: "--tour ud cannot run on siw0, an iWARP device"},
+		{name: "atomic", tour: []string{"--tour", "atomic"}, refused: "--tour atomic cannot run on siw0, an iWARP device"},
+		{name: "ud", tour: []string{"--tour", "ud"}, refused: "--tour ud cannot run on siw0, an iWARP device"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			port := freePort(t)
-			common := []string{"--backend", "rdma", "--plain", "--auto", "--timeout", "60s"}
+			common := append([]string{"--backend", "rdma", "--plain", "--auto", "--timeout", "60s"}, tc.tour...)
 			var srv *proc
 			if tc.refused == "" {
-				srv = start(t, nil, append(append([]string{"server", port, "--bind", addr}, common...), tc.cli...)...)
+				srv = start(t, nil, append([]string{"server", port, "--bind", addr}, common...)...)
 				srv.waitFor(t, "rdma_listen(listener, 1); /* = 0 */", 60*time.Second)
 			}
 			cli := start(t, nil, append(append([]string{"client", addr, port}, common...), tc.cli...)...)
