@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"fmt"
 	"net/netip"
 
@@ -17,10 +18,10 @@ type TCPStream struct {
 	Gap bool
 }
 
-// TCPStreams reassembles the TCP connections to or from port in
-// Ethernet frames (a pcap of an iWARP tour: tcpdump on the tour's port),
-// one TCPStream per direction, in the order each was first seen. A
-// segment repeated (a retransmission) is taken once.
+// TCPStreams reassembles the TCP connections to or from port (0: any)
+// in Ethernet frames (a pcap of an iWARP tour: tcpdump on the tour's
+// port), one TCPStream per direction, in the order each was first seen.
+// A segment repeated (a retransmission) is taken once.
 func TCPStreams(frames [][]byte, port uint16) []TCPStream {
 	var out []TCPStream
 	next := map[string]uint32{} // per direction: the next sequence number wanted
@@ -29,7 +30,7 @@ func TCPStreams(frames [][]byte, port uint16) []TCPStream {
 		pkt := gopacket.NewPacket(f, layers.LayerTypeEthernet, gopacket.NoCopy)
 		ip, _ := pkt.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
 		tcp, _ := pkt.Layer(layers.LayerTypeTCP).(*layers.TCP)
-		if ip == nil || tcp == nil || (uint16(tcp.SrcPort) != port && uint16(tcp.DstPort) != port) {
+		if ip == nil || tcp == nil || (port != 0 && uint16(tcp.SrcPort) != port && uint16(tcp.DstPort) != port) {
 			continue
 		}
 		src, _ := netip.AddrFromSlice(ip.SrcIP.To4())
@@ -62,6 +63,19 @@ func TCPStreams(frames [][]byte, port uint16) []TCPStream {
 		}
 		out[i].Data = append(out[i].Data, data...)
 		next[key] += uint32(len(data))
+	}
+	return out
+}
+
+// IWARPStreams is the directions of the TCP connections in frames that
+// begin with an MPA Request or Reply frame: the iWARP connections of a
+// capture, on whatever port they use.
+func IWARPStreams(frames [][]byte) []TCPStream {
+	var out []TCPStream
+	for _, s := range TCPStreams(frames, 0) {
+		if bytes.HasPrefix(s.Data, mpaReqKey) || bytes.HasPrefix(s.Data, mpaRepKey) {
+			out = append(out, s)
+		}
 	}
 	return out
 }
