@@ -52,11 +52,12 @@ func TCPStreams(frames [][]byte, port uint16) []TCPStream {
 		if len(data) == 0 || out[i].Gap {
 			continue
 		}
-		switch d := int32(tcp.Seq - next[key]); {
+		// int64: -d of the most negative int32 stays positive.
+		switch d := int64(int32(tcp.Seq - next[key])); {
 		case d > 0:
 			out[i].Gap = true
 			continue
-		case int(-d) >= len(data):
+		case -d >= int64(len(data)):
 			continue // all of it seen already
 		default:
 			data = data[-d:]

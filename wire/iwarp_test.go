@@ -84,3 +84,20 @@ func TestDecodeIWARPStream(t *testing.T) {
 		t.Error("an MPA frame shorter than its PD_Length decoded")
 	}
 }
+
+// FuzzDecodeIWARPStream: any byte stream decodes or errs, never panics,
+// and what is left over is a suffix of the input.
+func FuzzDecodeIWARPStream(f *testing.F) {
+	f.Add(mpaFrame(mpaReqKey, 2, make([]byte, 19)))
+	f.Add(fpdu(tagged(RDMAPWrite, true, 1, 2, []byte("x"))))
+	f.Add(fpdu(untagged(RDMAPReadRequest, 1, 1, 0, make([]byte, 28))))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		msgs, rest, _ := DecodeIWARPStream(b)
+		for _, m := range msgs {
+			_ = m.Summary()
+		}
+		if len(rest) > len(b) || string(b[len(b)-len(rest):]) != string(rest) {
+			t.Fatalf("rest %x is not a suffix of %x", rest, b)
+		}
+	})
+}
