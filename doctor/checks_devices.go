@@ -49,6 +49,9 @@ func (d *Doctor) checkDevices(st state) Check {
 			nd = "-"
 		}
 		c.Found = append(c.Found, fmt.Sprintf("%s (%s, netdev %s)", dv.Name, dv.Transport, nd))
+		if dv.IsIWARP() {
+			c.Found = append(c.Found, iwarpTours(dv.Name).In(d.Lang))
+		}
 		for _, p := range dv.Ports {
 			if d.port(dv, p, &c, &fixes) {
 				active++
@@ -89,4 +92,12 @@ func (d *Doctor) port(dv verbs.DeviceInfo, p verbs.PortAttr, c *Check, fixes *[]
 		*fixes = append(*fixes, "ip link set "+n+" up")
 	}
 	return false
+}
+
+// iwarpTours says what runs on an iWARP device (siw0 and iWARP NICs):
+// its transport type decides, not its name (steps/iwarp.go refuses the
+// rest when a tour starts).
+func iwarpTours(name string) text.Text {
+	return text.Text{EN: "  " + name + " is iWARP (RDMA over TCP): the write and read tours run on it; the atomic and ud tours and --notify imm do not (no atomics, no UD QP, no immediate data)",
+		ZH: "  " + name + " 是 iWARP（跑在 TCP 上的 RDMA）：write 和 read 教程可以在它上面运行；atomic、ud 教程和 --notify imm 不行（没有原子操作、没有 UD QP、没有立即数）"}
 }

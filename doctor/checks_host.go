@@ -92,6 +92,16 @@ func (d *Doctor) checkSoftRoCE(st state) Check {
 		c.Found = append(c.Found, text.Text{EN: "the rdma tool (iproute2) is not installed; Fedora/RHEL: dnf install iproute", ZH: "没有安装 rdma 工具（iproute2）；Fedora/RHEL：dnf install iproute"}.In(d.Lang))
 		c.Fix = append(c.Fix, "apt-get install iproute2")
 	}
+	if !d.loaded(st, "rdma_rxe") && !d.available(st, "rdma_rxe") && (d.loaded(st, "siw") || d.available(st, "siw")) {
+		// A kernel with siw and no rxe: Soft-iWARP is the device to make.
+		c.Found = append(c.Found, iwarpTours("siw0").In(d.Lang))
+		if !d.loaded(st, "siw") {
+			c.Fix = append(c.Fix, "modprobe siw")
+		}
+		c.Fix = append(c.Fix, "rdma link add siw0 type siw netdev "+nic.Name)
+		c.Fix = append(c.Fix, usage(addr)...)
+		return c
+	}
 	if !d.loaded(st, "rdma_rxe") {
 		c.Fix = append(c.Fix, "modprobe rdma_rxe")
 	}

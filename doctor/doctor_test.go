@@ -282,6 +282,38 @@ func TestDoctor(t *testing.T) {
 			exit:   1,
 		},
 		{
+			name: "siw0, an iWARP device",
+			world: func(w *world) {
+				// siw0 as measured in the guest: transport iWARP, GID 0 the MAC.
+				w.devs = []verbs.DeviceInfo{{Name: "siw0", Transport: verbs.TransportIWARP, Netdevs: []string{"eth0"}, AtomicCap: verbs.AtomicNone,
+					Ports: []verbs.PortAttr{{Num: 1, State: verbs.PortActive, ActiveMTU: 1024, MaxMTU: 1024, LinkLayer: "Ethernet",
+						GIDs: []verbs.GIDEntry{{Index: 0, GID: netip.MustParseAddr("5254:12:3456::"), Type: "RoCE v1"}}}}}}
+			},
+			status: map[int]Status{iDevices: OK},
+			want: []string{
+				"siw0 (iWARP, netdev eth0)",
+				"siw0 is iWARP (RDMA over TCP): the write and read tours run on it; the atomic and ud tours and --notify imm do not (no atomics, no UD QP, no immediate data)",
+			},
+			exit: 0,
+		},
+		{
+			name: "no device, siw available and no rdma_rxe",
+			world: func(w *world) {
+				w.devs = nil
+				w.procModules = []string{"rdma_ucm", "ib_uverbs", "ib_core"}
+				w.moduleFiles = []string{"extra/siw.ko"}
+			},
+			status: map[int]Status{iDevices: Fail, iSoftRoCE: Warn},
+			want: []string{
+				"$ modprobe siw",
+				"$ rdma link add siw0 type siw netdev eth0",
+				"siw0 is iWARP (RDMA over TCP): the write and read tours run on it; the atomic and ud tours and --notify imm do not (no atomics, no UD QP, no immediate data)",
+				"$ rdmatour client 10.0.2.15",
+			},
+			absent: []string{"$ rdma link add rxe0", "$ modprobe rdma_rxe"},
+			exit:   1,
+		},
+		{
 			name:   "only port DOWN",
 			world:  func(w *world) { w.devs = []verbs.DeviceInfo{rxe0(verbs.PortDown)} },
 			status: map[int]Status{iDevices: Fail},

@@ -41,6 +41,9 @@ func (c *Capture) add(frame []byte, ci gopacket.CaptureInfo, lt layers.LinkType)
 	udp, _ := pk.Layer(layers.LayerTypeUDP).(*layers.UDP)
 	if !ok || udp == nil || udp.DstPort != wire.RoCEv2Port {
 		c.Other[otherKind(pk, udp)]++
+		if lt == layers.LinkTypeEthernet && pk.Layer(layers.LayerTypeTCP) != nil {
+			c.tcp = append(c.tcp, append([]byte(nil), frame...)) // an iWARP connection's, perhaps
+		}
 		return
 	}
 	p := Packet{Frame: c.Frames, Time: ci.Timestamp, Src: src, Dst: dst, Cut: ci.Length - ci.CaptureLength}

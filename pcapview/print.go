@@ -25,6 +25,7 @@ func Print(w io.Writer, name string, c *Capture, lang text.Lang) error {
 			pw.note("↳ ", n.Text)
 		}
 	}
+	pw.iwarp(c)
 	pw.tally(notes)
 	return pw.err
 }

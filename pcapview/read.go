@@ -43,6 +43,11 @@ type Capture struct {
 	// Other counts the frames that were not RoCEv2, by what they were
 	// ("TCP", "UDP port 53", "ARP", ...).
 	Other map[string]int
+	// IWARP is the iWARP connections' messages (iwarp.go), and
+	// IWARPProblems what stopped their decoding.
+	IWARP         []IWARPMessage
+	IWARPProblems []string
+	tcp           [][]byte // the Ethernet TCP frames, for iwarpOf
 }
 
 // frameSource is one reader over pcap or pcapng records.
@@ -78,7 +83,9 @@ func Read(r io.Reader) (*Capture, error) {
 		offset += 16 + int64(ci.CaptureLength)
 		c.add(frame, ci, linkTypeOf(src, ci, c.LinkType))
 	}
-	if len(c.Packets) == 0 {
+	c.IWARP, c.IWARPProblems = iwarpOf(c.tcp)
+	c.tcp = nil
+	if len(c.Packets) == 0 && len(c.IWARP) == 0 {
 		return c, &FileError{Problem: NoRoCE, Frames: c.Frames, Other: c.Other, Format: c.Format}
 	}
 	return c, nil

@@ -120,12 +120,13 @@ func stepGetConnectRequest(ctx context.Context, s *Session) (Outcome, error) {
 	s.gotText("REQ", text.Text{EN: fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
 		ZH: fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
 	peer, mismatch := s.learnPeerTour(ev.PrivateData)
+	iw, err := s.onIWARP(id.Device())
 	return withC(Outcome{
 		Results: []KV{result(resEvent, ev.Type.String()), result(resFrom, id.PeerAddr().String()), result(resIdVerbs, devName(id.Device())),
 			result(resClientQPN, fmt.Sprintf("0x%x", ev.QPNum)), result(resInitiatorDepth, fmt.Sprint(ev.InitiatorDepth)), result(resResponderResources, fmt.Sprint(ev.ResponderResources)), peer},
-		Note: joinNotes(text.Text{EN: "event->id is a NEW cm id for this connection, already bound to the device the request came in on; the listener keeps listening.",
-			ZH: "event->id 是为这条连接新建的 cm id，已绑定到请求到达的那块设备；listener 继续监听。"}, mismatch),
-	}, getEvent(ev, verbs.EventConnectRequest, true), c.S(c.Assign("id", c.C("event->id"))), ackEvent()), nil
+		Note: joinNotes(joinNotes(text.Text{EN: "event->id is a NEW cm id for this connection, already bound to the device the request came in on; the listener keeps listening.",
+			ZH: "event->id 是为这条连接新建的 cm id，已绑定到请求到达的那块设备；listener 继续监听。"}, mismatch), iw),
+	}, getEvent(ev, verbs.EventConnectRequest, true), c.S(c.Assign("id", c.C("event->id"))), ackEvent()), err
 }
 
 // gotEvent says whether waitEvent's error came with an event (one the
@@ -162,10 +163,12 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 	}
 	dev := s.id.Device()
 	s.set(func() { s.dev = dev })
-	return withC(Outcome{
+	iw, err := s.onIWARP(dev)
+	out := Outcome{
 		Results: []KV{result(resEvent, ev.Type.String()), result(resIdVerbs, devName(dev)), result(resPort, fmt.Sprint(s.id.PortNum())), result(resLocal, s.id.LocalAddr().String())},
-		Note:    joinNotes(text.Text{EN: "The id is now bound to the RDMA device that can reach the server; PD, CQ and QP are created on it.", ZH: "这个 id 现在绑定到了能到达 server 的 RDMA 设备上；PD、CQ、QP 都要建在它上面。"}, note),
-	}, call.Returned("0"), getEvent(ev, verbs.EventAddrResolved, true), ackEvent()), nil
+		Note:    joinNotes(joinNotes(text.Text{EN: "The id is now bound to the RDMA device that can reach the server; PD, CQ and QP are created on it.", ZH: "这个 id 现在绑定到了能到达 server 的 RDMA 设备上；PD、CQ、QP 都要建在它上面。"}, note), iw),
+	}
+	return withC(out, call.Returned("0"), getEvent(ev, verbs.EventAddrResolved, true), ackEvent()), err
 }
 
 func stepAccept(_ context.Context, s *Session) (Outcome, error) {

@@ -120,7 +120,7 @@ func (s *Session) tourDataAccess() (verbs.Access, text.Text) {
 		// QP could use it.
 		return verbs.AccessLocalWrite, sharedPDBufferNote
 	}
-	return tour.dataAccess(s.cfg.Role), text.Text{}
+	return s.iwarpSinkAccess(tour.dataAccess(s.cfg.Role))
 }
 
 func stepRegData(_ context.Context, s *Session) (Outcome, error) {

@@ -184,6 +184,6 @@ func readResponseDetail(s *Session) text.Text {
 }
 
 func readTourDef() TourDef {
-	return TourDef{Kind: TourRead, Name: "read", DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteRead,
+	return TourDef{Kind: TourRead, Name: "read", DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteRead, ReadSink: true,
 		build: func(role Role, _ Notify, _ Track) []Step { return readTour().steps(role, cmTrack()) }}
 }

@@ -113,6 +113,9 @@ func udTourDef() TourDef {
 	return TourDef{Kind: TourUD, Name: "ud", SendsMessage: true, DataAccess: verbs.AccessLocalWrite,
 		build:    func(role Role, _ Notify, _ Track) []Step { return udTour(role) },
 		validate: validateUD,
+		// siw_create_qp: "only RC QP's supported", EOPNOTSUPP (TestSiwDeviceAndRefusals).
+		noIWARP: text.Text{EN: "iWARP has no datagram service: it runs over TCP connections, so there is no UD QP (siw's ibv_create_qp answers EOPNOTSUPP for IBV_QPT_UD) and no SIDR",
+			ZH: "iWARP 没有数据报服务：它跑在 TCP 连接上，所以没有 UD QP（siw 的 ibv_create_qp 对 IBV_QPT_UD 返回 EOPNOTSUPP），也没有 SIDR"},
 		noWorkshop: text.Text{EN: "--workshop --tour ud is not supported: a workshop room serves RC connections (RDMA_PS_TCP) and the ud tour's datagrams use RDMA_PS_UDP; run the ud tour as one server and one client, or choose --tour write, read or atomic for the room",
 			ZH: "不支持 --workshop --tour ud：workshop 教室服务的是 RC 连接（RDMA_PS_TCP），而 ud 教程的数据报走 RDMA_PS_UDP；ud 教程请用一个 server 对一个 client 来跑，或者给教室选 --tour write、read 或 atomic"}}
 }

@@ -69,6 +69,12 @@ type TourDef struct {
 	// SendsMessage: the client sends --message (WRITEs it, or SENDs it
 	// as a datagram); the other tours have nothing to carry it.
 	SendsMessage bool
+	// ReadSink: the client's data buffer is where its READ lands, so on
+	// iWARP it also gets REMOTE_WRITE (steps/iwarp.go).
+	ReadSink bool
+	// noIWARP is why the tour cannot run on an iWARP device (empty: it
+	// can); the step that first knows the device refuses with it.
+	noIWARP text.Text
 	// noWorkshop is why a workshop room cannot serve this tour (empty:
 	// it can).
 	noWorkshop text.Text

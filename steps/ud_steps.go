@@ -99,6 +99,9 @@ func stepUDGetRequest(ctx context.Context, s *Session) (Outcome, error) {
 	id := ev.ID
 	s.set(func() { s.id = id; s.dev = id.Device() })
 	s.got("SIDR_REQ", fmt.Sprintf("%d B private data", len(ev.PrivateData)))
+	if _, err := s.onIWARP(id.Device()); err != nil {
+		return withC(Outcome{}, getEvent(ev, verbs.EventConnectRequest, true)), err
+	}
 	return withC(Outcome{
 		Results: []KV{result(resEvent, ev.Type.String()), result(resFrom, id.PeerAddr().String()), result(resIdVerbs, devName(id.Device())),
 			result(resParamUdPrivateDataLen, fmt.Sprint(len(ev.PrivateData)))},

@@ -197,7 +197,7 @@ type Device interface {
 // DeviceInfo describes a device and its ports (ibv_devinfo, short).
 type DeviceInfo struct {
 	Name      string // "rxe0", "mlx5_0", "sim0"
-	Transport string // "InfiniBand", "iWARP", "simulated"
+	Transport string // "InfiniBand" (also RoCE), TransportIWARP, "simulated"
 	NodeGUID  string
 	Netdevs   []string // the network interfaces the device sits on
 	Ports     []PortAttr
@@ -212,6 +212,15 @@ type DeviceInfo struct {
 	// AtomicCap is atomic_cap: IBV_ATOMIC_NONE means no atomics at all.
 	AtomicCap AtomicCap
 }
+
+// TransportIWARP is DeviceInfo.Transport of an IBV_TRANSPORT_IWARP device
+// (siw, cxgb4, irdma in iWARP mode): RDMAP/DDP/MPA over TCP, RC only, no
+// immediate data on siw, and a READ's sink needs REMOTE_WRITE.
+const TransportIWARP = "iWARP"
+
+// IsIWARP says the device's transport is iWARP: what decides which tours
+// and notify modes can run, never the device's name.
+func (i DeviceInfo) IsIWARP() bool { return i.Transport == TransportIWARP }
 
 // PortAttr is the part of struct ibv_port_attr the tour shows.
 type PortAttr struct {

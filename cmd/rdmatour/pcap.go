@@ -20,8 +20,10 @@ Reads a RoCEv2 capture (tcpdump -w, Wireshark, or rdmatour --pcap; pcap or
 pcapng) and prints one line per packet as the wire view does: CM messages,
 QPs and PSNs, NAKs named, retransmissions and gaps called out. With --tour
 it also says where the capture departs from what that tour puts on the wire.
-Capture your own with
-  sudo tcpdump -i eth0 -w my.pcap udp port 4791
+An iWARP capture (siw, TCP on the tour's port) is listed by RDMAP message
+and DDP queue. Capture your own with
+  sudo tcpdump -i eth0 -w my.pcap udp port 4791     (RoCE v2)
+  sudo tcpdump -i eth0 -w my.pcap tcp port 7471     (iWARP)
 FILE - reads standard input: ... | rdmatour pcap -
 Exit status: 0 printed; 1 the file is not a RoCEv2 capture, or is cut off
 (the message says where); 2 a mistake on the command line.
@@ -59,7 +61,7 @@ func runPcap(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	out := termtext.NewGuard(stdout) // a file name is the learner's, but may hold anything
 	c, readErr := pcapview.Read(in)
 	var fe *pcapview.FileError
-	if c != nil && len(c.Packets) > 0 {
+	if c != nil && (len(c.Packets) > 0 || len(c.IWARP) > 0) {
 		if err := pcapview.Print(out, a.file, c, a.lang); err != nil {
 			fmt.Fprintf(stderr, "rdmatour pcap: %v\n", err)
 			return 1

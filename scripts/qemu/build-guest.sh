@@ -23,10 +23,16 @@ CACHE=${RDMATOUR_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmatour/qemu}
 # crypto API for crc32c, and busybox's insmod cannot load it on demand.
 MODULES=(virtio_pci virtio_net 9pnet_virtio 9p rdma_rxe rdma_ucm ib_uverbs crc32_generic
          crc32c_generic nf_tables nft_numgen)
+# Soft-iWARP (its MPA CRC: crc32c, loaded above), only for a guest that
+# asks for it (RDMATOUR_GUEST_SIW): Debian's kernel has no siw
+# (CONFIG_RDMA_SIW is not set), so build-siw.sh compiles it from
+# linux-source, a 139 MB download and a minute's build that CI's rxe
+# guests do without.
+[[ -n ${RDMATOUR_GUEST_SIW:-} ]] && MODULES+=(siw)
 
 force=0
 [[ ${1:-} == --force ]] && force=1
-stamp="$(sha256sum < "$HERE/guest-init.sh" | cut -c1-16) ${MODULES[*]}"
+stamp="$(cat "$HERE/guest-init.sh" "$HERE/build-siw.sh" | sha256sum | cut -c1-16) ${MODULES[*]}"
 if [[ $force -eq 0 && -s $CACHE/vmlinuz && -s $CACHE/initrd.img &&
       "$(cat "$CACHE/stamp" 2>/dev/null)" == "$stamp" ]]; then
     exit 0
@@ -68,6 +74,8 @@ dpkg-deb -x "$deb" "$work/k"
 
 kver=$(ls "$work/k/lib/modules" | head -n1)
 mdir=$work/k/lib/modules/$kver
+# siw before depmod, so modules.dep lists it with its dependencies.
+[[ " ${MODULES[*]} " == *" siw "* ]] && "$HERE/build-siw.sh" "$deb" "$mdir" "$CACHE"
 # The package ships no modules.dep (its postinst runs depmod): make one.
 depmod -b "$work/k" "$kver"
 vmlinuz=$work/k/boot/vmlinuz-$kver

@@ -2,7 +2,8 @@
 # /init of the rdmatour QEMU guest (copied into the initramfs by build-guest.sh).
 #
 # Loads the modules, mounts the host's / (virtio-9p, tag "hostroot") on /host,
-# sets up the NIC + Soft-RoCE device rxe0, then runs the job script that
+# sets up the NIC + Soft-RoCE device rxe0 (and/or Soft-iWARP siw0 with
+# rdmatour.siw=), then runs the job script that
 # run-in-guest.sh left on the share (rdmatour.job=DIR on the kernel command
 # line) chrooted into the host's /, with its output on /dev/ttyS1 (= the
 # caller's stdout). Writes DIR/rc (exit code) or DIR/setup-error, powers off.
@@ -16,10 +17,12 @@ mount -t devtmpfs dev /dev
 log() { echo "rdmatour-init: $*" > /dev/console; }
 job=
 addr=10.0.2.15/24   # rdmatour.ip= on the command line overrides (two wired guests)
+siw=                # rdmatour.siw=1: siw0 next to rxe0; =only: siw0 instead
 for arg in $(cat /proc/cmdline); do
     case $arg in
         rdmatour.job=*) job=${arg#rdmatour.job=} ;;
         rdmatour.ip=*) addr=${arg#rdmatour.ip=} ;;
+        rdmatour.siw=*) siw=${arg#rdmatour.siw=} ;;
     esac
 done
 
@@ -60,16 +63,20 @@ ip link set lo up
 ip link set "$nic" up
 ip addr add "$addr" dev "$nic"
 # busybox has no `rdma`; use the host's iproute2 one.
-chroot /host rdma link add rxe0 type rxe netdev "$nic" > /dev/console 2>&1 ||
-    fail "rdma link add rxe0 type rxe netdev $nic failed"
-
-i=0
-until grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; do
-    i=$((i + 1))
-    [ $i -gt 300 ] && fail "rxe0 port 1 not ACTIVE after 30 s: $(cat /sys/class/infiniband/rxe0/ports/1/state 2>&1)"
-    sleep 0.1
-done
-log "rxe0 ACTIVE on $nic; running job $job"
+add_dev() {  # add_dev NAME TYPE: make the software RDMA device and wait for ACTIVE
+    chroot /host rdma link add "$1" type "$2" netdev "$nic" > /dev/console 2>&1 ||
+        fail "rdma link add $1 type $2 netdev $nic failed"
+    i=0
+    until grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null; do
+        i=$((i + 1))
+        [ $i -gt 300 ] && fail "$1 port 1 not ACTIVE after 30 s: $(cat "/sys/class/infiniband/$1/ports/1/state" 2>&1)"
+        sleep 0.1
+    done
+    log "$1 ACTIVE on $nic"
+}
+[ "$siw" = only ] || add_dev rxe0 rxe
+[ -n "$siw" ] && add_dev siw0 siw
+log "running job $job"
 
 # Raw mode: no \n -> \r\n translation, no echo, on the output port.
 stty -F /dev/ttyS1 raw -echo

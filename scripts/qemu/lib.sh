@@ -36,3 +36,15 @@ guest_result() {
     fi
     return "$(cat "$dir/rc")"
 }
+
+# guest_args: kernel command line words for the guest's RDMA devices.
+# RDMATOUR_GUEST_SIW=1 adds a Soft-iWARP siw0 next to rxe0 on the same
+# NIC; =only makes siw0 instead of rxe0 (rdma_cm then has one device to
+# bind an address to). Unset: rxe0 only, as every existing test expects.
+guest_args() {
+    case ${RDMATOUR_GUEST_SIW:-} in
+        '') ;;
+        1|only) printf ' rdmatour.siw=%s' "$RDMATOUR_GUEST_SIW" ;;
+        *) echo "RDMATOUR_GUEST_SIW must be 1 or only, not '$RDMATOUR_GUEST_SIW'" >&2; return 2 ;;
+    esac
+}

@@ -56,6 +56,7 @@ write_job "$job" "$@"
 log=$job/console.log
 kver=$(cat "$CACHE/kernel-version" 2>/dev/null || echo '?')
 mem=${RDMATOUR_QEMU_MEM:-1536}
+extra=$(guest_args)
 start=$SECONDS
 set +e
 # Exit 124 from timeout = guest killed. stdin is /dev/null so QEMU's stdio
@@ -65,7 +66,7 @@ qemu-system-x86_64 \
     -nodefaults -no-user-config -display none -no-reboot \
     -accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
     -kernel "$CACHE/vmlinuz" -initrd "$CACHE/initrd.img" \
-    -append "console=ttyS0 panic=-1 mitigations=off rdmatour.job=$job" \
+    -append "console=ttyS0 panic=-1 mitigations=off rdmatour.job=$job$extra" \
     -serial "file:$log" \
     -chardev stdio,id=out,signal=off -serial chardev:out \
     -virtfs local,path=/,mount_tag=hostroot,security_model=none,multidevs=remap \

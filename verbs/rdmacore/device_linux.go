@@ -88,7 +88,7 @@ func (p *Provider) deviceInfo(ctx *C.struct_ibv_context, name string) (verbs.Dev
 	case C.IBV_TRANSPORT_IB:
 		info.Transport = "InfiniBand"
 	case C.IBV_TRANSPORT_IWARP:
-		info.Transport = "iWARP"
+		info.Transport = verbs.TransportIWARP
 	case C.IBV_TRANSPORT_USNIC, C.IBV_TRANSPORT_USNIC_UDP:
 		info.Transport = "usNIC"
 	case C.IBV_TRANSPORT_UNSPECIFIED:
@@ -122,6 +122,11 @@ func (p *Provider) deviceInfo(ctx *C.struct_ibv_context, name string) (verbs.Dev
 	if ents, err := os.ReadDir(filepath.Join(p.sysfs, name, "device", "net")); err == nil {
 		for _, e := range ents {
 			netdevs[e.Name()] = true
+		}
+	}
+	if len(netdevs) == 0 && info.IsIWARP() && len(info.Ports) > 0 && len(info.Ports[0].GIDs) > 0 {
+		if nd := netdevByMAC(filepath.Join(filepath.Dir(p.sysfs), "net"), info.Ports[0].GIDs[0].GID); nd != "" {
+			netdevs[nd] = true
 		}
 	}
 	for nd := range netdevs {

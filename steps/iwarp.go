@@ -1,0 +1,67 @@
+package steps
+
+import (
+	"fmt"
+
+	"github.com/rdmatour/rdmatour/text"
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// iWARP (Soft-iWARP siw0, or an iWARP NIC): the same verbs over TCP.
+// What the tours do differently there, measured on siw0 in the guest
+// (verbs/rdmacore TestSiwDeviceAndRefusals, TestSiwReadSinkWithoutRemoteWrite):
+// no UD QP (EOPNOTSUPP), no atomics and no immediate data (EINVAL at
+// ibv_post_send), private data delivered exactly as sent, ibv_query_qp's
+// qp_state always RESET (siw_query_qp never fills it), and a READ sink
+// that needs REMOTE_WRITE on iWARP hardware (siw itself checks only
+// LOCAL_WRITE). The device's transport type decides, never its name.
+
+// onIWARP checks the device the CM id was just bound to: an error when
+// this tour or notify mode cannot run on iWARP (before any PD, CQ or QP
+// exists), else the note that says what iWARP changes (empty on IB/RoCE).
+func (s *Session) onIWARP(dev verbs.Device) (text.Text, error) {
+	if dev == nil || !dev.Info().IsIWARP() {
+		return text.Text{}, nil
+	}
+	name := dev.Info().Name
+	tour, _ := TourOf(s.cfg.Tour)
+	if tour.noIWARP.EN != "" {
+		return text.Text{}, problem(fmt.Errorf("%s is an iWARP device (IBV_TRANSPORT_IWARP)", name),
+			text.Text{EN: fmt.Sprintf("--tour %s cannot run on %s, an iWARP device: %s", tour.Name, name, tour.noIWARP.EN),
+				ZH: fmt.Sprintf("--tour %s 不能在 iWARP 设备 %s 上运行：%s", tour.Name, name, tour.noIWARP.ZH)},
+			text.Text{EN: "run --tour write or --tour read on it, or this tour on a RoCE device (rxe) or --backend sim", ZH: "在它上面跑 --tour write 或 --tour read，或者在 RoCE 设备（rxe）或 --backend sim 上跑这个教程"})
+	}
+	if tour.Notifies && s.cfg.Role == Client && s.cfg.Notify == NotifyImm {
+		return text.Text{}, problem(fmt.Errorf("%s is an iWARP device (IBV_TRANSPORT_IWARP)", name),
+			text.Text{EN: fmt.Sprintf("--notify imm cannot run on %s: iWARP has no immediate data, and the siw provider refuses IBV_WR_RDMA_WRITE_WITH_IMM with EINVAL at ibv_post_send", name),
+				ZH: fmt.Sprintf("--notify imm 不能在 %s 上运行：iWARP 没有立即数，siw 的 provider 在 ibv_post_send 时以 EINVAL 拒绝 IBV_WR_RDMA_WRITE_WITH_IMM", name)},
+			text.Text{EN: "use --notify send or --notify doorbell", ZH: "改用 --notify send 或 --notify doorbell"})
+	}
+	note := text.Text{EN: fmt.Sprintf("%s is iWARP, not RoCE: the connection is a real TCP connection to port %d, MPA frames carry the private data exactly as sent (no padding to 196 bytes), and RDMAP/DDP carry the WRITEs, READs and SENDs inside it; TCP, not the RC transport, retransmits. siw's ibv_query_qp never reports qp_state, so the QP state it shows reads RESET even when connected.", name, s.cmPort()),
+		ZH: fmt.Sprintf("%s 是 iWARP，不是 RoCE：连接是一条真正的 TCP 连接，连到端口 %d；MPA 帧按原样携带 private data（不补齐到 196 字节），WRITE、READ、SEND 由 RDMAP/DDP 在这条连接里传送；重传由 TCP 负责，而不是 RC 传输层。siw 的 ibv_query_qp 从不填 qp_state，所以即使已连接，显示的 QP 状态也是 RESET。", name, s.cmPort())}
+	return note, nil
+}
+
+// cmPort is the TCP port an iWARP connection uses: the server's own, or
+// the one the client connects to.
+func (s *Session) cmPort() uint16 {
+	if s.cfg.Role == Server {
+		return s.cfg.Bind.Port()
+	}
+	return s.cfg.Server.Port()
+}
+
+// iwarpReadSinkNote says why the read tour's client buffer gets
+// REMOTE_WRITE on iWARP.
+var iwarpReadSinkNote = text.Text{EN: "On iWARP the READ's sink gets IBV_ACCESS_REMOTE_WRITE too: the READ response is a tagged DDP message placed into the requester's buffer through the sink's STag (RFC 5040), so iWARP hardware checks remote write rights on it. siw itself checks only LOCAL_WRITE (measured), but a portable program does not rely on that.",
+	ZH: "在 iWARP 上，READ 的接收 buffer 还要加上 IBV_ACCESS_REMOTE_WRITE：READ 响应是一条带标签的 DDP 消息，通过这块 buffer 的 STag 放进请求端的内存（RFC 5040），所以 iWARP 硬件要检查它的远程写权限。siw 本身只检查 LOCAL_WRITE（实测），但可移植的程序不依赖这一点。"}
+
+// iwarpSinkAccess is what the client's data buffer adds on iWARP in a
+// tour whose READ lands in it.
+func (s *Session) iwarpSinkAccess(access verbs.Access) (verbs.Access, text.Text) {
+	tour, _ := TourOf(s.cfg.Tour)
+	if !tour.ReadSink || s.cfg.Role != Client || s.dev == nil || !s.dev.Info().IsIWARP() {
+		return access, text.Text{}
+	}
+	return access | verbs.AccessRemoteWrite, iwarpReadSinkNote
+}

@@ -1,0 +1,71 @@
+package steps
+
+import (
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// fakeDevice is a device that only has an identity: what onIWARP reads.
+type fakeDevice struct {
+	verbs.Device
+	info verbs.DeviceInfo
+}
+
+func (f fakeDevice) Info() verbs.DeviceInfo { return f.info }
+
+func TestOnIWARP(t *testing.T) {
+	siw := fakeDevice{info: verbs.DeviceInfo{Name: "siw0", Transport: verbs.TransportIWARP}}
+	// An IB-transport device named like siw: the transport decides, not the name.
+	roce := fakeDevice{info: verbs.DeviceInfo{Name: "siw9", Transport: "InfiniBand"}}
+	for _, tc := range []struct {
+		name    string
+		dev     verbs.Device
+		tour    TourKind
+		role    Role
+		notify  Notify
+		refused string // in the error; "" = runs
+		note    string // in the note when it runs
+		sinkRW  bool   // the client's data MR gets REMOTE_WRITE
+	}{
+		{name: "write send on siw", dev: siw, tour: TourWrite, role: Client, notify: NotifySend, note: "siw0 is iWARP, not RoCE"},
+		{name: "write doorbell on siw", dev: siw, tour: TourWrite, role: Client, notify: NotifyDoorbell, note: "real TCP connection to port 7471"},
+		{name: "write imm on siw", dev: siw, tour: TourWrite, role: Client, notify: NotifyImm, refused: "--notify imm cannot run on siw0"},
+		{name: "server of imm on siw", dev: siw, tour: TourWrite, role: Server, notify: NotifyImm, note: "siw0 is iWARP"},
+		{name: "read client on siw", dev: siw, tour: TourRead, role: Client, note: "siw0 is iWARP", sinkRW: true},
+		{name: "read server on siw", dev: siw, tour: TourRead, role: Server, note: "siw0 is iWARP"},
+		{name: "atomic on siw", dev: siw, tour: TourAtomic, role: Client, refused: "--tour atomic cannot run on siw0, an iWARP device: iWARP has no atomics here"},
+		{name: "atomic server on siw", dev: siw, tour: TourAtomic, role: Server, refused: "IBV_ATOMIC_NONE"},
+		{name: "ud on siw", dev: siw, tour: TourUD, role: Client, refused: "--tour ud cannot run on siw0, an iWARP device: iWARP has no datagram service"},
+		{name: "atomic on RoCE named siw9", dev: roce, tour: TourAtomic, role: Client},
+		{name: "read on RoCE", dev: roce, tour: TourRead, role: Client},
+		{name: "no device yet", dev: nil, tour: TourUD, role: Client},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Session{}
+			s.cfg = Config{Role: tc.role, Tour: tc.tour, Notify: tc.notify}
+			s.cfg.Bind = netip.MustParseAddrPort("0.0.0.0:7471")
+			s.cfg.Server = netip.MustParseAddrPort("10.0.2.15:7471")
+			s.dev = tc.dev
+			note, err := s.onIWARP(tc.dev)
+			switch {
+			case tc.refused != "":
+				if err == nil || !strings.Contains(Explain(err), tc.refused) {
+					t.Fatalf("err %v, want one that says %q", err, tc.refused)
+				}
+			case err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.note == "" && note.EN != "":
+				t.Errorf("note %q on a non-iWARP device", note.EN)
+			case !strings.Contains(note.EN, tc.note) || (tc.note != "" && note.ZH == ""):
+				t.Errorf("note %q, want %q (and a Chinese one)", note.EN, tc.note)
+			}
+			access, why := s.iwarpSinkAccess(verbs.AccessLocalWrite)
+			if got := access&verbs.AccessRemoteWrite != 0; got != tc.sinkRW || (got && why.EN == "") {
+				t.Errorf("client sink access %s (note %q), want REMOTE_WRITE %v", access.Short(), why.EN, tc.sinkRW)
+			}
+		})
+	}
+}
