@@ -98,17 +98,7 @@ func (b *barePair) write(t *testing.T, n int) string {
 }
 
 func TestAddressingFacts(t *testing.T) {
-	p, err := Open()
-	if err != nil {
-		t.Skip(err)
-	}
-	addr := rdmaAddr(t, p)
-	ch := must(p.CreateEventChannel())(t)
-	id := must(ch.CreateID(verbs.PSTCP))(t)
-	defer func() { noErr(t, id.Destroy()); noErr(t, ch.Destroy()) }()
-	noErr(t, id.ResolveAddr(netip.AddrPort{}, netip.AddrPortFrom(addr, port()), 5*time.Second))
-	event(t, ch, verbs.EventAddrResolved)
-	dev := id.Device()
+	p, dev, addr := resolvedDevice(t)
 	pa := must(dev.QueryPort(1))(t)
 	t.Logf("FACT port 1: active_mtu %d max_mtu %d link_layer %s", pa.ActiveMTU, pa.MaxMTU, pa.LinkLayer)
 	v4, v1, ll := -1, -1, -1

@@ -92,17 +92,7 @@ func (b *barePair) badWrite(t *testing.T) string {
 }
 
 func TestRecoveryFacts(t *testing.T) {
-	p, err := Open()
-	if err != nil {
-		t.Skip(err)
-	}
-	addr := rdmaAddr(t, p)
-	ch := must(p.CreateEventChannel())(t)
-	id := must(ch.CreateID(verbs.PSTCP))(t)
-	defer func() { noErr(t, id.Destroy()); noErr(t, ch.Destroy()) }()
-	noErr(t, id.ResolveAddr(netip.AddrPort{}, netip.AddrPortFrom(addr, port()), 5*time.Second))
-	event(t, ch, verbs.EventAddrResolved)
-	dev := id.Device()
+	_, dev, addr := resolvedDevice(t)
 	v4 := -1
 	for _, g := range must(dev.QueryPort(1))(t).GIDs {
 		if g.GID.Is4In6() && g.GID.Unmap() == addr && g.Type == "RoCE v2" {
@@ -150,4 +140,23 @@ func TestRecoveryFacts(t *testing.T) {
 		b.drain()
 		b.close(t)
 	}
+}
+
+// resolvedDevice opens the provider and gives the device rdma_cm resolves
+// the guest's RDMA address to, and that address: the bare-QP measurements
+// (addressing, recovery) build their QPs on it. The CM id holding it
+// lives until the test ends.
+func resolvedDevice(t *testing.T) (*Provider, verbs.Device, netip.Addr) {
+	t.Helper()
+	p, err := Open()
+	if err != nil {
+		t.Skip(err)
+	}
+	addr := rdmaAddr(t, p)
+	ch := must(p.CreateEventChannel())(t)
+	id := must(ch.CreateID(verbs.PSTCP))(t)
+	t.Cleanup(func() { noErr(t, id.Destroy()); noErr(t, ch.Destroy()) })
+	noErr(t, id.ResolveAddr(netip.AddrPort{}, netip.AddrPortFrom(addr, port()), 5*time.Second))
+	event(t, ch, verbs.EventAddrResolved)
+	return p, id.Device(), addr
 }
