@@ -8,59 +8,6 @@ import (
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
-// readLoop reads frames until the connection ends.
-func (id *cmID) readLoop(c *conn, buf []byte) {
-	defer c.readerExited()
-	for {
-		kind, body, err := readFrame(c.br, buf)
-		if err == nil {
-			c.setBatching(true)
-			switch kind {
-			case kindCM:
-				var m cmMsg
-				if m, err = decodeCM(body); err == nil {
-					c.tap.cm(&m, false)
-					id.onCM(c, &m)
-				}
-			case kindPacket:
-				var pk packet
-				if pk, err = decodePacket(body); err == nil {
-					q := id.p.dev.qpByNum(pk.DestQP)
-					id.p.dev.trace(&pk, false, pk.DestQP, traceMark{qp: q})
-					c.tap.packet(&pk, pk.Payload, false)
-					// The QP that RTR bound to this connection takes it:
-					// the id's own (rdma_create_qp) or the application's.
-					if q != nil {
-						q.receive(c, &pk)
-					}
-				}
-			case kindImpaired:
-				id.p.dev.peerImpairs(c)
-			case kindDatagram:
-				var g datagram
-				if g, err = decodeDatagram(body); err == nil {
-					id.p.dev.onDatagram(c, &g)
-				}
-			}
-			if !frameReady(c.br) {
-				c.setBatching(false) // about to block: send what the burst queued
-			}
-		}
-		if err != nil {
-			c.setBatching(false)
-			if !c.isLocalClosed() {
-				id.p.log.Debug("sim: connection lost", "peer", id.peer, "err", err)
-				c.peerClosed()
-				id.connLost(c)
-			}
-			// A QP bound to this connection has no path to its peer any
-			// more: what a real RNIC finds out from its retries.
-			id.p.dev.peerLeft(c)
-			return
-		}
-	}
-}
-
 func (id *cmID) onCM(c *conn, m *cmMsg) {
 	id.mu.Lock()
 	defer id.mu.Unlock()

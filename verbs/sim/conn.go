@@ -14,6 +14,7 @@ import (
 type outItem struct {
 	raw []byte
 	pkt *packet
+	run *msgRun // a message's packets (msgrun.go)
 	// sent, if set, runs once the item has been handed to the socket (or
 	// dropped with the connection): a UD send completes only then, as on
 	// rxe, whose completion follows the packet's transmission.
@@ -242,7 +243,7 @@ func (c *conn) isLocalClosed() bool {
 // batches, encodes and writes them, and runs their sent callbacks.
 func (c *conn) writeLoop() {
 	var batch []outItem
-	var buf []byte // grows with the largest batch (writeBatch writes 192 KiB at most at once)
+	var out wireOut // grows with the largest batch (writeBatch writes writeChunk at most at once)
 	for {
 		var ok bool
 		var f *wireFaults
@@ -251,7 +252,7 @@ func (c *conn) writeLoop() {
 		}
 		batch = mergeAcks(batch)
 		var sent []outItem
-		if buf, sent, ok = c.writeBatch(batch, buf, f); !ok {
+		if sent, ok = c.writeBatch(batch, &out, f); !ok {
 			return
 		}
 		runSent(sent)
@@ -283,12 +284,11 @@ func (c *conn) nextBatch(spare []outItem) (batch []outItem, f *wireFaults, ok bo
 	return batch, f, true
 }
 
-// writeBatch encodes batch into buf and writes it, in chunks so a long
-// queue does not build one huge buffer. It returns buf for reuse and the
-// items whose callbacks run now they are written, or false after a
-// write error (the connection has failed).
-func (c *conn) writeBatch(batch []outItem, buf []byte, f *wireFaults) ([]byte, []outItem, bool) {
-	buf = buf[:0]
+// writeBatch encodes batch into out and writes it, in chunks so a long
+// queue does not build one huge buffer. It returns the items whose
+// callbacks run now they are written, or false after a write error (the
+// connection has failed).
+func (c *conn) writeBatch(batch []outItem, out *wireOut, f *wireFaults) ([]outItem, bool) {
 	c.batchAt = time.Now()
 	var sent []outItem // their callbacks run once written
 	for i := range batch {
@@ -296,27 +296,31 @@ func (c *conn) writeBatch(batch []outItem, buf []byte, f *wireFaults) ([]byte, [
 		if it.sent != nil {
 			sent = append(sent, outItem{sent: it.sent})
 		}
-		if f == nil {
-			buf = c.encodeItem(buf, it)
-		} else {
-			buf = c.encodeFaulted(buf, it, f)
+		var err error
+		switch {
+		case it.run != nil && f == nil:
+			err = c.encodeRun(out, it)
+		case it.run != nil:
+			err = c.encodeRunFaulted(out, it, f)
+		case f == nil:
+			out.buf = c.encodeItem(out.buf, it)
+			err = out.flushFull(c.nc)
+		default:
+			out.buf = c.encodeFaulted(out.buf, it, f)
+			err = out.flushFull(c.nc)
 		}
 		batch[i] = outItem{}
-		if len(buf) >= 192<<10 {
-			if _, err := c.nc.Write(buf); err != nil {
-				c.fail(append(sent, batch[i+1:]...))
-				return buf, nil, false
-			}
-			buf = buf[:0]
+		if err != nil {
+			out.reset()
+			c.fail(append(sent, batch[i+1:]...))
+			return nil, false
 		}
 	}
-	if len(buf) > 0 {
-		if _, err := c.nc.Write(buf); err != nil {
-			c.fail(sent)
-			return buf, nil, false
-		}
+	if err := out.flush(c.nc); err != nil {
+		c.fail(sent)
+		return nil, false
 	}
-	return buf, sent, true
+	return sent, true
 }
 
 // encodeItem appends one queued item to buf: raw bytes as they are, a

@@ -134,33 +134,9 @@ func (q *qp) transmit(w *sendWQE, from int, again bool) {
 		}})
 		return
 	}
-	for i := from; i < w.sendEnd(); i++ {
-		q.conn.send(outItem{srcQP: q.num, pkt: q.messagePacket(w, i), again: again})
+	if from < w.sendEnd() {
+		q.conn.send(outItem{srcQP: q.num, run: q.runOf(w, from), again: again})
 	}
-}
-
-// messagePacket is packet i of a SEND or RDMA WRITE: its opcode, the
-// RETH on the first of a WRITE, the ImmDt on the last, and its slice of
-// the WR's memory.
-func (q *qp) messagePacket(w *sendWQE, i int) *packet {
-	wr := &w.wr
-	write := wr.Opcode == verbs.WRRDMAWrite || wr.Opcode == verbs.WRRDMAWriteWithImm
-	imm := wr.Opcode == verbs.WRRDMAWriteWithImm || wr.Opcode == verbs.WRSendWithImm
-	first, last := i == 0, i == w.npkts-1
-	pk := &packet{Opcode: messageOpcode(first, last, write, imm), AckReq: last || i == w.goodPkts-1, DestQP: q.destQPN, PSN: psnAdd(w.firstPSN, i)}
-	if first && write {
-		pk.HasRETH = true
-		pk.RETH = verbs.RETH{VA: wr.RemoteAddr, RKey: wr.RKey, DMALen: uint32(w.length)}
-	}
-	if last && imm {
-		pk.HasImm, pk.Imm = true, wr.ImmData
-	}
-	off := i * q.pmtu
-	n := min(q.pmtu, w.length-off)
-	if n > 0 {
-		pk.setPayload(w.segs, off, n)
-	}
-	return pk
 }
 
 // messageOpcode is the IBA opcode of a SEND or RDMA WRITE packet by its

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -146,6 +147,36 @@ func readFrame(r io.Reader, buf []byte) (byte, []byte, error) {
 		return 0, nil, err
 	}
 	return kind, body, nil
+}
+
+// peekFrame is readFrame for the connection's reader: a frame that fits
+// in br's buffer is left there and its body aliases it (no copy), and
+// the caller discards n bytes once it is done with the body; a larger
+// frame is read into buf (or a buffer of its own), n = 0.
+func peekFrame(br *bufio.Reader, buf []byte) (kind byte, body []byte, n int, err error) {
+	h, err := br.Peek(frameHeaderLen)
+	if err != nil {
+		if errors.Is(err, io.EOF) && len(h) > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, nil, 0, err
+	}
+	kind, l, err := decodeFrameHeader(h)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	if frameHeaderLen+l > br.Size() {
+		kind, body, err = readFrame(br, buf)
+		return kind, body, 0, err
+	}
+	f, err := br.Peek(frameHeaderLen + l)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, nil, 0, err
+	}
+	return kind, f[frameHeaderLen:], len(f), nil
 }
 
 func putFrameHeader(b []byte, kind byte, n int) {

@@ -1,0 +1,100 @@
+package sim
+
+// A message's packets as one queued item. A 64 KiB WRITE is 64 packets
+// at the 1024-byte path MTU; queued one by one they cost an allocation,
+// a lock and a wake-up each. Queued as a run, the writer builds them
+// as it encodes them, from a copy of what the WR fixed when it was
+// posted: nothing the requester changes later is read.
+
+import "github.com/rdmatour/rdmatour/verbs"
+
+// msgRun is packets from..to-1 of a SEND or RDMA WRITE.
+type msgRun struct {
+	write, imm       bool
+	destQP, firstPSN uint32
+	npkts, goodPkts  int
+	length, pmtu     int
+	remoteAddr       uint64
+	rkey, immData    uint32
+	segs             []memSeg
+	from, to         int
+}
+
+// runOf is w's packets from from on, as the requester sends them now.
+func (q *qp) runOf(w *sendWQE, from int) *msgRun {
+	wr := &w.wr
+	return &msgRun{
+		write:    wr.Opcode == verbs.WRRDMAWrite || wr.Opcode == verbs.WRRDMAWriteWithImm,
+		imm:      wr.Opcode == verbs.WRRDMAWriteWithImm || wr.Opcode == verbs.WRSendWithImm,
+		destQP:   q.destQPN,
+		firstPSN: w.firstPSN, npkts: w.npkts, goodPkts: w.goodPkts,
+		length: w.length, pmtu: q.pmtu,
+		remoteAddr: wr.RemoteAddr, rkey: wr.RKey, immData: wr.ImmData,
+		segs: w.segs, from: from, to: w.sendEnd(),
+	}
+}
+
+// fill makes pk packet i of the message: its opcode, the RETH on the
+// first of a WRITE, the ImmDt on the last, and its slice of the WR's
+// memory.
+func (r *msgRun) fill(pk *packet, i int) {
+	first, last := i == 0, i == r.npkts-1
+	*pk = packet{Opcode: messageOpcode(first, last, r.write, r.imm), AckReq: last || i == r.goodPkts-1,
+		DestQP: r.destQP, PSN: psnAdd(r.firstPSN, i)}
+	if first && r.write {
+		pk.HasRETH = true
+		pk.RETH = verbs.RETH{VA: r.remoteAddr, RKey: r.rkey, DMALen: uint32(r.length)}
+	}
+	if last && r.imm {
+		pk.HasImm, pk.Imm = true, r.immData
+	}
+	off := i * r.pmtu
+	if n := min(r.pmtu, r.length-off); n > 0 {
+		pk.setPayload(r.segs, off, n)
+	}
+}
+
+// writeChunk is how much the writer encodes before it writes: a long
+// queue or a large message does not build one huge buffer.
+const writeChunk = 192 << 10
+
+// encodeRun adds a run's packets to out, traced and tapped as they go
+// out, and writes out whenever it holds a chunk. The payload is the
+// MR's bytes themselves (wireOut), unless a pcap wants a copy of each.
+func (c *conn) encodeRun(out *wireOut, it *outItem) error {
+	r, from := it.run, c.sender(it.srcQP)
+	var pk packet
+	for i := r.from; i < r.to; i++ {
+		r.fill(&pk, i)
+		out.buf = appendPacketHeader(out.buf, &pk, pk.segLen)
+		if c.tap == nil {
+			for _, s := range pk.segs {
+				out.ref(s.m.buf[s.off : s.off+s.n])
+			}
+		} else {
+			start := len(out.buf)
+			out.buf = appendSegs(out.buf, pk.segs)
+			c.tap.packet(&pk, out.buf[start:], true)
+		}
+		c.p.dev.trace(&pk, true, it.srcQP, traceMark{again: it.again, qp: from, at: c.batchAt})
+		if err := out.flushFull(c.nc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeRunFaulted hands a run's packets one by one to --wire, which
+// counts, drops, holds and repeats packets, not messages.
+func (c *conn) encodeRunFaulted(out *wireOut, it *outItem, f *wireFaults) error {
+	r := it.run
+	for i := r.from; i < r.to; i++ {
+		pk := new(packet)
+		r.fill(pk, i)
+		out.buf = c.encodeFaulted(out.buf, &outItem{srcQP: it.srcQP, pkt: pk, again: it.again}, f)
+		if err := out.flushFull(c.nc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
