@@ -30,6 +30,9 @@ const (
 	// procChildProfileEnv, when set, is where the child writes a CPU
 	// profile (the parent's -cpuprofile covers only the client side).
 	procChildProfileEnv = "RDMATOUR_SIM_BENCH_CHILD_CPUPROFILE"
+	// procChildTraceEnv, when set, is where the child writes an execution
+	// trace (go tool trace -pprof=sched|sync|syscall|net FILE).
+	procChildTraceEnv = "RDMATOUR_SIM_BENCH_CHILD_TRACE"
 	// procPortPrefix marks the line on which the child announces its port.
 	procPortPrefix = "RDMATOUR_BENCH_PORT="
 	// procMaxSize is the largest message size the benchmarks use; the
@@ -159,6 +162,9 @@ func startHelper(b *testing.B, mode string) int {
 		// The last child started (the longest run) leaves its profile here.
 		args = append(args, "-test.cpuprofile="+prof)
 	}
+	if tr := os.Getenv(procChildTraceEnv); tr != "" {
+		args = append(args, "-test.trace="+tr)
+	}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), procHelperEnv+"="+mode)
 	cmd.Stderr = os.Stderr
@@ -241,14 +247,33 @@ func startHelper(b *testing.B, mode string) int {
 //
 // The fault machinery costs nothing measurable: with no fault the writer
 // makes one nil comparison per item and reads the faults under the lock
-// it already takes per batch. The WRITE is still 4-5x slower than the TCP
-// copy here (the issue measured 0.59x and 0.50x on a lighter week): per
-// 64 KiB it is 64 packets, and the client's profile (64 KiB, -benchtime
-// 2s) puts 31% in write/read syscalls, 18% in the packet trace (time.Now
-// 8%, the device lock for per-QP counters 4%, now gone), 12% building
-// packets (two allocations each: 135 allocs per WRITE), 7% copying the
-// payload. What is left is per-packet work on both sides (decode, the
-// QP's lock, the trace, an allocation); 0.9x needs it done per batch.
+// it already takes per batch.
+//
+// de6f9d6 (2026-12-02, the same machine, two helpers building and
+// testing beside it, load average 1.3-3.2; TCP/WRITE ratio per
+// alternating run of -benchtime 1s, 4 runs each):
+//
+//	                  39b92d4      de6f9d6
+//	WRITE / TCP 4K    0.34-0.43    0.38-0.51
+//	WRITE / TCP 64K   0.24-0.36    0.33-0.54
+//
+// What changed: a message's packets are one queued run (msgrun.go), built
+// as the writer encodes them (135 allocations per 64 KiB WRITE before,
+// now 5); the payload goes from the MR to the socket by writev, copied
+// once by the kernel (conn_out.go); the reader takes a frame where bufio
+// holds it, and a burst's packets share one clock reading. Now the
+// client spends 68% of its CPU in writev, as the TCP copy spends its in
+// write; the server's profile (64 KiB) is 29% read syscalls, 17% decoding
+// 64 packets, 13% copying into the MR (its RWMutex per packet 9%), 9% the
+// packet trace. Neither process is CPU-bound (44% and 50% of a core):
+// the rest is waiting on each other, and on 2 cores with both busy the
+// Go scheduler's hand-offs (cond.Signal to the writer, the CQ to the
+// poller) cost 20-50 µs per op in sys time (user+sys for 20000 64 KiB
+// WRITEs: 1.5-2.0 s, the TCP copy 0.6-0.75 s). Tried and dropped: a
+// runtime.Gosched after waking the ACK writer (more sys time), the
+// reader writing its ACKs itself without blocking (slower), a 256 KiB
+// read buffer (no change). 0.9x needs fewer hand-offs per message, not
+// faster packets.
 func BenchmarkWriteTwoProcesses(b *testing.B) {
 	for _, size := range procSizes {
 		b.Run(sizeName(size), func(b *testing.B) {
