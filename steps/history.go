@@ -70,6 +70,7 @@ func (s *Session) StepSnapshot(i int) (snap Snapshot, ok bool) {
 // its snapshot.
 func (s *Session) keepSnapshot(idx int) {
 	snap := s.historySnapshot()
+	s.countersEnd, s.countersEndPerQP = snap.Counters, snap.CountersPerQP
 	if s.history == nil {
 		s.history = make([]*Snapshot, len(s.tour))
 	}

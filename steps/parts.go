@@ -202,6 +202,10 @@ type wireView struct {
 	countersAt map[string]uint64 // counters before the current step
 	// countersAtPerQP says countersAt are the QP's own (see readCounters).
 	countersAtPerQP bool
+	// countersEnd are the counters the last step's snapshot kept: the
+	// next step's baseline, so what moves between steps is not lost.
+	countersEnd      map[string]uint64
+	countersEndPerQP bool
 	// wireQP and wireDest are this side's QP and its peer's, remembered
 	// past teardown; qpCounters are wireQP's last counters.
 	wireQP, wireDest uint32

@@ -211,12 +211,21 @@ func (s *Session) trackData(b []byte, now time.Time) (changed int) {
 }
 
 // markCounters remembers the counters before a step so the snapshot can
-// show what the step changed.
+// show what the step changed. A packet can arrive between two steps (the ACK of a WRITE whose post
+// has returned, while the learner reads): the baseline is where the last
+// step's snapshot ended, so that packet counts in the next step. Only
+// the first step, or one after a step that kept no counters, reads its
+// own.
 func (s *Session) markCounters() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dev == nil {
 		s.countersAt = nil
+		return
+	}
+	if s.countersEnd != nil {
+		s.countersAt, s.countersAtPerQP = s.countersEnd, s.countersEndPerQP
+		s.readCounters() // remembers the QP's counts, as before
 		return
 	}
 	c, perQP, err := s.readCounters()
