@@ -37,6 +37,9 @@ var apiName = regexp.MustCompile(`\b(?:ibv|rdma|IBV|RDMA)_[A-Za-z0-9_]+`)
 var notAPI = map[string]string{
 	"RDMA_WRITE_DONE": "the notification text the seed and rdmatour send",
 	"ibv_devinfo":     "a command of the ibverbs-utils package",
+	"ibv_devices":     "a command of the ibverbs-utils package",
+	"ibv_rc_pingpong": "an example program of the ibverbs-utils package",
+	"ibv_ud_pingpong": "an example program of the ibverbs-utils package",
 	"rdma_cm":         "the kernel's connection manager and its device file",
 	"rdma_rxe":        "the Soft-RoCE kernel module",
 	"rdma_ucm":        "the kernel module behind /dev/infiniband/rdma_cm",

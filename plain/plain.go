@@ -196,6 +196,9 @@ func (p *Runner) finish(sides ...steps.Runner) {
 		}
 	}
 	fmt.Fprintf(p.out, "%s\n", guide.NextToTry(first.Config()).Joined(p.lang))
+	if tools := guide.RealTools(first.Config(), first.Snapshot()); tools.EN != "" {
+		fmt.Fprintf(p.out, "%s\n", tools.Joined(p.lang))
+	}
 }
 
 // printResult prints snap's result, if its side has one, under its

@@ -288,5 +288,14 @@ func atomicTourDef() TourDef {
 		// siw: atomic_cap IBV_ATOMIC_NONE, atomics EINVAL at post (TestSiwDeviceAndRefusals).
 		noIWARP: text.Text{EN: "iWARP has no atomics here: siw reports atomic_cap IBV_ATOMIC_NONE and its provider refuses IBV_WR_ATOMIC_FETCH_AND_ADD and IBV_WR_ATOMIC_CMP_AND_SWP with EINVAL (RFC 7306 adds atomics to iWARP; siw does not implement it)",
 			ZH: "这里的 iWARP 没有原子操作：siw 报告 atomic_cap 为 IBV_ATOMIC_NONE，它的 provider 以 EINVAL 拒绝 IBV_WR_ATOMIC_FETCH_AND_ADD 和 IBV_WR_ATOMIC_CMP_AND_SWP（RFC 7306 给 iWARP 加了原子操作，siw 没有实现）"},
-		build: func(role Role, _ Notify, _ Track) []Step { return atomicTour().steps(role, cmTrack()) }}
+		build: func(role Role, _ Notify, _ Track) []Step { return atomicTour().steps(role, cmTrack()) }, tools: atomicTools}
+}
+
+// atomicTools: perftest's atomic bandwidth, one command per atomic the
+// tour posts (an atomic is 8 bytes: ib_atomic_bw takes no -s).
+func atomicTools(a ToolArgs) []ToolCommand {
+	return []ToolCommand{
+		perftest("ib_atomic_bw", a, text.Text{EN: "fetch-and-add rate over an rdma_cm connection", ZH: "基于 rdma_cm 连接的 fetch-and-add 速率"}, "-A", "FETCH_AND_ADD"),
+		perftest("ib_atomic_bw", a, text.Text{EN: "compare-and-swap rate", ZH: "compare-and-swap 速率"}, "-A", "CMP_AND_SWAP"),
+	}
 }

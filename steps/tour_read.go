@@ -185,5 +185,13 @@ func readResponseDetail(s *Session) text.Text {
 
 func readTourDef() TourDef {
 	return TourDef{Kind: TourRead, Name: "read", DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteRead, ReadSink: true,
-		build: func(role Role, _ Notify, _ Track) []Step { return readTour().steps(role, cmTrack()) }}
+		build: func(role Role, _ Notify, _ Track) []Step { return readTour().steps(role, cmTrack()) }, tools: readTools}
+}
+
+// readTools: perftest's READ bandwidth; rping READs too.
+func readTools(a ToolArgs) []ToolCommand {
+	return []ToolCommand{
+		perftest("ib_read_bw", a, text.Text{EN: "RDMA READ bandwidth over an rdma_cm connection", ZH: "基于 rdma_cm 连接的 RDMA READ 带宽"}, "-s", fmt.Sprint(a.Size)),
+		rping(a, false),
+	}
 }

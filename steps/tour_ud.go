@@ -1,6 +1,8 @@
 package steps
 
 import (
+	"fmt"
+
 	c "github.com/rdmatour/rdmatour/steps/cprint"
 	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
@@ -117,5 +119,15 @@ func udTourDef() TourDef {
 		noIWARP: text.Text{EN: "iWARP has no datagram service: it runs over TCP connections, so there is no UD QP (siw's ibv_create_qp answers EOPNOTSUPP for IBV_QPT_UD) and no SIDR",
 			ZH: "iWARP 没有数据报服务：它跑在 TCP 连接上，所以没有 UD QP（siw 的 ibv_create_qp 对 IBV_QPT_UD 返回 EOPNOTSUPP），也没有 SIDR"},
 		noWorkshop: text.Text{EN: "--workshop --tour ud is not supported: a workshop room serves RC connections (RDMA_PS_TCP) and the ud tour's datagrams use RDMA_PS_UDP; run the ud tour as one server and one client, or choose --tour write, read or atomic for the room",
-			ZH: "不支持 --workshop --tour ud：workshop 教室服务的是 RC 连接（RDMA_PS_TCP），而 ud 教程的数据报走 RDMA_PS_UDP；ud 教程请用一个 server 对一个 client 来跑，或者给教室选 --tour write、read 或 atomic"}}
+			ZH: "不支持 --workshop --tour ud：workshop 教室服务的是 RC 连接（RDMA_PS_TCP），而 ud 教程的数据报走 RDMA_PS_UDP；ud 教程请用一个 server 对一个 client 来跑，或者给教室选 --tour write、read 或 atomic"},
+		tools: udTools}
+}
+
+// udTools: perftest's SEND over UD with rdma_cm (RDMA_PS_UDP, as the
+// tour), and ibv_ud_pingpong, which exchanges its QPN over TCP.
+func udTools(a ToolArgs) []ToolCommand {
+	return []ToolCommand{
+		perftest("ib_send_bw", a, text.Text{EN: "UD SEND bandwidth, the address found by rdma_cm", ZH: "UD SEND 带宽，地址由 rdma_cm 解析"}, "-c", "UD", "-s", fmt.Sprint(a.Size)),
+		pingpong("ibv_ud_pingpong", a, text.Text{EN: "one UD SEND each way, the QPN exchanged over TCP", ZH: "双方各发一个 UD SEND，QPN 通过 TCP 交换"}),
+	}
 }

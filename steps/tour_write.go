@@ -79,5 +79,21 @@ func writeSummary(r *Result) text.Text {
 
 func writeTourDef() TourDef {
 	return TourDef{Kind: TourWrite, Name: "write", Notifies: true, SendsMessage: true, DataAccess: verbs.AccessLocalWrite | verbs.AccessRemoteWrite, summary: writeSummary,
-		build: func(role Role, n Notify, t Track) []Step { return writeTour(n).steps(role, rcTrackOf(t)) }}
+		build: func(role Role, n Notify, t Track) []Step { return writeTour(n).steps(role, rcTrackOf(t)) }, tools: writeTools}
+}
+
+// writeTools: perftest's WRITE bandwidth and rping over rdma_cm; on the
+// manual track, the tools that bring the QP up by hand (ibv_rc_pingpong
+// exchanges QPNs over TCP, rping -q makes its own QP).
+func writeTools(a ToolArgs) []ToolCommand {
+	if a.Track == TrackManual {
+		return []ToolCommand{
+			pingpong("ibv_rc_pingpong", a, text.Text{EN: "an RC QP moved RESET → INIT → RTR → RTS by hand, one SEND each way", ZH: "手动把 RC QP 推过 RESET → INIT → RTR → RTS，双方各 SEND 一次"}),
+			rping(a, true),
+		}
+	}
+	return []ToolCommand{
+		perftest("ib_write_bw", a, text.Text{EN: "RDMA WRITE bandwidth over an rdma_cm connection", ZH: "基于 rdma_cm 连接的 RDMA WRITE 带宽"}, "-s", fmt.Sprint(a.Size)),
+		rping(a, false),
+	}
 }

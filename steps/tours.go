@@ -85,6 +85,9 @@ type TourDef struct {
 	// validate refuses what this tour cannot do with cfg (nil: nothing
 	// beyond the common checks).
 	validate func(cfg Config) error
+	// tools are the rdma-core and perftest commands that do what the
+	// tour does (tools.go).
+	tools func(a ToolArgs) []ToolCommand
 }
 
 // Tours lists every tour, in TourKind order.

@@ -117,12 +117,15 @@ func TestRealManualTrack(t *testing.T) {
 	}
 	for _, notify := range modes {
 		t.Run(notify, func(t *testing.T) {
-			runManual(t, notify, "--backend", "rdma", "--bind", addr)
+			out := runManual(t, notify, "--backend", "rdma", "--bind", addr)
+			if notify == "imm" {
+				runRealTools(t, out)
+			}
 		})
 	}
 }
 
-func runManual(t *testing.T, notify string, backend ...string) {
+func runManual(t *testing.T, notify string, backend ...string) string {
 	t.Helper()
 	args := append([]string{"demo", "--track", "manual", "--notify", notify, "--port", freePort(t), "--plain", "--auto", "--timeout", "30s"}, backend...)
 	p := start(t, nil, args...)
@@ -135,6 +138,7 @@ func runManual(t *testing.T, notify string, backend ...string) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	return out
 }
 
 // Split for CI, the two ways still run every lesson on rxe, once.

@@ -57,6 +57,9 @@ func TestRealTwoProcesses(t *testing.T) {
 			if strings.Contains(out, "SIMULATED") {
 				t.Errorf("--backend rdma ran on the simulated NIC:\n%s", out)
 			}
+			if notify == "send" {
+				runRealTools(t, cli.out.String())
+			}
 		})
 	}
 }

@@ -16,10 +16,10 @@ func TestReadTourAsTwoProcesses(t *testing.T) {
 
 func TestRealReadTourAsTwoProcesses(t *testing.T) {
 	addr := realAddr(t)
-	readTourPair(t, addr, addr, "--backend", "rdma")
+	runRealTools(t, readTourPair(t, addr, addr, "--backend", "rdma").cli)
 }
 
-func readTourPair(t *testing.T, host, bind string, backend ...string) {
+func readTourPair(t *testing.T, host, bind string, backend ...string) pairOut {
 	o := runPair(t, host, bind, []string{"--tour", "read"}, []string{"--tour", "read"}, backend...)
 	if o.srvCode != 0 || o.cliCode != 0 {
 		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
@@ -32,6 +32,7 @@ func readTourPair(t *testing.T, host, bind string, backend ...string) {
 	if !strings.Contains(o.srv, "RDMA_CM_EVENT_DISCONNECTED") || strings.Contains(o.srv+o.cli, "Mismatch") {
 		t.Errorf("server output:\n%s", o.srv)
 	}
+	return o
 }
 
 // One side on --tour read, the other on the write tour: both say what
@@ -90,10 +91,10 @@ func TestAtomicTourAsTwoProcesses(t *testing.T) {
 
 func TestRealAtomicTourAsTwoProcesses(t *testing.T) {
 	addr := realAddr(t)
-	atomicTourPair(t, addr, addr, "--backend", "rdma")
+	runRealTools(t, atomicTourPair(t, addr, addr, "--backend", "rdma").cli)
 }
 
-func atomicTourPair(t *testing.T, host, bind string, backend ...string) {
+func atomicTourPair(t *testing.T, host, bind string, backend ...string) pairOut {
 	o := runPair(t, host, bind, []string{"--tour", "atomic"}, []string{"--tour", "atomic"}, backend...)
 	if o.srvCode != 0 || o.cliCode != 0 {
 		t.Fatalf("exit server %d client %d\nserver:\n%s\nclient:\n%s", o.srvCode, o.cliCode, o.srv, o.cli)
@@ -106,6 +107,7 @@ func atomicTourPair(t *testing.T, host, bind string, backend ...string) {
 	if !strings.Contains(o.srv, "counter = 1000") || !strings.Contains(o.srv, "started at = 40") {
 		t.Errorf("server output lacks the counter:\n%s", o.srv)
 	}
+	return o
 }
 
 // The read and atomic tours' lessons as two processes: each side gets

@@ -42,6 +42,7 @@ func TestRealUDTour(t *testing.T) {
 	if !strings.Contains(cli.out.String(), "param.ud.qkey = 0x1234567") {
 		t.Errorf("client output lacks the Q_Key:\n%s", cli.out)
 	}
+	runRealTools(t, cli.out.String())
 }
 
 // The exported ud server (C) against rdmatour's ud client. The exported

@@ -89,6 +89,9 @@ func (in *Input) callLines(w int) []string {
 		for _, l := range in.inLangs(guide.NextToTry(in.Config), w) {
 			out = append(out, st.Bold.R(l))
 		}
+		for _, l := range in.inLangs(guide.RealTools(in.Config, in.ownSnapshot()), w) {
+			out = append(out, st.Dim.R(l))
+		}
 	}
 	if ns, ni, more := in.nextTurn(); more {
 		if nss, ok := in.stepStatus(ns, ni); ok {

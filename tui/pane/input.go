@@ -74,6 +74,20 @@ type Input struct {
 
 func (in *Input) curStep() (side, idx int) { return in.Cur.Side, in.Cur.Idx }
 
+// ownSnapshot is the snapshot of Config's side (the first one shown if
+// none is).
+func (in *Input) ownSnapshot() steps.Snapshot {
+	for _, s := range in.Snaps {
+		if s.Role == in.Config.Role {
+			return s
+		}
+	}
+	if len(in.Snaps) > 0 {
+		return in.Snaps[0]
+	}
+	return steps.Snapshot{}
+}
+
 // nextTurn is the step the next keypress runs; ok is false when none.
 func (in *Input) nextTurn() (side, idx int, ok bool) { return in.Next.Side, in.Next.Idx, in.HasNext }
 
