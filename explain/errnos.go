@@ -15,7 +15,7 @@ var errnos = []entry{
 		cause("ibv_reg_mr with a locked-memory limit of 0 (ulimit -l 0) and no CAP_IPC_LOCK", "锁定内存上限为 0（ulimit -l 0）又没有 CAP_IPC_LOCK 时调用 ibv_reg_mr"),
 	}},
 	{int(syscall.ENOMEM), text.Text{EN: "out of memory, or a queue is full", ZH: "内存不足，或队列已满"}, []Cause{
-		lessonCause("never-signalled", "ibv_post_send or ibv_post_recv with the queue full: max_send_wr or max_recv_wr WRs not yet retired. On most NICs a send slot frees only when a completion of its WR or a later one is polled, so sends that are never signalled fill the queue for good (rxe frees a slot once its WR is acknowledged); signal one WR in every max_send_wr and poll it", "ibv_post_send 或 ibv_post_recv 时队列已满：有 max_send_wr 或 max_recv_wr 个工作请求还没退役。多数网卡上，只有 poll 到这个 WR 或更晚的 WR 的完成，发送槽位才空出来，所以从不 signal 的发送会把队列永远塞满（rxe 在 WR 被确认时就释放槽位）；每 max_send_wr 个 WR 里 signal 一个，并 poll 它"),
+		lessonCause("never-signaled", "ibv_post_send or ibv_post_recv with the queue full: max_send_wr or max_recv_wr WRs not yet retired. On most NICs a send slot frees only when a completion of its WR or a later one is polled, so sends that are never signaled fill the queue for good (rxe frees a slot once its WR is acknowledged); signal one WR in every max_send_wr and poll it", "ibv_post_send 或 ibv_post_recv 时队列已满：有 max_send_wr 或 max_recv_wr 个工作请求还没退役。多数网卡上，只有 poll 到这个 WR 或更晚的 WR 的完成，发送槽位才空出来，所以从不 signal 的发送会把队列永远塞满（rxe 在 WR 被确认时就释放槽位）；每 max_send_wr 个 WR 里 signal 一个，并 poll 它"),
 		lessonCause("memlock", "ibv_reg_mr beyond the locked-memory limit (ulimit -l) in a process without CAP_IPC_LOCK", "没有 CAP_IPC_LOCK 的进程里，ibv_reg_mr 超出了锁定内存的上限（ulimit -l）"),
 		cause("ibv_create_qp or ibv_create_cq asking for more than the device or the kernel can give", "ibv_create_qp 或 ibv_create_cq 要的超过了设备或内核能给的"),
 	}},

@@ -43,7 +43,7 @@ const (
 	IDPostRecv           StepID = "post-recv"
 	IDPostRecvLate       StepID = "post-recv-late"
 	IDPostSend           StepID = "post-send"
-	IDPostUnsignalled    StepID = "post-unsignalled"
+	IDPostUnsignaled     StepID = "post-unsignaled"
 	IDPostWrite          StepID = "post-write"
 	IDPostWriteEarly     StepID = "post-write-early"
 	IDPostWriteImm       StepID = "post-write-imm"
