@@ -39,31 +39,6 @@ func waitDrained(t *testing.T, q verbs.QP) {
 	t.Fatal("send queue never drained")
 }
 
-// Unsignaled WRITEs never polled do not fill the queue: rxe's completer
-// frees each WR's slot when its ACK arrives, signaled or not (rxe_comp.c
-// do_complete: queue_advance_consumer whether or not a CQE is posted).
-// Measured: TestRxeSendQueueNeverSignaled, 112 WRITEs into 7 slots.
-func TestUnsignaledNeverPolledDoNotFillSQ(t *testing.T) {
-	for _, p := range []Profile{ProfileRxe, ProfileStrict} {
-		t.Run(p.String(), func(t *testing.T) {
-			srv, cli := connectPair(t, pairCfg{opts: Options{Profile: p}, caps: smallSQ})
-			remote, local := srv.regMR(t, 4096, rwAccess), cli.regMR(t, 64, verbs.AccessLocalWrite)
-			a, err := cli.qp.Query()
-			must(t, err)
-			if a.Cap.MaxSendWR != 7 {
-				t.Fatalf("max_send_wr 4 granted %d, want rxe's 7", a.Cap.MaxSendWR)
-			}
-			for batch := range 4 {
-				if n, errno := postWrites(cli, local, remote, uint64(batch*10), 7); n != 7 {
-					t.Fatalf("batch %d: %d of 7 posted, then %v", batch, n, errno)
-				}
-				waitDrained(t, cli.qp)
-			}
-			noMore(t, cli.cq)
-		})
-	}
-}
-
 // A head that cannot complete keeps its slot and every slot behind it: a
 // SEND in RNR retry for ever (no RECV at the server, rnr_retry 7) and six
 // WRITEs fill seven slots, and ibv_post_send is ENOMEM until the SEND
