@@ -31,6 +31,8 @@ func TestSendQueueLessonsByProfile(t *testing.T) {
 			"client/post-send":       "cannot allocate memory",
 			"server/wait-notify":     "RDMA_CM_EVENT_DISCONNECTED",
 		}, false, "the strict profile"},
+		{"signal-every-nth", sim.ProfileRxe, 1, map[string]string{}, true, "3 completions, one per signaled WRITE"},
+		{"signal-every-nth", sim.ProfileStrict, 1, map[string]string{}, true, "3 completions, one per signaled WRITE"},
 	} {
 		t.Run(tt.lesson+"/"+tt.profile.String(), func(t *testing.T) {
 			l, err := steps.LessonByName(tt.lesson)

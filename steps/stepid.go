@@ -38,6 +38,7 @@ const (
 	IDPollWrite          StepID = "poll-write"
 	IDPostCmpSwap        StepID = "post-cmp-swap"
 	IDPostDoorbell       StepID = "post-doorbell"
+	IDPostEveryNth       StepID = "post-every-nth"
 	IDPostFetchAdd       StepID = "post-fetch-add"
 	IDPostRead           StepID = "post-read"
 	IDPostRecv           StepID = "post-recv"
