@@ -124,7 +124,7 @@ func Lessons() []Lesson {
 		inTopic(TopicAccess, lessonBadRKey(), lessonOutOfBounds(), lessonNoRemoteWrite(), lessonHtonlAddress()),
 		inTopic(TopicOrdering, lessonPostBeforeConnect(), lessonDoorbellOrdering()),
 		inTopic(TopicCompletions, lessonLostWakeup()),
-		inTopic(TopicSendQueue, lessonNeverSignalled(), lessonInlineTooBig()),
+		inTopic(TopicSendQueue, lessonNeverSignaled(), lessonSignalEveryNth(), lessonInlineTooBig()),
 		inTopic(TopicSetup, lessonNoSuchAddress(), lessonRemoteWriteWithoutLocal(), lessonMemlock()),
 		inTopic(TopicAccess, lessonNoRemoteRead()),
 		inTopic(TopicReadAtomic, lessonReadDepthZero(), lessonAtomicUnaligned()),

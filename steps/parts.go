@@ -177,6 +177,8 @@ type lessonRun struct {
 	// writeRefused: inline-too-big's WRITE was refused by ibv_post_send,
 	// so there is no completion to poll for it.
 	writeRefused bool
+	// nthPolled: how many completions signal-every-nth polled.
+	nthPolled int
 }
 
 // hostHooks are what a host plugged in: the one-client server's gate or

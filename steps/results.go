@@ -71,6 +71,7 @@ var (
 	resRemoteSize             = text.Text{EN: "remote size", ZH: "对端 size"}
 	resRemoteQpnWcSrcQp       = text.Text{EN: "remote_qpn (wc.src_qp)", ZH: "remote_qpn（wc.src_qp）"}
 	resReturned               = text.Text{EN: "returned", ZH: "返回值"}
+	resCompletionsPolled      = text.Text{EN: "completions polled", ZH: "poll 到的完成"}
 	resSent                   = text.Text{EN: "sent", ZH: "已发送"}
 	resSentAgain              = text.Text{EN: "sent again", ZH: "再次发出"}
 	resServerQPN              = text.Text{EN: "server QPN", ZH: "server 的 QPN"}

@@ -46,7 +46,14 @@ func newPairOf(t *testing.T, cfg steps.Config) *pair {
 // different tours).
 func newPairOfEach(t *testing.T, srvBase, cliBase steps.Config) *pair {
 	t.Helper()
-	p := &pair{srvNIC: sim.New(sim.Options{}), cliNIC: sim.New(sim.Options{})}
+	return newPairOn(t, sim.Options{}, srvBase, cliBase)
+}
+
+// newPairOn is newPairOfEach on two simulated NICs made with opts (a
+// profile: --nic strict).
+func newPairOn(t *testing.T, opts sim.Options, srvBase, cliBase steps.Config) *pair {
+	t.Helper()
+	p := &pair{srvNIC: sim.New(opts), cliNIC: sim.New(opts)}
 	var err error
 	srvCfg := srvBase
 	srvCfg.Role, srvCfg.Provider, srvCfg.Bind, srvCfg.Timeout = steps.Server, p.srvNIC, netip.AddrPortFrom(loopback, 0), 10*time.Second

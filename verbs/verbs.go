@@ -211,6 +211,12 @@ type DeviceInfo struct {
 	MaxQPInitRdAtom int
 	// AtomicCap is atomic_cap: IBV_ATOMIC_NONE means no atomics at all.
 	AtomicCap AtomicCap
+	// SendSlotsFreedOnPoll: a send queue slot frees only when a
+	// completion of its WR or a later WR is polled, the spec's rule as
+	// mlx5 has it (the simulated NIC's strict profile). False: it frees
+	// when the WR completes, signaled or not, as rxe does (measured:
+	// TestRxeSendQueueNeverSignaled); real devices report false.
+	SendSlotsFreedOnPoll bool
 }
 
 // TransportIWARP is DeviceInfo.Transport of an IBV_TRANSPORT_IWARP device

@@ -57,8 +57,8 @@ var (
 	whyReal = text.Text{EN: "real verbs (libibverbs + librdmacm)", ZH: "真实 verbs（libibverbs + librdmacm）"}
 	// whySimStrict says what the strict profile changes from rxe, as the
 	// screen shows it (sim.Profile's doc).
-	whySimStrict = text.Text{EN: "chosen with --backend sim --nic strict: the strict profile, not rxe — lkey ≠ rkey (rxe: equal), max_inline_data as asked, at most 64 (rxe rounds up, 16 for none), max_qp_rd_atom 4 (rxe: 128), GID 0 RoCE v1 and GID 1 RoCE v2 (rxe here: RoCE v2 at 0)",
-		ZH: "由 --backend sim --nic strict 指定：严格配置，不是 rxe —— lkey ≠ rkey（rxe：相同），max_inline_data 按申请给、最多 64（rxe 向上取整，不申请也给 16），max_qp_rd_atom 为 4（rxe：128），GID 0 是 RoCE v1、GID 1 是 RoCE v2（这里的 rxe：RoCE v2 在 0）"}
+	whySimStrict = text.Text{EN: "chosen with --backend sim --nic strict: the strict profile, not rxe — lkey ≠ rkey (rxe: equal), max_inline_data as asked, at most 64 (rxe rounds up, 16 for none), max_qp_rd_atom 4 (rxe: 128), GID 0 RoCE v1 and GID 1 RoCE v2 (rxe here: RoCE v2 at 0), a send queue slot freed when a completion of its WR or a later one is polled (rxe: when the WR is acknowledged)",
+		ZH: "由 --backend sim --nic strict 指定：严格配置，不是 rxe —— lkey ≠ rkey（rxe：相同），max_inline_data 按申请给、最多 64（rxe 向上取整，不申请也给 16），max_qp_rd_atom 为 4（rxe：128），GID 0 是 RoCE v1、GID 1 是 RoCE v2（这里的 rxe：RoCE v2 在 0），发送队列槽位要等 poll 到这个 WR 或更晚的 WR 的完成才释放（rxe：WR 一被确认就释放）"}
 )
 
 // checkNIC refuses --nic strict where there is no simulated NIC of one

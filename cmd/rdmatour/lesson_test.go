@@ -19,7 +19,8 @@ var lessonErrors = []lessonError{
 	{"htonl-address", nil, []string{`RDMA_WRITE completion: status "remote access error"`}},
 	{"post-before-connect", nil, []string{"ibv_post_send: invalid argument (errno 22 EINVAL)", "[server] RDMA-written buffer: "}},
 	{"doorbell-ordering", nil, []string{"learned of the write via doorbell"}},
-	{"never-signalled", nil, []string{"/* = 0, each of 15 times: batch 2, wr_id 1100..1114 */", "returned = 30 posts into 15 slots", "[server] RDMA-written buffer: hello from rdmatour"}},
+	{"never-signaled", nil, []string{"/* = 0, each of 15 times: batch 2, wr_id 1100..1114 */", "returned = 30 posts into 15 slots", "[server] RDMA-written buffer: hello from rdmatour"}},
+	{"signal-every-nth", nil, []string{"/* = 0: wr_id 2007 unsignaled; outstanding 7 of 7 */", "retires wr_id 2001..2004, outstanding 3 */", "completions polled = 3, wr_id [2004 2008 2012]", "[server] RDMA-written buffer: hello from rdmatour"}},
 	{"inline-too-big", nil, []string{"ibv_post_send: invalid argument (errno 22 EINVAL)", "Nothing to poll: ibv_post_send refused the WRITE", "[server] learned of the write via send"}},
 	// The lesson's fix: room for the message, and it goes inline.
 	{"inline-too-big", []string{"--edit", "client:create-qp.max_inline_data=64"}, []string{"IBV_SEND_SIGNALED | IBV_SEND_INLINE", "[server] RDMA-written buffer: hello from rdmatour"}},

@@ -10,7 +10,7 @@ import (
 	"github.com/rdmatour/rdmatour/verbs"
 )
 
-// The send queue's depth, unsignalled WRs and inline data, as rxe answers
+// The send queue's depth, unsignaled WRs and inline data, as rxe answers
 // them (issue 25 items 2 and 3). Each FACT has a twin in
 // verbs/sim/sqdepth_test.go. Needs a device (the QEMU guest).
 
@@ -21,7 +21,7 @@ func writeWR(pr *pair, id uint64, flags verbs.SendFlags) verbs.SendWR {
 		RemoteAddr: pr.srv.data.Addr(), RKey: pr.srv.data.RKey()}
 }
 
-// postUntilFull posts unsignalled WRITEs back to back, at most max, and
+// postUntilFull posts unsignaled WRITEs back to back, at most max, and
 // says how many went in before the first error and which errno that was.
 func postUntilFull(pr *pair, first uint64, max int) (int, syscall.Errno) {
 	for i := range max {
@@ -32,7 +32,7 @@ func postUntilFull(pr *pair, first uint64, max int) (int, syscall.Errno) {
 	return max, 0
 }
 
-func TestRxeSendQueueNeverSignalled(t *testing.T) {
+func TestRxeSendQueueNeverSignaled(t *testing.T) {
 	p := open(t)
 	o := defaults()
 	o.cliCap = verbs.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}
@@ -42,7 +42,7 @@ func TestRxeSendQueueNeverSignalled(t *testing.T) {
 
 	start := time.Now()
 	n, errno := postUntilFull(pr, 0, 8*slots)
-	t.Logf("FACT back to back, unsignalled, never polled: %d of %d posted before %v (%v)", n, 8*slots, errno, time.Since(start))
+	t.Logf("FACT back to back, unsignaled, never polled: %d of %d posted before %v (%v)", n, 8*slots, errno, time.Since(start))
 	// Over a wire the ACKs take longer than the posts: the assertion is on
 	// batches of a full queue, each after a pause (the sim's twin waits
 	// for the queue to drain).
@@ -54,13 +54,13 @@ func TestRxeSendQueueNeverSignalled(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond)
 	wcs := pollFor(pr.cli.cq, 100*time.Millisecond)
-	t.Logf("FACT completions of the unsignalled WRITEs: %d", len(wcs))
+	t.Logf("FACT completions of the unsignaled WRITEs: %d", len(wcs))
 	if len(wcs) != 0 {
-		t.Errorf("unsignalled WRITEs completed: %+v", wcs)
+		t.Errorf("unsignaled WRITEs completed: %+v", wcs)
 	}
 	pr.cli.post(t, writeWR(pr, 9999, verbs.SendSignaled))
 	wc := waitWC(t, pr.cli.cq)
-	t.Logf("FACT then one signalled WRITE: %+v (%s)", wc, wc.Status)
+	t.Logf("FACT then one signaled WRITE: %+v (%s)", wc, wc.Status)
 	if slots != 7 || wc.WRID != 9999 || wc.Status != verbs.WCSuccess {
 		t.Errorf("%d slots, last WRITE %+v; want 7 and success", slots, wc)
 	}

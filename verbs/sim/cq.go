@@ -14,8 +14,11 @@ type cq struct {
 
 	mu      sync.Mutex
 	entries []verbs.WC
-	refs    int // QPs attached
-	dead    bool
+	// marks[i] frees send queue slots when entries[i] is polled (the
+	// strict profile's, sqslots.go); nil where polling frees nothing.
+	marks []*slotMark
+	refs  int // QPs attached
+	dead  bool
 	// ready holds a token when a completion arrived since the last Wait:
 	// the simulated completion channel (ibv_req_notify_cq + ibv_get_cq_event).
 	ready chan struct{}
@@ -53,13 +56,17 @@ func (c *cq) CQE() int { return c.cqe }
 // (rxe_cq.c rxe_cq_post returns -EBUSY and raises IBV_EVENT_CQ_ERR, which
 // the sim does not deliver); what happens to the QP is its caller's
 // choice (completeSend, completeRecv).
-func (c *cq) push(wc verbs.WC) bool {
+func (c *cq) push(wc verbs.WC) bool { return c.pushMarked(wc, nil) }
+
+// pushMarked is push for a send completion whose poll frees m's slots.
+func (c *cq) pushMarked(wc verbs.WC, m *slotMark) bool {
 	c.mu.Lock()
 	if c.dead || len(c.entries) >= c.cqe {
 		c.mu.Unlock()
 		return false
 	}
 	c.entries = append(c.entries, wc)
+	c.marks = append(c.marks, m)
 	ch := c.fire(wc.Status != verbs.WCSuccess && wc.Opcode&verbs.WCRecv != 0)
 	c.mu.Unlock()
 	if ch != nil {
@@ -88,16 +95,27 @@ func (c *cq) Wait(ctx context.Context) error {
 // as rxe's does (measured: TestRxeSendCQOverflow).
 func (c *cq) Poll(max int) ([]verbs.WC, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.dead {
+		c.mu.Unlock()
 		return nil, verbs.Errorf("ibv_poll_cq", errEINVAL, "CQ destroyed")
 	}
 	if max <= 0 || len(c.entries) == 0 {
+		c.mu.Unlock()
 		return nil, nil
 	}
 	n := min(max, len(c.entries))
 	out := append([]verbs.WC(nil), c.entries[:n]...)
+	marks := append([]*slotMark(nil), c.marks[:n]...)
 	c.entries = append(c.entries[:0], c.entries[n:]...)
+	c.marks = append(c.marks[:0], c.marks[n:]...)
+	c.mu.Unlock()
+	// After the CQ's lock: reclaim takes the QP's, which completeSend
+	// holds while it takes the CQ's.
+	for _, m := range marks {
+		if m != nil {
+			m.reclaim()
+		}
+	}
 	return out, nil
 }
 
@@ -118,7 +136,7 @@ func (c *cq) Destroy() error {
 		c.notify.ch.drop(c)
 	}
 	c.dead = true
-	c.entries = nil
+	c.entries, c.marks = nil, nil
 	c.dev.p.count(func(r *verbs.ResourceCount) { r.CQs-- })
 	return nil
 }

@@ -223,6 +223,7 @@ func (q *qp) apply(cur, next verbs.QPState, attr verbs.QPAttr, mask verbs.QPAttr
 		// RESET discards every WR without a completion.
 		q.sq, q.rq, q.sendIdx, q.rcur, q.halted, q.msn, q.resources = nil, nil, 0, respOp{}, false, 0, nil
 		q.early = nil
+		q.resetSlots()
 		q.conn, q.destQPN, q.rqPSN, q.sqPSN = nil, 0, 0, 0
 		q.state = verbs.QPSReset
 		q.ackWatch, q.reconnected = false, cur != verbs.QPSReset

@@ -22,12 +22,16 @@ import (
 //     initiator_depth beyond it are refused;
 //   - the GID table has a RoCE v1 entry at index 0 and the RoCE v2 entry
 //     at index 1, as a kernel fills it for a NIC that speaks both: a
-//     program that hard-codes sgid_index 0 picks RoCE v1.
+//     program that hard-codes sgid_index 0 picks RoCE v1;
+//   - a send queue slot frees when a completion of its WR or a later one
+//     is polled, the spec's rule as mlx5 has it, where rxe frees it when
+//     the WR is acknowledged (sqslots.go): a program that never signals
+//     fills the queue for good.
 type Profile int
 
 const (
 	ProfileRxe    Profile = iota // rxe, as measured (the default)
-	ProfileStrict                // lkey ≠ rkey, little inline data, few RDMA READ resources, RoCE v1 and v2 GIDs
+	ProfileStrict                // lkey ≠ rkey, little inline data, few RDMA READ resources, RoCE v1 and v2 GIDs, slots freed on poll
 )
 
 // ParseProfile reads --nic's value.
@@ -61,12 +65,15 @@ type Limits struct {
 	// IPv4 address (rxe's is the IPv6 link-local GID). Index 1 is the
 	// IPv4 RoCE v2 GID in both: the one rdma_cm uses.
 	RoCEv1 bool
+	// SlotsFreedOnPoll: an unsignaled WR's send queue slot frees only
+	// when a completion of it or a later WR is polled (sqslots.go).
+	SlotsFreedOnPoll bool
 }
 
 // Limits is p's numbers.
 func (p Profile) Limits() Limits {
 	if p == ProfileStrict {
-		return Limits{SplitKeys: true, MaxInlineData: 64, ExactInline: true, MaxQPRdAtom: 4, RoCEv1: true}
+		return Limits{SplitKeys: true, MaxInlineData: 64, ExactInline: true, MaxQPRdAtom: 4, RoCEv1: true, SlotsFreedOnPoll: true}
 	}
 	return Limits{MaxInlineData: rxeMaxInlineData, MaxQPRdAtom: maxRdAtomic}
 }

@@ -111,6 +111,7 @@ type requesterState struct {
 	sq      []*sendWQE
 	sendIdx int       // sq[:sendIdx] have been transmitted
 	udOut   []*udSend // UD: sends not yet completed, in post order
+	slots   sendSlots // which slots are free again (sqslots.go)
 }
 
 // rnrWait is the requester waiting out an RNR NAK.
@@ -351,7 +352,7 @@ func (q *qp) Query() (verbs.QPAttr, error) {
 		MaxRdAtomic: q.maxRdAtomic, MaxDestRdAtom: q.maxDestRdAtomic,
 		MinRNRTimer: q.minRNR, Timeout: q.timeout, RetryCnt: q.retryCnt, RNRRetry: q.rnrRetry,
 		PortNum: q.port, PKeyIndex: q.pkeyIndex, AH: q.ah, Cap: q.cap, QKey: q.qkey,
-		OutstandingSQ: len(q.sq), OutstandingRQ: len(q.rq), OutstandingSet: true,
+		OutstandingSQ: q.sqInUse(), OutstandingRQ: len(q.rq), OutstandingSet: true,
 	}, nil
 }
 

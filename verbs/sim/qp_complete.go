@@ -10,7 +10,7 @@ import "github.com/rdmatour/rdmatour/verbs"
 // (rxe_comp.c do_complete; measured: TestRxeSendCQOverflow).
 func (q *qp) completeSend(wc verbs.WC) {
 	wc.QPNum, wc.SrcQP = q.num, q.destQPN
-	q.scq.push(wc)
+	q.scq.pushMarked(wc, q.sendMark())
 }
 
 // completeRecv posts a receive completion. A full CQ loses it and puts the
@@ -41,9 +41,12 @@ func (q *qp) moveToErr() {
 	q.gen++
 	q.stopRNRTimer(q.dev.p)
 	q.stopAckTimer(q.dev.p)
-	sq := q.sq
-	q.sq, q.sendIdx, q.rcur = nil, 0, respOp{}
-	for _, w := range sq {
+	q.sendIdx, q.rcur = 0, respOp{}
+	// One WR off the queue at a time: each flushed completion frees the
+	// strict profile's slots up to its own WR (sendMark).
+	for len(q.sq) > 0 {
+		w := q.sq[0]
+		q.sq = q.sq[1:]
 		q.completeSend(verbs.WC{WRID: w.wr.WRID, Status: verbs.WCWRFlushErr, Opcode: w.wr.Opcode.CompletionOpcode()})
 	}
 	q.flushRecvs()

@@ -54,11 +54,12 @@ func (q *qp) post(wr verbs.SendWR) error {
 	wr.SGList = append([]verbs.SGE(nil), wr.SGList...)
 	if q.state == verbs.QPSErr {
 		// Posting to a QP in error is allowed and completes at once as flushed.
+		q.takeSlot()
 		q.completeSend(verbs.WC{WRID: wr.WRID, Status: verbs.WCWRFlushErr, Opcode: wr.Opcode.CompletionOpcode()})
 		return nil
 	}
-	if len(q.sq) >= int(q.cap.MaxSendWR) {
-		return verbs.Errorf(fn, errENOMEM, "send queue full: %d WRs outstanding (max_send_wr %d)", len(q.sq), q.cap.MaxSendWR)
+	if n := q.sqInUse(); n >= int(q.cap.MaxSendWR) {
+		return verbs.Errorf(fn, errENOMEM, "send queue full: %d WRs outstanding (max_send_wr %d)", n, q.cap.MaxSendWR)
 	}
 	w := &sendWQE{wr: wr, signaled: q.sigAll || wr.Flags&verbs.SendSignaled != 0}
 	// The local SGE check happens when the NIC executes the WR; here that
@@ -84,6 +85,7 @@ func (q *qp) post(wr verbs.SendWR) error {
 		q.sqPSN = psnAdd(q.sqPSN, w.npkts)
 	}
 	q.sq = append(q.sq, w)
+	q.takeSlot()
 	q.pump()
 	q.checkHeadFailed()
 	return nil

@@ -341,6 +341,7 @@ func (d *device) Info() verbs.DeviceInfo {
 		// rxe0's values, measured in the guest: atomics are atomic among
 		// the device's own QPs (the CPU may interleave).
 		MaxQPRdAtom: int(d.limits().MaxQPRdAtom), MaxQPInitRdAtom: int(d.limits().MaxQPRdAtom), AtomicCap: verbs.AtomicHCA,
+		SendSlotsFreedOnPoll: d.limits().SlotsFreedOnPoll,
 	}
 }
 
