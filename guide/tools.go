@@ -14,10 +14,14 @@ import (
 // will meet. snap is this side's last snapshot.
 func RealTools(cfg steps.Config, snap steps.Snapshot) text.Text {
 	dev, gid := "", -1
-	if snap.Device != nil {
-		gid = snap.Device.GIDIndex
+	used := snap.UsedDevice
+	if used == nil {
+		used = snap.Device
+	}
+	if used != nil {
+		gid = used.GIDIndex
 		if !snap.Simulated {
-			dev = snap.Device.Info.Name
+			dev = used.Info.Name
 		}
 	}
 	a := steps.ToolArgsOf(cfg, dev, gid)

@@ -32,4 +32,9 @@ func TestRealToolsSaysWhereTheyRun(t *testing.T) {
 	if !strings.Contains(got.EN, "on hosts with an RDMA device") || strings.Contains(got.EN, "sim0") || !strings.Contains(got.EN, "ib_read_bw -R -s ") {
 		t.Errorf("sim: %s", got.EN)
 	}
+	gone := steps.Snapshot{Role: steps.Client, UsedDevice: &steps.DeviceState{Info: verbs.DeviceInfo{Name: "rxe0"}, GIDIndex: 1}}
+	manual := steps.Config{Role: steps.Client, Server: netip.MustParseAddrPort("10.0.2.15:7471"), Track: steps.TrackManual}
+	if got = RealTools(manual, gone); !strings.Contains(got.EN, "ibv_rc_pingpong -d rxe0 -g 1 -s ") {
+		t.Errorf("after teardown: %s", got.EN)
+	}
 }

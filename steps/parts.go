@@ -208,6 +208,9 @@ type wireView struct {
 	// next step's baseline, so what moves between steps is not lost.
 	countersEnd      map[string]uint64
 	countersEndPerQP bool
+	// usedDevice is the device and GID the connection used, last seen
+	// with the CM id (Snapshot.UsedDevice).
+	usedDevice *DeviceState
 	// wireQP and wireDest are this side's QP and its peer's, remembered
 	// past teardown; qpCounters are wireQP's last counters.
 	wireQP, wireDest uint32

@@ -40,15 +40,18 @@ type Snapshot struct {
 	Failed   bool
 	Err      string // the last error, as a learner should read it
 
-	Device   *DeviceState // nil until the CM id is bound to a device
-	CMID     *CMIDState
-	PD       *PDState
-	CQ       *CQState
-	QP       *QPState
-	MRs      []MRState
-	Data     BufferState // the 4096-byte data buffer (what RDMA WRITE lands in)
-	Doorbell *DoorbellState
-	Remote   *RemoteState // remote_info: sent (server) or received (client)
+	Device *DeviceState // nil until the CM id is bound to a device
+	// UsedDevice is the device and GID the connection used, kept after
+	// teardown (the end of a tour names them: guide.RealTools).
+	UsedDevice *DeviceState
+	CMID       *CMIDState
+	PD         *PDState
+	CQ         *CQState
+	QP         *QPState
+	MRs        []MRState
+	Data       BufferState // the 4096-byte data buffer (what RDMA WRITE lands in)
+	Doorbell   *DoorbellState
+	Remote     *RemoteState // remote_info: sent (server) or received (client)
 	// UD is what a UD QP sends with (the ud tour only; nil otherwise).
 	UD *UDState
 

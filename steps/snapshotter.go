@@ -34,6 +34,7 @@ func (s *Session) snapshotLocked() Snapshot {
 		snap.Remote = copyRemote(s.remote)
 		snap.setQPHistory(s.qpHistory)
 		snap.UD = s.udSnapshot()
+		snap.UsedDevice = s.usedDevice
 		return snap
 	}
 	s.snapshotDevice(&snap)
@@ -71,6 +72,7 @@ func (s *Session) snapshotSteps() Snapshot {
 // snapshotDevice is the device, its port and counters, the new packets,
 // and the CM id.
 func (s *Session) snapshotDevice(snap *Snapshot) {
+	defer func() { snap.UsedDevice = s.usedDevice }()
 	if s.dev != nil {
 		ds := &DeviceState{Info: s.dev.Info(), PortNum: 1}
 		if s.id != nil && s.id.PortNum() != 0 {
@@ -80,6 +82,10 @@ func (s *Session) snapshotDevice(snap *Snapshot) {
 			ds.Port = pa
 			if s.id != nil {
 				ds.GIDIndex, ds.GID = gidInUse(pa, s.id.LocalAddr().Addr())
+				if ds.GIDIndex >= 0 || s.usedDevice == nil {
+					used := *ds // the one with its GID, once known
+					s.usedDevice = &used
+				}
 			}
 		}
 		snap.Device = ds

@@ -69,3 +69,18 @@ func TestToolArgsOfARun(t *testing.T) {
 		t.Errorf("client: %+v", a)
 	}
 }
+
+// TestUsedDeviceOutlivesTeardown: the tour's last snapshot, after the CM
+// id and the device are gone, still names the device and GID the
+// connection used, which the real tools' -d and -g need.
+func TestUsedDeviceOutlivesTeardown(t *testing.T) {
+	p := newPair(t, steps.NotifySend, "tools")
+	p.runTurns(t, -1)
+	for _, s := range []*steps.Session{p.srv, p.cli} {
+		snap := s.Snapshot()
+		// (127.0.0.1 is in no GID of sim0: the index stays -1 here.)
+		if u := snap.UsedDevice; u == nil || u.Info.Name == "" {
+			t.Errorf("%s: used device %+v after teardown (device now %+v)", s.Config().Role, u, snap.Device)
+		}
+	}
+}
