@@ -138,7 +138,7 @@ var recoverNotes = map[verbs.QPState]text.Text{
 	verbs.QPSRTR: {EN: "The same peer: the CM's connection is still ESTABLISHED, so rdma_init_qp_attr gives the peer's QPN and the rq_psn of the CM exchange again, the old values. rxe takes the old PSNs when the peer reuses its own too (TestRecoveryFacts); new ones would have to be agreed with the peer.",
 		ZH: "还是同一个对端：CM 的连接仍是 ESTABLISHED，所以 rdma_init_qp_attr 再次给出建连时交换的对端 QPN 和 rq_psn，也就是原来的值。只要对端也沿用它自己原来的 PSN，rxe 就接受旧的 PSN（TestRecoveryFacts）；换新的 PSN 就得和对端重新约定。"},
 	verbs.QPSRTS: {EN: "RTS with the old sq_psn, the one the peer's responder expects again after its own RESET. The send queue is live: the next WRITE goes out on the same two QPs, with no new connection.",
-		ZH: "用原来的 sq_psn 进入 RTS，对端的 responder 在它自己 RESET 之后期待的正是这个 PSN。发送队列重新开通：下一个 WRITE 就在原来这两个 QP 上发出，不需要新连接。"},
+		ZH: "用原来的 sq_psn 进入 RTS，对端的响应端在它自己 RESET 之后期待的正是这个 PSN。发送队列重新开通：下一个 WRITE 就在原来这两个 QP 上发出，不需要新连接。"},
 }
 
 // recoverModifyStep is the second bring-up's move to st.
