@@ -137,8 +137,8 @@ var recoverNotes = map[verbs.QPState]text.Text{
 		ZH: "和第一次一样的 INIT：端口、P_Key 索引和访问权限，都来自 rdma_init_qp_attr。从这里起又可以 post RECV 了。"},
 	verbs.QPSRTR: {EN: "The same peer: the CM's connection is still ESTABLISHED, so rdma_init_qp_attr gives the peer's QPN and the rq_psn of the CM exchange again, the old values. rxe takes the old PSNs when the peer reuses its own too (TestRecoveryFacts); new ones would have to be agreed with the peer.",
 		ZH: "还是同一个对端：CM 的连接仍是 ESTABLISHED，所以 rdma_init_qp_attr 再次给出建连时交换的对端 QPN 和 rq_psn，也就是原来的值。只要对端也沿用它自己原来的 PSN，rxe 就接受旧的 PSN（TestRecoveryFacts）；换新的 PSN 就得和对端重新约定。"},
-	verbs.QPSRTS: {EN: "RTS with the old sq_psn, the one the peer's responder expects again after its own RESET. The send queue is live: the next WRITE goes out on the same two QPs, with no new connection.",
-		ZH: "用原来的 sq_psn 进入 RTS，对端的响应端在它自己 RESET 之后期待的正是这个 PSN。发送队列重新开通：下一个 WRITE 就在原来这两个 QP 上发出，不需要新连接。"},
+	verbs.QPSRTS: {EN: "RTS with the old sq_psn, the one the peer's responder expects again after its own RESET, and retry_cnt 7: nothing tells this side when the peer is back, and a packet that reaches its QP still in ERR or RESET is dropped. On rxe, 7 resends until the peer answers; on hardware it is 7 retries, 8 local ACK timeouts in all. The send queue is live: the next WRITE goes out on the same two QPs, with no new connection.",
+		ZH: "用原来的 sq_psn 进入 RTS，对端的响应端在它自己 RESET 之后期待的正是这个 PSN；retry_cnt 设为 7：没有任何东西告诉本端对端什么时候回来，而到达仍处于 ERR 或 RESET 的 QP 的报文会被丢弃。在 rxe 上，7 表示一直重传到对端回答为止；在硬件上是重传 7 次，一共 8 个本地 ACK 超时。发送队列重新开通：下一个 WRITE 就在原来这两个 QP 上发出，不需要新连接。"},
 }
 
 // recoverModifyStep is the second bring-up's move to st.
@@ -151,12 +151,35 @@ func recoverModifyStep(role Role, st verbs.QPState) Step {
 	}[st]
 	return Step{ID: id, Side: role, Section: SectionQP, Title: title, Call: modifyGeneric(st),
 		run: func(_ context.Context, s *Session) (Outcome, error) {
-			out, err := s.modifyQPAt(id, st)
+			var adjust func(*verbs.QPAttr) []c.Stmt
+			if st == verbs.QPSRTS {
+				adjust = retryAcrossTheGap
+			}
+			out, err := s.modifyQPWith(id, st, adjust)
 			if err == nil {
 				out.Note = recoverNotes[st]
 			}
 			return out, err
 		}}
+}
+
+// recoverRetryCnt is the retry_cnt of the way back. The two sides come
+// back each at its own pace, with nothing telling one that the other is
+// ready: the first packet may reach a QP still in ERR, RESET or INIT,
+// which drop it. rdma_init_qp_attr gives the retry_count the tour
+// connected with, 0: that one drop would end the connection again. At 7
+// rxe resends every local ACK timeout until the peer answers, for ever
+// (measured: TestRecoveryRetriesAcrossTheGap, gaps of 0.2-4 s; rxe_comp.c
+// rxe_completer); the spec, and hardware, count 7 retries.
+const recoverRetryCnt = 7
+
+// retryAcrossTheGap sets retry_cnt for the way back, as a line of the
+// program's own after rdma_init_qp_attr.
+func retryAcrossTheGap(a *verbs.QPAttr) []c.Stmt {
+	was := a.RetryCnt
+	a.RetryCnt = recoverRetryCnt
+	return []c.Stmt{c.S(c.Assign("attr.retry_cnt", c.Dec(recoverRetryCnt, ""))).
+		Noted(fmt.Sprintf("rdma_init_qp_attr said %d; the peer may not be back yet", was))}
 }
 
 // The data path once more, after the recovery.
@@ -177,14 +200,14 @@ func postWriteAgainStep() Step {
 		Title: text.Text{EN: "RDMA WRITE again, with the server's rkey", ZH: "再做一次 RDMA WRITE，用 server 的 rkey"},
 		Call:  postSendGeneric(verbs.WRRDMAWrite, "buf", ""), run: func(_ context.Context, s *Session) (Outcome, error) {
 			out, err := s.postWriteAs(IDPostWriteAgain, verbs.WRRDMAWrite)
-			out.Note = text.Text{EN: "The same WRITE on the same QP, now with the rkey from remote_info. It waited for the server's RTS: posted earlier it would reach a QP in ERR or RESET, which answers nothing, and end in transport retry counter exceeded.",
-				ZH: "同一个 QP 上同样的 WRITE，这次用的是 remote_info 里的 rkey。它等到 server 进入 RTS 才发：早一点发，就会碰到处于 ERR 或 RESET 的 QP，对方什么都不回，最后是 transport retry counter exceeded。"}
+			out.Note = text.Text{EN: "The same WRITE on the same QP, now with the rkey from remote_info. It belongs after the server's RTS. Should the server not be back yet (two processes move each at its own pace), its QP drops the WRITE and this side's NIC sends it again, every local ACK timeout (retry_cnt 7), until the server's QP is in RTR: the poll that follows waits for that.",
+				ZH: "同一个 QP 上同样的 WRITE，这次用的是 remote_info 里的 rkey。它应当在 server 进入 RTS 之后发。万一 server 还没回来（两个进程各按自己的节奏走），它的 QP 会丢掉这个 WRITE，本端网卡每过一个本地 ACK 超时就重发一次（retry_cnt 7），直到 server 的 QP 进入 RTR：接下来的 poll 等的就是这个。"}
 			return out, err
 		}}
 }
 
 func pollWriteAgainStep() Step {
-	return Step{ID: IDPollWriteAgain, Side: Client, Section: SectionCQ, Waits: true,
+	return Step{ID: IDPollWriteAgain, Side: Client, Section: SectionCQ, Waits: true, After: []StepID{IDRecoverRTS},
 		Title: text.Text{EN: "Poll the second WRITE's completion", ZH: "轮询第二个 WRITE 的完成"},
 		Call:  generic(pollOne(verbs.WCRDMAWrite, "")), run: stepPollWrite}
 }
