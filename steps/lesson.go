@@ -131,7 +131,7 @@ func Lessons() []Lesson {
 		inTopic(TopicAccess, lessonNoRemoteAtomic()),
 		inTopic(TopicWire, lessonLostWrite(), lessonLostAck(), lessonPeerVanished(), lessonRetryZero()),
 		inTopic(TopicAddressing, lessonWrongGIDIndex(), lessonRTRMask(), lessonPathMTU()),
-		inTopic(TopicRecovery, lessonRecoverQP()),
+		inTopic(TopicRecovery, lessonRecoverQP(), lessonRecoverOneSide()),
 	)
 }
 

@@ -65,6 +65,11 @@ func TestLessonsOnSimulatedNIC(t *testing.T) {
 		{"recover-qp", 0, map[string]string{
 			"client/poll-write":  "remote access error",
 			"server/wait-notify": "Work Request Flushed Error"}, true, false},
+		// The client alone back: the server's QP in ERR drops its WRITE.
+		{"recover-one-side", 0, map[string]string{
+			"client/poll-write":       "remote access error",
+			"client/poll-write-again": "transport retry counter exceeded",
+			"server/wait-notify":      "Work Request Flushed Error"}, false, false},
 	}
 	for _, tt := range tests {
 		name := tt.lesson

@@ -83,6 +83,7 @@ const (
 	IDUDTeardown         StepID = "ud-teardown"
 	IDWaitAtomics        StepID = "wait-atomics"
 	IDWaitDisconnected   StepID = "wait-disconnected"
+	IDWaitHangUp         StepID = "wait-hang-up"
 	IDWaitNotify         StepID = "wait-notify"
 	IDWaitNotifyAgain    StepID = "wait-notify-again"
 )
