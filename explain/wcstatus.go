@@ -22,6 +22,7 @@ var wcStatuses = []entry{
 	{5, text.Text{EN: "work request flushed: the QP was already in ERR, so this WR never ran", ZH: "工作请求被 flush：QP 已经处于 ERR，这个工作请求从未执行"}, []Cause{
 		lessonCause("bad-rkey", "an earlier WR failed (its completion came first: read that one), and every WR still queued is flushed after it", "之前的某个工作请求失败了（它的完成先到，先看那一个），其后仍在队列里的工作请求都被 flush"),
 		cause("the QP was moved to ERR or destroyed, or the peer disconnected, while RECVs were still posted", "QP 被改到 ERR 或被销毁，或对端断开，而 RECV 还在队列里"),
+		lessonCause("recover-qp", "a WR posted to a QP still in ERR after the error: drain the CQ, then RESET, INIT, RTR and RTS on both sides before posting again", "出错后又 post 到仍处于 ERR 的 QP 上：先排空 CQ，再在两端都做 RESET、INIT、RTR、RTS，然后才能再 post"),
 	}},
 	{7, text.Text{EN: "bad response error: the responder's answer was not what the request allows", ZH: "响应错误：响应端的回答不符合请求"}, nil},
 	{8, text.Text{EN: "local access error: a protection error on the local side of an incoming request", ZH: "本端访问错误：处理进来的请求时本端发生保护错误"}, nil},
@@ -43,6 +44,7 @@ var wcStatuses = []entry{
 		lessonCause("peer-vanished", "the peer's QP is gone: its process exited or destroyed the QP before the request arrived, or its host dropped off the network (on rxe the WRITE fails about 2.5 s later under QEMU)", "对端的 QP 没了：请求到达前它的进程退出了或销毁了 QP，或者它的主机从网络上消失了（在 QEMU 里的 rxe 上，WRITE 大约 2.5 秒后失败）"),
 		cause("the packets do not get through: a firewall dropping UDP 4791, a wrong GID or route, a link down", "报文过不去：防火墙丢弃 UDP 4791、GID 或路由不对、链路断了"),
 		lessonCause("retry-zero", "loss with retry_cnt 0: a single lost packet or ACK is fatal", "retry_cnt 为 0 时丢包：丢一个报文或 ACK 就失败"),
+		lessonCause("recover-one-side", "the peer's QP is still in ERR or RESET, which drop every request: after an error that put both QPs in ERR, only this side was brought back", "对端的 QP 仍在 ERR 或 RESET，它们丢弃所有请求：一个错误让两端的 QP 都进了 ERR，却只恢复了本端"),
 	}},
 	{13, text.Text{EN: "RNR retry counter exceeded: the responder kept answering RNR NAK (no RECV posted) and rnr_retry ran out", ZH: "RNR 重试次数用尽：响应端一直回 RNR NAK（没有已投递的 RECV），rnr_retry 用完了"}, []Cause{
 		lessonCause("no-recv", "the responder had not posted a RECV when the SEND (or WRITE with immediate) arrived, and rnr_retry_count was too small to wait for it", "SEND（或带立即数的 WRITE）到达时响应端还没投递 RECV，而 rnr_retry_count 太小，等不到它"),

@@ -92,6 +92,13 @@ func writeStep(withImm bool) (StepID, verbs.WROpcode) {
 
 func (s *Session) postWrite(withImm bool) (Outcome, error) {
 	step, op := writeStep(withImm)
+	return s.postWriteAs(step, op)
+}
+
+// postWriteAs posts the data WRITE as step (the tour's, or a lesson's
+// second one), with that step's edits.
+func (s *Session) postWriteAs(step StepID, op verbs.WROpcode) (Outcome, error) {
+	withImm := op == verbs.WRRDMAWriteWithImm
 	w := s.buildWrite(step, op)
 	// The program's buffer holds the whole message; an MR the learner
 	// made shorter (reg-mr-data.length) covers only its start, and the

@@ -131,6 +131,7 @@ func Lessons() []Lesson {
 		inTopic(TopicAccess, lessonNoRemoteAtomic()),
 		inTopic(TopicWire, lessonLostWrite(), lessonLostAck(), lessonPeerVanished(), lessonRetryZero()),
 		inTopic(TopicAddressing, lessonWrongGIDIndex(), lessonRTRMask(), lessonPathMTU()),
+		inTopic(TopicRecovery, lessonRecoverQP(), lessonRecoverOneSide()),
 	)
 }
 
@@ -145,6 +146,7 @@ var (
 	TopicReadAtomic  = text.Text{EN: "READ and atomics", ZH: "READ 与原子操作"}
 	TopicWire        = text.Text{EN: "Lost packets and retries", ZH: "丢包与重传"}
 	TopicAddressing  = text.Text{EN: "Addressing and ibv_modify_qp (manual track)", ZH: "寻址与 ibv_modify_qp（manual 路线）"}
+	TopicRecovery    = text.Text{EN: "Bringing a QP back from ERR (manual track)", ZH: "把 QP 从 ERR 拉回来（manual 路线）"}
 )
 
 // inTopic files lessons under topic.

@@ -60,6 +60,16 @@ func TestLessonsOnSimulatedNIC(t *testing.T) {
 			"client/poll-write":  "remote invalid request error",
 			"client/poll-notify": "Work Request Flushed Error",
 			"server/wait-notify": "Work Request Flushed Error"}, false, false},
+		// Both QPs brought back from ERR on the same connection
+		// (TestRecoveryFacts on rxe): the second WRITE lands.
+		{"recover-qp", 0, map[string]string{
+			"client/poll-write":  "remote access error",
+			"server/wait-notify": "Work Request Flushed Error"}, true, false},
+		// The client alone back: the server's QP in ERR drops its WRITE.
+		{"recover-one-side", 0, map[string]string{
+			"client/poll-write":       "remote access error",
+			"client/poll-write-again": "transport retry counter exceeded",
+			"server/wait-notify":      "Work Request Flushed Error"}, false, false},
 	}
 	for _, tt := range tests {
 		name := tt.lesson

@@ -155,8 +155,19 @@ func (s *Session) modifyQP(st verbs.QPState) (Outcome, error) {
 
 // modifyQPAt is modifyQP with the edits of step id.
 func (s *Session) modifyQPAt(id StepID, st verbs.QPState) (Outcome, error) {
+	return s.modifyQPWith(id, st, nil)
+}
+
+// modifyQPWith is modifyQPAt with the program's own change to the
+// attributes rdma_init_qp_attr returned (adjust, nil for none): the C
+// assignments it returns are shown after rdma_init_qp_attr.
+func (s *Session) modifyQPWith(id StepID, st verbs.QPState, adjust func(*verbs.QPAttr) []c.Stmt) (Outcome, error) {
 	before := s.recordQPState()
 	attr, mask, err := s.id.InitQPAttr(st)
+	var own []c.Stmt
+	if err == nil && adjust != nil {
+		own = adjust(&attr)
+	}
 	y := s.editQPAttr(id, &attr, &mask)
 	set, get, call := modifyCalls(st, attr, mask, y)
 	if err != nil {
@@ -170,7 +181,7 @@ func (s *Session) modifyQPAt(id StepID, st verbs.QPState) (Outcome, error) {
 	if st == verbs.QPSRTR && known {
 		port = addressKVs(pa, attr)
 	}
-	pre := append([]c.Stmt{set, get}, editedAttrC(attr, mask, y)...) // the program's own edits
+	pre := append(append([]c.Stmt{set, get}, own...), editedAttrC(attr, mask, y)...) // the program's own edits
 	if err := s.qp.Modify(attr, mask); err != nil {
 		return withC(Outcome{Results: append(attrKVs(attr, mask), port...)}, append(pre, postFailed(call, err))...),
 			modifyRefused(err, prevState[st], st, attr, mask, pa, known)

@@ -27,6 +27,8 @@ var lessonErrors = []lessonError{
 	{"wrong-gid-index", nil, []string{"sgid_index 0 is fe80::", "[server] RDMA-written buffer: "}},
 	{"rtr-mask", nil, []string{"INIT → RTR requires IBV_QP_AV in the mask", "[server] RDMA-written buffer: "}},
 	{"path-mtu-mismatch", nil, []string{`RDMA_WRITE completion: status "remote invalid request error"`, `SEND completion: status "Work Request Flushed Error"`}},
+	{"recover-qp", nil, []string{`RDMA_WRITE completion: status "remote access error"`, "the notification's RECV completion: status \"Work Request Flushed Error\"", "[server] RDMA-written buffer: hello from rdmatour"}},
+	{"recover-one-side", nil, []string{`status "transport retry counter exceeded" (wr_id 300)`}},
 	{"lost-wakeup", nil, []string{"ibv_get_cq_event(channel, &ev_cq, &ev_ctx); /* = no event in 3s: asleep with a completion in the CQ", "[server] RDMA-written buffer: "}},
 }
 
