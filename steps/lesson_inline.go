@@ -17,7 +17,7 @@ import (
 func lessonInlineTooBig() Lesson {
 	return Lesson{Name: "inline-too-big", Notify: NotifySend, by: Client,
 		Title:   text.Text{EN: "IBV_SEND_INLINE over max_inline_data", ZH: "IBV_SEND_INLINE 超过 max_inline_data"},
-		Summary: text.Text{EN: "the client sets IBV_SEND_INLINE on its 42-byte WRITE, but its QP was granted 16 bytes of inline data: ibv_post_send returns EINVAL, nothing is queued, the QP stays in RTS", ZH: "client 给 42 字节的 WRITE 加上 IBV_SEND_INLINE，可它的 QP 只得到 16 字节的内联额度：ibv_post_send 返回 EINVAL，什么也没入队，QP 仍在 RTS"},
+		Summary: text.Text{EN: "the client sets IBV_SEND_INLINE on its 42-byte WRITE, but its QP was granted less inline data (16 bytes on rxe): ibv_post_send returns EINVAL, nothing is queued, the QP stays in RTS", ZH: "client 给 42 字节的 WRITE 加上 IBV_SEND_INLINE，可它的 QP 得到的内联额度更小（rxe 上是 16 字节）：ibv_post_send 返回 EINVAL，什么也没入队，QP 仍在 RTS"},
 		preset:  []string{"client:post-write.send_flags=+INLINE"}, edit: editInlineTooBig, predict: predictInlineTooBig}
 }
 
@@ -73,8 +73,8 @@ func predictInlineTooBig(cfg Config) *Prediction {
 	n := len(cfg.messageBytes())
 	never := func(error, *Session) bool { return false }
 	return &Prediction{At: IDPostWrite,
-		Question: text.Text{EN: fmt.Sprintf("The client sets IBV_SEND_INLINE on its %d-byte RDMA WRITE. Its QP was created with max_inline_data 0, and rxe granted 16 (one SGE's worth). What does ibv_post_send do?", n),
-			ZH: fmt.Sprintf("client 给它 %d 字节的 RDMA WRITE 加上了 IBV_SEND_INLINE。它的 QP 创建时 max_inline_data 是 0，rxe 给了 16（一个 SGE 的大小）。ibv_post_send 会怎样？", n)},
+		Question: text.Text{EN: fmt.Sprintf("The client sets IBV_SEND_INLINE on its %d-byte RDMA WRITE. Its QP was created with max_inline_data 0; the device may grant more (rxe grants 16, one SGE's worth; --nic strict grants exactly what was asked). What does ibv_post_send do?", n),
+			ZH: fmt.Sprintf("client 给它 %d 字节的 RDMA WRITE 加上了 IBV_SEND_INLINE。它的 QP 创建时 max_inline_data 是 0；设备可能给得更多（rxe 给 16，一个 SGE 的大小；--nic strict 只给所要的数）。ibv_post_send 会怎样？", n)},
 		Choices: []Choice{
 			errnoChoice("ibv_post_send", 0),
 			{Text: text.Text{EN: "ibv_post_send returns 0, and only the first 16 bytes land", ZH: "ibv_post_send 返回 0，但只有前 16 字节落地"}, happened: never},
