@@ -277,6 +277,9 @@ func (in *Input) qpLines(s steps.Snapshot, w int) ([]string, bool) {
 		head += "  " + in.kv("dest_qp", fmt.Sprintf("0x%x", a.DestQPNum))
 	}
 	out := []string{fields(head), "  " + in.qpDiagram(a.State, q.History)}
+	if path := qpPath(q.History); path != "" {
+		out = append(out, fields(in.kv(text.Text{EN: "path", ZH: "经过"}.In(L), path)))
+	}
 	if q.Query != "" {
 		out = append(out, "  "+in.Styles.Warn.R("ibv_query_qp: "+q.Query))
 	}

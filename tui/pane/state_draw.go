@@ -37,6 +37,26 @@ func (in *Input) qpDiagram(cur verbs.QPState, hist []verbs.QPState) string {
 	return strings.Join(parts[:4], " → ") + "   " + parts[4]
 }
 
+// qpPath is the QP's states in the order it went through them, when the
+// diagram cannot say it: the QP came back through a state it had left
+// (recovery from ERR goes RESET, INIT, RTR, RTS a second time).
+func qpPath(hist []verbs.QPState) string {
+	seen := map[verbs.QPState]bool{}
+	again := false
+	for _, h := range hist {
+		again = again || seen[h]
+		seen[h] = true
+	}
+	if !again {
+		return ""
+	}
+	names := make([]string, len(hist))
+	for i, h := range hist {
+		names[i] = h.String()
+	}
+	return strings.Join(names, " → ")
+}
+
 // Hexdump shows the non-zero rows of the buffer (or the first two), 16
 // bytes a row where the pane fits it, with the bytes changed since the
 // learner's last step highlighted.
