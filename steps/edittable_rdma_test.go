@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmatour/rdmatour/verbs/rdmacore"
+	"github.com/rdmatour/rdmatour/steps"
 )
 
 // The edit table on rxe: the same single edits as
@@ -17,14 +17,7 @@ import (
 // device, each requiring the same outcome class. Run in the QEMU guest
 // with RDMATOUR_RDMA_ADDR=10.0.2.15.
 func TestEditTableOnRealVerbs(t *testing.T) {
-	addr, err := netip.ParseAddr(os.Getenv("RDMATOUR_RDMA_ADDR"))
-	if err != nil {
-		t.Skip("RDMATOUR_RDMA_ADDR not set (run in scripts/qemu/run-in-guest.sh)")
-	}
-	p, err := rdmacore.Open()
-	if err != nil {
-		t.Skip(err)
-	}
+	p, addr := steps.RealVerbs(t)
 	for i, tc := range editTable() {
 		t.Run(tc.edit, func(t *testing.T) {
 			bind := netip.AddrPortFrom(addr, uint16(7700+i)).String()

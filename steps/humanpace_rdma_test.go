@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rdmatour/rdmatour/verbs/rdmacore"
 )
 
 // cmCounter reads one of the IB CM's per-port counters of dev, e.g.
@@ -34,14 +32,7 @@ func cmCounter(dev, name string) int {
 // REQ, the server's CM answers with an MRA (what concept-waiting.md
 // describes, measured at 120 s), and ESTABLISHED comes after the accept.
 func TestRealHandshakeWaitsForAPerson(t *testing.T) {
-	addr, err := netip.ParseAddr(os.Getenv("RDMATOUR_RDMA_ADDR"))
-	if err != nil {
-		t.Skip("RDMATOUR_RDMA_ADDR not set (run in scripts/qemu/run-in-guest.sh)")
-	}
-	p, err := rdmacore.Open()
-	if err != nil {
-		t.Skip(err)
-	}
+	p, addr := realVerbs(t)
 	const reading, timeout = 20 * time.Second, 3 * time.Second
 	ap := netip.AddrPortFrom(addr, 7640)
 	srv, err := NewSession(Config{Role: Server, Provider: p, Bind: ap, Timeout: timeout, Interactive: true})

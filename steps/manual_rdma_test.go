@@ -5,24 +5,14 @@ package steps
 import (
 	"context"
 	"net/netip"
-	"os"
 	"testing"
 	"time"
-
-	"github.com/rdmatour/rdmatour/verbs/rdmacore"
 )
 
 // The manual tours on real verbs, server and client in one process on one
 // device: run in the QEMU guest with RDMATOUR_RDMA_ADDR=10.0.2.15.
 func TestManualTourOnRealVerbs(t *testing.T) {
-	addr, err := netip.ParseAddr(os.Getenv("RDMATOUR_RDMA_ADDR"))
-	if err != nil {
-		t.Skip("RDMATOUR_RDMA_ADDR not set (run in scripts/qemu/run-in-guest.sh)")
-	}
-	p, err := rdmacore.Open()
-	if err != nil {
-		t.Skip(err)
-	}
+	p, addr := realVerbs(t)
 	for _, n := range []Notify{NotifySend, NotifyDoorbell, NotifyImm} {
 		srv := newManualSession(t, Config{Role: Server, Notify: n, Provider: p, Bind: netip.AddrPortFrom(addr, 7600+uint16(n)), Timeout: 20 * time.Second})
 		cli := newManualSession(t, Config{Role: Client, Notify: n, Provider: p, Server: netip.AddrPortFrom(addr, 7600+uint16(n)), Message: "manual on rxe " + n.String(), Timeout: 20 * time.Second})

@@ -4,11 +4,8 @@ package steps
 
 import (
 	"net/netip"
-	"os"
 	"testing"
 	"time"
-
-	"github.com/rdmatour/rdmatour/verbs/rdmacore"
 )
 
 // The recover-qp lesson on rxe, server and client in one process on one
@@ -16,14 +13,7 @@ import (
 // same checks as on the simulated NIC: both QPs back from ERR on the
 // same connection with the old PSNs, and the second WRITE lands.
 func TestRecoverQPOnRealVerbs(t *testing.T) {
-	addr, err := netip.ParseAddr(os.Getenv("RDMATOUR_RDMA_ADDR"))
-	if err != nil {
-		t.Skip("RDMATOUR_RDMA_ADDR not set (run in scripts/qemu/run-in-guest.sh)")
-	}
-	p, err := rdmacore.Open()
-	if err != nil {
-		t.Skip(err)
-	}
+	p, addr := realVerbs(t)
 	const msg = "written again on rxe after recovery"
 	start := time.Now()
 	r := runRecoverQP(t, p, p, netip.AddrPortFrom(addr, 7610), msg)

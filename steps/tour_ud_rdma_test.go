@@ -5,26 +5,17 @@ package steps
 import (
 	"context"
 	"net/netip"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
-	"github.com/rdmatour/rdmatour/verbs/rdmacore"
 )
 
 // The ud tour on real verbs, server and client in one process on one
 // device, in the demo's order: run in the QEMU guest with
 // RDMATOUR_RDMA_ADDR=10.0.2.15.
 func TestUDTourOnRealVerbs(t *testing.T) {
-	addr, err := netip.ParseAddr(os.Getenv("RDMATOUR_RDMA_ADDR"))
-	if err != nil {
-		t.Skip("RDMATOUR_RDMA_ADDR not set (run in scripts/qemu/run-in-guest.sh)")
-	}
-	p, err := rdmacore.Open()
-	if err != nil {
-		t.Skip(err)
-	}
+	p, addr := realVerbs(t)
 	ap := netip.AddrPortFrom(addr, 7650)
 	srv, err := NewSession(Config{Role: Server, Tour: TourUD, Provider: p, Bind: ap, Timeout: 20 * time.Second})
 	if err != nil {
