@@ -209,13 +209,15 @@ func TestReplayRecordingsFromSoftRoCE(t *testing.T) {
 // recordedLines drops the lines a replay takes from the current tour and
 // the plain runner's own guidance, which later rdmatours may word
 // differently: step titles, the lesson title, what a wait waits for (and
-// the protocol-timer line under it) and the "Try next" advice.
+// the protocol-timer line under it), the "Try next" advice and the real
+// tools' commands.
 func recordedLines(out string) string {
 	var keep []string
 	afterWait := false
 	for _, l := range strings.Split(out, "\n") {
 		guidance := titleLine.MatchString(l) || strings.HasPrefix(l, "lesson ") ||
-			strings.HasPrefix(l, "  … waiting") || strings.HasPrefix(strings.TrimSpace(l), "Try next")
+			strings.HasPrefix(l, "  … waiting") || strings.HasPrefix(strings.TrimSpace(l), "Try next") ||
+			strings.HasPrefix(l, "The same with the real tools")
 		if guidance || (afterWait && strings.HasPrefix(l, "    ")) || strings.TrimSpace(l) == "" {
 			afterWait = afterWait || strings.HasPrefix(l, "  … waiting")
 			continue
