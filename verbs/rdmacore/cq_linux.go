@@ -3,6 +3,7 @@
 package rdmacore
 
 /*
+#include <stdlib.h>
 #include "shim.h"
 */
 import "C"
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -29,9 +31,12 @@ type compQueue struct {
 	cqe    int
 	users  int       // QPs using the CQ
 	notify *cqNotify // its completion channel's part (nil: none)
-	// wcs is rt_poll_cq's output, kept with the CQ: a buffer made per
-	// call escaped to the heap (cgo) on every poll, empty ones included.
-	wcs [pollBatch]C.struct_rt_wc
+	// wcs is rt_poll_cq's output, kept with the CQ (nil until the first
+	// poll, freed by Destroy): a Go buffer made per call escaped to the
+	// heap on every poll, empty ones included, and a Go buffer kept here
+	// would still cost a cgoCheckPointer walk per call; C memory costs
+	// neither.
+	wcs *[pollBatch]C.struct_rt_wc
 }
 
 var _ verbs.CQ = (*compQueue)(nil)
@@ -55,6 +60,12 @@ func (q *compQueue) Poll(max int) ([]verbs.WC, error) {
 	}
 	q.pollM.Lock()
 	defer q.pollM.Unlock()
+	if q.wcs == nil {
+		q.wcs = (*[pollBatch]C.struct_rt_wc)(C.calloc(pollBatch, C.size_t(unsafe.Sizeof(C.struct_rt_wc{}))))
+		if q.wcs == nil {
+			return nil, verbs.Errorf("ibv_poll_cq", syscall.ENOMEM, "wc buffer")
+		}
+	}
 	var out []verbs.WC
 	for len(out) < max {
 		want := min(max-len(out), pollBatch)
@@ -113,6 +124,10 @@ func (q *compQueue) Destroy() error {
 		return err
 	}
 	q.cq = nil
+	if q.wcs != nil { // no poller: q.mu is held for writing
+		C.free(unsafe.Pointer(q.wcs))
+		q.wcs = nil
+	}
 	q.p.count(func(c *verbs.ResourceCount) { c.CQs-- })
 	return nil
 }
