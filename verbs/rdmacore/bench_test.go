@@ -27,28 +27,30 @@ import (
 //	  ib_write_bw -t 16 MiB/s     46.6 / 30.1 / 39.7   36.4 / 38.5 / 36.2
 //	  ratio (target >= 0.95)      1.01 / 1.23 / 0.86   1.00 / 1.13 / 0.99
 //	  allocs/op                   2                    0
-//	Poll, empty CQ, ns/op         2323 - 3930          1183 - 1834
+//	Poll, empty CQ, ns/op         2323 - 3930          1182 - 1834
 //	  allocs/op                   1                    0
 //
 // Bandwidth meets its target within the noise; latency does not (1.15-1.31x).
 // Where the time goes: polls/op is 1.000, i.e. the completion is already in
 // the CQ when ibv_post_send returns (rxe's requester, responder and
-// completer run before the doorbell write returns), so a WRITE is one cgo
-// call that is mostly kernel time and one Poll. CPU profile of
-// BenchmarkWriteLatency now: 81% of the cgo time in rt_post_send, Poll 6%
-// (rt_poll_cq's C part 1%), clock readings 3%, cgo pointer checks 2.5%,
-// exitsyscall's slow path under 1%. Before: 3 heap allocations per WRITE
-// (the SGE copy, the wc buffer, the result; the wc buffer on every empty
-// poll too), time.Now 8-15% (a reading per empty poll and three per
-// WRITE; ~6 µs each under TCG), and GC and the scheduler (futex 11-15%,
-// exitsyscall getting a P back under sched.lock 7.5%). ib_write_bw -t 1
-// is the same loop in C (post, poll the CQ to its completion, post): its
-// mean is 1.14-1.31x below our median, the part of the gap Go's cgo
-// crossing and the Go side of Poll still cost under TCG (each ~10-30x
-// its native cost). Locks per call: PostSend one RLock (the QP's, against
-// Destroy freeing it under the call; rxe takes sq.lock in C), Poll one
-// RLock and the poller mutex that owns the wc array (rxe takes cq->lock);
-// all uncontended here, none in the profile.
+// completer have all run by then), so a WRITE is one cgo call that is
+// mostly kernel time, and one Poll. CPU profile of BenchmarkWriteLatency
+// alone now: 81% of the cgo time in rt_post_send, Poll 6% (rt_poll_cq's C
+// part 1%), clock readings 3%, cgo pointer checks 2.5%, exitsyscall's slow
+// path under 1%. Before: 3 heap allocations per WRITE (the SGE copy, the
+// wc buffer, the result; the wc buffer on every empty poll too) and
+// time.Now at 8-15% (a reading per empty poll and three per WRITE, ~6 µs
+// of CPU each under TCG by the profile); profiles of both benchmarks with the old harness also
+// had futex at 11-15% and exitsyscall taking a P back under sched.lock at
+// 7.5%. ib_write_bw -t 1 is the same loop in C (post, poll the CQ to its
+// completion, post): our median is 1.14-1.31x its mean, the part of the
+// gap that Go's cgo crossing and the Go side of PostSend/Poll still cost
+// under TCG (each ~10-30x its native cost).
+//
+// Locks per call: PostSend one RLock (the QP's, against Destroy freeing it
+// under the call; rxe takes sq.lock in C), Poll one RLock and the poller
+// mutex that owns the wc array (rxe takes cq->lock); all uncontended here,
+// none in the profile.
 
 // spin busy-polls cq for n completions (no sleeping: this is a latency
 // measurement), failing on any error status. It reads the clock only after
