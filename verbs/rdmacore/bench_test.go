@@ -30,7 +30,11 @@ import (
 //	Poll, empty CQ, ns/op         2323 - 3930          1182 - 1834
 //	  allocs/op                   1                    0
 //
-// Bandwidth meets its target within the noise; latency does not (1.15-1.31x).
+// The next boot, same code: latency 1.51 / 1.16 / 1.25x of 2*t_typical
+// (ib_write_lat's t_typical itself 10.95-17.23 µs), 0.99 / 1.15 / 1.11x of
+// ib_write_bw -t 1; bandwidth 0.87 / 1.10 / 0.82x. So bandwidth is at its
+// target within the noise (0.82-1.13x over both boots) and latency is not
+// (1.15-1.51x).
 // Where the time goes: polls/op is 1.000, i.e. the completion is already in
 // the CQ when ibv_post_send returns (rxe's requester, responder and
 // completer have all run by then), so a WRITE is one cgo call that is
