@@ -157,85 +157,6 @@ func (m *memRegion) Dereg() error {
 	return nil
 }
 
-// compQueue is an ibv_cq.
-type compQueue struct {
-	p *Provider
-
-	mu     sync.RWMutex
-	pollM  sync.Mutex // one poller at a time
-	cq     *C.struct_ibv_cq
-	cqe    int
-	users  int       // QPs using the CQ
-	notify *cqNotify // its completion channel's part (nil: none)
-}
-
-var _ verbs.CQ = (*compQueue)(nil)
-
-func (q *compQueue) CQE() int { return q.cqe }
-
-// Poll is ibv_poll_cq: it never blocks.
-func (q *compQueue) Poll(max int) ([]verbs.WC, error) {
-	if max <= 0 {
-		return nil, nil
-	}
-	if max > 4096 {
-		max = 4096
-	}
-	q.mu.RLock()
-	defer q.mu.RUnlock()
-	if q.cq == nil {
-		return nil, errDestroyed("ibv_poll_cq", "cq")
-	}
-	q.pollM.Lock()
-	defer q.pollM.Unlock()
-	buf := make([]C.struct_rt_wc, max)
-	n := C.rt_poll_cq(q.cq, C.int(max), &buf[0])
-	if n < 0 {
-		return nil, rcErr("ibv_poll_cq", n, "")
-	}
-	out := make([]verbs.WC, int(n))
-	for i := range out {
-		w := &buf[i]
-		out[i] = verbs.WC{
-			WRID:      uint64(w.wr_id),
-			Status:    verbs.WCStatus(w.status),
-			Opcode:    verbs.WCOpcode(w.opcode),
-			VendorErr: uint32(w.vendor_err),
-			ByteLen:   uint32(w.byte_len),
-			ImmData:   uint32(w.imm_host),
-			HasImm:    w.has_imm != 0,
-			QPNum:     uint32(w.qp_num),
-			SrcQP:     uint32(w.src_qp),
-			HasGRH:    w.has_grh != 0,
-		}
-	}
-	return out, nil
-}
-
-// Destroy is ibv_destroy_cq (EBUSY while a QP uses it).
-func (q *compQueue) Destroy() error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.cq == nil {
-		return errDestroyed("ibv_destroy_cq", "cq")
-	}
-	if q.users > 0 {
-		return &verbs.Error{Func: "ibv_destroy_cq", Errno: syscall.EBUSY,
-			Detail: fmt.Sprintf("%d QP(s) still use this CQ", q.users)}
-	}
-	if err := q.releaseNotify(func() error {
-		if rc := C.rt_destroy_cq(q.p.rt, q.cq); rc != 0 {
-			return rcErr("ibv_destroy_cq", rc, "")
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	q.cq = nil
-	q.p.count(func(c *verbs.ResourceCount) { c.CQs-- })
-	return nil
-}
-
 // qpParts checks that the PD and CQs of a QP to create come from this
 // backend, and defaults the QP type to RC.
 func qpParts(fn string, pdi verbs.PD, attr *verbs.QPInitAttr) (*protDomain, *compQueue, *compQueue, error) {
@@ -328,17 +249,32 @@ func (q *queuePair) Type() verbs.QPType { return q.typ }
 
 const maxSGE = 32
 
-func sgl(fn string, in []verbs.SGE) ([]C.struct_ibv_sge, error) {
+// verbs.SGE has struct ibv_sge's layout (u64 addr, u32 length, u32 lkey):
+// these fail to compile if either changes, so sgl may hand the caller's
+// SGE array to ibv_post_send/ibv_post_recv as it is.
+var (
+	_ [unsafe.Sizeof(verbs.SGE{}) - unsafe.Sizeof(C.struct_ibv_sge{})]byte
+	_ [unsafe.Sizeof(C.struct_ibv_sge{}) - unsafe.Sizeof(verbs.SGE{})]byte
+	_ [unsafe.Offsetof(verbs.SGE{}.Length) - unsafe.Offsetof(C.struct_ibv_sge{}.length)]byte
+	_ [unsafe.Offsetof(C.struct_ibv_sge{}.length) - unsafe.Offsetof(verbs.SGE{}.Length)]byte
+	_ [unsafe.Offsetof(verbs.SGE{}.LKey) - unsafe.Offsetof(C.struct_ibv_sge{}.lkey)]byte
+	_ [unsafe.Offsetof(C.struct_ibv_sge{}.lkey) - unsafe.Offsetof(verbs.SGE{}.LKey)]byte
+)
+
+// sgl is the SGE list as ibv_post_* reads it: the caller's own array, not a
+// copy (a copy was a heap allocation on every post; measured in
+// bench_test.go). cgo lets C read it (it holds no Go pointers) and C keeps
+// nothing: rxe's post_one_send (providers/rxe/rxe.c) copies the SGEs into
+// the send queue, ibv_cmd_post_send into its command, before returning.
+// nil when the list is empty.
+func sgl(fn string, in []verbs.SGE) (*C.struct_ibv_sge, error) {
 	if len(in) > maxSGE {
 		return nil, verbs.Errorf(fn, syscall.EINVAL, "num_sge %d", len(in))
 	}
-	out := make([]C.struct_ibv_sge, len(in)+1) // +1: never an empty slice
-	for i, s := range in {
-		out[i].addr = C.uint64_t(s.Addr)
-		out[i].length = C.uint32_t(s.Length)
-		out[i].lkey = C.uint32_t(s.LKey)
+	if len(in) == 0 {
+		return nil, nil
 	}
-	return out, nil
+	return (*C.struct_ibv_sge)(unsafe.Pointer(&in[0])), nil
 }
 
 // PostSend is ibv_post_send with one WR; a non-zero return is the errno.
@@ -356,7 +292,7 @@ func (q *queuePair) PostSend(wr verbs.SendWR) error {
 		return q.postSendUD(wr, sges)
 	}
 	rc := C.rt_post_send(q.qp, C.uint64_t(wr.WRID), C.int(wr.Opcode), C.uint(wr.Flags),
-		&sges[0], C.int(len(wr.SGList)), C.uint64_t(wr.RemoteAddr), C.uint32_t(wr.RKey), C.uint32_t(wr.ImmData),
+		sges, C.int(len(wr.SGList)), C.uint64_t(wr.RemoteAddr), C.uint32_t(wr.RKey), C.uint32_t(wr.ImmData),
 		C.uint64_t(wr.CompareAdd), C.uint64_t(wr.Swap))
 	if rc != 0 {
 		return rcErr("ibv_post_send", rc, fmt.Sprintf("%s wr_id %d", wr.Opcode, wr.WRID))
@@ -375,7 +311,7 @@ func (q *queuePair) PostRecv(wr verbs.RecvWR) error {
 	if q.qp == nil {
 		return errDestroyed("ibv_post_recv", "qp")
 	}
-	if rc := C.rt_post_recv(q.qp, C.uint64_t(wr.WRID), &sges[0], C.int(len(wr.SGList))); rc != 0 {
+	if rc := C.rt_post_recv(q.qp, C.uint64_t(wr.WRID), sges, C.int(len(wr.SGList))); rc != 0 {
 		return rcErr("ibv_post_recv", rc, fmt.Sprintf("wr_id %d", wr.WRID))
 	}
 	return nil

@@ -64,11 +64,7 @@ func (s *sharedRQ) PostRecv(wr verbs.RecvWR) error {
 	if s.srq == nil {
 		return errDestroyed(fn, "srq")
 	}
-	var first *C.struct_ibv_sge
-	if len(sges) > 0 {
-		first = &sges[0]
-	}
-	if rc := C.rt_post_srq_recv(s.srq, C.uint64_t(wr.WRID), first, C.int(len(wr.SGList))); rc != 0 {
+	if rc := C.rt_post_srq_recv(s.srq, C.uint64_t(wr.WRID), sges, C.int(len(wr.SGList))); rc != 0 {
 		return rcErr(fn, rc, fmt.Sprintf("wr_id %d", wr.WRID))
 	}
 	return nil

@@ -103,7 +103,7 @@ func (a *addrHandle) Destroy() error {
 
 // postSendUD is ibv_post_send on a UD QP: wr.ud names the address
 // handle, the remote QPN and the Q_Key. q.mu is held (read).
-func (q *queuePair) postSendUD(wr verbs.SendWR, sges []C.struct_ibv_sge) error {
+func (q *queuePair) postSendUD(wr verbs.SendWR, sges *C.struct_ibv_sge) error {
 	a, ok := wr.UD.AH.(*addrHandle)
 	if !ok || a == nil {
 		return verbs.Errorf("ibv_post_send", syscall.EINVAL, "wr.ud.ah is not an address handle of this device")
@@ -114,7 +114,7 @@ func (q *queuePair) postSendUD(wr verbs.SendWR, sges []C.struct_ibv_sge) error {
 		return errDestroyed("ibv_post_send", "ah")
 	}
 	rc := C.rt_post_send_ud(q.qp, C.uint64_t(wr.WRID), C.int(wr.Opcode), C.uint(wr.Flags),
-		&sges[0], C.int(len(wr.SGList)), a.ah, C.uint32_t(wr.UD.RemoteQPN), C.uint32_t(wr.UD.RemoteQKey),
+		sges, C.int(len(wr.SGList)), a.ah, C.uint32_t(wr.UD.RemoteQPN), C.uint32_t(wr.UD.RemoteQKey),
 		C.uint32_t(wr.ImmData))
 	if rc != 0 {
 		return rcErr("ibv_post_send", rc, fmt.Sprintf("%s wr_id %d on a UD QP", wr.Opcode, wr.WRID))
