@@ -43,10 +43,14 @@ func waitDrained(t *testing.T, q verbs.QP) {
 // SEND in RNR retry for ever (no RECV at the server, rnr_retry 7) and six
 // WRITEs fill seven slots, and ibv_post_send is ENOMEM until the SEND
 // completes; then the queue drains without a poll. Measured:
-// TestRxeSendQueueFullBehindRNR.
+// TestRxeSendQueueFullBehindRNR, which connects with retry_count 7 as
+// this does: the WRITEs behind the SEND reach the responder out of
+// sequence and draw a PSN sequence error NAK, and with retry_count 0 one
+// such NAK that comes before the round's RNR NAK ends the SEND in
+// transport retry counter exceeded (1 run in 10 under -race here).
 func TestSQFullBehindRNR(t *testing.T) {
-	rnr := verbs.ConnParam{RNRRetryCount: 7}
-	srv, cli := connectPair(t, pairCfg{caps: smallSQ, connect: rnr, accept: rnr})
+	connect, accept := verbs.ConnParam{RetryCount: 7, RNRRetryCount: 7}, verbs.ConnParam{RNRRetryCount: 7}
+	srv, cli := connectPair(t, pairCfg{caps: smallSQ, connect: connect, accept: accept})
 	remote, local := srv.regMR(t, 4096, rwAccess), cli.regMR(t, 64, verbs.AccessLocalWrite)
 	recvBuf := srv.regMR(t, 64, verbs.AccessLocalWrite)
 	must(t, cli.qp.PostSend(verbs.SendWR{WRID: 1, Opcode: verbs.WRSend, Flags: verbs.SendSignaled, SGList: sge(local, 0, 8)}))
