@@ -37,25 +37,68 @@ func printedTools(t *testing.T, out string) []toolPair {
 	return pairs
 }
 
-// runRealTools runs every pair printed in out.
+// runRealTools runs every pair printed in out. Each pair gets a port of
+// its own in place of the tour's (the tour's rdma_cm port may not be
+// free yet a moment after it ended); everything else is as printed. No
+// wait is unbounded: a tool is killed at its deadline, and a client that
+// found no listener yet (TCG is slow to start one) tries again.
 func runRealTools(t *testing.T, out string) {
 	t.Helper()
 	for _, p := range printedTools(t, out) {
-		t.Run(strings.Fields(p.server)[0], func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			srv := exec.CommandContext(ctx, "sh", "-c", p.server)
-			var srvOut strings.Builder
-			srv.Stdout, srv.Stderr = &srvOut, &srvOut
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(3 * time.Second) // TCG: let the server listen
-			cliOut, cliErr := exec.CommandContext(ctx, "sh", "-c", p.client).CombinedOutput()
-			srvErr := srv.Wait()
-			if cliErr != nil || srvErr != nil {
-				t.Errorf("%s: %v\n%s\n%s: %v\n%s", p.server, srvErr, srvOut.String(), p.client, cliErr, cliOut)
-			}
-		})
+		port := freePort(t)
+		srv, cli := withPort(strings.Fields(p.server), port), withPort(strings.Fields(p.client), port)
+		t.Run(srv[0], func(t *testing.T) { runToolPair(t, srv, cli) })
+	}
+}
+
+// withPort is args with the value of -p replaced.
+func withPort(args []string, port string) []string {
+	out := append([]string(nil), args...)
+	for i := range out {
+		if out[i] == "-p" && i+1 < len(out) {
+			out[i+1] = port
+		}
+	}
+	return out
+}
+
+// toolRun runs args until it exits or ctx ends (then it is killed); its
+// output is kept for a failure report.
+func toolRun(ctx context.Context, args []string) (*exec.Cmd, *strings.Builder) {
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second // Wait returns even if a child holds the pipes
+	return cmd, &out
+}
+
+func runToolPair(t *testing.T, srvArgs, cliArgs []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	srv, srvOut := toolRun(ctx, srvArgs)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var cliErr error
+	var cliOut *strings.Builder
+	for try := 0; try < 4; try++ {
+		time.Sleep(3 * time.Second) // TCG: let the server listen
+		var cli *exec.Cmd
+		cli, cliOut = toolRun(ctx, cliArgs)
+		if cliErr = cli.Run(); cliErr == nil || ctx.Err() != nil {
+			break
+		}
+	}
+	srvDone := make(chan error, 1)
+	go func() { srvDone <- srv.Wait() }()
+	var srvErr error
+	select {
+	case srvErr = <-srvDone:
+	case <-time.After(30 * time.Second):
+		cancel() // kills the server; Wait returns within WaitDelay
+		srvErr = <-srvDone
+	}
+	if cliErr != nil || srvErr != nil {
+		t.Errorf("%s: %v\n%s\n%s: %v\n%s", strings.Join(srvArgs, " "), srvErr, srvOut, strings.Join(cliArgs, " "), cliErr, cliOut)
 	}
 }
