@@ -36,32 +36,7 @@ func TestTourLessonsOnSimulatedNIC(t *testing.T) {
 				t.Fatal(err)
 			}
 			p.runTurns(t, -1)
-			seen := 0
-			for side, s := range map[string]*steps.Session{"server": p.srv, "client": p.cli} {
-				if done, failed := s.Done(); !done || failed {
-					t.Errorf("%s: done=%v failed=%v", side, done, failed)
-				}
-				for _, st := range s.Snapshot().Steps {
-					key, o := side+"/"+st.ID, st.Outcome
-					if o == nil {
-						t.Errorf("%s did not run", key)
-						continue
-					}
-					want, expected := tt.want[key]
-					if o.Expected != expected {
-						t.Errorf("%s: expected error = %v (failure %q)", key, o.Expected, o.Failure.EN)
-					}
-					if expected {
-						seen++
-						if !strings.Contains(o.Failure.EN, want) || o.Failure.ZH == "" {
-							t.Errorf("%s: failure %q lacks %q (or Chinese)", key, o.Failure.EN, want)
-						}
-					}
-				}
-			}
-			if seen != len(tt.want) {
-				t.Errorf("saw %d expected errors, want %v", seen, tt.want)
-			}
+			checkExpectedFailures(t, p, tt.want, nil)
 			if pred := p.cli.Prediction(); !pred.Right() {
 				t.Errorf("prediction %+v not judged right", pred)
 			}
@@ -78,5 +53,42 @@ func TestTourLessonsOnSimulatedNIC(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkExpectedFailures: both sides ran every step to the end, and the
+// steps that failed as the lesson expects are exactly want's keys
+// ("side/step-id"), each failure naming want's text in English and
+// saying something in Chinese; each, if set, looks at every step too.
+func checkExpectedFailures(t *testing.T, p *pair, want map[string]string, each func(key string, st steps.StepStatus)) {
+	t.Helper()
+	seen := 0
+	for side, s := range map[string]*steps.Session{"server": p.srv, "client": p.cli} {
+		if done, failed := s.Done(); !done || failed {
+			t.Errorf("%s: done=%v failed=%v", side, done, failed)
+		}
+		for _, st := range s.Snapshot().Steps {
+			key, o := side+"/"+st.ID, st.Outcome
+			if o == nil {
+				t.Errorf("%s did not run", key)
+				continue
+			}
+			text, expected := want[key]
+			if o.Expected != expected {
+				t.Errorf("%s: expected error = %v (failure %q)", key, o.Expected, o.Failure.EN)
+			}
+			if expected {
+				seen++
+				if !strings.Contains(o.Failure.EN, text) || o.Failure.ZH == "" {
+					t.Errorf("%s: failure %q lacks %q (or Chinese)", key, o.Failure.EN, text)
+				}
+			}
+			if each != nil {
+				each(key, st)
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("saw %d expected errors, want %v", seen, want)
 	}
 }
