@@ -227,6 +227,9 @@ func (p *Runner) printOutcome(out steps.Outcome) {
 		// The same words as the TUI's call pane: in both, the English.
 		fmt.Fprintf(p.out, "     %s = %s\n", kv.Name.In(p.lang), kv.Value.In(p.lang))
 	}
+	for _, l := range guide.MeasureChart(out.Measured, p.lang, 72) {
+		fmt.Fprintf(p.out, "     %s\n", l)
+	}
 	if note := out.Note.Joined(p.lang); note != "" {
 		fmt.Fprintf(p.out, "  → %s\n", note)
 	}

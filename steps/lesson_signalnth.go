@@ -53,6 +53,11 @@ func editSignalEveryNth(cfg Config, t *tourEdit) {
 			ZH: fmt.Sprintf("post %d 个 WRITE，每 %d 个 signal 一个，队列满之前先 poll", NthWRITEs, SignalEvery)},
 		Call: postSendGeneric(verbs.WRRDMAWrite, "buf", fmt.Sprintf(", every %dth signaled; ibv_poll_cq when the queue is full", SignalEvery)),
 		run:  stepPostEveryNth})
+	t.insertAfter(IDPostEveryNth, Step{ID: IDMeasureWrites, Side: Client, Section: SectionQP, Waits: true,
+		Title: text.Text{EN: "Measure: WRITEs of 8 B to 4 KiB, one at a time and a queue's depth in flight",
+			ZH: "测量：8 字节到 4 KiB 的 WRITE，逐个发和一个队列深度同时在途"},
+		Call: measureGeneric(),
+		run:  stepMeasureWrites})
 }
 
 func predictSignalEveryNth(cfg Config) *Prediction {

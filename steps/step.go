@@ -27,6 +27,9 @@ type Outcome struct {
 	Failure text.Text
 	// Expected says the failure is the point of the lesson being run.
 	Expected bool
+	// Measured is a measured run's numbers (guide.MeasureChart draws
+	// them); nil for every other step.
+	Measured *Measurement `json:",omitempty"`
 }
 
 // KV is one named result: its name in both languages (declared once, in

@@ -42,6 +42,7 @@ const (
 	IDPostCmpSwap        StepID = "post-cmp-swap"
 	IDPostDoorbell       StepID = "post-doorbell"
 	IDPostEveryNth       StepID = "post-every-nth"
+	IDMeasureWrites      StepID = "measure-writes"
 	IDPostFetchAdd       StepID = "post-fetch-add"
 	IDPostRead           StepID = "post-read"
 	IDPostRecv           StepID = "post-recv"

@@ -132,6 +132,7 @@ func (in *Input) outcomeLines(o *steps.Outcome, w int) []string {
 			out = append(out, "  "+l)
 		}
 	}
+	out = append(out, guide.MeasureChart(o.Measured, in.Lang, w)...)
 	if n := o.Note.In(in.Lang); n != "" {
 		for _, l := range termtext.Wrap(n, w) {
 			out = append(out, st.Dim.R(l))

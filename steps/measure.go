@@ -1,0 +1,189 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	c "github.com/rdmatour/rdmatour/steps/cprint"
+
+	"github.com/rdmatour/rdmatour/text"
+	"github.com/rdmatour/rdmatour/verbs"
+)
+
+// The measured run at the end of signal-every-nth (issue 25 item 9): the
+// lesson's queue, now timed. For each size, one signaled WRITE at a time
+// (post, busy-poll its completion: ib_write_lat's loop shape, though
+// ib_write_lat ping-pongs between two hosts) and then a window of WRITEs
+// as deep as the send queue, every SignalEvery-th signaled (ib_write_bw's
+// shape, with -t the queue's depth). The numbers are this device's: rxe
+// and the simulated NIC are software, so they say what the queue does,
+// not what an RDMA NIC can do.
+
+// MeasureSizes are the WRITE sizes the measured run times; the largest is
+// the server's whole buffer.
+var measureSizes = [...]int{8, 64, 512, BufSize}
+
+const (
+	// measureLatencyOps is how many single WRITEs make one size's median.
+	measureLatencyOps = 200
+	// measureWindowOps is how many WRITEs one size's bandwidth run posts;
+	// a multiple of SignalEvery, so the last one is signaled.
+	measureWindowOps = 1000
+	// WRIDMeasure is one below the first wr_id of the measured run.
+	WRIDMeasure = 100000
+)
+
+// Measurement is what the measured run found.
+type Measurement struct {
+	// Depth is the send queue's granted depth: the WRITEs in flight.
+	Depth  int
+	Points []MeasuredPoint
+}
+
+// MeasuredPoint is one size's numbers.
+type MeasuredPoint struct {
+	Size int
+	// LatencyUS is the median post->poll time of one signaled WRITE.
+	LatencyUS float64
+	// MiBps is the bandwidth with Depth WRITEs in flight (2^20 bytes/s,
+	// perftest's MB).
+	MiBps float64
+}
+
+// stepMeasureWrites times WRITEs of each measureSizes size.
+func stepMeasureWrites(ctx context.Context, s *Session) (Outcome, error) {
+	ctx, cancel := s.boundPeerWait(ctx)
+	defer cancel()
+	attr, err := s.qp.Query()
+	if err != nil {
+		return Outcome{}, err
+	}
+	s.mu.Lock()
+	info := s.remote.Info
+	s.mu.Unlock()
+	m := &measurer{s: s, ctx: ctx, addr: info.Addr, rkey: info.RKey, wrID: WRIDMeasure}
+	target := Target{AddrC: c.Hex(info.Addr, "remote_addr"), RKeyC: c.Hex(uint64(info.RKey), "rkey")}
+	res := &Measurement{Depth: int(attr.Cap.MaxSendWR)}
+	var stmts []c.Stmt
+	for _, size := range measureSizes {
+		first := writeWR(verbs.WRRDMAWrite, m.wrID+1, s.mrData, uint32(size), info.Addr, info.RKey)
+		call := postSendCall(first, "buf", c.Dec(int64(size), fmt.Sprint(size)), target, "ibv_post_send WRITE")
+		lat, err := m.latency(size)
+		if err != nil {
+			return withC(Outcome{}, postFailed(call, err)), err
+		}
+		bw, err := m.window(size, res.Depth)
+		if err != nil {
+			return withC(Outcome{}, postFailed(call, err)), err
+		}
+		res.Points = append(res.Points, MeasuredPoint{Size: size, LatencyUS: lat, MiBps: bw})
+		stmts = append(stmts, call.Returned(fmt.Sprintf("0, then %d more one at a time: median %.1f µs", measureLatencyOps-1, lat)),
+			pollOne(verbs.WCRDMAWrite, "RDMA_WRITE completion").Returned(fmt.Sprintf("busy-polled; then %d with %d in flight: %.1f MiB/s", measureWindowOps, res.Depth, bw)))
+	}
+	return withC(measureOutcome(res), stmts...), nil
+}
+
+// measureGeneric is the step's C before it runs.
+func measureGeneric() string {
+	return generic(postSendCall(verbs.SendWR{Opcode: verbs.WRRDMAWrite}, "buf", c.Expr{}, Target{}, ""),
+		pollOne(verbs.WCRDMAWrite, "RDMA_WRITE completion"))
+}
+
+// measurer posts the run's WRITEs and spins on the CQ for their
+// completions: a wait through the completion channel would time the
+// wake-up, not the WRITE.
+type measurer struct {
+	s           *Session
+	ctx         context.Context
+	addr        uint64
+	rkey        uint32
+	wrID        uint64
+	wcs         []verbs.WC
+	outstanding int
+}
+
+func (m *measurer) post(size int, signaled bool) error {
+	m.wrID++
+	wr := writeWR(verbs.WRRDMAWrite, m.wrID, m.s.mrData, uint32(size), m.addr, m.rkey)
+	if !signaled {
+		wr.Flags = 0
+	}
+	return m.s.qp.PostSend(wr)
+}
+
+// reap spins until one completion comes: it retires its WR and every
+// earlier one, so outstanding drops to the WRs posted after it.
+func (m *measurer) reap() error {
+	for {
+		wcs, err := m.s.cq.Poll(1)
+		if err != nil {
+			return err
+		}
+		if len(wcs) == 1 {
+			if wcs[0].Status != verbs.WCSuccess {
+				m.s.addCompletion(wcs[0])
+				return &CompletionError{What: "RDMA_WRITE completion", WC: wcs[0]}
+			}
+			m.outstanding = int(m.wrID - wcs[0].WRID)
+			return nil
+		}
+		if err := m.ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// latency is the median of measureLatencyOps post->poll round trips, µs.
+func (m *measurer) latency(size int) (float64, error) {
+	us := make([]float64, 0, measureLatencyOps)
+	for range measureLatencyOps {
+		t0 := time.Now()
+		if err := m.post(size, true); err != nil {
+			return 0, err
+		}
+		if err := m.reap(); err != nil {
+			return 0, err
+		}
+		us = append(us, float64(time.Since(t0).Nanoseconds())/1e3)
+	}
+	slices.Sort(us)
+	return us[len(us)/2], nil
+}
+
+// window posts measureWindowOps WRITEs keeping up to depth in flight,
+// every SignalEvery-th signaled, and returns MiB/s.
+func (m *measurer) window(size, depth int) (float64, error) {
+	m.outstanding = 0
+	t0 := time.Now()
+	for i := 1; i <= measureWindowOps; i++ {
+		for m.outstanding >= depth {
+			if err := m.reap(); err != nil {
+				return 0, err
+			}
+		}
+		if err := m.post(size, i%SignalEvery == 0); err != nil {
+			return 0, err
+		}
+		m.outstanding++
+	}
+	for m.outstanding > 0 {
+		if err := m.reap(); err != nil {
+			return 0, err
+		}
+	}
+	return float64(size*measureWindowOps) / time.Since(t0).Seconds() / (1 << 20), nil
+}
+
+func measureOutcome(res *Measurement) Outcome {
+	var results []KV
+	for _, p := range res.Points {
+		results = append(results, KV{Name: text.Text{EN: fmt.Sprintf("%d B", p.Size), ZH: fmt.Sprintf("%d 字节", p.Size)},
+			Value: text.Text{EN: fmt.Sprintf("%.1f µs one at a time; %.1f MiB/s with %d in flight", p.LatencyUS, p.MiBps, res.Depth),
+				ZH: fmt.Sprintf("逐个发 %.1f µs；%d 个在途 %.1f MiB/s", p.LatencyUS, res.Depth, p.MiBps)}})
+	}
+	note := text.Text{EN: fmt.Sprintf("Each size ran %d WRITEs one at a time (the median post->poll round trip) and %d with up to %d in flight, every %dth signaled. A small WRITE's time is the round trip to the peer's NIC and back; a large one's is the bytes. These are a software device's numbers: they show the shape, not what an RDMA NIC does.", measureLatencyOps, measureWindowOps, res.Depth, SignalEvery),
+		ZH: fmt.Sprintf("每个大小先逐个跑 %d 个 WRITE（取 post->poll 往返的中位数），再跑 %d 个、最多 %d 个同时在途、每 %d 个 signal 一个。小 WRITE 的时间是到对端网卡的一个来回，大 WRITE 的时间花在字节上。这是软件设备的数字：它们显示的是形状，不是 RDMA 网卡的能力。", measureLatencyOps, measureWindowOps, res.Depth, SignalEvery)}
+	return Outcome{Results: results, Note: note, Measured: res}
+}
