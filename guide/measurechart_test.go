@@ -31,3 +31,14 @@ func TestMeasureChart(t *testing.T) {
 		t.Error("a nil measurement drew a chart")
 	}
 }
+
+// BenchmarkMeasureChart: the call pane draws the chart on every frame
+// (View stays pure, the width can change), so it must be cheap.
+func BenchmarkMeasureChart(b *testing.B) {
+	m := &steps.Measurement{Depth: 7, Points: []steps.MeasuredPoint{
+		{Size: 8, LatencyUS: 30, MiBps: 0.5}, {Size: 64, LatencyUS: 31, MiBps: 4},
+		{Size: 512, LatencyUS: 35, MiBps: 30}, {Size: 4096, LatencyUS: 60, MiBps: 180}}}
+	for b.Loop() {
+		MeasureChart(m, "en", 100)
+	}
+}

@@ -145,10 +145,7 @@ func stepPostUnsignaled(ctx context.Context, s *Session) (Outcome, error) {
 	if err := s.mrData.Write(0, msg[:min(len(msg), s.mrData.Len())]); err != nil {
 		return Outcome{}, err
 	}
-	s.mu.Lock()
-	info := s.remote.Info
-	s.mu.Unlock()
-	target := Target{AddrC: c.Hex(info.Addr, "remote_addr"), RKeyC: c.Hex(uint64(info.RKey), "rkey")}
+	info, target := s.remoteBuffer()
 	var stmts []c.Stmt
 	for batch := range 2 {
 		wr := writeWR(verbs.WRRDMAWrite, uint64(WRIDUnsignaled+100*batch), s.mrData, uint32(len(msg)), info.Addr, info.RKey)

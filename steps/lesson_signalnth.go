@@ -106,10 +106,7 @@ func stepPostEveryNth(ctx context.Context, s *Session) (Outcome, error) {
 	if err := s.mrData.Write(0, msg[:min(len(msg), s.mrData.Len())]); err != nil {
 		return Outcome{}, err
 	}
-	s.mu.Lock()
-	info := s.remote.Info
-	s.mu.Unlock()
-	target := Target{AddrC: c.Hex(info.Addr, "remote_addr"), RKeyC: c.Hex(uint64(info.RKey), "rkey")}
+	info, target := s.remoteBuffer()
 	r := &everyNth{s: s, slots: int(attr.Cap.MaxSendWR), reclaimed: WRIDEveryNth}
 	inERR := s.postedInERR()
 	for i := 1; i <= NthWRITEs; i++ {

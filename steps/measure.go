@@ -60,36 +60,43 @@ func stepMeasureWrites(ctx context.Context, s *Session) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	s.mu.Lock()
-	info := s.remote.Info
-	s.mu.Unlock()
-	m := &measurer{s: s, ctx: ctx, addr: info.Addr, rkey: info.RKey, wrID: WRIDMeasure}
-	target := Target{AddrC: c.Hex(info.Addr, "remote_addr"), RKeyC: c.Hex(uint64(info.RKey), "rkey")}
+	_, target := s.remoteBuffer()
+	m := &measurer{s: s, ctx: ctx, target: target, wrID: WRIDMeasure}
 	res := &Measurement{Depth: int(attr.Cap.MaxSendWR)}
-	var stmts []c.Stmt
 	for _, size := range measureSizes {
-		first := writeWR(verbs.WRRDMAWrite, m.wrID+1, s.mrData, uint32(size), info.Addr, info.RKey)
-		call := postSendCall(first, "buf", c.Dec(int64(size), fmt.Sprint(size)), target, "ibv_post_send WRITE")
-		lat, err := m.latency(size)
+		p, err := m.measure(size, res.Depth)
 		if err != nil {
-			return withC(Outcome{}, postFailed(call, err)), err
+			return withC(Outcome{}, m.stmts...), err
 		}
-		bw, err := m.window(size, res.Depth)
-		if err != nil {
-			return withC(Outcome{}, postFailed(call, err)), err
-		}
-		res.Points = append(res.Points, MeasuredPoint{Size: size, LatencyUS: lat, MiBps: bw})
-		stmts = append(stmts, call.Returned(fmt.Sprintf("0, then %d more one at a time: median %.1f µs", measureLatencyOps-1, lat)),
-			pollOne(verbs.WCRDMAWrite, "RDMA_WRITE completion").Returned(fmt.Sprintf("busy-polled; then %d with %d in flight: %.1f MiB/s", measureWindowOps, res.Depth, bw)))
+		res.Points = append(res.Points, p)
 	}
-	return withC(measureOutcome(res), stmts...), nil
+	return withC(measureOutcome(res), m.stmts...), nil
+}
+
+// measure times one size, one WRITE at a time and then depth in flight,
+// and adds the C of its first post and poll, or of the call that failed.
+func (m *measurer) measure(size, depth int) (MeasuredPoint, error) {
+	call := m.postCall(size)
+	lat, err := m.latency(size)
+	var bw float64
+	if err == nil {
+		bw, err = m.window(size, depth)
+	}
+	if err != nil {
+		m.stmts = append(m.stmts, m.failedCall(call, err))
+		return MeasuredPoint{}, err
+	}
+	m.stmts = append(m.stmts, call.Returned(fmt.Sprintf("0, then %d more one at a time: median %.1f µs", measureLatencyOps-1, lat)),
+		measurePoll().Returned(fmt.Sprintf("busy-polled; then %d with %d in flight: %.1f MiB/s", measureWindowOps, depth, bw)))
+	return MeasuredPoint{Size: size, LatencyUS: lat, MiBps: bw}, nil
 }
 
 // measureGeneric is the step's C before it runs.
 func measureGeneric() string {
-	return generic(postSendCall(verbs.SendWR{Opcode: verbs.WRRDMAWrite}, "buf", c.Expr{}, Target{}, ""),
-		pollOne(verbs.WCRDMAWrite, "RDMA_WRITE completion"))
+	return generic(postSendCall(verbs.SendWR{Opcode: verbs.WRRDMAWrite}, "buf", c.Expr{}, Target{}, ""), measurePoll())
 }
+
+func measurePoll() c.Stmt { return pollOne(verbs.WCRDMAWrite, "RDMA_WRITE completion") }
 
 // measurer posts the run's WRITEs and spins on the CQ for their
 // completions: a wait through the completion channel would time the
@@ -97,16 +104,35 @@ func measureGeneric() string {
 type measurer struct {
 	s           *Session
 	ctx         context.Context
-	addr        uint64
-	rkey        uint32
+	target      Target
 	wrID        uint64
-	wcs         []verbs.WC
 	outstanding int
+	stmts       []c.Stmt
+	// failedWC is the completion that ended the run, if one did.
+	failedWC *verbs.WC
+}
+
+func (m *measurer) wr(size int) verbs.SendWR {
+	return writeWR(verbs.WRRDMAWrite, m.wrID+1, m.s.mrData, uint32(size), m.target.Addr, m.target.RKey)
+}
+
+// postCall is the C of the size's first WRITE, the one shown.
+func (m *measurer) postCall(size int) c.Stmt {
+	return postSendCall(m.wr(size), "buf", c.Dec(int64(size), fmt.Sprint(size)), m.target, "ibv_post_send WRITE")
+}
+
+// failedCall is the C that failed: the poll whose completion failed, or
+// the post.
+func (m *measurer) failedCall(post c.Stmt, err error) c.Stmt {
+	if m.failedWC != nil {
+		return measurePoll().Returned(wcText(*m.failedWC))
+	}
+	return postFailed(post, err)
 }
 
 func (m *measurer) post(size int, signaled bool) error {
+	wr := m.wr(size)
 	m.wrID++
-	wr := writeWR(verbs.WRRDMAWrite, m.wrID, m.s.mrData, uint32(size), m.addr, m.rkey)
 	if !signaled {
 		wr.Flags = 0
 	}
@@ -122,9 +148,11 @@ func (m *measurer) reap() error {
 			return err
 		}
 		if len(wcs) == 1 {
-			if wcs[0].Status != verbs.WCSuccess {
-				m.s.addCompletion(wcs[0])
-				return &CompletionError{What: "RDMA_WRITE completion", WC: wcs[0]}
+			if wc := wcs[0]; wc.Status != verbs.WCSuccess {
+				m.s.addCompletion(wc)
+				m.s.completionFate(wc)
+				m.failedWC = &wc
+				return &CompletionError{What: "RDMA_WRITE completion", WC: wc}
 			}
 			m.outstanding = int(m.wrID - wcs[0].WRID)
 			return nil

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	c "github.com/rdmatour/rdmatour/steps/cprint"
+	"github.com/rdmatour/rdmatour/steps/privdata"
 	"github.com/rdmatour/rdmatour/text"
 	"github.com/rdmatour/rdmatour/verbs"
 )
@@ -57,4 +58,14 @@ func (s *Session) mistake() Mistake {
 		return Mistake{}
 	}
 	return s.cfg.Lesson.mistakeOf(s.cfg.Role)
+}
+
+// remoteBuffer is the peer's data buffer as its remote_info named it:
+// the info, and the WR's target with remote_addr and rkey as C names (no
+// mistake or edit applied). The peer's remote_info must have come.
+func (s *Session) remoteBuffer() (privdata.RemoteInfo, Target) {
+	s.mu.Lock()
+	info := s.remote.Info
+	s.mu.Unlock()
+	return info, Target{Addr: info.Addr, AddrC: c.Hex(info.Addr, "remote_addr"), RKey: info.RKey, RKeyC: c.Hex(uint64(info.RKey), "rkey")}
 }

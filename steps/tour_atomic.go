@@ -105,13 +105,10 @@ func stepPutCounter(_ context.Context, s *Session) (Outcome, error) {
 // postAtomic posts one atomic on the server's counter, the old value
 // coming back into the first 8 bytes of the client's buffer.
 func (s *Session) postAtomic(op verbs.WROpcode, wrID, compareAdd, swap uint64, compareAddC, swapC c.Expr) (Outcome, error) {
-	s.mu.Lock()
-	info := s.remote.Info
-	s.mu.Unlock()
+	info, t := s.remoteBuffer()
+	t.CompareAddC, t.SwapC = compareAddC, swapC
 	wr := verbs.SendWR{WRID: wrID, Opcode: op, Flags: verbs.SendSignaled, SGList: []verbs.SGE{{Addr: s.mrData.Addr(), Length: 8, LKey: s.mrData.LKey()}},
 		RemoteAddr: info.Addr, RKey: info.RKey, CompareAdd: compareAdd, Swap: swap}
-	t := Target{Addr: info.Addr, AddrC: c.Hex(info.Addr, "remote_addr"), RKey: info.RKey, RKeyC: c.Hex(uint64(info.RKey), "rkey"),
-		CompareAddC: compareAddC, SwapC: swapC}
 	if op == verbs.WRAtomicFetchAndAdd {
 		t = s.atomicTarget(t)
 	}

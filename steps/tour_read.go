@@ -63,13 +63,10 @@ func stepPutMessage(_ context.Context, s *Session) (Outcome, error) {
 }
 
 func stepPostRead(_ context.Context, s *Session) (Outcome, error) {
-	s.mu.Lock()
-	info := s.remote.Info
-	s.mu.Unlock()
+	info, t := s.remoteBuffer()
 	n := min(info.Size, uint32(BufSize))
 	wr := verbs.SendWR{WRID: WRIDRead, Opcode: verbs.WRRDMARead, Flags: verbs.SendSignaled,
 		SGList: []verbs.SGE{{Addr: s.mrData.Addr(), Length: n, LKey: s.mrData.LKey()}}, RemoteAddr: info.Addr, RKey: info.RKey}
-	t := Target{Addr: info.Addr, AddrC: c.Hex(info.Addr, "remote_addr"), RKey: info.RKey, RKeyC: c.Hex(uint64(info.RKey), "rkey")}
 	call := postSendCall(wr, "buf", c.Dec(int64(n), "size"), t, "ibv_post_send RDMA_READ")
 	if err := s.qp.PostSend(wr); err != nil {
 		return withC(Outcome{}, postFailed(call, err)), err
