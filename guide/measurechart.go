@@ -14,7 +14,9 @@ import (
 // MeasureChart draws a measured run (steps.Measurement) as two small
 // line charts over the WRITE size, latency and bandwidth, with asciigraph;
 // width is the columns it may use. The x axis is log2 of the size, so
-// 8 B … 4 KiB are evenly spaced.
+// 8 B … 4 KiB are evenly spaced. The y axis starts at 0: a latency that
+// moves from 150 to 208 µs under load is noise on a nearly flat line, and
+// an axis from 150 to 208 would draw it as a cliff.
 func MeasureChart(m *steps.Measurement, lang text.Lang, width int) []string {
 	if m == nil || len(m.Points) < 2 {
 		return nil
@@ -27,7 +29,7 @@ func MeasureChart(m *steps.Measurement, lang text.Lang, width int) []string {
 	lo, hi := math.Log2(float64(m.Points[0].Size)), math.Log2(float64(m.Points[len(m.Points)-1].Size))
 	w := max(16, min(48, width-12))
 	chart := func(series []float64, caption text.Text) []string {
-		out := asciigraph.Plot(series, asciigraph.Height(5), asciigraph.Width(w), asciigraph.Precision(1),
+		out := asciigraph.Plot(series, asciigraph.Height(5), asciigraph.Width(w), asciigraph.Precision(1), asciigraph.LowerBound(0),
 			asciigraph.XAxisRange(lo, hi), asciigraph.XAxisTickCount(len(m.Points)),
 			asciigraph.XAxisValueFormatter(sizeLabel), asciigraph.Caption(caption.In(lang)))
 		return strings.Split(out, "\n")

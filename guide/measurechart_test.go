@@ -1,6 +1,7 @@
 package guide
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -24,6 +25,9 @@ func TestMeasureChart(t *testing.T) {
 			if !strings.Contains(out, w) {
 				t.Errorf("%s: no %q in\n%s", tc.lang, w, out)
 			}
+		}
+		if n := regexp.MustCompile(`(?m)^ +0\.0 [┤┼]`).FindAllStringIndex(out, -1); len(n) != 2 {
+			t.Errorf("%s: the y axis does not start at 0:\n%s", tc.lang, out)
 		}
 		t.Logf("%s\n%s", tc.lang, out)
 	}

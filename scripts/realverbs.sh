@@ -27,7 +27,8 @@ scripts/qemu/build-guest.sh
 
 out=$(mktemp -d /tmp/rdmatour-real.XXXXXX)   # on the / the guest shares
 chmod 755 "$out"   # the memlock test runs the binary as an unprivileged user
-trap 'rm -rf "$out"' EXIT
+# RDMATOUR_REAL_LOGS=DIR keeps every suite's full log there.
+trap '[ -z "${RDMATOUR_REAL_LOGS:-}" ] || { mkdir -p "$RDMATOUR_REAL_LOGS" && cp "$out"/*.log "$RDMATOUR_REAL_LOGS"/ 2>/dev/null; }; rm -rf "$out"' EXIT
 go build -o "$out/rdmatour" ./cmd/rdmatour
 go test -c -o "$out/rdmacore.test" ./verbs/rdmacore
 go test -c -o "$out/cmd.test" ./cmd/rdmatour
@@ -83,8 +84,13 @@ run() {
 		grep -E '^(--- |PASS|ok)' $out/\$name.log | grep -v '^    ---'
 	else
 		grep -E '^(--- |FAIL)' $out/\$name.log
-		echo "--- \$name failed; its output:"
-		tail -n 300 $out/\$name.log
+		# Each failure's own lines (a failing case's messages come right
+		# after its "--- FAIL" line, which can be thousands of lines
+		# before the end of a -v log), then the end of the log.
+		echo "--- \$name failed; each failure's lines:"
+		grep -A 40 -- '--- FAIL' $out/\$name.log | head -n 1500
+		echo "--- the end of \$name's output:"
+		tail -n 150 $out/\$name.log
 		return 1
 	fi
 }
