@@ -48,6 +48,7 @@ var forbidden = map[string][]string{
 	"verbs":    {""},
 	"wire":     {""},
 	"docs":     {""},
+	"perftest": {""},
 
 	// rdmatour pcap reads files with the wire package's decoders only:
 	// no session, no device, no front end.
@@ -66,7 +67,7 @@ var leafExceptions = map[string][]string{
 
 // required are the packages the layout has, each with a package doc.
 var required = []string{"text", "termtext", "steps", "steps/cprint", "steps/privdata", "workshop", "record",
-	"export", "guide", "plain", "tui", "tui/pane", "verbs", "verbs/sim", "verbs/rdmacore", "wire", "doctor", "docs", "pcapview", "explain", "exercise", "progress", "cmd/rdmatour"}
+	"export", "guide", "plain", "tui", "tui/pane", "verbs", "verbs/sim", "verbs/rdmacore", "wire", "doctor", "docs", "pcapview", "explain", "exercise", "progress", "perftest", "cmd/rdmatour"}
 
 func listPackages(t *testing.T) map[string]pkg {
 	t.Helper()

@@ -9,7 +9,7 @@ import (
 // The peer-fault cases on a real RDMA device (scripts/realverbs.sh runs
 // the Real tests in the QEMU guest on Soft-RoCE). Where rxe tells the
 // survivor something else than the simulated NIC does, realFaultMessages
-// says what. Measured in the QEMU guest: all 30 cases pass in 60 s.
+// says what. Measured in the QEMU guest: 29 cases in 209 s with one host core held busy.
 func TestRealPeerFaults(t *testing.T) {
 	addr := realAddr(t)
 	// The read and atomic servers' "the client hung up after 0 of its 1
@@ -29,7 +29,15 @@ func TestRealPeerFaults(t *testing.T) {
 			cases[i].wantMsg, cases[i].alsoOK = msg, ""
 		}
 	}
-	runFaults(t, cases, fabric{backend: "rdma", addr: addr, timeout: "8s", slack: 20 * time.Second}, 3)
+	// Under TCG with the host's cores busy, a handshake can outlast 8 s:
+	// in a guest run with one host core held busy (2026-12-03), a client
+	// gave up waiting for ESTABLISHED at --timeout 8s, its kernel rejected
+	// the connection, and the server of "client waits for the WRITE
+	// completion (send), peer SIGKILL" exited with "went away during the
+	// handshake" before it reached its pause; on 2026-12-02's slow guests
+	// 12 cases failed at their limits. No case waits for --timeout to
+	// expire, so a long one costs nothing when the guest is quick.
+	runFaults(t, cases, fabric{backend: "rdma", addr: addr, timeout: "30s", slack: 40 * time.Second}, 3)
 }
 
 // realFaultMessages: what the survivor says on rxe, by case name, where it

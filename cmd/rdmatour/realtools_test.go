@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rdmatour/rdmatour/perftest"
 )
 
 // The real tools a tour names at its end (guide.RealTools) must run as
@@ -62,43 +63,12 @@ func withPort(args []string, port string) []string {
 	return out
 }
 
-// toolRun runs args until it exits or ctx ends (then it is killed); its
-// output is kept for a failure report.
-func toolRun(ctx context.Context, args []string) (*exec.Cmd, *strings.Builder) {
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = 5 * time.Second // Wait returns even if a child holds the pipes
-	return cmd, &out
-}
-
 func runToolPair(t *testing.T, srvArgs, cliArgs []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	srv, srvOut := toolRun(ctx, srvArgs)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var cliErr error
-	var cliOut *strings.Builder
-	for try := 0; try < 4; try++ {
-		time.Sleep(3 * time.Second) // TCG: let the server listen
-		var cli *exec.Cmd
-		cli, cliOut = toolRun(ctx, cliArgs)
-		if cliErr = cli.Run(); cliErr == nil || ctx.Err() != nil {
-			break
-		}
-	}
-	srvDone := make(chan error, 1)
-	go func() { srvDone <- srv.Wait() }()
-	var srvErr error
-	select {
-	case srvErr = <-srvDone:
-	case <-time.After(30 * time.Second):
-		cancel() // kills the server; Wait returns within WaitDelay
-		srvErr = <-srvDone
-	}
-	if cliErr != nil || srvErr != nil {
-		t.Errorf("%s: %v\n%s\n%s: %v\n%s", strings.Join(srvArgs, " "), srvErr, srvOut, strings.Join(cliArgs, " "), cliErr, cliOut)
+	tm := perftest.GuestTiming()
+	tm.Settle, tm.Tries = 3*time.Second, 4 // TCG: let the server listen
+	if _, err := perftest.RunPair(ctx, srvArgs, cliArgs, tm); err != nil {
+		t.Error(err)
 	}
 }

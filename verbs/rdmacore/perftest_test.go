@@ -4,13 +4,14 @@ package rdmacore
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	pt "github.com/rdmatour/rdmatour/perftest"
 )
 
 // TestPathAgainstPerftest runs perftest's ib_write_lat -s 8 and
@@ -103,79 +104,28 @@ func perftest(t *testing.T, tool, dev, addr string, args ...string) perfRow {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	port := strconv.Itoa(int(port()))
-	common := append([]string{"-R", "-d", dev, "-p", port}, args...)
-	srv := exec.CommandContext(ctx, tool, common...)
-	var srvOut strings.Builder
-	srv.Stdout, srv.Stderr = &srvOut, &srvOut
-	if err := srv.Start(); err != nil {
+	common := append([]string{tool, "-R", "-d", dev, "-p", strconv.Itoa(int(port()))}, args...)
+	out, err := pt.RunPair(ctx, common, append(common, addr), pt.GuestTiming())
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Wait() //nolint:errcheck // its output is reported on failure
-	var out []byte
-	var err error
-	// The server listens once it has set up its rdma_cm id; until then the
-	// client's connect is refused, so it retries for a while.
-	for try := 0; try < 20; try++ {
-		time.Sleep(500 * time.Millisecond)
-		out, err = exec.CommandContext(ctx, tool, append(common, addr)...).CombinedOutput()
-		if err == nil {
-			break
-		}
-	}
+	t.Logf("%s %s:\n%s", tool, strings.Join(args, " "), out.Client)
+	row, err := pt.Parse(out.Client)
 	if err != nil {
-		srv.Process.Kill() //nolint:errcheck // it may be gone already
-		t.Fatalf("%s client: %v\n%s\nserver:\n%s", tool, err, out, srvOut.String())
+		t.Fatalf("%s: %v\n%s", tool, err, out.Client)
 	}
-	t.Logf("%s %s:\n%s", tool, strings.Join(args, " "), out)
-	row, perr := parsePerftest(string(out))
-	if perr != nil {
-		t.Fatalf("%s: %v\n%s", tool, perr, out)
-	}
-	return row
+	return perfRow(row)
 }
 
-// perfRow is one result line of a perftest table, by column header.
-type perfRow map[string]string
+// perfRow is one result line of a perftest table; num fails the test on
+// a column that is not a number.
+type perfRow pt.Row
 
 func (r perfRow) num(t *testing.T, col string) float64 {
 	t.Helper()
-	v, err := strconv.ParseFloat(r[col], 64)
+	v, err := pt.Row(r).Num(col)
 	if err != nil {
-		t.Fatalf("column %q: %v (row %v)", col, err, r)
+		t.Fatal(err)
 	}
 	return v
-}
-
-// parsePerftest reads the table perftest prints after its dashed rule: a
-// header of column names, some of two words ("BW average[MB/sec]", "99%
-// percentile[usec]"; every name but "#bytes" and "#iterations" ends in its
-// unit in brackets), then one line of numbers.
-func parsePerftest(out string) (perfRow, error) {
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		if !strings.HasPrefix(strings.TrimSpace(l), "#bytes") || i+1 >= len(lines) {
-			continue
-		}
-		var cols []string
-		pending := ""
-		for _, w := range strings.Fields(l) {
-			if strings.HasPrefix(w, "#") || strings.Contains(w, "[") {
-				cols = append(cols, pending+w)
-				pending = ""
-			} else {
-				pending += w + " "
-			}
-		}
-		vals := strings.Fields(lines[i+1])
-		if len(vals) != len(cols) {
-			return nil, fmt.Errorf("header has %d columns, the row %d: %q", len(cols), len(vals), lines[i+1])
-		}
-		row := perfRow{}
-		for j, c := range cols {
-			row[c] = vals[j]
-		}
-		return row, nil
-	}
-	return nil, fmt.Errorf("no #bytes table in the output")
 }
