@@ -208,10 +208,16 @@ func measureOutcome(res *Measurement) Outcome {
 	var results []KV
 	for _, p := range res.Points {
 		results = append(results, KV{Name: text.Text{EN: fmt.Sprintf("%d B", p.Size), ZH: fmt.Sprintf("%d 字节", p.Size)},
-			Value: text.Text{EN: fmt.Sprintf("%.1f µs one at a time; %.1f MiB/s with %d in flight", p.LatencyUS, p.MiBps, res.Depth),
-				ZH: fmt.Sprintf("逐个发 %.1f µs；%d 个在途 %.1f MiB/s", p.LatencyUS, res.Depth, p.MiBps)}})
+			Value: text.Text{EN: fmt.Sprintf("%.1f µs one at a time; %.2f MiB/s with %d in flight", p.LatencyUS, p.MiBps, res.Depth),
+				ZH: fmt.Sprintf("逐个发 %.1f µs；%d 个在途 %.2f MiB/s", p.LatencyUS, res.Depth, p.MiBps)}})
 	}
 	note := text.Text{EN: fmt.Sprintf("Each size ran %d WRITEs one at a time (the median post->poll round trip) and %d with up to %d in flight, every %dth signaled. A small WRITE's time is the round trip to the peer's NIC and back; a large one's is the bytes. These are a software device's numbers: they show the shape, not what an RDMA NIC does.", measureLatencyOps, measureWindowOps, res.Depth, SignalEvery),
 		ZH: fmt.Sprintf("每个大小先逐个跑 %d 个 WRITE（取 post->poll 往返的中位数），再跑 %d 个、最多 %d 个同时在途、每 %d 个 signal 一个。小 WRITE 的时间是到对端网卡的一个来回，大 WRITE 的时间花在字节上。这是软件设备的数字：它们显示的是形状，不是 RDMA 网卡的能力。", measureLatencyOps, measureWindowOps, res.Depth, SignalEvery)}
+	// perftest's flags for the same loops (perftest
+	// src/perftest_parameters.c: -s size, -n iterations, -t tx depth,
+	// -Q cq moderation): what TestRealMeasuredRunAgainstPerftest runs.
+	same := text.Text{EN: fmt.Sprintf(" perftest runs the same loops: ib_write_lat -s SIZE -n %d and ib_write_bw -s SIZE -n %d -t %d -Q %d, with -R, -d and the server's address as the tour's end names them.", measureLatencyOps, measureWindowOps, res.Depth, SignalEvery),
+		ZH: fmt.Sprintf("perftest 跑的是同样的循环：ib_write_lat -s SIZE -n %d 和 ib_write_bw -s SIZE -n %d -t %d -Q %d，再按教程结尾给出的那样加上 -R、-d 和 server 的地址。", measureLatencyOps, measureWindowOps, res.Depth, SignalEvery)}
+	note = text.Text{EN: note.EN + same.EN, ZH: note.ZH + same.ZH}
 	return Outcome{Results: results, Note: note, Measured: res}
 }
