@@ -167,6 +167,51 @@ func BenchmarkWriteBW64K(b *testing.B) {
 	spin(b, cli.cq, inflight)
 }
 
+// BenchmarkWriteWindow8 is the measured run's bandwidth loop at 8 bytes
+// (steps/measure.go window): up to 7 WRITEs in flight, every 4th
+// signaled, a completion retiring its WR and the unsignaled ones before
+// it; ib_write_bw -s 8 -t 7 -Q 4 is the same loop in C. Measured in the
+// guest (TestPathAgainstPerftest, 2026-12-03, three rounds): 44.3-47.4 µs
+// per WRITE against ib_write_bw's 23.7-31.4 µs, 1.44-1.89x, while one at
+// a time the two are level (0.95-0.99x of ib_write_bw -t 1). A window
+// gains ib_write_bw a third over one at a time and gains this loop
+// nothing; GOMAXPROCS=1 does not change that (59 µs per WRITE, 60 one at
+// a time). Not found yet: where the Go side loses the overlap.
+func BenchmarkWriteWindow8(b *testing.B) {
+	const depth, every = 7, 4
+	p := open(b)
+	pr := connect(b, p, rdmaAddr(b, p), defaults())
+	cli, srv := &pr.cli, &pr.srv
+	wr := verbs.SendWR{Opcode: verbs.WRRDMAWrite,
+		SGList:     []verbs.SGE{{Addr: cli.data.Addr(), Length: 8, LKey: cli.data.LKey()}},
+		RemoteAddr: srv.data.Addr(), RKey: srv.data.RKey()}
+	b.SetBytes(8)
+	b.ResetTimer()
+	posted, retired := 0, 0
+	for posted < b.N || retired < posted {
+		for posted < b.N && posted-retired < depth {
+			posted++
+			wr.WRID, wr.Flags = uint64(posted), 0
+			if posted%every == 0 || posted == b.N {
+				wr.Flags = verbs.SendSignaled
+			}
+			if err := cli.qp.PostSend(wr); err != nil {
+				b.Fatal(err)
+			}
+		}
+		wcs, err := cli.cq.Poll(1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(wcs) == 1 {
+			if wcs[0].Status != verbs.WCSuccess {
+				b.Fatalf("wc %+v: %s", wcs[0], wcs[0].Status)
+			}
+			retired = int(wcs[0].WRID)
+		}
+	}
+}
+
 // BenchmarkPollEmpty: Poll(1) on a CQ with nothing in it, what a busy
 // poller pays between completions (the Go side, the cgo call, rxe's
 // rxe_poll_cq taking cq->lock and finding the queue empty).

@@ -60,7 +60,9 @@ func perftestRound(t *testing.T, round int, dev, addr string) {
 	// (-t 16: BenchmarkWriteBW64K's window).
 	bw := perftest(t, "ib_write_bw", dev, addr, "-s", "65536", "-n", "5000", "-t", "16")
 	rb := testing.Benchmark(BenchmarkWriteBW64K)
-	if rl.N == 0 || rb.N == 0 {
+	win := perftest(t, "ib_write_bw", dev, addr, "-s", "8", "-n", "5000", "-t", "7", "-Q", "4")
+	rw := testing.Benchmark(BenchmarkWriteWindow8)
+	if rl.N == 0 || rb.N == 0 || rw.N == 0 {
 		t.Fatal("a benchmark failed (run it alone with -test.bench for its error)")
 	}
 	typ, avg := lat.num(t, "t_typical[usec]"), lat.num(t, "t_avg[usec]")
@@ -74,6 +76,10 @@ func perftestRound(t *testing.T, round int, dev, addr string) {
 		round, dev, typ, avg, 2*typ, 2*avg, cOne, bwAvg)
 	t.Logf("FACT round %d rdmatour %s: WRITE 8 B post->poll median %.2f µs p99 %.2f µs (%d ops, %d allocs/op, %d B/op); WRITE 64 KiB x16 in flight %.1f MiB/s (%d ops, %d allocs/op)",
 		round, dev, med, p99, rl.N, rl.AllocsPerOp(), rl.AllocedBytesPerOp(), ours, rb.N, rb.AllocsPerOp())
+	cWin := 1 / win.num(t, "MsgRate[Mpps]")
+	oursWin := float64(rw.T.Nanoseconds()) / 1e3 / float64(rw.N)
+	t.Logf("FACT round %d window of 7, every 4th signaled, 8 B: ib_write_bw -t 7 -Q 4 %.2f µs per WRITE, BenchmarkWriteWindow8 %.2f µs (%d ops, %d allocs/op): ratio %.2fx",
+		round, cWin, oursWin, rw.N, rw.AllocsPerOp(), oursWin/cWin)
 	t.Logf("FACT round %d ratio latency: median/(2*t_typical) %.2fx (target <= 1.10), median/(2*t_avg) %.2fx, median/(ib_write_bw -t 1) %.2fx; bandwidth: ours/ib_write_bw %.2fx (target >= 0.95)",
 		round, med/(2*typ), med/(2*avg), med/cOne, ours/bwAvg)
 }
