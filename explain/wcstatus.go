@@ -44,6 +44,7 @@ var wcStatuses = []entry{
 		lessonCause("peer-vanished", "the peer's QP is gone: its process exited or destroyed the QP before the request arrived, or its host dropped off the network (on rxe the WRITE fails about 2.5 s later under QEMU)", "对端的 QP 没了：请求到达前它的进程退出了或销毁了 QP，或者它的主机从网络上消失了（在 QEMU 里的 rxe 上，WRITE 大约 2.5 秒后失败）"),
 		cause("the packets do not get through: a firewall dropping UDP 4791, a wrong GID or route, a link down", "报文过不去：防火墙丢弃 UDP 4791、GID 或路由不对、链路断了"),
 		lessonCause("retry-zero", "loss with retry_cnt 0: a single lost packet or ACK is fatal", "retry_cnt 为 0 时丢包：丢一个报文或 ACK 就失败"),
+		lessonCause("lost-read-response", "READ responses lost again and again: nothing NAKs a lost response, so each loss costs an ACK timeout and one retry, and after retry_cnt of them the READ fails (the lesson loses one, and the READ completes)", "READ 响应一再丢失：丢了的响应没有谁会 NAK，每丢一次就要等一个 ACK 超时、重试一次，重试 retry_cnt 次之后 READ 失败（这一课只丢一个，READ 照样完成）"),
 		lessonCause("recover-one-side", "the peer's QP is still in ERR or RESET, which drop every request: after an error that put both QPs in ERR, only this side was brought back", "对端的 QP 仍在 ERR 或 RESET，它们丢弃所有请求：一个错误让两端的 QP 都进了 ERR，却只恢复了本端"),
 	}},
 	{13, text.Text{EN: "RNR retry counter exceeded: the responder kept answering RNR NAK (no RECV posted) and rnr_retry ran out", ZH: "RNR 重试次数用尽：响应端一直回 RNR NAK（没有已投递的 RECV），rnr_retry 用完了"}, []Cause{

@@ -49,7 +49,7 @@ func classOf(op wire.Opcode) opClass {
 	switch {
 	case op == wire.RCAcknowledge:
 		return classACK
-	case op == wire.RCAtomicAcknowledge || (op >= wire.RCReadResponseFirst && op <= wire.RCReadResponseLast):
+	case op == wire.RCAtomicAcknowledge || (op >= wire.RCReadResponseFirst && op <= wire.RCReadResponseOnly):
 		return classResponse
 	}
 	return classRequest
@@ -125,7 +125,10 @@ func (an analysis) notesOf(p Packet) []Note {
 	case classResponse:
 		if f.seen[psn] {
 			notes = append(notes, responseAgainNote(psn))
+		} else if from, ok := f.responseGap(op, psn); ok {
+			notes = append(notes, responseGapNote(from, (psn-1)&psnMask))
 		}
+		f.next = (psn + 1) & psnMask
 	case classACK:
 		h := hosts{requester: p.Dst, responder: p.Src}
 		if a := p.IB.AETH; a != nil && a.Syndrome>>5 != 0 {
@@ -170,6 +173,18 @@ func (f *flow) request(p Packet, afterRNR bool) []Note {
 		f.readSpans = readSpans(r.DMALen)
 	}
 	return notes
+}
+
+// responseGap says whether a READ response skipped PSNs inside its READ:
+// a MIDDLE or LAST comes right after its READ's FIRST or MIDDLE, so one
+// that does not, with the next expected PSN (from) missing, is a gap. A
+// FIRST or ONLY starts a READ, whose first PSN is the request's, which
+// this flow does not see: no gap is called there.
+func (f *flow) responseGap(op wire.Opcode, psn uint32) (from uint32, ok bool) {
+	if op != wire.RCReadResponseMiddle && op != wire.RCReadResponseLast {
+		return 0, false
+	}
+	return f.next, psnDiff(psn, f.next) > 0
 }
 
 // readLanded says psn is where the request after the last READ would

@@ -244,3 +244,35 @@ func TestBadICRC(t *testing.T) {
 		t.Errorf("the changed frame: notes %+v, want the ICRC called out", notes[1])
 	}
 }
+
+// TestLostReadResponseIsCalledOut: the kept READ's first MIDDLE response
+// is taken out, as the requester's capture in the lost-read-response
+// lesson has it: the next response names the gap (no NAK follows it),
+// and the responses asked for again are retransmissions.
+func TestLostReadResponseIsCalledOut(t *testing.T) {
+	f := framesOf(t, keptCaptures(t)["read"])
+	req, first, mid1, mid2, last := f[3], f[4], f[5], f[6], f[7]
+	out := printed(t, pcapOf(t, layers.LinkTypeEthernet, f[0], f[1], f[2], req, first, mid2, last, mid1, mid2, last))
+	for _, want := range []string{
+		"gap: response PSN 10319563 never appeared", "nothing NAKs a lost response",
+		"retransmission: response PSN 10319564 seen again", "retransmission: response PSN 10319565 seen again",
+		"retransmissions: 2, gaps: 1, NAKs: 0, duplicate ACKs: 0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Nothing lost: no note at all.
+	if out := printed(t, pcapOf(t, layers.LinkTypeEthernet, req, first, mid1, mid2, last)); !strings.Contains(out, "retransmissions: 0, gaps: 0") {
+		t.Errorf("a whole READ was called out:\n%s", out)
+	}
+}
+
+// A READ_RESPONSE_ONLY is a response, like FIRST, MIDDLE and LAST.
+func TestReadResponseOnlyIsAResponse(t *testing.T) {
+	for _, op := range []wire.Opcode{wire.RCReadResponseFirst, wire.RCReadResponseMiddle, wire.RCReadResponseLast, wire.RCReadResponseOnly, wire.RCAtomicAcknowledge} {
+		if classOf(op) != classResponse {
+			t.Errorf("%v is not a response", op)
+		}
+	}
+}

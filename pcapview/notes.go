@@ -43,6 +43,17 @@ func gapNote(from, to uint32) Note {
 	}}
 }
 
+func responseGapNote(from, to uint32) Note {
+	which, zh := fmt.Sprintf("response PSN %d", from), fmt.Sprintf("响应 PSN %d", from)
+	if to != from {
+		which, zh = fmt.Sprintf("response PSNs %d-%d", from, to), fmt.Sprintf("响应 PSN %d-%d", from, to)
+	}
+	return Note{NoteGap, text.Text{
+		EN: fmt.Sprintf("gap: %s never appeared — lost on the wire (or not captured); nothing NAKs a lost response: the requester drops the ones after it and, when its ACK timer fires, asks again from the missing PSN", which),
+		ZH: fmt.Sprintf("缺口：%s 没有出现——在线上丢了（或没抓到）；丢了的响应没有谁会 NAK：请求端丢掉它后面的响应，等 ACK 定时器超时后从缺的那个 PSN 起重新请求", zh),
+	}}
+}
+
 func responseAgainNote(psn uint32) Note {
 	return Note{NoteRetransmit, text.Text{
 		EN: fmt.Sprintf("retransmission: response PSN %d seen again — the requester asked again, and a duplicate READ or atomic is answered again", psn),

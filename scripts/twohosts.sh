@@ -46,6 +46,7 @@ cases=(
 	"lost-ack --lesson lost-ack"
 	"peer-vanished --lesson peer-vanished"
 	"retry-zero --lesson retry-zero"
+	"lost-read-response --lesson lost-read-response"
 )
 # CI leaves out the cases another stage or case already runs the same
 # way, 17-20 s each under TCG: out-of-bounds, no-remote-write and

@@ -18,7 +18,7 @@ chmod 755 "$out"
 [[ -n ${RDMATOUR_QEMU_KEEP:-} ]] || trap 'rm -rf "$out"' EXIT
 go build -o "$out/rdmatour" ./cmd/rdmatour
 go test -c -o "$out/cmd.test" ./cmd/rdmatour
-printf '%s\n' ${RDMATOUR_WIREFAULTS_CASES:-lost-write lost-ack peer-vanished retry-zero} > "$out/cases"
+printf '%s\n' ${RDMATOUR_WIREFAULTS_CASES:-lost-write lost-ack peer-vanished retry-zero lost-read-response} > "$out/cases"
 
 # counters.sh NAME SIDE: rxe0's device counters into NAME.SIDE.before;
 # counters.sh NAME SIDE after: what moved since then on this host (the

@@ -129,7 +129,7 @@ func Lessons() []Lesson {
 		inTopic(TopicAccess, lessonNoRemoteRead()),
 		inTopic(TopicReadAtomic, lessonReadDepthZero(), lessonAtomicUnaligned()),
 		inTopic(TopicAccess, lessonNoRemoteAtomic()),
-		inTopic(TopicWire, lessonLostWrite(), lessonLostAck(), lessonPeerVanished(), lessonRetryZero()),
+		inTopic(TopicWire, lessonLostWrite(), lessonLostAck(), lessonPeerVanished(), lessonRetryZero(), lessonLostReadResponse()),
 		inTopic(TopicAddressing, lessonWrongGIDIndex(), lessonRTRMask(), lessonPathMTU()),
 		inTopic(TopicRecovery, lessonRecoverQP(), lessonRecoverOneSide()),
 	)

@@ -24,6 +24,7 @@ func TestTourLessonsOnSimulatedNIC(t *testing.T) {
 			"fetch_add old=0, cmp_swap old=40"},
 		{"no-remote-atomic", map[string]string{"client/poll-fetch-add": "remote access error", "client/poll-cmp-swap": "Work Request Flushed Error"},
 			"IBV_WC_REM_ACCESS_ERR (remote access error)", ""},
+		{"lost-read-response", map[string]string{}, "IBV_WC_SUCCESS (success)", "hello from rdmatour server, fetched by RDMA READ"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.lesson, func(t *testing.T) {
@@ -90,5 +91,29 @@ func checkExpectedFailures(t *testing.T, p *pair, want map[string]string, each f
 	}
 	if seen != len(want) {
 		t.Errorf("saw %d expected errors, want %v", seen, want)
+	}
+}
+
+// lost-read-response on the simulated NIC: the server's wire loses one
+// response and the client asks once more, from the missing PSN (one
+// READ request marked as a retransmission); the server answers it as a
+// duplicate (verbs/sim TestFaultTable has the packets).
+func TestLostReadResponseIsAskedAgain(t *testing.T) {
+	p := newLessonPair(t, steps.NotifySend, "", "lost-read-response", 0)
+	p.runTurns(t, -1)
+	if lost, again := countLostAndResent(p.srv); lost != 1 || again != 0 {
+		t.Errorf("server: %d packets lost, %d resent; want 1 and 0", lost, again)
+	}
+	if lost, again := countLostAndResent(p.cli); lost != 0 || again != 1 {
+		t.Errorf("client: %d packets lost, %d resent; want 0 and 1", lost, again)
+	}
+	var requests []uint32
+	for _, pkt := range p.cli.Snapshot().Packets {
+		if pkt.Outbound && pkt.Opcode == verbs.OpRDMAReadRequest {
+			requests = append(requests, pkt.PSN)
+		}
+	}
+	if len(requests) != 2 || requests[1] != requests[0]+1 {
+		t.Errorf("the client's READ requests have PSNs %v, want two, the second the first + 1 (the lost response's)", requests)
 	}
 }

@@ -53,6 +53,24 @@ func lessonRetryZero() Lesson {
 			ZH: "WRITE 唯一的那个包在线上丢了，而 client 连接时用的 retry_count 是 0（教程就是这样）。"})}
 }
 
+// lessonLostReadResponse: the server's NIC answers the tour's READ of its
+// whole 4096-byte buffer with four response packets (path MTU 1024) and
+// the second is lost. Nothing NAKs a lost response: rxe's completer drops
+// the ones after it, whose PSNs are past the one
+// it waits for (kernel rxe_comp.c check_psn), and asks again from the
+// missing PSN when its ACK timer fires; the responder reads the buffer
+// again for the duplicate request (rxe_resp.c duplicate_request).
+func lessonLostReadResponse() Lesson {
+	return Lesson{Name: "lost-read-response", Tour: TourRead, by: noMistake,
+		Title:   text.Text{EN: "The middle packet of a READ response is lost", ZH: "READ 响应的中间那个包丢了"},
+		Summary: text.Text{EN: "the server's NIC answers the 4096-byte READ with four packets and the second is lost: no NAK, the client's ACK timer fires and it asks again from the missing PSN, the server reads its buffer again, the READ completes", ZH: "server 的网卡用四个包回应 4096 字节的 READ，第二个丢了：没有 NAK，client 的 ACK 定时器超时后从缺的那个 PSN 起重新请求，server 再读一遍自己的 buffer，READ 照样完成"},
+		preset:  retryCount("7"), wire: serverLoses(verbs.WireFaults{Drop: []int{2}}),
+		predict: clientAsks(&Prediction{At: IDPollRead,
+			Question: text.Text{EN: "The client READs the server's whole 4096-byte buffer; the server's NIC answers with four response packets (path MTU 1024) and the second is lost on the wire (retry_count 7). How does the RDMA READ complete?",
+				ZH: "client READ server 整个 4096 字节的 buffer；server 的网卡用四个响应包回应（路径 MTU 1024），第二个在线上丢了（retry_count 7）。这个 RDMA READ 的完成状态是什么？"},
+			Choices: []Choice{statusChoice(verbs.WCSuccess), statusChoice(verbs.WCRetryExcErr), statusChoice(verbs.WCRemInvReqErr), statusChoice(verbs.WCWRFlushErr)}})}
+}
+
 // clientLoses and serverLoses are a lesson's faults on one side's packets.
 func clientLoses(f verbs.WireFaults) func(Config) verbs.WireFaults { return sideLoses(Client, f) }
 func serverLoses(f verbs.WireFaults) func(Config) verbs.WireFaults { return sideLoses(Server, f) }

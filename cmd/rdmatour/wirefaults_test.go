@@ -40,6 +40,7 @@ func TestSimWireFaultsMatchRxe(t *testing.T) {
 		{"lost-ack", "S", []int{1}},
 		{"peer-vanished", "C", nil},
 		{"retry-zero", "C", []int{1}},
+		{"lost-read-response", "S", []int{2}},
 	} {
 		t.Run(tc.lesson, func(t *testing.T) {
 			t.Parallel()

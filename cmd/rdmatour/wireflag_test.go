@@ -50,6 +50,7 @@ func TestWireLessonsAsTwoProcesses(t *testing.T) {
 		{"lost-ack", "[server] RDMA-written buffer: "},
 		{"peer-vanished", `RDMA_WRITE completion: status "transport retry counter exceeded"`},
 		{"retry-zero", `RDMA_WRITE completion: status "transport retry counter exceeded"`},
+		{"lost-read-response", "its RDMA READ fetched it"},
 	} {
 		t.Run(tt.lesson, func(t *testing.T) {
 			args := []string{"--lesson", tt.lesson}
