@@ -1,6 +1,7 @@
 package steps_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -97,12 +98,15 @@ func checkExpectedFailures(t *testing.T, p *pair, want map[string]string, each f
 // lost-read-response on the simulated NIC: the server's wire loses one
 // response and the client asks once more, from the missing PSN (one
 // READ request marked as a retransmission); the server answers it as a
-// duplicate (verbs/sim TestFaultTable has the packets).
+// duplicate, its responses marked as sent again (verbs/sim
+// TestFaultTable has the packets).
 func TestLostReadResponseIsAskedAgain(t *testing.T) {
 	p := newLessonPair(t, steps.NotifySend, "", "lost-read-response", 0)
 	p.runTurns(t, -1)
-	if lost, again := countLostAndResent(p.srv); lost != 1 || again != 0 {
-		t.Errorf("server: %d packets lost, %d resent; want 1 and 0", lost, again)
+	// The server answers the duplicate with the three responses from the
+	// lost one on, each sent again.
+	if lost, again := countLostAndResent(p.srv); lost != 1 || again != 3 {
+		t.Errorf("server: %d packets lost, %d resent; want 1 and 3", lost, again)
 	}
 	if lost, again := countLostAndResent(p.cli); lost != 0 || again != 1 {
 		t.Errorf("client: %d packets lost, %d resent; want 0 and 1", lost, again)
@@ -115,5 +119,19 @@ func TestLostReadResponseIsAskedAgain(t *testing.T) {
 	}
 	if len(requests) != 2 || requests[1] != requests[0]+1 {
 		t.Errorf("the client's READ requests have PSNs %v, want two, the second the first + 1 (the lost response's)", requests)
+	}
+	// The timeline says which READ the second request continues and how
+	// long after it, an ACK timeout (about 2.1 s): not "0.0 ms after the
+	// first copy", as it did when it timed the request against itself.
+	var detail string
+	for _, e := range p.cli.Snapshot().Timeline {
+		if strings.Contains(e.Label, "RDMA_READ_REQUEST") && strings.Contains(e.Label, "↻") {
+			detail = e.Detail
+		}
+	}
+	var ms float64
+	_, after, found := strings.Cut(detail, "never arrived, ")
+	if _, err := fmt.Sscanf(after, "%f ms", &ms); !found || err != nil || ms < 1000 {
+		t.Errorf("the resent READ request's timeline detail %q: want the READ it continues, an ACK timeout (> 1000 ms) after it", detail)
 	}
 }

@@ -135,19 +135,52 @@ func (s *Session) noteWire(p verbs.Packet) {
 func (s *Session) noteLostOrResent(p verbs.Packet) {
 	e := TimelineEntry{Time: p.Time, FromServer: s.cfg.Role == Server, fromWire: true,
 		Label: fmt.Sprintf("%s psn=%d", verbs.OpcodeName(p.Opcode), p.PSN)}
-	if p.Retransmit {
+	if p.Retransmit && isReadResponse(p.Opcode) {
+		// rxe keeps a READ's address and length, not its data, and reads
+		// the MR again for a duplicate (rxe_resp.c duplicate_request; the
+		// sim: verbs/sim replay.go).
+		e.Label += " ↻"
+		e.Detail, e.DetailZH = "answered again: the requester asked for this READ again (from the first response it lacks), and the NIC reads the buffer again — a duplicate READ is not answered from a saved copy",
+			"再回答一次：请求端又请求了这个 READ（从它缺的第一个响应起），网卡就把 buffer 再读一遍——重复的 READ 不是拿保存的副本回答的"
+	} else if p.Retransmit {
 		e.Label += " ↻"
 		e.Detail, e.DetailZH = "sent again (a NAK asked for it, or the ACK timer fired)", "重传（NAK 要求的，或 ACK 定时器超时）"
-		if first, ok := s.firstSent[p.PSN]; ok {
+		if first, ok := s.firstSent[p.PSN]; ok && first.Before(p.Time) {
 			ms := float64(p.Time.Sub(first).Microseconds()) / 1000
 			e.Detail += fmt.Sprintf(", %.1f ms after the first copy", ms)
 			e.DetailZH += fmt.Sprintf("，距第一次发出 %.1f ms", ms)
+		} else if psn, at, ok := s.readContinued(p); ok {
+			// A READ asked again from a lost response's PSN: that PSN
+			// was never a request's, the READ it continues was.
+			ms := float64(p.Time.Sub(at).Microseconds()) / 1000
+			e.Detail = fmt.Sprintf("the READ at psn=%d asked again from a response that never arrived, %.1f ms after it (the ACK timer fired)", psn, ms)
+			e.DetailZH = fmt.Sprintf("psn=%d 的 READ 从一个没到的响应起重新请求，距它 %.1f ms（ACK 定时器超时）", psn, ms)
 		}
 	}
 	if p.Lost {
 		e.Fate = FateLost
 	}
 	s.insertTimeline(e)
+}
+
+func isReadResponse(op uint8) bool {
+	return op >= verbs.OpRDMAReadRespFirst && op <= verbs.OpRDMAReadRespOnly
+}
+
+// readContinued is, for a READ request sent again from a PSN no earlier
+// request had, the READ it continues: the latest request PSN before it,
+// and when that went out. Called with s.mu held.
+func (s *Session) readContinued(p verbs.Packet) (psn uint32, at time.Time, ok bool) {
+	if p.Opcode != verbs.OpRDMAReadRequest {
+		return 0, time.Time{}, false
+	}
+	best := int32(1 << 23)
+	for q, t := range s.firstSent {
+		if d := int32((p.PSN-q)<<8) >> 8; d > 0 && d < best && t.Before(p.Time) {
+			best, psn, at, ok = d, q, t, true
+		}
+	}
+	return psn, at, ok
 }
 
 // rememberFirst notes when this side first sent a request PSN, so a

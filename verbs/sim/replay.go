@@ -70,5 +70,5 @@ func (q *qp) replayDuplicate(pk *packet) {
 			return
 		}
 	}
-	q.sendReadResponses(pk.PSN, seg, int(got.DMALen), pk.PSN == r.firstPSN)
+	q.sendReadResponses(pk.PSN, seg, int(got.DMALen), pk.PSN == r.firstPSN, true)
 }

@@ -226,15 +226,16 @@ func (q *qp) onRead(pk *packet) {
 	q.count(cntRDMARecvs)
 	npkts := max(1, (n+q.pmtu-1)/q.pmtu)
 	q.keepResource(rdResource{firstPSN: pk.PSN, npkts: npkts, reth: pk.RETH, msn: q.msn})
-	q.sendReadResponses(pk.PSN, seg, n, true)
+	q.sendReadResponses(pk.PSN, seg, n, true, false)
 	q.rqPSN = psnAdd(q.rqPSN, npkts)
 }
 
 // sendReadResponses sends n bytes of seg as READ responses from psn on.
 // fresh is a response from the READ's first PSN (FIRST or ONLY); a replay
 // from later in the READ starts with MIDDLE or LAST (rxe_resp.c
-// read_reply, rdatm_res_state_replay).
-func (q *qp) sendReadResponses(psn uint32, seg memSeg, n int, fresh bool) {
+// read_reply, rdatm_res_state_replay). again marks them as answers to a
+// duplicate request: the trace and the timeline show them as sent again.
+func (q *qp) sendReadResponses(psn uint32, seg memSeg, n int, fresh, again bool) {
 	if q.conn == nil {
 		return
 	}
@@ -257,7 +258,7 @@ func (q *qp) sendReadResponses(psn uint32, seg memSeg, n int, fresh bool) {
 		if k := min(q.pmtu, n-i*q.pmtu); k > 0 {
 			rp.setPayload([]memSeg{seg}, i*q.pmtu, k)
 		}
-		q.conn.send(outItem{srcQP: q.num, pkt: rp})
+		q.conn.send(outItem{srcQP: q.num, pkt: rp, again: again})
 	}
 }
 
