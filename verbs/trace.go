@@ -143,7 +143,8 @@ type Packet struct {
 	// dropped it (the simulated NIC only).
 	Lost bool
 	// Retransmit is a request the requester sends again (go-back-N after
-	// a NAK or an ACK timeout): its PSN went out before.
+	// a NAK or an ACK timeout), or a READ response the responder sends
+	// again for a duplicate request (the simulated NIC only).
 	Retransmit bool
 }
 
