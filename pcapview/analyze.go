@@ -123,12 +123,7 @@ func (an analysis) notesOf(p Packet) []Note {
 		notes = append(notes, f.request(p, an.rnr[h])...)
 		delete(an.rnr, h)
 	case classResponse:
-		if f.seen[psn] {
-			notes = append(notes, responseAgainNote(psn))
-		} else if from, ok := f.responseGap(op, psn); ok {
-			notes = append(notes, responseGapNote(from, (psn-1)&psnMask))
-		}
-		f.next = (psn + 1) & psnMask
+		notes = append(notes, f.response(op, psn)...)
 	case classACK:
 		h := hosts{requester: p.Dst, responder: p.Src}
 		if a := p.IB.AETH; a != nil && a.Syndrome>>5 != 0 {
@@ -172,6 +167,20 @@ func (f *flow) request(p Packet, afterRNR bool) []Note {
 	if r := p.IB.RETH; p.IB.BTH.Opcode == wire.RCReadRequest && r != nil {
 		f.readSpans = readSpans(r.DMALen)
 	}
+	return notes
+}
+
+// response checks a READ response or atomic ACK against the flow: seen
+// before is an answer to a duplicate request, a skip inside a READ a
+// gap.
+func (f *flow) response(op wire.Opcode, psn uint32) []Note {
+	var notes []Note
+	if f.seen[psn] {
+		notes = append(notes, responseAgainNote(psn))
+	} else if from, ok := f.responseGap(op, psn); ok {
+		notes = append(notes, responseGapNote(from, (psn-1)&psnMask))
+	}
+	f.next = (psn + 1) & psnMask
 	return notes
 }
 
