@@ -40,9 +40,37 @@ func newTmux(t *testing.T, socket string) (bin string, s *tmuxSession) {
 	t.Helper()
 	bin = buildForTmux(t)
 	name := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
-	s = &tmuxSession{t: t, socket: socket + "-" + name, home: t.TempDir()}
-	t.Cleanup(func() { s.cmd("kill-server") })
+	home, err := os.MkdirTemp("", "rdmatour-tmux-home-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = &tmuxSession{t: t, socket: socket + "-" + name, home: home}
+	t.Cleanup(func() {
+		s.cmd("kill-server")
+		removeWhenQuiet(t, home)
+	})
 	return bin, s
+}
+
+// removeWhenQuiet removes a panes' HOME once nothing writes in it. A
+// killed tmux server hangs up on its panes, and rdmatour tears down and
+// saves the learner's progress file there on SIGHUP, a moment after
+// kill-server returns: removed at once (t.TempDir), the directory was
+// sometimes "not empty" (fresh-ci, TestWordsInTmux, 2026-12-03). A
+// program still writing after 10 s is a real fault.
+func removeWhenQuiet(t *testing.T, dir string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := os.RemoveAll(dir)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("a pane's program still writes in its HOME 10 s after the tmux server was killed: %v", err)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // tmuxPane is one window of a tmux server: its own target.
