@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -52,25 +53,42 @@ func newTmux(t *testing.T, socket string) (bin string, s *tmuxSession) {
 	return bin, s
 }
 
-// removeWhenQuiet removes a panes' HOME once nothing writes in it. A
-// killed tmux server hangs up on its panes, and rdmatour tears down and
-// saves the learner's progress file there on SIGHUP, a moment after
-// kill-server returns: removed at once (t.TempDir), the directory was
-// sometimes "not empty" (fresh-ci, TestWordsInTmux, 2026-12-03). A
-// program still writing after 10 s is a real fault.
+// removeWhenQuiet removes a panes' HOME once no program that has it as
+// HOME is left. A killed tmux server hangs up on its panes, and rdmatour
+// tears down and saves the learner's progress file there on SIGHUP, a
+// moment after kill-server returns: removed at once (t.TempDir), the
+// directory was "not empty" (fresh-ci, TestWordsInTmux, 2026-12-03), or
+// came back after it was removed. A program still there after 20 s is a
+// real fault.
 func removeWhenQuiet(t *testing.T, dir string) {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := os.RemoveAll(dir)
-		if err == nil {
-			return
-		}
+	deadline := time.Now().Add(20 * time.Second)
+	for homeInUse(dir) {
 		if time.Now().After(deadline) {
-			t.Errorf("a pane's program still writes in its HOME 10 s after the tmux server was killed: %v", err)
-			return
+			t.Errorf("a pane's program (HOME=%s) still runs 20 s after the tmux server was killed", dir)
+			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Error(err)
+	}
+}
+
+// homeInUse says whether a process on this host has HOME=dir in its
+// environment (Linux /proc, as the tmux tests need).
+func homeInUse(dir string) bool {
+	want := []byte("\x00HOME=" + dir + "\x00")
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		if p.Name()[0] < '0' || p.Name()[0] > '9' {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", p.Name(), "environ"))
+		if err == nil && bytes.Contains(append([]byte{0}, env...), want) {
+			return true
+		}
+	}
+	return false
 }
 
 // tmuxPane is one window of a tmux server: its own target.
