@@ -62,6 +62,9 @@ type conn struct {
 		num uint32
 		q   *qp
 	}
+	// runBuf is where the reader puts a run frame's payload (runplace.go),
+	// grown to the largest run that has come.
+	runBuf []byte
 	// batchAt is when the writer took its batch: the time the trace gives
 	// each packet of it (one clock read per batch, not per packet).
 	batchAt time.Time
@@ -130,8 +133,8 @@ func frameReady(br *bufio.Reader) bool {
 	if err != nil {
 		return false
 	}
-	_, n, err := decodeFrameHeader(h)
-	return err == nil && br.Buffered() >= frameHeaderLen+n
+	kind, n, err := decodeFrameHeader(h)
+	return err == nil && (br.Buffered() >= frameHeaderLen+n || runHeaderReady(br, kind))
 }
 
 // minAckBurst is the batch size from which ACKs are coalesced.

@@ -35,8 +35,9 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 		kind, body, n, err := peekFrame(c.br, buf)
 		if err == nil {
 			id.startFrame(c, &b)
-			err = id.onFrame(c, &b, kind, body)
-			if n > 0 {
+			if kind == kindRun {
+				err = id.readRun(c, &b, body, n)
+			} else if err = id.onFrame(c, &b, kind, body); n > 0 {
 				c.br.Discard(n)
 			}
 			if !frameReady(c.br) {

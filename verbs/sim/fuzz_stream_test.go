@@ -27,7 +27,8 @@ func FuzzDecodeFrameHeader(f *testing.F) {
 	f.Add([]byte{kindPacket, 0, 0, 0, 0xff, 0xff, 0xff, 0xff})
 	f.Add([]byte{kindDatagram, 0, 0, 0, 0, 0, 0, 18})
 	f.Add([]byte{kindImpaired, 0, 0, 0, 0, 0, 0, 0})
-	f.Add([]byte{5, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{kindRun, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{6, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{1, 1, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		kind, n, err := decodeFrameHeader(b)
@@ -37,7 +38,7 @@ func FuzzDecodeFrameHeader(f *testing.F) {
 			}
 			return
 		}
-		if n > maxFrameBody || (kind != kindCM && kind != kindPacket && kind != kindDatagram && kind != kindImpaired) {
+		if n > maxFrameBody || (kind != kindCM && kind != kindPacket && kind != kindDatagram && kind != kindImpaired && kind != kindRun) {
 			t.Fatalf("accepted kind %d length %d", kind, n)
 		}
 		again := make([]byte, frameHeaderLen)
@@ -179,6 +180,9 @@ func FuzzEstablishedStream(f *testing.F) {
 	f.Add(encodeCM(&cmMsg{Type: cmDREQ}))
 	f.Add(encodeCM(&cmMsg{Type: cmREQ, PrivateData: []byte("again")}))
 	f.Add(binary.BigEndian.AppendUint32([]byte{kindPacket, 0, 0, 0}, 1<<31))
+	for _, s := range seedRuns() {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rs := newRawServer(t)
 		// Aim packets at the server's QP, whatever the fuzzer put there.
@@ -205,6 +209,24 @@ func fixQPNs(b []byte, qpn uint32) {
 		if kind == kindPacket && n >= bthLen {
 			binary.BigEndian.PutUint32(b[frameHeaderLen+2:], qpn)
 		}
+		if kind == kindRun && n >= runHeaderLen {
+			binary.BigEndian.PutUint32(b[frameHeaderLen:], qpn)
+		}
 		b = b[frameHeaderLen+n:]
+	}
+}
+
+// seedRuns are run frames: whole, cut short, and ones no sender makes.
+func seedRuns() [][]byte {
+	r := msgRun{write: true, firstPSN: rawPSN, npkts: 2, to: 2, pmtu: 1024, length: 1500, remoteAddr: 1 << 20, rkey: 0x100}
+	whole := append(appendRunHeader(nil, &r, 0, 2, 1500), make([]byte, 1500)...)
+	bad := r
+	bad.npkts, bad.to = 3, 3
+	return [][]byte{
+		whole,
+		whole[:frameHeaderLen+runHeaderLen+700],
+		whole[:frameHeaderLen+10],
+		append(appendRunHeader(nil, &bad, 0, 3, 1500), make([]byte, 1500)...),
+		append(appendRunHeader(nil, &r, 1, 2, 476), make([]byte, 476)...),
 	}
 }

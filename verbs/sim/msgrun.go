@@ -62,6 +62,9 @@ const writeChunk = 192 << 10
 // out, and writes out whenever it holds a chunk. The payload is the
 // MR's bytes themselves (wireOut), unless a pcap wants a copy of each.
 func (c *conn) encodeRun(out *wireOut, it *outItem) error {
+	if c.asRunFrames(it) {
+		return c.encodeRunFrames(out, it)
+	}
 	r, from := it.run, c.sender(it.srcQP)
 	var pk packet
 	for i := r.from; i < r.to; i++ {

@@ -19,7 +19,8 @@ import (
 //
 // Then frames: a fixed 8-byte header (kind u8, three zero bytes, body length
 // u32) and a body of at most maxFrameBody bytes. Kind 1 is a CM message,
-// kind 2 a transport packet.
+// kind 2 a transport packet, kind 5 a run of one WRITE's packets
+// (runframe.go).
 //
 //	CM body:     type u8 | qpn u32 | psn u32 | responder_resources u8 |
 //	             initiator_depth u8 | retry_count u8 | rnr_retry_count u8 |
@@ -31,8 +32,10 @@ import (
 // Which extension headers follow the BTH is fixed by the opcode, exactly as
 // in IBA, so the decoder never trusts a length field for them.
 const (
-	wireMagic      = "rdtsim"
-	wireVersion    = 1
+	wireMagic = "rdtsim"
+	// wireVersion 2 added run frames: a version 1 peer would drop the
+	// connection on the first one, so it is told at the preamble instead.
+	wireVersion    = 2
 	preambleLen    = 8
 	frameHeaderLen = 8
 	kindCM         = 1
@@ -101,7 +104,7 @@ func decodeFrameHeader(h []byte) (kind byte, n int, err error) {
 		return 0, 0, fmt.Errorf("%w: short header", errWire)
 	}
 	kind = h[0]
-	if kind != kindCM && kind != kindPacket && kind != kindDatagram && kind != kindImpaired {
+	if kind != kindCM && kind != kindPacket && kind != kindDatagram && kind != kindImpaired && kind != kindRun {
 		return 0, 0, fmt.Errorf("%w: unknown frame kind %d", errWire, kind)
 	}
 	if h[1]|h[2]|h[3] != 0 {
@@ -152,7 +155,9 @@ func readFrame(r io.Reader, buf []byte) (byte, []byte, error) {
 // peekFrame is readFrame for the connection's reader: a frame that fits
 // in br's buffer is left there and its body aliases it (no copy), and
 // the caller discards n bytes once it is done with the body; a larger
-// frame is read into buf (or a buffer of its own), n = 0.
+// frame is read into buf (or a buffer of its own), n = 0. Of a run
+// frame only the headers are peeked: body is them, frame header included,
+// and readRun reads the payload.
 func peekFrame(br *bufio.Reader, buf []byte) (kind byte, body []byte, n int, err error) {
 	h, err := br.Peek(frameHeaderLen)
 	if err != nil {
@@ -164,6 +169,9 @@ func peekFrame(br *bufio.Reader, buf []byte) (kind byte, body []byte, n int, err
 	kind, l, err := decodeFrameHeader(h)
 	if err != nil {
 		return 0, nil, 0, err
+	}
+	if kind == kindRun {
+		return peekRunHeader(br, l)
 	}
 	if frameHeaderLen+l > br.Size() {
 		kind, body, err = readFrame(br, buf)
