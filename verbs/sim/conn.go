@@ -133,8 +133,8 @@ func frameReady(br *bufio.Reader) bool {
 	if err != nil {
 		return false
 	}
-	kind, n, err := decodeFrameHeader(h)
-	return err == nil && (br.Buffered() >= frameHeaderLen+n || runHeaderReady(br, kind))
+	_, n, err := decodeFrameHeader(h)
+	return err == nil && br.Buffered() >= frameHeaderLen+n
 }
 
 // minAckBurst is the batch size from which ACKs are coalesced.

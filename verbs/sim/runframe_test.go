@@ -62,21 +62,39 @@ func runCases() []runCase {
 func TestRunFramesEndAsPacketFramesDo(t *testing.T) {
 	for _, tc := range runCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			byPacket := sendWrite(t, tc, false)
-			byRun := sendWrite(t, tc, true)
-			if !reflect.DeepEqual(byPacket, byRun) {
-				t.Errorf("packet frames and run frames differ:\npackets: %+v\nrun:     %+v", byPacket, byRun)
+			byPacket := sendWrite(t, tc, byPackets)
+			for _, how := range []framing{asRun, asRunInTwo} {
+				byRun := sendWrite(t, tc, how)
+				if !reflect.DeepEqual(byPacket, byRun) {
+					t.Errorf("packet frames and %s differ:\npackets: %+v\nrun:     %+v", how, byPacket, byRun)
+				}
 			}
-			if !reflect.DeepEqual(byRun.answers, tc.want) {
-				t.Errorf("answers %q, want %q", byRun.answers, tc.want)
+			if !reflect.DeepEqual(byPacket.answers, tc.want) {
+				t.Errorf("answers %q, want %q", byPacket.answers, tc.want)
 			}
 		})
 	}
 }
 
-// sendWrite sends tc's WRITE to a fresh raw server, as run frames or
-// packet frames, and returns what the server shows once it is quiet.
-func sendWrite(t *testing.T, tc runCase, asRun bool) runOutcome {
+// framing is how sendWrite puts a WRITE on the wire.
+type framing int
+
+const (
+	byPackets framing = iota
+	// asRun writes the run frames at once.
+	asRun
+	// asRunInTwo holds back the second half of the stream for a moment:
+	// the reader waits in the middle of a payload.
+	asRunInTwo
+)
+
+func (f framing) String() string {
+	return [...]string{"packet frames", "run frames", "run frames in two writes"}[f]
+}
+
+// sendWrite sends tc's WRITE to a fresh raw server, framed as how says,
+// and returns what the server shows once it is quiet.
+func sendWrite(t *testing.T, tc runCase, how framing) runOutcome {
 	rs := newRawServer(t)
 	defer rs.finish(t)
 	mr := rs.srv.regMR(t, 72<<10, verbs.AccessLocalWrite|verbs.AccessRemoteWrite)
@@ -95,7 +113,12 @@ func sendWrite(t *testing.T, tc runCase, asRun bool) runOutcome {
 	if tc.edit != nil {
 		tc.edit(&r, rs)
 	}
-	stream = append(stream, encodeWrite(&r, data, asRun)...)
+	stream = append(stream, encodeWrite(&r, data, how != byPackets)...)
+	if how == asRunInTwo {
+		rs.peer.write(t, stream[:len(stream)/2])
+		time.Sleep(50 * time.Millisecond)
+		stream = stream[len(stream)/2:]
+	}
 	rs.peer.write(t, stream)
 	got, _, _ := rs.peer.readAll(300 * time.Millisecond)
 	return outcomeOf(t, rs, mr, got)

@@ -76,6 +76,16 @@ func (d *device) trace(pk *packet, outbound bool, localQP uint32, mark traceMark
 	d.traceMu.Unlock()
 }
 
+// traceRun records the packets of a run frame as received, each as
+// trace records one that came in a frame of its own.
+func (d *device) traceRun(r *msgRun, q *qp, at time.Time) {
+	var pk packet
+	for i := r.from; i < r.to; i++ {
+		r.fill(&pk, i)
+		d.trace(&pk, false, r.destQP, traceMark{qp: q, at: at})
+	}
+}
+
 // Packets implements verbs.PacketTracer.
 func (d *device) Packets(after uint64) []verbs.Packet {
 	d.traceMu.Lock()
