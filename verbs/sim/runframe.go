@@ -50,7 +50,6 @@ func (c *conn) asRunFrames(it *outItem) bool {
 func (c *conn) encodeRunFrames(out *wireOut, it *outItem) error {
 	r, from := it.run, c.sender(it.srcQP)
 	per := maxRunPayload / r.pmtu
-	var pk packet
 	var segs [4]memSeg
 	for i := r.from; i < r.to; i += per {
 		j := min(i+per, r.to)
@@ -59,10 +58,7 @@ func (c *conn) encodeRunFrames(out *wireOut, it *outItem) error {
 		for _, s := range appendSliceSegs(segs[:0], r.segs, i*r.pmtu, n) {
 			out.ref(s.m.buf[s.off : s.off+s.n])
 		}
-		for k := i; k < j; k++ {
-			r.fill(&pk, k)
-			c.p.dev.trace(&pk, true, it.srcQP, traceMark{qp: from, at: c.batchAt})
-		}
+		c.p.dev.traceRun(r, i, j, true, it.srcQP, traceMark{qp: from, at: c.batchAt})
 		if err := out.flushFull(c.nc); err != nil {
 			return err
 		}

@@ -31,7 +31,7 @@ func (id *cmID) readRun(c *conn, b *burst, hdr []byte, n int) error {
 	}
 	c.br.Discard(n)
 	q := id.packetQP(b, r.destQP)
-	id.p.dev.traceRun(&r, q, b.at)
+	id.p.dev.traceRun(&r, r.from, r.to, false, r.destQP, traceMark{qp: q, at: b.at})
 	if cap(c.runBuf) < plen {
 		c.runBuf = make([]byte, plen)
 	}

@@ -22,6 +22,17 @@ type traceMark struct {
 // trace records one transport packet in the bounded ring; localQP is the
 // QP of this device that sent it (outbound) or that it is for (inbound).
 func (d *device) trace(pk *packet, outbound bool, localQP uint32, mark traceMark) {
+	rec := record(pk, outbound, localQP, &mark)
+	d.countTraced(outbound, localQP, mark.qp, 1)
+	d.traceMu.Lock()
+	d.traceSeq++
+	rec.Seq = d.traceSeq
+	d.ring[int(rec.Seq%uint64(len(d.ring)))] = rec
+	d.traceMu.Unlock()
+}
+
+// record is pk as the trace holds it.
+func record(pk *packet, outbound bool, localQP uint32, mark *traceMark) verbs.Packet {
 	if mark.at.IsZero() {
 		mark.at = time.Now()
 	}
@@ -57,32 +68,42 @@ func (d *device) trace(pk *packet, outbound bool, localQP uint32, mark traceMark
 		v := pk.AtomicAck
 		rec.AtomicAck = &v
 	}
+	return rec
+}
+
+// countTraced moves sent_pkts or rcvd_pkts by n, on the device and on
+// the QP (q, or looked up by number when nil).
+func (d *device) countTraced(outbound bool, localQP uint32, q *qp, n uint64) {
 	cnt := cntRcvdPkts
 	if outbound {
 		cnt = cntSentPkts
 	}
-	d.count(cnt)
-	q := mark.qp
+	d.counters[cnt].Add(n)
 	if q == nil {
 		q = d.qpByNum(localQP)
 	}
 	if q != nil {
-		q.counters[cnt].Add(1)
+		q.counters[cnt].Add(n)
 	}
-	d.traceMu.Lock()
-	d.traceSeq++
-	rec.Seq = d.traceSeq
-	d.ring[int(rec.Seq%uint64(len(d.ring)))] = rec
-	d.traceMu.Unlock()
 }
 
-// traceRun records the packets of a run frame as received, each as
-// trace records one that came in a frame of its own.
-func (d *device) traceRun(r *msgRun, q *qp, at time.Time) {
+// traceRun records packets from..to-1 of a run frame, each as trace
+// records a packet in a frame of its own, under one lock (a 64 KiB
+// WRITE is 64 packets).
+func (d *device) traceRun(r *msgRun, from, to int, outbound bool, localQP uint32, mark traceMark) {
+	if mark.at.IsZero() {
+		mark.at = time.Now()
+	}
+	d.countTraced(outbound, localQP, mark.qp, uint64(to-from))
 	var pk packet
-	for i := r.from; i < r.to; i++ {
+	d.traceMu.Lock()
+	defer d.traceMu.Unlock()
+	for i := from; i < to; i++ {
 		r.fill(&pk, i)
-		d.trace(&pk, false, r.destQP, traceMark{qp: q, at: at})
+		rec := record(&pk, outbound, localQP, &mark)
+		d.traceSeq++
+		rec.Seq = d.traceSeq
+		d.ring[int(rec.Seq%uint64(len(d.ring)))] = rec
 	}
 }
 
