@@ -185,32 +185,45 @@ func (m *model) header(w int) string {
 	default:
 		notify = "notify=" + snap.Notify.String()
 	}
-	// Drop the least important parts until the line fits.
-	for _, drop := range []int{0, 1, 2, 3} {
+	for _, lv := range headerLevels(notify != "") {
 		var parts []string
-		if drop < 3 {
+		if lv.brand {
 			parts = append(parts, st.Header.R("rdmatour"))
 		}
-		if drop == 3 && m.demo {
+		if lv.short && m.demo {
 			side = text.Text{EN: "demo", ZH: "演示"}.In(m.lang)
 		}
 		parts = append(parts, st.Bold.R(side), m.replayMark()+m.in.BackendLabel(snap))
-		if notify != "" && drop < 1 {
+		if lv.notify {
 			parts = append(parts, notify)
 		}
 		parts = append(parts, pane.LangLabel(m.lang))
 		sep := "  "
-		if drop >= 2 {
+		if lv.tight {
 			sep = " "
 		}
 		left := " " + strings.Join(parts, sep)
 		// At least one blank before the progress: "EN" and "10/18" must
 		// not run together ("EN10/18" at 80 columns).
-		if termtext.Width(left)+1 <= w-rw || drop == 3 {
+		if termtext.Width(left)+1 <= w-rw || lv.short {
 			return termtext.Fit(left, w-rw-1) + " " + right
 		}
 	}
 	return ""
+}
+
+// headerLevel is which parts of the header line are kept.
+type headerLevel struct{ brand, notify, tight, short bool }
+
+// headerLevels are the header's forms from the fullest, dropping the
+// least important part at each: the program's name goes before the tour
+// or notify mode (it says more: "tour=read"), then the mode, then the
+// double spaces; a demo's side is shortened last.
+func headerLevels(withNotify bool) []headerLevel {
+	if withNotify {
+		return []headerLevel{{brand: true, notify: true}, {notify: true}, {}, {tight: true}, {tight: true, short: true}}
+	}
+	return []headerLevel{{brand: true}, {brand: true, tight: true}, {tight: true, short: true}}
 }
 
 // lessonLines is the lesson line wrapped to the lines it needs (the
