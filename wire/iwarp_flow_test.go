@@ -264,3 +264,28 @@ func FuzzIWARPFlows(f *testing.F) {
 		}
 	})
 }
+
+// TestTCPStreamsReorders: a whole capture is reassembled as a live one
+// is: a segment captured before the one the sender sent ahead of it (the
+// wire lost that one, the sender sent it again) waits for it, padding is
+// no payload, and a hole that never fills is a gap.
+func TestTCPStreamsReorders(t *testing.T) {
+	syn := ethTCP(TCPSegment{From: cliEnd, To: srvEnd, Seq: 1000}, 0x02)
+	a, b := ethTCP(seg(1001, []byte("MPA ")), 0x18), ethTCP(seg(1005, []byte("ID")), 0x18)
+	for _, tc := range []struct {
+		name   string
+		frames [][]byte
+		data   string
+		gap    bool
+	}{
+		{"in order", [][]byte{syn, a, b}, "MPA ID", false},
+		{"reordered", [][]byte{syn, b, a}, "MPA ID", false},
+		{"repeated", [][]byte{syn, a, a, b, b}, "MPA ID", false},
+		{"hole", [][]byte{syn, b}, "", true},
+	} {
+		s := TCPStreams(tc.frames, 7471)
+		if len(s) != 1 || string(s[0].Data) != tc.data || s[0].Gap != tc.gap {
+			t.Errorf("%s: %+v", tc.name, s)
+		}
+	}
+}
