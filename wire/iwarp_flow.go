@@ -120,11 +120,17 @@ type iwarpFlow struct {
 // attendees, two each. Past it the oldest is forgotten.
 const maxFlows = 1024
 
+// maxHeldAll bounds the bytes all directions together hold behind
+// holes: segments anyone on the wire can send to the port must not grow
+// the capture without bound.
+const maxHeldAll = 16 << 20
+
 // IWARPFlows follows the directions of the TCP connections a capture
 // sees and decodes each as iWARP. The zero value is ready.
 type IWARPFlows struct {
 	flows map[flowKey]*iwarpFlow
 	order []flowKey
+	held  int // the sum of the directions' Held
 }
 
 // Segment takes one captured segment and returns what it completed.
@@ -134,7 +140,13 @@ func (f *IWARPFlows) Segment(seg TCPSegment) []IWARPEvent {
 	if fl.stopped {
 		return nil
 	}
+	before := fl.r.Held()
 	data, err := fl.r.Push(seg)
+	f.held += fl.r.Held() - before
+	if err == nil && f.held > maxHeldAll {
+		f.held -= fl.r.Held()
+		err = fl.r.GiveUp()
+	}
 	if err != nil {
 		return f.stop(k, fl, FaultGap, err)
 	}
@@ -183,6 +195,7 @@ func (f *IWARPFlows) flow(k flowKey) *iwarpFlow {
 	if len(f.order) >= maxFlows {
 		old := f.order[0]
 		f.order = f.order[1:]
+		f.held -= f.flows[old].r.Held()
 		delete(f.flows, old)
 	}
 	fl := &iwarpFlow{}
@@ -191,6 +204,10 @@ func (f *IWARPFlows) flow(k flowKey) *iwarpFlow {
 }
 
 func (f *IWARPFlows) stop(k flowKey, fl *iwarpFlow, why IWARPFault, err error) []IWARPEvent {
+	if fl.r.Held() > 0 {
+		f.held -= fl.r.Held()
+		fl.r.GiveUp()
+	}
 	fl.stopped, fl.d = true, IWARPDecoder{}
 	return []IWARPEvent{{From: k.from, To: k.to, Fault: why, Err: err}}
 }

@@ -289,3 +289,31 @@ func TestTCPStreamsReorders(t *testing.T) {
 		}
 	}
 }
+
+// TestIWARPFlowsBoundWhatHolesHold: directions that each hold less than
+// one may behind a hole, but together more than all may, are stopped as
+// gaps once the sum is over, and what they held is let go.
+func TestIWARPFlowsBoundWhatHolesHold(t *testing.T) {
+	var f IWARPFlows
+	chunk := make([]byte, maxHeld-1)
+	var faults []IWARPEvent
+	for i := 0; i < maxHeldAll/len(chunk)+2; i++ {
+		from := netip.AddrPortFrom(cliEnd.Addr(), uint16(10000+i))
+		f.Segment(TCPSegment{From: from, To: srvEnd, Seq: 0, SYN: true})
+		for _, e := range f.Segment(TCPSegment{From: from, To: srvEnd, Seq: 100, Payload: chunk}) {
+			if e.Fault == FaultGap {
+				faults = append(faults, e)
+			}
+		}
+		if f.held > maxHeldAll {
+			t.Fatalf("after %d directions the flows hold %d bytes", i+1, f.held)
+		}
+	}
+	if len(faults) == 0 {
+		t.Fatal("no direction was stopped")
+	}
+	f.End()
+	if f.held != 0 {
+		t.Errorf("%d bytes still held after the end", f.held)
+	}
+}

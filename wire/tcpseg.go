@@ -122,10 +122,21 @@ func (r *TCPReassembler) Push(seg TCPSegment) ([]byte, error) {
 		out = append(out, more...)
 	}
 	if r.heldBytes > maxHeld {
-		r.err, r.held, r.heldBytes = ErrTCPGap, nil, 0
-		return out, fmt.Errorf("%w: %d bytes after byte %d arrived without it", ErrTCPGap, maxHeld, r.next)
+		return out, r.GiveUp()
 	}
 	return out, nil
+}
+
+// Held is how many bytes wait behind a hole.
+func (r *TCPReassembler) Held() int { return r.heldBytes }
+
+// GiveUp declares the hole a gap now (IWARPFlows does when all its
+// directions together hold too much): the held bytes are dropped and
+// Push returns nothing more.
+func (r *TCPReassembler) GiveUp() error {
+	err := fmt.Errorf("%w: %d bytes arrived after byte %d, which did not", ErrTCPGap, r.heldBytes, r.next)
+	r.err, r.held, r.heldBytes = ErrTCPGap, nil, 0
+	return err
 }
 
 // End is what the capture's end leaves: ErrTCPGap when bytes wait behind
