@@ -77,17 +77,8 @@ func rowsOf(ms []iwarpMsg) []string {
 // IWARPStreams, as `rdmatour pcap` does), failing on any damage.
 func iwarpOfPcap(t *testing.T, path string) []iwarpMsg {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	frames, err := wire.ReadPcap(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []iwarpMsg
-	for _, s := range wire.IWARPStreams(frames) {
+	for _, s := range wire.IWARPStreams(pcapFrames(t, path)) {
 		msgs, rest, err := wire.DecodeIWARPStream(s.Data)
 		if err != nil || len(rest) != 0 || s.Gap {
 			t.Fatalf("%s: %s > %s: err %v, %d bytes left, gap %v", path, s.From, s.To, err, len(rest), s.Gap)
