@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"net/netip"
 	"sync"
 	"time"
 
@@ -214,7 +215,13 @@ type wireView struct {
 	// wireQP and wireDest are this side's QP and its peer's, remembered
 	// past teardown; qpCounters are wireQP's last counters.
 	wireQP, wireDest uint32
-	qpCounters       map[string]uint64
+	// wireConn is this side's connection (local, peer) on an iWARP
+	// device, whose messages carry no QP (wireiwarp.go).
+	wireConn [2]netip.AddrPort
+	// iwarpWriteLen counts the bytes of an iWARP Write arriving until its
+	// last segment.
+	iwarpWriteLen int
+	qpCounters    map[string]uint64
 	// sawWire: this side's transport packets can be seen (see noteLanding).
 	sawWire       bool
 	lastPacketSeq uint64

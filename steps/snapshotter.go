@@ -272,12 +272,13 @@ func (s *Session) refreshPackets() {
 		return
 	}
 	s.learnQP()
+	s.learnConn()
 	for _, p := range tr.Packets(s.lastPacketSeq) {
 		s.lastPacketSeq = p.Seq
 		// In a workshop the device is shared: wireFilter also drops the
 		// other attendees' CM MADs, which ownPacket keeps.
 		if s.ownPacket(p) && (s.wireFilter == nil || s.wireFilter(p)) {
-			s.sawWire = s.sawWire || p.CM == ""
+			s.sawWire = s.sawWire || transportPacket(p)
 			s.packets = append(s.packets, WirePacket{Packet: p, Step: s.causeOf(p)})
 			s.answered.tally(p)
 			s.noteWire(p)

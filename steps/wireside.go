@@ -39,6 +39,8 @@ func (s *Session) learnQP() {
 // they are kept.
 func (s *Session) ownPacket(p verbs.Packet) bool {
 	switch {
+	case p.IWARP != nil:
+		return s.ownIWARP(p.IWARP)
 	case p.CM != "":
 		return true
 	case s.wireQP == 0:
@@ -95,6 +97,9 @@ func (s *Session) noteWire(p verbs.Packet) {
 	var label string
 	var detail text.Text
 	switch {
+	case p.IWARP != nil:
+		s.noteIWARP(p)
+		return
 	case p.CM != "":
 		return
 	case !p.Outbound && (p.Opcode == verbs.OpRDMAWriteOnly || p.Opcode == verbs.OpRDMAWriteFirst):
@@ -186,7 +191,7 @@ func (s *Session) readContinued(p verbs.Packet) (psn uint32, at time.Time, ok bo
 // rememberFirst notes when this side first sent a request PSN, so a
 // retransmission can say how long after it came. Called with s.mu held.
 func (s *Session) rememberFirst(p verbs.Packet) {
-	if !p.Outbound || p.CM != "" || p.AETH != nil {
+	if !p.Outbound || p.CM != "" || p.AETH != nil || p.IWARP != nil {
 		return
 	}
 	if s.firstSent == nil {

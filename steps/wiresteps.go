@@ -22,7 +22,7 @@ type stepSpan struct {
 // step running when it was seen, or, between steps, to the peer. Called
 // with s.mu held.
 func (s *Session) causeOf(p verbs.Packet) string {
-	request := p.Outbound && p.CM == "" && !isResponse(p.Opcode)
+	request := isRequest(p)
 	for i := len(s.spans) - 1; i >= 0; i-- {
 		sp := s.spans[i]
 		if p.Time.Before(sp.start) {

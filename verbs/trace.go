@@ -146,10 +146,17 @@ type Packet struct {
 	// a NAK or an ACK timeout), or a READ response the responder sends
 	// again for a duplicate request (the simulated NIC only).
 	Retransmit bool
+	// IWARP is set, and the BTH fields above are zero, for an iWARP
+	// message a capture decoded from the connection's TCP stream
+	// (PayloadLen is the FPDU's payload).
+	IWARP *IWARP
 }
 
 // Summary is a one-line description: "SEND_ONLY psn=3 qp=0x11 len=16".
 func (p Packet) Summary() string {
+	if p.IWARP != nil {
+		return p.IWARP.summary(p.PayloadLen)
+	}
 	if p.CM != "" {
 		return fmt.Sprintf("CM %s (MAD to QP1)", p.CM)
 	}

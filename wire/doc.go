@@ -11,6 +11,10 @@
 // headers, chapter 12 for CM messages) and Annex A17 (RoCEv2); the ICRC
 // follows the kernel's rxe (drivers/infiniband/sw/rxe/rxe_icrc.c).
 //
+// iWARP (siw) is TCP instead: iwarp.go decodes the MPA frames and FPDUs
+// (DDP, RDMAP) of one direction's byte stream, and a live capture puts
+// each direction back in order first (tcpseg.go, iwarp_flow.go).
+//
 // Decoders never trust a length they have not checked: which extension
 // headers follow a BTH is fixed by its opcode, as on the wire.
 package wire

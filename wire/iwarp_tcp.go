@@ -2,11 +2,7 @@ package wire
 
 import (
 	"bytes"
-	"fmt"
 	"net/netip"
-
-	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/layers"
 )
 
 // TCPStream is one direction of a TCP connection, its payload in order.
@@ -20,50 +16,34 @@ type TCPStream struct {
 
 // TCPStreams reassembles the TCP connections to or from port (0: any)
 // in Ethernet frames (a pcap of an iWARP tour: tcpdump on the tour's
-// port), one TCPStream per direction, in the order each was first seen.
-// A segment repeated (a retransmission) is taken once.
+// port), one TCPStream per direction, in the order each was first seen,
+// with the reassembler a live capture uses (TCPReassembler): a segment
+// repeated (a retransmission) is taken once, one that came before a
+// segment the sender sent earlier waits for it, and a hole that never
+// fills is a Gap.
 func TCPStreams(frames [][]byte, port uint16) []TCPStream {
 	var out []TCPStream
-	next := map[string]uint32{} // per direction: the next sequence number wanted
-	index := map[string]int{}
+	var dirs []*TCPReassembler
+	index := map[flowKey]int{}
 	for _, f := range frames {
-		pkt := gopacket.NewPacket(f, layers.LayerTypeEthernet, gopacket.NoCopy)
-		ip, _ := pkt.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
-		tcp, _ := pkt.Layer(layers.LayerTypeTCP).(*layers.TCP)
-		if ip == nil || tcp == nil || (port != 0 && uint16(tcp.SrcPort) != port && uint16(tcp.DstPort) != port) {
+		seg, err := DecodeTCPSegment(f)
+		if err != nil || (port != 0 && seg.From.Port() != port && seg.To.Port() != port) {
 			continue
 		}
-		src, _ := netip.AddrFromSlice(ip.SrcIP.To4())
-		dst, _ := netip.AddrFromSlice(ip.DstIP.To4())
-		from, to := netip.AddrPortFrom(src, uint16(tcp.SrcPort)), netip.AddrPortFrom(dst, uint16(tcp.DstPort))
-		key := fmt.Sprint(from, ">", to)
-		i, seen := index[key]
+		k := flowKey{seg.From, seg.To}
+		i, seen := index[k]
 		if !seen {
 			i = len(out)
-			index[key] = i
-			out = append(out, TCPStream{From: from, To: to})
-			next[key] = tcp.Seq
+			index[k] = i
+			out = append(out, TCPStream{From: seg.From, To: seg.To})
+			dirs = append(dirs, &TCPReassembler{})
 		}
-		if tcp.SYN {
-			next[key] = tcp.Seq + 1
-			continue
-		}
-		data := tcp.Payload
-		if len(data) == 0 || out[i].Gap {
-			continue
-		}
-		// int64: -d of the most negative int32 stays positive.
-		switch d := int64(int32(tcp.Seq - next[key])); {
-		case d > 0:
-			out[i].Gap = true
-			continue
-		case -d >= int64(len(data)):
-			continue // all of it seen already
-		default:
-			data = data[-d:]
-		}
+		data, err := dirs[i].Push(seg)
 		out[i].Data = append(out[i].Data, data...)
-		next[key] += uint32(len(data))
+		out[i].Gap = out[i].Gap || err != nil
+	}
+	for i, r := range dirs {
+		out[i].Gap = out[i].Gap || r.End() != nil
 	}
 	return out
 }

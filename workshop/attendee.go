@@ -207,8 +207,12 @@ func (h *attendeeHost) SharedRecv() *steps.SharedRecv {
 
 // Owns keeps this connection's packets of the room's shared device: the
 // attendee's QP is the request's, ours the Session's. It also drops the
-// other attendees' CM MADs.
+// other attendees' CM MADs. An iWARP message carries no QP: the Session
+// kept it for its TCP connection's addresses already (steps ownIWARP).
 func (h *attendeeHost) Owns(p verbs.Packet, ownQP uint32) bool {
+	if p.IWARP != nil {
+		return true
+	}
 	if p.Outbound {
 		return p.DestQP == h.req.QPNum
 	}

@@ -102,7 +102,7 @@ func newSim(o options, pcap io.Writer) *sim.Provider {
 // capturer is a real backend that can capture its devices' traffic
 // (verbs/rdmacore, built with cgo).
 type capturer interface {
-	Capture(pcap io.Writer) error
+	Capture(pcap io.Writer, iwarpPort uint16) error
 	StopCapture() error
 }
 
@@ -137,16 +137,17 @@ func (w *wireOut) headerWritten() error {
 }
 
 // start begins capturing on a real device so the wire pane shows the real
-// packets (and --pcap gets them). Without CAP_NET_RAW the tour still runs
+// packets (and --pcap gets them); port is the rdma_cm port, the TCP port
+// of an iWARP device's connection. Without CAP_NET_RAW the tour still runs
 // and the pane says why it shows no packets — unless --pcap asked for
 // them, which then fails with the way to get the capability.
-func (w *wireOut) start(prov verbs.Provider, pcap io.Writer) error {
+func (w *wireOut) start(prov verbs.Provider, pcap io.Writer, port uint16) error {
 	w.prov = prov
 	c, ok := prov.(capturer)
 	if !ok {
 		return nil
 	}
-	if err := c.Capture(pcap); err != nil && pcap != nil {
+	if err := c.Capture(pcap, port); err != nil && pcap != nil {
 		return &steps.Problem{Err: err,
 			What: text.Text{EN: "--pcap: cannot capture the RDMA device's packets", ZH: "--pcap：无法抓取 RDMA 设备的报文"},
 			Fix:  text.Text{EN: err.Error(), ZH: "需要 CAP_NET_RAW：用 root 运行，或执行一次 sudo setcap cap_net_raw+ep <rdmatour 的路径>"}}

@@ -177,7 +177,7 @@ func openWire(o options, target netip.Addr) (*wireOut, verbs.Provider, text.Text
 	}
 	prov, why, err := chooseBackend(o, target, pcap)
 	if err == nil {
-		err = wire.start(prov, pcap)
+		err = wire.start(prov, pcap, uint16(o.port))
 	}
 	if err == nil {
 		err = wire.headerWritten()

@@ -183,17 +183,8 @@ func kindsOf(t *testing.T, path string) string {
 // on the way.
 func pcapPackets(t *testing.T, path string) []wire.Packet {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	frames, err := wire.ReadPcap(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 	var ps []wire.Packet
-	for i, b := range frames {
+	for i, b := range pcapFrames(t, path) {
 		fr, err := wire.DecodeFrame(b)
 		if err != nil || !fr.ICRCValid {
 			t.Fatalf("%s frame %d: err %v, ICRC valid %v", path, i+1, err, fr.ICRCValid)
@@ -211,4 +202,19 @@ func TestPcapFlagErrors(t *testing.T) {
 	if !strings.Contains(p.out.String(), "--pcap") {
 		t.Errorf("the error does not name --pcap:\n%s", p.out)
 	}
+}
+
+// pcapFrames reads every frame of a pcap file.
+func pcapFrames(t *testing.T, path string) [][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	frames, err := wire.ReadPcap(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return frames
 }

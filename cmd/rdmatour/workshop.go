@@ -115,7 +115,7 @@ func runWorkshop(ctx context.Context, o options, c console) error {
 		// Real attendees' packets in the wire pane, when this process may
 		// capture (CAP_NET_RAW); without, the pane says why.
 		w := &wireOut{}
-		if w.start(p, nil) == nil {
+		if w.start(p, nil, uint16(o.port)) == nil {
 			defer w.finish()
 		}
 	}

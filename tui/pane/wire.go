@@ -117,6 +117,9 @@ func (in *Input) packetLines(p verbs.Packet) []string {
 	if !p.Outbound {
 		dir = st.Key.R("← " + text.Text{EN: "in ", ZH: "收"}.In(in.Lang))
 	}
+	if p.IWARP != nil {
+		return in.iwarpLines(dir, p)
+	}
 	if p.CM != "" {
 		return []string{fmt.Sprintf("%s %s %s", dir, st.Bold.R("CM "+p.CM), st.Dim.R(text.Text{EN: "(MAD to QP1)", ZH: "（发往 QP1 的 MAD）"}.In(in.Lang)))}
 	}

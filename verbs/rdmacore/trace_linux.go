@@ -29,10 +29,13 @@ type captures struct {
 
 // Capture starts capturing on the network interface of every RDMA
 // device, writing every RoCEv2 frame to pcap as well when it is not nil.
+// On the interface of an iWARP device it takes the TCP connections to or
+// from iwarpPort too (the rdma_cm port: iWARP's connection is a TCP
+// connection to it) and decodes their iWARP messages.
 // Call it once, before connecting, so the CM exchange is captured too.
 // Without CAP_NET_RAW it returns a *capture.NoPermissionError, and the
 // devices' TraceStatus say so.
-func (p *Provider) Capture(pcap io.Writer) error {
+func (p *Provider) Capture(pcap io.Writer, iwarpPort uint16) error {
 	infos, err := p.Devices()
 	if err != nil {
 		return err
@@ -43,6 +46,12 @@ func (p *Provider) Capture(pcap io.Writer) error {
 	c.started = true
 	c.byIf = map[string]*capture.Tracer{}
 	c.status = map[string]verbs.TraceStatus{}
+	iwarpOn := map[string]bool{} // an rxe0 and a siw0 may share one interface
+	for _, info := range infos {
+		for _, ifname := range info.Netdevs {
+			iwarpOn[ifname] = iwarpOn[ifname] || info.IsIWARP()
+		}
+	}
 	var first error
 	for _, info := range infos {
 		for _, ifname := range info.Netdevs {
@@ -53,7 +62,7 @@ func (p *Provider) Capture(pcap io.Writer) error {
 			if pcap != nil && len(c.byIf) == 0 {
 				w = pcap // one file: the first interface (the tour uses one device)
 			}
-			t, err := capture.Trace(ifname, interfaceAddrs(ifname), w)
+			t, err := traceOn(ifname, iwarpOn[ifname], iwarpPort, w)
 			c.status[ifname] = statusOf(err)
 			if err != nil {
 				if first == nil {
@@ -65,6 +74,15 @@ func (p *Provider) Capture(pcap io.Writer) error {
 		}
 	}
 	return first
+}
+
+// traceOn starts the capture of one interface: RoCEv2 only, unless an
+// iWARP device sits on it.
+func traceOn(ifname string, iwarp bool, port uint16, w io.Writer) (*capture.Tracer, error) {
+	if iwarp && port != 0 {
+		return capture.TraceIWARP(ifname, port, interfaceAddrs(ifname), w)
+	}
+	return capture.Trace(ifname, interfaceAddrs(ifname), w)
 }
 
 func statusOf(err error) verbs.TraceStatus {
@@ -152,6 +170,10 @@ func (d *device) Packets(after uint64) []verbs.Packet {
 
 // packetOf is a captured frame as the wire pane shows packets.
 func packetOf(s capture.Seen) verbs.Packet {
+	if s.IWARP != nil {
+		iw := iwarpPacketOf(*s.IWARP)
+		return verbs.Packet{Seq: s.Seq, Time: s.Time, Outbound: s.Outbound, PayloadLen: len(s.IWARP.Msg.Payload), IWARP: &iw}
+	}
 	p := s.Frame.Packet
 	v := verbs.Packet{Seq: s.Seq, Time: s.Time, Outbound: s.Outbound, Opcode: uint8(p.BTH.Opcode),
 		DestQP: p.BTH.DestQP, PSN: p.BTH.PSN, AckReq: p.BTH.AckReq, ImmDt: p.ImmDt, PayloadLen: len(p.Payload)}

@@ -13,11 +13,14 @@ import (
 )
 
 // Seen is a captured frame with its place in the trace and its direction
-// from this host's point of view.
+// from this host's point of view, or one iWARP message decoded from the
+// TCP segments captured (IWARP set; Captured holds only the time of the
+// segment that completed it).
 type Seen struct {
 	Seq      uint64
 	Outbound bool
 	Captured
+	IWARP *wire.IWARPEvent
 }
 
 // Tracer captures in the background and keeps the recent RoCEv2 frames
@@ -33,6 +36,8 @@ type Tracer struct {
 	seq    uint64
 	pcap   *wire.PcapWriter
 	err    error
+	// flows decodes the TCP segments of a TraceIWARP capture.
+	flows wire.IWARPFlows
 }
 
 // maxFrames bounds what a tracer keeps for the wire pane.
@@ -46,6 +51,23 @@ func Trace(ifname string, local []netip.Addr, pcapOut io.Writer) (*Tracer, error
 	if err != nil {
 		return nil, err
 	}
+	return trace(c, local, pcapOut)
+}
+
+// TraceIWARP is Trace for an interface an iWARP device sits on: it
+// captures the TCP connections to or from port as well (every frame of
+// them goes to pcapOut), and keeps the iWARP messages each direction
+// carries, decoded in sequence order.
+func TraceIWARP(ifname string, port uint16, local []netip.Addr, pcapOut io.Writer) (*Tracer, error) {
+	c, err := OpenIWARP(ifname, port)
+	if err != nil {
+		return nil, err
+	}
+	return trace(c, local, pcapOut)
+}
+
+func trace(c *Capture, local []netip.Addr, pcapOut io.Writer) (*Tracer, error) {
+	var err error
 	t := &Tracer{local: local, cap: c, done: make(chan struct{})}
 	if pcapOut != nil {
 		if t.pcap, err = wire.NewPcapWriter(pcapOut); err != nil {
@@ -78,25 +100,44 @@ func (t *Tracer) run(ctx context.Context) {
 func (t *Tracer) add(got Captured) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.pcap != nil && t.err == nil {
+		t.err = t.pcap.WriteFrame(got.Time, got.Raw)
+	}
+	if got.TCP != nil {
+		t.addIWARP(got.Time, t.flows.Segment(*got.TCP))
+		return
+	}
+	t.keep(Seen{Outbound: got.Err == nil && slices.Contains(t.local, got.Frame.Src), Captured: got})
+}
+
+// addIWARP keeps the messages a TCP segment completed, each an entry.
+// Called with t.mu held.
+func (t *Tracer) addIWARP(at time.Time, evs []wire.IWARPEvent) {
+	for i := range evs {
+		e := evs[i]
+		t.keep(Seen{Outbound: slices.Contains(t.local, e.From.Addr()), Captured: Captured{Time: at}, IWARP: &e})
+	}
+}
+
+// keep numbers s and keeps it among the last maxFrames. Called with t.mu
+// held.
+func (t *Tracer) keep(s Seen) {
 	t.seq++
-	s := Seen{Seq: t.seq, Outbound: got.Err == nil && slices.Contains(t.local, got.Frame.Src), Captured: got}
+	s.Seq = t.seq
 	t.frames = append(t.frames, s)
 	if len(t.frames) > maxFrames {
 		t.frames = append(t.frames[:0:0], t.frames[len(t.frames)-maxFrames:]...)
 	}
-	if t.pcap != nil && t.err == nil {
-		t.err = t.pcap.WriteFrame(got.Time, got.Raw)
-	}
 }
 
 // Frames returns the kept frames with Seq > after that match, oldest
-// first (match nil: all).
+// first (match nil: all, the iWARP messages among them).
 func (t *Tracer) Frames(after uint64, match func(wire.Frame) bool) []Seen {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []Seen
 	for _, s := range t.frames {
-		if s.Seq > after && s.Err == nil && (match == nil || match(s.Frame)) {
+		if s.Seq > after && s.Err == nil && (match == nil || (s.IWARP == nil && match(s.Frame))) {
 			out = append(out, s)
 		}
 	}
@@ -125,6 +166,9 @@ func (t *Tracer) Close() error {
 		}
 		t.add(got)
 	}
+	t.mu.Lock()
+	t.addIWARP(time.Now(), t.flows.End()) // a hole never filled, a frame cut off
+	t.mu.Unlock()
 	return t.cap.Close()
 }
 
