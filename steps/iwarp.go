@@ -65,3 +65,30 @@ func (s *Session) iwarpSinkAccess(access verbs.Access) (verbs.Access, text.Text)
 	}
 	return access | verbs.AccessRemoteWrite, iwarpReadSinkNote
 }
+
+// wireLabel is what the timeline calls a CM message this side sent or
+// got. On iWARP rdma_cm speaks no IB CM (iw_cm): the connection is a TCP
+// connection whose first frames are MPA's start-up frames, which carry
+// the private data (the request; the reply, with its Reject bit for a
+// refusal), there is no RTU, and a disconnect is TCP's FIN. Measured
+// across two siw guests: tcpdump held MPA Request, MPA Reply and a FIN
+// exchange, no other CM message (scripts/qemu/siw-two-guests.sh,
+// TestSiwTwoHostsWireRows). ok is false for a message iWARP does not send.
+func (s *Session) wireLabel(label string) (string, bool) {
+	if s.dev == nil || !s.dev.Info().IsIWARP() {
+		return label, true
+	}
+	switch label {
+	case "REQ":
+		return "MPA Request", true
+	case "REP":
+		return "MPA Reply", true
+	case "REJ":
+		return "MPA Reply (Reject)", true
+	case "RTU":
+		return "", false
+	case "DREQ", "DREP":
+		return "TCP FIN", true
+	}
+	return label, true
+}

@@ -69,3 +69,31 @@ func TestOnIWARP(t *testing.T) {
 		})
 	}
 }
+
+func TestCMMessagesOnIWARPAreMPAFrames(t *testing.T) {
+	siw := fakeDevice{info: verbs.DeviceInfo{Name: "siw0", Transport: verbs.TransportIWARP}}
+	roce := fakeDevice{info: verbs.DeviceInfo{Name: "rxe0", Transport: "InfiniBand"}}
+	for _, tc := range []struct {
+		dev  verbs.Device
+		sent []string
+		want []string
+	}{
+		{dev: siw, sent: []string{"REQ", "REP", "RTU", "RDMA WRITE", "DREQ", "DREP", "REJ"},
+			want: []string{"MPA Request", "MPA Reply", "RDMA WRITE", "TCP FIN", "TCP FIN", "MPA Reply (Reject)"}},
+		{dev: roce, sent: []string{"REQ", "REP", "RTU", "DREQ"}, want: []string{"REQ", "REP", "RTU", "DREQ"}},
+		{dev: nil, sent: []string{"REQ", "RTU"}, want: []string{"REQ", "RTU"}},
+	} {
+		s := &Session{}
+		s.dev = tc.dev
+		for _, l := range tc.sent {
+			s.sent(l, "")
+		}
+		var got []string
+		for _, e := range s.timeline {
+			got = append(got, e.Label)
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%v: timeline %q, want %q", tc.dev, got, tc.want)
+		}
+	}
+}

@@ -300,6 +300,10 @@ func (s *Session) addTimeline(fromServer bool, label, detail string) {
 func (s *Session) addTimelineText(fromServer bool, label string, detail text.Text) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	label, ok := s.wireLabel(label) // s.dev under s.mu: the sampler adds entries too
+	if !ok {
+		return
+	}
 	s.timeline = append(s.timeline, TimelineEntry{Time: time.Now(), FromServer: fromServer, Label: label, Detail: detail.EN, DetailZH: detail.ZH})
 }
 
