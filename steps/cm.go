@@ -244,7 +244,7 @@ func stepGetEstablished(ctx context.Context, s *Session) (Outcome, error) {
 		state := s.recordQPState()
 		out = withC(out, ackEvent(), c.S(c.C(`printf("[server] connected\n")`)).Only(c.ExportOnly))
 		out.Results = []KV{result(resEvent, ev.Type.String()), result(resQPState, state)}
-		out.Note = text.Text{EN: "The client's RTU arrived: the connection is up.", ZH: "client 的 RTU 到了：连接建立。"}
+		out.Note = s.establishedNote()
 		return out, nil
 	}
 	s.gotText("REP", text.Text{EN: fmt.Sprintf("%d B private data", len(ev.PrivateData)), ZH: fmt.Sprintf("private data %d 字节", len(ev.PrivateData))})

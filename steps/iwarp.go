@@ -73,7 +73,12 @@ func (s *Session) iwarpSinkAccess(access verbs.Access) (verbs.Access, text.Text)
 // refusal), there is no RTU, and a disconnect is TCP's FIN. Measured
 // across two siw guests: tcpdump held MPA Request, MPA Reply and a FIN
 // exchange, no other CM message (scripts/qemu/siw-two-guests.sh,
-// TestSiwTwoHostsWireRows). ok is false for a message iWARP does not send.
+// TestSiwTwoHostsWireRows). Nor does anything acknowledge a WRITE or a
+// SEND: siw completes one once its last segment is handed to TCP
+// (drivers/infiniband/sw/siw/siw_qp_tx.c siw_qp_sq_process calls
+// siw_sqe_complete when siw_qp_sq_proc_tx is done), so the timeline's
+// "ACK" from the peer would be a message no wire carries. ok is false for
+// a message iWARP does not send.
 func (s *Session) wireLabel(label string) (string, bool) {
 	if s.dev == nil || !s.dev.Info().IsIWARP() {
 		return label, true
@@ -85,10 +90,20 @@ func (s *Session) wireLabel(label string) (string, bool) {
 		return "MPA Reply", true
 	case "REJ":
 		return "MPA Reply (Reject)", true
-	case "RTU":
+	case "RTU", "ACK":
 		return "", false
 	case "DREQ", "DREP":
 		return "TCP FIN", true
 	}
 	return label, true
+}
+
+// establishedNote is what the server's ESTABLISHED says: the RTU's
+// arrival, or on iWARP, which has none, what siw waits for instead.
+func (s *Session) establishedNote() text.Text {
+	if s.dev == nil || !s.dev.Info().IsIWARP() {
+		return text.Text{EN: "The client's RTU arrived: the connection is up.", ZH: "client 的 RTU 到了：连接建立。"}
+	}
+	return text.Text{EN: "The connection is up. iWARP has no RTU: siw reports ESTABLISHED once it has sent its MPA Reply (drivers/infiniband/sw/siw/siw_cm.c siw_accept); across two siw guests tcpdump shows nothing between the MPA Reply and the client's first RDMA Write.",
+		ZH: "连接建立。iWARP 没有 RTU：siw 发出 MPA Reply 之后就报告 ESTABLISHED（drivers/infiniband/sw/siw/siw_cm.c siw_accept）；在两台 siw 虚拟机之间，tcpdump 在 MPA Reply 和 client 的第一个 RDMA Write 之间什么也没抓到。"}
 }

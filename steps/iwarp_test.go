@@ -78,9 +78,9 @@ func TestCMMessagesOnIWARPAreMPAFrames(t *testing.T) {
 		sent []string
 		want []string
 	}{
-		{dev: siw, sent: []string{"REQ", "REP", "RTU", "RDMA WRITE", "DREQ", "DREP", "REJ"},
+		{dev: siw, sent: []string{"REQ", "REP", "RTU", "RDMA WRITE", "ACK", "DREQ", "DREP", "REJ"},
 			want: []string{"MPA Request", "MPA Reply", "RDMA WRITE", "TCP FIN", "TCP FIN", "MPA Reply (Reject)"}},
-		{dev: roce, sent: []string{"REQ", "REP", "RTU", "DREQ"}, want: []string{"REQ", "REP", "RTU", "DREQ"}},
+		{dev: roce, sent: []string{"REQ", "REP", "RTU", "ACK", "DREQ"}, want: []string{"REQ", "REP", "RTU", "ACK", "DREQ"}},
 		{dev: nil, sent: []string{"REQ", "RTU"}, want: []string{"REQ", "RTU"}},
 	} {
 		s := &Session{}
@@ -94,6 +94,9 @@ func TestCMMessagesOnIWARPAreMPAFrames(t *testing.T) {
 		}
 		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("%v: timeline %q, want %q", tc.dev, got, tc.want)
+		}
+		if note := s.establishedNote().EN; strings.Contains(note, "RTU arrived") == (tc.want[0] == "MPA Request") {
+			t.Errorf("%v: ESTABLISHED note %q", tc.dev, note)
 		}
 	}
 }
