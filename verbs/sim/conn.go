@@ -63,7 +63,7 @@ type conn struct {
 		q   *qp
 	}
 	// runBuf is where the reader puts a run frame's payload (runplace.go),
-	// grown to the largest run that has come.
+	// grown to the largest run that has come (maxRunPayload at most).
 	runBuf []byte
 	// batchAt is when the writer took its batch: the time the trace gives
 	// each packet of it (one clock read per batch, not per packet).
