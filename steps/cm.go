@@ -116,7 +116,7 @@ func stepGetConnectRequest(ctx context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, getEvent(ev, verbs.EventConnectRequest, gotEvent(err))), err
 	}
 	id := ev.ID
-	s.set(func() { s.id = id; s.dev = id.Device() })
+	s.set(func() { s.id = id; s.useDevice(id.Device()) })
 	s.gotText("REQ", text.Text{EN: fmt.Sprintf("qpn=0x%x, %d B private data", ev.QPNum, len(ev.PrivateData)),
 		ZH: fmt.Sprintf("qpn=0x%x，private data %d 字节", ev.QPNum, len(ev.PrivateData))})
 	peer, mismatch := s.learnPeerTour(ev.PrivateData)
@@ -162,7 +162,7 @@ func stepResolveAddr(ctx context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, call.Returned("0"), getEvent(ev, verbs.EventAddrResolved, gotEvent(err))), err
 	}
 	dev := s.id.Device()
-	s.set(func() { s.dev = dev })
+	s.set(func() { s.useDevice(dev) })
 	iw, err := s.onIWARP(dev)
 	out := Outcome{
 		Results: []KV{result(resEvent, ev.Type.String()), result(resIdVerbs, devName(dev)), result(resPort, fmt.Sprint(s.id.PortNum())), result(resLocal, s.id.LocalAddr().String())},

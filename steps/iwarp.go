@@ -60,7 +60,7 @@ var iwarpReadSinkNote = text.Text{EN: "On iWARP the READ's sink gets IBV_ACCESS_
 // tour whose READ lands in it.
 func (s *Session) iwarpSinkAccess(access verbs.Access) (verbs.Access, text.Text) {
 	tour, _ := TourOf(s.cfg.Tour)
-	if !tour.ReadSink || s.cfg.Role != Client || s.dev == nil || !s.dev.Info().IsIWARP() {
+	if !tour.ReadSink || s.cfg.Role != Client || !s.iwarp {
 		return access, text.Text{}
 	}
 	return access | verbs.AccessRemoteWrite, iwarpReadSinkNote
@@ -80,7 +80,7 @@ func (s *Session) iwarpSinkAccess(access verbs.Access) (verbs.Access, text.Text)
 // "ACK" from the peer would be a message no wire carries. ok is false for
 // a message iWARP does not send.
 func (s *Session) wireLabel(label string) (string, bool) {
-	if s.dev == nil || !s.dev.Info().IsIWARP() {
+	if !s.iwarp {
 		return label, true
 	}
 	switch label {
@@ -101,9 +101,14 @@ func (s *Session) wireLabel(label string) (string, bool) {
 // establishedNote is what the server's ESTABLISHED says: the RTU's
 // arrival, or on iWARP, which has none, what siw waits for instead.
 func (s *Session) establishedNote() text.Text {
-	if s.dev == nil || !s.dev.Info().IsIWARP() {
+	if !s.iwarp {
 		return text.Text{EN: "The client's RTU arrived: the connection is up.", ZH: "client 的 RTU 到了：连接建立。"}
 	}
 	return text.Text{EN: "The connection is up. iWARP has no RTU: siw reports ESTABLISHED once it has sent its MPA Reply (drivers/infiniband/sw/siw/siw_cm.c siw_accept); across two siw guests tcpdump shows nothing between the MPA Reply and the client's first RDMA Write.",
 		ZH: "连接建立。iWARP 没有 RTU：siw 发出 MPA Reply 之后就报告 ESTABLISHED（drivers/infiniband/sw/siw/siw_cm.c siw_accept）；在两台 siw 虚拟机之间，tcpdump 在 MPA Reply 和 client 的第一个 RDMA Write 之间什么也没抓到。"}
+}
+
+// useDevice binds dev as this side's device (s.mu held).
+func (s *Session) useDevice(dev verbs.Device) {
+	s.dev, s.iwarp = dev, dev != nil && dev.Info().IsIWARP()
 }

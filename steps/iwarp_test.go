@@ -48,7 +48,7 @@ func TestOnIWARP(t *testing.T) {
 			s.cfg = Config{Role: tc.role, Tour: tc.tour, Notify: tc.notify}
 			s.cfg.Bind = netip.MustParseAddrPort("0.0.0.0:7471")
 			s.cfg.Server = netip.MustParseAddrPort("10.0.2.15:7471")
-			s.dev = tc.dev
+			s.useDevice(tc.dev)
 			note, err := s.onIWARP(tc.dev)
 			switch {
 			case tc.refused != "":
@@ -84,7 +84,7 @@ func TestCMMessagesOnIWARPAreMPAFrames(t *testing.T) {
 		{dev: nil, sent: []string{"REQ", "RTU"}, want: []string{"REQ", "RTU"}},
 	} {
 		s := &Session{}
-		s.dev = tc.dev
+		s.useDevice(tc.dev)
 		for _, l := range tc.sent {
 			s.sent(l, "")
 		}

@@ -33,6 +33,9 @@ type resources struct {
 	listener verbs.CMID
 	id       verbs.CMID
 	dev      verbs.Device
+	// iwarp is dev's transport, read once when it is bound (useDevice):
+	// Info() queries the device, and the timeline asks on every entry.
+	iwarp    bool
 	pd       verbs.PD
 	cc       verbs.CompChannel // --completion event: the CQ's channel
 	cq       verbs.CQ
@@ -102,7 +105,7 @@ func (r *resources) release(log *teardownLog) {
 		log.free(destroyECCall(), func() error { return ec.Destroy() })
 		r.ec = nil
 	}
-	r.dev = nil
+	r.dev, r.iwarp = nil, false
 }
 
 // connection is the CM connection's state and what the peer told us.

@@ -63,7 +63,7 @@ func (s *Session) answeredOps() (ops peerOps, seen bool) {
 	}
 	ws := s.wireStatus()
 	seen = s.sawWire || ws.State == verbs.TraceSimulated || (ws.State == verbs.TraceCapturing && !ws.OneHost)
-	if s.dev != nil && s.dev.Info().IsIWARP() && s.answered.iwarpStopped {
+	if s.iwarp && s.answered.iwarpStopped {
 		// The capture lost part of the connection: a READ answered after
 		// it was not counted.
 		seen = false

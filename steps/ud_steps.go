@@ -97,7 +97,7 @@ func stepUDGetRequest(ctx context.Context, s *Session) (Outcome, error) {
 		return withC(Outcome{}, getEvent(ev, verbs.EventConnectRequest, gotEvent(err))), err
 	}
 	id := ev.ID
-	s.set(func() { s.id = id; s.dev = id.Device() })
+	s.set(func() { s.id = id; s.useDevice(id.Device()) })
 	s.got("SIDR_REQ", fmt.Sprintf("%d B private data", len(ev.PrivateData)))
 	if _, err := s.onIWARP(id.Device()); err != nil {
 		return withC(Outcome{}, getEvent(ev, verbs.EventConnectRequest, true)), err

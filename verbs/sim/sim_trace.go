@@ -25,10 +25,15 @@ func (d *device) trace(pk *packet, outbound bool, localQP uint32, mark traceMark
 	rec := record(pk, outbound, localQP, &mark)
 	d.countTraced(outbound, localQP, mark.qp, 1)
 	d.traceMu.Lock()
+	d.ringAdd(rec)
+	d.traceMu.Unlock()
+}
+
+// ringAdd numbers rec and puts it in the ring (traceMu held).
+func (d *device) ringAdd(rec verbs.Packet) {
 	d.traceSeq++
 	rec.Seq = d.traceSeq
 	d.ring[int(rec.Seq%uint64(len(d.ring)))] = rec
-	d.traceMu.Unlock()
 }
 
 // record is pk as the trace holds it.
@@ -100,10 +105,7 @@ func (d *device) traceRun(r *msgRun, from, to int, outbound bool, localQP uint32
 	defer d.traceMu.Unlock()
 	for i := from; i < to; i++ {
 		r.fill(&pk, i)
-		rec := record(&pk, outbound, localQP, &mark)
-		d.traceSeq++
-		rec.Seq = d.traceSeq
-		d.ring[int(rec.Seq%uint64(len(d.ring)))] = rec
+		d.ringAdd(record(&pk, outbound, localQP, &mark))
 	}
 }
 
