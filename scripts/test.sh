@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every rdmatour test, installing what they need first:
 #   formatting and vet, unit + process tests (with -race), each fuzz target
-#   briefly, a tour where one side idles for 3 minutes, and the real-verbs tests on Soft-RoCE inside a QEMU guest.
+#   briefly, a tour where one side idles for 3 minutes, and the real-verbs tests on Soft-RoCE inside a QEMU guest,
+#   between two wired guests, and on Soft-iWARP in one and two guests.
 # Set RDMATOUR_SKIP_QEMU=1 to leave out the guest (it needs root).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -105,6 +106,14 @@ twohosts() {
 	scripts/twohosts.sh
 }
 
+iwarp() {
+	if [ "${RDMATOUR_SKIP_QEMU:-}" = 1 ] || [ "$(id -u)" -ne 0 ]; then
+		echo "skipped: needs root and the QEMU guests (RDMATOUR_SKIP_QEMU unset)"
+		return 0
+	fi
+	scripts/iwarp.sh
+}
+
 stage "install build dependencies" deps
 stage "gofmt" format
 stage "go vet" vet
@@ -118,6 +127,7 @@ humanpace >"$humanlog" 2>&1 &
 humanpid=$!
 stage "real verbs on Soft-RoCE in a QEMU guest" realverbs
 stage "two hosts: Soft-RoCE in two wired QEMU guests" twohosts
+stage "iWARP: Soft-iWARP in one guest and in two wired QEMU guests" iwarp
 humanwait() {
 	local rc=0
 	wait "$humanpid" || rc=$?

@@ -8,13 +8,16 @@
 # and /init.
 #
 # Output (in $RDMATOUR_QEMU_CACHE, default ~/.cache/rdmatour/qemu):
-#   vmlinuz, initrd.img, kernel-version, the kernel .deb, and a stamp.
+#   the kernel .deb, and vmlinuz, initrd.img, kernel-version and a stamp
+#   (a guest with siw keeps these four in CACHE/siw: lib.sh guest_image).
 #   Rebuilt only if missing or if guest-init.sh / the module list changed
 #   (the .deb is reused then); --force rebuilds anyway.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/lib.sh"
 CACHE=${RDMATOUR_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmatour/qemu}
+IMG=$(guest_image "$CACHE")
 # Modules the guest needs; their dependencies come from modules.dep.
 # nf_tables and nft_numgen: scripts/wirefaults.sh and the wire lessons on
 # rxe lose the Nth packet arriving at a QP with an nftables rule (its
@@ -33,13 +36,13 @@ MODULES=(virtio_pci virtio_net 9pnet_virtio 9p rdma_rxe rdma_ucm ib_uverbs crc32
 force=0
 [[ ${1:-} == --force ]] && force=1
 stamp="$(cat "$HERE/guest-init.sh" "$HERE/build-siw.sh" | sha256sum | cut -c1-16) ${MODULES[*]}"
-if [[ $force -eq 0 && -s $CACHE/vmlinuz && -s $CACHE/initrd.img &&
-      "$(cat "$CACHE/stamp" 2>/dev/null)" == "$stamp" ]]; then
+if [[ $force -eq 0 && -s $IMG/vmlinuz && -s $IMG/initrd.img &&
+      "$(cat "$IMG/stamp" 2>/dev/null)" == "$stamp" ]]; then
     exit 0
 fi
 
 "$HERE/ensure-deps.sh"
-mkdir -p "$CACHE"
+mkdir -p "$CACHE" "$IMG"
 work=$(mktemp -d "$CACHE/build.XXXXXX")
 chmod 0755 "$work"
 dl=
@@ -129,8 +132,8 @@ install -m 0755 "$HERE/guest-init.sh" "$root/init"
 ( cd "$root" && find . -print0 | cpio --null -o -H newc --quiet ) | gzip -1 > "$work/initrd.img"
 install -m 0644 "$vmlinuz" "$work/vmlinuz"
 # Install atomically-ish: vmlinuz/initrd last so a half-built cache is "missing".
-echo "$kver" > "$CACHE/kernel-version"
-mv -f "$work/initrd.img" "$CACHE/initrd.img"
-mv -f "$work/vmlinuz" "$CACHE/vmlinuz"
-echo "$stamp" > "$CACHE/stamp"
-echo "build-guest: kernel $kver, $(wc -l < "$root/modules.order") modules -> $CACHE" >&2
+echo "$kver" > "$IMG/kernel-version"
+mv -f "$work/initrd.img" "$IMG/initrd.img"
+mv -f "$work/vmlinuz" "$IMG/vmlinuz"
+echo "$stamp" > "$IMG/stamp"
+echo "build-guest: kernel $kver, $(wc -l < "$root/modules.order") modules -> $IMG" >&2

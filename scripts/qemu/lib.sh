@@ -37,6 +37,16 @@ guest_result() {
     return "$(cat "$dir/rc")"
 }
 
+# guest_image CACHE: the directory holding this guest's vmlinuz,
+# initrd.img, kernel-version and stamp. A guest with siw has its own
+# (CACHE/siw): its module list differs, and with one stamp for both the
+# rxe stages and the siw stage of one CI run would rebuild the initramfs
+# for each other. The kernel .deb and the built siw.ko stay in CACHE,
+# shared by both.
+guest_image() {
+    if [[ -n ${RDMATOUR_GUEST_SIW:-} ]]; then echo "$1/siw"; else echo "$1"; fi
+}
+
 # guest_args: kernel command line words for the guest's RDMA devices.
 # RDMATOUR_GUEST_SIW=1 adds a Soft-iWARP siw0 next to rxe0 on the same
 # NIC; =only makes siw0 instead of rxe0 (rdma_cm then has one device to

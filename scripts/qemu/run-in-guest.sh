@@ -54,7 +54,8 @@ job=$(mktemp -d /tmp/rdmatour-qemu.XXXXXX)
 write_job "$job" "$@"
 
 log=$job/console.log
-kver=$(cat "$CACHE/kernel-version" 2>/dev/null || echo '?')
+img=$(guest_image "$CACHE")
+kver=$(cat "$img/kernel-version" 2>/dev/null || echo '?')
 mem=${RDMATOUR_QEMU_MEM:-1536}
 extra=$(guest_args)
 start=$SECONDS
@@ -65,7 +66,7 @@ timeout --foreground -k 10 "$timeout" \
 qemu-system-x86_64 \
     -nodefaults -no-user-config -display none -no-reboot \
     -accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
-    -kernel "$CACHE/vmlinuz" -initrd "$CACHE/initrd.img" \
+    -kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
     -append "console=ttyS0 panic=-1 mitigations=off rdmatour.job=$job$extra" \
     -serial "file:$log" \
     -chardev stdio,id=out,signal=off -serial chardev:out \

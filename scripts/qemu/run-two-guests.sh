@@ -32,7 +32,8 @@ flock 9
 
 # A free TCP port on loopback for the wire between the guests.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-kver=$(cat "$CACHE/kernel-version" 2>/dev/null || echo '?')
+img=$(guest_image "$CACHE")
+kver=$(cat "$img/kernel-version" 2>/dev/null || echo '?')
 extra=$(guest_args)
 
 boot() { # boot NAME IP PEER MAC NETDEV: starts one guest in the background
@@ -44,7 +45,7 @@ boot() { # boot NAME IP PEER MAC NETDEV: starts one guest in the background
     qemu-system-x86_64 \
         -nodefaults -no-user-config -display none -no-reboot \
         -accel tcg,thread=multi -cpu max -smp 1 -m "${RDMATOUR_QEMU_MEM:-1024}" \
-        -kernel "$CACHE/vmlinuz" -initrd "$CACHE/initrd.img" \
+        -kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
         -append "console=ttyS0 panic=-1 mitigations=off rdmatour.job=$dir rdmatour.ip=$ip/24$extra" \
         -serial "file:$dir/console.log" -serial "file:$dir/out.log" \
         -virtfs local,path=/,mount_tag=hostroot,security_model=none,multidevs=remap \

@@ -1,47 +1,74 @@
 #!/usr/bin/env bash
-# The write and read tours on Soft-iWARP across two wired guests: siw0 on
-# each guest's eth0 (RDMATOUR_GUEST_SIW=only: no rxe0, so rdma_cm binds
-# the address to siw0), the server on A (10.0.3.1), the client on B, and
-# tcpdump on B's eth0 for the tour's TCP port.
+# Soft-iWARP in one guest and across two wired guests: siw0 on each
+# guest's eth0 (RDMATOUR_GUEST_SIW=only: no rxe0, so rdma_cm binds the
+# address to siw0).
 #
-#   siw-two-guests.sh RDMATOUR_BINARY [OUTDIR]
+#   siw-two-guests.sh [--no-tui] RDMATOUR_BINARY [OUTDIR]
 #
-# OUTDIR (default: a new /tmp/rdmatour-siw.XXXXXX) gets each side's plain
-# output (a-TOUR.txt, b-TOUR.txt), its --record (a-TOUR.rec) and its own
-# --pcap (a-TOUR.rdmatour.pcap), and B's tcpdump capture (TOUR.pcap).
-# Last, the write tour again with B's client in its full-screen UI in
-# tmux (TestSiwTwoHostsTUI: the wire view must list the iWARP messages;
-# b-tui.txt, tui-client.rdmatour.pcap.screen). Then, on the host,
-# TestSiwTwoHostsWireRows holds each side's wire pane, drawn from its
-# recording, and its --pcap against the iWARP messages in tcpdump's
-# capture, and the read tour's server must say its NIC answered the
-# READ. Exit 0 only if every side of every run exits 0 and those checks
-# pass. Measured: 32 s for the two plain tours, boot included.
+# First, guest A on its own (B waits): rdmacore's siw facts
+# (TestSiw*: the device, the refusals, the READ sink's access, a bad
+# rkey) and the tours with both sides in A (TestRealSiwTours: write and
+# read as two processes, atomic, ud and --notify imm refused). Then the
+# write and read tours across the wire: the server on A (10.0.3.1), the
+# client on B, and tcpdump on B's eth0 for the tour's TCP port.
+#
+# OUTDIR (default: a new /tmp/rdmatour-siw.XXXXXX) gets A's own tests'
+# logs (a-local-*.txt), each side's plain output (a-TOUR.txt,
+# b-TOUR.txt), its --record (a-TOUR.rec) and its own --pcap
+# (a-TOUR.rdmatour.pcap), and B's tcpdump capture (TOUR.pcap).
+# Last, unless --no-tui (CI: the full-screen UI in tmux is
+# TestRealTUIInTmux on rxe), the write tour again with B's client in its
+# full-screen UI in tmux (TestSiwTwoHostsTUI: the wire view must list the
+# iWARP messages; b-tui.txt, tui-client.rdmatour.pcap.screen). Then, on
+# the host, TestSiwTwoHostsWireRows holds each side's wire pane, drawn
+# from its recording, and its --pcap against the iWARP messages in
+# tcpdump's capture, and the read tour's server must say its NIC
+# answered the READ. Exit 0 only if every side of every run exits 0 and
+# those checks pass. Measured: 32 s for the two plain tours, boot
+# included; 95 s with the TUI tour.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-[[ $# -ge 1 && -x $1 ]] || { echo "usage: $0 RDMATOUR_BINARY [OUTDIR]" >&2; exit 2; }
+tui=1
+if [[ ${1:-} == --no-tui ]]; then tui=0; shift; fi
+[[ $# -ge 1 && -x $1 ]] || { echo "usage: $0 [--no-tui] RDMATOUR_BINARY [OUTDIR]" >&2; exit 2; }
 bin=$(realpath "$1")
 out=${2:-$(mktemp -d /tmp/rdmatour-siw.XXXXXX)}
 mkdir -p "$out"
 out=$(realpath "$out")
 rm -f "$out"/a-*.txt "$out"/b-*.txt "$out"/*.pcap "$out"/*.rec "$out"/*.screen
 repo=$(cd "$HERE/../.." && pwd)
-# The checks' test binary, built before the guests: its TUI test runs in B.
-(cd "$repo" && go test -c -o "$out/cmd.test" ./cmd/rdmatour)
+# The test binaries, built before the guests: A runs rdmacore's siw tests
+# and TestRealSiwTours, B the TUI test.
+(cd "$repo" && go test -c -o "$out/cmd.test" ./cmd/rdmatour && go test -c -o "$out/rdmacore.test" ./verbs/rdmacore)
 port=7471
 tours="write read"
 scripts=$(mktemp -d)
 trap 'rm -rf "$scripts"' EXIT
 
-# A: one server per tour, one after the other.
+# A: its own tests first (one guest), then one server per tour, one after
+# the other.
 cat > "$scripts/a.sh" <<EOF
 rc=0
+alone() { # alone NAME DIR TEST_BINARY ARGS...: a test binary in A, logged
+    local name=\$1 dir=\$2
+    shift 2
+    (cd "$repo/\$dir" && RDMATOUR_RDMA_ADDR=\$RDMATOUR_GUEST_IP RDMATOUR_SIW_ADDR=\$RDMATOUR_GUEST_IP \
+        RDMATOUR_BIN="$bin" "\$@" -test.count=1 -test.v) > "$out/a-local-\$name.txt" 2>&1 &&
+        ! grep -q -- '--- SKIP' "$out/a-local-\$name.txt" && return 0   # a skip here means siw0 was not used
+    echo "guest A: \$name failed:"; grep -E -A 30 -- '--- FAIL' "$out/a-local-\$name.txt" | head -n 200
+    tail -n 40 "$out/a-local-\$name.txt"
+    return 1
+}
+alone rdmacore verbs/rdmacore "$out/rdmacore.test" -test.run '^TestSiw' -test.timeout 5m || rc=1
+alone tours cmd/rdmatour "$out/cmd.test" -test.run '^TestRealSiwTours\$' -test.timeout 5m || rc=1
+grep -h -- '^--- \|^    --- ' "$out"/a-local-*.txt
+touch "$out/a-local.done"
 for t in $tours; do
     "$bin" server $port --bind "\$RDMATOUR_GUEST_IP" --tour \$t --backend rdma --plain --auto --timeout 120s \
         --record "$out/a-\$t.rec" --pcap "$out/a-\$t.rdmatour.pcap" > "$out/a-\$t.txt" 2>&1 || rc=1
 done
-"$bin" server $port --bind "\$RDMATOUR_GUEST_IP" --tour write --backend rdma --plain --auto --timeout 120s \
+[ $tui = 0 ] || "$bin" server $port --bind "\$RDMATOUR_GUEST_IP" --tour write --backend rdma --plain --auto --timeout 120s \
     --wait-client 180s > "$out/a-tui.txt" 2>&1 || rc=1
 exit \$rc
 EOF
@@ -49,6 +76,10 @@ EOF
 # the client with tcpdump on the wire.
 cat > "$scripts/b.sh" <<EOF
 rc=0
+for i in \$(seq 1 1500); do   # A's own tests: 23 s measured, 300 s allowed
+    [ -e "$out/a-local.done" ] && break
+    sleep 0.2
+done
 for t in $tours; do
     for i in \$(seq 1 600); do
         grep -q 'rdma_listen(listener, 1); /\* = 0 \*/' "$out/a-\$t.txt" 2>/dev/null && break
@@ -62,6 +93,7 @@ for t in $tours; do
     sleep 1
     kill \$td; wait \$td 2>/dev/null || true
 done
+[ $tui = 0 ] && exit \$rc
 for i in \$(seq 1 600); do
     grep -q 'rdma_listen(listener, 1); /\* = 0 \*/' "$out/a-tui.txt" 2>/dev/null && break
     sleep 0.2
@@ -77,7 +109,7 @@ RDMATOUR_GUEST_SIW=only "$HERE/run-two-guests.sh" --timeout 400 "$scripts/a.sh" 
 # could not tell). Plain mode wraps lines: fold them first.
 tr -s ' \n' ' ' < "$out/a-read.txt" | grep -q "this side's NIC answered 1 READ (seen on the wire)" ||
     { echo "siw-two-guests: the read server did not see its NIC answer the READ" >&2; exit 1; }
-grep -q -- '--- PASS: TestSiwTwoHostsTUI' "$out/b-tui.txt" ||
+[[ $tui = 0 ]] || grep -q -- '--- PASS: TestSiwTwoHostsTUI' "$out/b-tui.txt" ||
     { echo "siw-two-guests: TestSiwTwoHostsTUI did not pass in guest B:" >&2; tail -40 "$out/b-tui.txt" >&2; exit 1; }
 cd "$repo/cmd/rdmatour"
 RDMATOUR_SIW_DIR=$out "$out/cmd.test" -test.run TestSiwTwoHostsWireRows -test.count=1 -test.v | grep -v '^=== RUN'
