@@ -95,6 +95,7 @@ realverbs() {
 		echo "skipped: the QEMU guest needs root"
 		return 0
 	fi
+	siwwait
 	scripts/realverbs.sh
 }
 
@@ -103,6 +104,7 @@ twohosts() {
 		echo "skipped: needs root and the QEMU guests (RDMATOUR_SKIP_QEMU unset)"
 		return 0
 	fi
+	siwwait
 	scripts/twohosts.sh
 }
 
@@ -111,10 +113,37 @@ iwarp() {
 		echo "skipped: needs root and the QEMU guests (RDMATOUR_SKIP_QEMU unset)"
 		return 0
 	fi
+	siwwait
 	scripts/iwarp.sh
 }
 
+# The Soft-iWARP guest needs siw.ko, built from Debian's kernel source
+# (build-siw.sh: linux-headers and a 139 MB linux-source download, about
+# a minute, mostly waiting on the network). It is built in the
+# background while the unit tests run; the guest stages wait for it
+# first. The harness's packages are installed before, not alongside: a
+# test that looks for tshark must not find it half-installed.
+siwlog=$(mktemp /tmp/rdmatour-siw-build.XXXXXX)
+siwpid=
+prebuild_siw() {
+	[ "${RDMATOUR_SKIP_QEMU:-}" != 1 ] && [ "$(id -u)" -eq 0 ] || return 0
+	local cache=${RDMATOUR_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmatour/qemu}
+	mkdir -p "$cache"
+	scripts/qemu/ensure-deps.sh || return 0   # realverbs fails on it with its own error
+	flock "$cache/vm.lock" env RDMATOUR_GUEST_SIW=only scripts/qemu/build-guest.sh >"$siwlog" 2>&1 &
+	siwpid=$!
+}
+siwwait() {
+	[ -n "$siwpid" ] || return 0
+	local start=$SECONDS rc=0
+	wait "$siwpid" || rc=$?
+	siwpid=
+	echo "(the siw guest, built alongside the unit tests: exit $rc; waited $((SECONDS - start))s for it)"
+	[ "$rc" -eq 0 ] || cat "$siwlog"   # the iWARP stage builds it again and fails with its own error
+}
+
 stage "install build dependencies" deps
+prebuild_siw
 stage "gofmt" format
 stage "go vet" vet
 stage "unit and process tests (go test -race)" unit
@@ -138,6 +167,7 @@ humanwait() {
 }
 stage "human pace: one side idles 3 minutes mid-tour (tmux, alongside)" humanwait
 
+rm -f "$siwlog"
 echo
 [ ${#failures[@]} -eq 0 ] || printf 'failed: %s\n' "${failures[@]}"
 echo "$passed passed, $failed failed"
