@@ -56,6 +56,12 @@ func NewHosted(cfg Config, h Host) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A room on an iWARP device runs only what iWARP can (onIWARP): the
+	// atomic and ud rooms, and the manual track, are refused per
+	// connection before anything is allocated for it.
+	if _, err := s.onIWARP(dev); err != nil {
+		return nil, err
+	}
 	s.sharedCounter = h.Counter()
 	s.tour = attendeeTour(s.tour)
 	if s.srq = sharedRecvOf(h); s.srq != nil {
@@ -71,7 +77,8 @@ func NewHosted(cfg Config, h Host) (*Session, error) {
 		}
 		shared = false
 	}
-	s.id, s.dev, s.pd, s.sharedPD, s.events = ev.ID, dev, pd, shared, h.Events()
+	s.id, s.pd, s.sharedPD, s.events = ev.ID, pd, shared, h.Events()
+	s.useDevice(dev) // the timeline names what an iWARP wire carries
 	s.wireFilter = func(p verbs.Packet) bool {
 		var own uint32
 		if s.qp != nil {

@@ -31,6 +31,10 @@ func (s *Session) onIWARP(dev verbs.Device) (text.Text, error) {
 				ZH: fmt.Sprintf("--tour %s 不能在 iWARP 设备 %s 上运行：%s", tour.Name, name, tour.noIWARP.ZH)},
 			text.Text{EN: "run --tour write or --tour read on it, or this tour on a RoCE device (rxe) or --backend sim", ZH: "在它上面跑 --tour write 或 --tour read，或者在 RoCE 设备（rxe）或 --backend sim 上跑这个教程"})
 	}
+	if s.cfg.Track == TrackManual {
+		return text.Text{}, problem(fmt.Errorf("%s is an iWARP device (IBV_TRANSPORT_IWARP)", name), manualOnIWARP(name),
+			text.Text{EN: "run the tour without --track manual on it, or the manual track on a RoCE device (rxe) or --backend sim", ZH: "在它上面去掉 --track manual 跑教程，或者在 RoCE 设备（rxe）或 --backend sim 上跑手动路线"})
+	}
 	if tour.Notifies && s.cfg.Role == Client && s.cfg.Notify == NotifyImm {
 		return text.Text{}, problem(fmt.Errorf("%s is an iWARP device (IBV_TRANSPORT_IWARP)", name),
 			text.Text{EN: fmt.Sprintf("--notify imm cannot run on %s: iWARP has no immediate data, and the siw provider refuses IBV_WR_RDMA_WRITE_WITH_IMM with EINVAL at ibv_post_send", name),
@@ -40,6 +44,19 @@ func (s *Session) onIWARP(dev verbs.Device) (text.Text, error) {
 	note := text.Text{EN: fmt.Sprintf("%s is iWARP, not RoCE: the connection is a real TCP connection to port %d, MPA frames carry the private data exactly as sent (no padding to 196 bytes), and RDMAP/DDP carry the WRITEs, READs and SENDs inside it; TCP, not the RC transport, retransmits. siw's ibv_query_qp never reports qp_state, so the QP state it shows reads RESET even when connected.", name, s.cmPort()),
 		ZH: fmt.Sprintf("%s 是 iWARP，不是 RoCE：连接是一条真正的 TCP 连接，连到端口 %d；MPA 帧按原样携带 private data（不补齐到 196 字节），WRITE、READ、SEND 由 RDMAP/DDP 在这条连接里传送；重传由 TCP 负责，而不是 RC 传输层。siw 的 ibv_query_qp 从不填 qp_state，所以即使已连接，显示的 QP 状态也是 RESET。", name, s.cmPort())}
 	return note, nil
+}
+
+// manualOnIWARP says why the manual track cannot run on an iWARP device.
+// The track is IB CM's: the client's rdma_connect without a QP is
+// answered by CONNECT_RESPONSE, then the program moves its QP to RTR and
+// RTS and calls rdma_establish. On iWARP the kernel turns the MPA Reply
+// straight into ESTABLISHED (cma.c cma_iw_handler,
+// IW_CM_EVENT_CONNECT_REPLY), and the iWARP CM moves the QP to RTS
+// itself, handing it the TCP socket: siw refuses RTS without one (siw_qp.c
+// siw_qp_nextstate_from_idle, "no socket").
+func manualOnIWARP(name string) text.Text {
+	return text.Text{EN: fmt.Sprintf("--track manual cannot run on %s, an iWARP device: the track is the IB connection manager's (CONNECT_RESPONSE, then your own ibv_modify_qp to RTR and RTS, then rdma_establish), and on iWARP the connection manager moves the QP to RTS itself, on the TCP connection it made, and the client gets ESTABLISHED, never CONNECT_RESPONSE", name),
+		ZH: fmt.Sprintf("--track manual 不能在 iWARP 设备 %s 上运行：手动路线是按 IB 连接管理器的做法走的（先收到 CONNECT_RESPONSE，再自己用 ibv_modify_qp 把 QP 改到 RTR 和 RTS，最后调用 rdma_establish）；而在 iWARP 上，连接管理器在它建立的 TCP 连接上自己把 QP 改到 RTS，client 收到的是 ESTABLISHED，永远不会收到 CONNECT_RESPONSE", name)}
 }
 
 // cmPort is the TCP port an iWARP connection uses: the server's own, or

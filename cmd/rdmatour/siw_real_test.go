@@ -8,8 +8,8 @@ import (
 )
 
 // TestRealSiwTours runs the tours on Soft-iWARP: the write and read tours
-// as two processes, and the atomic and ud tours and --notify imm refused
-// up front. It needs a guest whose only RDMA device is siw0 (with rxe0
+// as two processes, and the atomic and ud tours, --notify imm and the
+// manual track refused up front. It needs a guest whose only RDMA device is siw0 (with rxe0
 // next to it on eth0, rdma_cm binds the address to rxe0):
 //
 //	go build -o /tmp/rdmatour ./cmd/rdmatour && go test -c -o /tmp/main.test ./cmd/rdmatour
@@ -38,6 +38,7 @@ func TestRealSiwTours(t *testing.T) {
 		{name: "write-imm", cli: []string{"--notify", "imm"}, refused: "--notify imm cannot run on siw0"},
 		{name: "atomic", tour: []string{"--tour", "atomic"}, refused: "--tour atomic cannot run on siw0, an iWARP device"},
 		{name: "ud", tour: []string{"--tour", "ud"}, refused: "--tour ud cannot run on siw0, an iWARP device"},
+		{name: "manual", tour: []string{"--track", "manual"}, refused: "--track manual cannot run on siw0, an iWARP device"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			port := freePort(t)
