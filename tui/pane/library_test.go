@@ -64,10 +64,10 @@ func TestLibraryIndexSearchAndOpen(t *testing.T) {
 		want    []string
 	}{
 		{"opens on the page on screen", text.EN, nil, "", []string{"On screen now", "▸ Accept, handing out addr and rkey", "Steps of this tour", "Search: ▏"}},
-		{"enter reads the page on screen", text.EN, []string{"enter"}, "accept", []string{"· accept", "Links (Tab/Shift-Tab choose, Enter opens)", "▸ The rkey is a capability"}},
+		{"enter reads the page on screen", text.EN, []string{"enter"}, "accept", []string{"· accept", "Links (Tab/Shift-Tab choose, Enter opens)", "▸ What iWARP changes"}},
 		{"search narrows the list", text.EN, []string{"type:rkey capab"}, "", []string{"Search: rkey capab▏", "▸ The rkey is a capability"}},
 		{"a glossary entry opens the glossary at it", text.EN, []string{"type:glossary rnr", "enter"}, "glossary", []string{"RNR"}},
-		{"a link is followed and esc goes back", text.EN, []string{"enter", "enter"}, "concept-rkey", []string{"· concept-rkey"}},
+		{"a link is followed and esc goes back", text.EN, []string{"enter", "enter"}, "concept-iwarp", []string{"· concept-iwarp"}},
 		{"esc from a followed link", text.EN, []string{"enter", "enter", "esc"}, "accept", []string{"· accept"}},
 		{"esc from the first page: the index", text.EN, []string{"enter", "esc"}, "", []string{"Search:"}},
 		{"zh: the index in Chinese", text.ZH, []string{"type:保护域"}, "", []string{"搜索：保护域▏", "术语表条目"}},
