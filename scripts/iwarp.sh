@@ -3,7 +3,7 @@
 # scripts/qemu/build-siw.sh) in one guest and across two wired guests,
 # scripts/qemu/siw-two-guests.sh without its full-screen UI tour (the UI
 # in tmux is TestRealTUIInTmux on rxe; run the script by hand for it).
-#   scripts/iwarp.sh            (root; about 2.5 minutes from a cold cache)
+#   scripts/iwarp.sh            (root; 2m10s from a cold cache, measured)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/qemu/ensure-deps.sh
