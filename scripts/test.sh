@@ -129,7 +129,7 @@ prebuild_siw() {
 	[ "${RDMATOUR_SKIP_QEMU:-}" != 1 ] && [ "$(id -u)" -eq 0 ] || return 0
 	local cache=${RDMATOUR_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmatour/qemu}
 	mkdir -p "$cache"
-	scripts/qemu/ensure-deps.sh || return 0   # realverbs fails on it with its own error
+	scripts/qemu/ensure-deps.sh || return 1
 	flock "$cache/vm.lock" env RDMATOUR_GUEST_SIW=only scripts/qemu/build-guest.sh >"$siwlog" 2>&1 &
 	siwpid=$!
 }
@@ -143,7 +143,7 @@ siwwait() {
 }
 
 stage "install build dependencies" deps
-prebuild_siw
+stage "install the QEMU harness's packages (the siw guest then builds alongside)" prebuild_siw
 stage "gofmt" format
 stage "go vet" vet
 stage "unit and process tests (go test -race)" unit
