@@ -86,36 +86,28 @@ fuzz() {
 # mid-handshake while the client waits; the tour then completes. Slow by
 # design, so it runs once, here, rather than in every unit run.
 humanpace() { RDMATOUR_IDLE=${RDMATOUR_IDLE:-3m} go test -count=1 -timeout 10m -run '^TestIdleMidTourInTmux$' ./cmd/rdmatour; }
-realverbs() {
+# guests_skip says why the QEMU guests cannot run here, if they cannot.
+guests_skip() {
 	if [ "${RDMATOUR_SKIP_QEMU:-}" = 1 ]; then
-		echo "skipped: RDMATOUR_SKIP_QEMU=1"
-		return 0
+		echo "RDMATOUR_SKIP_QEMU=1"
+	elif [ "$(id -u)" -ne 0 ]; then
+		echo "the QEMU guests need root"
 	fi
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "skipped: the QEMU guest needs root"
+}
+# inguests SCRIPT: one guest stage, once the siw guest's build is done.
+inguests() {
+	local why
+	why=$(guests_skip)
+	if [ -n "$why" ]; then
+		echo "skipped: $why"
 		return 0
 	fi
 	siwwait
-	scripts/realverbs.sh
+	"$1"
 }
-
-twohosts() {
-	if [ "${RDMATOUR_SKIP_QEMU:-}" = 1 ] || [ "$(id -u)" -ne 0 ]; then
-		echo "skipped: needs root and the QEMU guests (RDMATOUR_SKIP_QEMU unset)"
-		return 0
-	fi
-	siwwait
-	scripts/twohosts.sh
-}
-
-iwarp() {
-	if [ "${RDMATOUR_SKIP_QEMU:-}" = 1 ] || [ "$(id -u)" -ne 0 ]; then
-		echo "skipped: needs root and the QEMU guests (RDMATOUR_SKIP_QEMU unset)"
-		return 0
-	fi
-	siwwait
-	scripts/iwarp.sh
-}
+realverbs() { inguests scripts/realverbs.sh; }
+twohosts() { inguests scripts/twohosts.sh; }
+iwarp() { inguests scripts/iwarp.sh; }
 
 # The Soft-iWARP guest needs siw.ko, built from Debian's kernel source
 # (build-siw.sh: linux-headers and a 139 MB linux-source download, about
@@ -126,7 +118,7 @@ iwarp() {
 siwlog=$(mktemp /tmp/rdmatour-siw-build.XXXXXX)
 siwpid=
 prebuild_siw() {
-	[ "${RDMATOUR_SKIP_QEMU:-}" != 1 ] && [ "$(id -u)" -eq 0 ] || return 0
+	[ -z "$(guests_skip)" ] || return 0
 	local cache=${RDMATOUR_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmatour/qemu}
 	mkdir -p "$cache"
 	scripts/qemu/ensure-deps.sh || return 1
