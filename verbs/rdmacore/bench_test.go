@@ -177,6 +177,30 @@ func BenchmarkWriteBW64K(b *testing.B) {
 // gains ib_write_bw a third over one at a time and gains this loop
 // nothing; GOMAXPROCS=1 does not change that (59 µs per WRITE, 60 one at
 // a time). Not found yet: where the Go side loses the overlap.
+//
+// Profiled alone on 2026-12-04 (perf stat and perf record -p attached
+// after the connection is up, 3 s of a 200000-WRITE run, next to
+// ib_write_bw -n 200000 the same way): ib_write_bw is one thread at 0.97
+// CPUs making nothing but write(2) calls (rxe's doorbell), 30-80 context
+// switches in 3 s. The Go process is 1.25 CPUs: the loop's thread at
+// about 1.0 (66% of all samples in write(2), 9% the Go side of PostSend
+// and Poll), and 21% of all samples in runtime.sysmon, 11% of them its
+// nanosleep's context switch: 1.3-1.5 K nanosleeps and 1.5-2 K context
+// switches a second. sysmon stays at its 20 µs tick because the loop
+// never reschedules: every 10 ms it is "running too long", and that
+// retake resets sysmon's backoff. A runtime.Gosched every 16 posts
+// brought the nanosleeps down to 750 in 40000 WRITEs (6500 without),
+// and added 5100 futex wakes, at the same speed (77.0 / 85.7 / 78.5 µs
+// against 77.1 / 77.1 / 69.8): sysmon's vCPU is not what the loop waits
+// for. In the same boot ib_write_bw took 69.5 / 84.4 / 51.0 µs per
+// WRITE, rounds back to back: the host's noise (1.65x between two C
+// runs) is larger than the gap being looked for. One lead is left: per
+// write(2) the Go thread spends about 80 µs (84% of its 95 µs of CPU a
+// WRITE), more than ib_write_bw's whole WRITE (43-67 µs), so the same
+// syscall runs slower beside a second busy vCPU; ib_write_bw beside a
+// spinning process would tell. The guest's clocksource
+// matters more to everything else than to this loop: see
+// scripts/qemu/lib.sh guest_args (tsc=reliable).
 func BenchmarkWriteWindow8(b *testing.B) {
 	const depth, every = 7, 4
 	p := open(b)
