@@ -67,24 +67,28 @@ done > "$out/cases"
 
 cat > "$out/a.sh" <<SCRIPT
 # Guest A: for each case, capture and run the server.
+cp $out/rdmatour /run/rdmatour   # tmpfs, not 9p: see realverbs.sh
 nic=\$(ip -o link | awk -F': ' '\$2 != "lo" {print \$2; exit}')
 while read -r name flags; do
+	t0=\$SECONDS
 	flags=\${flags%%|*}
 	tcpdump -i "\$nic" -U -w $out/\$name.pcap udp port 4791 2> $out/\$name.tcpdump.log &
 	dump=\$!
-	sleep 1
-	$out/rdmatour server --backend rdma --plain --auto --brief --timeout 60s --wait-client 120s --pcap $out/\$name.rdmatour.pcap \$flags > $out/\$name.server.log 2>&1 &
+	# tcpdump takes 0.5-1 s to start under TCG: wait until it captures.
+	until grep -q '^tcpdump: listening' $out/\$name.tcpdump.log 2>/dev/null || ! kill -0 \$dump 2>/dev/null; do sleep 0.1; done
+	/run/rdmatour server --backend rdma --plain --auto --brief --timeout 60s --wait-client 120s --pcap $out/\$name.rdmatour.pcap \$flags > $out/\$name.server.log 2>&1 &
 	srv=\$!
 	until grep -q 'rdma_listen' $out/\$name.server.log 2>/dev/null || ! kill -0 \$srv 2>/dev/null; do sleep 0.2; done
 	touch $out/\$name.listening
 	wait \$srv; echo "\$? " > $out/\$name.server.rc
 	sleep 1; kill -INT \$dump; wait \$dump
-	echo "server \$name exited \$(cat $out/\$name.server.rc)"
+	echo "server \$name exited \$(cat $out/\$name.server.rc) after \$((SECONDS - t0)) s"
 done < $out/cases
 SCRIPT
 
 cat > "$out/b.sh" <<SCRIPT
 # Guest B: for each case, wait for A's server, then run the client.
+cp $out/rdmatour /run/rdmatour
 while read -r name flags; do
 	cliflags=
 	case "\$flags" in *'|'*) cliflags=\${flags#*|}; flags=\${flags%%|*} ;; esac
@@ -94,10 +98,10 @@ while read -r name flags; do
 		sleep 0.2
 	done
 	if [ "\$name" = tui ]; then
-		(cd cmd/rdmatour && TMUX_TMPDIR=/run RDMATOUR_BIN=$out/rdmatour RDMATOUR_TWOHOSTS_PEER=10.0.3.1 \
+		(cd cmd/rdmatour && TMUX_TMPDIR=/run RDMATOUR_BIN=/run/rdmatour RDMATOUR_TWOHOSTS_PEER=10.0.3.1 \
 			RDMATOUR_TWOHOSTS_PCAP=$out/tui-client.rdmatour.pcap $out/cmd.test -test.run TestTwoHostsTUI -test.v) > $out/tui.client.log 2>&1
 	else
-		$out/rdmatour client 10.0.3.1 --backend rdma --plain --auto --brief --timeout 60s \$flags \$cliflags > $out/\$name.client.log 2>&1
+		/run/rdmatour client 10.0.3.1 --backend rdma --plain --auto --brief --timeout 60s \$flags \$cliflags > $out/\$name.client.log 2>&1
 	fi
 	rc=\$?
 	echo "client \$name exited \$rc"

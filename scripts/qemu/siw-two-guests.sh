@@ -52,11 +52,12 @@ trap 'rm -rf "$scripts"' EXIT
 # guest, the two halves side by side; alone.sh runs one test binary and logs it as
 # GUEST-local-NAME.txt.
 cat > "$scripts/alone.sh" <<EOF
+cp "$bin" /run/rdmatour   # the guest's tmpfs, not 9p: see scripts/realverbs.sh
 alone() { # alone NAME DIR TEST_BINARY ARGS...
     local name=\$1 dir=\$2 log="$out/\$RDMATOUR_GUEST-local-\$1.txt"
     shift 2
     (cd "$repo/\$dir" && RDMATOUR_RDMA_ADDR=\$RDMATOUR_GUEST_IP RDMATOUR_SIW_ADDR=\$RDMATOUR_GUEST_IP \
-        RDMATOUR_BIN="$bin" "\$@" -test.count=1 -test.v) > "\$log" 2>&1 &&
+        RDMATOUR_BIN=/run/rdmatour "\$@" -test.count=1 -test.v) > "\$log" 2>&1 &&
         grep -q -- '^--- PASS' "\$log" && ! grep -q -- '--- SKIP' "\$log" && return 0   # a skip: siw0 was not used
     echo "guest \$RDMATOUR_GUEST: \$name failed:"; grep -E -A 30 -- '--- FAIL' "\$log" | head -n 200
     tail -n 40 "\$log"
@@ -72,10 +73,10 @@ alone rdmacore verbs/rdmacore "$out/rdmacore.test" -test.run '^TestSiw' -test.ti
 alone tours cmd/rdmatour "$out/cmd.test" -test.run '^TestRealSiwTours\$/^(write-send|read|write-imm)\$' -test.timeout 5m || rc=1
 grep -h -- '^--- \|^    --- ' "$out"/a-local-*.txt
 for t in $tours; do
-    "$bin" server $port --bind "\$RDMATOUR_GUEST_IP" --tour \$t --backend rdma --plain --auto --timeout 120s \
+    /run/rdmatour server $port --bind "\$RDMATOUR_GUEST_IP" --tour \$t --backend rdma --plain --auto --timeout 120s \
         --record "$out/a-\$t.rec" --pcap "$out/a-\$t.rdmatour.pcap" > "$out/a-\$t.txt" 2>&1 || rc=1
 done
-[ $tui = 0 ] || "$bin" server $port --bind "\$RDMATOUR_GUEST_IP" --tour write --backend rdma --plain --auto --timeout 120s \
+[ $tui = 0 ] || /run/rdmatour server $port --bind "\$RDMATOUR_GUEST_IP" --tour write --backend rdma --plain --auto --timeout 120s \
     --wait-client 180s > "$out/a-tui.txt" 2>&1 || rc=1
 exit \$rc
 EOF
@@ -95,7 +96,7 @@ for t in $tours; do
     tcpdump -i eth0 -U -s 0 -w "$out/\$t.pcap" tcp port $port > /dev/null 2>&1 &
     td=\$!
     sleep 1
-    "$bin" client "\$RDMATOUR_PEER_IP" $port --tour \$t --backend rdma --plain --auto --timeout 120s \
+    /run/rdmatour client "\$RDMATOUR_PEER_IP" $port --tour \$t --backend rdma --plain --auto --timeout 120s \
         --record "$out/b-\$t.rec" --pcap "$out/b-\$t.rdmatour.pcap" > "$out/b-\$t.txt" 2>&1 || rc=1
     sleep 1
     kill \$td; wait \$td 2>/dev/null || true
@@ -105,7 +106,7 @@ for i in \$(seq 1 600); do
     grep -q 'rdma_listen(listener, 1); /\* = 0 \*/' "$out/a-tui.txt" 2>/dev/null && break
     sleep 0.2
 done
-(cd "$repo/cmd/rdmatour" && TMUX_TMPDIR=/run RDMATOUR_BIN="$bin" RDMATOUR_SIW_TUI_PEER=\$RDMATOUR_PEER_IP \
+(cd "$repo/cmd/rdmatour" && TMUX_TMPDIR=/run RDMATOUR_BIN=/run/rdmatour RDMATOUR_SIW_TUI_PEER=\$RDMATOUR_PEER_IP \
     RDMATOUR_SIW_TUI_PCAP="$out/tui-client.rdmatour.pcap" "$out/cmd.test" -test.run TestSiwTwoHostsTUI -test.v) > "$out/b-tui.txt" 2>&1 || rc=1
 exit \$rc
 EOF
