@@ -238,16 +238,14 @@ type device struct {
 
 	counters [numCounters]atomic.Uint64
 
-	mu       sync.Mutex
-	nextPD   uint32
-	mrs      map[uint32]*mr // by key index (key >> 8)
-	nextMR   uint32
-	nextVA   uint64
-	qps      map[uint32]*qp
-	peers    map[uint32]*cmID // by the peer's QPN: the CM connection an RTR's dest_qp_num is bound to
-	traceMu  sync.Mutex
-	traceSeq uint64
-	ring     []verbs.Packet
+	mu     sync.Mutex
+	nextPD uint32
+	mrs    map[uint32]*mr // by key index (key >> 8)
+	nextMR uint32
+	nextVA uint64
+	qps    map[uint32]*qp
+	peers  map[uint32]*cmID // by the peer's QPN: the CM connection an RTR's dest_qp_num is bound to
+	ring   traceRing        // the packet trace (sim_trace.go)
 }
 
 var _ verbs.Device = (*device)(nil)
@@ -278,7 +276,7 @@ func newDevice(p *Provider) *device {
 		nextVA: 0x7f00_0000_0000 + uint64(rand.N(0xf0))<<32 + uint64(rand.N(1<<20))*pageSize,
 		qps:    map[uint32]*qp{},
 		peers:  map[uint32]*cmID{},
-		ring:   make([]verbs.Packet, p.opts.TraceWindow),
+		ring:   newTraceRing(p.opts.TraceWindow),
 	}
 }
 

@@ -24,16 +24,7 @@ type traceMark struct {
 func (d *device) trace(pk *packet, outbound bool, localQP uint32, mark traceMark) {
 	rec := record(pk, outbound, localQP, &mark)
 	d.countTraced(outbound, localQP, mark.qp, 1)
-	d.traceMu.Lock()
-	d.ringAdd(rec)
-	d.traceMu.Unlock()
-}
-
-// ringAdd numbers rec and puts it in the ring (traceMu held).
-func (d *device) ringAdd(rec verbs.Packet) {
-	d.traceSeq++
-	rec.Seq = d.traceSeq
-	d.ring[int(rec.Seq%uint64(len(d.ring)))] = rec
+	d.ring.add(rec)
 }
 
 // record is pk as the trace holds it.
@@ -92,35 +83,18 @@ func (d *device) countTraced(outbound bool, localQP uint32, q *qp, n uint64) {
 	}
 }
 
-// traceRun records packets from..to-1 of a run frame, each as trace
-// records a packet in a frame of its own, under one lock (a 64 KiB
-// WRITE is 64 packets).
+// traceRun records packets from..to-1 of a run frame as trace records
+// each of them in a frame of its own (the ring keeps the run and makes
+// the records when they are read: trace_ring.go).
 func (d *device) traceRun(r *msgRun, from, to int, outbound bool, localQP uint32, mark traceMark) {
 	if mark.at.IsZero() {
 		mark.at = time.Now()
 	}
 	d.countTraced(outbound, localQP, mark.qp, uint64(to-from))
-	var pk packet
-	d.traceMu.Lock()
-	defer d.traceMu.Unlock()
-	for i := from; i < to; i++ {
-		r.fill(&pk, i)
-		d.ringAdd(record(&pk, outbound, localQP, &mark))
-	}
+	d.ring.addRun(r, from, to, outbound, localQP, mark)
 }
 
 // Packets implements verbs.PacketTracer.
 func (d *device) Packets(after uint64) []verbs.Packet {
-	d.traceMu.Lock()
-	defer d.traceMu.Unlock()
-	n := uint64(len(d.ring))
-	first := after + 1
-	if d.traceSeq >= n && first < d.traceSeq-n+1 {
-		first = d.traceSeq - n + 1
-	}
-	var out []verbs.Packet
-	for s := first; s <= d.traceSeq; s++ {
-		out = append(out, d.ring[int(s%n)])
-	}
-	return out
+	return d.ring.since(after)
 }
