@@ -200,8 +200,8 @@ func (id *cmID) dial(ctx context.Context, dst netip.AddrPort, req cmMsg, fail fu
 		}
 		return nil, nil, false
 	}
-	br := bufio.NewReaderSize(nc, connReadBuffer)
-	c := newConn(id.p, nc, br)
+	in := newConnIn(nc)
+	c := newConn(id.p, nc, in)
 	id.mu.Lock()
 	if id.destroyed || ctx.Err() != nil {
 		id.mu.Unlock()
@@ -212,7 +212,7 @@ func (id *cmID) dial(ctx context.Context, dst netip.AddrPort, req cmMsg, fail fu
 	id.local = addrPortOf(nc.LocalAddr())
 	id.mu.Unlock()
 	c.send(outItem{raw: append(preamble(), encodeCM(&req)...)})
-	return c, br, true
+	return c, in.br, true
 }
 
 // replyError is why no REP or REJ came: the CM event status to post, and

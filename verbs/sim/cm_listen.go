@@ -4,7 +4,6 @@ package sim
 // that turns a peer's REQ into a child id and a CONNECT_REQUEST.
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -106,7 +105,7 @@ func (id *cmID) handshake(nc net.Conn) {
 			nc.Close()
 		}
 	}()
-	br, buf, m, ok := id.readRequest(nc)
+	in, buf, m, ok := id.readRequest(nc)
 	if !ok {
 		return
 	}
@@ -117,7 +116,7 @@ func (id *cmID) handshake(nc net.Conn) {
 		return
 	}
 	adopted = true
-	c := id.deliverRequestLocked(nc, br, child, m)
+	c := id.deliverRequestLocked(nc, in, child, m)
 	id.mu.Unlock()
 	child.readLoop(c, buf)
 }
@@ -125,30 +124,31 @@ func (id *cmID) handshake(nc net.Conn) {
 // readRequest reads the preamble and the REQ (or SIDR REQ) of this
 // listener's port space within the CM timeout; a request of the other
 // port space is answered as rdma_cm would, anything else just dropped.
-func (id *cmID) readRequest(nc net.Conn) (*bufio.Reader, []byte, cmMsg, bool) {
+func (id *cmID) readRequest(nc net.Conn) (connIn, []byte, cmMsg, bool) {
 	nc.SetReadDeadline(time.Now().Add(id.p.opts.CMTimeout))
-	br := bufio.NewReaderSize(nc, connReadBuffer)
+	in := newConnIn(nc)
+	br := in.br
 	if err := readPreamble(br); err != nil {
 		id.p.log.Debug("sim: dropping non-rdmatour peer", "peer", nc.RemoteAddr(), "err", err)
-		return nil, nil, cmMsg{}, false
+		return connIn{}, nil, cmMsg{}, false
 	}
 	buf := make([]byte, frameBuffer)
 	kind, body, err := readFrame(br, buf)
 	if err != nil || kind != kindCM {
 		id.p.log.Debug("sim: dropping peer without REQ", "peer", nc.RemoteAddr(), "err", err)
-		return nil, nil, cmMsg{}, false
+		return connIn{}, nil, cmMsg{}, false
 	}
 	m, err := decodeCM(body)
 	if err == nil && m.Type != requestType(id.ps) && (m.Type == cmREQ || m.Type == cmSIDRReq) {
 		answerOtherPortSpace(nc, m.Type)
-		return nil, nil, cmMsg{}, false
+		return connIn{}, nil, cmMsg{}, false
 	}
 	if err != nil || m.Type != requestType(id.ps) {
 		id.p.log.Debug("sim: dropping peer with bad REQ", "peer", nc.RemoteAddr(), "err", err)
-		return nil, nil, cmMsg{}, false
+		return connIn{}, nil, cmMsg{}, false
 	}
 	nc.SetReadDeadline(time.Time{})
-	return br, buf, m, true
+	return in, buf, m, true
 }
 
 // childFor makes the id a REQ creates on the passive side, with what the
@@ -184,9 +184,9 @@ func (id *cmID) adoptLocked(nc net.Conn, child *cmID) bool {
 // deliverRequestLocked starts the child's connection, answers the
 // peer's preamble and posts the CONNECT_REQUEST. id.mu is held, so a
 // concurrent Destroy of the listener sees the child on the channel.
-func (id *cmID) deliverRequestLocked(nc net.Conn, br *bufio.Reader, child *cmID, m cmMsg) *conn {
+func (id *cmID) deliverRequestLocked(nc net.Conn, in connIn, child *cmID, m cmMsg) *conn {
 	id.p.count(func(r *verbs.ResourceCount) { r.IDs++ })
-	c := newConn(id.p, nc, br)
+	c := newConn(id.p, nc, in)
 	c.tap.cm(&m, false) // the REQ, read before the connection existed
 	child.conn = c
 	id.p.dev.setPeer(m.QPN, child)

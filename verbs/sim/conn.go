@@ -42,10 +42,21 @@ type conn struct {
 	mu   sync.Mutex
 	cond *sync.Cond
 	q    []outItem
-	// batching holds the writer back while the reader still has whole
-	// frames buffered: the ACKs for a burst of packets then leave in one
-	// write (and adjacent ACKs merge), instead of one wake-up each.
-	batching    bool
+	// batching holds the writer back while the reader is in a burst:
+	// the ACKs for a burst of packets then leave in one write (and
+	// adjacent ACKs merge), written by the reader itself at the burst's
+	// end (flushInline), instead of one wake-up each.
+	batching bool
+	// writing is the write token: the writer goroutine or the reader
+	// (flushInline) holds it while it encodes and writes, so the two
+	// never interleave their bytes.
+	writing bool
+	// carry is what the reader's write left unwritten (the socket was
+	// full): the writer goroutine writes it before anything queued.
+	carry       []byte
+	spare       []outItem // the queue's other array, while it is not in use
+	inline      []byte    // flushInline's encoding buffer
+	sock        *sockReader
 	closing     bool // close once the queue is written
 	closed      bool
 	localClosed bool // we closed it: the reader's error is not a peer loss
@@ -82,11 +93,13 @@ func (c *conn) sender(n uint32) *qp {
 // close its side after ours is shut down.
 const lingerTime = time.Second
 
-func newConn(p *Provider, nc net.Conn, br *bufio.Reader) *conn {
-	if br == nil {
-		br = bufio.NewReaderSize(nc, connReadBuffer)
+// newConn starts the connection's writer; in is its reading end, made
+// here when it is the zero connIn.
+func newConn(p *Provider, nc net.Conn, in connIn) *conn {
+	if in.br == nil {
+		in = newConnIn(nc)
 	}
-	c := &conn{p: p, nc: nc, br: br, readDone: make(chan struct{}), tap: newTap(p.pcap, nc)}
+	c := &conn{p: p, nc: nc, br: in.br, sock: in.sock, readDone: make(chan struct{}), tap: newTap(p.pcap, nc)}
 	c.cond = sync.NewCond(&c.mu)
 	p.goStart(c.writeLoop)
 	return c
@@ -99,7 +112,7 @@ func (c *conn) send(it outItem) bool {
 	queued := !c.closed && !c.closing
 	if queued {
 		c.q = append(c.q, it)
-		if !c.batching {
+		if !c.batching && !c.writing {
 			c.cond.Signal()
 		}
 	} else if it.raw != nil {
@@ -112,14 +125,11 @@ func (c *conn) send(it outItem) bool {
 	return queued
 }
 
-// setBatching turns batching on or off; off wakes the writer for what
-// was queued meanwhile.
-func (c *conn) setBatching(on bool) {
+// holdWriter starts a burst: the writer is not woken for what is
+// queued until flushInline ends it.
+func (c *conn) holdWriter() {
 	c.mu.Lock()
-	c.batching = on
-	if !on && len(c.q) > 0 {
-		c.cond.Signal()
-	}
+	c.batching = true
 	c.mu.Unlock()
 }
 
@@ -217,7 +227,7 @@ func (c *conn) abort() {
 	c.localClosed = true
 	c.closed = true
 	dropped := c.q
-	c.q = nil
+	c.q, c.carry = nil, nil
 	c.cond.Signal()
 	c.mu.Unlock()
 	c.nc.Close()
@@ -250,41 +260,63 @@ func (c *conn) writeLoop() {
 	for {
 		var ok bool
 		var f *wireFaults
-		if batch, f, ok = c.nextBatch(batch); !ok {
+		var carry []byte
+		if batch, carry, f, ok = c.nextBatch(batch); !ok {
 			return
+		}
+		if len(carry) > 0 {
+			if _, err := c.nc.Write(carry); err != nil {
+				c.fail(batch)
+				return
+			}
 		}
 		batch = mergeAcks(batch)
 		var sent []outItem
 		if sent, ok = c.writeBatch(batch, &out, f); !ok {
 			return
 		}
+		c.doneWriting()
 		runSent(sent)
 	}
 }
 
-// nextBatch waits for queued items and swaps them for spare, the last
-// batch's storage; f is the connection's --wire faults (nil: none), read
-// under the same lock. It reports false once the connection is closed; a
-// closing connection whose queue is drained is shut down here.
-func (c *conn) nextBatch(spare []outItem) (batch []outItem, f *wireFaults, ok bool) {
+// nextBatch waits for the write token and something to write: what the
+// reader's last write left (carry), then the queued items, swapped for
+// spare, the last batch's storage; f is the connection's --wire faults
+// (nil: none), read under the same lock. It reports false once the
+// connection is closed; a closing connection whose queue is drained is
+// shut down here.
+func (c *conn) nextBatch(spare []outItem) (batch []outItem, carry []byte, f *wireFaults, ok bool) {
 	c.mu.Lock()
-	for len(c.q) == 0 && !c.closing && !c.closed {
+	for (c.writing || len(c.q) == 0 && c.carry == nil && !c.closing) && !c.closed {
 		c.cond.Wait()
 	}
 	if c.closed {
 		c.mu.Unlock()
-		return spare, nil, false
+		return spare, nil, nil, false
 	}
-	if len(c.q) == 0 { // closing and drained
+	if len(c.q) == 0 && c.carry == nil { // closing and drained
 		c.closed = true
 		c.mu.Unlock()
 		c.shutdown()
-		return spare, nil, false
+		return spare, nil, nil, false
 	}
-	batch, f = c.q, c.faults
-	c.q = spare[:0]
+	batch, carry, f = c.q, c.carry, c.faults
+	c.q, c.carry = spare[:0], nil
+	c.writing = true
 	c.mu.Unlock()
-	return batch, f, true
+	return batch, carry, f, true
+}
+
+// doneWriting gives the write token back, and wakes the writer for
+// what came meanwhile.
+func (c *conn) doneWriting() {
+	c.mu.Lock()
+	c.writing = false
+	if len(c.q) > 0 || c.carry != nil || c.closing {
+		c.cond.Signal()
+	}
+	c.mu.Unlock()
 }
 
 // writeBatch encodes batch into out and writes it, in chunks so a long

@@ -1,20 +1,22 @@
 package sim
 
-// The connection's reader: frames in bursts. While whole frames are
-// buffered the reader is in a burst: the ACKs it queues wait (batching),
-// the packets it traces share one clock reading, and a frame's body is
-// read where bufio holds it. Each packet still goes into the trace ring
-// before the QP sees it: an answer the writer sends meanwhile must come
-// after it there.
+// The connection's reader: frames in bursts. A burst lasts while the
+// peer's frames keep coming without the reader having to wait for them:
+// on a socket, until a read finds nothing (sockReader.beforeWait), and
+// at most burstRefresh frames; elsewhere (net.Pipe in tests) while bufio
+// holds a whole frame. While it lasts, what the reader queues (ACKs)
+// waits, and at its end the reader writes it (flushInline); the packets
+// it traces share one clock reading; a frame's body is read where bufio
+// holds it. Each packet still goes into the trace ring before the QP
+// sees it: an answer sent meanwhile must come after it there.
 
 import "time"
 
-// burstRefresh bounds how many frames of one burst share a clock
-// reading: a stream that never lets the buffer run dry is still timed to
-// within this many frames.
+// burstRefresh bounds a burst: a stream that never lets the socket run
+// dry is still acknowledged, and timed, every this many frames.
 const burstRefresh = 64
 
-// burst is the reader's state between two blocking reads.
+// burst is the reader's state between two waits.
 type burst struct {
 	on     bool
 	frames int
@@ -31,6 +33,10 @@ type burst struct {
 func (id *cmID) readLoop(c *conn, buf []byte) {
 	defer c.readerExited()
 	var b burst
+	sockWaits := c.sock != nil && c.sock.raw != nil
+	if sockWaits {
+		c.sock.beforeWait = func() { id.endBurst(c, &b) }
+	}
 	for {
 		kind, body, n, err := peekFrame(c.br, buf)
 		if err == nil {
@@ -40,8 +46,8 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 			} else if err = id.onFrame(c, &b, kind, body); n > 0 {
 				c.br.Discard(n)
 			}
-			if !frameReady(c.br) {
-				id.endBurst(c, &b) // about to block: send what the burst queued
+			if b.frames >= burstRefresh || !sockWaits && !frameReady(c.br) {
+				id.endBurst(c, &b)
 			}
 		}
 		if err != nil {
@@ -59,22 +65,21 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 	}
 }
 
-// startFrame begins a burst, or refreshes a long one's clock.
+// startFrame begins a burst.
 func (id *cmID) startFrame(c *conn, b *burst) {
-	switch {
-	case !b.on:
-		c.setBatching(true)
+	if !b.on {
+		c.holdWriter()
 		b.on, b.frames, b.at = true, 0, time.Now()
-	case b.frames >= burstRefresh:
-		b.frames, b.at = 0, time.Now()
 	}
 	b.frames++
 }
 
-// endBurst lets the writer send what the burst queued.
+// endBurst sends what the burst queued.
 func (id *cmID) endBurst(c *conn, b *burst) {
-	b.on = false
-	c.setBatching(false)
+	if b.on {
+		b.on = false
+		c.flushInline()
+	}
 }
 
 // onFrame handles one frame whose body is only valid until it returns.

@@ -139,7 +139,7 @@ func FuzzResponder(f *testing.F) {
 		}
 		a, b := net.Pipe()
 		go io.Copy(io.Discard, b)
-		c := newConn(p, a, nil)
+		c := newConn(p, a, connIn{})
 		q.toRTR(c, 0x22, 0, 1, 1)
 		q.toRTS(7, 7, 1)
 		q.PostRecv(verbs.RecvWR{WRID: 1, SGList: sge(recvBuf, 0, 64)})

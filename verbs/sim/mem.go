@@ -285,6 +285,26 @@ func appendSliceSegs(out, segs []memSeg, off, n int) []memSeg {
 	return out
 }
 
+// readSegs copies len(dst) bytes of segs from off into dst, reading each
+// MR under its lock.
+func readSegs(segs []memSeg, off int, dst []byte) {
+	for _, s := range segs {
+		if len(dst) == 0 {
+			return
+		}
+		if off >= s.n {
+			off -= s.n
+			continue
+		}
+		k := min(s.n-off, len(dst))
+		s.m.mu.RLock()
+		copy(dst[:k], s.m.buf[s.off+off:s.off+off+k])
+		s.m.mu.RUnlock()
+		dst = dst[k:]
+		off = 0
+	}
+}
+
 // appendSegs appends the bytes of segs to b, reading each MR under its lock.
 func appendSegs(b []byte, segs []memSeg) []byte {
 	for _, s := range segs {

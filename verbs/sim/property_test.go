@@ -60,7 +60,7 @@ func newMemRig(t testing.TB) *memRig {
 	a, b := net.Pipe()
 	r.peerEnd = b
 	go io.Copy(io.Discard, b)
-	r.c = newConn(r.p, a, nil)
+	r.c = newConn(r.p, a, connIn{})
 	r.freshQP(t)
 	return r
 }

@@ -16,14 +16,10 @@ import (
 )
 
 // readRun handles the run frame whose frame and run headers are hdr (n
-// bytes in br, not yet discarded). Its packets are traced and its
-// payload read into the connection's own buffer; they are then placed at
-// once when their QP would take each of them in order, else handed to
-// the QP one by one, as packet frames are. (Reading the payload straight
-// into the MR saved no measurable CPU: the SIOCINQ check that keeps the
-// MR's lock from being held across a wait on the peer cost as much as
-// the copy it saved, BenchmarkWriteTwoProcesses 60-72 against 62-67
-// µs of CPU per 64 KiB WRITE.)
+// bytes in br, not yet discarded). Its packets are traced; their payload
+// then goes straight into the MR when the QP would take each of them in
+// order (placeRun), else into the connection's own buffer and to the QP
+// one by one, as packet frames do.
 func (id *cmID) readRun(c *conn, b *burst, hdr []byte, n int) error {
 	r, plen, err := decodeRunHeader(hdr[frameHeaderLen:], frameBodyLen(hdr))
 	if err != nil {
@@ -32,17 +28,28 @@ func (id *cmID) readRun(c *conn, b *burst, hdr []byte, n int) error {
 	c.br.Discard(n)
 	q := id.packetQP(b, r.destQP)
 	id.p.dev.traceRun(&r, r.from, r.to, false, r.destQP, traceMark{qp: q, at: b.at})
-	if cap(c.runBuf) < plen {
-		c.runBuf = make([]byte, plen)
+	if q != nil && c.tap == nil {
+		if placed, err := q.placeRun(c, &r, plen); placed || err != nil {
+			return err
+		}
 	}
-	payload := c.runBuf[:plen]
-	if _, err := io.ReadFull(c.br, payload); err != nil {
-		return noEOF(err)
+	payload, err := c.readPayload(plen)
+	if err != nil {
+		return err
 	}
-	if q != nil && (c.tap != nil || !q.placeRun(c, &r, payload)) {
+	if q != nil {
 		q.receiveRun(c, &r, payload)
 	}
 	return nil
+}
+
+// readPayload reads n bytes of payload into the connection's own buffer.
+func (c *conn) readPayload(n int) ([]byte, error) {
+	payload := c.payloadBuf(n)
+	if _, err := io.ReadFull(c.br, payload); err != nil {
+		return nil, noEOF(err)
+	}
+	return payload, nil
 }
 
 // receiveRun hands a run's packets to the QP one by one.
@@ -59,17 +66,41 @@ func (q *qp) receiveRun(c *conn, r *msgRun, payload []byte) {
 }
 
 // placeRun takes a run whose every packet this QP would accept in order
-// (see runFits), with one copy. It reports false, having changed
-// nothing, when any packet would be answered otherwise.
-func (q *qp) placeRun(c *conn, r *msgRun, payload []byte) bool {
+// (see runFits): its n bytes of payload go from the socket into the MR,
+// copied once. It reports false, having read and changed nothing, when
+// any packet would be answered otherwise. The QP is not locked while the
+// payload comes (the application may post or poll meanwhile): should it
+// change by then, the packets go to it one by one after all, and what
+// they carried is in the MR already, as a NIC that had placed them
+// before the change would have left it.
+func (q *qp) placeRun(c *conn, r *msgRun, n int) (bool, error) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	cur, ok := q.runFits(c, r, len(payload))
-	if ok {
-		writeSegs(cur.segs, cur.off, payload)
-		q.tookRun(cur, r, len(payload))
+	cur, ok := q.runFits(c, r, n)
+	q.mu.Unlock()
+	if !ok {
+		return false, nil
 	}
-	return ok
+	if err := c.readIntoSegs(cur.segs, cur.off, n); err != nil {
+		return true, err
+	}
+	q.mu.Lock()
+	now, ok := q.runFits(c, r, n)
+	if ok && sameTarget(now, cur) {
+		q.tookRun(cur, r, n)
+		q.mu.Unlock()
+		return true, nil
+	}
+	q.mu.Unlock()
+	payload := c.payloadBuf(n)
+	readSegs(cur.segs, cur.off, payload)
+	q.receiveRun(c, r, payload)
+	return true, nil
+}
+
+// sameTarget says whether two answers of runFits place a run alike.
+func sameTarget(a, b respOp) bool {
+	return a.kind == b.kind && a.off == b.off && a.limit == b.limit &&
+		len(a.segs) == 1 && len(b.segs) == 1 && a.segs[0] == b.segs[0]
 }
 
 // runFits says whether this QP would take every packet of r, n bytes in
