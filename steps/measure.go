@@ -110,6 +110,11 @@ type measurer struct {
 	stmts       []c.Stmt
 	// failedWC is the completion that ended the run, if one did.
 	failedWC *verbs.WC
+	// wc is where reap polls into: a busy loop that allocated a result
+	// per completion would time the allocator too.
+	wc   [1]verbs.WC
+	spin verbs.Spinner
+	cur  verbs.SendWR // the WR post reuses for the size being timed
 }
 
 func (m *measurer) wr(size int) verbs.SendWR {
@@ -131,30 +136,36 @@ func (m *measurer) failedCall(post c.Stmt, err error) c.Stmt {
 }
 
 func (m *measurer) post(size int, signaled bool) error {
-	wr := m.wr(size)
-	m.wrID++
-	if !signaled {
-		wr.Flags = 0
+	if len(m.cur.SGList) == 0 || m.cur.SGList[0].Length != uint32(size) {
+		// One WR per size, reused: a WR built per post allocates its
+		// scatter list each time, which the loop would time.
+		m.cur = m.wr(size)
 	}
-	return m.s.qp.PostSend(wr)
+	m.wrID++
+	m.cur.WRID, m.cur.Flags = m.wrID, 0
+	if signaled {
+		m.cur.Flags = verbs.SendSignaled
+	}
+	return m.s.qp.PostSend(m.cur)
 }
 
 // reap spins until one completion comes: it retires its WR and every
 // earlier one, so outstanding drops to the WRs posted after it.
 func (m *measurer) reap() error {
 	for {
-		wcs, err := m.s.cq.Poll(1)
+		m.spin.Tick()
+		n, err := verbs.PollInto(m.s.cq, m.wc[:])
 		if err != nil {
 			return err
 		}
-		if len(wcs) == 1 {
-			if wc := wcs[0]; wc.Status != verbs.WCSuccess {
+		if n == 1 {
+			if wc := m.wc[0]; wc.Status != verbs.WCSuccess {
 				m.s.addCompletion(wc)
 				m.s.completionFate(wc)
 				m.failedWC = &wc
 				return &CompletionError{What: "RDMA_WRITE completion", WC: wc}
 			}
-			m.outstanding = int(m.wrID - wcs[0].WRID)
+			m.outstanding = int(m.wrID - m.wc[0].WRID)
 			return nil
 		}
 		if err := m.ctx.Err(); err != nil {

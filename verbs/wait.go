@@ -12,6 +12,23 @@ type CQWaiter interface {
 	Wait(ctx context.Context) error
 }
 
+// WCPoller is implemented by CQs that poll into a slice the caller keeps
+// (ibv_poll_cq's own shape: the caller's array of ibv_wc): a busy-polling
+// loop then allocates nothing per poll. It returns how many of wc it
+// filled.
+type WCPoller interface {
+	PollInto(wc []WC) (int, error)
+}
+
+// PollInto polls cq into wc, through WCPoller when cq has it.
+func PollInto(cq CQ, wc []WC) (int, error) {
+	if p, ok := cq.(WCPoller); ok {
+		return p.PollInto(wc)
+	}
+	got, err := cq.Poll(len(wc))
+	return copy(wc, got), err
+}
+
 // PollOne polls cq until one completion arrives or ctx ends, like the
 // seed's busy loop around ibv_poll_cq, but yielding between polls so a
 // terminal program stays responsive and Ctrl-C is honoured.

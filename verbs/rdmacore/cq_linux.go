@@ -50,43 +50,70 @@ func (q *compQueue) Poll(max int) ([]verbs.WC, error) {
 	if max <= 0 {
 		return nil, nil
 	}
-	if max > 4096 {
-		max = 4096
+	var buf [pollBatch]verbs.WC
+	var out []verbs.WC
+	for len(out) < max {
+		want := min(max-len(out), pollBatch)
+		n, err := q.PollInto(buf[:want])
+		if err != nil && len(out) == 0 {
+			return nil, err
+		}
+		if n <= 0 {
+			break
+		}
+		if out == nil {
+			out = make([]verbs.WC, 0, min(max, n))
+		}
+		out = append(out, buf[:n]...)
+		if n < want {
+			break
+		}
+	}
+	return out, nil
+}
+
+var _ verbs.WCPoller = (*compQueue)(nil)
+
+// PollInto is ibv_poll_cq into the caller's wc (verbs.WCPoller): no
+// allocation at all, which a busy poller pays per completion otherwise
+// (BenchmarkWriteLatency: 1 allocation a WRITE, 64 B, before).
+func (q *compQueue) PollInto(wc []verbs.WC) (int, error) {
+	max := min(len(wc), 4096)
+	if max == 0 {
+		return 0, nil
 	}
 	q.mu.RLock()
 	defer q.mu.RUnlock()
 	if q.cq == nil {
-		return nil, errDestroyed("ibv_poll_cq", "cq")
+		return 0, errDestroyed("ibv_poll_cq", "cq")
 	}
 	q.pollM.Lock()
 	defer q.pollM.Unlock()
 	if q.wcs == nil {
 		q.wcs = (*[pollBatch]C.struct_rt_wc)(C.calloc(pollBatch, C.size_t(unsafe.Sizeof(C.struct_rt_wc{}))))
 		if q.wcs == nil {
-			return nil, verbs.Errorf("ibv_poll_cq", syscall.ENOMEM, "wc buffer")
+			return 0, verbs.Errorf("ibv_poll_cq", syscall.ENOMEM, "wc buffer")
 		}
 	}
-	var out []verbs.WC
-	for len(out) < max {
-		want := min(max-len(out), pollBatch)
+	total := 0
+	for total < max {
+		want := min(max-total, pollBatch)
 		n := int(C.rt_poll_cq(q.cq, C.int(want), &q.wcs[0]))
-		if n < 0 && len(out) == 0 {
-			return nil, rcErr("ibv_poll_cq", C.int(n), "")
+		if n < 0 && total == 0 {
+			return 0, rcErr("ibv_poll_cq", C.int(n), "")
 		}
 		if n <= 0 {
 			break
 		}
-		if out == nil {
-			out = make([]verbs.WC, 0, n)
-		}
 		for i := range n {
-			out = append(out, wcFromC(&q.wcs[i]))
+			wc[total+i] = wcFromC(&q.wcs[i])
 		}
+		total += n
 		if n < want {
 			break
 		}
 	}
-	return out, nil
+	return total, nil
 }
 
 func wcFromC(w *C.struct_rt_wc) verbs.WC {

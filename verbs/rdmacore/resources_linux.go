@@ -291,9 +291,20 @@ func (q *queuePair) PostSend(wr verbs.SendWR) error {
 	if q.typ == verbs.QPTUD {
 		return q.postSendUD(wr, sges)
 	}
-	rc := C.rt_post_send(q.qp, C.uint64_t(wr.WRID), C.int(wr.Opcode), C.uint(wr.Flags),
-		sges, C.int(len(wr.SGList)), C.uint64_t(wr.RemoteAddr), C.uint32_t(wr.RKey), C.uint32_t(wr.ImmData),
-		C.uint64_t(wr.CompareAdd), C.uint64_t(wr.Swap))
+	var rc C.int
+	if len(wr.SGList) == 1 {
+		// The common WR, with no Go pointer for cgo to check on the way
+		// in (cgoCheckPointer was 2.5% of BenchmarkWriteLatency's CPU).
+		s := wr.SGList[0]
+		rc = C.rt_post_send1(q.qp, C.uint64_t(wr.WRID), C.int(wr.Opcode), C.uint(wr.Flags),
+			C.uint64_t(s.Addr), C.uint32_t(s.Length), C.uint32_t(s.LKey),
+			C.uint64_t(wr.RemoteAddr), C.uint32_t(wr.RKey), C.uint32_t(wr.ImmData),
+			C.uint64_t(wr.CompareAdd), C.uint64_t(wr.Swap))
+	} else {
+		rc = C.rt_post_send(q.qp, C.uint64_t(wr.WRID), C.int(wr.Opcode), C.uint(wr.Flags),
+			sges, C.int(len(wr.SGList)), C.uint64_t(wr.RemoteAddr), C.uint32_t(wr.RKey), C.uint32_t(wr.ImmData),
+			C.uint64_t(wr.CompareAdd), C.uint64_t(wr.Swap))
+	}
 	if rc != 0 {
 		return rcErr("ibv_post_send", rc, fmt.Sprintf("%s wr_id %d", wr.Opcode, wr.WRID))
 	}

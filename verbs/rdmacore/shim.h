@@ -129,6 +129,12 @@ int rt_query_port(struct rt *rt, struct ibv_context *ctx, uint8_t port, struct i
 int rt_post_send(struct ibv_qp *qp, uint64_t wr_id, int opcode, unsigned int flags,
 		 struct ibv_sge *sges, int num_sge, uint64_t remote_addr, uint32_t rkey,
 		 uint32_t imm_host, uint64_t compare_add, uint64_t swap);
+/* rt_post_send1 is rt_post_send with its one SGE passed by value: the
+ * caller passes no pointer into its own memory. */
+int rt_post_send1(struct ibv_qp *qp, uint64_t wr_id, int opcode, unsigned int flags,
+		  uint64_t sge_addr, uint32_t sge_length, uint32_t sge_lkey,
+		  uint64_t remote_addr, uint32_t rkey, uint32_t imm_host,
+		  uint64_t compare_add, uint64_t swap);
 int rt_post_recv(struct ibv_qp *qp, uint64_t wr_id, struct ibv_sge *sges, int num_sge);
 
 struct rt_wc {

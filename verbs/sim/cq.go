@@ -119,6 +119,30 @@ func (c *cq) Poll(max int) ([]verbs.WC, error) {
 	return out, nil
 }
 
+var _ verbs.WCPoller = (*cq)(nil)
+
+// PollInto is Poll into the caller's wc (verbs.WCPoller): nothing
+// allocated, as a busy poller wants.
+func (c *cq) PollInto(wc []verbs.WC) (int, error) {
+	c.mu.Lock()
+	if c.dead {
+		c.mu.Unlock()
+		return 0, verbs.Errorf("ibv_poll_cq", errEINVAL, "CQ destroyed")
+	}
+	n := copy(wc, c.entries)
+	var marks [8]*slotMark
+	taken := append(marks[:0], c.marks[:n]...)
+	c.entries = append(c.entries[:0], c.entries[n:]...)
+	c.marks = append(c.marks[:0], c.marks[n:]...)
+	c.mu.Unlock()
+	for _, m := range taken { // after the CQ's lock, as in Poll
+		if m != nil {
+			m.reclaim()
+		}
+	}
+	return n, nil
+}
+
 // Destroy is ibv_destroy_cq.
 func (c *cq) Destroy() error {
 	c.mu.Lock()
