@@ -38,12 +38,7 @@ type connIn struct {
 }
 
 func newConnIn(nc net.Conn) connIn {
-	s := &sockReader{nc: nc}
-	if sc, ok := nc.(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			s.raw = raw
-		}
-	}
+	s := &sockReader{nc: nc, raw: rawSocket(nc)}
 	return connIn{br: bufio.NewReaderSize(s, connReadBuffer), sock: s}
 }
 
@@ -97,15 +92,6 @@ func (s *sockReader) attempt(pick func() []byte, done func(), wait bool) (int, e
 	return sysResult(n, rerr)
 }
 
-func readNoEINTR(fd uintptr, p []byte) (int, error) {
-	for {
-		n, err := syscall.Read(int(fd), p)
-		if !errors.Is(err, syscall.EINTR) {
-			return n, err
-		}
-	}
-}
-
 // sysResult is a read(2)'s result as io.Reader gives it.
 func sysResult(n int, err error) (int, error) {
 	switch {
@@ -121,12 +107,7 @@ func sysResult(n int, err error) (int, error) {
 func tryWrite(raw syscall.RawConn, b []byte) (n int, err error) {
 	var werr error
 	cerr := raw.Write(func(fd uintptr) bool {
-		for {
-			n, werr = syscall.Write(int(fd), b)
-			if !errors.Is(werr, syscall.EINTR) {
-				break
-			}
-		}
+		n, werr = writeNoEINTR(fd, b)
 		return true
 	})
 	if cerr != nil {
