@@ -28,6 +28,8 @@ type outItem struct {
 	// coming out late); releaseHeld asks the writer to send a packet
 	// reorder= held back when nothing came after it (faults.go).
 	faulted, releaseHeld bool
+	// ack is a plain ACK or NAK, queued by value (ack.go).
+	ack ackItem
 }
 
 // conn is the TCP connection of one RC connection, with its writer
@@ -162,7 +164,7 @@ func mergeAcks(batch []outItem) []outItem {
 	}
 	out := batch[:0]
 	for i, it := range batch {
-		if i+1 < len(batch) && isPlainAck(it) && isPlainAck(batch[i+1]) && it.pkt.DestQP == batch[i+1].pkt.DestQP {
+		if i+1 < len(batch) && isPlainAck(it) && isPlainAck(batch[i+1]) && it.ack.destQP == batch[i+1].ack.destQP {
 			continue
 		}
 		out = append(out, it)
@@ -174,7 +176,7 @@ func mergeAcks(batch []outItem) []outItem {
 }
 
 func isPlainAck(it outItem) bool {
-	return it.pkt != nil && it.pkt.Opcode == verbs.OpAcknowledge && it.pkt.HasAETH && it.pkt.AETH.Syndrome == verbs.SyndromeACK
+	return it.ack.ok && it.ack.syn == verbs.SyndromeACK
 }
 
 func (c *conn) sendCM(m *cmMsg) { c.send(outItem{raw: encodeCM(m)}) }
@@ -368,6 +370,11 @@ func (c *conn) encodeItem(buf []byte, it *outItem) []byte {
 		return buf
 	}
 	pk := it.pkt
+	var ack packet
+	if pk == nil && it.ack.ok {
+		ack = it.ack.packet()
+		pk = &ack
+	}
 	if pk == nil {
 		return buf // a reorder= release left over after the faults were cleared
 	}

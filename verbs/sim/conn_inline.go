@@ -76,6 +76,9 @@ func inlineable(q []outItem) bool {
 			return false
 		}
 		n += len(it.raw)
+		if it.ack.ok {
+			n += 32
+		}
 		if it.pkt != nil {
 			n += 64 + it.pkt.payloadLen()
 		}

@@ -156,6 +156,10 @@ func (d *device) peerImpairs(c *conn) {
 // encodeFaulted is encodeItem under --wire: it numbers transport
 // packets and loses, doubles or holds back those the faults name.
 func (c *conn) encodeFaulted(buf []byte, it *outItem, f *wireFaults) []byte {
+	if it.pkt == nil && it.ack.ok { // --wire counts and holds packets
+		pk := it.ack.packet()
+		it.pkt, it.ack = &pk, ackItem{}
+	}
 	switch {
 	case it.releaseHeld:
 		if f.held != nil {

@@ -10,10 +10,7 @@ func (q *qp) sendAck(psn uint32, syn uint8) {
 	if q.conn == nil {
 		return
 	}
-	q.conn.send(outItem{srcQP: q.num, pkt: &packet{
-		Opcode: verbs.OpAcknowledge, DestQP: q.destQPN, PSN: psn,
-		HasAETH: true, AETH: verbs.AETH{Syndrome: syn, MSN: q.msn & 0xFFFFFF},
-	}})
+	q.conn.send(outItem{srcQP: q.num, ack: ackItem{ok: true, syn: syn, destQP: q.destQPN, psn: psn, msn: q.msn & 0xFFFFFF}})
 }
 
 // nakFatal sends a NAK and puts the responder QP in error, as rxe does for

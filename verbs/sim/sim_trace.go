@@ -22,9 +22,11 @@ type traceMark struct {
 // trace records one transport packet in the bounded ring; localQP is the
 // QP of this device that sent it (outbound) or that it is for (inbound).
 func (d *device) trace(pk *packet, outbound bool, localQP uint32, mark traceMark) {
-	rec := record(pk, outbound, localQP, &mark)
+	if mark.at.IsZero() {
+		mark.at = time.Now()
+	}
 	d.countTraced(outbound, localQP, mark.qp, 1)
-	d.ring.add(rec)
+	d.ring.add(pk, outbound, localQP, mark)
 }
 
 // record is pk as the trace holds it.

@@ -19,8 +19,10 @@ import (
 type traceEntry struct {
 	first uint64 // Seq of its first packet
 	n     int
-	rec   verbs.Packet // a single packet (run.npkts == 0)
-	run   msgRun       // a run's headers; segs nil: the trace keeps no MR alive
+	// pk is a single packet's headers (run.npkts == 0), its payload
+	// only counted: the trace keeps no read buffer or MR alive.
+	pk    packet
+	run   msgRun // a run's headers; segs nil, for the same reason
 	from  int
 	out   bool
 	local uint32
@@ -43,13 +45,15 @@ func newTraceRing(window int) traceRing {
 	return traceRing{window: window, ents: make([]traceEntry, window+1)}
 }
 
-// add appends a packet's record, numbered.
-func (t *traceRing) add(rec verbs.Packet) {
+// add appends a packet, with mark (whose time is set).
+func (t *traceRing) add(pk *packet, out bool, local uint32, mark traceMark) {
 	t.mu.Lock()
 	e := t.push(1)
-	rec.Seq = e.first
-	e.rec = rec
+	e.pk = *pk
+	e.pk.Payload, e.pk.segs, e.pk.seg1, e.pk.segLen = nil, nil, [1]memSeg{}, pk.payloadLen()
 	e.run = msgRun{}
+	e.out, e.local = out, local
+	e.mark, e.mark.qp = mark, nil
 	t.mu.Unlock()
 }
 
@@ -57,7 +61,7 @@ func (t *traceRing) add(rec verbs.Packet) {
 func (t *traceRing) addRun(r *msgRun, from, to int, out bool, local uint32, mark traceMark) {
 	t.mu.Lock()
 	e := t.push(to - from)
-	e.rec = verbs.Packet{}
+	e.pk = packet{}
 	e.run, e.run.segs = *r, nil
 	e.from, e.out, e.local = from, out, local
 	e.mark, e.mark.qp = mark, nil
@@ -107,13 +111,13 @@ func (t *traceRing) since(after uint64) []verbs.Packet {
 
 // packet is the record of the entry's k-th packet, numbered seq.
 func (e *traceEntry) packet(k int, seq uint64) verbs.Packet {
-	if e.run.npkts == 0 {
-		return e.rec
+	pk := &e.pk
+	if e.run.npkts != 0 {
+		pk = new(packet)
+		e.run.fill(pk, e.from+k)
 	}
-	var pk packet
-	e.run.fill(&pk, e.from+k)
 	mark := e.mark
-	rec := record(&pk, e.out, e.local, &mark)
+	rec := record(pk, e.out, e.local, &mark)
 	rec.Seq = seq
 	return rec
 }

@@ -51,9 +51,13 @@ type traceStep struct {
 func (s traceStep) apply(t *traceRing, ref *perPacketRing, i int) {
 	at := time.Unix(1700000000, int64(i)*1000)
 	if s.single {
-		rec := verbs.Packet{Time: at, Outbound: i%2 == 0, LocalQP: 0x11, Opcode: verbs.OpAcknowledge, DestQP: 0x22, PSN: uint32(i)}
-		t.add(rec)
-		ref.add(rec)
+		pk := packet{Opcode: verbs.OpAcknowledge, DestQP: 0x22, PSN: uint32(i), HasAETH: true,
+			AETH: verbs.AETH{Syndrome: verbs.SyndromeACK, MSN: uint32(i)}, Payload: []byte("kept?")}
+		mark := traceMark{at: at, lost: i%4 == 0}
+		t.add(&pk, i%2 == 0, 0x11, mark)
+		pk.Payload = nil
+		pk.segLen = 5 // the payload's length, as the ring keeps it
+		ref.add(record(&pk, i%2 == 0, 0x11, &mark))
 		return
 	}
 	r := &msgRun{write: true, destQP: 0x22, firstPSN: uint32(100 * i), npkts: s.npkts, length: s.npkts*1024 - 100,
