@@ -38,14 +38,19 @@ func TestInlineFlushLeavesTheRestToTheWriter(t *testing.T) {
 	defer b.Close()
 	p := New(Options{})
 	c := newConn(p, a, connIn{})
+	// Full for any write: until a 1 KiB write, then a 64-byte one, then a
+	// one-byte one finds no room (each takes a buffer of its own size).
 	var filler []byte
-	for chunk := bytes.Repeat([]byte{0xee}, 1024); ; {
-		n, err := tryWrite(c.sock.raw, chunk)
-		filler = append(filler, chunk[:n]...)
-		if errors.Is(err, syscall.EAGAIN) {
-			break
+	for _, size := range []int{1024, 64, 1} {
+		chunk := bytes.Repeat([]byte{0xee}, size)
+		for {
+			n, err := tryWrite(c.sock.raw, chunk)
+			filler = append(filler, chunk[:n]...)
+			if errors.Is(err, syscall.EAGAIN) {
+				break
+			}
+			must(t, err)
 		}
-		must(t, err)
 	}
 	// A burst's answers: NAKs to distinct QPs, which nothing merges.
 	const answers = 300
