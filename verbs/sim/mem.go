@@ -246,22 +246,14 @@ func (d *device) checkRecvRange(key uint32, va uint64, n uint64, p *pd) (memSeg,
 // writeSegs scatters src into segs starting at byte offset off of the
 // gathered range. Callers have checked that off+len(src) fits.
 func writeSegs(segs []memSeg, off int, src []byte) {
-	for _, s := range segs {
-		if len(src) == 0 {
-			return
-		}
-		if off >= s.n {
-			off -= s.n
-			continue
-		}
-		k := min(s.n-off, len(src))
+	var pieces [4]memSeg
+	for _, s := range appendSliceSegs(pieces[:0], segs, off, len(src)) {
 		s.m.mu.Lock()
 		if !s.m.dead {
-			copy(s.m.buf[s.off+off:s.off+off+k], src[:k])
+			copy(s.m.buf[s.off:s.off+s.n], src)
 		}
 		s.m.mu.Unlock()
-		src = src[k:]
-		off = 0
+		src = src[s.n:]
 	}
 }
 
@@ -288,20 +280,12 @@ func appendSliceSegs(out, segs []memSeg, off, n int) []memSeg {
 // readSegs copies len(dst) bytes of segs from off into dst, reading each
 // MR under its lock.
 func readSegs(segs []memSeg, off int, dst []byte) {
-	for _, s := range segs {
-		if len(dst) == 0 {
-			return
-		}
-		if off >= s.n {
-			off -= s.n
-			continue
-		}
-		k := min(s.n-off, len(dst))
+	var pieces [4]memSeg
+	for _, s := range appendSliceSegs(pieces[:0], segs, off, len(dst)) {
 		s.m.mu.RLock()
-		copy(dst[:k], s.m.buf[s.off+off:s.off+off+k])
+		copy(dst, s.m.buf[s.off:s.off+s.n])
 		s.m.mu.RUnlock()
-		dst = dst[k:]
-		off = 0
+		dst = dst[s.n:]
 	}
 }
 

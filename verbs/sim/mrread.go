@@ -8,20 +8,11 @@ package sim
 
 // readIntoSegs reads the stream's next n bytes into segs from off.
 func (c *conn) readIntoSegs(segs []memSeg, off, n int) error {
-	for _, s := range segs {
-		if n == 0 {
-			break
-		}
-		if off >= s.n {
-			off -= s.n
-			continue
-		}
-		k := min(s.n-off, n)
-		if err := c.readIntoMR(s.m, s.off+off, k); err != nil {
+	var pieces [4]memSeg
+	for _, s := range appendSliceSegs(pieces[:0], segs, off, n) {
+		if err := c.readIntoMR(s.m, s.off, s.n); err != nil {
 			return err
 		}
-		n -= k
-		off = 0
 	}
 	return nil
 }
