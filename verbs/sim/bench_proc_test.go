@@ -25,7 +25,8 @@ import (
 // procHelperEnv set); the benchmark process is the client.
 
 const (
-	// procHelperEnv selects the server the child runs: "sim" or "tcp".
+	// procHelperEnv selects the server the child runs: "sim", "tcp" or
+	// "raw" (bench_rawpeer_test.go).
 	procHelperEnv = "RDMATOUR_SIM_BENCH_HELPER"
 	// procChildProfileEnv, when set, is where the child writes a CPU
 	// profile (the parent's -cpuprofile covers only the client side).
@@ -71,8 +72,10 @@ func TestHelperProcess(t *testing.T) {
 		simServer(ctx, t)
 	case "tcp":
 		tcpServer(ctx, t)
+	case "raw":
+		rawResponder(t)
 	default:
-		t.Fatalf("%s=%q: want sim or tcp", procHelperEnv, mode)
+		t.Fatalf("%s=%q: want sim, tcp or raw", procHelperEnv, mode)
 	}
 }
 
@@ -313,81 +316,85 @@ func startHelper(b *testing.B, mode string) int {
 // the overlap, not waste.
 func BenchmarkWriteTwoProcesses(b *testing.B) {
 	for _, size := range procSizes {
-		b.Run(sizeName(size), func(b *testing.B) {
-			port := startHelper(b, "sim")
-			cli := &side{p: New(Options{})}
-			// Registered after the child's Cleanup, so this runs first: the
-			// client disconnects and the server can leave on its own.
-			b.Cleanup(func() { teardown(b, cli) })
-			var err error
-			cli.ch, err = cli.p.CreateEventChannel()
-			must(b, err)
-			cli.id, err = cli.ch.CreateID(verbs.PSTCP)
-			must(b, err)
-			must(b, cli.id.ResolveAddr(netip.AddrPort{}, netip.AddrPortFrom(loopback, uint16(port)), time.Second))
-			waitEvent(b, cli.ch, verbs.EventAddrResolved)
-			must(b, cli.id.ResolveRoute(time.Second))
-			waitEvent(b, cli.ch, verbs.EventRouteResolved)
-			cli.setupVerbs(b, procPairCfg())
-			must(b, cli.id.Connect(verbs.ConnParam{}))
-			cli.last = waitEvent(b, cli.ch, verbs.EventEstablished)
-			raddr, rkey, ok := decodeRemote(cli.last.PrivateData)
-			if !ok {
-				b.Fatalf("private data %x carries no addr/rkey", cli.last.PrivateData)
-			}
-			local := cli.regMR(b, size*benchWindow, verbs.AccessLocalWrite)
-
-			b.SetBytes(int64(size))
-			b.ResetTimer()
-			outstanding, posted := 0, 0
-			var idleSince time.Time
-			idle := 0
-			for done := 0; done < b.N; {
-				for outstanding < benchWindow && posted < b.N {
-					slot := posted % benchWindow
-					err := cli.qp.PostSend(verbs.SendWR{WRID: uint64(posted), Opcode: verbs.WRRDMAWrite,
-						SGList: sge(local, slot*size, size), Flags: verbs.SendSignaled,
-						RemoteAddr: raddr + uint64(slot*size), RKey: rkey})
-					if err != nil {
-						b.Fatal(err)
-					}
-					posted++
-					outstanding++
-				}
-				wcs, err := cli.cq.Poll(benchWindow)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if len(wcs) == 0 {
-					// Wait on the simulated completion channel rather than
-					// spin: on a software NIC a spinning consumer takes the
-					// CPU the NIC's own goroutines need (2 cores here).
-					idle++
-					if idle == 1 {
-						idleSince = time.Now()
-					} else if time.Since(idleSince) > procWait {
-						b.Fatalf("no completion for %v (%d of %d done)", procWait, done, b.N)
-					}
-					ctx, cancel := context.WithTimeout(context.Background(), procWait)
-					werr := cli.cq.(verbs.CQWaiter).Wait(ctx)
-					cancel()
-					if werr != nil {
-						b.Fatalf("no completion for %v (%d of %d done)", procWait, done, b.N)
-					}
-					continue
-				}
-				idle = 0
-				for _, wc := range wcs {
-					if wc.Status != verbs.WCSuccess {
-						b.Fatalf("wr_id %d: %s", wc.WRID, wc.Status)
-					}
-				}
-				done += len(wcs)
-				outstanding -= len(wcs)
-			}
-			b.StopTimer()
-		})
+		b.Run(sizeName(size), func(b *testing.B) { writeTwoProcesses(b, "sim", size) })
 	}
+}
+
+// writeTwoProcesses streams size-byte WRITEs from a sim client here to
+// the server the child runs in mode, benchWindow in flight.
+func writeTwoProcesses(b *testing.B, mode string, size int) {
+	port := startHelper(b, mode)
+	cli := &side{p: New(Options{})}
+	// Registered after the child's Cleanup, so this runs first: the
+	// client disconnects and the server can leave on its own.
+	b.Cleanup(func() { teardown(b, cli) })
+	var err error
+	cli.ch, err = cli.p.CreateEventChannel()
+	must(b, err)
+	cli.id, err = cli.ch.CreateID(verbs.PSTCP)
+	must(b, err)
+	must(b, cli.id.ResolveAddr(netip.AddrPort{}, netip.AddrPortFrom(loopback, uint16(port)), time.Second))
+	waitEvent(b, cli.ch, verbs.EventAddrResolved)
+	must(b, cli.id.ResolveRoute(time.Second))
+	waitEvent(b, cli.ch, verbs.EventRouteResolved)
+	cli.setupVerbs(b, procPairCfg())
+	must(b, cli.id.Connect(verbs.ConnParam{}))
+	cli.last = waitEvent(b, cli.ch, verbs.EventEstablished)
+	raddr, rkey, ok := decodeRemote(cli.last.PrivateData)
+	if !ok {
+		b.Fatalf("private data %x carries no addr/rkey", cli.last.PrivateData)
+	}
+	local := cli.regMR(b, size*benchWindow, verbs.AccessLocalWrite)
+
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	outstanding, posted := 0, 0
+	var idleSince time.Time
+	idle := 0
+	for done := 0; done < b.N; {
+		for outstanding < benchWindow && posted < b.N {
+			slot := posted % benchWindow
+			err := cli.qp.PostSend(verbs.SendWR{WRID: uint64(posted), Opcode: verbs.WRRDMAWrite,
+				SGList: sge(local, slot*size, size), Flags: verbs.SendSignaled,
+				RemoteAddr: raddr + uint64(slot*size), RKey: rkey})
+			if err != nil {
+				b.Fatal(err)
+			}
+			posted++
+			outstanding++
+		}
+		wcs, err := cli.cq.Poll(benchWindow)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(wcs) == 0 {
+			// Wait on the simulated completion channel rather than
+			// spin: on a software NIC a spinning consumer takes the
+			// CPU the NIC's own goroutines need (2 cores here).
+			idle++
+			if idle == 1 {
+				idleSince = time.Now()
+			} else if time.Since(idleSince) > procWait {
+				b.Fatalf("no completion for %v (%d of %d done)", procWait, done, b.N)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), procWait)
+			werr := cli.cq.(verbs.CQWaiter).Wait(ctx)
+			cancel()
+			if werr != nil {
+				b.Fatalf("no completion for %v (%d of %d done)", procWait, done, b.N)
+			}
+			continue
+		}
+		idle = 0
+		for _, wc := range wcs {
+			if wc.Status != verbs.WCSuccess {
+				b.Fatalf("wr_id %d: %s", wc.WRID, wc.Status)
+			}
+		}
+		done += len(wcs)
+		outstanding -= len(wcs)
+	}
+	b.StopTimer()
 }
 
 func BenchmarkTCPCopyTwoProcesses(b *testing.B) {
