@@ -314,6 +314,41 @@ func startHelper(b *testing.B, mode string) int {
 // idle (no cond.Signal, no writer wake-up): 4 KiB 20.4-26.4 against
 // 15.9-18.6 µs, 64 KiB level; the writer running beside the poster is
 // the overlap, not waste.
+//
+// 2026-12-07. What a syscall and a wake-up cost here set the design: a
+// syscall about 1 µs, a process woken from its socket about 10 µs (a
+// pipe ping-pong between two processes: 21 µs a round trip). A bare
+// client and server in Go with this benchmark's shape (window of 16, the
+// server ACKing when its buffer runs dry, /tmp/ideal in the session)
+// reached 6.7-7.2 µs at 4 KiB and 24.8-26.8 at 64 KiB against the TCP
+// copy's 7.5-9.2 and 22.4-26.3: the shape costs nothing, the sim's work
+// did. Changed since 4a87f2a: the trace keeps a run whole
+// (trace_ring.go); the reader writes its burst's ACKs itself when the
+// read that finds nothing says it is about to wait (conn_sock.go,
+// conn_inline.go), so the server never wakes its writer goroutine; a
+// payload goes from the socket into the MR (mrread.go); ACKs queue by
+// value (ack.go); the writer writes 512 KiB chunks (msgrun.go). Each
+// round runs the old binary, the new one and the TCP copy back to back
+// (8 rounds of 1 s, TCP/WRITE, median and range):
+//
+//	                  4a87f2a              now
+//	WRITE 4 KiB µs    10.3                 8.4
+//	  TCP/WRITE       0.70 (0.59-0.81)     0.86 (0.69-1.00)
+//	WRITE 64 KiB µs   48                   29
+//	  TCP/WRITE       0.45 (0.35-0.57)     0.75 (0.67-0.94)
+//
+// In quieter hours the same code gave 0.88 and 0.91 (8 rounds). What is
+// left is on both sides (bench_rawpeer_test.go: each side against a bare
+// peer costs about 5 µs a 64 KiB WRITE) and in the Go scheduler: with
+// GOMAXPROCS=1 in both processes the sim is 0.81-0.86x at 4 KiB and
+// 0.77-0.92x at 64 KiB, with 2 its extra goroutines (writer, reader,
+// poller on each side) wake idle processors that then spin (the TCP
+// copy has one goroutine a process). Tried and dropped today: the
+// poster writing a large WRITE itself (64 KiB 45-50 µs), waking the
+// poller once at the end of the reader's burst, copying small payloads
+// into one buffer instead of a piece each (4 KiB 8.94 against 8.74),
+// taking back a stale Wait token when a poll empties the CQ, ACKing
+// every 128-512 KiB of a burst: none measurably better.
 func BenchmarkWriteTwoProcesses(b *testing.B) {
 	for _, size := range procSizes {
 		b.Run(sizeName(size), func(b *testing.B) { writeTwoProcesses(b, "sim", size) })
