@@ -59,7 +59,8 @@ type conn struct {
 	spare       []outItem // the queue's other array, while it is not in use
 	inline      []byte    // flushInline's encoding buffer
 	sock        *sockReader
-	closing     bool // close once the queue is written
+	sockW       *sockWriter // flushInline's, made on its first write
+	closing     bool        // close once the queue is written
 	closed      bool
 	localClosed bool // we closed it: the reader's error is not a peer loss
 

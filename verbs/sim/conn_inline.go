@@ -43,7 +43,10 @@ func (c *conn) flushInline() {
 		batch[i] = outItem{}
 	}
 	clear(batch)
-	n, err := tryWrite(c.sock.raw, buf)
+	if c.sockW == nil {
+		c.sockW = newSockWriter(c.sock.raw)
+	}
+	n, err := c.sockW.tryWrite(buf)
 	var carry []byte
 	switch {
 	case err == nil && n == len(buf):

@@ -41,10 +41,11 @@ func TestInlineFlushLeavesTheRestToTheWriter(t *testing.T) {
 	// Full for any write: until a 1 KiB write, then a 64-byte one, then a
 	// one-byte one finds no room (each takes a buffer of its own size).
 	var filler []byte
+	w := newSockWriter(c.sock.raw)
 	for _, size := range []int{1024, 64, 1} {
 		chunk := bytes.Repeat([]byte{0xee}, size)
 		for {
-			n, err := tryWrite(c.sock.raw, chunk)
+			n, err := w.tryWrite(chunk)
 			filler = append(filler, chunk[:n]...)
 			if errors.Is(err, syscall.EAGAIN) {
 				break

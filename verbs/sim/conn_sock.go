@@ -29,6 +29,17 @@ type sockReader struct {
 	// beforeWait, set by the connection's reader goroutine, runs in it
 	// when a read is about to wait for the peer.
 	beforeWait func()
+	// The read in progress (the reader goroutine's, one at a time), in
+	// fields rather than a closure per read, which would cost an
+	// allocation each: into dst, or, when mr is set, into mr at mrOff
+	// under its lock (dst then takes the bytes of a deregistered MR).
+	dst    []byte
+	mr     *mr
+	mrOff  int
+	wait   bool
+	n      int
+	err    error
+	readFn func(fd uintptr) bool // s.readOnce, bound once
 }
 
 // connIn is a connection's reading end: bufio over its sockReader.
@@ -39,6 +50,7 @@ type connIn struct {
 
 func newConnIn(nc net.Conn) connIn {
 	s := &sockReader{nc: nc, raw: rawSocket(nc)}
+	s.readFn = s.readOnce
 	return connIn{br: bufio.NewReaderSize(s, connReadBuffer), sock: s}
 }
 
@@ -47,7 +59,8 @@ func (s *sockReader) Read(p []byte) (int, error) {
 	if s.raw == nil || len(p) == 0 {
 		return s.nc.Read(p)
 	}
-	n, err := s.tryRead(p)
+	s.dst, s.mr = p, nil
+	n, err := s.attempt(false)
 	if !errors.Is(err, syscall.EAGAIN) {
 		return n, err
 	}
@@ -57,39 +70,45 @@ func (s *sockReader) Read(p []byte) (int, error) {
 	return s.nc.Read(p)
 }
 
-// tryRead reads what is there now: syscall.EAGAIN when nothing is.
-func (s *sockReader) tryRead(p []byte) (int, error) {
-	return s.attempt(func() []byte { return p }, func() {}, false)
-}
-
-// readUnder is Read into memory that has an owner to lock (an MR):
-// pick locks it and returns where this read's bytes go, done unlocks
-// it. The owner is locked only while bytes move, never while the peer
-// is awaited.
-func (s *sockReader) readUnder(pick func() []byte, done func()) (int, error) {
-	n, err := s.attempt(pick, done, false)
+// readIntoMR is Read into m's bytes from off, len(scratch) of them at
+// most: m is locked only while bytes move, never while the peer is
+// awaited; a deregistered MR's bytes go to scratch.
+func (s *sockReader) readIntoMR(m *mr, off int, scratch []byte) (int, error) {
+	s.dst, s.mr, s.mrOff = scratch, m, off
+	defer func() { s.mr = nil }()
+	n, err := s.attempt(false)
 	if !errors.Is(err, syscall.EAGAIN) {
 		return n, err
 	}
 	if s.beforeWait != nil {
 		s.beforeWait()
 	}
-	return s.attempt(pick, done, true)
+	return s.attempt(true)
 }
 
 // attempt reads once, or with wait until something came.
-func (s *sockReader) attempt(pick func() []byte, done func(), wait bool) (int, error) {
-	var n int
-	var rerr error
-	err := s.raw.Read(func(fd uintptr) bool {
-		n, rerr = readNoEINTR(fd, pick())
-		done()
-		return !wait || !errors.Is(rerr, syscall.EAGAIN)
-	})
-	if err != nil {
+func (s *sockReader) attempt(wait bool) (int, error) {
+	s.wait = wait
+	if err := s.raw.Read(s.readFn); err != nil { // closed, or past the read deadline
 		return 0, err
 	}
-	return sysResult(n, rerr)
+	return sysResult(s.n, s.err)
+}
+
+// readOnce is the read RawConn.Read runs, telling it whether to wait.
+func (s *sockReader) readOnce(fd uintptr) bool {
+	if m := s.mr; m != nil {
+		m.mu.Lock()
+		dst := s.dst
+		if !m.dead {
+			dst = m.buf[s.mrOff : s.mrOff+len(s.dst)]
+		}
+		s.n, s.err = readNoEINTR(fd, dst)
+		m.mu.Unlock()
+	} else {
+		s.n, s.err = readNoEINTR(fd, s.dst)
+	}
+	return !s.wait || !errors.Is(s.err, syscall.EAGAIN)
 }
 
 // sysResult is a read(2)'s result as io.Reader gives it.
@@ -103,18 +122,33 @@ func sysResult(n int, err error) (int, error) {
 	return n, nil
 }
 
-// tryWrite writes what of b the socket takes now, without waiting.
-func tryWrite(raw syscall.RawConn, b []byte) (n int, err error) {
-	var werr error
-	cerr := raw.Write(func(fd uintptr) bool {
-		n, werr = writeNoEINTR(fd, b)
-		return true
-	})
-	if cerr != nil {
-		return 0, cerr
+// sockWriter writes to a socket without waiting (flushInline's writes),
+// its state in fields for the same reason as sockReader's.
+type sockWriter struct {
+	raw     syscall.RawConn
+	src     []byte
+	n       int
+	err     error
+	writeFn func(fd uintptr) bool
+}
+
+func newSockWriter(raw syscall.RawConn) *sockWriter {
+	w := &sockWriter{raw: raw}
+	w.writeFn = w.writeOnce
+	return w
+}
+
+// tryWrite writes what of b the socket takes now.
+func (w *sockWriter) tryWrite(b []byte) (int, error) {
+	w.src = b
+	defer func() { w.src = nil }()
+	if err := w.raw.Write(w.writeFn); err != nil {
+		return 0, err
 	}
-	if n < 0 {
-		n = 0
-	}
-	return n, werr
+	return max(w.n, 0), w.err
+}
+
+func (w *sockWriter) writeOnce(fd uintptr) bool {
+	w.n, w.err = writeNoEINTR(fd, w.src)
+	return true
 }

@@ -6,31 +6,14 @@ package sim
 // (a 64 KiB WRITE's second copy was 8.6% of the server's CPU: pprof
 // of BenchmarkWriteTwoProcesses/64KiB, 2026-12-07).
 
-// readIntoSegs reads the stream's next n bytes into segs from off.
-func (c *conn) readIntoSegs(segs []memSeg, off, n int) error {
-	var pieces [4]memSeg
-	for _, s := range appendSliceSegs(pieces[:0], segs, off, n) {
-		if err := c.readIntoMR(s.m, s.off, s.n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // readIntoMR reads the stream's next k bytes into m at off: first what
-// bufio holds, then from the socket itself. m is locked only while
-// bytes move (sockReader.readUnder); a deregistered MR's bytes are read
-// and dropped.
+// bufio holds, then from the socket itself. m is locked only while bytes
+// move (sockReader.readIntoMR); a deregistered MR's bytes are read and
+// dropped.
 func (c *conn) readIntoMR(m *mr, off, k int) error {
 	for k > 0 {
 		if c.br.Buffered() == 0 && c.sock != nil && c.sock.raw != nil {
-			got, err := c.sock.readUnder(func() []byte {
-				m.mu.Lock()
-				if m.dead {
-					return c.payloadBuf(k)
-				}
-				return m.buf[off : off+k]
-			}, m.mu.Unlock)
+			got, err := c.sock.readIntoMR(m, off, c.payloadBuf(k))
 			if err != nil {
 				return noEOF(err)
 			}

@@ -75,80 +75,85 @@ func (q *qp) receiveRun(c *conn, r *msgRun, payload []byte) {
 // before the change would have left it.
 func (q *qp) placeRun(c *conn, r *msgRun, n int) (bool, error) {
 	q.mu.Lock()
-	cur, ok := q.runFits(c, r, n)
+	pl, ok := q.runFits(c, r, n)
 	q.mu.Unlock()
 	if !ok {
 		return false, nil
 	}
-	if err := c.readIntoSegs(cur.segs, cur.off, n); err != nil {
+	if err := c.readIntoMR(pl.seg.m, pl.seg.off+pl.off, n); err != nil {
 		return true, err
 	}
 	q.mu.Lock()
 	now, ok := q.runFits(c, r, n)
-	if ok && sameTarget(now, cur) {
-		q.tookRun(cur, r, n)
+	if ok && now == pl {
+		q.tookRun(pl, r, n)
 		q.mu.Unlock()
 		return true, nil
 	}
 	q.mu.Unlock()
 	payload := c.payloadBuf(n)
-	readSegs(cur.segs, cur.off, payload)
+	readSegs([]memSeg{pl.seg}, pl.off, payload)
 	q.receiveRun(c, r, payload)
 	return true, nil
 }
 
-// sameTarget says whether two answers of runFits place a run alike.
-func sameTarget(a, b respOp) bool {
-	return a.kind == b.kind && a.off == b.off && a.limit == b.limit &&
-		len(a.segs) == 1 && len(b.segs) == 1 && a.segs[0] == b.segs[0]
+// runPlace is where a run's payload goes: the WRITE's one MR range, the
+// offset in it the run starts at, and the WRITE's length. A value, so
+// that placing a run allocates nothing.
+type runPlace struct {
+	seg        memSeg
+	off, limit int
 }
 
 // runFits says whether this QP would take every packet of r, n bytes in
 // all, in order: onRequest and onWrite would write each payload, advance
-// the PSN and ACK the last. It returns the WRITE the bytes go to.
-func (q *qp) runFits(c *conn, r *msgRun, n int) (respOp, bool) {
+// the PSN and ACK the last. It returns where the bytes go.
+func (q *qp) runFits(c *conn, r *msgRun, n int) (runPlace, bool) {
 	if q.destroyed || q.conn != c || (q.state != verbs.QPSRTR && q.state != verbs.QPSRTS) ||
 		q.pmtu != r.pmtu || q.rqPSN != psnAdd(r.firstPSN, r.from) || q.access&verbs.AccessRemoteWrite == 0 {
-		return respOp{}, false
+		return runPlace{}, false
 	}
-	cur, ok := q.runTarget(r)
+	pl, ok := q.runTarget(r)
 	ends := r.to == r.npkts
-	if !ok || cur.off+n > cur.limit || (ends && cur.off+n != cur.limit) {
-		return respOp{}, false
+	if !ok || pl.off+n > pl.limit || (ends && pl.off+n != pl.limit) {
+		return runPlace{}, false
 	}
-	return cur, true
+	return pl, true
 }
 
-// tookRun makes the changes r's packets, n bytes written to cur, make
-// one by one in onRequest and onWrite.
-func (q *qp) tookRun(cur respOp, r *msgRun, n int) {
-	cur.off += n
+// tookRun makes the changes r's packets, n bytes written at pl, make one
+// by one in onRequest and onWrite.
+func (q *qp) tookRun(pl runPlace, r *msgRun, n int) {
 	q.sentSeqNAK = false
 	q.rqPSN = psnAdd(q.rqPSN, r.to-r.from)
-	q.rcur = cur
-	if r.to == r.npkts {
+	switch {
+	case r.to == r.npkts:
 		q.msn++
 		q.count(cntRDMARecvs)
 		q.rcur = respOp{}
 		q.sendAck(psnAdd(r.firstPSN, r.npkts-1), verbs.SyndromeACK)
+	case r.from > 0: // the WRITE in progress goes on
+		q.rcur.off += n
+	default: // a WRITE that the next run frame continues
+		q.rcur = respOp{kind: respWrite, segs: []memSeg{pl.seg}, off: n, limit: pl.limit}
 	}
 }
 
-// runTarget is the WRITE a run's payload goes to: a new one for the
-// run that starts the message (its RETH checked as onWrite checks it),
-// the one in progress for a run that continues it.
-func (q *qp) runTarget(r *msgRun) (respOp, bool) {
+// runTarget is where a run's payload goes: a new WRITE for the run that
+// starts the message (its RETH checked as onWrite checks it), the one in
+// progress for a run that continues it.
+func (q *qp) runTarget(r *msgRun) (runPlace, bool) {
 	if r.from > 0 {
-		return q.rcur, q.rcur.kind == respWrite
+		if q.rcur.kind != respWrite || len(q.rcur.segs) != 1 {
+			return runPlace{}, false
+		}
+		return runPlace{seg: q.rcur.segs[0], off: q.rcur.off, limit: q.rcur.limit}, true
 	}
 	if q.rcur.kind != respNone {
-		return respOp{}, false
+		return runPlace{}, false
 	}
 	seg, ok := q.dev.checkRange(r.rkey, r.remoteAddr, uint64(r.length), q.pd, verbs.AccessRemoteWrite)
-	if !ok {
-		return respOp{}, false
-	}
-	return respOp{kind: respWrite, segs: []memSeg{seg}, limit: r.length}, true
+	return runPlace{seg: seg, limit: r.length}, ok
 }
 
 func noEOF(err error) error {
