@@ -20,10 +20,17 @@ type msgRun struct {
 	from, to         int
 }
 
-// runOf is w's packets from from on, as the requester sends them now.
-func (q *qp) runOf(w *sendWQE, from int) *msgRun {
+// runOf is w's packets from from on, as the requester sends them now:
+// the first transmission's run is the WQE's own (a WQE outlives what it
+// queued: it leaves the send queue only when acknowledged); a
+// retransmission's is new, as the first may still wait in the queue.
+func (q *qp) runOf(w *sendWQE, from int, again bool) *msgRun {
+	r := &w.run
+	if again || from > 0 {
+		r = new(msgRun)
+	}
 	wr := &w.wr
-	return &msgRun{
+	*r = msgRun{
 		write:    wr.Opcode == verbs.WRRDMAWrite || wr.Opcode == verbs.WRRDMAWriteWithImm,
 		imm:      wr.Opcode == verbs.WRRDMAWriteWithImm || wr.Opcode == verbs.WRSendWithImm,
 		destQP:   q.destQPN,
@@ -32,6 +39,7 @@ func (q *qp) runOf(w *sendWQE, from int) *msgRun {
 		remoteAddr: wr.RemoteAddr, rkey: wr.RKey, immData: wr.ImmData,
 		segs: w.segs, from: from, to: w.sendEnd(),
 	}
+	return r
 }
 
 // fill makes pk packet i of the message: its opcode, the RETH on the

@@ -18,8 +18,14 @@ var rnrTimerTable = [32]int{
 
 // sendWQE is a posted send work request and its progress.
 type sendWQE struct {
-	wr       verbs.SendWR
-	segs     []memSeg
+	wr   verbs.SendWR
+	segs []memSeg
+	// Storage for the common WR's one or two SGEs and one memory range,
+	// and the run its first transmission queues: a WRITE posts with one
+	// allocation, the WQE itself, instead of four.
+	sgl      [2]verbs.SGE
+	seg1     [1]memSeg
+	run      msgRun
 	length   int
 	firstPSN uint32
 	npkts    int // PSNs the message consumes (READ: response packets)

@@ -51,7 +51,6 @@ func (q *qp) post(wr verbs.SendWR) error {
 	default:
 		return verbs.Errorf(fn, errEINVAL, "opcode %s not supported on an RC QP of the simulated NIC", wr.Opcode)
 	}
-	wr.SGList = append([]verbs.SGE(nil), wr.SGList...)
 	if q.state == verbs.QPSErr {
 		// Posting to a QP in error is allowed and completes at once as flushed.
 		q.takeSlot()
@@ -62,6 +61,10 @@ func (q *qp) post(wr verbs.SendWR) error {
 		return verbs.Errorf(fn, errENOMEM, "send queue full: %d WRs outstanding (max_send_wr %d)", n, q.cap.MaxSendWR)
 	}
 	w := &sendWQE{wr: wr, signaled: q.sigAll || wr.Flags&verbs.SendSignaled != 0}
+	// The WR is kept: its scatter list is copied, as the provider copies
+	// it into the send queue.
+	w.wr.SGList = append(w.sgl[:0:len(w.sgl)], wr.SGList...)
+	w.segs = w.seg1[:0]
 	// The local SGE check happens when the NIC executes the WR; here that
 	// is now, and a failure completes when the WR reaches the head. Inline
 	// data was copied by the CPU instead, keys unread (inline.go).
@@ -137,7 +140,7 @@ func (q *qp) transmit(w *sendWQE, from int, again bool) {
 		return
 	}
 	if from < w.sendEnd() {
-		q.conn.send(outItem{srcQP: q.num, run: q.runOf(w, from), again: again})
+		q.conn.send(outItem{srcQP: q.num, run: q.runOf(w, from, again), again: again})
 	}
 }
 
