@@ -337,9 +337,22 @@ func startHelper(b *testing.B, mode string) int {
 //	WRITE 64 KiB µs   48                   29
 //	  TCP/WRITE       0.45 (0.35-0.57)     0.75 (0.67-0.94)
 //
-// In quieter hours the same code gave 0.88 and 0.91 (8 rounds). What is
-// left is on both sides (bench_rawpeer_test.go: each side against a bare
-// peer costs about 5 µs a 64 KiB WRITE) and in the Go scheduler: with
+// In quieter hours the same code gave 0.88 and 0.91 (8 rounds). Then
+// the allocations went (6c0d816, 13fad33: a WRITE costs the sim one, its
+// WQE, across both sides, and this loop reuses its WRs and its array of
+// completions, as a C program would): the garbage collector had been
+// waking processors too. Paired again, 12 rounds:
+//
+//	                  4a87f2a              now
+//	WRITE 4 KiB µs    10.8                 7.5 (TCP copy 7.3)
+//	  TCP/WRITE       0.67 (0.58-0.86)     0.99 (0.81-1.06)
+//	WRITE 64 KiB µs   46.4                 28.0 (TCP copy 26.2)
+//	  TCP/WRITE       0.53 (0.44-0.71)     0.94 (0.81-1.26)
+//
+// (8 rounds before the loop's own allocations went: 0.94 and 1.00.)
+// Before that, what was left was on both sides (bench_rawpeer_test.go:
+// each side against a bare peer cost about 5 µs a 64 KiB WRITE) and in
+// the Go scheduler: with
 // GOMAXPROCS=1 in both processes the sim is 0.81-0.86x at 4 KiB and
 // 0.77-0.92x at 64 KiB, with 2 its extra goroutines (writer, reader,
 // poller on each side) wake idle processors that then spin (the TCP
@@ -381,6 +394,14 @@ func writeTwoProcesses(b *testing.B, mode string, size int) {
 	}
 	local := cli.regMR(b, size*benchWindow, verbs.AccessLocalWrite)
 
+	// The loop allocates nothing of its own, as a C program's would not:
+	// one WR per slot, reused, and one array of completions.
+	wrs := make([]verbs.SendWR, benchWindow)
+	for slot := range wrs {
+		wrs[slot] = verbs.SendWR{Opcode: verbs.WRRDMAWrite, SGList: sge(local, slot*size, size),
+			Flags: verbs.SendSignaled, RemoteAddr: raddr + uint64(slot*size), RKey: rkey}
+	}
+	wcArray := make([]verbs.WC, benchWindow)
 	b.SetBytes(int64(size))
 	b.ResetTimer()
 	outstanding, posted := 0, 0
@@ -388,20 +409,19 @@ func writeTwoProcesses(b *testing.B, mode string, size int) {
 	idle := 0
 	for done := 0; done < b.N; {
 		for outstanding < benchWindow && posted < b.N {
-			slot := posted % benchWindow
-			err := cli.qp.PostSend(verbs.SendWR{WRID: uint64(posted), Opcode: verbs.WRRDMAWrite,
-				SGList: sge(local, slot*size, size), Flags: verbs.SendSignaled,
-				RemoteAddr: raddr + uint64(slot*size), RKey: rkey})
-			if err != nil {
+			wr := &wrs[posted%benchWindow]
+			wr.WRID = uint64(posted)
+			if err := cli.qp.PostSend(*wr); err != nil {
 				b.Fatal(err)
 			}
 			posted++
 			outstanding++
 		}
-		wcs, err := cli.cq.Poll(benchWindow)
+		n, err := verbs.PollInto(cli.cq, wcArray)
 		if err != nil {
 			b.Fatal(err)
 		}
+		wcs := wcArray[:n]
 		if len(wcs) == 0 {
 			// Wait on the simulated completion channel rather than
 			// spin: on a software NIC a spinning consumer takes the
