@@ -20,15 +20,21 @@ import (
 // the benchmark's own loop (a poster, a writer goroutine, a reader
 // goroutine) with nothing behind it; the raw responder discards the
 // payload and acknowledges the last PSN whenever bufio runs dry.
-// 2026-12-07, three interleaved runs of 1 s, µs per WRITE:
+// 2026-12-07, µs per WRITE, runs of 1 s (first row before 6c0d816 and
+// 13fad33 took the sim's allocations out, three runs; the others after,
+// four):
 //
-//	                       4 KiB       64 KiB
-//	sim to sim             8.3-8.6     34.6-36.4
-//	sim to raw responder   6.3-7.0     28.7-30.4
-//	raw requester to sim   6.9-9.4     29.3-32.8
-//	TCP copy               6.7-7.1     24.4-27.4
+//	                         4 KiB       64 KiB
+//	sim to sim, before       8.3-8.6     34.6-36.4
+//	sim to sim               6.7-8.4     24.4-32.0
+//	sim to raw responder     5.7-9.3     17.3-26.4
+//	raw requester to sim     5.5-8.3     23.1-31.9
+//	raw to raw               5.1-6.6     18.2-25.1
+//	TCP copy                 6.3-7.3     22.6-33.7
 //
-// So at 64 KiB each side costs about 5 µs a WRITE over a bare peer.
+// Before the allocations went, each side cost about 5 µs a 64 KiB
+// WRITE over a bare peer; now the spread of one run to the next is
+// wider than what either side adds.
 
 // rawResponder answers a sim client's REQ by hand, reads its frames,
 // discarding every payload, and ACKs the last PSN it has when bufio runs
@@ -175,26 +181,38 @@ func (r *rawRequester) awaitAcks(b *testing.B, n int) int {
 
 func BenchmarkRawRequesterToResponder(b *testing.B) {
 	for _, size := range procSizes {
-		b.Run(sizeName(size), func(b *testing.B) {
-			r := dialRaw(b, startHelper(b, "sim"), size)
-			b.Cleanup(func() { r.nc.Close() })
-			go r.readAcks()
-			w := newQueueWriter(r.nc)
-			defer w.stop()
-			payload := make([]byte, size)
-			b.SetBytes(int64(size))
-			b.ResetTimer()
-			for posted := 0; posted < b.N; {
-				acked := r.awaitAcks(b, posted-benchWindow+1)
-				for k := min(benchWindow-(posted-acked), b.N-posted); k > 0; k-- {
-					w.queue(r.frame(posted), payload)
-					posted++
-				}
-			}
-			r.awaitAcks(b, b.N)
-			b.StopTimer()
-		})
+		b.Run(sizeName(size), func(b *testing.B) { rawRequesterRun(b, "sim", size) })
 	}
+}
+
+// BenchmarkRawRequesterToRawResponder is neither side's sim: what the
+// benchmark's shape costs by itself.
+func BenchmarkRawRequesterToRawResponder(b *testing.B) {
+	for _, size := range procSizes {
+		b.Run(sizeName(size), func(b *testing.B) { rawRequesterRun(b, "raw", size) })
+	}
+}
+
+// rawRequesterRun streams b.N WRITEs of size from a raw requester to the
+// server the child runs in mode, benchWindow in flight.
+func rawRequesterRun(b *testing.B, mode string, size int) {
+	r := dialRaw(b, startHelper(b, mode), size)
+	b.Cleanup(func() { r.nc.Close() })
+	go r.readAcks()
+	w := newQueueWriter(r.nc)
+	defer w.stop()
+	payload := make([]byte, size)
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for posted := 0; posted < b.N; {
+		acked := r.awaitAcks(b, posted-benchWindow+1)
+		for k := min(benchWindow-(posted-acked), b.N-posted); k > 0; k-- {
+			w.queue(r.frame(posted), payload)
+			posted++
+		}
+	}
+	r.awaitAcks(b, b.N)
+	b.StopTimer()
 }
 
 // queueWriter is a writer goroutine fed through a queue, as conn's is.
