@@ -18,7 +18,28 @@ type msgRun struct {
 	rkey, immData    uint32
 	segs             []memSeg
 	from, to         int
+	// ackBase is the packet this transmission started at: rxe's AckReq
+	// count (reqAckEvery) starts there, as the packet before it ended a
+	// message.
+	ackBase int
 }
+
+// reqAckEvery is how often rxe's requester asks for an ACK inside a long
+// message: init_req_packet sets AckReq on a message's last packet "||
+// (qp->req.noack_pkts++ > RXE_MAX_PKT_PER_ACK)" (rxe_req.c; 64 in
+// rxe_param.h) and zeroes the count whenever it sets it, so on every
+// 66th packet since the last one that asked. The last packet of a
+// message always asks, so each message counts from its first packet,
+// and a go-back-N from the first one it resends (req_retry leaves the
+// count alone, and the requester had sent the end of a message before
+// it). Measured: TestRxeAckReqEvery66 (a 200-packet WRITE moves
+// sent_pkts by 204: the WRITE and ACKs to packets 65, 131, 197 and 199).
+//
+// What the sim does not model: rxe's requester also stops while more
+// than RXE_MAX_UNACKED_PSNS (128) PSNs are unacknowledged (rxe_req.c
+// rxe_requester, "qp->req.wait_psn = 1"), and goes on when an ACK
+// moves comp.psn; the sim sends a whole queue at once.
+const reqAckEvery = 66
 
 // runOf is w's packets from from on, as the requester sends them now:
 // the first transmission's run is the WQE's own (a WQE outlives what it
@@ -37,17 +58,17 @@ func (q *qp) runOf(w *sendWQE, from int, again bool) *msgRun {
 		firstPSN: w.firstPSN, npkts: w.npkts, goodPkts: w.goodPkts,
 		length: w.length, pmtu: q.pmtu,
 		remoteAddr: wr.RemoteAddr, rkey: wr.RKey, immData: wr.ImmData,
-		segs: w.segs, from: from, to: w.sendEnd(),
+		segs: w.segs, from: from, to: w.sendEnd(), ackBase: from,
 	}
 	return r
 }
 
-// fill makes pk packet i of the message: its opcode, the RETH on the
-// first of a WRITE, the ImmDt on the last, and its slice of the WR's
-// memory.
+// fill makes pk packet i of the message: its opcode, whether it asks
+// for an ACK, the RETH on the first of a WRITE, the ImmDt on the last,
+// and its slice of the WR's memory.
 func (r *msgRun) fill(pk *packet, i int) {
 	first, last := i == 0, i == r.npkts-1
-	*pk = packet{Opcode: messageOpcode(first, last, r.write, r.imm), AckReq: last || i == r.goodPkts-1,
+	*pk = packet{Opcode: messageOpcode(first, last, r.write, r.imm), AckReq: r.asksACK(i),
 		DestQP: r.destQP, PSN: psnAdd(r.firstPSN, i)}
 	if first && r.write {
 		pk.HasRETH = true
@@ -60,6 +81,13 @@ func (r *msgRun) fill(pk *packet, i int) {
 	if n := min(r.pmtu, r.length-off); n > 0 {
 		pk.setPayload(r.segs, off, n)
 	}
+}
+
+// asksACK says whether packet i sets AckReq: the message's last, the
+// last before a late local fault (localfault.go), or rxe's every
+// reqAckEvery-th.
+func (r *msgRun) asksACK(i int) bool {
+	return i == r.npkts-1 || i == r.goodPkts-1 || (i-r.ackBase)%reqAckEvery == reqAckEvery-1
 }
 
 // writeChunk is how much the writer encodes before it writes: a long

@@ -126,6 +126,13 @@ func (q *qp) runFits(c *conn, r *msgRun, n int) (runPlace, bool) {
 func (q *qp) tookRun(pl runPlace, r *msgRun, n int) {
 	q.sentSeqNAK = false
 	q.rqPSN = psnAdd(q.rqPSN, r.to-r.from)
+	// A long WRITE asks for ACKs on the way (reqAckEvery); the last
+	// packet's comes below, once the message is done.
+	for i := r.from; i < min(r.to, r.npkts-1); i++ {
+		if r.asksACK(i) {
+			q.sendAck(psnAdd(r.firstPSN, i), verbs.SyndromeACK)
+		}
+	}
 	switch {
 	case r.to == r.npkts:
 		q.msn++
