@@ -11,6 +11,10 @@ type ackItem struct {
 	syn         uint8
 	destQP, psn uint32
 	msn         uint32
+	// covers is how many PSNs it acknowledges that the QP's previous
+	// ACK did not: the reader writes its burst's ACKs early once they
+	// cover half the peer's window (conn.go ackFlushPSNs).
+	covers int32
 }
 
 // packet is the ACK or NAK as the wire carries it.

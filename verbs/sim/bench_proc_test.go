@@ -68,22 +68,22 @@ func TestHelperProcess(t *testing.T) {
 		cancel()
 	}()
 	switch mode {
-	case "sim":
-		simServer(ctx, t)
+	case "sim", "sim-rxe-window":
+		simServer(ctx, t, Options{RxeWindow: mode == "sim-rxe-window"})
 	case "tcp":
 		tcpServer(ctx, t)
 	case "raw":
 		rawResponder(t)
 	default:
-		t.Fatalf("%s=%q: want sim, tcp or raw", procHelperEnv, mode)
+		t.Fatalf("%s=%q: want sim, sim-rxe-window, tcp or raw", procHelperEnv, mode)
 	}
 }
 
 // simServer listens with rdma_cm, accepts one connection with the address
 // and rkey of a writable MR in the private data, and stays until the client
 // disconnects.
-func simServer(ctx context.Context, t *testing.T) {
-	s := &side{p: New(Options{})}
+func simServer(ctx context.Context, t *testing.T, opts Options) {
+	s := &side{p: New(opts)}
 	var err error
 	s.ch, err = s.p.CreateEventChannel()
 	must(t, err)
@@ -372,7 +372,7 @@ func BenchmarkWriteTwoProcesses(b *testing.B) {
 // the server the child runs in mode, benchWindow in flight.
 func writeTwoProcesses(b *testing.B, mode string, size int) {
 	port := startHelper(b, mode)
-	cli := &side{p: New(Options{})}
+	cli := &side{p: New(Options{RxeWindow: mode == "sim-rxe-window"})}
 	// Registered after the child's Cleanup, so this runs first: the
 	// client disconnects and the server can leave on its own.
 	b.Cleanup(func() { teardown(b, cli) })

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rdmatour/rdmatour/verbs"
@@ -49,6 +50,8 @@ type conn struct {
 	// adjacent ACKs merge), written by the reader itself at the burst's
 	// end (flushInline), instead of one wake-up each.
 	batching bool
+	// burstAcked is the PSNs the ACKs queued in this burst acknowledge.
+	burstAcked atomic.Int32
 	// writing is the write token: the writer goroutine or the reader
 	// (flushInline) holds it while it encodes and writes, so the two
 	// never interleave their bytes.
@@ -115,6 +118,9 @@ func (c *conn) send(it outItem) bool {
 	queued := !c.closed && !c.closing
 	if queued {
 		c.q = append(c.q, it)
+		if it.ack.ok && c.p.opts.RxeWindow {
+			c.burstAcked.Add(it.ack.covers)
+		}
 		if !c.batching && !c.writing {
 			c.cond.Signal()
 		}
@@ -127,6 +133,16 @@ func (c *conn) send(it outItem) bool {
 	c.mu.Unlock()
 	return queued
 }
+
+// ackFlushPSNs ends a reader's burst early: its ACKs leave once they
+// acknowledge half of what the peer's requester may have unacknowledged
+// (window.go), so that a peer stopped by its window is never left to
+// wait for the end of a burst that only it could have continued.
+const ackFlushPSNs = maxUnackedPSNs / 2
+
+// ackDue says whether the burst's ACKs should leave now (only counted
+// with Options.RxeWindow).
+func (c *conn) ackDue() bool { return c.burstAcked.Load() >= ackFlushPSNs }
 
 // holdWriter starts a burst: the writer is not woken for what is
 // queued until flushInline ends it.

@@ -20,6 +20,7 @@ const inlineLimit = 64 << 10
 func (c *conn) flushInline() {
 	c.mu.Lock()
 	c.batching = false
+	c.burstAcked.Store(0)
 	if len(c.q) == 0 {
 		c.mu.Unlock()
 		return

@@ -46,7 +46,7 @@ func (id *cmID) readLoop(c *conn, buf []byte) {
 			} else if err = id.onFrame(c, &b, kind, body); n > 0 {
 				c.br.Discard(n)
 			}
-			if b.frames >= burstRefresh || !sockWaits && !frameReady(c.br) {
+			if b.frames >= burstRefresh || c.ackDue() || !sockWaits && !frameReady(c.br) {
 				id.endBurst(c, &b)
 			}
 		}

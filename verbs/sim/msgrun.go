@@ -39,17 +39,15 @@ type msgRun struct {
 // than RXE_MAX_UNACKED_PSNS (128) PSNs are unacknowledged (rxe_req.c
 // rxe_requester, "qp->req.wait_psn = 1"), and goes on when an ACK
 // moves comp.psn (measured between two guests: scripts/qemu/rxe-window.sh);
-// the sim sends a whole queue at once. Modelled (branch rxe-window), it
-// makes a stream of 64 KiB WRITEs between two processes wait for an ACK
-// every 64 packets, and BenchmarkWriteTwoProcesses/64KiB took 57-59 µs a
-// WRITE against 27-28 without it.
+// the sim sends a whole queue at once unless Options.RxeWindow
+// (window.go, and there what the window costs).
 const reqAckEvery = 66
 
 // runOf is w's packets from from on, as the requester sends them now:
 // the first transmission's run is the WQE's own (a WQE outlives what it
 // queued: it leaves the send queue only when acknowledged); a
 // retransmission's is new, as the first may still wait in the queue.
-func (q *qp) runOf(w *sendWQE, from int, again bool) *msgRun {
+func (q *qp) runOf(w *sendWQE, from, to int, again bool) *msgRun {
 	r := &w.run
 	if again || from > 0 {
 		r = new(msgRun)
@@ -62,7 +60,7 @@ func (q *qp) runOf(w *sendWQE, from int, again bool) *msgRun {
 		firstPSN: w.firstPSN, npkts: w.npkts, goodPkts: w.goodPkts,
 		length: w.length, pmtu: q.pmtu,
 		remoteAddr: wr.RemoteAddr, rkey: wr.RKey, immData: wr.ImmData,
-		segs: w.segs, from: from, to: w.sendEnd(), ackBase: from,
+		segs: w.segs, from: from, to: to, ackBase: w.ackBase,
 	}
 	return r
 }

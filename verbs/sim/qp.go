@@ -32,6 +32,8 @@ type sendWQE struct {
 	signaled bool
 	failed   verbs.WCStatus // != success: failed a local check, completes at the head
 	goodPkts int            // > 0: a late local fault after this many packets (localfault.go)
+	sent     int            // packets transmitted so far (window.go)
+	ackBase  int            // where the transmission under way started (msgrun.go reqAckEvery)
 	respPkts int            // READ: response packets received
 	respOff  int            // READ: bytes received
 	rnrTries int
@@ -168,6 +170,10 @@ type responderState struct {
 	srqHeld *recvWQE
 	msn     uint32
 	rcur    respOp
+	// lastAcked is the PSN of the responder's last ACK, once acked: how
+	// far each ACK moves the peer's window (ack.go covers).
+	lastAcked uint32
+	acked     bool
 	// sentSeqNAK: a PSN sequence error NAK went out and no in-sequence
 	// request has arrived since (rxe's resp.sent_psn_nak): one NAK per gap.
 	sentSeqNAK bool

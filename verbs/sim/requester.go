@@ -94,9 +94,19 @@ func (q *qp) post(wr verbs.SendWR) error {
 	return nil
 }
 
-// pump transmits WRs that have not been sent yet.
+// pump transmits what has not been sent yet, as far as the window lets
+// it (window.go): first the rest of a WQE it stopped in, then new ones.
 func (q *qp) pump() {
-	for q.sendIdx < len(q.sq) && !q.halted && q.state == verbs.QPSRTS {
+	for !q.halted && q.state == verbs.QPSRTS {
+		if w := q.partlySent(); w != nil {
+			if !q.sendMore(w) {
+				return
+			}
+			continue
+		}
+		if q.sendIdx >= len(q.sq) {
+			return
+		}
 		w := q.sq[q.sendIdx]
 		if w.failed != verbs.WCSuccess {
 			return
@@ -104,8 +114,15 @@ func (q *qp) pump() {
 		if w.wr.Opcode.ReadsRemote() && q.rdAtomicInFlight() >= int(q.maxRdAtomic) {
 			return // onReadResponse / onAtomicAck pump again
 		}
-		q.transmit(w, 0, false)
+		if q.windowRoom(w.firstPSN) == 0 {
+			return // an ACK pumps again (onResponse)
+		}
+		if q.conn != nil {
+			q.count(cntRDMASends)
+		}
+		w.sent, w.ackBase = 0, 0
 		q.sendIdx++
+		q.sendMore(w)
 		q.armAckTimer()
 	}
 }
@@ -116,13 +133,10 @@ func (q *qp) checkHeadFailed() {
 	}
 }
 
-// transmit sends packets from..npkts-1 of w; again marks a retransmission.
-func (q *qp) transmit(w *sendWQE, from int, again bool) {
+// transmit sends packets from..to-1 of w; again marks a retransmission.
+func (q *qp) transmit(w *sendWQE, from, to int, again bool) {
 	if q.conn == nil {
 		return
-	}
-	if from == 0 && !again {
-		q.count(cntRDMASends)
 	}
 	wr := &w.wr
 	if wr.Opcode.IsAtomic() {
@@ -139,8 +153,8 @@ func (q *qp) transmit(w *sendWQE, from int, again bool) {
 		}})
 		return
 	}
-	if from < w.sendEnd() {
-		q.conn.send(outItem{srcQP: q.num, run: q.runOf(w, from, again), again: again})
+	if from < to {
+		q.conn.send(outItem{srcQP: q.num, run: q.runOf(w, from, to, again), again: again})
 	}
 }
 
@@ -211,6 +225,8 @@ func (q *qp) onResponse(pk *packet) {
 	if q.state != verbs.QPSRTS {
 		return
 	}
+	// Whatever moved the oldest unacknowledged PSN lets more out.
+	defer q.pump()
 	if pk.Opcode == verbs.OpAtomicAcknowledge {
 		q.onAtomicAck(pk)
 		return
@@ -281,9 +297,14 @@ func (q *qp) rnrResume(gen int, psn uint32) {
 func (q *qp) resendFrom(psn uint32) {
 	i, w := q.findSent(psn)
 	if w != nil {
-		q.transmit(w, psnDiff(psn, w.firstPSN), true)
+		// Only what was sent goes again: the window has not moved back,
+		// so all of it still fits. rxe's AckReq count starts over at the
+		// first packet resent (msgrun.go reqAckEvery).
+		w.ackBase = psnDiff(psn, w.firstPSN)
+		q.transmit(w, w.ackBase, w.sent, true)
 		for _, x := range q.sq[i+1 : q.sendIdx] {
-			q.transmit(x, 0, true)
+			x.ackBase = 0
+			q.transmit(x, 0, x.sent, true)
 		}
 	}
 	q.pump()

@@ -10,7 +10,12 @@ func (q *qp) sendAck(psn uint32, syn uint8) {
 	if q.conn == nil {
 		return
 	}
-	q.conn.send(outItem{srcQP: q.num, ack: ackItem{ok: true, syn: syn, destQP: q.destQPN, psn: psn, msn: q.msn & 0xFFFFFF}})
+	covers := int32(1)
+	if q.acked {
+		covers = int32(max(1, psnDiff(psn, q.lastAcked)))
+	}
+	q.acked, q.lastAcked = true, psn
+	q.conn.send(outItem{srcQP: q.num, ack: ackItem{ok: true, syn: syn, destQP: q.destQPN, psn: psn, msn: q.msn & 0xFFFFFF, covers: covers}})
 }
 
 // nakFatal sends a NAK and puts the responder QP in error, as rxe does for

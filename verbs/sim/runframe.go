@@ -42,7 +42,7 @@ const (
 func (c *conn) asRunFrames(it *outItem) bool {
 	r := it.run
 	return c.tap == nil && !it.again && r.write && !r.imm && r.goodPkts == 0 &&
-		r.from == 0 && r.to == r.npkts && r.npkts > 1
+		r.ackBase == 0 && r.to-r.from > 1
 }
 
 // encodeRunFrames adds a run's packets to out as run frames, each packet

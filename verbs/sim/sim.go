@@ -75,6 +75,10 @@ type Options struct {
 	// Warn, when set, hears what a person should know about this NIC
 	// (a listener that cannot accept), in one line; nil sends it to Logger.
 	Warn func(line string)
+	// RxeWindow plays rxe's window of 128 unacknowledged PSNs. Off by
+	// default: it halves a stream of 64 KiB WRITEs between two processes
+	// (window.go), and the tours' messages never reach it.
+	RxeWindow bool
 	// Pcap, if set, receives every packet and CM message as the RoCEv2
 	// frame a real NIC would send (see tap.go), in pcap format.
 	Pcap io.Writer
