@@ -25,22 +25,7 @@ func TestAckReqEvery66(t *testing.T) {
 			cfg := pairCfg{}
 			cfg.opts.Pcap = tt.pcap
 			srv, cli := connectPair(t, cfg)
-			remote := srv.regMR(t, npkts<<10, rwAccess)
-			local := cli.regMR(t, npkts<<10, verbs.AccessLocalWrite)
-			data := bytes.Repeat([]byte("0123456789abcdef"), npkts<<10/16)
-			must(t, local.Write(0, data))
-			q := cli.qp.(*qp)
-			q.mu.Lock()
-			base := q.sqPSN
-			q.mu.Unlock()
-			must(t, cli.qp.PostSend(verbs.SendWR{WRID: 1, Opcode: verbs.WRRDMAWrite, Flags: verbs.SendSignaled,
-				SGList: sge(local, 0, npkts<<10), RemoteAddr: remote.Addr(), RKey: remote.RKey()}))
-			wantStatus(t, pollN(t, cli.cq, 1)[0], 1, verbs.WCSuccess)
-			got, err := remote.Read(0, npkts<<10)
-			must(t, err)
-			if !bytes.Equal(got, data) {
-				t.Fatal("the WRITE's bytes differ at the server")
-			}
+			base := longWrite(t, srv, cli, npkts, nil)
 			asks, acks := ackReqs(cli.p.dev.Packets(0), base)
 			if !slices.Equal(asks, wantAsks) {
 				t.Errorf("AckReq on packets %v, want %v", asks, wantAsks)
@@ -54,6 +39,33 @@ func TestAckReqEvery66(t *testing.T) {
 			}
 		})
 	}
+}
+
+// longWrite WRITEs npkts KiB from cli to srv (after impair, if set, has
+// run), checks that it completes and lands, and returns the PSN the
+// client started it at.
+func longWrite(t *testing.T, srv, cli *side, npkts int, impair func()) uint32 {
+	t.Helper()
+	remote := srv.regMR(t, npkts<<10, rwAccess)
+	local := cli.regMR(t, npkts<<10, verbs.AccessLocalWrite)
+	data := bytes.Repeat([]byte("0123456789abcdef"), npkts<<10/16)
+	must(t, local.Write(0, data))
+	if impair != nil {
+		impair()
+	}
+	q := cli.qp.(*qp)
+	q.mu.Lock()
+	base := q.sqPSN
+	q.mu.Unlock()
+	must(t, cli.qp.PostSend(verbs.SendWR{WRID: 1, Opcode: verbs.WRRDMAWrite, Flags: verbs.SendSignaled,
+		SGList: sge(local, 0, npkts<<10), RemoteAddr: remote.Addr(), RKey: remote.RKey()}))
+	wantStatus(t, pollN(t, cli.cq, 1)[0], 1, verbs.WCSuccess)
+	got, err := remote.Read(0, npkts<<10)
+	must(t, err)
+	if !bytes.Equal(got, data) {
+		t.Fatal("the WRITE's bytes differ at the server")
+	}
+	return base
 }
 
 // ackReqs is, from the client's trace, which of its packets set AckReq

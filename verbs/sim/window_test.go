@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"slices"
 	"testing"
 
@@ -18,25 +17,11 @@ func TestWindowStopsAt128Unacked(t *testing.T) {
 	cfg := pairCfg{connect: verbs.ConnParam{RetryCount: 3}}
 	cfg.opts.RxeWindow = true
 	srv, cli := connectPair(t, cfg)
-	remote := srv.regMR(t, npkts<<10, rwAccess)
-	local := cli.regMR(t, npkts<<10, verbs.AccessLocalWrite)
-	data := bytes.Repeat([]byte("window-"), npkts<<10/7+1)[:npkts<<10]
-	must(t, local.Write(0, data))
-	f, err := verbs.ParseWireFaults("drop=1") // the server's first ACK
-	must(t, err)
-	must(t, srv.qp.(verbs.WireImpairer).ImpairWire(f))
-	q := cli.qp.(*qp)
-	q.mu.Lock()
-	base := q.sqPSN
-	q.mu.Unlock()
-	must(t, cli.qp.PostSend(verbs.SendWR{WRID: 1, Opcode: verbs.WRRDMAWrite, Flags: verbs.SendSignaled,
-		SGList: sge(local, 0, npkts<<10), RemoteAddr: remote.Addr(), RKey: remote.RKey()}))
-	wantStatus(t, pollN(t, cli.cq, 1)[0], 1, verbs.WCSuccess)
-	got, err := remote.Read(0, npkts<<10)
-	must(t, err)
-	if !bytes.Equal(got, data) {
-		t.Fatal("the WRITE's bytes differ at the server")
-	}
+	base := longWrite(t, srv, cli, npkts, func() {
+		f, err := verbs.ParseWireFaults("drop=1") // the server's first ACK
+		must(t, err)
+		must(t, srv.qp.(verbs.WireImpairer).ImpairWire(f))
+	})
 	lines := packetLines(cli.p.dev.Packets(0), base)
 	first := slices.IndexFunc(lines, func(s string) bool { return len(s) > 6 && s[len(s)-6:] == " again" })
 	if first != maxUnackedPSNs+1 {
