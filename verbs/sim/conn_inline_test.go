@@ -61,8 +61,11 @@ func TestInlineFlushLeavesTheRestToTheWriter(t *testing.T) {
 			HasAETH: true, AETH: verbs.AETH{Syndrome: verbs.SyndromeNAKPSNSeqErr}}})
 	}
 	c.flushInline()
+	// Handed over: still queued or carried, or the writer goroutine has
+	// taken it already and waits in its write, holding the write token
+	// (b reads nothing yet, so that write cannot end).
 	c.mu.Lock()
-	handed := c.carry != nil || len(c.q) > 0
+	handed := c.carry != nil || len(c.q) > 0 || c.writing
 	c.mu.Unlock()
 	if !handed {
 		t.Fatal("a full socket took the burst's answers at once")
