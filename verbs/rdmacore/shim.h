@@ -137,6 +137,23 @@ int rt_post_send1(struct ibv_qp *qp, uint64_t wr_id, int opcode, unsigned int fl
 		  uint64_t compare_add, uint64_t swap);
 int rt_post_recv(struct ibv_qp *qp, uint64_t wr_id, struct ibv_sge *sges, int num_sge);
 
+/* The fields every send WR sets, the rest zeroed: the caller adds its
+ * opcode's own (rdma, atomic or ud) and the immediate data. */
+static inline void rt_send_wr_init(struct ibv_send_wr *wr, uint64_t wr_id, int opcode,
+				   unsigned int flags, struct ibv_sge *sges, int num_sge)
+{
+	*wr = (struct ibv_send_wr){ .wr_id = wr_id, .opcode = (enum ibv_wr_opcode)opcode,
+				    .send_flags = flags, .sg_list = num_sge ? sges : NULL,
+				    .num_sge = num_sge };
+}
+
+/* A receive WR, for a QP's receive queue or an SRQ. */
+static inline void rt_recv_wr_init(struct ibv_recv_wr *wr, uint64_t wr_id, struct ibv_sge *sges,
+				   int num_sge)
+{
+	*wr = (struct ibv_recv_wr){ .wr_id = wr_id, .sg_list = num_sge ? sges : NULL, .num_sge = num_sge };
+}
+
 struct rt_wc {
 	uint64_t wr_id;
 	int status;

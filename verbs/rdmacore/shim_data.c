@@ -6,7 +6,6 @@
 #include "shim.h"
 
 #include <arpa/inet.h>
-#include <string.h>
 
 int rt_post_send(struct ibv_qp *qp, uint64_t wr_id, int opcode, unsigned int flags,
 		 struct ibv_sge *sges, int num_sge, uint64_t remote_addr, uint32_t rkey,
@@ -14,12 +13,7 @@ int rt_post_send(struct ibv_qp *qp, uint64_t wr_id, int opcode, unsigned int fla
 {
 	struct ibv_send_wr wr, *bad = NULL;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.opcode = (enum ibv_wr_opcode)opcode;
-	wr.send_flags = flags;
-	wr.sg_list = num_sge ? sges : NULL;
-	wr.num_sge = num_sge;
+	rt_send_wr_init(&wr, wr_id, opcode, flags, sges, num_sge);
 	if (wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 		/* wr.atomic overlays wr.rdma with rkey moved after the operands. */
 		wr.wr.atomic.remote_addr = remote_addr;
@@ -49,10 +43,7 @@ int rt_post_recv(struct ibv_qp *qp, uint64_t wr_id, struct ibv_sge *sges, int nu
 {
 	struct ibv_recv_wr wr, *bad = NULL;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.sg_list = num_sge ? sges : NULL;
-	wr.num_sge = num_sge;
+	rt_recv_wr_init(&wr, wr_id, sges, num_sge);
 	return ibv_post_recv(qp, &wr, &bad);
 }
 

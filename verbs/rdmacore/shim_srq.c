@@ -53,10 +53,7 @@ int rt_post_srq_recv(struct ibv_srq *srq, uint64_t wr_id, struct ibv_sge *sges, 
 {
 	struct ibv_recv_wr wr, *bad = NULL;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.sg_list = num_sge ? sges : NULL;
-	wr.num_sge = num_sge;
+	rt_recv_wr_init(&wr, wr_id, sges, num_sge);
 	return ibv_post_srq_recv(srq, &wr, &bad);
 }
 

@@ -126,12 +126,7 @@ int rt_post_send_ud(struct ibv_qp *qp, uint64_t wr_id, int opcode, unsigned int 
 {
 	struct ibv_send_wr wr, *bad = NULL;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.opcode = (enum ibv_wr_opcode)opcode;
-	wr.send_flags = flags;
-	wr.sg_list = num_sge ? sges : NULL;
-	wr.num_sge = num_sge;
+	rt_send_wr_init(&wr, wr_id, opcode, flags, sges, num_sge);
 	wr.wr.ud.ah = ah;
 	wr.wr.ud.remote_qpn = remote_qpn;
 	wr.wr.ud.remote_qkey = remote_qkey;

@@ -60,14 +60,7 @@ func (s *sockReader) Read(p []byte) (int, error) {
 		return s.nc.Read(p)
 	}
 	s.dst, s.mr = p, nil
-	n, err := s.attempt(false)
-	if !errors.Is(err, syscall.EAGAIN) {
-		return n, err
-	}
-	if s.beforeWait != nil {
-		s.beforeWait()
-	}
-	return s.nc.Read(p)
+	return s.read()
 }
 
 // readIntoMR is Read into m's bytes from off, len(scratch) of them at
@@ -76,6 +69,12 @@ func (s *sockReader) Read(p []byte) (int, error) {
 func (s *sockReader) readIntoMR(m *mr, off int, scratch []byte) (int, error) {
 	s.dst, s.mr, s.mrOff = scratch, m, off
 	defer func() { s.mr = nil }()
+	return s.read()
+}
+
+// read reads what is there now, and when nothing is, runs beforeWait
+// and then waits for the peer.
+func (s *sockReader) read() (int, error) {
 	n, err := s.attempt(false)
 	if !errors.Is(err, syscall.EAGAIN) {
 		return n, err

@@ -93,30 +93,16 @@ func (c *cq) Wait(ctx context.Context) error {
 
 // Poll is ibv_poll_cq. A CQ that overflowed still polls what it holds,
 // as rxe's does (measured: TestRxeSendCQOverflow).
-func (c *cq) Poll(max int) ([]verbs.WC, error) {
+func (c *cq) Poll(most int) ([]verbs.WC, error) {
 	c.mu.Lock()
-	if c.dead {
-		c.mu.Unlock()
-		return nil, verbs.Errorf("ibv_poll_cq", errEINVAL, "CQ destroyed")
-	}
-	if max <= 0 || len(c.entries) == 0 {
-		c.mu.Unlock()
-		return nil, nil
-	}
-	n := min(max, len(c.entries))
-	out := append([]verbs.WC(nil), c.entries[:n]...)
-	marks := append([]*slotMark(nil), c.marks[:n]...)
-	c.entries = append(c.entries[:0], c.entries[n:]...)
-	c.marks = append(c.marks[:0], c.marks[n:]...)
+	n := max(min(most, len(c.entries)), 0)
 	c.mu.Unlock()
-	// After the CQ's lock: reclaim takes the QP's, which completeSend
-	// holds while it takes the CQ's.
-	for _, m := range marks {
-		if m != nil {
-			m.reclaim()
-		}
+	out := make([]verbs.WC, n)
+	n, err := c.PollInto(out)
+	if n == 0 {
+		return nil, err
 	}
-	return out, nil
+	return out[:n], err
 }
 
 var _ verbs.WCPoller = (*cq)(nil)
@@ -135,7 +121,9 @@ func (c *cq) PollInto(wc []verbs.WC) (int, error) {
 	c.entries = append(c.entries[:0], c.entries[n:]...)
 	c.marks = append(c.marks[:0], c.marks[n:]...)
 	c.mu.Unlock()
-	for _, m := range taken { // after the CQ's lock, as in Poll
+	// After the CQ's lock: reclaim takes the QP's, which completeSend
+	// holds while it takes the CQ's.
+	for _, m := range taken {
 		if m != nil {
 			m.reclaim()
 		}
